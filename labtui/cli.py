@@ -1,0 +1,71 @@
+"""The `labtui` entry point: no argument opens the TUI; a sub-command runs headless.
+
+Exit codes are a contract for scripts: 0 ok, 1 a check or run failed, 2 bad input (with a
+one-line reason on stderr). Sub-commands live in `labtui.commands`, one module each, and import
+what they need only when they run, so `labtui --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from labtui import __version__
+
+# Module names under labtui.commands, in the order `labtui --help` lists them.
+COMMANDS = ("disks", "profiles", "history", "show")
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's default is a usage dump; keep it to one line
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="labtui",
+        description="Benchmark disks on lab machines. Without a command, opens the terminal UI.",
+    )
+    parser.add_argument("--version", action="version", version=f"labtui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        module = importlib.import_module(f"labtui.commands.{name}")
+        command = sub.add_parser(name, help=module.HELP, description=module.__doc__.splitlines()[0])
+        module.add_arguments(command)
+        command.set_defaults(handler=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    from labtui.errors import LabtuiError
+
+    try:
+        return int(args.handler.run(args) or 0)
+    except LabtuiError as exc:
+        print(f"labtui: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("labtui: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `labtui history | head`: the reader went away; not an error worth a message.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the edge: one line, not a traceback
+        if os.environ.get("LABTUI_DEBUG"):
+            raise
+        print(f"labtui: internal error: {type(exc).__name__}: {exc} (LABTUI_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Headless sub-commands, one module each: `HELP`, `add_arguments(parser)`, `run(args) -> int`."""

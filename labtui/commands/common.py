@@ -1,0 +1,51 @@
+"""Helpers the sub-commands share: consoles, the store, JSON output."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+
+def stdout():
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def stderr():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def open_store():
+    from labtui.store import Store
+
+    return Store()
+
+
+def print_json(data: Any) -> None:
+    json.dump(_finite(data), sys.stdout, indent=2, default=str, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def _finite(value: Any) -> Any:
+    # JSON has no NaN: a figure that could not be computed is null.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def warn_broken(broken) -> None:
+    """Tell the person (on stderr) about files that were skipped, so nothing vanishes silently."""
+    if not broken:
+        return
+    err = stderr()
+    for item in broken:
+        err.print(f"[yellow]skipped[/] {item.path}: {item.reason}", markup=True, highlight=False)

@@ -1,0 +1,38 @@
+"""List the built-in and user profiles, or show one profile's steps."""
+
+from __future__ import annotations
+
+HELP = "list workload profiles (or show one)"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("name", nargs="?", help="a profile name or .toml file: show its steps")
+    parser.add_argument("--json", action="store_true", help="print JSON on stdout")
+
+
+def _as_json(profile) -> dict:
+    return profile.to_toml() | {"origin": profile.origin, "planned_seconds": profile.planned_seconds}
+
+
+def run(args) -> int:
+    from labtui.commands.common import open_store, print_json, stdout, warn_broken
+    from labtui.report import profiles_table, steps_table
+
+    store = open_store()
+    if args.name:
+        profile = store.profile(args.name)
+        if args.json:
+            print_json(_as_json(profile))
+        else:
+            stdout().print(steps_table(profile))
+        return 0
+    profiles, broken = store.profiles()
+    warn_broken(broken)
+    if args.json:
+        print_json({
+            "profiles": [_as_json(p) for p in profiles],
+            "broken": [{"path": str(b.path), "reason": b.reason} for b in broken],
+        })
+        return 0
+    stdout().print(profiles_table(profiles))
+    return 0

@@ -1,0 +1,459 @@
+"""Disks, volumes, file systems, PCIe links and host facts, as the kernel reports them.
+
+Linux facts come from `/proc/self/mountinfo`, `/sys/block`, `/sys/dev/block` and
+`/sys/class/nvme`; psutil covers free space, RAM and CPUs (and is the fallback elsewhere).
+Every reader takes the roots it looks at (`sys_root`, `mountinfo`) so tests can build a fake
+tree. A fact that cannot be read is None ("unknown"), never an exception.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import socket
+import stat
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import psutil
+
+from labtui.model import HostInfo, TargetInfo
+
+SYS = Path("/sys")
+MOUNTINFO = Path("/proc/self/mountinfo")
+
+# Kernel bookkeeping mounts: never a place to benchmark, not worth a row.
+NOISE_FS = {
+    "proc", "sysfs", "devpts", "cgroup", "cgroup2", "securityfs", "debugfs", "tracefs", "pstore",
+    "bpf", "mqueue", "hugetlbfs", "fusectl", "configfs", "autofs", "binfmt_misc", "nsfs",
+    "efivarfs", "rpc_pipefs", "selinuxfs", "fuse.gvfsd-fuse", "fuse.portal", "nfsd", "devtmpfs",
+}
+# Listed, but marked: their numbers say nothing about a disk (memory, or a container's layers).
+PSEUDO_FS = {"tmpfs", "devtmpfs", "ramfs", "overlay", "overlayfs", "squashfs", "aufs", "zram"}
+
+
+@dataclass
+class Disk:
+    """A whole block device (not a partition)."""
+
+    name: str  # kernel name: nvme0n1, sda, vda
+    path: str  # /dev/nvme0n1
+    kind: str  # NVMe, SATA SSD, HDD, USB, virtual, ...
+    transport: str | None = None
+    model: str | None = None
+    serial: str | None = None
+    firmware: str | None = None
+    rotational: bool | None = None
+    removable: bool | None = None
+    read_only: bool | None = None
+    size_bytes: int | None = None
+    pcie_speed: str | None = None
+    pcie_width: int | None = None
+    pcie_max_speed: str | None = None
+    pcie_max_width: int | None = None
+    partitions: list[str] = field(default_factory=list)
+    holders: list[str] = field(default_factory=list)  # dm / md devices built on it
+
+
+@dataclass
+class Volume:
+    """A mounted file system."""
+
+    mount_point: str
+    source: str  # what was mounted: /dev/nvme0n1p2, tmpfs, overlay ...
+    filesystem: str
+    device: str | None = None  # the block device node if there is one
+    disk: str | None = None  # the whole disk under it (kernel name)
+    read_only: bool = False
+    pseudo: bool = False
+    size_bytes: int | None = None
+    free_bytes: int | None = None
+    dev_id: str | None = None  # "major:minor" of the file system
+
+    @property
+    def usable(self) -> bool:
+        """Could a cache-off benchmark mean anything here?"""
+        return not self.read_only and not self.pseudo
+
+
+@dataclass
+class MountEntry:
+    dev_id: str
+    root: str
+    mount_point: str
+    filesystem: str
+    source: str
+    options: set[str]
+
+
+# --------------------------------------------------------------------------- small readers
+
+
+def _read(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    return text or None
+
+
+def _read_int(path: Path) -> int | None:
+    text = _read(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _unescape(text: str) -> str:
+    # mountinfo escapes space, tab, newline and backslash as octal.
+    return (
+        text.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+    )
+
+
+def read_mountinfo(text: str | None = None) -> list[MountEntry]:
+    if text is None:
+        try:
+            text = MOUNTINFO.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+    entries = []
+    for line in text.splitlines():
+        left, sep, right = line.partition(" - ")
+        if not sep:
+            continue
+        a = left.split()
+        b = right.split()
+        if len(a) < 6 or len(b) < 2:
+            continue
+        options = set(a[5].split(","))
+        if len(b) >= 3:
+            options |= set(b[2].split(","))
+        entries.append(MountEntry(a[2], _unescape(a[3]), _unescape(a[4]), b[0], _unescape(b[1]), options))
+    return entries
+
+
+# --------------------------------------------------------------------------- disks
+
+
+def _disk_transport(resolved: str, name: str, sys_root: Path) -> str | None:
+    if name.startswith("nvme") or "/nvme" in resolved:
+        fabric = _read(sys_root / "block" / name / "device" / "transport")
+        return "nvme" if fabric in (None, "pcie") else f"nvme-{fabric}"
+    if "/usb" in resolved:
+        return "usb"
+    if "/virtio" in resolved:
+        return "virtio"
+    if "/mmc_host/" in resolved or name.startswith("mmcblk"):
+        return "mmc"
+    if "/ata" in resolved:
+        return "sata"
+    if "/xen" in resolved or name.startswith("xvd"):
+        return "xen"
+    if "/devices/virtual/" in resolved:
+        return "virtual"
+    if "/host" in resolved and "/target" in resolved:
+        return "scsi"
+    return None
+
+
+def _disk_kind(name: str, transport: str | None, rotational: bool | None) -> str:
+    if transport and transport.startswith("nvme"):
+        return "NVMe"
+    if transport == "usb":
+        return "USB HDD" if rotational else "USB"
+    if transport in ("virtio", "xen"):
+        return "virtual"
+    if transport == "virtual" or name.startswith(("loop", "zram", "ram", "dm-", "md")):
+        if name.startswith("dm-"):
+            return "device-mapper"
+        if name.startswith("md"):
+            return "RAID (md)"
+        return "virtual"
+    if transport == "mmc":
+        return "SD/eMMC"
+    if rotational:
+        return "HDD"
+    if transport in ("sata", "scsi"):
+        return "SATA SSD" if transport == "sata" else "SSD"
+    return "unknown"
+
+
+def _nvme_controller(name: str, sys_root: Path) -> Path | None:
+    # nvme0n1 -> nvme0; with native multipath the namespace may be nvme0c0n1.
+    match = re.match(r"^nvme(\d+)(?:c\d+)?n\d+", name)
+    if not match:
+        return None
+    path = sys_root / "class" / "nvme" / f"nvme{match.group(1)}"
+    return path if path.exists() else None
+
+
+def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
+    block = sys_root / "block" / name
+    if not block.exists():
+        return None
+    try:
+        resolved = str(block.resolve())
+    except OSError:
+        resolved = str(block)
+    transport = _disk_transport(resolved, name, sys_root)
+    rot = _read_int(block / "queue" / "rotational")
+    rotational = None if rot is None else bool(rot)
+    sectors = _read_int(block / "size")
+    device = block / "device"
+    model = _read(device / "model")
+    vendor = _read(device / "vendor")
+    serial = _read(block / "serial") or _read(device / "serial")
+    firmware = _read(device / "rev") or _read(device / "firmware_rev")
+    pcie = {}
+    controller = _nvme_controller(name, sys_root)
+    if controller is not None:
+        model = _read(controller / "model") or model
+        serial = _read(controller / "serial") or serial
+        firmware = _read(controller / "firmware_rev") or firmware
+        pci = controller / "device"
+        pcie = {
+            "pcie_speed": _read(pci / "current_link_speed"),
+            "pcie_width": _read_int(pci / "current_link_width"),
+            "pcie_max_speed": _read(pci / "max_link_speed"),
+            "pcie_max_width": _read_int(pci / "max_link_width"),
+        }
+    if model and vendor and transport in ("sata", "scsi", "usb") and vendor not in ("ATA",) and not model.startswith(vendor):
+        model = f"{vendor} {model}"
+    if transport == "virtio" and not model:
+        model = "virtio disk"
+    partitions = sorted(
+        p.name for p in _iterdir(block) if p.name.startswith(name) and (p / "partition").exists()
+    )
+    holders = sorted(p.name for p in _iterdir(block / "holders"))
+    return Disk(
+        name=name,
+        path=f"/dev/{name}",
+        kind=_disk_kind(name, transport, rotational),
+        transport=transport,
+        model=model,
+        serial=serial,
+        firmware=firmware,
+        rotational=rotational,
+        removable=None if _read_int(block / "removable") is None else bool(_read_int(block / "removable")),
+        read_only=None if _read_int(block / "ro") is None else bool(_read_int(block / "ro")),
+        size_bytes=sectors * 512 if sectors is not None else None,
+        partitions=partitions,
+        holders=holders,
+        **pcie,
+    )
+
+
+def _iterdir(path: Path) -> list[Path]:
+    try:
+        return list(path.iterdir())
+    except OSError:
+        return []
+
+
+def list_disks(sys_root: Path = SYS, *, include_empty: bool = False) -> list[Disk]:
+    """Whole disks, NVMe first, then by name. Unused loop/ram/zram devices are left out."""
+    disks = []
+    for entry in sorted(_iterdir(sys_root / "block"), key=lambda p: p.name):
+        disk = read_disk(entry.name, sys_root)
+        if disk is None:
+            continue
+        if not include_empty and (not disk.size_bytes) and disk.name.startswith(("loop", "ram", "zram")):
+            continue
+        disks.append(disk)
+    order = {"NVMe": 0, "SATA SSD": 1, "SSD": 1, "HDD": 2, "USB": 3, "USB HDD": 3}
+    return sorted(disks, key=lambda d: (order.get(d.kind, 4), d.name))
+
+
+def disk_of_device(dev_id: str, sys_root: Path = SYS) -> tuple[str | None, str | None]:
+    """(device name, whole-disk name) for a "major:minor"; a partition's parent is its disk.
+
+    device-mapper and md devices resolve to their first underlying disk.
+    """
+    link = sys_root / "dev" / "block" / dev_id
+    try:
+        resolved = link.resolve(strict=True)
+    except OSError:
+        return None, None
+    device = resolved.name
+    disk = resolved.parent.name if (resolved / "partition").exists() else device
+    for _ in range(4):  # dm on md on partitions: follow slaves down a few levels
+        slaves = sorted(_iterdir(sys_root / "block" / disk / "slaves"))
+        if not slaves:
+            break
+        lower = slaves[0].name
+        lower_path = sys_root / "class" / "block" / lower
+        disk = lower_path.resolve().parent.name if (lower_path / "partition").exists() else lower
+    return device, disk
+
+
+# --------------------------------------------------------------------------- volumes
+
+
+def _dev_id_of(path: str) -> str | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+
+
+def list_volumes(
+    sys_root: Path = SYS, mountinfo: str | None = None, *, include_noise: bool = False, usage: bool = True
+) -> list[Volume]:
+    """Mounted file systems, one row per mount point (bind mounts of a subtree left out)."""
+    entries = read_mountinfo(mountinfo)
+    if not entries:
+        return _volumes_from_psutil(usage=usage)
+    volumes: dict[str, Volume] = {}
+    for e in entries:
+        if not include_noise and (e.filesystem in NOISE_FS or _is_within(e.mount_point, "/proc") or _is_within(e.mount_point, "/sys")):
+            continue
+        if e.root != "/" and e.filesystem not in PSEUDO_FS:
+            continue  # a bind mount of a directory (e.g. a container's /etc/hosts)
+        device, disk = (None, None)
+        if not e.dev_id.startswith("0:"):
+            device, disk = disk_of_device(e.dev_id, sys_root)
+        volume = Volume(
+            mount_point=e.mount_point,
+            source=e.source,
+            filesystem=e.filesystem,
+            device=f"/dev/{device}" if device else (e.source if e.source.startswith("/dev/") else None),
+            disk=disk,
+            read_only="ro" in e.options,
+            pseudo=e.filesystem in PSEUDO_FS,
+            dev_id=e.dev_id,
+        )
+        volumes[e.mount_point] = volume  # a later mount over the same point hides the earlier
+    result = list(volumes.values())
+    if usage:
+        for v in result:
+            _fill_usage(v)
+    return sorted(result, key=lambda v: (v.pseudo, v.mount_point != "/", v.mount_point))
+
+
+def _fill_usage(volume: Volume) -> None:
+    try:
+        du = psutil.disk_usage(volume.mount_point)
+    except (OSError, SystemError):
+        return
+    volume.size_bytes = du.total
+    volume.free_bytes = du.free
+
+
+def _volumes_from_psutil(*, usage: bool = True) -> list[Volume]:
+    result = []
+    for part in psutil.disk_partitions(all=False):
+        volume = Volume(
+            mount_point=part.mountpoint,
+            source=part.device,
+            filesystem=part.fstype,
+            device=part.device or None,
+            read_only="ro" in part.opts.split(","),
+            pseudo=part.fstype in PSEUDO_FS,
+        )
+        if usage:
+            _fill_usage(volume)
+        result.append(volume)
+    return result
+
+
+def volume_of(path: str | os.PathLike, volumes: list[Volume] | None = None, sys_root: Path = SYS) -> Volume | None:
+    """The mounted volume holding `path` (which need not exist yet: its nearest parent is used)."""
+    probe = Path(os.path.abspath(os.fspath(path)))
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    volumes = volumes if volumes is not None else list_volumes(sys_root, include_noise=True, usage=False)
+    dev_id = _dev_id_of(str(probe))
+    real = os.path.realpath(probe)
+    candidates = [v for v in volumes if _is_within(real, v.mount_point)]
+    # The deepest mount point containing the path wins; the device id breaks ties of stacked mounts.
+    candidates.sort(key=lambda v: (len(v.mount_point), v.dev_id == dev_id))
+    return candidates[-1] if candidates else None
+
+
+def _is_within(path: str, mount_point: str) -> bool:
+    return path == mount_point or path.startswith(mount_point.rstrip("/") + "/")
+
+
+def is_block_device(path: str | os.PathLike) -> bool:
+    try:
+        return stat.S_ISBLK(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def target_info(path: str | os.PathLike, sys_root: Path = SYS) -> TargetInfo:
+    """Everything known about where `path` lives: its volume, device and disk."""
+    text = os.path.abspath(os.fspath(path))
+    if is_block_device(text):
+        st = os.stat(text)
+        dev_id = f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+        device, disk_name = disk_of_device(dev_id, sys_root)
+        disk = read_disk(disk_name, sys_root) if disk_name else None
+        return _target_from(text, f"/dev/{device}" if device else text, disk, None)
+    volume = volume_of(text, sys_root=sys_root)
+    disk = read_disk(volume.disk, sys_root) if volume and volume.disk else None
+    return _target_from(text, volume.device if volume else None, disk, volume)
+
+
+def _target_from(path: str, device: str | None, disk: Disk | None, volume: Volume | None) -> TargetInfo:
+    return TargetInfo(
+        path=path,
+        device=device,
+        disk=disk.name if disk else None,
+        kind=disk.kind if disk else ("memory" if volume and volume.filesystem in ("tmpfs", "ramfs") else None),
+        model=disk.model if disk else None,
+        serial=disk.serial if disk else None,
+        firmware=disk.firmware if disk else None,
+        transport=disk.transport if disk else None,
+        rotational=disk.rotational if disk else None,
+        size_bytes=disk.size_bytes if disk else None,
+        pcie_speed=disk.pcie_speed if disk else None,
+        pcie_width=disk.pcie_width if disk else None,
+        pcie_max_speed=disk.pcie_max_speed if disk else None,
+        pcie_max_width=disk.pcie_max_width if disk else None,
+        filesystem=volume.filesystem if volume else None,
+        mount_point=volume.mount_point if volume else None,
+    )
+
+
+# --------------------------------------------------------------------------- host
+
+
+def host_info() -> HostInfo:
+    return HostInfo(
+        name=socket.gethostname() or None,
+        os=_os_name(),
+        kernel=platform.release() or None,
+        cpu_model=_cpu_model(),
+        cpu_count=psutil.cpu_count(logical=True),
+        ram_bytes=psutil.virtual_memory().total,
+    )
+
+
+def _os_name() -> str | None:
+    try:
+        info = platform.freedesktop_os_release()
+        return info.get("PRETTY_NAME") or info.get("NAME")
+    except OSError:
+        return f"{platform.system()} {platform.version()}".strip() or None
+
+
+def _cpu_model() -> str | None:
+    text = _read(Path("/proc/cpuinfo"))
+    if text:
+        for line in text.splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in ("model name", "Hardware", "Processor", "cpu model") and value.strip():
+                return value.strip()
+    return platform.processor() or None
+
+
+def as_dict(item: Disk | Volume) -> dict:
+    data = asdict(item)
+    if isinstance(item, Volume):
+        data["usable"] = item.usable
+    return data

@@ -1,0 +1,542 @@
+"""The data model: workload steps, profiles, targets, run and step results, samples.
+
+Plain dataclasses shared by the engine, the store, the CLI and the TUI. Profiles and steps are
+validated here, once, with the rules every editor and loader uses; results hold exact counts
+(I/Os, bytes, measured seconds) from which every rate is derived.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import secrets
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime, timezone
+from typing import Any
+
+from labtui.errors import ValidationError
+from labtui.units import format_duration, format_size, parse_duration, parse_size
+
+SCHEMA = 1
+MIB = 1024 * 1024
+
+PATTERNS = ("random", "sequential")
+CACHE_MODES = ("off", "on")
+STEP_KINDS = ("io", "command")
+STATUSES = ("completed", "aborted", "failed")
+
+# Upper bounds that catch typos ("threads = 800") before they fork hundreds of workers.
+MAX_THREADS = 256
+MAX_OUTSTANDING = 1024
+MAX_REPEAT = 100
+SECTOR = 512
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+# --------------------------------------------------------------------------- workload
+
+
+@dataclass(frozen=True)
+class Step:
+    """One workload step. Sizes in bytes, times in seconds."""
+
+    name: str
+    kind: str = "io"
+    block_size: int = 64 * 1024
+    pattern: str = "random"
+    write_percent: int = 0
+    threads: int = 1
+    outstanding: int = 1
+    duration: float = 10.0
+    warmup: float = 2.0
+    cooldown: float = 0.0
+    cache: str = "off"
+    latency: bool = True
+    # kind = "command": time a shell command instead of generating I/O.
+    command: str = ""
+    workdir: str = ""
+    setup: str = ""
+    cleanup: str = ""
+    timeout: float = 3600.0
+    drop_caches: bool = False
+
+    @property
+    def is_io(self) -> bool:
+        return self.kind == "io"
+
+    @property
+    def reads(self) -> bool:
+        return self.is_io and self.write_percent < 100
+
+    @property
+    def writes(self) -> bool:
+        return self.is_io and self.write_percent > 0
+
+    @property
+    def queue_depth(self) -> int:
+        """I/Os in flight across all threads."""
+        return self.threads * self.outstanding
+
+    def workload_key(self) -> tuple:
+        """What makes two steps the same workload, whatever they are called or where they sit."""
+        if self.kind == "command":
+            return ("command", self.command.strip())
+        return (
+            "io",
+            self.block_size,
+            self.pattern,
+            self.write_percent,
+            self.threads,
+            self.outstanding,
+            self.cache,
+        )
+
+    def label(self) -> str:
+        """A CrystalDiskMark-style short label: "RND64K Q8T8 R", "SEQ1M Q8T1 W70"."""
+        if self.kind == "command":
+            return "CMD " + (self.command.split()[0] if self.command.split() else "")
+        size = format_size(self.block_size).replace("iB", "")
+        kind = "RND" if self.pattern == "random" else "SEQ"
+        mix = {0: "R", 100: "W"}.get(self.write_percent, f"W{self.write_percent}")
+        return f"{kind}{size} Q{self.outstanding}T{self.threads} {mix}"
+
+    def to_toml(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name}
+        if self.kind == "command":
+            data["kind"] = "command"
+            data["command"] = self.command
+            if self.workdir:
+                data["workdir"] = self.workdir
+            if self.setup:
+                data["setup"] = self.setup
+            if self.cleanup:
+                data["cleanup"] = self.cleanup
+            data["timeout"] = format_duration(self.timeout)
+            data["drop_caches"] = self.drop_caches
+            data["warmup"] = format_duration(self.warmup)
+            data["cooldown"] = format_duration(self.cooldown)
+            return data
+        data.update(
+            block_size=format_size(self.block_size),
+            pattern=self.pattern,
+            write_percent=self.write_percent,
+            threads=self.threads,
+            outstanding=self.outstanding,
+            duration=format_duration(self.duration),
+            warmup=format_duration(self.warmup),
+            cooldown=format_duration(self.cooldown),
+            cache=self.cache,
+            latency=self.latency,
+        )
+        return data
+
+    @classmethod
+    def from_toml(cls, data: Any, where: str = "step", *, check: bool = True) -> Step:
+        if not isinstance(data, dict):
+            raise ValidationError("a step must be a table of settings", where)
+        known = {f.name for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                raise ValidationError(f"unknown key {key!r}", where)
+        kind = data.get("kind", "io")
+        if kind not in STEP_KINDS:
+            raise ValidationError(f"kind must be one of {', '.join(STEP_KINDS)}, got {kind!r}", f"{where}.kind")
+        name = data.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise ValidationError("every step needs a non-empty name", f"{where}.name")
+        values: dict[str, Any] = {"name": name.strip(), "kind": kind}
+        for key in ("block_size",):
+            if key in data:
+                values[key] = parse_size(data[key], field=f"{where}.{key}", allow_zero=not check)
+        for key in ("duration", "timeout"):
+            if key in data:
+                values[key] = parse_duration(data[key], field=f"{where}.{key}", allow_zero=not check)
+        for key in ("warmup", "cooldown"):
+            if key in data:
+                values[key] = parse_duration(data[key], field=f"{where}.{key}", allow_zero=True)
+        for key in ("write_percent", "threads", "outstanding"):
+            if key in data:
+                values[key] = _int(data[key], f"{where}.{key}")
+        for key in ("latency", "drop_caches"):
+            if key in data:
+                if not isinstance(data[key], bool):
+                    raise ValidationError(f"must be true or false, got {data[key]!r}", f"{where}.{key}")
+                values[key] = data[key]
+        for key in ("pattern", "cache", "command", "workdir", "setup", "cleanup"):
+            if key in data:
+                if not isinstance(data[key], str):
+                    raise ValidationError(f"must be a string, got {data[key]!r}", f"{where}.{key}")
+                values[key] = data[key]
+        step = cls(**values)
+        if check:
+            step.validate(where)
+        return step
+
+    def validate(self, where: str = "step", file_size: int | None = None) -> None:
+        """Raise ValidationError naming the first field that breaks the model's rules."""
+        if not self.name.strip():
+            raise ValidationError("every step needs a non-empty name", f"{where}.name")
+        if self.kind not in STEP_KINDS:
+            raise ValidationError(f"kind must be one of {', '.join(STEP_KINDS)}", f"{where}.kind")
+        if self.warmup < 0 or self.cooldown < 0:
+            raise ValidationError("warm-up and cool-down cannot be negative", f"{where}.warmup")
+        if self.kind == "command":
+            if not self.command.strip():
+                raise ValidationError("a command step needs a command", f"{where}.command")
+            if self.timeout <= 0:
+                raise ValidationError("the time limit must be greater than zero", f"{where}.timeout")
+            return
+        if self.pattern not in PATTERNS:
+            raise ValidationError(f"pattern must be random or sequential, got {self.pattern!r}", f"{where}.pattern")
+        if self.cache not in CACHE_MODES:
+            raise ValidationError(f"cache must be off or on, got {self.cache!r}", f"{where}.cache")
+        if not 0 <= self.write_percent <= 100:
+            raise ValidationError(f"write percent must be within 0..100, got {self.write_percent}", f"{where}.write_percent")
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise ValidationError(f"threads must be 1..{MAX_THREADS}, got {self.threads}", f"{where}.threads")
+        if not 1 <= self.outstanding <= MAX_OUTSTANDING:
+            raise ValidationError(
+                f"outstanding I/Os per thread must be 1..{MAX_OUTSTANDING}, got {self.outstanding}",
+                f"{where}.outstanding",
+            )
+        if self.block_size <= 0:
+            raise ValidationError("block size must be greater than zero", f"{where}.block_size")
+        if self.cache == "off" and self.block_size % SECTOR:
+            raise ValidationError(
+                f"with cache off the block size must be a multiple of {SECTOR} bytes, got {self.block_size}",
+                f"{where}.block_size",
+            )
+        if self.duration <= 0:
+            raise ValidationError("duration must be greater than zero", f"{where}.duration")
+        if file_size is not None and file_size < self.block_size:
+            raise ValidationError(
+                f"the test file ({format_size(file_size)}) is smaller than one block ({format_size(self.block_size)})",
+                "file_size",
+            )
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValidationError(f"must be a whole number, got {value!r}", where)
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValidationError(f"must be a whole number, got {value!r}", where) from None
+    if not math.isfinite(number) or number != int(number):
+        raise ValidationError(f"must be a whole number, got {value!r}", where)
+    return int(number)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named sequence of steps run against one test file."""
+
+    name: str
+    title: str = ""
+    description: str = ""
+    file_size: int = 1024**3
+    free_space_margin: int = 1024**3
+    repeat: int = 1
+    steps: tuple[Step, ...] = ()
+    # Where it came from: "builtin", "user" or a file path. Not part of the file's contents.
+    origin: str = field(default="user", compare=False)
+
+    @property
+    def io_steps(self) -> tuple[Step, ...]:
+        return tuple(s for s in self.steps if s.is_io)
+
+    @property
+    def needs_test_file(self) -> bool:
+        return any(s.is_io for s in self.steps)
+
+    @property
+    def planned_seconds(self) -> float:
+        """How long the steps take, warm-ups and cool-downs included (not the file preparation)."""
+        total = 0.0
+        for step in self.steps:
+            run = step.duration if step.is_io else 0.0
+            total += (run + step.warmup + step.cooldown) * self.repeat
+        return total
+
+    def to_toml(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "file_size": format_size(self.file_size),
+            "free_space_margin": format_size(self.free_space_margin),
+            "repeat": self.repeat,
+            "steps": [s.to_toml() for s in self.steps],
+        }
+
+    @classmethod
+    def from_toml(cls, data: Any, origin: str = "user", *, check: bool = True) -> Profile:
+        """Read a profile table; `check=False` keeps foreign workloads (imports) as they were."""
+        if not isinstance(data, dict):
+            raise ValidationError("a profile must be a table")
+        known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "steps", "schema"}
+        for key in data:
+            if key not in known:
+                raise ValidationError(f"unknown key {key!r}")
+        name = data.get("name")
+        if not isinstance(name, str):
+            raise ValidationError("the profile needs a name", "name")
+        for key in ("title", "description"):
+            if key in data and not isinstance(data[key], str):
+                raise ValidationError(f"must be a string, got {data[key]!r}", key)
+        steps_data = data.get("steps")
+        if not isinstance(steps_data, list) or not steps_data:
+            raise ValidationError("the profile needs at least one [[steps]] table", "steps")
+        steps = tuple(Step.from_toml(s, f"steps[{i + 1}]", check=check) for i, s in enumerate(steps_data))
+        profile = cls(
+            name=name,
+            title=data.get("title", "") or name,
+            description=data.get("description", ""),
+            file_size=parse_size(data.get("file_size", "1GiB"), field="file_size", allow_zero=not check),
+            free_space_margin=parse_size(data.get("free_space_margin", "0"), field="free_space_margin", allow_zero=True),
+            repeat=_int(data.get("repeat", 1), "repeat"),
+            steps=steps,
+            origin=origin,
+        )
+        if check:
+            profile.validate()
+        return profile
+
+    def validate(self) -> None:
+        if not _NAME_RE.match(self.name) or len(self.name) > 80:
+            raise ValidationError(
+                f"{self.name!r} is not a usable name (letters, digits, '.', '_' and '-', at most 80)", "name"
+            )
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise ValidationError(f"repeat must be 1..{MAX_REPEAT}, got {self.repeat}", "repeat")
+        if self.file_size <= 0:
+            raise ValidationError("the test file size must be greater than zero", "file_size")
+        if self.free_space_margin < 0:
+            raise ValidationError("the free-space margin cannot be negative", "free_space_margin")
+        if not self.steps:
+            raise ValidationError("the profile needs at least one step", "steps")
+        for i, step in enumerate(self.steps):
+            step.validate(f"steps[{i + 1}]", self.file_size if step.is_io else None)
+
+    def with_overrides(
+        self, *, duration: float | None = None, file_size: int | None = None, repeat: int | None = None
+    ) -> Profile:
+        """The quick-trial variant the CLI's --duration / --file-size / --repeat ask for."""
+        steps = self.steps
+        if duration is not None:
+            steps = tuple(replace(s, duration=duration) if s.is_io else s for s in steps)
+        profile = replace(
+            self,
+            steps=steps,
+            file_size=self.file_size if file_size is None else file_size,
+            repeat=self.repeat if repeat is None else repeat,
+        )
+        profile.validate()
+        return profile
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    name: str | None = None
+    os: str | None = None
+    kernel: str | None = None
+    cpu_model: str | None = None
+    cpu_count: int | None = None
+    ram_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """Where a run wrote, and the hardware underneath. None = the kernel did not say."""
+
+    path: str
+    device: str | None = None  # the block device holding the file system, e.g. /dev/nvme0n1p2
+    disk: str | None = None  # its whole disk, e.g. nvme0n1
+    kind: str | None = None  # NVMe, SATA SSD, HDD, USB, virtual ...
+    model: str | None = None
+    serial: str | None = None
+    firmware: str | None = None
+    transport: str | None = None  # nvme, sata, usb, virtio, ...
+    rotational: bool | None = None
+    size_bytes: int | None = None
+    pcie_speed: str | None = None  # current link, e.g. "8.0 GT/s PCIe"
+    pcie_width: int | None = None
+    pcie_max_speed: str | None = None
+    pcie_max_width: int | None = None
+    filesystem: str | None = None
+    mount_point: str | None = None
+
+    @property
+    def pcie_link(self) -> str | None:
+        if not self.pcie_speed and not self.pcie_width:
+            return None
+        current = f"{self.pcie_speed or '?'} x{self.pcie_width or '?'}"
+        if self.pcie_max_speed or self.pcie_max_width:
+            maximum = f"{self.pcie_max_speed or '?'} x{self.pcie_max_width or '?'}"
+            if maximum != current:
+                return f"{current} (max {maximum})"
+        return current
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    name: str
+    version: str | None = None
+    command_line: str | None = None  # for a whole-run engine invocation; steps carry their own
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class DirectionStats:
+    """Exact counts for one direction (read, write or both) over the measured seconds."""
+
+    ios: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+
+    @property
+    def iops(self) -> float:
+        return self.ios / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def bytes_per_second(self) -> float:
+        return self.bytes / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def mib_s(self) -> float:
+        return self.bytes_per_second / MIB
+
+    def __add__(self, other: DirectionStats) -> DirectionStats:
+        return DirectionStats(self.ios + other.ios, self.bytes + other.bytes, max(self.seconds, other.seconds))
+
+
+@dataclass(frozen=True)
+class LatencySummary:
+    """Completion latency in milliseconds. A field is None when it was not measured."""
+
+    mean: float | None = None
+    min: float | None = None
+    max: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+    p999: float | None = None
+    p9999: float | None = None
+
+    @property
+    def measured(self) -> bool:
+        return self.mean is not None or self.p50 is not None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One interval of a step's measured phase: exact counts, plus latency where captured."""
+
+    t: float  # seconds since the measured phase began, at the end of this interval
+    seconds: float  # the interval's length
+    read_ios: int = 0
+    read_bytes: int = 0
+    write_ios: int = 0
+    write_bytes: int = 0
+    read_lat_mean_ms: float | None = None
+    read_lat_p99_ms: float | None = None
+    write_lat_mean_ms: float | None = None
+    write_lat_p99_ms: float | None = None
+    cpu_percent: float | None = None
+
+    @property
+    def read_iops(self) -> float:
+        return self.read_ios / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def write_iops(self) -> float:
+        return self.write_ios / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def iops(self) -> float:
+        return self.read_iops + self.write_iops
+
+    @property
+    def read_mib_s(self) -> float:
+        return self.read_bytes / self.seconds / MIB if self.seconds > 0 else 0.0
+
+    @property
+    def write_mib_s(self) -> float:
+        return self.write_bytes / self.seconds / MIB if self.seconds > 0 else 0.0
+
+    @property
+    def mib_s(self) -> float:
+        return self.read_mib_s + self.write_mib_s
+
+
+SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
+
+
+@dataclass(frozen=True)
+class StepResult:
+    step: Step
+    status: str = "completed"
+    read: DirectionStats = DirectionStats()
+    write: DirectionStats = DirectionStats()
+    latency: LatencySummary = LatencySummary()
+    read_latency: LatencySummary = LatencySummary()
+    write_latency: LatencySummary = LatencySummary()
+    cpu_percent: float | None = None  # whole-machine CPU use during the measured phase
+    cpu_seconds: float | None = None  # CPU time the engine itself spent in the measured phase
+    repetition: int = 1
+    command_line: str | None = None  # the exact engine invocation (or native settings) for this step
+    error: str | None = None
+    # kind = "command"
+    wall_seconds: float | None = None
+    exit_status: int | None = None
+    output_tail: str | None = None
+    samples: tuple[Sample, ...] = ()
+
+    @property
+    def total(self) -> DirectionStats:
+        return self.read + self.write
+
+    @property
+    def name(self) -> str:
+        return self.step.name
+
+
+@dataclass(frozen=True)
+class RunResult:
+    id: str
+    status: str
+    started: datetime
+    ended: datetime
+    host: HostInfo
+    target: TargetInfo
+    engine: EngineInfo
+    profile: Profile
+    steps: tuple[StepResult, ...] = ()
+    tags: tuple[str, ...] = ()
+    source: str = "run"  # "run" or "import"
+    source_file: str | None = None  # the imported file's name
+    error: str | None = None  # why a run failed or was aborted
+    warnings: tuple[str, ...] = ()
+    schema: int = SCHEMA
+
+    @property
+    def seconds(self) -> float:
+        return (self.ended - self.started).total_seconds()
+
+
+def new_result_id(started: datetime | None = None) -> str:
+    """A sortable, unique-enough id: the start time plus random hex (the store enforces unique)."""
+    started = started or datetime.now(timezone.utc)
+    return started.astimezone(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+def now() -> datetime:
+    """The current time, timezone-aware and rounded to the microsecond TOML keeps."""
+    return datetime.now(timezone.utc)

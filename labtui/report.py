@@ -1,0 +1,155 @@
+"""Numbers as people read them, and the rich tables the headless CLI prints.
+
+Formatting lives here once so the CLI tables, exports and the TUI show the same figures.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from labtui.model import Profile, RunResult, StepResult
+from labtui.units import format_duration, format_size, human_duration, human_size
+
+
+def fmt_iops(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+def fmt_mib(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.1f}" if value < 10_000 else f"{value:,.0f}"
+
+
+def fmt_ms(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def fmt_pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}%"
+
+
+def fmt_time(result: RunResult) -> str:
+    return result.started.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def step_headline(step: StepResult) -> tuple[float, float]:
+    """(IOPS, MiB/s) of a step over both directions."""
+    total = step.total
+    return total.iops, total.mib_s
+
+
+def profiles_table(profiles: Iterable[Profile]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, title="Profiles", title_justify="left")
+    table.add_column("name", style="bold", no_wrap=True)
+    table.add_column("title")
+    table.add_column("steps", justify="right")
+    table.add_column("file", justify="right")
+    table.add_column("time", justify="right")
+    table.add_column("origin")
+    for p in profiles:
+        table.add_row(
+            p.name, p.title, str(len(p.steps)), format_size(p.file_size), human_duration(p.planned_seconds), p.origin
+        )
+    return table
+
+
+def steps_table(profile: Profile) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, title=f"{profile.name}: {profile.title}", title_justify="left")
+    for name, justify in (
+        ("#", "right"), ("step", "left"), ("block", "right"), ("pattern", "left"), ("W%", "right"),
+        ("T", "right"), ("O", "right"), ("time", "right"), ("warm", "right"), ("cache", "left"),
+    ):
+        table.add_column(name, justify=justify, no_wrap=name != "step")  # type: ignore[arg-type]
+    table.caption = "W% write percent, T threads, O outstanding I/Os per thread"
+    for i, s in enumerate(profile.steps, 1):
+        if s.kind == "command":
+            table.add_row(str(i), s.name, "", "command", "", "", "", f"<= {format_duration(s.timeout)}", "", s.command)
+            continue
+        table.add_row(
+            str(i), s.name, format_size(s.block_size), s.pattern, str(s.write_percent), str(s.threads),
+            str(s.outstanding), format_duration(s.duration), format_duration(s.warmup), s.cache,
+        )
+    return table
+
+
+def result_steps_table(result: RunResult) -> Table:
+    """The per-step summary printed at the end of a run and by `labtui show`."""
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("step")
+    table.add_column("workload")
+    for name in ("IOPS", "MiB/s", "read IOPS", "write IOPS", "mean ms", "p99 ms", "CPU"):
+        table.add_column(name, justify="right")
+    show_rep = result.profile.repeat > 1
+    for s in result.steps:
+        iops, mib = step_headline(s)
+        name = f"{s.name} #{s.repetition}" if show_rep else s.name
+        if s.status != "completed":
+            name += f" ({s.status})"
+        if s.step.kind == "command":
+            wall = f"{s.wall_seconds:.1f} s" if s.wall_seconds is not None else "-"
+            table.add_row(name, f"command, wall {wall}", fmt_iops(iops), fmt_mib(mib), "", "", "", "", fmt_pct(s.cpu_percent))
+            continue
+        table.add_row(
+            name,
+            s.step.label(),
+            fmt_iops(iops),
+            fmt_mib(mib),
+            fmt_iops(s.read.iops) if s.read.ios else "-",
+            fmt_iops(s.write.iops) if s.write.ios else "-",
+            fmt_ms(s.latency.mean),
+            fmt_ms(s.latency.p99),
+            fmt_pct(s.cpu_percent),
+        )
+    return table
+
+
+def context_table(result: RunResult) -> Table:
+    t = result.target
+    h = result.host
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    rows = [
+        ("id", result.id),
+        ("status", _status_text(result)),
+        ("started", result.started.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")),
+        ("duration", human_duration(result.seconds)),
+        ("profile", f"{result.profile.name} ({result.profile.title})"),
+        ("engine", " ".join(x for x in (result.engine.name, result.engine.version) if x)),
+        ("host", f"{h.name or 'unknown'}, {h.os or 'unknown OS'}, kernel {h.kernel or 'unknown'}"),
+        ("cpu / ram", f"{h.cpu_model or 'unknown'} x{h.cpu_count or '?'}, {human_size(h.ram_bytes)}"),
+        ("target", t.path),
+        ("disk", f"{t.model or 'unknown model'} ({t.kind or 'unknown kind'}, {t.device or 'unknown device'})"),
+        ("firmware / serial", f"{t.firmware or 'unknown'} / {t.serial or 'unknown'}"),
+        ("PCIe link", t.pcie_link or "unknown"),
+        ("file system", f"{t.filesystem or 'unknown'} on {t.mount_point or 'unknown'}"),
+        ("test file", format_size(result.profile.file_size)),
+    ]
+    if result.source == "import":
+        rows.append(("imported from", result.source_file or "unknown file"))
+    if result.tags:
+        rows.append(("tags", ", ".join(result.tags)))
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+def _status_text(result: RunResult) -> Text:
+    style = {"completed": "green", "aborted": "yellow", "failed": "red"}.get(result.status, "")
+    text = Text(result.status, style=style)
+    if result.error:
+        text.append(f": {result.error}")
+    return text

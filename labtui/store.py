@@ -1,0 +1,566 @@
+"""TOML persistence of results, user profiles and settings: atomic writes, tolerant reads.
+
+Layout under the data root (`LABTUI_HOME`, else the XDG data dir):
+    results/<id>.toml     one file per run or import
+    profiles/<name>.toml  user profiles (built-in ones are package data, never written)
+    config.toml           settings such as the chosen theme
+A file that does not parse is reported with its path and reason and skipped; it is never
+rewritten or deleted by a read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import math
+import os
+import re
+import tempfile
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, fields, is_dataclass, replace
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterator
+
+import tomli_w
+
+from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
+from labtui.model import (
+    SAMPLE_FIELDS,
+    SCHEMA,
+    STATUSES,
+    Profile,
+    RunResult,
+    Sample,
+    Step,
+    StepResult,
+    new_result_id,
+)
+
+HOME_ENV = "LABTUI_HOME"
+
+
+def data_home() -> Path:
+    """Root of results and user profiles: $LABTUI_HOME, else the platform's data dir."""
+    override = os.environ.get(HOME_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("labtui", appauthor=False))
+
+
+def config_home() -> Path:
+    """Root of settings and user themes: $LABTUI_HOME, else the platform's config dir."""
+    override = os.environ.get(HOME_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("labtui", appauthor=False))
+
+
+# --------------------------------------------------------------------------- atomic files
+
+
+def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
+    """Write `text` to `path` so a reader sees the old file or the new one, never half of one.
+
+    With `exclusive`, fail with FileExistsError instead of replacing an existing file: the
+    final step is a hard link, which (unlike rename) refuses to overwrite.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if exclusive:
+            os.link(tmp, path)
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    # The rename is durable only once the directory entry is on disk too.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# --------------------------------------------------------------------------- (de)serialisation
+
+
+def _to_plain(value: Any) -> Any:
+    """Turn a result dataclass tree into TOML-ready values; None fields are left out."""
+    if isinstance(value, (Profile, Step)):
+        return value.to_toml()
+    if isinstance(value, StepResult):
+        data = _dataclass_to_plain(value, skip=("samples",))
+        if value.samples:
+            data["series"] = _samples_to_columns(value.samples)
+        return data
+    if is_dataclass(value):
+        return _dataclass_to_plain(value)
+    if isinstance(value, (list, tuple)):
+        return [_to_plain(v) for v in value]
+    return value
+
+
+def _dataclass_to_plain(value: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for f in fields(value):
+        if f.name in skip:
+            continue
+        item = getattr(value, f.name)
+        if item is None:
+            continue
+        data[f.name] = _to_plain(item)
+    return data
+
+
+def _samples_to_columns(samples: tuple[Sample, ...]) -> dict[str, list]:
+    # Columns keep a 300-sample series to a few lines; None (not measured) is stored as nan.
+    columns: dict[str, list] = {}
+    for name in SAMPLE_FIELDS:
+        values = [getattr(s, name) for s in samples]
+        if all(v is None for v in values):
+            continue
+        columns[name] = [math.nan if v is None else v for v in values]
+    return columns
+
+
+def _columns_to_samples(columns: Any) -> tuple[Sample, ...]:
+    if not isinstance(columns, dict):
+        raise ValueError("series must be a table of columns")
+    unknown = set(columns) - set(SAMPLE_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown series column {sorted(unknown)[0]!r}")
+    lengths = {len(v) for v in columns.values() if isinstance(v, list)}
+    if len(lengths) > 1 or any(not isinstance(v, list) for v in columns.values()):
+        raise ValueError("series columns differ in length")
+    count = lengths.pop() if lengths else 0
+    hints = typing.get_type_hints(Sample)
+    samples = []
+    for i in range(count):
+        values = {}
+        for name, column in columns.items():
+            value = column[i]
+            if isinstance(value, float) and math.isnan(value):
+                value = None
+            values[name] = _from_plain(hints[name], value, f"series.{name}")
+        samples.append(Sample(**values))
+    return tuple(samples)
+
+
+def _from_plain(hint: Any, value: Any, where: str) -> Any:
+    """Check `value` against the annotation `hint` and build dataclasses; ValueError on mismatch."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        if value is None:
+            return None
+        return _from_plain(options[0], value, where)
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: expected a list")
+        item = typing.get_args(hint)[0]
+        return tuple(_from_plain(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if hint is Profile:
+        return Profile.from_toml(value, origin="result", check=False)
+    if hint is Step:
+        return Step.from_toml(value, check=False)
+    if is_dataclass(hint):
+        return _dataclass_from_plain(hint, value, where)
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{where}: expected a whole number, got {value!r}")
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{where}: expected a string, got {value!r}")
+        return value
+    if hint is datetime:
+        if not isinstance(value, datetime):
+            raise ValueError(f"{where}: expected a date-time, got {value!r}")
+        return value
+    raise ValueError(f"{where}: cannot read a {hint!r}")
+
+
+def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: expected a table")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if cls is StepResult and key == "series":
+            values["samples"] = _columns_to_samples(value)
+            continue
+        if key not in names:
+            raise ValueError(f"{where}: unknown key {key!r}")
+        values[key] = _from_plain(hints[key], value, f"{where}.{key}" if where else key)
+    try:
+        return cls(**values)
+    except TypeError as exc:  # a required field is missing
+        missing = str(exc).split("argument", 1)[-1].strip(": ")
+        raise ValueError(f"{where or 'file'}: missing {missing}") from None
+
+
+def result_to_toml(result: RunResult) -> str:
+    data = _to_plain(result)
+    # Schema first, so a person opening the file sees what format it is.
+    ordered = {"schema": data.pop("schema")} | data
+    return dumps_toml(ordered)
+
+
+_MULTILINE_ARRAY = re.compile(r"\[\n((?: +[^\n]*,\n)+) *\]")
+
+
+def dumps_toml(data: dict[str, Any]) -> str:
+    """tomli_w's output with arrays of plain values on one line (a series stays a few lines)."""
+    text = tomli_w.dumps(data)
+    # Safe because tomli_w writes one complete literal per line and escapes newlines in strings;
+    # arrays of tables are written as [[tables]], never inline.
+    return _MULTILINE_ARRAY.sub(
+        lambda m: "[" + ", ".join(line.strip().removesuffix(",") for line in m.group(1).splitlines()) + "]", text
+    )
+
+
+def result_from_toml(text: str) -> RunResult:
+    """Parse a result file's text; ValueError/TOMLDecodeError with a reason if it is not one."""
+    data = tomllib.loads(text)
+    schema = data.get("schema")
+    if schema is None:
+        raise ValueError("no schema number: not a labtui result file")
+    if schema != SCHEMA:
+        raise ValueError(f"schema {schema!r} is not one this labtui reads (it reads {SCHEMA})")
+    result = _dataclass_from_plain(RunResult, data, "")
+    if result.status not in STATUSES:
+        raise ValueError(f"status {result.status!r} is not one of {', '.join(STATUSES)}")
+    return result
+
+
+def result_to_json(result: RunResult) -> dict[str, Any]:
+    """The `--json` form of DESIGN.md: stable keys with the rates derived from the counts."""
+
+    def direction(stats) -> dict[str, Any]:
+        return {
+            "ios": stats.ios,
+            "bytes": stats.bytes,
+            "seconds": stats.seconds,
+            "iops": stats.iops,
+            "mib_s": stats.mib_s,
+        }
+
+    def latency(lat) -> dict[str, Any]:
+        return {k: getattr(lat, k) for k in ("mean", "min", "p50", "p90", "p95", "p99", "p999", "p9999", "max")}
+
+    steps = []
+    for s in result.steps:
+        entry: dict[str, Any] = {
+            "name": s.name,
+            "label": s.step.label(),
+            "kind": s.step.kind,
+            "repetition": s.repetition,
+            "status": s.status,
+            "workload": s.step.to_toml(),
+            "read": direction(s.read),
+            "write": direction(s.write),
+            "total": direction(s.total),
+            "latency_ms": latency(s.latency),
+            "read_latency_ms": latency(s.read_latency),
+            "write_latency_ms": latency(s.write_latency),
+            "cpu_percent": s.cpu_percent,
+            "cpu_seconds": s.cpu_seconds,
+            "command_line": s.command_line,
+            "samples": len(s.samples),
+        }
+        if s.error:
+            entry["error"] = s.error
+        if s.step.kind == "command":
+            entry["wall_seconds"] = s.wall_seconds
+            entry["exit_status"] = s.exit_status
+            if s.output_tail:
+                entry["output_tail"] = s.output_tail
+        steps.append(entry)
+    return {
+        "schema": result.schema,
+        "id": result.id,
+        "status": result.status,
+        "error": result.error,
+        "started": result.started.isoformat(),
+        "ended": result.ended.isoformat(),
+        "source": result.source,
+        "source_file": result.source_file,
+        "profile": {"name": result.profile.name, "title": result.profile.title},
+        "engine": _strip_none(_dataclass_to_plain(result.engine)),
+        "host": _dataclass_to_plain(result.host),
+        "target": _dataclass_to_plain(result.target) | {"pcie_link": result.target.pcie_link},
+        "tags": list(result.tags),
+        "warnings": list(result.warnings),
+        "steps": steps,
+    }
+
+
+def _strip_none(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
+
+
+# --------------------------------------------------------------------------- the store
+
+
+@dataclass(frozen=True)
+class BrokenFile:
+    """A file in the store that could not be read, and why."""
+
+    path: Path
+    reason: str
+
+
+class Store:
+    """Results and user profiles under one data root."""
+
+    def __init__(self, home: Path | None = None, config_dir: Path | None = None) -> None:
+        self.home = Path(home) if home is not None else data_home()
+        self.config_dir = Path(config_dir) if config_dir else (self.home if home is not None else config_home())
+        self.results_dir = self.home / "results"
+        self.profiles_dir = self.home / "profiles"
+
+    # results ---------------------------------------------------------------
+
+    def save_result(self, result: RunResult) -> tuple[RunResult, Path]:
+        """Write a new result file; if its id is taken, give it a fresh one. Returns both."""
+        for _ in range(50):
+            path = self.results_dir / f"{result.id}.toml"
+            try:
+                atomic_write(path, result_to_toml(result), exclusive=True)
+                return result, path
+            except FileExistsError:
+                result = replace(result, id=new_result_id(result.started))
+            except OSError as exc:
+                raise StoreError(f"cannot save the result in {self.results_dir}: {exc.strerror or exc}") from exc
+        raise StoreError(f"cannot find a free file name in {self.results_dir}")
+
+    def update_result(self, result: RunResult) -> Path:
+        """Rewrite an existing result (tags, baseline) atomically."""
+        path = self.result_path(result.id)
+        try:
+            atomic_write(path, result_to_toml(result))
+        except OSError as exc:
+            raise StoreError(f"cannot update {path}: {exc.strerror or exc}") from exc
+        return path
+
+    def result_path(self, result_id: str) -> Path:
+        return self.results_dir / f"{result_id}.toml"
+
+    def result_files(self) -> list[Path]:
+        try:
+            return sorted(p for p in self.results_dir.glob("*.toml") if not p.name.startswith("."))
+        except OSError:
+            return []
+
+    def read_result(self, path: Path) -> RunResult:
+        """Read one result file; StoreError naming the file and the reason if it is not one."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+        if not text.strip():
+            raise StoreError(f"{path}: empty file")
+        try:
+            return result_from_toml(text)
+        except (tomllib.TOMLDecodeError, ValueError, LabtuiError) as exc:
+            raise StoreError(f"{path}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - a foreign file must never take the listing down
+            raise StoreError(f"{path}: not a labtui result ({type(exc).__name__}: {exc})") from exc
+
+    def iter_results(self) -> Iterator[RunResult | BrokenFile]:
+        for path in self.result_files():
+            try:
+                yield self.read_result(path)
+            except StoreError as exc:
+                yield BrokenFile(path, str(exc).removeprefix(f"{path}: "))
+
+    def load_results(self) -> tuple[list[RunResult], list[BrokenFile]]:
+        """Every readable result (oldest first) and every file that could not be read."""
+        good: list[RunResult] = []
+        broken: list[BrokenFile] = []
+        for item in self.iter_results():
+            (broken if isinstance(item, BrokenFile) else good).append(item)
+        good.sort(key=lambda r: (r.started, r.id))
+        return good, broken
+
+    def find_result(self, key: str) -> RunResult:
+        """A result by id or unique id prefix."""
+        key = key.strip()
+        if not key or "/" in key or key.startswith("."):
+            raise NotFoundError(f"no result with id {key!r}")
+        exact = self.result_path(key)
+        if exact.exists():
+            return self.read_result(exact)
+        matches = [p for p in self.result_files() if p.stem.startswith(key)]
+        if not matches:
+            raise NotFoundError(f"no result with id {key!r} in {self.results_dir}")
+        if len(matches) > 1:
+            shown = ", ".join(p.stem for p in matches[:4])
+            raise NotFoundError(f"{key!r} matches {len(matches)} results ({shown}{', ...' if len(matches) > 4 else ''})")
+        return self.read_result(matches[0])
+
+    def delete_result(self, result_id: str) -> None:
+        path = self.result_path(result_id)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            raise NotFoundError(f"no result with id {result_id!r}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot delete {path}: {exc.strerror or exc}") from exc
+
+    # profiles --------------------------------------------------------------
+
+    def builtin_profiles(self) -> list[Profile]:
+        return builtin_profiles()
+
+    def user_profile_files(self) -> list[Path]:
+        try:
+            return sorted(p for p in self.profiles_dir.glob("*.toml") if not p.name.startswith("."))
+        except OSError:
+            return []
+
+    def user_profiles(self) -> tuple[list[Profile], list[BrokenFile]]:
+        good: list[Profile] = []
+        broken: list[BrokenFile] = []
+        for path in self.user_profile_files():
+            try:
+                good.append(load_profile_file(path, origin="user"))
+            except LabtuiError as exc:
+                broken.append(BrokenFile(path, str(exc).removeprefix(f"{path}: ")))
+        return good, broken
+
+    def profiles(self) -> tuple[list[Profile], list[BrokenFile]]:
+        """Built-in then user profiles; a user profile with a built-in's name is listed as well."""
+        users, broken = self.user_profiles()
+        return builtin_profiles() + users, broken
+
+    def profile(self, name_or_path: str) -> Profile:
+        """A profile by name (user profiles shadow built-ins) or by path to a .toml file."""
+        candidate = Path(name_or_path).expanduser()
+        if name_or_path.endswith(".toml") or os.sep in name_or_path:
+            if not candidate.is_file():
+                raise NotFoundError(f"no profile file {name_or_path}")
+            return load_profile_file(candidate, origin=str(candidate))
+        user = self.profiles_dir / f"{name_or_path}.toml"
+        if user.is_file():
+            return load_profile_file(user, origin="user")
+        for profile in builtin_profiles():
+            if profile.name == name_or_path:
+                return profile
+        names = sorted({p.name for p in builtin_profiles()} | {p.stem for p in self.user_profile_files()})
+        raise NotFoundError(f"no profile named {name_or_path!r} (known: {', '.join(names)})")
+
+    def save_profile(self, profile: Profile, *, overwrite: bool = True) -> Path:
+        """Save as a user profile. A built-in name gets a user copy; built-ins are never touched."""
+        profile.validate()
+        path = self.profiles_dir / f"{profile.name}.toml"
+        text = "schema = 1\n" + dumps_toml(profile.to_toml())
+        try:
+            atomic_write(path, text, exclusive=not overwrite)
+        except FileExistsError:
+            raise StoreError(f"a user profile named {profile.name!r} already exists") from None
+        except OSError as exc:
+            raise StoreError(f"cannot save {path}: {exc.strerror or exc}") from exc
+        return path
+
+    def delete_profile(self, name: str) -> None:
+        path = self.profiles_dir / f"{name}.toml"
+        if not path.is_file():
+            if any(p.name == name for p in builtin_profiles()):
+                raise StoreError(f"{name!r} is a built-in profile and cannot be deleted")
+            raise NotFoundError(f"no user profile named {name!r}")
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise StoreError(f"cannot delete {path}: {exc.strerror or exc}") from exc
+
+    # settings --------------------------------------------------------------
+
+    def settings_path(self) -> Path:
+        return self.config_dir / "config.toml"
+
+    def load_settings(self) -> dict[str, Any]:
+        """Settings as a dict; a broken settings file reads as empty (and is left alone)."""
+        try:
+            return tomllib.loads(self.settings_path().read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return {}
+
+    def save_settings(self, settings: dict[str, Any]) -> None:
+        try:
+            atomic_write(self.settings_path(), dumps_toml(settings))
+        except OSError as exc:
+            raise StoreError(f"cannot save settings: {exc.strerror or exc}") from exc
+
+
+def load_profile_file(path: Path, origin: str = "user") -> Profile:
+    """Read and validate a profile file; LabtuiError naming the file on any problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    return parse_profile_text(text, str(path), origin)
+
+
+def parse_profile_text(text: str, where: str, origin: str = "user") -> Profile:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValidationError(f"{where}: not valid TOML: {exc}") from None
+    schema = data.pop("schema", 1)
+    if schema != 1:
+        raise ValidationError(f"{where}: profile schema {schema!r} is not one this labtui reads")
+    try:
+        return Profile.from_toml(data, origin=origin)
+    except ValidationError as exc:
+        raise ValidationError(f"{where}: {exc}") from None
+
+
+def builtin_profiles() -> list[Profile]:
+    """The profiles shipped as package data, in a stable order."""
+    return list(_builtin_profiles())
+
+
+@functools.cache
+def _builtin_profiles() -> tuple[Profile, ...]:
+    folder = resources.files("labtui") / "profiles"
+    profiles = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            profiles.append(parse_profile_text(entry.read_text(encoding="utf-8"), f"built-in {entry.name}", "builtin"))
+    order = ["quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme"]
+    return tuple(sorted(profiles, key=lambda p: (order.index(p.name) if p.name in order else len(order), p.name)))
+
+
+def dumps_json(data: Any) -> str:
+    return json.dumps(data, indent=2, default=str)

@@ -1,0 +1,149 @@
+"""Sizes and durations: the one place where "64K", "20GiB", "500ms" or "5m" become numbers."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from labtui.errors import ValidationError
+
+# Powers of 1024, as DiskSpd, fio and every disk benchmark people know use them for block and
+# file sizes: "64K" is 65536 bytes whether it is written K, KB or KiB.
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1024,
+    "kb": 1024,
+    "kib": 1024,
+    "m": 1024**2,
+    "mb": 1024**2,
+    "mib": 1024**2,
+    "g": 1024**3,
+    "gb": 1024**3,
+    "gib": 1024**3,
+    "t": 1024**4,
+    "tb": 1024**4,
+    "tib": 1024**4,
+    "p": 1024**5,
+    "pb": 1024**5,
+    "pib": 1024**5,
+}
+
+_DURATION_UNITS = {
+    "": 1.0,
+    "ms": 0.001,
+    "s": 1.0,
+    "sec": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "h": 3600.0,
+}
+
+_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z]*)\s*$")
+
+
+def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -> int:
+    """Return the number of bytes in `value` ("64K", "64KiB", "1M", "20G", 4096 ...)."""
+    if isinstance(value, bool):
+        raise ValidationError(f"expected a size such as 64K or 1GiB, got {value!r}", field)
+    if isinstance(value, int):
+        number, unit = float(value), ""
+        text = str(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        match = _NUMBER.match(text)
+        if not match:
+            raise ValidationError(f"{value!r} is not a size (use e.g. 4096, 64K, 1MiB, 20G)", field)
+        number, unit = float(match.group(1)), match.group(2).lower()
+    else:
+        raise ValidationError(f"expected a size such as 64K or 1GiB, got {value!r}", field)
+    if unit not in _SIZE_UNITS:
+        raise ValidationError(
+            f"unknown size unit {unit!r} in {text!r} (use B, K, M, G, T or KiB, MiB, GiB, TiB)", field
+        )
+    if number < 0:
+        raise ValidationError(f"a size cannot be negative: {text!r}", field)
+    size = number * _SIZE_UNITS[unit]
+    if not math.isfinite(size) or size > 2**63 - 1:
+        raise ValidationError(f"{text!r} is too large", field)
+    if size != int(size):
+        raise ValidationError(f"{text!r} is not a whole number of bytes", field)
+    if size == 0 and not allow_zero:
+        raise ValidationError(f"a size must be greater than zero, got {text!r}", field)
+    return int(size)
+
+
+def parse_duration(value: str | int | float, *, field: str = "", allow_zero: bool = False) -> float:
+    """Return the seconds in `value` ("500ms", "10s", "5m", "1h"; a bare number is seconds)."""
+    if isinstance(value, bool):
+        raise ValidationError(f"expected a duration such as 10s or 5m, got {value!r}", field)
+    if isinstance(value, (int, float)):
+        number, unit, text = float(value), "", str(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        match = _NUMBER.match(text)
+        if not match:
+            raise ValidationError(f"{value!r} is not a duration (use e.g. 500ms, 10s, 5m, 1h)", field)
+        number, unit = float(match.group(1)), match.group(2).lower()
+    else:
+        raise ValidationError(f"expected a duration such as 10s or 5m, got {value!r}", field)
+    if unit not in _DURATION_UNITS:
+        raise ValidationError(f"unknown duration unit {unit!r} in {text!r} (use ms, s, m or h)", field)
+    if not math.isfinite(number):
+        raise ValidationError(f"{text!r} is not a finite duration", field)
+    if number < 0:
+        raise ValidationError(f"a duration cannot be negative: {text!r}", field)
+    seconds = round(number * _DURATION_UNITS[unit], 6)
+    if seconds > 366 * 86400:
+        raise ValidationError(f"{text!r} is longer than a year", field)
+    if seconds == 0 and not allow_zero:
+        raise ValidationError(f"a duration must be greater than zero, got {text!r}", field)
+    return seconds
+
+
+def format_size(size: int) -> str:
+    """The shortest exact spelling of `size` in the form the parser reads back ("64KiB")."""
+    if size == 0:
+        return "0"
+    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if size % factor == 0:
+            return f"{size // factor}{unit}"
+    return str(size)
+
+
+def human_size(size: float | None) -> str:
+    """A rounded size for tables ("1.8 TiB"); not meant to be parsed back."""
+    if size is None:
+        return "unknown"
+    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if abs(size) >= factor:
+            value = size / factor
+            return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return f"{int(size)} B"
+
+
+def format_duration(seconds: float) -> str:
+    """The exact spelling of `seconds` in the form the parser reads back ("500ms", "5m", "90s")."""
+    if seconds == 0:
+        return "0s"
+    millis = round(seconds * 1000)
+    if abs(millis - seconds * 1000) > 1e-6 or millis % 1000:
+        if abs(millis - seconds * 1000) <= 1e-6:
+            return f"{millis}ms"
+        return f"{seconds:g}s"
+    whole = millis // 1000
+    if whole % 3600 == 0:
+        return f"{whole // 3600}h"
+    if whole % 60 == 0:
+        return f"{whole // 60}m"
+    return f"{whole}s"
+
+
+def human_duration(seconds: float | None) -> str:
+    """A clock-style duration for progress lines ("4:05", "1:02:03")."""
+    if seconds is None or not math.isfinite(seconds):
+        return "--:--"
+    seconds = max(0, int(round(seconds)))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

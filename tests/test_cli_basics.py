@@ -1,0 +1,52 @@
+"""The headless CLI's listing commands: tables, JSON, and exit code 2 on bad input."""
+
+import json
+import subprocess
+
+from conftest import labtui_cmd
+
+
+def run(*args, env=None):
+    return subprocess.run(labtui_cmd(*args), capture_output=True, text=True, env=env)
+
+
+def test_version(labtui_home):
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.startswith("labtui ")
+
+
+def test_profiles_json_lists_the_five_builtins_with_steps(labtui_home):
+    out = run("profiles", "--json")
+    assert out.returncode == 0, out.stderr
+    profiles = {p["name"]: p for p in json.loads(out.stdout)["profiles"]}
+    assert {"configmgr-sql", "configmgr-sql-quick", "cdm-standard", "cdm-nvme", "quick-sanity"} <= set(profiles)
+    sql = profiles["configmgr-sql"]
+    assert sql["file_size"] == "20GiB" and sql["free_space_margin"] == "10GiB"
+    assert [(s["write_percent"], s["duration"]) for s in sql["steps"]] == [(0, "1m"), (0, "5m"), (100, "1m"), (100, "5m")]
+    assert all((s["block_size"], s["threads"], s["outstanding"], s["cache"]) == ("64KiB", 8, 8, "off") for s in sql["steps"])
+
+
+def test_disks_json_shows_the_root_volume(labtui_home):
+    out = run("disks", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    root = [v for v in data["volumes"] if v["mount_point"] == "/"]
+    assert root and root[0]["size_bytes"] > 0 and root[0]["free_bytes"] > 0 and root[0]["filesystem"]
+    table = run("disks")
+    assert table.returncode == 0 and "Volumes" in table.stdout
+
+
+def test_show_unknown_id_is_bad_input(labtui_home):
+    out = run("show", "no-such-id")
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "no-such-id" in out.stderr
+
+
+def test_unknown_profile_is_one_line_exit_2(labtui_home):
+    out = run("profiles", "no-such-profile")
+    assert out.returncode == 2 and "no profile named" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_bad_option_is_exit_2(labtui_home):
+    out = run("history", "--limit", "x")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
