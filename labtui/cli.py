@@ -15,7 +15,7 @@ import sys
 from labtui import __version__
 
 # Module names under labtui.commands, in the order `labtui --help` lists them.
-COMMANDS = ("disks", "profiles", "history", "show")
+COMMANDS = ("run", "disks", "profiles", "history", "show")
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

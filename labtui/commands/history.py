@@ -56,12 +56,11 @@ def run(args) -> int:
         return 0
     warn_broken(broken)
     table = Table(box=box.SIMPLE_HEAD)
-    for name in ("id", "date", "profile", "engine", "disk", "target", "status", "steps (IOPS / MiB/s)"):
-        table.add_column(name)
+    for name in ("id", "date", "profile", "engine", "disk", "status", "IOPS / MiB/s per step"):
+        table.add_column(name, no_wrap=name in ("id", "date"))
     for r in results:
-        steps = "\n".join(f"{s.step.label()}: {fmt_iops(s.total.iops)} / {fmt_mib(s.total.mib_s)}" for s in r.steps)
-        table.add_row(r.id, fmt_time(r), r.profile.name, r.engine.name, r.target.model or "unknown",
-                      r.target.path, r.status, steps)
+        steps = "\n".join(f"{fmt_iops(s.total.iops)} / {fmt_mib(s.total.mib_s)}" for s in r.steps)
+        table.add_row(r.id, fmt_time(r), r.profile.name, r.engine.name, r.target.model or "unknown", r.status, steps)
     out = stdout()
     if not results:
         out.print("no results yet: `labtui run -p quick-sanity -t DIR` makes one")

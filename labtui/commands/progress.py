@@ -1,0 +1,210 @@
+"""Headless run driver: live progress on stderr, signals, the summary and the exit code.
+
+Used by `labtui run` (and `labtui check`). SIGINT, SIGTERM and SIGHUP cancel the run; the
+runner then stops its workers, removes the test file and saves the partial result as aborted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.text import Text
+
+from labtui.engine.events import (
+    PrepareProgress,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    SampleTaken,
+    StepFinished,
+    StepStarted,
+)
+from labtui.report import fmt_iops, fmt_mib, fmt_ms, result_steps_table
+from labtui.units import format_size, human_duration, human_size
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def confirm(runner, plan) -> bool:
+    """Ask before writing a big file on an interactive terminal; scripts pass --yes."""
+    if not sys.stdin.isatty():
+        return True
+    profile = runner.profile
+    what = f"{format_size(profile.file_size)} test file in {plan.directory}" if plan.test_file else f"commands in {plan.directory}"
+    err = Console(stderr=True, highlight=False)
+    err.print(
+        f"labtui will write a {what} ({plan.target.model or 'unknown disk'}, {plan.target.filesystem or '?'}) "
+        f"and run {profile.name} for about {human_duration(profile.planned_seconds)}."
+    )
+    try:
+        answer = input("Go ahead? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+class _Display:
+    """What the person watching sees: one live line block on a terminal, plain lines otherwise."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live_mode = console.is_terminal
+        self.live: Live | None = None
+        self.step: StepStarted | None = None
+        self.step_began = 0.0
+        self.last: SampleTaken | None = None
+        self.prepare: PrepareProgress | None = None
+        self.total_planned = 0.0
+        self.run_began = time.monotonic()
+        self.done_planned = 0.0
+
+    def start(self) -> None:
+        if self.live_mode:
+            self.live = Live(self.render(), console=self.console, refresh_per_second=4, transient=True)
+            self.live.start()
+
+    def stop(self) -> None:
+        if self.live is not None:
+            with contextlib.suppress(Exception):
+                self.live.stop()
+            self.live = None
+
+    def say(self, message: str, style: str = "") -> None:
+        with contextlib.suppress(Exception):
+            self.console.print(Text(message, style=style))
+
+    def update(self) -> None:
+        if self.live is not None:
+            with contextlib.suppress(Exception):
+                self.live.update(self.render())
+
+    def render(self):
+        lines = []
+        if self.prepare is not None and self.step is None:
+            p = self.prepare
+            rate = p.bytes_done / p.seconds if p.seconds > 0 else 0
+            eta = (p.bytes_total - p.bytes_done) / rate if rate > 0 else None
+            lines.append(Text(f"preparing test file: {human_size(p.bytes_done)} of {human_size(p.bytes_total)} "
+                              f"({100 * p.fraction:.0f}%), {human_size(rate)}/s, ETA {human_duration(eta)}"))
+        if self.step is not None:
+            s = self.step
+            step = s.step
+            elapsed = time.monotonic() - self.step_began
+            planned = (step.duration if step.is_io else 0) + step.warmup
+            phase = self.last.phase if self.last else "starting"
+            remaining = max(0.0, self.total_planned - self.done_planned - elapsed)
+            lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name} [{phase}]  "
+                              f"{human_duration(elapsed)} of {human_duration(planned)}  run ETA {human_duration(remaining)}"))
+            if self.last is not None:
+                x = self.last.sample
+                lat = x.read_lat_mean_ms if x.read_ios else x.write_lat_mean_ms
+                p99 = x.read_lat_p99_ms if x.read_ios else x.write_lat_p99_ms
+                lines.append(Text(f"  IOPS {fmt_iops(x.iops)} (read {fmt_iops(x.read_iops)}, write {fmt_iops(x.write_iops)})  "
+                                  f"{fmt_mib(x.mib_s)} MiB/s  latency {fmt_ms(lat)} ms (p99 {fmt_ms(p99)})  "
+                                  f"CPU {x.cpu_percent if x.cpu_percent is not None else '-'}%"))
+        return Group(*lines) if lines else Text("starting ...")
+
+    def handle(self, event) -> None:
+        if isinstance(event, RunStarted):
+            self.total_planned = event.planned_seconds
+            self.say(f"labtui: {event.profile.name} on {event.target.path} with {event.engine.name} "
+                     f"({event.steps_total} steps, about {human_duration(event.planned_seconds)} plus preparation)")
+        elif isinstance(event, PrepareProgress):
+            self.prepare = event
+            if not self.live_mode and event.bytes_done in (0, event.bytes_total):
+                verb = "preparing" if event.bytes_done == 0 else "prepared"
+                self.say(f"{verb} the {human_size(event.bytes_total)} test file"
+                         + (f" in {event.seconds:.1f} s" if event.bytes_done else ""))
+        elif isinstance(event, StepStarted):
+            if self.step is not None:
+                st = self.step.step
+                self.done_planned += (st.duration if st.is_io else 0) + st.warmup + st.cooldown
+            self.step, self.step_began, self.last = event, time.monotonic(), None
+            if not self.live_mode:
+                self.say(f"step {event.index + 1}/{event.total}: {event.step.name}")
+        elif isinstance(event, SampleTaken):
+            self.last = event
+        elif isinstance(event, StepFinished):
+            r = event.result
+            line = f"  {r.name}: {fmt_iops(r.total.iops)} IOPS, {fmt_mib(r.total.mib_s)} MiB/s"
+            if r.latency.mean is not None:
+                line += f", latency {fmt_ms(r.latency.mean)} ms (p99 {fmt_ms(r.latency.p99)})"
+            if r.status != "completed":
+                line += f" [{r.status}: {r.error}]"
+            self.say(line)
+        elif isinstance(event, RunWarning):
+            self.say(f"warning: {event.message}", "yellow")
+        self.update()
+
+
+async def execute(runner, *, as_json: bool) -> int:
+    """Run with live progress; return the exit code. Signals abort cleanly."""
+    from labtui.commands.common import print_json
+    from labtui.store import result_to_json
+
+    console = Console(stderr=True, highlight=False)
+    display = _Display(console)
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    received: list[str] = []
+
+    def on_signal(signum: int) -> None:
+        name = signal.Signals(signum).name
+        if signum == signal.SIGHUP:
+            # The terminal is gone: further writes to it would fail or block.
+            _detach_from_terminal()
+            display.live_mode = False
+            display.live = None
+        if not received and task is not None:
+            task.cancel()
+        received.append(name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, on_signal, sig)
+    display.start()
+    try:
+        async for event in runner.events():
+            display.handle(event)
+            if isinstance(event, RunFinished):
+                break
+    except asyncio.CancelledError:
+        pass
+    finally:
+        display.stop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(sig)
+    result = runner.result
+    if result is None:
+        display.say("labtui: the run was stopped before anything was saved")
+        return EXIT_FAILED
+    if received:
+        display.say(f"labtui: stopped by {received[0]}; partial result saved as {result.id} (status aborted)", "yellow")
+    if as_json:
+        with contextlib.suppress(OSError):
+            print_json(result_to_json(result))
+    else:
+        with contextlib.suppress(OSError):
+            out = Console(highlight=False)
+            out.print(result_steps_table(result))
+            out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}")
+    if result.status != "completed":
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _detach_from_terminal() -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            if os.isatty(fd):
+                os.dup2(devnull, fd)
+    os.close(devnull)

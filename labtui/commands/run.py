@@ -1,0 +1,55 @@
+"""Run a profile on a target headless, with live progress on stderr and the result saved."""
+
+from __future__ import annotations
+
+HELP = "run a workload profile on a target directory"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("-p", "--profile", default="quick-sanity", help="profile name or .toml file (default: quick-sanity)")
+    parser.add_argument("-t", "--target", default=".", help="directory on the volume to test (default: the current one)")
+    parser.add_argument("-e", "--engine", default="native", help="native (default), fio or diskspd")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--tag", action="append", default=[], help="tag the result (repeatable)")
+    parser.add_argument("--duration", help="override every step's duration (e.g. 3s) for a quick trial")
+    parser.add_argument("--file-size", help="override the test file size (e.g. 256M)")
+    parser.add_argument("--repeat", type=int, help="run every step this many times")
+    parser.add_argument("--keep-file", action="store_true", help="keep the test file after the run")
+    parser.add_argument("--interval", default="1s", help="live sample interval (default 1s)")
+
+
+def load_profile(store, args):
+    """The profile asked for, with the quick-trial overrides applied (LabtuiError if invalid)."""
+    from labtui.errors import ValidationError
+    from labtui.units import parse_duration, parse_size
+
+    profile = store.profile(args.profile)
+    duration = parse_duration(args.duration, field="--duration") if args.duration else None
+    file_size = parse_size(args.file_size, field="--file-size") if args.file_size else None
+    if args.repeat is not None and args.repeat < 1:
+        raise ValidationError("must be at least 1", "--repeat")
+    return profile.with_overrides(duration=duration, file_size=file_size, repeat=args.repeat)
+
+
+def run(args) -> int:
+    import asyncio
+
+    from labtui.commands.common import open_store
+    from labtui.commands.progress import confirm, execute
+    from labtui.engine.runner import RunOptions, Runner
+    from labtui.units import parse_duration
+
+    store = open_store()
+    profile = load_profile(store, args)
+    options = RunOptions(
+        engine=args.engine,
+        tags=tuple(args.tag),
+        keep_file=args.keep_file,
+        interval=parse_duration(args.interval, field="--interval"),
+    )
+    runner = Runner(profile, args.target, store, options)
+    plan = runner.preflight()
+    if not args.yes and not confirm(runner, plan):
+        return 2
+    return asyncio.run(execute(runner, as_json=args.json))

@@ -1,0 +1,126 @@
+"""The engine protocol and registry: every engine turns the same Step into its own form.
+
+An engine runs one step at a time for the runner, which owns the test file, the order of
+steps, cancellation and saving. `run_step` is an async generator: it yields SampleTaken and
+RunWarning events while the step runs and a StepFinished with the step's full result last.
+Cancelling the consuming task must stop every worker or child process within 2 s.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, ClassVar
+
+import psutil
+
+from labtui.engine.events import Event
+from labtui.errors import LabtuiError
+from labtui.model import Step
+
+
+class EngineUnavailable(LabtuiError):
+    """The engine cannot run here (e.g. fio is not installed); the message says what to install."""
+
+
+class EngineFailed(LabtuiError):
+    """The engine ran but a step failed (I/O error, crash, hang); the message says why."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the runner hands an engine for one step."""
+
+    path: Path  # the prepared test file (or raw device)
+    file_size: int  # bytes of it the step may touch
+    index: int = 0  # position of this step in the run
+    total: int = 1
+    repetition: int = 1
+    raw_device: bool = False  # path is a block device the safety guard has cleared
+    interval: float = 1.0  # seconds between live samples
+    workdir: Path | None = None  # the target directory (command steps run there)
+    disk: str | None = None  # kernel name of the target's disk, for counters (psutil)
+    params: dict[str, str] = field(default_factory=dict)  # profile parameters (--param k=v)
+
+
+class Engine(ABC):
+    """One way of generating I/O for a step: native, fio, DiskSpd."""
+
+    name: ClassVar[str]
+    # Engines that cannot run `command` steps leave those to the command runner.
+    handles_commands: ClassVar[bool] = False
+
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+        self.settings = settings or {}
+
+    @abstractmethod
+    def check_available(self) -> None:
+        """Raise EngineUnavailable with a one-line reason (what to install) if it cannot run."""
+
+    def version(self) -> str | None:
+        return None
+
+    @abstractmethod
+    def command_line(self, step: Step, path: str | Path, file_size: int) -> str:
+        """The exact invocation (or settings) this engine uses for `step`; shown to the user."""
+
+    @abstractmethod
+    def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        """Run one step; yield samples and warnings, then a StepFinished."""
+
+
+ENGINES: dict[str, str] = {
+    "native": "labtui.engine.native:NativeEngine",
+    "fio": "labtui.engine.fio:FioEngine",
+    "diskspd": "labtui.engine.diskspd:DiskSpdEngine",
+}
+
+
+def engine_names() -> list[str]:
+    names = []
+    for name, spec in ENGINES.items():
+        module = spec.split(":")[0]
+        if importlib.util.find_spec(module) is not None:
+            names.append(name)
+    return names
+
+
+def get_engine(name: str, settings: dict[str, Any] | None = None) -> Engine:
+    """The engine registered under `name`; LabtuiError for an unknown one."""
+    spec = ENGINES.get(name)
+    if spec is None or name not in engine_names():
+        raise LabtuiError(f"unknown engine {name!r} (choose from {', '.join(engine_names())})")
+    module_name, class_name = spec.split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    return cls(settings)
+
+
+class CpuMeter:
+    """Whole-machine CPU use between start() and stop(), as DiskSpd's "avg. CPU" reports it."""
+
+    def __init__(self) -> None:
+        self._start: Any = None
+
+    def start(self) -> None:
+        self._start = psutil.cpu_times()
+
+    def stop(self) -> float | None:
+        if self._start is None:
+            return None
+        end = psutil.cpu_times()
+        busy = _busy(end) - _busy(self._start)
+        total = sum(end) - sum(self._start)
+        return round(100.0 * busy / total, 2) if total > 0 else None
+
+
+def _busy(times: Any) -> float:
+    idle = getattr(times, "idle", 0.0) + getattr(times, "iowait", 0.0)
+    return sum(times) - idle
+
+
+def monotonic() -> float:
+    return time.monotonic()

@@ -1,0 +1,72 @@
+"""The typed event stream of a run. The TUI and the headless CLI consume the same events.
+
+A run emits, in order: RunStarted, PrepareProgress (while the test file is written), then for
+each step StepStarted, SampleTaken (one per interval, warm-up included), StepFinished; RunWarning
+may come at any time; RunFinished ends the stream (not sent if the consumer cancelled the run:
+the runner still saves the aborted result and keeps it in `Runner.result`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Union
+
+from labtui.model import EngineInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    run_id: str
+    profile: Profile
+    target: TargetInfo
+    engine: EngineInfo
+    steps_total: int  # steps x repeat
+    planned_seconds: float  # steps only, not the file preparation
+
+
+@dataclass(frozen=True)
+class PrepareProgress:
+    bytes_done: int
+    bytes_total: int
+    seconds: float  # since preparation began
+
+    @property
+    def fraction(self) -> float:
+        return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    index: int  # 0-based position in the run (repetitions included)
+    total: int
+    step: Step
+    repetition: int  # 1-based
+    command_line: str | None  # the engine invocation / settings for this step
+
+
+@dataclass(frozen=True)
+class SampleTaken:
+    index: int
+    phase: str  # "warmup" or "measure"; only measured samples are kept in the result
+    sample: Sample  # sample.t is negative during warm-up (seconds before measuring starts)
+
+
+@dataclass(frozen=True)
+class StepFinished:
+    index: int
+    result: StepResult
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    message: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    result: RunResult
+    path: Path | None  # where the store saved it
+
+
+Event = Union[RunStarted, PrepareProgress, StepStarted, SampleTaken, StepFinished, RunWarning, RunFinished]

@@ -1,0 +1,381 @@
+"""The native engine: labtui's own I/O loop, the default, needing nothing installed.
+
+Like DiskSpd, a step's `threads` become that many worker processes (one interpreter each, so
+the GIL never serialises them), each keeping its `outstanding` I/Os in flight (kernel AIO on
+O_DIRECT files; threads with the page cache on). This process only coordinates: it publishes
+the measure window, samples the workers' live counters once per interval, and merges their
+exact final counts and latency histograms into the step result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import operator
+import secrets
+import sys
+import time
+from array import array
+from pathlib import Path
+from typing import AsyncIterator
+
+import psutil
+
+from labtui import __version__
+from labtui.engine import native_worker as nw
+from labtui.engine.base import CpuMeter, Engine, EngineFailed, Job
+from labtui.engine.events import Event, SampleTaken, StepFinished
+from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
+from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
+from labtui.units import format_duration, format_size
+
+START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
+STOP_GRACE = 1.0  # seconds workers get to drain in-flight I/Os before being killed
+# A step that has not finished this long after its end was planned is declared hung.
+OVERRUN = 10.0
+
+
+def _context():
+    if sys.platform.startswith("linux"):
+        ctx = multiprocessing.get_context("forkserver")
+        # Worker processes fork from a small server that has already imported the I/O loop,
+        # so starting 16 of them costs milliseconds, and they never inherit the UI's threads.
+        ctx.set_forkserver_preload(["labtui.engine.native_worker"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def backend_for(step: Step, direct: bool) -> str:
+    """Kernel AIO where it really is asynchronous (O_DIRECT on Linux), threads otherwise."""
+    if direct and step.cache == "off" and nw.aio_syscalls() is not None:
+        return "aio"
+    return "threads"
+
+
+class NativeEngine(Engine):
+    name = "native"
+
+    def check_available(self) -> None:
+        return None  # pure Python: always available
+
+    def version(self) -> str | None:
+        return __version__
+
+    def command_line(self, step: Step, path: str | Path, file_size: int) -> str:
+        direct = step.cache == "off"
+        mix = {0: "read", 100: "write"}.get(step.write_percent, f"{100 - step.write_percent}/{step.write_percent} read/write")
+        return (
+            f"labtui native: {step.threads} worker process{'es' if step.threads > 1 else ''} x "
+            f"{step.outstanding} outstanding, {format_size(step.block_size)} {step.pattern} {mix}, "
+            f"{'O_DIRECT' if direct else 'page cache on'} ({backend_for(step, direct)}), "
+            f"{format_duration(step.warmup)} warm-up + {format_duration(step.duration)}, "
+            f"latency {'on' if step.latency else 'off'}, file {path} ({format_size(file_size)})"
+        )
+
+    async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        direct = step.cache == "off"
+        backend = backend_for(step, direct)
+        ctx = _context()
+        control = ctx.RawArray("d", 4)
+        seed = secrets.randbits(48)
+        workers = []
+        for i in range(step.threads):
+            cfg = {
+                "path": str(job.path),
+                "file_size": job.file_size,
+                "block_size": step.block_size,
+                "pattern": step.pattern,
+                "write_percent": step.write_percent,
+                "outstanding": step.outstanding,
+                "direct": direct,
+                "latency": step.latency,
+                "worker": i,
+                "workers": step.threads,
+                "seed": seed + i * 7_919,
+                "backend": backend,
+            }
+            live = ctx.RawArray("q", nw.LIVE_SIZE)
+            receiver, sender = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=nw.worker_main, args=(cfg, control, live, sender), daemon=True,
+                               name=f"labtui-worker-{i}")
+            workers.append(_Worker(proc, live, receiver, sender))
+        try:
+            for w in workers:
+                w.proc.start()
+                w.sender.close()  # the child holds the only write end: EOF tells us it died
+            await self._wait_ready(workers)
+            async for event in self._measure(step, job, workers, control, backend):
+                yield event
+        finally:
+            control[nw.C_STOP] = 1.0
+            await _reap(workers)
+
+    async def _wait_ready(self, workers: list[_Worker]) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            states = [w.live[nw.STATE] for w in workers]
+            if all(s == nw.READY for s in states):
+                return
+            for w in workers:
+                if w.live[nw.STATE] == nw.FAILED or not w.proc.is_alive():
+                    raise EngineFailed(w.error() or "a worker process could not start")
+            if time.monotonic() > deadline:
+                raise EngineFailed(f"worker processes did not get ready within {START_TIMEOUT:.0f} s")
+            await asyncio.sleep(0.005)
+
+    async def _measure(self, step, job, workers, control, backend) -> AsyncIterator[Event]:
+        interval = max(0.1, job.interval)
+        t_go = time.monotonic()
+        t_measure = t_go + step.warmup
+        t_end = t_measure + step.duration
+        control[nw.C_MEASURE] = t_measure
+        control[nw.C_END] = t_end
+        control[nw.C_GO] = 1.0
+
+        ticks = _ticks(t_go, t_measure, t_end, interval)
+        sampler = _Sampler(workers, step.latency, step.block_size, t_go)
+        meter = CpuMeter()
+        samples: list[Sample] = []
+        if step.warmup <= 0:
+            meter.start()
+        for tick in ticks:
+            delay = tick - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            failed = [w for w in workers if w.live[nw.STATE] == nw.FAILED or not w.proc.is_alive()]
+            if failed:
+                break
+            phase = "measure" if tick > t_measure + 1e-9 else "warmup"
+            sample = sampler.take(tick - t_measure)
+            if abs(tick - t_measure) < 1e-9:
+                meter.start()
+                phase = "warmup"
+            if sample is not None:
+                if phase == "measure":
+                    samples.append(sample)
+                yield SampleTaken(job.index, phase, sample)
+        cpu_percent = meter.stop()
+
+        finals = await self._collect(workers, deadline=t_end + OVERRUN + step.duration * 0.1)
+        errors = [f.get("error") for f in finals if f.get("error")]
+        status, error = ("failed", errors[0]) if errors else ("completed", None)
+        yield StepFinished(job.index, _step_result(step, job, finals, t_end - t_measure, samples, cpu_percent,
+                                                   self.command_line(step, job.path, job.file_size), status, error))
+
+    async def _collect(self, workers: list[_Worker], deadline: float) -> list[dict]:
+        finals: list[dict | None] = [None] * len(workers)
+        while any(f is None for f in finals):
+            for i, w in enumerate(workers):
+                if finals[i] is None:
+                    finals[i] = w.poll_result()
+            if all(f is not None for f in finals):
+                break
+            if time.monotonic() > deadline:
+                raise EngineFailed("the native engine's workers overran the step by too much and were stopped (a hung disk?)")
+            await asyncio.sleep(0.01)
+        return [f for f in finals if f is not None]
+
+
+class _Worker:
+    def __init__(self, proc, live, receiver, sender) -> None:
+        self.proc = proc
+        self.live = live
+        self.receiver = receiver
+        self.sender = sender
+        self.result: dict | None = None
+
+    def poll_result(self) -> dict | None:
+        if self.result is not None:
+            return self.result
+        try:
+            if self.receiver.poll():
+                self.result = self.receiver.recv()
+                return self.result
+        except (EOFError, OSError):
+            self.result = {"error": self._death()}
+            return self.result
+        if not self.proc.is_alive() and self.proc.exitcode is not None:
+            # It may have sent just before exiting: one more look before calling it dead.
+            try:
+                if self.receiver.poll(0.05):
+                    self.result = self.receiver.recv()
+                    return self.result
+            except (EOFError, OSError):
+                pass
+            self.result = {"error": self._death()}
+        return self.result
+
+    def error(self) -> str | None:
+        result = self.poll_result()
+        return result.get("error") if result else None
+
+    def _death(self) -> str:
+        code = self.proc.exitcode
+        return f"a worker process died (exit code {code})" if code is not None else "a worker process died"
+
+
+async def _reap(workers: list[_Worker]) -> None:
+    """Stop every worker: they drain in-flight I/Os; stragglers are terminated, then killed."""
+    deadline = time.monotonic() + STOP_GRACE
+    while any(w.proc.is_alive() for w in workers) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    for w in workers:
+        if w.proc.is_alive():
+            w.proc.terminate()
+    deadline = time.monotonic() + 0.5
+    while any(w.proc.is_alive() for w in workers) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    for w in workers:
+        if w.proc.is_alive():
+            w.proc.kill()
+        w.proc.join(timeout=0.2)
+        w.receiver.close()
+
+
+def _ticks(t_go: float, t_measure: float, t_end: float, interval: float) -> list[float]:
+    """Sample instants: every interval through warm-up, one exactly at the start of measuring,
+    then every interval, the last exactly at the end."""
+    ticks = []
+    t = t_go + interval
+    while t < t_measure - 1e-6:
+        ticks.append(t)
+        t += interval
+    if t_measure > t_go:
+        ticks.append(t_measure)
+    t = t_measure + interval
+    while t < t_end - 0.25 * interval:
+        ticks.append(t)
+        t += interval
+    ticks.append(t_end)
+    return ticks
+
+
+class _Sampler:
+    """Turns the workers' cumulative live counters into per-interval samples."""
+
+    def __init__(self, workers: list[_Worker], latency: bool, block_size: int, t_go: float) -> None:
+        self.workers = workers
+        self.latency = latency
+        self.block_size = block_size
+        self.t_go_ns = int(t_go * 1e9)  # a worker that has not published yet counts from the start
+        self.prev = self._read()
+        self.prev_cpu = psutil.cpu_times()
+
+    def _read(self) -> tuple:
+        r_ios = w_ios = r_lat = w_lat = beats = 0
+        hist_r = hist_w = None
+        for w in self.workers:
+            live = w.live
+            r_ios += live[nw.R_IOS]
+            w_ios += live[nw.W_IOS]
+            r_lat += live[nw.R_LAT]
+            w_lat += live[nw.W_LAT]
+            beats += live[nw.BEAT] or self.t_go_ns
+            if self.latency:
+                view = memoryview(live).cast("B").cast("q")
+                hr = array("q", view[nw.HEADER : nw.HEADER + BUCKETS])
+                hw = array("q", view[nw.HEADER + BUCKETS : nw.HEADER + 2 * BUCKETS])
+                hist_r = hr if hist_r is None else array("q", map(operator.add, hist_r, hr))
+                hist_w = hw if hist_w is None else array("q", map(operator.add, hist_w, hw))
+        return r_ios, w_ios, r_lat, w_lat, beats / max(1, len(self.workers)), hist_r, hist_w
+
+    def take(self, t: float) -> Sample | None:
+        now = self._read()
+        cpu = psutil.cpu_times()
+        prev, self.prev = self.prev, now
+        prev_cpu, self.prev_cpu = self.prev_cpu, cpu
+        seconds = (now[4] - prev[4]) / 1e9
+        if seconds <= 0:
+            return None
+        r_ios, w_ios = now[0] - prev[0], now[1] - prev[1]
+        r_mean = (now[2] - prev[2]) / r_ios / 1e6 if r_ios and self.latency else None
+        w_mean = (now[3] - prev[3]) / w_ios / 1e6 if w_ios and self.latency else None
+        r_p99 = w_p99 = None
+        if self.latency and now[5] is not None:
+            if r_ios:
+                r_p99 = _p99_ms(now[5], prev[5])
+            if w_ios:
+                w_p99 = _p99_ms(now[6], prev[6])
+        busy = sum(cpu) - sum(prev_cpu)
+        idle = (cpu.idle + getattr(cpu, "iowait", 0.0)) - (prev_cpu.idle + getattr(prev_cpu, "iowait", 0.0))
+        cpu_percent = round(100.0 * (busy - idle) / busy, 2) if busy > 0 else None
+        return Sample(
+            t=round(t, 6),
+            seconds=round(seconds, 6),
+            read_ios=r_ios,
+            read_bytes=r_ios * self.block_size,
+            write_ios=w_ios,
+            write_bytes=w_ios * self.block_size,
+            read_lat_mean_ms=r_mean,
+            read_lat_p99_ms=r_p99,
+            write_lat_mean_ms=w_mean,
+            write_lat_p99_ms=w_p99,
+            cpu_percent=cpu_percent,
+        )
+
+
+def _p99_ms(now: array, prev: array | None) -> float | None:
+    counts = array("q", map(operator.sub, now, prev)) if prev is not None else now
+    value = percentiles(counts, [99.0])[0]
+    return value / 1e6 if value is not None else None
+
+
+def _latency(hist: array, lat_ns: int, ios: int, lo: int | None, hi: int | None) -> LatencySummary:
+    if not ios or not any(hist):
+        return LatencySummary()
+    values = percentiles(hist, [p for _, p in PERCENTILES], lo, hi)
+    ms = {name: (v / 1e6 if v is not None else None) for (name, _), v in zip(PERCENTILES, values)}
+    return LatencySummary(
+        mean=lat_ns / ios / 1e6,
+        min=lo / 1e6 if lo is not None else None,
+        max=hi / 1e6 if hi is not None else None,
+        **ms,
+    )
+
+
+def _step_result(step, job, finals, seconds, samples, cpu_percent, command_line, status, error) -> StepResult:
+    r_ios = sum(f.get("r_ios", 0) for f in finals)
+    w_ios = sum(f.get("w_ios", 0) for f in finals)
+    r_bytes = sum(f.get("r_bytes", 0) for f in finals)
+    w_bytes = sum(f.get("w_bytes", 0) for f in finals)
+    hist_r = array("q", bytes(8 * BUCKETS))
+    hist_w = array("q", bytes(8 * BUCKETS))
+    for f in finals:
+        if "r_hist" in f:
+            hist_r = array("q", map(operator.add, hist_r, array("q", f["r_hist"])))
+            hist_w = array("q", map(operator.add, hist_w, array("q", f["w_hist"])))
+    r_lat = sum(f.get("r_lat_ns", 0) for f in finals)
+    w_lat = sum(f.get("w_lat_ns", 0) for f in finals)
+
+    def extreme(key: str, pick):
+        values = [f[key] for f in finals if f.get(key) is not None]
+        return pick(values) if values else None
+
+    r_min, r_max = extreme("r_min", min), extreme("r_max", max)
+    w_min, w_max = extreme("w_min", min), extreme("w_max", max)
+    read_latency = _latency(hist_r, r_lat, r_ios, r_min, r_max) if step.latency else LatencySummary()
+    write_latency = _latency(hist_w, w_lat, w_ios, w_min, w_max) if step.latency else LatencySummary()
+    total_hist = array("q", map(operator.add, hist_r, hist_w))
+    lows = [v for v in (r_min, w_min) if v is not None]
+    highs = [v for v in (r_max, w_max) if v is not None]
+    latency = (
+        _latency(total_hist, r_lat + w_lat, r_ios + w_ios, min(lows) if lows else None, max(highs) if highs else None)
+        if step.latency
+        else LatencySummary()
+    )
+    cpu_seconds = sum(f.get("cpu_seconds", 0.0) for f in finals)
+    return StepResult(
+        step=step,
+        status=status,
+        read=DirectionStats(r_ios, r_bytes, seconds),
+        write=DirectionStats(w_ios, w_bytes, seconds),
+        latency=latency,
+        read_latency=read_latency,
+        write_latency=write_latency,
+        cpu_percent=cpu_percent,
+        cpu_seconds=round(cpu_seconds, 6),
+        repetition=job.repetition,
+        command_line=command_line,
+        error=error,
+        samples=tuple(samples),
+    )

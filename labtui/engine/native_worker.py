@@ -1,0 +1,539 @@
+"""The native engine's worker process: one per step thread, with its outstanding I/Os in flight.
+
+Two I/O loops:
+- `aio`: Linux kernel AIO (io_submit / io_getevents through raw syscalls) on an O_DIRECT file,
+  so one process keeps `outstanding` I/Os in flight without threads, like fio's libaio engine.
+- `threads`: one thread per outstanding I/O doing pread/pwrite; used with the page cache on
+  (kernel AIO is synchronous on buffered files) and where kernel AIO is missing.
+
+Timing is exact per phase: the parent publishes the measure window as monotonic instants;
+every completion batch carries one timestamp, and counters are snapshotted at the first batch
+past each boundary, so warm-up and drain I/Os never leak into the measured counts. This module
+imports nothing heavy: it is preloaded into the fork server.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import mmap
+import os
+import platform
+import random
+import signal
+import struct
+import threading
+import time
+from array import array
+
+from labtui.engine.histogram import BUCKETS, SUB_BITS
+
+# live array layout (int64), one per worker
+STATE, R_IOS, W_IOS, R_LAT, W_LAT, ERRNO, BEAT = range(7)
+HEADER = 8
+LIVE_SIZE = HEADER + 2 * BUCKETS
+# control array layout (float64), shared by all workers
+C_MEASURE, C_END, C_STOP, C_GO = range(4)
+
+READY, RUNNING, DONE, FAILED = 1, 2, 3, -1
+PUBLISH_NS = 50_000_000
+
+_SYSCALLS = {
+    "x86_64": {"io_setup": 206, "io_destroy": 207, "io_getevents": 208, "io_submit": 209},
+    "aarch64": {"io_setup": 0, "io_destroy": 1, "io_submit": 2, "io_getevents": 4},
+}
+_STAMP = struct.Struct("<QQ")
+
+
+def aio_syscalls() -> dict[str, int] | None:
+    if not hasattr(os, "O_DIRECT"):
+        return None
+    return _SYSCALLS.get(platform.machine())
+
+
+class _Timespec(ctypes.Structure):
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+
+def worker_main(cfg: dict, control, live, conn) -> None:
+    """Entry point of a worker process. Never raises: failures are reported through `conn`."""
+    # The terminal's Ctrl+C and a dropped SSH link reach the whole process group; the parent
+    # decides how to stop, and tells the workers through the control array.
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTSTP):
+        signal.signal(sig, signal.SIG_IGN)
+    try:
+        result = _run(cfg, control, live)
+    except OSError as exc:
+        live[STATE] = FAILED
+        live[ERRNO] = exc.errno or 0
+        result = {"error": f"{exc.strerror or exc} ({cfg['path']})"}
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the step
+        live[STATE] = FAILED
+        result = {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        conn.send(result)
+    finally:
+        conn.close()
+
+
+def _open(cfg: dict) -> int:
+    flags = os.O_RDWR if cfg["write_percent"] > 0 else os.O_RDONLY
+    if cfg["direct"]:
+        flags |= os.O_DIRECT
+    return os.open(cfg["path"], flags)
+
+
+def _buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int]:
+    """`count` page-aligned buffers of one block, filled with random data for writes."""
+    bs = cfg["block_size"]
+    stride = -(-bs // 4096) * 4096
+    buf = mmap.mmap(-1, stride * count)
+    if cfg["write_percent"] > 0:
+        for i in range(count):
+            buf[i * stride : i * stride + bs] = os.urandom(bs)
+    return buf, stride
+
+
+def _wait_for_go(control, live) -> tuple[int, int]:
+    live[STATE] = READY
+    parent = os.getppid()
+    while control[C_GO] == 0.0:
+        if control[C_STOP] or os.getppid() != parent:
+            return 0, 0
+        time.sleep(0.0005)
+    live[STATE] = RUNNING
+    return int(control[C_MEASURE] * 1e9), int(control[C_END] * 1e9)
+
+
+def _run(cfg: dict, control, live) -> dict:
+    fd = _open(cfg)
+    try:
+        if cfg["backend"] == "aio":
+            return _aio_loop(cfg, control, live, fd)
+        return _threads_loop(cfg, control, live, fd)
+    finally:
+        os.close(fd)
+
+
+def _region(cfg: dict) -> tuple[int, int]:
+    """The byte range this worker's sequential stream covers: its share of the file."""
+    bs = cfg["block_size"]
+    blocks = cfg["file_size"] // bs
+    workers = cfg["workers"]
+    share = blocks // workers
+    if share < cfg["outstanding"] or workers == 1:
+        return 0, blocks * bs
+    start = cfg["worker"] * share * bs
+    return start, start + share * bs
+
+
+def _final(counts: dict, cfg: dict, measured: dict) -> dict:
+    return counts | {"block_size": cfg["block_size"], **measured}
+
+
+# --------------------------------------------------------------------------- kernel AIO
+
+
+def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
+    calls = aio_syscalls()
+    assert calls is not None
+    libc = ctypes.CDLL(None, use_errno=True)
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    depth = cfg["outstanding"]
+    bs = cfg["block_size"]
+    wp = cfg["write_percent"]
+    latency = cfg["latency"]
+    buf, stride = _buffers(cfg, depth)
+    base_addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    bufview = memoryview(buf)
+
+    ctx = ctypes.c_ulong(0)
+    if syscall(calls["io_setup"], depth, ctypes.byref(ctx)) < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"io_setup failed: {os.strerror(err)}")
+    iocbs = (ctypes.c_uint64 * (8 * depth))()  # struct iocb is 64 bytes
+    iq = memoryview(iocbs).cast("B").cast("Q")
+    iocb_addr = ctypes.addressof(iocbs)
+    for slot in range(depth):
+        iq[slot * 8 + 0] = slot  # aio_data
+        iq[slot * 8 + 3] = base_addr + slot * stride  # aio_buf
+        iq[slot * 8 + 4] = bs  # aio_nbytes
+    read_word = (fd << 32) | 0  # aio_lio_opcode (u16) | aio_reqprio (s16) | aio_fildes (u32)
+    write_word = (fd << 32) | 1
+    batch = (ctypes.c_uint64 * depth)()  # struct iocb *[]
+    bq = memoryview(batch).cast("B").cast("Q")
+    events = (ctypes.c_int64 * (4 * depth))()  # struct io_event is 32 bytes
+    eq = memoryview(events).cast("B").cast("q")
+    timeout = _Timespec(0, 20_000_000)
+    p_timeout = ctypes.byref(timeout)
+    io_submit, io_getevents = calls["io_submit"], calls["io_getevents"]
+    c_ctx = ctx  # a c_ulong: a bare Python int would be passed as a 32-bit C int
+
+    rng = random.Random(cfg["seed"])
+    rnd = rng.random
+    nblocks = cfg["file_size"] // bs
+    seq = cfg["pattern"] == "sequential"
+    seq_start, seq_end = _region(cfg)
+    pos = seq_start
+    stamp = _STAMP.pack_into
+    nonce = cfg["seed"]
+    stamp_positions = range(0, bs - 15, 4096)
+
+    submit_ns = [0] * depth
+    is_write = [False] * depth
+    hist_r = array("q", bytes(8 * BUCKETS))
+    hist_w = array("q", bytes(8 * BUCKETS))
+    live_view = memoryview(live).cast("B").cast("q") if not isinstance(live, memoryview) else live
+    r_ios = w_ios = r_lat = w_lat = 0
+    mins = [1 << 62, 1 << 62]
+    maxs = [0, 0]
+    snap_start = snap_end = None
+    cpu_start = cpu_end = None
+    writes_done = 0
+
+    t_measure, t_end = _wait_for_go(control, live)
+    if t_end == 0:
+        syscall(calls["io_destroy"], c_ctx)
+        return {"stopped": True}
+
+    def publish(now: int) -> None:
+        live[R_IOS] = r_ios
+        live[W_IOS] = w_ios
+        live[R_LAT] = r_lat
+        live[W_LAT] = w_lat
+        live[BEAT] = now
+        if latency:
+            live_view[HEADER : HEADER + BUCKETS] = hist_r
+            live_view[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
+
+    def snapshot() -> tuple:
+        return (r_ios, w_ios, r_lat, w_lat, bytes(hist_r), bytes(hist_w), list(mins), list(maxs))
+
+    # Prime the queue: every slot gets an I/O.
+    now = time.monotonic_ns()
+    for slot in range(depth):
+        w = wp == 100 or (wp > 0 and rnd() * 100 < wp)
+        if seq:
+            off = pos
+            pos += bs
+            if pos >= seq_end:
+                pos = seq_start
+        else:
+            off = int(rnd() * nblocks) * bs
+        base = slot * 8
+        iq[base + 2] = write_word if w else read_word
+        iq[base + 5] = off
+        is_write[slot] = w
+        if w:
+            b0 = slot * stride
+            writes_done += 1
+            for p in stamp_positions:
+                stamp(bufview, b0 + p, off + p, nonce + writes_done)
+        bq[slot] = iocb_addr + slot * 64
+        submit_ns[slot] = now
+    inflight = 0
+    submitted = syscall(io_submit, c_ctx, depth, batch)
+    if submitted < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    inflight = submitted
+    last_publish = now
+    stopping = False
+    error = None
+
+    while inflight:
+        got = syscall(io_getevents, c_ctx, 1, depth, events, p_timeout)
+        now = time.monotonic_ns()
+        if got < 0:
+            err = ctypes.get_errno()
+            if err == errno.EINTR:
+                continue
+            raise OSError(err, os.strerror(err))
+        if snap_start is None and now >= t_measure:
+            snap_start = snapshot()
+            cpu_start = time.process_time()
+            mins = [1 << 62, 1 << 62]
+            maxs = [0, 0]
+        if snap_end is None and now >= t_end:
+            snap_end = snapshot()
+            cpu_end = time.process_time()
+            stopping = True
+        if not stopping and control[C_STOP]:
+            stopping = True
+        k = 0
+        for j in range(got):
+            e = j * 4
+            slot = eq[e]
+            res = eq[e + 2]
+            inflight -= 1
+            if res != bs:
+                if error is None:
+                    error = (-res, "short transfer") if res < 0 else (errno.EIO, f"short transfer of {res} bytes")
+                stopping = True
+                continue
+            lat = now - submit_ns[slot]
+            if is_write[slot]:
+                w_ios += 1
+                w_lat += lat
+                if latency:
+                    if lat < 128:
+                        hist_w[lat if lat > 0 else 0] += 1
+                    else:
+                        shift = lat.bit_length() - SUB_BITS
+                        hist_w[(shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1] += 1
+                    if lat < mins[1]:
+                        mins[1] = lat
+                    if lat > maxs[1]:
+                        maxs[1] = lat
+            else:
+                r_ios += 1
+                r_lat += lat
+                if latency:
+                    if lat < 128:
+                        hist_r[lat if lat > 0 else 0] += 1
+                    else:
+                        shift = lat.bit_length() - SUB_BITS
+                        hist_r[(shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1] += 1
+                    if lat < mins[0]:
+                        mins[0] = lat
+                    if lat > maxs[0]:
+                        maxs[0] = lat
+            if stopping:
+                continue
+            w = wp == 100 or (wp > 0 and rnd() * 100 < wp)
+            if seq:
+                off = pos
+                pos += bs
+                if pos >= seq_end:
+                    pos = seq_start
+            else:
+                off = int(rnd() * nblocks) * bs
+            base = slot * 8
+            iq[base + 2] = write_word if w else read_word
+            iq[base + 5] = off
+            is_write[slot] = w
+            if w:
+                b0 = slot * stride
+                writes_done += 1
+                for p in stamp_positions:
+                    stamp(bufview, b0 + p, off + p, nonce + writes_done)
+            bq[k] = iocb_addr + slot * 64
+            k += 1
+        if k:
+            t_sub = time.monotonic_ns()
+            for i in range(k):
+                submit_ns[(bq[i] - iocb_addr) >> 6] = t_sub
+            done = syscall(io_submit, c_ctx, k, batch)
+            if done < 0:
+                err = ctypes.get_errno()
+                if error is None:
+                    error = (err, os.strerror(err))
+                stopping = True
+            else:
+                inflight += done
+        if now - last_publish >= PUBLISH_NS:
+            publish(now)
+            last_publish = now
+    syscall(calls["io_destroy"], c_ctx)
+    publish(time.monotonic_ns())
+    end = time.monotonic_ns()
+    if snap_end is None:
+        snap_end = snapshot()
+        cpu_end = time.process_time()
+    if snap_start is None:
+        snap_start = snap_end
+        cpu_start = cpu_end
+    result = _measured(snap_start, snap_end, snap_end[6], snap_end[7], cpu_end - cpu_start, bs)
+    result["stopped_at_ns"] = end
+    if error is not None:
+        result["error"] = f"I/O error: {os.strerror(error[0]) if error[0] else error[1]} ({cfg['path']})"
+        live[STATE] = FAILED
+    else:
+        live[STATE] = DONE
+    return result
+
+
+def _measured(start: tuple, end: tuple, mins: list, maxs: list, cpu: float, bs: int) -> dict:
+    r_ios = end[0] - start[0]
+    w_ios = end[1] - start[1]
+    hist_r = array("q", end[4])
+    hist_w = array("q", end[5])
+    base_r = array("q", start[4])
+    base_w = array("q", start[5])
+    for i in range(BUCKETS):
+        hist_r[i] -= base_r[i]
+        hist_w[i] -= base_w[i]
+    return {
+        "r_ios": r_ios,
+        "w_ios": w_ios,
+        "r_bytes": r_ios * bs,
+        "w_bytes": w_ios * bs,
+        "r_lat_ns": end[2] - start[2],
+        "w_lat_ns": end[3] - start[3],
+        "r_min": mins[0] if r_ios else None,
+        "r_max": maxs[0] if r_ios else None,
+        "w_min": mins[1] if w_ios else None,
+        "w_max": maxs[1] if w_ios else None,
+        "r_hist": hist_r.tobytes(),
+        "w_hist": hist_w.tobytes(),
+        "cpu_seconds": cpu,
+    }
+
+
+# --------------------------------------------------------------------------- threads
+
+
+class _ThreadStats:
+    __slots__ = ("r_ios", "w_ios", "r_lat", "w_lat", "hist_r", "hist_w", "mins", "maxs")
+
+    def __init__(self, histograms: bool = True) -> None:
+        self.r_ios = self.w_ios = self.r_lat = self.w_lat = 0
+        self.hist_r = array("q", bytes(8 * BUCKETS)) if histograms else array("q")
+        self.hist_w = array("q", bytes(8 * BUCKETS)) if histograms else array("q")
+        self.mins = [1 << 62, 1 << 62]
+        self.maxs = [0, 0]
+
+
+def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
+    depth = cfg["outstanding"]
+    bs = cfg["block_size"]
+    wp = cfg["write_percent"]
+    latency = cfg["latency"]
+    buf, stride = _buffers(cfg, depth)
+    bufview = memoryview(buf)
+    nblocks = cfg["file_size"] // bs
+    seq = cfg["pattern"] == "sequential"
+    seq_start, seq_end = _region(cfg)
+    seq_blocks = max(1, (seq_end - seq_start) // bs)
+    counter = iter(range(1 << 62))
+    live_stats = [_ThreadStats(histograms=False) for _ in range(depth)]
+    live_hist_r = array("q", bytes(8 * BUCKETS))
+    live_hist_w = array("q", bytes(8 * BUCKETS))
+    measure_stats = [_ThreadStats() for _ in range(depth)]
+    errors: list[tuple[int, str]] = []
+    stop = threading.Event()
+
+    t_measure, t_end = _wait_for_go(control, live)
+    if t_end == 0:
+        return {"stopped": True}
+
+    def run(slot: int) -> None:
+        rnd = random.Random(cfg["seed"] * 1000 + slot).random
+        view = bufview[slot * stride : slot * stride + bs]
+        stamp = _STAMP.pack_into
+        positions = range(0, bs - 15, 4096)
+        mine, measured = live_stats[slot], measure_stats[slot]
+        n = 0
+        mono = time.monotonic_ns
+        while not stop.is_set():
+            w = wp == 100 or (wp > 0 and rnd() * 100 < wp)
+            if seq:
+                off = seq_start + (next(counter) % seq_blocks) * bs
+            else:
+                off = int(rnd() * nblocks) * bs
+            try:
+                if w:
+                    n += 1
+                    for p in positions:
+                        stamp(view, p, off + p, cfg["seed"] + n)
+                    t0 = mono()
+                    done = os.pwritev(fd, [view], off)
+                else:
+                    t0 = mono()
+                    done = os.preadv(fd, [view], off)
+            except OSError as exc:
+                errors.append((exc.errno or errno.EIO, exc.strerror or str(exc)))
+                stop.set()
+                return
+            t1 = mono()
+            if done != bs:
+                errors.append((errno.EIO, f"short transfer of {done} bytes"))
+                stop.set()
+                return
+            lat = t1 - t0
+            if latency:
+                if lat < 128:
+                    idx = max(lat, 0)
+                else:
+                    shift = lat.bit_length() - SUB_BITS
+                    idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
+                # Shared by all threads for the live view only: a rare lost update is harmless
+                # there; the measured counts below are per thread and exact.
+                (live_hist_w if w else live_hist_r)[idx] += 1
+            if w:
+                mine.w_ios += 1
+                mine.w_lat += lat
+            else:
+                mine.r_ios += 1
+                mine.r_lat += lat
+            if t_measure <= t1 < t_end:
+                d = 1 if w else 0
+                if w:
+                    measured.w_ios += 1
+                    measured.w_lat += lat
+                else:
+                    measured.r_ios += 1
+                    measured.r_lat += lat
+                if latency:
+                    (measured.hist_w if w else measured.hist_r)[idx] += 1
+                    if lat < measured.mins[d]:
+                        measured.mins[d] = lat
+                    if lat > measured.maxs[d]:
+                        measured.maxs[d] = lat
+            if t1 >= t_end or control[C_STOP]:
+                return
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(depth)]
+    cpu_start = None
+    cpu_end = None
+    for t in threads:
+        t.start()
+    live_view = memoryview(live).cast("B").cast("q")
+    while any(t.is_alive() for t in threads):
+        time.sleep(PUBLISH_NS / 1e9)
+        now = time.monotonic_ns()
+        if cpu_start is None and now >= t_measure:
+            cpu_start = time.process_time()
+        if cpu_end is None and now >= t_end:
+            cpu_end = time.process_time()
+        if control[C_STOP]:
+            stop.set()
+        _publish_threads(live, live_view, live_stats, live_hist_r, live_hist_w, latency, now)
+    _publish_threads(live, live_view, live_stats, live_hist_r, live_hist_w, latency, time.monotonic_ns())
+    cpu_end = cpu_end if cpu_end is not None else time.process_time()
+    cpu_start = cpu_start if cpu_start is not None else cpu_end
+    total = _ThreadStats()
+    for s in measure_stats:
+        total.r_ios += s.r_ios
+        total.w_ios += s.w_ios
+        total.r_lat += s.r_lat
+        total.w_lat += s.w_lat
+        for d in (0, 1):
+            total.mins[d] = min(total.mins[d], s.mins[d])
+            total.maxs[d] = max(total.maxs[d], s.maxs[d])
+        for i in range(BUCKETS):
+            total.hist_r[i] += s.hist_r[i]
+            total.hist_w[i] += s.hist_w[i]
+    zero = (0, 0, 0, 0, bytes(8 * BUCKETS), bytes(8 * BUCKETS))
+    end = (total.r_ios, total.w_ios, total.r_lat, total.w_lat, total.hist_r.tobytes(), total.hist_w.tobytes())
+    result = _measured(zero, end, total.mins, total.maxs, cpu_end - cpu_start, bs)
+    result["stopped_at_ns"] = time.monotonic_ns()
+    if errors:
+        code, text = errors[0]
+        result["error"] = f"I/O error: {os.strerror(code) if code else text} ({cfg['path']})"
+        live[STATE] = FAILED
+    else:
+        live[STATE] = DONE
+    return result
+
+
+def _publish_threads(live, live_view, stats, hist_r, hist_w, latency: bool, now: int) -> None:
+    live[R_IOS] = sum(s.r_ios for s in stats)
+    live[W_IOS] = sum(s.w_ios for s in stats)
+    live[R_LAT] = sum(s.r_lat for s in stats)
+    live[W_LAT] = sum(s.w_lat for s in stats)
+    live[BEAT] = now
+    if latency:
+        live_view[HEADER : HEADER + BUCKETS] = hist_r
+        live_view[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w

@@ -1,0 +1,319 @@
+"""Runs a Profile on a target: safety checks, test file, steps, cleanup, saving the result.
+
+`Runner.preflight()` checks everything that can be checked before a byte is written (engine
+present, target usable, enough free space) and raises LabtuiError otherwise. `Runner.events()`
+then runs the profile as an async stream of events (labtui.engine.events). Whatever happens —
+completion, an engine failure, the consumer cancelling — the test file is removed (unless
+kept on request) and the result, possibly partial, is saved through the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from labtui.engine import devices
+from labtui.engine.base import Engine, Job, get_engine
+from labtui.engine.events import (
+    Event,
+    PrepareProgress,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    StepFinished,
+    StepStarted,
+)
+from labtui.engine.testfile import drop_file_cache, o_direct_supported, write_test_file
+from labtui.errors import LabtuiError
+from labtui.model import EngineInfo, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
+from labtui.units import format_size, human_size
+
+_END = object()
+
+
+@dataclass
+class RunOptions:
+    engine: str = "native"
+    engine_settings: dict[str, Any] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    keep_file: bool = False
+    interval: float = 1.0  # seconds between live samples
+    params: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Plan:
+    """What preflight found: where the test file goes and what is known about the target."""
+
+    target: TargetInfo
+    directory: Path  # where the test file is created (and command steps run)
+    test_file: Path | None  # None for a profile of command steps only
+    created_dirs: list[Path]
+    direct_io: bool  # whether O_DIRECT works in `directory` (decided when it exists)
+
+
+class Runner:
+    def __init__(self, profile: Profile, target: str | os.PathLike, store: Any, options: RunOptions | None = None):
+        self.profile = profile
+        self.target_arg = str(target)
+        self.store = store
+        self.options = options or RunOptions()
+        self.engine: Engine = get_engine(self.options.engine, self.options.engine_settings)
+        self.run_id = new_result_id()
+        self.plan: Plan | None = None
+        self.result: RunResult | None = None
+        self.saved_path: Path | None = None
+        self._warnings: list[str] = []
+        self._cancel_prepare = threading.Event()
+
+    # ------------------------------------------------------------------ preflight
+
+    def preflight(self) -> Plan:
+        """Check the run can go ahead, before anything is written. Raises LabtuiError."""
+        if self.plan is not None:
+            return self.plan
+        self.profile.validate()
+        if self.profile.needs_test_file:
+            self.engine.check_available()
+        path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
+        if devices.is_block_device(path):
+            raise LabtuiError(
+                f"{path} is a block device: labtui does not run on raw devices yet; "
+                "give a directory on a mounted file system"
+            )
+        if path.exists() and not path.is_dir():
+            kind = "a file" if path.is_file() else "not a directory"
+            raise LabtuiError(f"{path} exists and is {kind}: give a directory (labtui creates its own test file there)")
+        existing = path
+        missing: list[Path] = []
+        while not existing.exists():
+            missing.append(existing)
+            if existing.parent == existing:
+                break
+            existing = existing.parent
+        if not existing.is_dir():
+            raise LabtuiError(f"{existing} is not a directory")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise LabtuiError(f"permission denied: cannot write in {existing}")
+        try:
+            st = os.statvfs(existing)
+        except OSError as exc:
+            raise LabtuiError(f"cannot inspect {existing}: {exc.strerror}") from exc
+        if st.f_flag & getattr(os, "ST_RDONLY", 1):
+            raise LabtuiError(f"{existing} is on a read-only file system")
+        free = st.f_bavail * st.f_frsize
+        need = self.profile.free_space_margin + (self.profile.file_size if self.profile.needs_test_file else 0)
+        if free < need:
+            raise LabtuiError(
+                f"not enough free space in {existing}: the run needs {human_size(need)} "
+                f"(test file {format_size(self.profile.file_size)} + margin {format_size(self.profile.free_space_margin)}), "
+                f"{human_size(free)} is free"
+            )
+        target = devices.target_info(path)
+        test_file = path / f"labtui-{self.run_id}.dat" if self.profile.needs_test_file else None
+        self.plan = Plan(
+            target=target,
+            directory=path,
+            test_file=test_file,
+            created_dirs=list(reversed(missing)),
+            direct_io=o_direct_supported(existing),
+        )
+        return self.plan
+
+    # ------------------------------------------------------------------ running
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Run the profile, yielding events. Cancelling the consumer aborts the run cleanly."""
+        plan = self.preflight()
+        queue: asyncio.Queue = asyncio.Queue()
+        task = asyncio.create_task(self._run(plan, queue.put_nowait), name=f"labtui-run-{self.run_id}")
+        try:
+            while True:
+                event = await queue.get()
+                if event is _END:
+                    break
+                yield event
+            await task  # re-raises what the run raised, if anything
+        finally:
+            if not task.done():
+                task.cancel()
+                # Wait for the run's own cleanup (workers reaped, file removed, result saved).
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await asyncio.shield(asyncio.wait({task}))
+
+    async def run(self) -> RunResult:
+        """Run to the end, discarding events; returns the saved result."""
+        async for _ in self.events():
+            pass
+        assert self.result is not None
+        return self.result
+
+    async def _run(self, plan: Plan, emit) -> None:
+        started = now()
+        engine_info = EngineInfo(self.engine.name, self.engine.version())
+        steps_total = len(self.profile.steps) * self.profile.repeat
+        emit(RunStarted(self.run_id, self.profile, plan.target, engine_info, steps_total, self.profile.planned_seconds))
+        results: list[StepResult] = []
+        status, error = "completed", None
+        cancelled = False
+        try:
+            for directory in plan.created_dirs:
+                directory.mkdir()
+            if plan.test_file is not None:
+                await self._prepare(plan, emit)
+            index = 0
+            for repetition in range(1, self.profile.repeat + 1):
+                for step in self.profile.steps:
+                    step = self._effective_step(step, plan, emit)
+                    result = await self._run_step(step, plan, index, steps_total, repetition, emit)
+                    results.append(result)
+                    index += 1
+                    if result.status != "completed":
+                        status, error = "failed", result.error or f"step {step.name!r} failed"
+                        break
+                    if step.cooldown > 0:
+                        await asyncio.sleep(step.cooldown)
+                if status != "completed":
+                    break
+        except asyncio.CancelledError:
+            cancelled = True
+            status, error = "aborted", "cancelled by the user"
+            raise
+        except (LabtuiError, OSError, InterruptedError) as exc:
+            status, error = "failed", _reason(exc)
+        except Exception as exc:  # noqa: BLE001 - an engine bug must still leave a saved, failed result
+            status, error = "failed", f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            self._cleanup(plan)
+            result = RunResult(
+                id=self.run_id,
+                status=status,
+                started=started,
+                ended=now(),
+                host=devices.host_info(),
+                target=plan.target,
+                engine=engine_info,
+                profile=self.profile,
+                steps=tuple(results),
+                tags=tuple(self.options.tags),
+                error=error,
+                warnings=tuple(self._warnings),
+            )
+            self.result, self.saved_path = self.store.save_result(result)
+            if not cancelled:
+                if error:
+                    emit(RunWarning(f"run {status}: {error}"))
+                emit(RunFinished(self.result, self.saved_path))
+                emit(_END)
+
+    async def _prepare(self, plan: Plan, emit) -> None:
+        assert plan.test_file is not None
+        total = self.profile.file_size
+        begun = time.monotonic()
+        loop = asyncio.get_running_loop()
+
+        def progress(done: int) -> None:
+            loop.call_soon_threadsafe(emit, PrepareProgress(done, total, time.monotonic() - begun))
+
+        emit(PrepareProgress(0, total, 0.0))
+        worker = asyncio.ensure_future(
+            asyncio.to_thread(
+                write_test_file, plan.test_file, total, direct=plan.direct_io, progress=progress,
+                cancel=self._cancel_prepare,
+            )
+        )
+        try:
+            await asyncio.shield(worker)
+        except asyncio.CancelledError:
+            # The writer thread cannot be killed; tell it to stop and wait (it checks per 4 MiB).
+            self._cancel_prepare.set()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(worker), timeout=1.5)
+            raise
+        except OSError as exc:
+            raise LabtuiError(f"cannot write the test file {plan.test_file}: {_reason(exc)}") from exc
+
+    def _effective_step(self, step: Step, plan: Plan, emit) -> Step:
+        """The step as it will really run: cache off falls back to on where O_DIRECT is refused."""
+        if step.is_io and step.cache == "off" and not plan.direct_io:
+            message = (
+                f"{plan.target.filesystem or 'this file system'} at {plan.directory} refuses O_DIRECT: "
+                f"step {step.name!r} runs with the page cache ON and is recorded as cache = \"on\"; "
+                "its numbers measure memory as much as the disk"
+            )
+            if message not in self._warnings:
+                self._warnings.append(message)
+                emit(RunWarning(message))
+            return replace(step, cache="on")
+        if step.is_io and step.cache == "on" and plan.test_file is not None:
+            drop_file_cache(plan.test_file)
+        return step
+
+    async def _run_step(self, step: Step, plan: Plan, index: int, total: int, repetition: int, emit) -> StepResult:
+        job = Job(
+            path=plan.test_file or plan.directory,
+            file_size=self.profile.file_size,
+            index=index,
+            total=total,
+            repetition=repetition,
+            interval=self.options.interval,
+            workdir=plan.directory,
+            disk=plan.target.disk,
+            params=dict(self.options.params),
+        )
+        engine = self._engine_for(step)
+        command_line = engine.command_line(step, job.path, job.file_size) if step.is_io else step.command
+        emit(StepStarted(index, total, step, repetition, command_line))
+        finished: StepResult | None = None
+        try:
+            async for event in engine.run_step(step, job):
+                if isinstance(event, StepFinished):
+                    finished = event.result
+                elif isinstance(event, RunWarning) and event.message not in self._warnings:
+                    self._warnings.append(event.message)
+                emit(event)
+        except (LabtuiError, OSError) as exc:
+            finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
+                                  error=_reason(exc))
+            emit(StepFinished(index, finished))
+        if finished is None:
+            finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
+                                  error="the engine ended without a result")
+            emit(StepFinished(index, finished))
+        return finished
+
+    def _engine_for(self, step: Step) -> Engine:
+        if step.is_io or self.engine.handles_commands:
+            return self.engine
+        return get_engine("command") if "command" in _registered() else self.engine
+
+    def _cleanup(self, plan: Plan) -> None:
+        self._cancel_prepare.set()
+        if plan.test_file is not None and not self.options.keep_file:
+            with contextlib.suppress(FileNotFoundError):
+                try:
+                    plan.test_file.unlink()
+                except OSError as exc:
+                    self._warnings.append(f"could not remove the test file {plan.test_file}: {_reason(exc)}")
+        for directory in reversed(plan.created_dirs):
+            with contextlib.suppress(OSError):
+                directory.rmdir()  # only if still empty: never remove what someone put there
+
+
+def _registered() -> set[str]:
+    from labtui.engine.base import ENGINES
+
+    return set(ENGINES)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"{exc.strerror}{where}"
+    return str(exc) or type(exc).__name__
