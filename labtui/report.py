@@ -88,10 +88,11 @@ def steps_table(profile: Profile) -> Table:
 def result_steps_table(result: RunResult) -> Table:
     """The per-step summary printed at the end of a run and by `labtui show`."""
     table = Table(box=box.SIMPLE_HEAD)
-    table.add_column("step")
-    table.add_column("workload")
-    for name in ("IOPS", "MiB/s", "read IOPS", "write IOPS", "mean ms", "p99 ms", "CPU"):
-        table.add_column(name, justify="right")
+    table.add_column("step", overflow="fold")
+    mixed = any(s.read.ios and s.write.ios for s in result.steps)
+    names = ["IOPS", "MiB/s"] + (["read / write IOPS"] if mixed else []) + ["mean ms", "p99 ms", "CPU"]
+    for name in names:
+        table.add_column(name, justify="right", no_wrap=True)
     show_rep = result.profile.repeat > 1
     for s in result.steps:
         iops, mib = step_headline(s)
@@ -99,20 +100,13 @@ def result_steps_table(result: RunResult) -> Table:
         if s.status != "completed":
             name += f" ({s.status})"
         if s.step.kind == "command":
-            wall = f"{s.wall_seconds:.1f} s" if s.wall_seconds is not None else "-"
-            table.add_row(name, f"command, wall {wall}", fmt_iops(iops), fmt_mib(mib), "", "", "", "", fmt_pct(s.cpu_percent))
+            wall = f"{s.wall_seconds:.1f} s wall" if s.wall_seconds is not None else "-"
+            row = [name, fmt_iops(iops), fmt_mib(mib)] + ([""] if mixed else []) + [wall, "", fmt_pct(s.cpu_percent)]
+            table.add_row(*row)
             continue
-        table.add_row(
-            name,
-            s.step.label(),
-            fmt_iops(iops),
-            fmt_mib(mib),
-            fmt_iops(s.read.iops) if s.read.ios else "-",
-            fmt_iops(s.write.iops) if s.write.ios else "-",
-            fmt_ms(s.latency.mean),
-            fmt_ms(s.latency.p99),
-            fmt_pct(s.cpu_percent),
-        )
+        split = [f"{fmt_iops(s.read.iops)} / {fmt_iops(s.write.iops)}"] if mixed else []
+        table.add_row(name, fmt_iops(iops), fmt_mib(mib), *split, fmt_ms(s.latency.mean), fmt_ms(s.latency.p99),
+                      fmt_pct(s.cpu_percent))
     return table
 
 

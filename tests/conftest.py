@@ -5,12 +5,32 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def disk_dir() -> Path:
+    """A fresh directory on a real disk where O_DIRECT works (/var/tmp first: /tmp may be tmpfs)."""
+    from labtui.engine.testfile import o_direct_supported
+
+    for base in ("/var/tmp", tempfile.gettempdir()):
+        if not os.access(base, os.W_OK):
+            continue
+        directory = Path(tempfile.mkdtemp(prefix="labtui-test-", dir=base))
+        if o_direct_supported(directory):
+            yield directory
+            shutil.rmtree(directory, ignore_errors=True)
+            return
+        shutil.rmtree(directory, ignore_errors=True)
+    if os.environ.get("CI"):
+        pytest.fail("no directory on this machine supports O_DIRECT")
+    pytest.skip("no directory here supports O_DIRECT")
 
 
 @pytest.fixture

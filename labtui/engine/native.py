@@ -54,6 +54,8 @@ def backend_for(step: Step, direct: bool) -> str:
 
 class NativeEngine(Engine):
     name = "native"
+    last_all_phase_ios = 0
+    last_traces: list = []
 
     def check_available(self) -> None:
         return None  # pure Python: always available
@@ -93,6 +95,7 @@ class NativeEngine(Engine):
                 "workers": step.threads,
                 "seed": seed + i * 7_919,
                 "backend": backend,
+                "trace": int(self.settings.get("trace_offsets", 0)),
             }
             live = ctx.RawArray("q", nw.LIVE_SIZE)
             receiver, sender = ctx.Pipe(duplex=False)
@@ -157,6 +160,9 @@ class NativeEngine(Engine):
         cpu_percent = meter.stop()
 
         finals = await self._collect(workers, deadline=t_end + OVERRUN + step.duration * 0.1)
+        # Every I/O the workers completed, warm-up and drain included: what the kernel saw.
+        self.last_all_phase_ios = sum(w.live[nw.R_IOS] + w.live[nw.W_IOS] for w in workers)
+        self.last_traces = [f.get("trace", []) for f in finals]
         errors = [f.get("error") for f in finals if f.get("error")]
         status, error = ("failed", errors[0]) if errors else ("completed", None)
         yield StepFinished(job.index, _step_result(step, job, finals, t_end - t_measure, samples, cpu_percent,

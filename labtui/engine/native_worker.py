@@ -161,8 +161,10 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
         iq[slot * 8 + 4] = bs  # aio_nbytes
     read_word = (fd << 32) | 0  # aio_lio_opcode (u16) | aio_reqprio (s16) | aio_fildes (u32)
     write_word = (fd << 32) | 1
-    batch = (ctypes.c_uint64 * depth)()  # struct iocb *[]
-    bq = memoryview(batch).cast("B").cast("Q")
+    # One single-entry `struct iocb *[]` per slot: each I/O is submitted on its own as soon as
+    # its slot frees up, as fio does (iodepth_batch_submit=1). Submitting completions in one
+    # batch makes them convoy: measured here, 4K QD32 reached only ~75 % of fio's IOPS that way.
+    slot_ptrs = [(ctypes.c_uint64 * 1)(iocb_addr + slot * 64) for slot in range(depth)]
     events = (ctypes.c_int64 * (4 * depth))()  # struct io_event is 32 bytes
     eq = memoryview(events).cast("B").cast("q")
     timeout = _Timespec(0, 20_000_000)
@@ -182,6 +184,9 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
 
     submit_ns = [0] * depth
     is_write = [False] * depth
+    # Offsets of the first `trace` submissions in order, for tests that check the access pattern.
+    trace_left = cfg.get("trace", 0)
+    trace: list[tuple[int, bool]] = []
     hist_r = array("q", bytes(8 * BUCKETS))
     hist_w = array("q", bytes(8 * BUCKETS))
     live_view = memoryview(live).cast("B").cast("q") if not isinstance(live, memoryview) else live
@@ -230,21 +235,23 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
             writes_done += 1
             for p in stamp_positions:
                 stamp(bufview, b0 + p, off + p, nonce + writes_done)
-        bq[slot] = iocb_addr + slot * 64
-        submit_ns[slot] = now
-    inflight = 0
-    submitted = syscall(io_submit, c_ctx, depth, batch)
-    if submitted < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-    inflight = submitted
+        if trace_left:
+            trace.append((off, w))
+            trace_left -= 1
+        submit_ns[slot] = time.monotonic_ns()
+        if syscall(io_submit, c_ctx, 1, slot_ptrs[slot]) != 1:
+            err = ctypes.get_errno()
+            raise OSError(err, f"io_submit failed: {os.strerror(err)}")
+    inflight = depth
     last_publish = now
     stopping = False
     error = None
 
+    mono = time.monotonic_ns
+    submit = syscall
     while inflight:
         got = syscall(io_getevents, c_ctx, 1, depth, events, p_timeout)
-        now = time.monotonic_ns()
+        now = mono()
         if got < 0:
             err = ctypes.get_errno()
             if err == errno.EINTR:
@@ -261,7 +268,6 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
             stopping = True
         if not stopping and control[C_STOP]:
             stopping = True
-        k = 0
         for j in range(got):
             e = j * 4
             slot = eq[e]
@@ -318,20 +324,17 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
                 writes_done += 1
                 for p in stamp_positions:
                     stamp(bufview, b0 + p, off + p, nonce + writes_done)
-            bq[k] = iocb_addr + slot * 64
-            k += 1
-        if k:
-            t_sub = time.monotonic_ns()
-            for i in range(k):
-                submit_ns[(bq[i] - iocb_addr) >> 6] = t_sub
-            done = syscall(io_submit, c_ctx, k, batch)
-            if done < 0:
+            if trace_left:
+                trace.append((off, w))
+                trace_left -= 1
+            submit_ns[slot] = mono()
+            if submit(io_submit, c_ctx, 1, slot_ptrs[slot]) == 1:
+                inflight += 1
+            else:
                 err = ctypes.get_errno()
                 if error is None:
                     error = (err, os.strerror(err))
                 stopping = True
-            else:
-                inflight += done
         if now - last_publish >= PUBLISH_NS:
             publish(now)
             last_publish = now
@@ -346,6 +349,7 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
         cpu_start = cpu_end
     result = _measured(snap_start, snap_end, snap_end[6], snap_end[7], cpu_end - cpu_start, bs)
     result["stopped_at_ns"] = end
+    result["trace"] = trace
     if error is not None:
         result["error"] = f"I/O error: {os.strerror(error[0]) if error[0] else error[1]} ({cfg['path']})"
         live[STATE] = FAILED
@@ -413,6 +417,8 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
     measure_stats = [_ThreadStats() for _ in range(depth)]
     errors: list[tuple[int, str]] = []
     stop = threading.Event()
+    trace: list[tuple[int, bool]] = []
+    trace_limit = cfg.get("trace", 0)
 
     t_measure, t_end = _wait_for_go(control, live)
     if t_end == 0:
@@ -432,6 +438,8 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
                 off = seq_start + (next(counter) % seq_blocks) * bs
             else:
                 off = int(rnd() * nblocks) * bs
+            if len(trace) < trace_limit:
+                trace.append((off, w))
             try:
                 if w:
                     n += 1
@@ -519,6 +527,7 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
     end = (total.r_ios, total.w_ios, total.r_lat, total.w_lat, total.hist_r.tobytes(), total.hist_w.tobytes())
     result = _measured(zero, end, total.mins, total.maxs, cpu_end - cpu_start, bs)
     result["stopped_at_ns"] = time.monotonic_ns()
+    result["trace"] = trace[:trace_limit]
     if errors:
         code, text = errors[0]
         result["error"] = f"I/O error: {os.strerror(code) if code else text} ({cfg['path']})"

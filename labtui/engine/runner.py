@@ -35,6 +35,7 @@ from labtui.model import EngineInfo, Profile, RunResult, Step, StepResult, Targe
 from labtui.units import format_size, human_size
 
 _END = object()
+MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
 
 
 @dataclass
@@ -117,12 +118,15 @@ class Runner:
             )
         target = devices.target_info(path)
         test_file = path / f"labtui-{self.run_id}.dat" if self.profile.needs_test_file else None
+        # A memory file system may accept O_DIRECT (tmpfs does since Linux 6.6), yet its files
+        # live in the page cache: there is no disk to bypass the cache to.
+        in_memory = target.filesystem in MEMORY_FS
         self.plan = Plan(
             target=target,
             directory=path,
             test_file=test_file,
             created_dirs=list(reversed(missing)),
-            direct_io=o_direct_supported(existing),
+            direct_io=o_direct_supported(existing) and not in_memory,
         )
         return self.plan
 
@@ -242,10 +246,11 @@ class Runner:
     def _effective_step(self, step: Step, plan: Plan, emit) -> Step:
         """The step as it will really run: cache off falls back to on where O_DIRECT is refused."""
         if step.is_io and step.cache == "off" and not plan.direct_io:
+            fs = plan.target.filesystem or "this file system"
+            why = "keeps its files in memory" if fs in MEMORY_FS else "refuses O_DIRECT"
             message = (
-                f"{plan.target.filesystem or 'this file system'} at {plan.directory} refuses O_DIRECT: "
-                f"step {step.name!r} runs with the page cache ON and is recorded as cache = \"on\"; "
-                "its numbers measure memory as much as the disk"
+                f"{fs} at {plan.directory} {why}: cache-off steps cannot bypass the page cache, so they run "
+                f"with the page cache ON and are recorded as cache = \"on\"; their numbers measure memory, not a disk"
             )
             if message not in self._warnings:
                 self._warnings.append(message)

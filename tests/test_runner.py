@@ -1,0 +1,249 @@
+"""Run orchestration on real files: preparation, preflight refusals, fallbacks, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import zlib
+from dataclasses import replace
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import labtui_cmd
+from labtui.engine.events import (
+    PrepareProgress,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    SampleTaken,
+    StepFinished,
+    StepStarted,
+)
+from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.testfile import write_test_file
+from labtui.errors import LabtuiError
+from labtui.model import Profile, Step
+from labtui.store import Store
+
+MIB = 1024 * 1024
+
+
+def small_profile(**overrides) -> Profile:
+    steps = (
+        Step(name="read", block_size=65536, threads=2, outstanding=2, duration=1.0, warmup=0.2),
+        Step(name="write", block_size=65536, write_percent=100, threads=2, outstanding=2, duration=1.0, warmup=0.2),
+    )
+    fields = dict(name="tiny", title="tiny", file_size=32 * MIB, free_space_margin=0, steps=steps)
+    fields.update(overrides)
+    return Profile(**fields)
+
+
+def collect(runner: Runner) -> list:
+    events = []
+
+    async def go():
+        async for event in runner.events():
+            events.append(event)
+
+    asyncio.run(go())
+    return events
+
+
+def engine_workers() -> list[psutil.Process]:
+    """Worker processes: the fork server is our child; workers are its children."""
+    me = psutil.Process()
+    return [p for p in me.children(recursive=True) if p.ppid() != me.pid]
+
+
+def test_a_run_emits_the_documented_stream_and_saves_the_result(disk_dir, tmp_path):
+    store = Store(tmp_path / "home")
+    runner = Runner(small_profile(), disk_dir, store, RunOptions(tags=("t1",), interval=0.5))
+    events = collect(runner)
+    kinds = [type(e) for e in events]
+    assert kinds[0] is RunStarted and kinds[-1] is RunFinished
+    assert kinds.index(PrepareProgress) < kinds.index(StepStarted)
+    assert kinds.count(StepStarted) == 2 and kinds.count(StepFinished) == 2
+    assert SampleTaken in kinds
+    progress = [e for e in events if isinstance(e, PrepareProgress)]
+    assert progress[-1].bytes_done == progress[-1].bytes_total == 32 * MIB
+    result = events[-1].result
+    assert result.status == "completed" and result.tags == ("t1",)
+    assert [s.name for s in result.steps] == ["read", "write"]
+    assert result.target.mount_point and result.host.cpu_count
+    assert store.find_result(result.id) == result
+    assert not list(disk_dir.glob("labtui-*.dat")), "the test file must be removed"
+
+
+def test_the_prepared_file_is_full_incompressible_and_never_repeats(tmp_path):
+    path = tmp_path / "f.dat"
+    write_test_file(path, 8 * MIB + 4096, direct=False)
+    data = path.read_bytes()
+    assert len(data) == 8 * MIB + 4096
+    blocks = [data[i : i + 4096] for i in range(0, len(data), 4096)]
+    assert not any(b == bytes(4096) for b in blocks)
+    assert len(set(blocks)) == len(blocks)
+    assert len(zlib.compress(data, 6)) > 0.99 * len(data)
+
+
+def test_keep_file_keeps_the_prepared_file(disk_dir, tmp_path):
+    runner = Runner(small_profile(steps=small_profile().steps[:1]), disk_dir, Store(tmp_path / "h"),
+                    RunOptions(keep_file=True))
+    collect(runner)
+    kept = runner.plan.test_file
+    try:
+        assert kept.stat().st_size == 32 * MIB
+        with open(kept, "rb") as handle:
+            head = handle.read(MIB)
+        assert head.count(0) < len(head) // 100
+    finally:
+        kept.unlink()
+
+
+def test_not_enough_free_space_is_refused_before_any_write(disk_dir, tmp_path):
+    free = shutil.disk_usage(disk_dir).free
+    store = Store(tmp_path / "home")
+    before = sorted(os.listdir(disk_dir))
+    runner = Runner(small_profile(file_size=free + 1024 * MIB), disk_dir, store)
+    with pytest.raises(LabtuiError, match="not enough free space"):
+        runner.preflight()
+    assert sorted(os.listdir(disk_dir)) == before
+    assert not (tmp_path / "home" / "results").exists()
+
+
+def test_the_free_space_margin_counts_too(disk_dir, tmp_path):
+    free = shutil.disk_usage(disk_dir).free
+    runner = Runner(small_profile(free_space_margin=free), disk_dir, Store(tmp_path / "h"))
+    with pytest.raises(LabtuiError, match="margin"):
+        runner.preflight()
+
+
+def test_an_existing_file_as_target_is_refused(tmp_path):
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me")
+    with pytest.raises(LabtuiError, match="exists and is a file"):
+        Runner(small_profile(), victim, Store(tmp_path / "h")).preflight()
+    assert victim.read_text() == "keep me"
+
+
+def test_a_missing_target_directory_is_created_and_removed_again(disk_dir, tmp_path):
+    target = disk_dir / "new" / "deeper"
+    runner = Runner(small_profile(steps=small_profile().steps[:1]), target, Store(tmp_path / "h"))
+    collect(runner)
+    assert runner.result.status == "completed"
+    assert not (disk_dir / "new").exists()
+
+
+def test_cache_off_falls_back_loudly_where_o_direct_is_refused(tmp_path):
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK):
+        pytest.skip("no writable tmpfs at /dev/shm")
+    target = shm / f"labtui-test-{os.getpid()}"
+    runner = Runner(small_profile(file_size=8 * MIB), target, Store(tmp_path / "h"))
+    try:
+        events = collect(runner)
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+    warnings = [e.message for e in events if isinstance(e, RunWarning)]
+    assert any('cache = "on"' in w and "page cache" in w for w in warnings)
+    result = runner.result
+    assert result.status == "completed"
+    assert all(s.step.cache == "on" for s in result.steps)
+    assert any('cache = "on"' in w for w in result.warnings)
+    assert result.target.filesystem == "tmpfs"
+
+
+def test_cancelling_mid_step_aborts_cleanly(disk_dir, tmp_path):
+    store = Store(tmp_path / "home")
+    profile = small_profile(steps=(replace(small_profile().steps[0], duration=30.0),))
+    runner = Runner(profile, disk_dir, store, RunOptions(interval=0.2))
+
+    async def go():
+        async def consume():
+            async for event in runner.events():
+                if isinstance(event, SampleTaken) and event.phase == "measure":
+                    assert engine_workers(), "workers should be running mid-step"
+                    started.set()
+
+        started = asyncio.Event()
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(started.wait(), timeout=30)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return loop.time() - t0
+
+    stop_seconds = asyncio.run(go())
+    assert stop_seconds < 2.0
+    assert engine_workers() == []
+    assert not list(disk_dir.glob("labtui-*.dat"))
+    result = runner.result
+    assert result.status == "aborted" and "cancel" in result.error
+    assert store.find_result(result.id).status == "aborted"
+
+
+def test_a_failing_step_fails_the_run_and_still_cleans_up(disk_dir, tmp_path):
+    store = Store(tmp_path / "home")
+    runner = Runner(small_profile(), disk_dir, store)
+    plan = runner.preflight()
+    # Sabotage: the engine is told to read past the end of a file truncated after preparation.
+    original = runner._effective_step
+
+    def truncate_then_run(step, plan_, emit):
+        os.truncate(plan.test_file, 1 * MIB)
+        return original(step, plan_, emit)
+
+    runner._effective_step = truncate_then_run
+    collect(runner)
+    result = runner.result
+    assert result.status == "failed" and result.error
+    assert len(result.steps) == 1 and result.steps[0].status == "failed"
+    assert not plan.test_file.exists()
+    assert store.find_result(result.id).status == "failed"
+
+
+def test_cli_run_json_is_consistent_and_show_finds_it(disk_dir, labtui_home):
+    target = disk_dir / "cli"
+    target.mkdir()
+    out = subprocess.run(
+        labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "1s", "--file-size", "64M",
+                   "--json", "--yes", "--tag", "cli"),
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["status"] == "completed" and result["tags"] == ["cli"]
+    assert len(result["steps"]) == 2
+    for s in result["steps"]:
+        for d in ("read", "write", "total"):
+            x = s[d]
+            if x["ios"]:
+                assert x["iops"] == pytest.approx(x["ios"] / x["seconds"])
+                assert x["mib_s"] == pytest.approx(x["bytes"] / x["seconds"] / MIB)
+        assert s["total"]["ios"] == s["read"]["ios"] + s["write"]["ios"] > 0
+        assert s["latency_ms"]["p99"] >= s["latency_ms"]["p50"] > 0
+    assert result["steps"][0]["write"]["ios"] == 0 and result["steps"][1]["read"]["ios"] == 0
+    assert list(target.iterdir()) == []
+    show = subprocess.run(labtui_cmd("show", result["id"]), capture_output=True, text=True)
+    assert show.returncode == 0 and result["id"] in show.stdout
+    assert "progress" not in out.stdout and "step 1/2" in out.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--file-size", "0"], "greater than zero"),
+    (["--duration=-1s"], "negative"),
+    (["--file-size", "12Q"], "unknown size unit"),
+    (["-p", "no-such-profile"], "no profile named"),
+    (["-e", "nonsense"], "unknown engine"),
+])
+def test_cli_run_bad_input_is_one_line_exit_2(disk_dir, labtui_home, args, message):
+    out = subprocess.run(labtui_cmd("run", "-t", str(disk_dir), "--yes", *args), capture_output=True, text=True)
+    assert out.returncode == 2
+    assert message in out.stderr and out.stderr.count("\n") == 1
+    assert not list(disk_dir.glob("labtui-*.dat"))
