@@ -247,3 +247,28 @@ def test_cli_run_bad_input_is_one_line_exit_2(disk_dir, labtui_home, args, messa
     assert out.returncode == 2
     assert message in out.stderr and out.stderr.count("\n") == 1
     assert not list(disk_dir.glob("labtui-*.dat"))
+
+
+@pytest.mark.parametrize("fault", ["crash", "hang"])
+def test_an_engine_that_crashes_or_hangs_fails_the_step_cleanly(disk_dir, tmp_path, fault):
+    store = Store(tmp_path / "home")
+    profile = small_profile(steps=(replace(small_profile().steps[0], duration=1.0, warmup=0.0),))
+    runner = Runner(profile, disk_dir, store, RunOptions(interval=0.2, engine_settings={"overrun_seconds": 1.0}))
+
+    async def go():
+        async for event in runner.events():
+            if isinstance(event, SampleTaken) and event.phase == "measure" and event.sample.t < 0.5:
+                victim = engine_workers()[0]
+                if fault == "crash":
+                    victim.kill()
+                else:
+                    victim.suspend()  # SIGSTOP: alive but making no progress
+
+    asyncio.run(go())
+    result = runner.result
+    assert result.status == "failed"
+    reason = result.steps[0].error
+    assert ("died" in reason) if fault == "crash" else ("overran" in reason), reason
+    assert engine_workers() == []
+    assert not list(disk_dir.glob("labtui-*.dat"))
+    assert store.find_result(result.id).status == "failed"

@@ -17,6 +17,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--repeat", type=int, help="run every step this many times")
     parser.add_argument("--keep-file", action="store_true", help="keep the test file after the run")
     parser.add_argument("--interval", default="1s", help="live sample interval (default 1s)")
+    parser.add_argument("--destroy-data", metavar="/dev/NAME",
+                        help="allow write steps on this raw block device (must name the target device)")
 
 
 def load_profile(store, args):
@@ -47,6 +49,7 @@ def run(args) -> int:
         tags=tuple(args.tag),
         keep_file=args.keep_file,
         interval=parse_duration(args.interval, field="--interval"),
+        destroy_data=args.destroy_data,
     )
     runner = Runner(profile, args.target, store, options)
     plan = runner.preflight()

@@ -25,6 +25,7 @@ from labtui import __version__
 from labtui.engine import native_worker as nw
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, Job
 from labtui.engine.events import Event, SampleTaken, StepFinished
+from labtui.engine.guard import ensure_cleared
 from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
 from labtui.units import format_duration, format_size
@@ -75,6 +76,7 @@ class NativeEngine(Engine):
         )
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        ensure_cleared(job.path, step.writes, job.raw_device)
         direct = step.cache == "off"
         backend = backend_for(step, direct)
         ctx = _context()
@@ -159,7 +161,8 @@ class NativeEngine(Engine):
                 yield SampleTaken(job.index, phase, sample)
         cpu_percent = meter.stop()
 
-        finals = await self._collect(workers, deadline=t_end + OVERRUN + step.duration * 0.1)
+        overrun = float(self.settings.get("overrun_seconds", OVERRUN))
+        finals = await self._collect(workers, deadline=t_end + overrun + step.duration * 0.1)
         # Every I/O the workers completed, warm-up and drain included: what the kernel saw.
         self.last_all_phase_ios = sum(w.live[nw.R_IOS] + w.live[nw.W_IOS] for w in workers)
         self.last_traces = [f.get("trace", []) for f in finals]

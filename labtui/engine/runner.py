@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from labtui.engine import devices
+from labtui.engine import devices, guard
 from labtui.engine.base import Engine, Job, get_engine
 from labtui.engine.events import (
     Event,
@@ -46,6 +46,8 @@ class RunOptions:
     keep_file: bool = False
     interval: float = 1.0  # seconds between live samples
     params: dict[str, str] = field(default_factory=dict)
+    # For a raw block device target: the device the person named to confirm its destruction.
+    destroy_data: str | None = None
 
 
 @dataclass
@@ -57,6 +59,8 @@ class Plan:
     test_file: Path | None  # None for a profile of command steps only
     created_dirs: list[Path]
     direct_io: bool  # whether O_DIRECT works in `directory` (decided when it exists)
+    raw_device: bool = False  # the target is a block device the guard cleared
+    file_size: int = 0  # bytes of the test file (or of the device) the steps use
 
 
 class Runner:
@@ -84,10 +88,8 @@ class Runner:
             self.engine.check_available()
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
         if devices.is_block_device(path):
-            raise LabtuiError(
-                f"{path} is a block device: labtui does not run on raw devices yet; "
-                "give a directory on a mounted file system"
-            )
+            self.plan = self._preflight_raw(path)
+            return self.plan
         if path.exists() and not path.is_dir():
             kind = "a file" if path.is_file() else "not a directory"
             raise LabtuiError(f"{path} exists and is {kind}: give a directory (labtui creates its own test file there)")
@@ -127,8 +129,34 @@ class Runner:
             test_file=test_file,
             created_dirs=list(reversed(missing)),
             direct_io=o_direct_supported(existing) and not in_memory,
+            file_size=self.profile.file_size,
         )
         return self.plan
+
+    def _preflight_raw(self, path: Path) -> Plan:
+        """A raw device: reading is fine; writing only when the guard clears it."""
+        if any(not s.is_io for s in self.profile.steps):
+            raise LabtuiError(f"{path} is a block device: command steps need a directory on a mounted file system")
+        writes = any(s.writes for s in self.profile.steps)
+        facts = guard.check_raw_target(path, writes=writes, confirm=self.options.destroy_data)
+        size = min(self.profile.file_size, facts.size_bytes or 0)
+        largest = max(s.block_size for s in self.profile.steps)
+        if size < largest:
+            raise LabtuiError(f"{path} is smaller than one block ({format_size(largest)})")
+        if not writes:
+            self._warnings.append(
+                f"read-only run on raw device {path}: parts never written may be answered without touching "
+                "the media (trimmed or thin-provisioned blocks), which flatters read figures"
+            )
+        return Plan(
+            target=devices.target_info(path),
+            directory=path.parent,
+            test_file=path,
+            created_dirs=[],
+            direct_io=o_direct_supported(path.parent, device=path),
+            raw_device=True,
+            file_size=size,
+        )
 
     # ------------------------------------------------------------------ running
 
@@ -169,7 +197,9 @@ class Runner:
         try:
             for directory in plan.created_dirs:
                 directory.mkdir()
-            if plan.test_file is not None:
+            for message in self._warnings:
+                emit(RunWarning(message))
+            if plan.test_file is not None and not plan.raw_device:
                 await self._prepare(plan, emit)
             index = 0
             for repetition in range(1, self.profile.repeat + 1):
@@ -218,7 +248,7 @@ class Runner:
 
     async def _prepare(self, plan: Plan, emit) -> None:
         assert plan.test_file is not None
-        total = self.profile.file_size
+        total = plan.file_size
         begun = time.monotonic()
         loop = asyncio.get_running_loop()
 
@@ -256,14 +286,15 @@ class Runner:
                 self._warnings.append(message)
                 emit(RunWarning(message))
             return replace(step, cache="on")
-        if step.is_io and step.cache == "on" and plan.test_file is not None:
+        if step.is_io and step.cache == "on" and plan.test_file is not None and not plan.raw_device:
             drop_file_cache(plan.test_file)
         return step
 
     async def _run_step(self, step: Step, plan: Plan, index: int, total: int, repetition: int, emit) -> StepResult:
         job = Job(
             path=plan.test_file or plan.directory,
-            file_size=self.profile.file_size,
+            file_size=plan.file_size,
+            raw_device=plan.raw_device,
             index=index,
             total=total,
             repetition=repetition,
@@ -300,7 +331,7 @@ class Runner:
 
     def _cleanup(self, plan: Plan) -> None:
         self._cancel_prepare.set()
-        if plan.test_file is not None and not self.options.keep_file:
+        if plan.test_file is not None and not plan.raw_device and not self.options.keep_file:
             with contextlib.suppress(FileNotFoundError):
                 try:
                     plan.test_file.unlink()

@@ -40,11 +40,17 @@ class RandomBlocks:
             _STAMP.pack_into(buffer, pos, offset + pos, self.nonce)
 
 
-def o_direct_supported(directory: Path) -> bool:
-    """Whether files in `directory` can be opened with O_DIRECT (tmpfs and some FUSE refuse)."""
+def o_direct_supported(directory: Path, device: Path | None = None) -> bool:
+    """Whether files in `directory` (or the block `device`) can be opened with O_DIRECT."""
     flag = getattr(os, "O_DIRECT", 0)
     if not flag:
         return False
+    if device is not None:
+        try:
+            os.close(os.open(device, os.O_RDONLY | flag))
+        except OSError:
+            return False
+        return True
     probe = directory / f".labtui-odirect-{secrets.token_hex(4)}"
     try:
         fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY | flag, 0o600)

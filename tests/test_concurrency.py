@@ -1,0 +1,31 @@
+"""Two labtui processes saving results at once lose nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from conftest import labtui_cmd
+
+
+def test_two_runs_saving_concurrently_both_land(disk_dir, labtui_home):
+    procs = []
+    for n in (1, 2):
+        target = disk_dir / f"conc{n}"
+        target.mkdir()
+        procs.append(subprocess.Popen(
+            labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "1s", "--file-size", "32M",
+                       "--yes", "--json", "--tag", f"proc{n}"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        ))
+    ids = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        ids.append(json.loads(out)["id"])
+    assert len(set(ids)) == 2
+    listed = json.loads(subprocess.run(labtui_cmd("history", "--json"), capture_output=True, text=True,
+                                       check=True).stdout)
+    assert sorted(r["id"] for r in listed["results"]) == sorted(ids)
+    assert sorted(t for r in listed["results"] for t in r["tags"]) == ["proc1", "proc2"]
+    assert listed["broken"] == []
