@@ -55,9 +55,15 @@ def collect(runner: Runner) -> list:
 
 
 def engine_workers() -> list[psutil.Process]:
-    """Worker processes: the fork server is our child; workers are its children."""
-    me = psutil.Process()
-    return [p for p in me.children(recursive=True) if p.ppid() != me.pid]
+    """The native engine's worker processes started by this test process."""
+    workers = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if "labtui.engine.native_worker" in " ".join(p.cmdline()) and p.status() != psutil.STATUS_ZOMBIE:
+                workers.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return workers
 
 
 def test_a_run_emits_the_documented_stream_and_saves_the_result(disk_dir, tmp_path):
@@ -268,7 +274,7 @@ def test_an_engine_that_crashes_or_hangs_fails_the_step_cleanly(disk_dir, tmp_pa
     result = runner.result
     assert result.status == "failed"
     reason = result.steps[0].error
-    assert ("died" in reason) if fault == "crash" else ("overran" in reason), reason
+    assert ("killed by signal 9" in reason) if fault == "crash" else ("overran" in reason), reason
     assert engine_workers() == []
     assert not list(disk_dir.glob("labtui-*.dat"))
     assert store.find_result(result.id).status == "failed"

@@ -10,10 +10,17 @@ exact final counts and latency histograms into the step result.
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
+import contextlib
+import json
+import mmap
 import operator
+import os
+import pickle
 import secrets
+import signal
+import subprocess
 import sys
+import tempfile
 import time
 from array import array
 from pathlib import Path
@@ -36,14 +43,24 @@ STOP_GRACE = 1.0  # seconds workers get to drain in-flight I/Os before being kil
 OVERRUN = 10.0
 
 
-def _context():
-    if sys.platform.startswith("linux"):
-        ctx = multiprocessing.get_context("forkserver")
-        # Worker processes fork from a small server that has already imported the I/O loop,
-        # so starting 16 of them costs milliseconds, and they never inherit the UI's threads.
-        ctx.set_forkserver_preload(["labtui.engine.native_worker"])
-        return ctx
-    return multiprocessing.get_context("spawn")
+def _shared_file(size: int) -> int:
+    """A descriptor of `size` zeroed bytes of memory a child can inherit and map."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("labtui-native", 0)  # inheritable only where passed explicitly
+    else:
+        handle = tempfile.TemporaryFile()
+        fd = os.dup(handle.fileno())
+        handle.close()
+    os.ftruncate(fd, size)
+    return fd
+
+
+def _child_env() -> dict[str, str]:
+    # The worker imports labtui from wherever this process did, installed or not.
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
 
 
 def backend_for(step: Step, direct: bool) -> str:
@@ -79,51 +96,65 @@ class NativeEngine(Engine):
         ensure_cleared(job.path, step.writes, job.raw_device)
         direct = step.cache == "off"
         backend = backend_for(step, direct)
-        ctx = _context()
-        control = ctx.RawArray("d", 4)
         seed = secrets.randbits(48)
-        workers = []
-        for i in range(step.threads):
-            cfg = {
-                "path": str(job.path),
-                "file_size": job.file_size,
-                "block_size": step.block_size,
-                "pattern": step.pattern,
-                "write_percent": step.write_percent,
-                "outstanding": step.outstanding,
-                "direct": direct,
-                "latency": step.latency,
-                "worker": i,
-                "workers": step.threads,
-                "seed": seed + i * 7_919,
-                "backend": backend,
-                "trace": int(self.settings.get("trace_offsets", 0)),
-            }
-            live = ctx.RawArray("q", nw.LIVE_SIZE)
-            receiver, sender = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=nw.worker_main, args=(cfg, control, live, sender), daemon=True,
-                               name=f"labtui-worker-{i}")
-            workers.append(_Worker(proc, live, receiver, sender))
+        control_fd = _shared_file(nw.CONTROL_BYTES)
+        control_map = mmap.mmap(control_fd, nw.CONTROL_BYTES)
+        control = memoryview(control_map).cast("d")
+        workers: list[_Worker] = []
+        maps: list = [control_map]
         try:
-            for w in workers:
-                w.proc.start()
-                w.sender.close()  # the child holds the only write end: EOF tells us it died
+            for i in range(step.threads):
+                live_fd = _shared_file(nw.LIVE_BYTES)
+                cfg = {
+                    "path": str(job.path),
+                    "file_size": job.file_size,
+                    "block_size": step.block_size,
+                    "pattern": step.pattern,
+                    "write_percent": step.write_percent,
+                    "outstanding": step.outstanding,
+                    "direct": direct,
+                    "latency": step.latency,
+                    "worker": i,
+                    "workers": step.threads,
+                    "seed": seed + i * 7_919,
+                    "backend": backend,
+                    "trace": int(self.settings.get("trace_offsets", 0)),
+                    "control_fd": control_fd,
+                    "live_fd": live_fd,
+                }
+                try:
+                    live_map = mmap.mmap(live_fd, nw.LIVE_BYTES)
+                    maps.append(live_map)
+                    proc = await asyncio.create_subprocess_exec(
+                        sys.executable, "-m", "labtui.engine.native_worker", json.dumps(cfg),
+                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        pass_fds=(control_fd, live_fd), env=_child_env(),
+                    )
+                finally:
+                    os.close(live_fd)
+                workers.append(_Worker(proc, memoryview(live_map).cast("q")))
             await self._wait_ready(workers)
             async for event in self._measure(step, job, workers, control, backend):
                 yield event
         finally:
             control[nw.C_STOP] = 1.0
             await _reap(workers)
+            os.close(control_fd)
+            for w in workers:
+                w.live.release()
+            control.release()
+            for m in maps:
+                with contextlib.suppress(BufferError):
+                    m.close()
 
     async def _wait_ready(self, workers: list[_Worker]) -> None:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
-            states = [w.live[nw.STATE] for w in workers]
-            if all(s == nw.READY for s in states):
+            if all(w.live[nw.STATE] == nw.READY for w in workers):
                 return
             for w in workers:
-                if w.live[nw.STATE] == nw.FAILED or not w.proc.is_alive():
-                    raise EngineFailed(w.error() or "a worker process could not start")
+                if w.live[nw.STATE] == nw.FAILED or w.exited:
+                    raise EngineFailed(await w.failure() or "a worker process could not start")
             if time.monotonic() > deadline:
                 raise EngineFailed(f"worker processes did not get ready within {START_TIMEOUT:.0f} s")
             await asyncio.sleep(0.005)
@@ -147,7 +178,7 @@ class NativeEngine(Engine):
             delay = tick - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            failed = [w for w in workers if w.live[nw.STATE] == nw.FAILED or not w.proc.is_alive()]
+            failed = [w for w in workers if w.live[nw.STATE] == nw.FAILED or w.exited]
             if failed:
                 break
             phase = "measure" if tick > t_measure + 1e-9 else "warmup"
@@ -172,73 +203,64 @@ class NativeEngine(Engine):
                                                    self.command_line(step, job.path, job.file_size), status, error))
 
     async def _collect(self, workers: list[_Worker], deadline: float) -> list[dict]:
-        finals: list[dict | None] = [None] * len(workers)
-        while any(f is None for f in finals):
-            for i, w in enumerate(workers):
-                if finals[i] is None:
-                    finals[i] = w.poll_result()
-            if all(f is not None for f in finals):
-                break
-            if time.monotonic() > deadline:
-                raise EngineFailed("the native engine's workers overran the step by too much and were stopped (a hung disk?)")
-            await asyncio.sleep(0.01)
-        return [f for f in finals if f is not None]
+        try:
+            return list(await asyncio.wait_for(asyncio.gather(*(w.result() for w in workers)),
+                                               timeout=max(0.1, deadline - time.monotonic())))
+        except asyncio.TimeoutError:
+            raise EngineFailed(
+                "the native engine's workers overran the step by too much and were stopped (a hung disk?)"
+            ) from None
 
 
 class _Worker:
-    def __init__(self, proc, live, receiver, sender) -> None:
+    """One worker process, its live counters, and (once it ends) its final result."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, live: memoryview) -> None:
         self.proc = proc
         self.live = live
-        self.receiver = receiver
-        self.sender = sender
-        self.result: dict | None = None
+        self._result: dict | None = None
 
-    def poll_result(self) -> dict | None:
-        if self.result is not None:
-            return self.result
-        try:
-            if self.receiver.poll():
-                self.result = self.receiver.recv()
-                return self.result
-        except (EOFError, OSError):
-            self.result = {"error": self._death()}
-            return self.result
-        if not self.proc.is_alive() and self.proc.exitcode is not None:
-            # It may have sent just before exiting: one more look before calling it dead.
+    @property
+    def exited(self) -> bool:
+        return self.proc.returncode is not None
+
+    async def result(self) -> dict:
+        if self._result is None:
+            out, err = await self.proc.communicate()
             try:
-                if self.receiver.poll(0.05):
-                    self.result = self.receiver.recv()
-                    return self.result
-            except (EOFError, OSError):
-                pass
-            self.result = {"error": self._death()}
-        return self.result
+                self._result = pickle.loads(out) if out else None
+            except Exception:  # noqa: BLE001 - a garbled pipe is a dead worker
+                self._result = None
+            if not isinstance(self._result, dict):
+                self._result = {"error": self._death(err)}
+        return self._result
 
-    def error(self) -> str | None:
-        result = self.poll_result()
-        return result.get("error") if result else None
+    async def failure(self) -> str | None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            return (await asyncio.wait_for(self.result(), timeout=1.0)).get("error")
+        return None
 
-    def _death(self) -> str:
-        code = self.proc.exitcode
-        return f"a worker process died (exit code {code})" if code is not None else "a worker process died"
+    def _death(self, stderr: bytes) -> str:
+        code = self.proc.returncode
+        how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
+        last = (stderr or b"").decode(errors="replace").strip().splitlines()
+        return f"a worker process {how}" + (f": {last[-1]}" if last else "")
 
 
 async def _reap(workers: list[_Worker]) -> None:
     """Stop every worker: they drain in-flight I/Os; stragglers are terminated, then killed."""
-    deadline = time.monotonic() + STOP_GRACE
-    while any(w.proc.is_alive() for w in workers) and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
-    for w in workers:
-        if w.proc.is_alive():
-            w.proc.terminate()
-    deadline = time.monotonic() + 0.5
-    while any(w.proc.is_alive() for w in workers) and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
-    for w in workers:
-        if w.proc.is_alive():
-            w.proc.kill()
-        w.proc.join(timeout=0.2)
-        w.receiver.close()
+    async def settle(seconds: float) -> None:
+        pending = [w.proc.wait() for w in workers if not w.exited]
+        if pending:
+            await asyncio.wait([asyncio.ensure_future(p) for p in pending], timeout=seconds)
+
+    await settle(STOP_GRACE)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for w in workers:
+            if not w.exited:
+                with contextlib.suppress(ProcessLookupError):
+                    w.proc.send_signal(sig)
+        await settle(0.5)
 
 
 def _ticks(t_go: float, t_measure: float, t_end: float, interval: float) -> list[float]:

@@ -8,16 +8,24 @@ Two I/O loops:
 
 Timing is exact per phase: the parent publishes the measure window as monotonic instants;
 every completion batch carries one timestamp, and counters are snapshotted at the first batch
-past each boundary, so warm-up and drain I/Os never leak into the measured counts. This module
-imports nothing heavy: it is preloaded into the fork server.
+past each boundary, so warm-up and drain I/Os never leak into the measured counts.
+
+A worker is a fresh interpreter (`python -m labtui.engine.native_worker CONFIG`), not a fork:
+it inherits no threads, locks or UI state from the parent and never re-runs the parent's
+`__main__`. The parent shares two memory files with it (inherited descriptors): the control
+array (the measure window, stop and go flags) and the worker's live counters; the exact final
+counts come back pickled on stdout when the worker ends.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import json
 import mmap
 import os
+import pickle
+import sys
 import platform
 import random
 import signal
@@ -55,12 +63,36 @@ class _Timespec(ctypes.Structure):
     _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
 
 
-def worker_main(cfg: dict, control, live, conn) -> None:
-    """Entry point of a worker process. Never raises: failures are reported through `conn`."""
+CONTROL_BYTES = 8 * 4
+LIVE_BYTES = 8 * LIVE_SIZE
+
+
+def shared_views(control_fd: int, live_fd: int) -> tuple[memoryview, memoryview, list]:
+    """The control (float64) and live (int64) arrays over the two shared memory files."""
+    control_map = mmap.mmap(control_fd, CONTROL_BYTES)
+    live_map = mmap.mmap(live_fd, LIVE_BYTES)
+    return memoryview(control_map).cast("d"), memoryview(live_map).cast("q"), [control_map, live_map]
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of a worker process. Never raises: failures are reported on stdout."""
     # The terminal's Ctrl+C and a dropped SSH link reach the whole process group; the parent
     # decides how to stop, and tells the workers through the control array.
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTSTP):
         signal.signal(sig, signal.SIG_IGN)
+    cfg = json.loads(argv[1])
+    control, live, maps = shared_views(cfg["control_fd"], cfg["live_fd"])
+    result = work(cfg, control, live)
+    sys.stdout.buffer.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    sys.stdout.buffer.flush()
+    del control, live
+    for m in maps:
+        m.close()
+    return 0
+
+
+def work(cfg: dict, control, live) -> dict:
+    """Run the worker's share of a step; a failure becomes {"error": reason}, never an exception."""
     try:
         result = _run(cfg, control, live)
     except OSError as exc:
@@ -70,10 +102,7 @@ def worker_main(cfg: dict, control, live, conn) -> None:
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the step
         live[STATE] = FAILED
         result = {"error": f"{type(exc).__name__}: {exc}"}
-    try:
-        conn.send(result)
-    finally:
-        conn.close()
+    return result
 
 
 def _open(cfg: dict) -> int:
@@ -189,7 +218,7 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     trace: list[tuple[int, bool]] = []
     hist_r = array("q", bytes(8 * BUCKETS))
     hist_w = array("q", bytes(8 * BUCKETS))
-    live_view = memoryview(live).cast("B").cast("q") if not isinstance(live, memoryview) else live
+    live_view = live
     r_ios = w_ios = r_lat = w_lat = 0
     mins = [1 << 62, 1 << 62]
     maxs = [0, 0]
@@ -202,7 +231,11 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
         syscall(calls["io_destroy"], c_ctx)
         return {"stopped": True}
 
+    parent = os.getppid()
+
     def publish(now: int) -> None:
+        if os.getppid() != parent:  # orphaned: the parent died without stopping us
+            control[C_STOP] = 1.0
         live[R_IOS] = r_ios
         live[W_IOS] = w_ios
         live[R_LAT] = r_lat
@@ -420,6 +453,7 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
     trace: list[tuple[int, bool]] = []
     trace_limit = cfg.get("trace", 0)
 
+    parent = os.getppid()
     t_measure, t_end = _wait_for_go(control, live)
     if t_end == 0:
         return {"stopped": True}
@@ -497,7 +531,7 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
     cpu_end = None
     for t in threads:
         t.start()
-    live_view = memoryview(live).cast("B").cast("q")
+    live_view = live
     while any(t.is_alive() for t in threads):
         time.sleep(PUBLISH_NS / 1e9)
         now = time.monotonic_ns()
@@ -505,7 +539,7 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
             cpu_start = time.process_time()
         if cpu_end is None and now >= t_end:
             cpu_end = time.process_time()
-        if control[C_STOP]:
+        if control[C_STOP] or os.getppid() != parent:
             stop.set()
         _publish_threads(live, live_view, live_stats, live_hist_r, live_hist_w, latency, now)
     _publish_threads(live, live_view, live_stats, live_hist_r, live_hist_w, latency, time.monotonic_ns())
@@ -546,3 +580,7 @@ def _publish_threads(live, live_view, stats, hist_r, hist_w, latency: bool, now:
     if latency:
         live_view[HEADER : HEADER + BUCKETS] = hist_r
         live_view[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
