@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 from labtui.errors import ValidationError
 
@@ -30,14 +31,17 @@ _SIZE_UNITS = {
 }
 
 _DURATION_UNITS = {
-    "": 1.0,
-    "ms": 0.001,
-    "s": 1.0,
-    "sec": 1.0,
-    "m": 60.0,
-    "min": 60.0,
-    "h": 3600.0,
+    "": Fraction(1),
+    "ms": Fraction(1, 1000),
+    "s": Fraction(1),
+    "sec": Fraction(1),
+    "m": Fraction(60),
+    "min": Fraction(60),
+    "h": Fraction(3600),
 }
+MICROS = 1_000_000
+MAX_SIZE = 2**63 - 1  # what a TOML integer (and an off_t) holds
+MAX_DURATION_SECONDS = 366 * 86400
 
 _NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z]*)\s*$")
 
@@ -47,14 +51,15 @@ def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -
     if isinstance(value, bool):
         raise ValidationError(f"expected a size such as 64K or 1GiB, got {value!r}", field)
     if isinstance(value, int):
-        number, unit = float(value), ""
+        number, unit = Fraction(value), ""
         text = str(value)
     elif isinstance(value, str):
         text = value.strip()
         match = _NUMBER.match(text)
         if not match:
             raise ValidationError(f"{value!r} is not a size (use e.g. 4096, 64K, 1MiB, 20G)", field)
-        number, unit = float(match.group(1)), match.group(2).lower()
+        # Fractions, not floats: "9007199254740993" must not quietly become ...992.
+        number, unit = Fraction(match.group(1)), match.group(2).lower()
     else:
         raise ValidationError(f"expected a size such as 64K or 1GiB, got {value!r}", field)
     if unit not in _SIZE_UNITS:
@@ -64,9 +69,9 @@ def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -
     if number < 0:
         raise ValidationError(f"a size cannot be negative: {text!r}", field)
     size = number * _SIZE_UNITS[unit]
-    if not math.isfinite(size) or size > 2**63 - 1:
+    if size > MAX_SIZE:
         raise ValidationError(f"{text!r} is too large", field)
-    if size != int(size):
+    if size.denominator != 1:
         raise ValidationError(f"{text!r} is not a whole number of bytes", field)
     if size == 0 and not allow_zero:
         raise ValidationError(f"a size must be greater than zero, got {text!r}", field)
@@ -78,23 +83,24 @@ def parse_duration(value: str | int | float, *, field: str = "", allow_zero: boo
     if isinstance(value, bool):
         raise ValidationError(f"expected a duration such as 10s or 5m, got {value!r}", field)
     if isinstance(value, (int, float)):
-        number, unit, text = float(value), "", str(value)
+        if not math.isfinite(value):
+            raise ValidationError(f"{value!r} is not a finite duration", field)
+        number, unit, text = Fraction(value), "", str(value)
     elif isinstance(value, str):
         text = value.strip()
         match = _NUMBER.match(text)
         if not match:
             raise ValidationError(f"{value!r} is not a duration (use e.g. 500ms, 10s, 5m, 1h)", field)
-        number, unit = float(match.group(1)), match.group(2).lower()
+        number, unit = Fraction(match.group(1)), match.group(2).lower()
     else:
         raise ValidationError(f"expected a duration such as 10s or 5m, got {value!r}", field)
     if unit not in _DURATION_UNITS:
         raise ValidationError(f"unknown duration unit {unit!r} in {text!r} (use ms, s, m or h)", field)
-    if not math.isfinite(number):
-        raise ValidationError(f"{text!r} is not a finite duration", field)
     if number < 0:
         raise ValidationError(f"a duration cannot be negative: {text!r}", field)
-    seconds = round(number * _DURATION_UNITS[unit], 6)
-    if seconds > 366 * 86400:
+    # Durations are kept to the microsecond, so every parsed value has an exact spelling.
+    seconds = round(number * _DURATION_UNITS[unit] * MICROS) / MICROS
+    if seconds > MAX_DURATION_SECONDS:
         raise ValidationError(f"{text!r} is longer than a year", field)
     if seconds == 0 and not allow_zero:
         raise ValidationError(f"a duration must be greater than zero, got {text!r}", field)
@@ -126,17 +132,17 @@ def format_duration(seconds: float) -> str:
     """The exact spelling of `seconds` in the form the parser reads back ("500ms", "5m", "90s")."""
     if seconds == 0:
         return "0s"
-    millis = round(seconds * 1000)
-    if abs(millis - seconds * 1000) > 1e-6 or millis % 1000:
-        if abs(millis - seconds * 1000) <= 1e-6:
-            return f"{millis}ms"
-        return f"{seconds:g}s"
-    whole = millis // 1000
-    if whole % 3600 == 0:
-        return f"{whole // 3600}h"
-    if whole % 60 == 0:
-        return f"{whole // 60}m"
-    return f"{whole}s"
+    micros = round(Fraction(seconds) * MICROS)
+    if micros / MICROS != seconds:
+        # Finer than the parser keeps (not something parse_duration returns): nearest microsecond.
+        return f"{seconds:.6f}".rstrip("0").rstrip(".") + "s"
+    for unit, factor in (("h", 3600 * MICROS), ("m", 60 * MICROS), ("s", MICROS)):
+        if micros % factor == 0:
+            return f"{micros // factor}{unit}"
+    if micros % 1000 == 0 and abs(micros) < MICROS:
+        return f"{micros // 1000}ms"
+    whole, fraction = divmod(micros, MICROS)
+    return f"{whole}.{fraction:06d}".rstrip("0") + "s"
 
 
 def human_duration(seconds: float | None) -> str:
