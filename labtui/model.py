@@ -7,6 +7,7 @@ validated here, once, with the rules every editor and loader uses; results hold 
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import secrets
@@ -32,6 +33,17 @@ MAX_REPEAT = 100
 SECTOR = 512
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+# Keys that mean something for one kind of step only: the other kind would silently ignore them.
+IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "cache", "latency")
+COMMAND_KEYS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches")
+
+
+def _unknown_key(key: Any, known: Any, where: str) -> ValidationError:
+    """The error for a key nobody reads, with the likely intended key (a typo must not pass)."""
+    close = difflib.get_close_matches(str(key), sorted(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ValidationError(f"unknown key {key!r}{hint}", where)
 
 
 # --------------------------------------------------------------------------- workload
@@ -138,10 +150,14 @@ class Step:
         known = {f.name for f in fields(cls)}
         for key in data:
             if key not in known:
-                raise ValidationError(f"unknown key {key!r}", where)
+                raise _unknown_key(key, known, where)
         kind = data.get("kind", "io")
         if kind not in STEP_KINDS:
             raise ValidationError(f"kind must be one of {', '.join(STEP_KINDS)}, got {kind!r}", f"{where}.kind")
+        foreign = IO_KEYS if kind == "command" else COMMAND_KEYS
+        for key in foreign:
+            if key in data:
+                raise ValidationError(f"{key!r} does not apply to a step of kind {kind!r}", f"{where}.{key}")
         name = data.get("name")
         if not isinstance(name, str) or not name.strip():
             raise ValidationError("every step needs a non-empty name", f"{where}.name")
@@ -179,8 +195,9 @@ class Step:
             raise ValidationError("every step needs a non-empty name", f"{where}.name")
         if self.kind not in STEP_KINDS:
             raise ValidationError(f"kind must be one of {', '.join(STEP_KINDS)}", f"{where}.kind")
-        if self.warmup < 0 or self.cooldown < 0:
-            raise ValidationError("warm-up and cool-down cannot be negative", f"{where}.warmup")
+        for key in ("warmup", "cooldown"):
+            if getattr(self, key) < 0:
+                raise ValidationError(f"{key} cannot be negative", f"{where}.{key}")
         if self.kind == "command":
             if not self.command.strip():
                 raise ValidationError("a command step needs a command", f"{where}.command")
@@ -278,7 +295,7 @@ class Profile:
         known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "steps", "schema"}
         for key in data:
             if key not in known:
-                raise ValidationError(f"unknown key {key!r}")
+                raise _unknown_key(key, known - {"schema"}, "")
         name = data.get("name")
         if not isinstance(name, str):
             raise ValidationError("the profile needs a name", "name")
@@ -289,13 +306,16 @@ class Profile:
         if not isinstance(steps_data, list) or not steps_data:
             raise ValidationError("the profile needs at least one [[steps]] table", "steps")
         steps = tuple(Step.from_toml(s, f"steps[{i + 1}]", check=check) for i, s in enumerate(steps_data))
+        # A key left out takes the dataclass default, so a file and Profile(...) mean the same.
         profile = cls(
             name=name,
-            title=data.get("title", "") or name,
+            title=data.get("title", name),
             description=data.get("description", ""),
-            file_size=parse_size(data.get("file_size", "1GiB"), field="file_size", allow_zero=not check),
-            free_space_margin=parse_size(data.get("free_space_margin", "0"), field="free_space_margin", allow_zero=True),
-            repeat=_int(data.get("repeat", 1), "repeat"),
+            file_size=parse_size(data.get("file_size", cls.file_size), field="file_size", allow_zero=not check),
+            free_space_margin=parse_size(
+                data.get("free_space_margin", cls.free_space_margin), field="free_space_margin", allow_zero=True
+            ),
+            repeat=_int(data.get("repeat", cls.repeat), "repeat"),
             steps=steps,
             origin=origin,
         )

@@ -1,0 +1,298 @@
+"""The data model's rules: every validation error names its field; derived figures come from counts."""
+
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from labtui.errors import ValidationError
+from labtui.model import (
+    MAX_OUTSTANDING,
+    MAX_REPEAT,
+    MAX_THREADS,
+    DirectionStats,
+    EngineInfo,
+    HostInfo,
+    Profile,
+    RunResult,
+    Sample,
+    Step,
+    TargetInfo,
+    new_result_id,
+)
+
+MIB = 1024 * 1024
+
+
+def step_data(**changes):
+    data = {
+        "name": "Read 64K random",
+        "block_size": "64KiB",
+        "pattern": "random",
+        "write_percent": 0,
+        "threads": 4,
+        "outstanding": 8,
+        "duration": "10s",
+        "warmup": "2s",
+        "cooldown": "0s",
+        "cache": "off",
+        "latency": True,
+    }
+    data.update(changes)
+    return {k: v for k, v in data.items() if v is not DROP}
+
+
+def profile_data(steps=None, **changes):
+    data = {
+        "name": "my-test",
+        "title": "My test",
+        "description": "",
+        "file_size": "1GiB",
+        "free_space_margin": "1GiB",
+        "repeat": 1,
+        "steps": [step_data()] if steps is None else steps,
+    }
+    data.update(changes)
+    return {k: v for k, v in data.items() if v is not DROP}
+
+
+DROP = object()
+
+
+def rejected(data) -> ValidationError:
+    with pytest.raises(ValidationError) as info:
+        Profile.from_toml(data)
+    return info.value
+
+
+def test_a_valid_profile_reads_with_every_field():
+    profile = Profile.from_toml(profile_data())
+    assert profile.name == "my-test" and profile.title == "My test"
+    assert profile.file_size == 1024**3 and profile.free_space_margin == 1024**3 and profile.repeat == 1
+    (step,) = profile.steps
+    assert step == Step(
+        name="Read 64K random", block_size=65536, pattern="random", write_percent=0, threads=4,
+        outstanding=8, duration=10.0, warmup=2.0, cooldown=0.0, cache="off", latency=True,
+    )
+
+
+def test_left_out_keys_take_the_same_defaults_as_the_dataclass():
+    profile = Profile.from_toml({"name": "bare", "steps": [{"name": "s"}]})
+    assert profile == Profile(name="bare", title="bare", steps=(Step(name="s"),))
+    assert profile.free_space_margin == Profile(name="x").free_space_margin
+
+
+@pytest.mark.parametrize(
+    "step_changes, field, reason",
+    [
+        ({"block_size": "1000"}, "steps[1].block_size", "multiple of 512"),
+        ({"block_size": "4100", "cache": "off"}, "steps[1].block_size", "multiple of 512"),
+        ({"block_size": "0"}, "steps[1].block_size", "greater than zero"),
+        ({"block_size": "-4K"}, "steps[1].block_size", "negative"),
+        ({"block_size": "4Q"}, "steps[1].block_size", "unknown size unit"),
+        ({"block_size": True}, "steps[1].block_size", "expected a size"),
+        ({"threads": 0}, "steps[1].threads", "threads must be 1..256"),
+        ({"threads": -1}, "steps[1].threads", "threads must be"),
+        ({"threads": MAX_THREADS + 1}, "steps[1].threads", f"got {MAX_THREADS + 1}"),
+        ({"threads": "eight"}, "steps[1].threads", "whole number"),
+        ({"threads": 1.5}, "steps[1].threads", "whole number"),
+        ({"threads": True}, "steps[1].threads", "whole number"),
+        ({"threads": [4]}, "steps[1].threads", "whole number"),
+        ({"outstanding": 0}, "steps[1].outstanding", "outstanding I/Os per thread must be 1..1024"),
+        ({"outstanding": MAX_OUTSTANDING + 1}, "steps[1].outstanding", "must be 1..1024"),
+        ({"write_percent": -1}, "steps[1].write_percent", "within 0..100"),
+        ({"write_percent": 101}, "steps[1].write_percent", "within 0..100"),
+        ({"write_percent": "half"}, "steps[1].write_percent", "whole number"),
+        ({"pattern": "randm"}, "steps[1].pattern", "random or sequential"),
+        ({"pattern": 5}, "steps[1].pattern", "must be a string"),
+        ({"cache": "maybe"}, "steps[1].cache", "off or on"),
+        ({"cache": False}, "steps[1].cache", "must be a string"),
+        ({"kind": "shell"}, "steps[1].kind", "io, command"),
+        ({"latency": "yes"}, "steps[1].latency", "true or false"),
+        ({"name": ""}, "steps[1].name", "non-empty name"),
+        ({"name": "   "}, "steps[1].name", "non-empty name"),
+        ({"name": DROP}, "steps[1].name", "non-empty name"),
+        ({"name": 7}, "steps[1].name", "non-empty name"),
+        ({"duration": "0s"}, "steps[1].duration", "greater than zero"),
+        ({"duration": "ten seconds"}, "steps[1].duration", "is not a duration"),
+        ({"duration": "10d"}, "steps[1].duration", "unknown duration unit"),
+        ({"warmup": "-1s"}, "steps[1].warmup", "negative"),
+        ({"cooldown": "-1s"}, "steps[1].cooldown", "negative"),
+        ({"blocksize": "64K"}, "steps[1]", "unknown key 'blocksize' (did you mean 'block_size'?)"),
+        ({"colour": "red"}, "steps[1]", "unknown key 'colour'"),
+        ({"command": "true"}, "steps[1].command", "'command' does not apply to a step of kind 'io'"),
+        ({"timeout": "1m"}, "steps[1].timeout", "does not apply"),
+    ],
+)
+def test_step_errors_name_their_field(step_changes, field, reason):
+    error = rejected(profile_data(steps=[step_data(**step_changes)]))
+    assert error.field == field
+    assert reason in error.reason, error.reason
+    assert str(error).startswith(field + ": ")
+
+
+def test_the_second_step_is_named_by_its_position():
+    error = rejected(profile_data(steps=[step_data(), step_data(threads=0)]))
+    assert error.field == "steps[2].threads"
+
+
+def test_block_size_not_a_sector_multiple_is_fine_with_cache_on():
+    profile = Profile.from_toml(profile_data(steps=[step_data(block_size="1000", cache="on")]))
+    assert profile.steps[0].block_size == 1000
+
+
+@pytest.mark.parametrize(
+    "changes, field, reason",
+    [
+        ({"file_size": "32K"}, "file_size", "smaller than one block"),
+        ({"file_size": "0"}, "file_size", "greater than zero"),
+        ({"file_size": "big"}, "file_size", "is not a size"),
+        ({"free_space_margin": "-1G"}, "free_space_margin", "negative"),
+        ({"repeat": 0}, "repeat", "repeat must be 1..100"),
+        ({"repeat": -3}, "repeat", "repeat must be"),
+        ({"repeat": MAX_REPEAT + 1}, "repeat", "got 101"),
+        ({"repeat": "twice"}, "repeat", "whole number"),
+        ({"name": ""}, "name", "not a usable name"),
+        ({"name": "my test!"}, "name", "not a usable name"),
+        ({"name": "../etc"}, "name", "not a usable name"),
+        ({"name": "x" * 81}, "name", "at most 80"),
+        ({"name": DROP}, "name", "needs a name"),
+        ({"name": 42}, "name", "needs a name"),
+        ({"title": 42}, "title", "must be a string"),
+        ({"description": ["a"]}, "description", "must be a string"),
+        ({"steps": []}, "steps", "at least one"),
+        ({"steps": DROP}, "steps", "at least one"),
+        ({"steps": {"name": "x"}}, "steps", "at least one"),
+        ({"steps": ["read"]}, "steps[1]", "must be a table"),
+        ({"file_sise": "1G"}, "", "unknown key 'file_sise' (did you mean 'file_size'?)"),
+        ({"threads": 4}, "", "unknown key 'threads'"),
+    ],
+)
+def test_profile_errors_name_their_field(changes, field, reason):
+    error = rejected(profile_data(**changes))
+    assert error.field == field
+    assert reason in error.reason, error.reason
+
+
+def test_a_profile_must_be_a_table():
+    with pytest.raises(ValidationError, match="must be a table"):
+        Profile.from_toml(["steps"])
+
+
+def command_step(**changes):
+    data = {"name": "Extract archive", "kind": "command", "command": "zpaq x backup.zpaq", "timeout": "10m"}
+    data.update(changes)
+    return {k: v for k, v in data.items() if v is not DROP}
+
+
+def test_a_command_step_reads_and_validates():
+    profile = Profile.from_toml(profile_data(steps=[command_step(workdir="/tmp", setup="mkdir -p x")]))
+    step = profile.steps[0]
+    assert (step.kind, step.command, step.timeout, step.workdir, step.setup) == (
+        "command", "zpaq x backup.zpaq", 600.0, "/tmp", "mkdir -p x")
+    assert not step.is_io and not step.reads and not step.writes
+    assert step.label() == "CMD zpaq"
+    assert not profile.needs_test_file
+
+
+@pytest.mark.parametrize(
+    "changes, field, reason",
+    [
+        ({"command": ""}, "steps[1].command", "needs a command"),
+        ({"command": DROP}, "steps[1].command", "needs a command"),
+        ({"timeout": "0s"}, "steps[1].timeout", "greater than zero"),
+        ({"block_size": "4K"}, "steps[1].block_size", "'block_size' does not apply to a step of kind 'command'"),
+        ({"threads": 2}, "steps[1].threads", "does not apply"),
+    ],
+)
+def test_command_step_errors(changes, field, reason):
+    error = rejected(profile_data(steps=[command_step(**changes)]))
+    assert error.field == field and reason in error.reason
+
+
+def test_validate_catches_what_code_builds_directly():
+    good = Step(name="s", block_size=4096)
+    good.validate()
+    cases = [
+        (Step(name="s", block_size=1000), "step.block_size"),
+        (Step(name="s", threads=0), "step.threads"),
+        (Step(name="s", outstanding=0), "step.outstanding"),
+        (Step(name="s", write_percent=150), "step.write_percent"),
+        (Step(name="s", pattern="zigzag"), "step.pattern"),
+        (Step(name="s", cache="sometimes"), "step.cache"),
+        (Step(name="s", kind="sql"), "step.kind"),
+        (Step(name=" "), "step.name"),
+        (Step(name="s", duration=0), "step.duration"),
+        (Step(name="s", warmup=-1), "step.warmup"),
+        (Step(name="s", cooldown=-1), "step.cooldown"),
+        (Step(name="s", block_size=0, cache="on"), "step.block_size"),
+    ]
+    for step, field in cases:
+        with pytest.raises(ValidationError) as info:
+            step.validate()
+        assert info.value.field == field, step
+    with pytest.raises(ValidationError) as info:
+        Profile(name="p", file_size=4096, steps=(Step(name="s", block_size=8192),)).validate()
+    assert info.value.field == "file_size"
+    with pytest.raises(ValidationError) as info:
+        Profile(name="p", steps=()).validate()
+    assert info.value.field == "steps"
+
+
+def test_step_labels_and_workload_keys():
+    read = Step(name="a", block_size=64 * 1024, threads=8, outstanding=8)
+    assert read.label() == "RND64K Q8T8 R"
+    assert Step(name="b", block_size=MIB, pattern="sequential", outstanding=8, write_percent=100).label() == "SEQ1M Q8T1 W"
+    assert Step(name="c", block_size=4096, write_percent=30).label() == "RND4K Q1T1 W30"
+    # Same workload whatever it is called or how long it runs; a different mix is another workload.
+    assert read.workload_key() == Step(name="other", block_size=65536, threads=8, outstanding=8, duration=99).workload_key()
+    assert read.workload_key() != Step(name="a", block_size=65536, threads=8, outstanding=8, write_percent=100).workload_key()
+    assert read.queue_depth == 64 and read.reads and not read.writes
+    mixed = Step(name="m", write_percent=30)
+    assert mixed.reads and mixed.writes
+
+
+def test_planned_seconds_and_overrides():
+    profile = Profile.from_toml(profile_data(repeat=2, steps=[step_data(), step_data(name="w", write_percent=100)]))
+    assert profile.planned_seconds == 2 * 2 * (10 + 2)
+    quick = profile.with_overrides(duration=1.0, file_size=64 * MIB, repeat=1)
+    assert [s.duration for s in quick.steps] == [1.0, 1.0] and quick.file_size == 64 * MIB and quick.repeat == 1
+    with pytest.raises(ValidationError) as info:
+        profile.with_overrides(file_size=4096)
+    assert info.value.field == "file_size"
+    with pytest.raises(ValidationError) as info:
+        profile.with_overrides(repeat=0)
+    assert info.value.field == "repeat"
+
+
+def test_rates_derive_from_exact_counts():
+    stats = DirectionStats(ios=1000, bytes=1000 * 65536, seconds=2.0)
+    assert stats.iops == 500.0 and stats.mib_s == 31.25
+    assert DirectionStats().iops == 0.0 and DirectionStats().mib_s == 0.0
+    both = stats + DirectionStats(ios=10, bytes=10 * 4096, seconds=1.5)
+    assert (both.ios, both.bytes, both.seconds) == (1010, 1000 * 65536 + 40960, 2.0)
+    sample = Sample(t=1.0, seconds=0.5, read_ios=100, read_bytes=100 * MIB, write_ios=50, write_bytes=50 * MIB)
+    assert (sample.read_iops, sample.write_iops, sample.iops) == (200.0, 100.0, 300.0)
+    assert (sample.read_mib_s, sample.write_mib_s, sample.mib_s) == (200.0, 100.0, 300.0)
+    assert Sample(t=0, seconds=0, read_ios=5).iops == 0.0
+
+
+def test_pcie_link_text():
+    assert TargetInfo(path="/").pcie_link is None
+    assert TargetInfo(path="/", pcie_speed="8.0 GT/s PCIe", pcie_width=4).pcie_link == "8.0 GT/s PCIe x4"
+    same = TargetInfo(path="/", pcie_speed="8.0 GT/s PCIe", pcie_width=4, pcie_max_speed="8.0 GT/s PCIe", pcie_max_width=4)
+    assert same.pcie_link == "8.0 GT/s PCIe x4"
+    slower = TargetInfo(path="/", pcie_speed="8.0 GT/s PCIe", pcie_width=2, pcie_max_speed="16.0 GT/s PCIe", pcie_max_width=4)
+    assert slower.pcie_link == "8.0 GT/s PCIe x2 (max 16.0 GT/s PCIe x4)"
+
+
+def test_result_ids_sort_by_start_time_and_run_seconds():
+    started = datetime(2024, 5, 1, 12, 30, 5, tzinfo=timezone(timedelta(hours=2)))
+    rid = new_result_id(started)
+    assert re.fullmatch(r"20240501-103005-[0-9a-f]{4}", rid)
+    later = new_result_id(started + timedelta(seconds=1))
+    assert later > rid
+    result = RunResult(id=rid, status="completed", started=started, ended=started + timedelta(seconds=90.5),
+                       host=HostInfo(), target=TargetInfo(path="/"), engine=EngineInfo(name="native"),
+                       profile=Profile(name="p"))
+    assert result.seconds == 90.5

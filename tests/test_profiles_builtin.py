@@ -1,0 +1,79 @@
+"""The five built-in profiles say exactly what issue 2 specifies (DiskSpd / CrystalDiskMark sets)."""
+
+import pytest
+
+from labtui.model import Profile, Step
+from labtui.store import builtin_profiles
+
+KIB, GIB = 1024, 1024**3
+
+
+def by_name() -> dict[str, Profile]:
+    return {p.name: p for p in builtin_profiles()}
+
+
+def shape(step: Step) -> tuple:
+    """(pattern, block size, threads, outstanding, write %, seconds, cache, latency)."""
+    return (step.pattern, step.block_size, step.threads, step.outstanding, step.write_percent, step.duration,
+            step.cache, step.latency)
+
+
+def test_the_five_builtins_in_a_stable_order():
+    assert [p.name for p in builtin_profiles()] == [
+        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme"]
+    for profile in builtin_profiles():
+        profile.validate()
+        assert profile.origin == "builtin" and profile.title and profile.description and profile.repeat == 1
+        assert all(s.kind == "io" and s.cooldown == 0 for s in profile.steps)
+
+
+def test_configmgr_sql_is_the_diskspd_lab_workload():
+    # diskspd -r -w0 -t8 -o8 -b64K -c20G -d60 -Sh -L, then -d300, then the same with -w100.
+    sql = by_name()["configmgr-sql"]
+    assert (sql.file_size, sql.free_space_margin) == (20 * GIB, 10 * GIB)
+    assert [shape(s) for s in sql.steps] == [
+        ("random", 64 * KIB, 8, 8, 0, 60.0, "off", True),
+        ("random", 64 * KIB, 8, 8, 0, 300.0, "off", True),
+        ("random", 64 * KIB, 8, 8, 100, 60.0, "off", True),
+        ("random", 64 * KIB, 8, 8, 100, 300.0, "off", True),
+    ]
+    # DiskSpd's default warm-up (-W5) is part of the workload too.
+    assert {s.warmup for s in sql.steps} == {5.0}
+
+
+def test_configmgr_sql_quick_is_the_same_shape_with_one_read_and_one_write():
+    sql, quick = by_name()["configmgr-sql"], by_name()["configmgr-sql-quick"]
+    assert (quick.file_size, quick.free_space_margin) == (sql.file_size, sql.free_space_margin)
+    assert [shape(s) for s in quick.steps] == [shape(sql.steps[0]), shape(sql.steps[2])]
+    assert [s.workload_key() for s in quick.steps] == [sql.steps[0].workload_key(), sql.steps[2].workload_key()]
+
+
+@pytest.mark.parametrize(
+    "name, sets",
+    [
+        ("cdm-standard", ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]),
+        ("cdm-nvme", ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"]),
+    ],
+)
+def test_crystaldiskmark_sets(name, sets):
+    profile = by_name()[name]
+    assert profile.file_size == GIB
+    # Each test of the set as a read step followed by a write step.
+    expected_labels = [f"{label} {rw}" for label in sets for rw in ("R", "W")]
+    assert [s.label() for s in profile.steps] == expected_labels
+    assert [s.name for s in profile.steps] == [f"{label} {rw}" for label in sets for rw in ("Read", "Write")]
+    assert all(s.cache == "off" and s.latency for s in profile.steps)
+
+
+def test_quick_sanity():
+    sanity = by_name()["quick-sanity"]
+    assert sanity.file_size == GIB
+    assert [shape(s) for s in sanity.steps] == [
+        ("random", 64 * KIB, 4, 8, 0, 10.0, "off", True),
+        ("random", 64 * KIB, 4, 8, 100, 10.0, "off", True),
+    ]
+
+
+def test_builtins_survive_their_own_toml_form():
+    for profile in builtin_profiles():
+        assert Profile.from_toml(profile.to_toml(), origin="builtin") == profile
