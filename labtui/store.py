@@ -11,16 +11,18 @@ rewritten or deleted by a read.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import math
 import os
 import re
+import stat
 import tempfile
 import tomllib
 import types
 import typing
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import MISSING, dataclass, fields, is_dataclass, replace
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -42,6 +44,10 @@ from labtui.model import (
 )
 
 HOME_ENV = "LABTUI_HOME"
+# A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# Far above any real result (hundreds of steps of one-second samples); refuses to slurp a stray disk image.
+MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 def data_home() -> Path:
@@ -74,15 +80,19 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     final step is a hard link, which (unlike rename) refuses to overwrite.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file private (0600); a result on a shared lab disk should be as
+        # readable as any other file the person creates (or keep the mode of the file it replaces).
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         if exclusive:
-            os.link(tmp, path)
-            os.unlink(tmp)
+            _link_exclusive(tmp, path)
         else:
             os.replace(tmp, path)
     except BaseException:
@@ -90,6 +100,50 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
+
+
+# File systems without hard links (FAT and exFAT USB sticks, some network shares) say so thus.
+_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK}
+
+
+def _link_exclusive(tmp: str, path: Path) -> None:
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in _NO_LINKS:
+            raise
+        # Claim the name with O_EXCL (which refuses an existing file too), then rename over the
+        # claim. A reader in between sees an empty file, which it reports and skips.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            raise
+        return
+    # The result is saved once the link exists; a leftover hidden temp file must not undo that.
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+def _file_mode(path: Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # the only portable way to read it is to set it
+    os.umask(mask)
+    return mask
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -210,8 +264,9 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
 
 
 def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
+    at = f"{where}: " if where else ""
     if not isinstance(data, dict):
-        raise ValueError(f"{where}: expected a table")
+        raise ValueError(f"{at}expected a table")
     hints = typing.get_type_hints(cls)
     names = {f.name for f in fields(cls)}
     values: dict[str, Any] = {}
@@ -220,13 +275,13 @@ def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
             values["samples"] = _columns_to_samples(value)
             continue
         if key not in names:
-            raise ValueError(f"{where}: unknown key {key!r}")
+            raise ValueError(f"{at}unknown key {key!r}")
         values[key] = _from_plain(hints[key], value, f"{where}.{key}" if where else key)
-    try:
-        return cls(**values)
-    except TypeError as exc:  # a required field is missing
-        missing = str(exc).split("argument", 1)[-1].strip(": ")
-        raise ValueError(f"{where or 'file'}: missing {missing}") from None
+    required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
+    missing = [name for name in required if name not in values]
+    if missing:
+        raise ValueError(f"{at}missing {', '.join(repr(m) for m in missing)}")
+    return cls(**values)
 
 
 def result_to_toml(result: RunResult) -> str:
@@ -242,10 +297,12 @@ _MULTILINE_ARRAY = re.compile(r"\[\n((?: +[^\n]*,\n)+) *\]")
 def dumps_toml(data: dict[str, Any]) -> str:
     """tomli_w's output with arrays of plain values on one line (a series stays a few lines)."""
     text = tomli_w.dumps(data)
-    # Safe because tomli_w writes one complete literal per line and escapes newlines in strings;
-    # arrays of tables are written as [[tables]], never inline.
+    # Safe because tomli_w writes one complete literal per line and escapes "\n" in strings;
+    # arrays of tables are written as [[tables]], never inline. Split on "\n" alone: a string
+    # may hold other characters str.splitlines() breaks at ("\x85", "\u2028"), unescaped.
     return _MULTILINE_ARRAY.sub(
-        lambda m: "[" + ", ".join(line.strip().removesuffix(",") for line in m.group(1).splitlines()) + "]", text
+        lambda m: "[" + ", ".join(line.strip(" ").removesuffix(",") for line in m.group(1).split("\n")[:-1]) + "]",
+        text,
     )
 
 
@@ -353,6 +410,8 @@ class Store:
 
     def save_result(self, result: RunResult) -> tuple[RunResult, Path]:
         """Write a new result file; if its id is taken, give it a fresh one. Returns both."""
+        if not _SAFE_ID.match(result.id):
+            result = replace(result, id=new_result_id(result.started))
         for _ in range(50):
             path = self.results_dir / f"{result.id}.toml"
             try:
@@ -374,6 +433,8 @@ class Store:
         return path
 
     def result_path(self, result_id: str) -> Path:
+        if not _SAFE_ID.match(result_id):
+            raise NotFoundError(f"no result with id {result_id!r}")
         return self.results_dir / f"{result_id}.toml"
 
     def result_files(self) -> list[Path]:
@@ -384,15 +445,14 @@ class Store:
 
     def read_result(self, path: Path) -> RunResult:
         """Read one result file; StoreError naming the file and the reason if it is not one."""
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+        text = _read_text(path, "result")
         if not text.strip():
             raise StoreError(f"{path}: empty file")
         try:
             return result_from_toml(text)
-        except (tomllib.TOMLDecodeError, ValueError, LabtuiError) as exc:
+        except tomllib.TOMLDecodeError as exc:
+            raise StoreError(f"{path}: not valid TOML: {exc}") from exc
+        except (ValueError, LabtuiError) as exc:
             raise StoreError(f"{path}: {exc}") from exc
         except Exception as exc:  # noqa: BLE001 - a foreign file must never take the listing down
             raise StoreError(f"{path}: not a labtui result ({type(exc).__name__}: {exc})") from exc
@@ -416,9 +476,7 @@ class Store:
     def find_result(self, key: str) -> RunResult:
         """A result by id or unique id prefix."""
         key = key.strip()
-        if not key or "/" in key or key.startswith("."):
-            raise NotFoundError(f"no result with id {key!r}")
-        exact = self.result_path(key)
+        exact = self.result_path(key)  # NotFoundError for a key that cannot be a file name
         if exact.exists():
             return self.read_result(exact)
         matches = [p for p in self.result_files() if p.stem.startswith(key)]
@@ -454,7 +512,7 @@ class Store:
         broken: list[BrokenFile] = []
         for path in self.user_profile_files():
             try:
-                good.append(load_profile_file(path, origin="user"))
+                good.append(_load_user_profile(path))
             except LabtuiError as exc:
                 broken.append(BrokenFile(path, str(exc).removeprefix(f"{path}: ")))
         return good, broken
@@ -473,7 +531,7 @@ class Store:
             return load_profile_file(candidate, origin=str(candidate))
         user = self.profiles_dir / f"{name_or_path}.toml"
         if user.is_file():
-            return load_profile_file(user, origin="user")
+            return _load_user_profile(user)
         for profile in builtin_profiles():
             if profile.name == name_or_path:
                 return profile
@@ -525,11 +583,36 @@ class Store:
 
 def load_profile_file(path: Path, origin: str = "user") -> Profile:
     """Read and validate a profile file; LabtuiError naming the file on any problem."""
+    return parse_profile_text(_read_text(path, "profile"), str(path), origin)
+
+
+def _read_text(path: Path, what: str) -> str:
+    """A store file's text; StoreError "<path>: <reason>" for anything that is not a text file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
-    return parse_profile_text(text, str(path), origin)
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise StoreError(f"{path}: a directory, not a {what} file")
+        if not stat.S_ISREG(info.st_mode):
+            raise StoreError(f"{path}: not a regular file")  # reading a FIFO would hang the listing
+        if info.st_size > MAX_FILE_BYTES:
+            raise StoreError(f"{path}: {info.st_size} bytes is too large for a {what} file")
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start : exc.start + 1].hex()
+        raise StoreError(f"{path}: not UTF-8 text (byte 0x{byte} at offset {exc.start})") from exc
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def _load_user_profile(path: Path) -> Profile:
+    profile = load_profile_file(path, origin="user")
+    # `-p NAME` finds the file NAME.toml: a different name inside would list one profile and run another.
+    if profile.name != path.stem:
+        raise ValidationError(
+            f"{path}: its name {profile.name!r} differs from the file name; "
+            f"rename the file to {profile.name}.toml or set name = {path.stem!r}"
+        )
+    return profile
 
 
 def parse_profile_text(text: str, where: str, origin: str = "user") -> Profile:

@@ -1,0 +1,67 @@
+"""Plain, realistic results for tests that need one (hypothesis strategies live in strategies.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+
+from labtui.model import (
+    DirectionStats,
+    EngineInfo,
+    HostInfo,
+    LatencySummary,
+    RunResult,
+    Sample,
+    StepResult,
+    TargetInfo,
+)
+from labtui.store import builtin_profiles
+
+
+def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **changes) -> RunResult:
+    """A completed quick-sanity run on an NVMe disk: two steps, three samples each."""
+    profile = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+    started = datetime(2024, 5, 1, 10, 30, 5, 123456, tzinfo=timezone.utc) + timedelta(minutes=minutes)
+    steps = []
+    for index, step in enumerate(profile.steps):
+        ios = 30_000 + index
+        stats = DirectionStats(ios=ios, bytes=ios * step.block_size, seconds=10.0)
+        samples = tuple(
+            Sample(t=i + 1.0, seconds=1.0, read_ios=0 if step.writes else 3000, read_bytes=0 if step.writes else 3000 * 65536,
+                   write_ios=3000 if step.writes else 0, write_bytes=3000 * 65536 if step.writes else 0,
+                   read_lat_mean_ms=None if step.writes else 0.8, read_lat_p99_ms=None if step.writes else 2.5,
+                   write_lat_mean_ms=1.1 if step.writes else None, write_lat_p99_ms=3.0 if step.writes else None,
+                   cpu_percent=12.5)
+            for i in range(3)
+        )
+        latency = LatencySummary(mean=0.9, min=0.05, max=12.0, p50=0.7, p90=1.5, p95=2.0, p99=2.5, p999=6.0, p9999=11.0)
+        steps.append(StepResult(
+            step=step,
+            read=DirectionStats() if step.writes else stats,
+            write=stats if step.writes else DirectionStats(),
+            latency=latency,
+            read_latency=LatencySummary() if step.writes else latency,
+            write_latency=latency if step.writes else LatencySummary(),
+            cpu_percent=12.5,
+            cpu_seconds=3.25,
+            command_line="native: 4 threads x 8 outstanding, O_DIRECT",
+            samples=samples,
+        ))
+    result = RunResult(
+        id=result_id,
+        status="completed",
+        started=started,
+        ended=started + timedelta(seconds=30),
+        host=HostInfo(name="labbox", os="Debian GNU/Linux 12", kernel="6.1.0", cpu_model="Xeon", cpu_count=8,
+                      ram_bytes=32 * 1024**3),
+        target=TargetInfo(path="/mnt/nvme/labtui", device="/dev/nvme0n1p1", disk="nvme0n1", kind="NVMe",
+                          model="Samsung SSD 980 PRO 1TB", serial="S5GXNF0R123456", firmware="5B2QGXA7",
+                          transport="nvme", rotational=False, size_bytes=1000204886016,
+                          pcie_speed="8.0 GT/s PCIe", pcie_width=4, pcie_max_speed="16.0 GT/s PCIe",
+                          pcie_max_width=4, filesystem="ext4", mount_point="/mnt/nvme"),
+        engine=EngineInfo(name="native", version="0.1.0"),
+        profile=profile,
+        steps=tuple(steps),
+        tags=("startech-adapter",),
+    )
+    return replace(result, **changes)

@@ -1,0 +1,110 @@
+"""Round-trip exactness: every profile and result the model can hold is read back equal."""
+
+import json
+import tempfile
+import tomllib
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import profiles, run_results, step_results
+
+from labtui.model import SCHEMA, Profile, RunResult, Sample, StepResult
+from labtui.store import Store, dumps_json, result_from_toml, result_to_json, result_to_toml
+
+few = settings(max_examples=40, deadline=None)
+
+
+@few
+@given(run_results())
+def test_result_text_round_trip(result: RunResult):
+    text = result_to_toml(result)
+    assert text.startswith(f"schema = {SCHEMA}\n")
+    assert result_from_toml(text) == result
+
+
+@few
+@given(profiles(valid=False))
+def test_profile_table_round_trip(profile: Profile):
+    # A result keeps its profile as it was run (or imported), checked or not.
+    assert Profile.from_toml(profile.to_toml(), origin="result", check=False) == profile
+
+
+@few
+@given(profiles())
+def test_user_profile_saved_and_reread(profile: Profile):
+    with tempfile.TemporaryDirectory() as home:
+        store = Store(Path(home))
+        path = store.save_profile(profile)
+        assert path == Path(home) / "profiles" / f"{profile.name}.toml"
+        assert tomllib.loads(path.read_text(encoding="utf-8"))["schema"] == 1
+        again = store.profile(profile.name)
+        assert again == profile and again.origin == "user"
+        listed, broken = store.user_profiles()
+        assert listed == [profile] and broken == []
+        # Saving what was read changes not a byte.
+        before = path.read_bytes()
+        store.save_profile(again)
+        assert path.read_bytes() == before
+
+
+@few
+@given(st.lists(run_results(), min_size=1, max_size=3))
+def test_results_saved_and_listed_read_back_equal(results: list[RunResult]):
+    with tempfile.TemporaryDirectory() as home:
+        store = Store(Path(home))
+        saved = [store.save_result(r)[0] for r in results]
+        good, broken = store.load_results()
+        assert broken == []
+        assert sorted(good, key=lambda r: r.id) == sorted(saved, key=lambda r: r.id)
+        for result in saved:
+            assert store.find_result(result.id) == result
+
+
+@few
+@given(run_results())
+def test_json_form_is_plain_json(result: RunResult):
+    data = json.loads(dumps_json(result_to_json(result)))
+    assert data["id"] == result.id and data["schema"] == SCHEMA
+    assert len(data["steps"]) == len(result.steps)
+    for entry, step in zip(data["steps"], result.steps):
+        assert entry["total"]["ios"] == step.read.ios + step.write.ios
+        assert entry["total"]["bytes"] == step.read.bytes + step.write.bytes
+        assert entry["samples"] == len(step.samples)
+
+
+@few
+@given(step_results)
+def test_a_series_is_stored_as_columns_with_gaps(step: StepResult):
+    from labtui.store import _to_plain
+
+    data = _to_plain(step)
+    if not step.samples:
+        assert "series" not in data
+        return
+    series = data["series"]
+    assert {len(column) for column in series.values()} == {len(step.samples)}
+    # A column nobody measured is left out rather than written as a row of gaps.
+    for name in ("read_lat_mean_ms", "cpu_percent"):
+        assert (name in series) == any(getattr(s, name) is not None for s in step.samples)
+
+
+def test_a_long_series_stays_a_few_lines():
+    samples = tuple(Sample(t=i + 1.0, seconds=1.0, read_ios=1000 + i, read_bytes=(1000 + i) * 65536,
+                           read_lat_mean_ms=None if i % 7 == 0 else 0.25) for i in range(300))
+    from labtui.model import Step
+
+    text = result_to_toml(_result_with(StepResult(step=Step(name="s"), samples=samples)))
+    assert len(text.splitlines()) < 80
+    assert result_from_toml(text).steps[0].samples == samples
+
+
+def _result_with(step: StepResult) -> RunResult:
+    from datetime import datetime, timezone
+
+    from labtui.model import EngineInfo, HostInfo, TargetInfo
+
+    when = datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc)
+    return RunResult(id="20240102-030405-abcd", status="completed", started=when, ended=when, host=HostInfo(),
+                     target=TargetInfo(path="/mnt/x"), engine=EngineInfo(name="native"),
+                     profile=Profile(name="p", steps=(step.step,)), steps=(step,))
