@@ -392,14 +392,19 @@ class TargetInfo:
 
     @property
     def pcie_link(self) -> str | None:
-        if not self.pcie_speed and not self.pcie_width:
-            return None
-        current = f"{self.pcie_speed or '?'} x{self.pcie_width or '?'}"
-        if self.pcie_max_speed or self.pcie_max_width:
-            maximum = f"{self.pcie_max_speed or '?'} x{self.pcie_max_width or '?'}"
-            if maximum != current:
-                return f"{current} (max {maximum})"
-        return current
+        return pcie_link_text(self.pcie_speed, self.pcie_width, self.pcie_max_speed, self.pcie_max_width)
+
+
+def pcie_link_text(speed: str | None, width: int | None, max_speed: str | None, max_width: int | None) -> str | None:
+    """"8.0 GT/s PCIe x4", with the maximum added where the link runs below it; None if unknown."""
+    if not speed and not width:
+        return None
+    current = f"{speed or '?'} x{width or '?'}"
+    if max_speed or max_width:
+        maximum = f"{max_speed or '?'} x{max_width or '?'}"
+        if maximum != current:
+            return f"{current} (max {maximum})"
+    return current
 
 
 @dataclass(frozen=True)

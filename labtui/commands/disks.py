@@ -35,14 +35,12 @@ def run(args) -> int:
     table = Table(box=box.SIMPLE_HEAD, title="Disks", title_justify="left")
     for name, justify in (("disk", "left"), ("kind", "left"), ("model", "left"), ("size", "right"),
                           ("firmware", "left"), ("PCIe link", "left"), ("serial", "left")):
-        table.add_column(name, justify=justify, no_wrap=name in ("disk", "size"))  # type: ignore[arg-type]
+        # A serial or firmware is copied into notes and tickets: wrap it, never cut it short.
+        table.add_column(name, justify=justify, no_wrap=name in ("disk", "size"),  # type: ignore[arg-type]
+                         overflow="fold" if name in ("serial", "firmware") else "ellipsis")
     for d in disks:
-        link = None
-        if d.pcie_speed or d.pcie_width:
-            link = f"{d.pcie_speed or '?'} x{d.pcie_width or '?'}"
-            if d.pcie_max_width and d.pcie_max_width != d.pcie_width:
-                link += f" (max x{d.pcie_max_width})"
-        table.add_row(d.path, d.kind, d.model or "unknown", human_size(d.size_bytes), d.firmware or "-", link or "-", d.serial or "-")
+        table.add_row(d.path, d.kind, d.model or "unknown", human_size(d.size_bytes), d.firmware or "-",
+                      d.pcie_link or "-", d.serial or "-")
     out.print(table)
     table = Table(box=box.SIMPLE_HEAD, title="Volumes", title_justify="left")
     for name, justify in (("mount point", "left"), ("file system", "left"), ("device", "left"), ("disk", "left"),

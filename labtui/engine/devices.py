@@ -18,7 +18,7 @@ from pathlib import Path
 
 import psutil
 
-from labtui.model import HostInfo, TargetInfo
+from labtui.model import HostInfo, TargetInfo, pcie_link_text
 
 SYS = Path("/sys")
 MOUNTINFO = Path("/proc/self/mountinfo")
@@ -54,6 +54,10 @@ class Disk:
     pcie_max_width: int | None = None
     partitions: list[str] = field(default_factory=list)
     holders: list[str] = field(default_factory=list)  # dm / md devices built on it
+
+    @property
+    def pcie_link(self) -> str | None:
+        return pcie_link_text(self.pcie_speed, self.pcie_width, self.pcie_max_speed, self.pcie_max_width)
 
 
 @dataclass
@@ -96,6 +100,33 @@ def _read(path: Path) -> str | None:
     except OSError:
         return None
     return text or None
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _vpd_serial(device: Path) -> str | None:
+    """The unit serial number of a SCSI/SATA disk from VPD page 0x80 (sysfs has no plain file)."""
+    data = _read_bytes(device / "vpd_pg80")
+    if not data or len(data) < 4 or data[1] != 0x80:
+        return None
+    length = int.from_bytes(data[2:4], "big")
+    text = data[4 : 4 + length].decode("ascii", errors="replace").strip(" \x00")
+    return text or None
+
+
+def _usb_serial(resolved: Path) -> str | None:
+    """The serial of the USB device a disk hangs off (the bridge's, which is what lsusb shows)."""
+    for parent in resolved.parents:
+        if (parent / "idVendor").exists():
+            return _read(parent / "serial")
+        if parent.name == "devices":
+            break
+    return None
 
 
 def _read_int(path: Path) -> int | None:
@@ -181,34 +212,47 @@ def _disk_kind(name: str, transport: str | None, rotational: bool | None) -> str
     return "unknown"
 
 
-def _nvme_controller(name: str, sys_root: Path) -> Path | None:
-    # nvme0n1 -> nvme0; with native multipath the namespace may be nvme0c0n1.
-    match = re.match(r"^nvme(\d+)(?:c\d+)?n\d+", name)
-    if not match:
+def _nvme_controller(name: str, block: Path, sys_root: Path) -> Path | None:
+    """The NVMe controller (in /sys/class/nvme) behind namespace `name`: model, serial, firmware, PCI device."""
+    if not name.startswith("nvme"):
         return None
-    path = sys_root / "class" / "nvme" / f"nvme{match.group(1)}"
-    return path if path.exists() else None
+    device = block / "device"  # a namespace's "device" is its controller
+    if (device / "firmware_rev").exists() and (device / "device").exists():
+        return device
+    # Native multipath: the namespace hangs off the subsystem (nvme-subsysN), whose controllers
+    # are listed inside it; the first one with a PCI device gives the link.
+    for entry in sorted(_iterdir(device)):
+        if re.fullmatch(r"nvme\d+", entry.name) and (entry / "device").exists():
+            return entry
+    match = re.match(r"^nvme(\d+)(?:c\d+)?n\d+", name)
+    if match:
+        path = sys_root / "class" / "nvme" / f"nvme{match.group(1)}"
+        if path.exists():
+            return path
+    return None
 
 
 def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
+    """One whole disk from /sys/block/NAME; None if there is no such disk. Unreadable facts are None."""
     block = sys_root / "block" / name
     if not block.exists():
         return None
     try:
-        resolved = str(block.resolve())
+        resolved = block.resolve()
     except OSError:
-        resolved = str(block)
-    transport = _disk_transport(resolved, name, sys_root)
-    rot = _read_int(block / "queue" / "rotational")
-    rotational = None if rot is None else bool(rot)
-    sectors = _read_int(block / "size")
+        resolved = block
+    transport = _disk_transport(str(resolved), name, sys_root)
+    rotational = _read_bool(block / "queue" / "rotational")
+    sectors = _read_int(block / "size")  # always in 512-byte units, whatever the logical block size
     device = block / "device"
     model = _read(device / "model")
     vendor = _read(device / "vendor")
-    serial = _read(block / "serial") or _read(device / "serial")
+    serial = _read(block / "serial") or _read(device / "serial") or _vpd_serial(device)
+    if serial is None and transport == "usb":
+        serial = _usb_serial(resolved)
     firmware = _read(device / "rev") or _read(device / "firmware_rev")
     pcie = {}
-    controller = _nvme_controller(name, sys_root)
+    controller = _nvme_controller(name, block, sys_root)
     if controller is not None:
         model = _read(controller / "model") or model
         serial = _read(controller / "serial") or serial
@@ -237,13 +281,18 @@ def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
         serial=serial,
         firmware=firmware,
         rotational=rotational,
-        removable=None if _read_int(block / "removable") is None else bool(_read_int(block / "removable")),
-        read_only=None if _read_int(block / "ro") is None else bool(_read_int(block / "ro")),
+        removable=_read_bool(block / "removable"),
+        read_only=_read_bool(block / "ro"),
         size_bytes=sectors * 512 if sectors is not None else None,
         partitions=partitions,
         holders=holders,
         **pcie,
     )
+
+
+def _read_bool(path: Path) -> bool | None:
+    number = _read_int(path)
+    return None if number is None else bool(number)
 
 
 def _iterdir(path: Path) -> list[Path]:
@@ -257,6 +306,8 @@ def list_disks(sys_root: Path = SYS, *, include_empty: bool = False) -> list[Dis
     """Whole disks, NVMe first, then by name. Unused loop/ram/zram devices are left out."""
     disks = []
     for entry in sorted(_iterdir(sys_root / "block"), key=lambda p: p.name):
+        if _read_int(entry / "hidden") == 1:
+            continue  # e.g. the per-path devices (nvme0c0n1) under an NVMe multipath namespace
         disk = read_disk(entry.name, sys_root)
         if disk is None:
             continue
@@ -283,55 +334,74 @@ def disk_of_device(dev_id: str, sys_root: Path = SYS) -> tuple[str | None, str |
         slaves = sorted(_iterdir(sys_root / "block" / disk / "slaves"))
         if not slaves:
             break
-        lower = slaves[0].name
-        lower_path = sys_root / "class" / "block" / lower
-        disk = lower_path.resolve().parent.name if (lower_path / "partition").exists() else lower
+        try:
+            lower = slaves[0].resolve(strict=True)
+        except OSError:
+            break
+        disk = lower.parent.name if (lower / "partition").exists() else lower.name
     return device, disk
+
+
+def _dev_id_of_source(source: str, sys_root: Path) -> str | None:
+    """The "major:minor" of a mount source such as /dev/nvme0n1p2 or /dev/mapper/vg-root."""
+    if not source.startswith("/dev/"):
+        return None
+    name = os.path.basename(os.path.realpath(source))  # /dev/mapper/x and /dev/disk/by-* are links
+    return _read(sys_root / "class" / "block" / name / "dev")
 
 
 # --------------------------------------------------------------------------- volumes
 
 
-def _dev_id_of(path: str) -> str | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
-
-
 def list_volumes(
-    sys_root: Path = SYS, mountinfo: str | None = None, *, include_noise: bool = False, usage: bool = True
+    sys_root: Path = SYS,
+    mountinfo: str | None = None,
+    *,
+    include_noise: bool = False,
+    usage: bool = True,
+    include_binds: bool = False,
 ) -> list[Volume]:
-    """Mounted file systems, one row per mount point (bind mounts of a subtree left out)."""
+    """Mounted file systems, one row per mount point.
+
+    `mountinfo` is the text of /proc/self/mountinfo (read when None). Bind mounts that only
+    repeat part of a volume already listed, and bind-mounted files (a container's /etc/hosts),
+    are left out unless `include_binds`.
+    """
     entries = read_mountinfo(mountinfo)
     if not entries:
         return _volumes_from_psutil(usage=usage)
+    whole = {e.dev_id for e in entries if e.root == "/"}
     volumes: dict[str, Volume] = {}
     for e in entries:
         if not include_noise and (e.filesystem in NOISE_FS or _is_within(e.mount_point, "/proc") or _is_within(e.mount_point, "/sys")):
             continue
-        if e.root != "/" and e.filesystem not in PSEUDO_FS:
-            continue  # a bind mount of a directory (e.g. a container's /etc/hosts)
-        device, disk = (None, None)
-        if not e.dev_id.startswith("0:"):
-            device, disk = disk_of_device(e.dev_id, sys_root)
-        volume = Volume(
-            mount_point=e.mount_point,
-            source=e.source,
-            filesystem=e.filesystem,
-            device=f"/dev/{device}" if device else (e.source if e.source.startswith("/dev/") else None),
-            disk=disk,
-            read_only="ro" in e.options,
-            pseudo=e.filesystem in PSEUDO_FS,
-            dev_id=e.dev_id,
-        )
-        volumes[e.mount_point] = volume  # a later mount over the same point hides the earlier
+        # root != "/" is a bind mount of a subtree, or a btrfs subvolume (which is a volume of its own).
+        if not include_binds and e.root != "/" and (e.dev_id in whole or os.path.isfile(e.mount_point)):
+            continue
+        volumes[e.mount_point] = _volume(e, sys_root)  # a later mount over the same point hides the earlier
     result = list(volumes.values())
     if usage:
         for v in result:
             _fill_usage(v)
     return sorted(result, key=lambda v: (v.pseudo, v.mount_point != "/", v.mount_point))
+
+
+def _volume(entry: MountEntry, sys_root: Path) -> Volume:
+    dev_id: str | None = entry.dev_id
+    if dev_id.startswith("0:"):
+        # An anonymous device number (btrfs, bcachefs, NFS, tmpfs ...): the source names the disk, if any.
+        dev_id = _dev_id_of_source(entry.source, sys_root)
+    device, disk = disk_of_device(dev_id, sys_root) if dev_id else (None, None)
+    return Volume(
+        mount_point=entry.mount_point,
+        source=entry.source,
+        filesystem=entry.filesystem,
+        device=f"/dev/{device}" if device else (entry.source if entry.source.startswith("/dev/") else None),
+        disk=disk,
+        read_only="ro" in entry.options,
+        pseudo=entry.filesystem in PSEUDO_FS,
+        dev_id=entry.dev_id,
+    )
 
 
 def _fill_usage(volume: Volume) -> None:
@@ -360,18 +430,22 @@ def _volumes_from_psutil(*, usage: bool = True) -> list[Volume]:
     return result
 
 
-def volume_of(path: str | os.PathLike, volumes: list[Volume] | None = None, sys_root: Path = SYS) -> Volume | None:
-    """The mounted volume holding `path` (which need not exist yet: its nearest parent is used)."""
+def volume_of(
+    path: str | os.PathLike,
+    volumes: list[Volume] | None = None,
+    sys_root: Path = SYS,
+    mountinfo: str | None = None,
+) -> Volume | None:
+    """The mounted volume holding `path` (which need not exist yet: its nearest existing parent is used)."""
     probe = Path(os.path.abspath(os.fspath(path)))
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
-    volumes = volumes if volumes is not None else list_volumes(sys_root, include_noise=True, usage=False)
-    dev_id = _dev_id_of(str(probe))
+    if volumes is None:
+        volumes = list_volumes(sys_root, mountinfo, include_noise=True, usage=False, include_binds=True)
     real = os.path.realpath(probe)
+    # The deepest mount point containing the path is the one it lives on.
     candidates = [v for v in volumes if _is_within(real, v.mount_point)]
-    # The deepest mount point containing the path wins; the device id breaks ties of stacked mounts.
-    candidates.sort(key=lambda v: (len(v.mount_point), v.dev_id == dev_id))
-    return candidates[-1] if candidates else None
+    return max(candidates, key=lambda v: len(v.mount_point), default=None)
 
 
 def _is_within(path: str, mount_point: str) -> bool:
@@ -385,8 +459,12 @@ def is_block_device(path: str | os.PathLike) -> bool:
         return False
 
 
-def target_info(path: str | os.PathLike, sys_root: Path = SYS) -> TargetInfo:
-    """Everything known about where `path` lives: its volume, device and disk."""
+def target_info(path: str | os.PathLike, sys_root: Path = SYS, mountinfo: str | None = None) -> TargetInfo:
+    """Everything known about where `path` lives: its volume, device and disk.
+
+    A block device is described as itself; anything else (a file, a directory, a path still to
+    be created) by the volume holding it. `sys_root` and `mountinfo` as for list_volumes.
+    """
     text = os.path.abspath(os.fspath(path))
     if is_block_device(text):
         st = os.stat(text)
@@ -394,7 +472,7 @@ def target_info(path: str | os.PathLike, sys_root: Path = SYS) -> TargetInfo:
         device, disk_name = disk_of_device(dev_id, sys_root)
         disk = read_disk(disk_name, sys_root) if disk_name else None
         return _target_from(text, f"/dev/{device}" if device else text, disk, None)
-    volume = volume_of(text, sys_root=sys_root)
+    volume = volume_of(text, sys_root=sys_root, mountinfo=mountinfo)
     disk = read_disk(volume.disk, sys_root) if volume and volume.disk else None
     return _target_from(text, volume.device if volume else None, disk, volume)
 
@@ -453,7 +531,10 @@ def _cpu_model() -> str | None:
 
 
 def as_dict(item: Disk | Volume) -> dict:
+    """The --json form: the fields plus what is derived from them."""
     data = asdict(item)
     if isinstance(item, Volume):
         data["usable"] = item.usable
+    else:
+        data["pcie_link"] = item.pcie_link
     return data
