@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from typing import Any
+
+# Into a pipe or a file, rich would lay tables out for 80 columns and cut ids, paths and
+# serials short; give them room for their natural width instead (COLUMNS still wins).
+PIPE_WIDTH = 240
 
 
 def stdout():
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else PIPE_WIDTH
+    return Console(highlight=False, soft_wrap=False, width=width)
 
 
 def stderr():
@@ -46,6 +52,10 @@ def warn_broken(broken) -> None:
     """Tell the person (on stderr) about files that were skipped, so nothing vanishes silently."""
     if not broken:
         return
+    from rich.markup import escape
+
     err = stderr()
     for item in broken:
-        err.print(f"[yellow]skipped[/] {item.path}: {item.reason}", markup=True, highlight=False)
+        # soft_wrap: a path broken over two lines cannot be copied. escape: a file name or a
+        # reason may hold "[...]", which is not markup.
+        err.print(f"[yellow]skipped[/] {escape(str(item.path))}: {escape(item.reason)}", highlight=False, soft_wrap=True)

@@ -33,15 +33,45 @@ def summary(result) -> dict:
     }
 
 
-def run(args) -> int:
+# Below this many columns the table leaves out the start time (the id holds it, in UTC) and the engine.
+WIDE = 110
+
+
+def history_table(results, *, wide: bool):
+    """One row per result; a line per step in the figures columns. Ids, profiles and statuses are never cut."""
     from rich import box
     from rich.table import Table
 
-    from labtui.commands.common import open_store, print_json, stdout, warn_broken
     from labtui.report import fmt_iops, fmt_mib, fmt_time
 
-    results, broken = open_store().load_results()
-    results.reverse()
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("id", no_wrap=True)
+    if wide:
+        table.add_column("started", no_wrap=True)
+    table.add_column("profile", no_wrap=True)
+    if wide:
+        table.add_column("engine", no_wrap=True)
+    table.add_column("disk")
+    table.add_column("status", no_wrap=True)
+    table.add_column("IOPS", justify="right", no_wrap=True)
+    table.add_column("MiB/s", justify="right", no_wrap=True)
+    for r in results:
+        cells = [r.id] + ([fmt_time(r)] if wide else []) + [r.profile.name] + ([r.engine.name] if wide else [])
+        cells += [
+            r.target.model or "unknown",
+            r.status,
+            "\n".join(fmt_iops(s.total.iops) for s in r.steps),
+            "\n".join(fmt_mib(s.total.mib_s) for s in r.steps),
+        ]
+        table.add_row(*cells)
+    return table
+
+
+def run(args) -> int:
+    from labtui.commands.common import open_store, print_json, stdout, warn_broken
+
+    everything, broken = open_store().load_results()
+    results = everything[::-1]
     if args.profile:
         results = [r for r in results if r.profile.name == args.profile]
     if args.tag:
@@ -55,15 +85,12 @@ def run(args) -> int:
         })
         return 0
     warn_broken(broken)
-    table = Table(box=box.SIMPLE_HEAD)
-    for name in ("id", "date", "profile", "engine", "disk", "status", "IOPS / MiB/s per step"):
-        table.add_column(name, no_wrap=name in ("id", "date"))
-    for r in results:
-        steps = "\n".join(f"{fmt_iops(s.total.iops)} / {fmt_mib(s.total.mib_s)}" for s in r.steps)
-        table.add_row(r.id, fmt_time(r), r.profile.name, r.engine.name, r.target.model or "unknown", r.status, steps)
     out = stdout()
-    if not results:
+    if not everything:
         out.print("no results yet: `labtui run -p quick-sanity -t DIR` makes one")
         return 0
-    out.print(table)
+    if not results:
+        out.print(f"none of the {len(everything)} results match")
+        return 0
+    out.print(history_table(results, wide=out.width >= WIDE))
     return 0

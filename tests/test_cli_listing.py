@@ -1,0 +1,223 @@
+"""The headless listing commands on real data: disks, profiles, history and show, tables and --json."""
+
+import json
+import subprocess
+from dataclasses import replace
+
+import pytest
+from conftest import labtui_cmd
+from factories import make_result
+from test_store import broken_files
+
+from labtui.cli import main
+from labtui.store import Store, result_to_json
+
+
+def cli(capsys, *args):
+    """Run the CLI in this process: (exit code, stdout, stderr)."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(err: str) -> bool:
+    return err.count("\n") == 1 and err.startswith("labtui: error: ") and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- disks
+
+
+def test_disks_json_shows_the_root_volume_and_its_disk(labtui_home, capsys):
+    code, out, _ = cli(capsys, "disks", "--json")
+    assert code == 0
+    data = json.loads(out)
+    root = next(v for v in data["volumes"] if v["mount_point"] == "/")
+    assert root["size_bytes"] > 0 and 0 < root["free_bytes"] <= root["size_bytes"]
+    assert root["filesystem"] and root["source"]
+    if root["disk"]:
+        disk = next(d for d in data["disks"] if d["name"] == root["disk"])
+        assert disk["size_bytes"] > 0 and disk["kind"] and disk["path"] == f"/dev/{root['disk']}"
+        assert "pcie_link" in disk
+    assert data["host"]["cpu_count"] >= 1 and data["host"]["ram_bytes"] > 0
+
+
+def test_disks_table_shows_the_root_disk(labtui_home, capsys):
+    _, out, _ = cli(capsys, "disks", "--json")
+    root = next(v for v in json.loads(out)["volumes"] if v["mount_point"] == "/")
+    code, table, err = cli(capsys, "disks")
+    assert code == 0 and err == ""
+    assert "Disks" in table and "Volumes" in table
+    volume_rows = table.split("Volumes", 1)[1].splitlines()
+    assert any(line.split()[:2] == ["/", root["filesystem"]] for line in volume_rows if line.strip())
+    if root["disk"]:
+        assert f"/dev/{root['disk']}" in table.split("Volumes", 1)[0]
+
+
+# --------------------------------------------------------------------------- profiles
+
+
+def test_profiles_json_lists_the_five_with_their_steps(labtui_home, capsys):
+    code, out, _ = cli(capsys, "profiles", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["broken"] == []
+    assert [p["name"] for p in data["profiles"]] == [
+        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme"]
+    for profile in data["profiles"]:
+        assert profile["origin"] == "builtin" and profile["steps"] and profile["planned_seconds"] > 0
+        for step in profile["steps"]:
+            assert {"name", "block_size", "pattern", "write_percent", "threads", "outstanding", "duration",
+                    "cache", "latency"} <= set(step)
+
+
+def test_profiles_table_and_one_profile(labtui_home, capsys):
+    code, table, _ = cli(capsys, "profiles")
+    assert code == 0 and all(name in table for name in ("quick-sanity", "configmgr-sql", "cdm-nvme"))
+    code, steps, _ = cli(capsys, "profiles", "configmgr-sql")
+    assert code == 0
+    assert all(name in steps for name in ("Read 64K random 60s", "Read 64K random 300s", "Write 64K random 300s"))
+    assert "64KiB" in steps and "5m" in steps
+    code, out, _ = cli(capsys, "profiles", "cdm-nvme", "--json")
+    assert code == 0 and len(json.loads(out)["steps"]) == 8
+
+
+def test_user_profiles_and_broken_ones(labtui_home, capsys, tmp_path):
+    folder = labtui_home / "profiles"
+    folder.mkdir()
+    (folder / "mine.toml").write_text('name = "mine"\n[[steps]]\nname = "r"\nblock_size = "4K"\n')
+    (folder / "typo.toml").write_text('name = "typo"\n[[steps]]\nname = "r"\nthreds = 4\n')
+    code, out, err = cli(capsys, "profiles", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert ("mine", "user") in [(p["name"], p["origin"]) for p in data["profiles"]]
+    assert data["broken"] == [{"path": str(folder / "typo.toml"),
+                               "reason": "steps[1]: unknown key 'threds' (did you mean 'threads'?)"}]
+    code, table, err = cli(capsys, "profiles")
+    assert code == 0 and "mine" in table and f"skipped {folder / 'typo.toml'}" in " ".join(err.split())
+    code, _, err = cli(capsys, "profiles", "typo")
+    assert code == 2 and one_line_error(err) and "threds" in err
+    outside = tmp_path / "trial.toml"
+    outside.write_text('name = "trial"\n[[steps]]\nname = "only"\nblock_size = "8K"\n')
+    code, out, _ = cli(capsys, "profiles", str(outside), "--json")
+    assert code == 0 and json.loads(out)["steps"][0]["block_size"] == "8KiB"
+
+
+@pytest.mark.parametrize("name", ["no-such-profile", "missing/file.toml", "nothing.toml"])
+def test_unknown_profile_is_one_line_and_exit_2(labtui_home, capsys, name):
+    code, out, err = cli(capsys, "profiles", name)
+    assert code == 2 and out == "" and one_line_error(err)
+
+
+# --------------------------------------------------------------------------- history and show
+
+
+@pytest.fixture
+def saved(labtui_home):
+    store = Store()
+    older = store.save_result(make_result("20240501-103005-aaaa"))[0]
+    newer = store.save_result(make_result("20240501-113005-bbbb", minutes=60, tags=("hp-adapter",),
+                                          status="aborted", error="cancelled by the user"))[0]
+    return older, newer
+
+
+def test_history_empty(labtui_home, capsys):
+    code, out, err = cli(capsys, "history")
+    assert code == 0 and "no results yet" in out and err == ""
+    code, out, _ = cli(capsys, "history", "--json")
+    assert json.loads(out) == {"results": [], "broken": []}
+
+
+def test_history_lists_newest_first_and_filters(saved, capsys):
+    older, newer = saved
+    code, out, _ = cli(capsys, "history", "--json")
+    data = json.loads(out)
+    assert [r["id"] for r in data["results"]] == [newer.id, older.id]
+    entry = data["results"][1]
+    assert entry["disk_model"] == "Samsung SSD 980 PRO 1TB" and entry["profile"] == "quick-sanity"
+    assert entry["steps"][0]["iops"] == pytest.approx(30_000 / 10.0)
+    assert entry["steps"][0]["mib_s"] == pytest.approx(30_000 * 65536 / 10.0 / 2**20)
+    _, out, _ = cli(capsys, "history", "--json", "--tag", "hp-adapter")
+    assert [r["id"] for r in json.loads(out)["results"]] == [newer.id]
+    _, out, _ = cli(capsys, "history", "--json", "--limit", "1")
+    assert [r["id"] for r in json.loads(out)["results"]] == [newer.id]
+    _, out, _ = cli(capsys, "history", "--json", "--profile", "cdm-nvme")
+    assert json.loads(out)["results"] == []
+    code, table, _ = cli(capsys, "history")
+    assert code == 0 and older.id in table and newer.id in table and table.index(newer.id) < table.index(older.id)
+    assert "aborted" in table and "3,000" in table
+
+
+def test_history_reports_broken_files_and_keeps_the_good(saved, labtui_home, capsys):
+    paths = broken_files(labtui_home / "results")
+    code, out, _ = cli(capsys, "history", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert sorted(r["id"] for r in data["results"]) == sorted(r.id for r in saved)
+    assert sorted(b["path"] for b in data["broken"]) == sorted(str(p) for p in paths.values())
+    assert all(b["reason"] for b in data["broken"])
+    code, table, err = cli(capsys, "history")
+    assert code == 0 and all(r.id in table for r in saved)
+    flat = " ".join(err.split())  # rich may wrap a long path
+    for path in paths.values():
+        assert f"skipped {path}" in flat
+
+
+def test_show_in_full_and_as_json(saved, capsys):
+    older, newer = saved
+    code, out, err = cli(capsys, "show", "20240501-1030")  # a unique prefix
+    assert code == 0 and err == ""
+    for text in (older.id, "Samsung SSD 980 PRO 1TB", "8.0 GT/s PCIe x4 (max 16.0 GT/s PCIe x4)", "ext4",
+                 "Read 64K random", "RND64K Q8T4 R", "Latency (ms)", "completed"):
+        assert text in out, text
+    code, out, _ = cli(capsys, "show", newer.id, "--json")
+    data = json.loads(out)
+    assert data == json.loads(json.dumps(result_to_json(newer)))
+    assert data["status"] == "aborted" and data["error"] == "cancelled by the user"
+    step = data["steps"][1]
+    assert step["write"]["ios"] == 30_001 and step["read"]["ios"] == 0 and step["total"]["ios"] == 30_001
+    assert step["total"]["iops"] == pytest.approx(3000.1) and step["latency_ms"]["p99"] == 2.5
+    assert set(step["latency_ms"]) >= {"mean", "p50", "p90", "p99", "p999", "max"}
+
+
+def test_show_of_a_broken_or_unknown_result_is_exit_2_with_one_line(saved, labtui_home, capsys):
+    paths = broken_files(labtui_home / "results")
+    for name, path in paths.items():
+        code, out, err = cli(capsys, "show", name)
+        assert code == 2 and out == "" and one_line_error(err) and str(path) in err, (name, err)
+    for key in ("no-such-id", "20240501", "../results/x"):
+        code, out, err = cli(capsys, "show", key)
+        assert code == 2 and out == "" and one_line_error(err), (key, err)
+
+
+def test_labtui_home_is_honoured_end_to_end(tmp_path):
+    homes = [tmp_path / "a", tmp_path / "b"]
+    result, _ = Store(homes[0]).save_result(make_result())
+
+    def run(home, *args):
+        env = {"LABTUI_HOME": str(home), "PATH": "/usr/bin:/bin"}
+        return subprocess.run(labtui_cmd(*args), capture_output=True, text=True, env=env)
+
+    seen = run(homes[0], "history", "--json")
+    assert seen.returncode == 0 and [r["id"] for r in json.loads(seen.stdout)["results"]] == [result.id]
+    unseen = run(homes[1], "show", result.id)
+    assert unseen.returncode == 2 and unseen.stderr.count("\n") == 1 and str(homes[1]) in unseen.stderr
+    shown = run(homes[0], "show", result.id, "--json")
+    assert shown.returncode == 0 and json.loads(shown.stdout)["id"] == result.id
+
+
+def test_a_changed_result_shows_its_tags(saved, labtui_home, capsys):
+    older, _ = saved
+    Store().update_result(replace(older, tags=("baseline", "startech")))
+    _, out, _ = cli(capsys, "show", older.id)
+    assert "baseline, startech" in out
+
+
+def test_a_narrow_terminal_never_cuts_ids_profiles_or_statuses(saved, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, table, _ = cli(capsys, "history")
+    assert code == 0 and max(len(line) for line in table.splitlines()) <= 80
+    for result in saved:
+        row = next(line for line in table.splitlines() if result.id in line)
+        assert result.profile.name in row and result.status in row
+    _, out, _ = cli(capsys, "history", "--profile", "cdm-nvme")
+    assert "none of the 2 results match" in out
