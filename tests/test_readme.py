@@ -21,3 +21,27 @@ def test_quick_start_has_two_commands():
 def test_ci_runs_the_readme_test_command_verbatim():
     ci = (REPO / ".ci" / "run").read_text().splitlines()
     assert _quick_start_commands()[1] in ci
+
+
+def _section(title: str) -> str:
+    return (REPO / "README.md").read_text().split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+def test_where_data_lives_matches_the_store(tmp_path, monkeypatch):
+    from labtui.store import Store
+
+    text = _section("Where data lives")
+    assert "LABTUI_HOME" in text
+    monkeypatch.delenv("LABTUI_HOME", raising=False)
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    store = Store()
+    home = str(tmp_path)
+    assert "`" + str(store.home).replace(home, "~") + "`" in text
+    assert "`" + str(store.config_dir).replace(home, "~") + "`" in text
+    for layout in ("<data dir>/results/<id>.toml", "<data dir>/profiles/<name>.toml", "<config dir>/config.toml"):
+        assert layout in text
+    monkeypatch.setenv("LABTUI_HOME", str(tmp_path / "lab"))
+    store = Store()
+    assert store.results_dir == tmp_path / "lab" / "results" and store.settings_path() == tmp_path / "lab" / "config.toml"
