@@ -618,7 +618,7 @@ def _load_user_profile(path: Path) -> Profile:
 def parse_profile_text(text: str, where: str, origin: str = "user") -> Profile:
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
         raise ValidationError(f"{where}: not valid TOML: {exc}") from None
     schema = data.pop("schema", 1)
     if schema != 1:

@@ -44,24 +44,35 @@ MAX_SIZE = 2**63 - 1  # what a TOML integer (and an off_t) holds
 MAX_DURATION_SECONDS = 366 * 86400
 
 _NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z]*)\s*$")
+# No size or duration needs more digits; past 4300 Python refuses to convert them at all.
+_MAX_DIGITS = 40
+
+
+def _number_and_unit(value: object, what: str, example: str, field: str) -> tuple[Fraction, str, str] | None:
+    """(exact number, lower-case unit, text for messages) of a str or int `value`; None if too long.
+
+    Fractions, not floats: "9007199254740993" must not quietly become ...992.
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValidationError(f"expected a {what} such as {example}, got {value!r}", field)
+    if isinstance(value, int):
+        return (Fraction(value), "", str(value)) if abs(value) < 10**_MAX_DIGITS else None
+    text = value.strip()
+    match = _NUMBER.match(text)
+    if not match:
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise ValidationError(f"{shown!r} is not a {what} (use e.g. {example})", field)
+    if len(match.group(1)) > _MAX_DIGITS:
+        return None
+    return Fraction(match.group(1)), match.group(2).lower(), text
 
 
 def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -> int:
     """Return the number of bytes in `value` ("64K", "64KiB", "1M", "20G", 4096 ...)."""
-    if isinstance(value, bool):
-        raise ValidationError(f"expected a size such as 64K or 1GiB, got {value!r}", field)
-    if isinstance(value, int):
-        number, unit = Fraction(value), ""
-        text = str(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        match = _NUMBER.match(text)
-        if not match:
-            raise ValidationError(f"{value!r} is not a size (use e.g. 4096, 64K, 1MiB, 20G)", field)
-        # Fractions, not floats: "9007199254740993" must not quietly become ...992.
-        number, unit = Fraction(match.group(1)), match.group(2).lower()
-    else:
-        raise ValidationError(f"expected a size such as 64K or 1GiB, got {value!r}", field)
+    parsed = _number_and_unit(value, "size", "4096, 64K, 1MiB, 20G", field)
+    if parsed is None:
+        raise ValidationError("that number is too large for a size", field)
+    number, unit, text = parsed
     if unit not in _SIZE_UNITS:
         raise ValidationError(
             f"unknown size unit {unit!r} in {text!r} (use B, K, M, G, T or KiB, MiB, GiB, TiB)", field
@@ -80,28 +91,24 @@ def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -
 
 def parse_duration(value: str | int | float, *, field: str = "", allow_zero: bool = False) -> float:
     """Return the seconds in `value` ("500ms", "10s", "5m", "1h"; a bare number is seconds)."""
-    if isinstance(value, bool):
-        raise ValidationError(f"expected a duration such as 10s or 5m, got {value!r}", field)
-    if isinstance(value, (int, float)):
+    if isinstance(value, float):
         if not math.isfinite(value):
             raise ValidationError(f"{value!r} is not a finite duration", field)
-        number, unit, text = Fraction(value), "", str(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        match = _NUMBER.match(text)
-        if not match:
-            raise ValidationError(f"{value!r} is not a duration (use e.g. 500ms, 10s, 5m, 1h)", field)
-        number, unit = Fraction(match.group(1)), match.group(2).lower()
+        parsed = (Fraction(value), "", str(value))
     else:
-        raise ValidationError(f"expected a duration such as 10s or 5m, got {value!r}", field)
+        parsed = _number_and_unit(value, "duration", "500ms, 10s, 5m, 1h", field)
+    if parsed is None:
+        raise ValidationError("that number is far longer than a year", field)
+    number, unit, text = parsed
     if unit not in _DURATION_UNITS:
         raise ValidationError(f"unknown duration unit {unit!r} in {text!r} (use ms, s, m or h)", field)
     if number < 0:
         raise ValidationError(f"a duration cannot be negative: {text!r}", field)
-    # Durations are kept to the microsecond, so every parsed value has an exact spelling.
-    seconds = round(number * _DURATION_UNITS[unit] * MICROS) / MICROS
-    if seconds > MAX_DURATION_SECONDS:
+    exact = number * _DURATION_UNITS[unit]
+    if exact > MAX_DURATION_SECONDS:
         raise ValidationError(f"{text!r} is longer than a year", field)
+    # Kept to the microsecond, so every parsed duration has an exact spelling (format_duration).
+    seconds = round(exact * MICROS) / MICROS
     if seconds == 0 and not allow_zero:
         raise ValidationError(f"a duration must be greater than zero, got {text!r}", field)
     return seconds

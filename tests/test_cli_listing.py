@@ -167,7 +167,7 @@ def test_show_in_full_and_as_json(saved, capsys):
     code, out, err = cli(capsys, "show", "20240501-1030")  # a unique prefix
     assert code == 0 and err == ""
     for text in (older.id, "Samsung SSD 980 PRO 1TB", "8.0 GT/s PCIe x4 (max 16.0 GT/s PCIe x4)", "ext4",
-                 "Read 64K random", "RND64K Q8T4 R", "Latency (ms)", "completed"):
+                 "Read 64K random", "3,000", "187.5", "Latency (ms)", "completed"):
         assert text in out, text
     code, out, _ = cli(capsys, "show", newer.id, "--json")
     data = json.loads(out)

@@ -386,3 +386,15 @@ def test_settings_round_trip_and_a_broken_settings_file_is_left_alone(labtui_hom
 def test_broken_file_is_a_plain_record():
     assert BrokenFile(Path("/x.toml"), "empty file") == BrokenFile(Path("/x.toml"), "empty file")
     assert store_module.MAX_FILE_BYTES >= 16 * 1024**2
+
+
+def test_a_number_too_long_for_python_is_a_broken_file_not_a_crash(labtui_home):
+    store = Store()
+    store.profiles_dir.mkdir(parents=True)
+    (store.profiles_dir / "huge.toml").write_text('name = "huge"\nrepeat = ' + "9" * 5000 + '\n[[steps]]\nname = "r"\n')
+    store.results_dir.mkdir(parents=True)
+    (store.results_dir / "huge.toml").write_text("schema = " + "9" * 5000 + "\n")
+    _, broken = store.profiles()
+    assert [b.path.name for b in broken] == ["huge.toml"] and "not valid TOML" in broken[0].reason
+    _, broken = store.load_results()
+    assert [b.path.name for b in broken] == ["huge.toml"]
