@@ -1,9 +1,11 @@
-"""Plain, realistic results for tests that need one (hypothesis strategies live in strategies.py)."""
+"""Plain, realistic results, and broken result files, for tests (hypothesis strategies: strategies.py)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 from labtui.model import (
     DirectionStats,
@@ -15,7 +17,7 @@ from labtui.model import (
     StepResult,
     TargetInfo,
 )
-from labtui.store import builtin_profiles
+from labtui.store import builtin_profiles, result_to_toml
 
 
 def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **changes) -> RunResult:
@@ -65,3 +67,32 @@ def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **
         tags=("startech-adapter",),
     )
     return replace(result, **changes)
+
+
+def broken_files(results_dir: Path) -> dict[str, Path]:
+    """Every kind of file a results folder can hold that is not a labtui result."""
+    good_text = result_to_toml(make_result("template"))
+    results_dir.mkdir(parents=True, exist_ok=True)
+    files = {
+        "empty": b"",
+        "truncated": good_text.encode()[: len(good_text) // 2],
+        "garbage": bytes(range(256)) * 4,
+        "non-utf8": good_text.replace("labbox", "labb\u00f6x").encode("latin-1"),
+        "wrong-schema": good_text.replace("schema = 1", "schema = 99", 1).encode(),
+        "missing-schema": good_text.replace("schema = 1\n", "", 1).encode(),
+        "foreign": b'[project]\nname = "something-else"\nversion = "1.0"\n',
+        "unknown-key": good_text.replace('status = "completed"', 'status = "completed"\nmood = "happy"', 1).encode(),
+        "bad-status": good_text.replace('status = "completed"', 'status = "great"', 1).encode(),
+        "wrong-type": good_text.replace("cpu_count = 8", 'cpu_count = "eight"', 1).encode(),
+        "missing-key": re.sub(r'\n(status|ended) = [^\n]*', "", good_text).encode(),
+    }
+    paths = {}
+    for name, data in files.items():
+        path = results_dir / f"{name}.toml"
+        path.write_bytes(data)
+        paths[name] = path
+    folder = results_dir / "directory.toml"
+    folder.mkdir()
+    (folder / "inside.txt").write_text("a directory that happens to end in .toml")
+    paths["directory"] = folder
+    return paths

@@ -6,8 +6,7 @@ from dataclasses import replace
 
 import pytest
 from conftest import labtui_cmd
-from factories import make_result
-from test_store import broken_files
+from factories import broken_files, make_result
 
 from labtui.cli import main
 from labtui.store import Store, result_to_json

@@ -2,7 +2,6 @@
 
 import errno
 import os
-import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -10,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from factories import make_result
+from factories import broken_files, make_result
 
 from labtui import store as store_module
 from labtui.errors import NotFoundError, StoreError, ValidationError
 from labtui.model import Profile, Step
-from labtui.store import BrokenFile, Store, atomic_write, data_home, result_to_toml
+from labtui.store import BrokenFile, Store, atomic_write, data_home
 
 # --------------------------------------------------------------------------- where data lives
 
@@ -151,7 +150,7 @@ SAVER = """
 import sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
-from factories import make_result
+from factories import broken_files, make_result
 from labtui.store import Store
 store = Store(Path(sys.argv[1]))
 for i in range(int(sys.argv[2])):
@@ -171,35 +170,6 @@ def test_concurrent_saves_from_two_processes_lose_nothing(tmp_path):
 
 
 # --------------------------------------------------------------------------- tolerant reads
-
-
-def broken_files(results_dir: Path) -> dict[str, Path]:
-    """Every kind of file a results folder can hold that is not a labtui result."""
-    good_text = result_to_toml(make_result("template"))
-    results_dir.mkdir(parents=True, exist_ok=True)
-    files = {
-        "empty": b"",
-        "truncated": good_text.encode()[: len(good_text) // 2],
-        "garbage": bytes(range(256)) * 4,
-        "non-utf8": good_text.replace("labbox", "labb\u00f6x").encode("latin-1"),
-        "wrong-schema": good_text.replace("schema = 1", "schema = 99", 1).encode(),
-        "missing-schema": good_text.replace("schema = 1\n", "", 1).encode(),
-        "foreign": b'[project]\nname = "something-else"\nversion = "1.0"\n',
-        "unknown-key": good_text.replace('status = "completed"', 'status = "completed"\nmood = "happy"', 1).encode(),
-        "bad-status": good_text.replace('status = "completed"', 'status = "great"', 1).encode(),
-        "wrong-type": good_text.replace("cpu_count = 8", 'cpu_count = "eight"', 1).encode(),
-        "missing-key": re.sub(r'\n(status|ended) = [^\n]*', "", good_text).encode(),
-    }
-    paths = {}
-    for name, data in files.items():
-        path = results_dir / f"{name}.toml"
-        path.write_bytes(data)
-        paths[name] = path
-    folder = results_dir / "directory.toml"
-    folder.mkdir()
-    (folder / "inside.txt").write_text("a directory that happens to end in .toml")
-    paths["directory"] = folder
-    return paths
 
 
 EXPECTED_REASONS = {

@@ -3,14 +3,15 @@
 import json
 import tempfile
 import tomllib
+from datetime import datetime, timezone
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import profiles, run_results, step_results
 
-from labtui.model import SCHEMA, Profile, RunResult, Sample, StepResult
-from labtui.store import Store, dumps_json, result_from_toml, result_to_json, result_to_toml
+from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
+from labtui.store import Store, _to_plain, dumps_json, result_from_toml, result_to_json, result_to_toml
 
 few = settings(max_examples=40, deadline=None)
 
@@ -76,8 +77,6 @@ def test_json_form_is_plain_json(result: RunResult):
 @few
 @given(step_results)
 def test_a_series_is_stored_as_columns_with_gaps(step: StepResult):
-    from labtui.store import _to_plain
-
     data = _to_plain(step)
     if not step.samples:
         assert "series" not in data
@@ -92,18 +91,12 @@ def test_a_series_is_stored_as_columns_with_gaps(step: StepResult):
 def test_a_long_series_stays_a_few_lines():
     samples = tuple(Sample(t=i + 1.0, seconds=1.0, read_ios=1000 + i, read_bytes=(1000 + i) * 65536,
                            read_lat_mean_ms=None if i % 7 == 0 else 0.25) for i in range(300))
-    from labtui.model import Step
-
     text = result_to_toml(_result_with(StepResult(step=Step(name="s"), samples=samples)))
     assert len(text.splitlines()) < 80
     assert result_from_toml(text).steps[0].samples == samples
 
 
 def _result_with(step: StepResult) -> RunResult:
-    from datetime import datetime, timezone
-
-    from labtui.model import EngineInfo, HostInfo, TargetInfo
-
     when = datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc)
     return RunResult(id="20240102-030405-abcd", status="completed", started=when, ended=when, host=HostInfo(),
                      target=TargetInfo(path="/mnt/x"), engine=EngineInfo(name="native"),
