@@ -497,6 +497,55 @@ def merge_samples(first: Sample, second: Sample) -> Sample:
     )
 
 
+class SampleTracker:
+    """Turns one job's consecutive cumulative reports into per-interval samples.
+
+    fio counts from the job's start during ramp_time, then resets every counter when it ends;
+    the first report with recorded latency is past the reset (fio records none while ramping).
+    Measured samples always add up to the final report's counts.
+    """
+
+    def __init__(self, warmup: float, *, latency: bool = True, min_seconds: float = 0.25) -> None:
+        self.warmup = warmup
+        self.latency = latency
+        self.min_seconds = min_seconds
+        self.phase = "warmup" if warmup > 0 else "measure"
+        self.measured: list[Sample] = []
+        self._prev: Counters | None = None
+        self._held: Sample | None = None
+
+    def add(self, job: dict, legacy: bool = False, *, cpu_percent: float | None = None) -> tuple[str, Sample] | None:
+        """(phase, sample) for the interval this report closes, or None if there is none to show."""
+        counters = job_counters(job, legacy)
+        if self.phase == "warmup" and counters.measuring:
+            self.phase, self._prev = "measure", None
+        elif self._prev is not None and counters.runtime_ms < self._prev.runtime_ms:
+            self._prev = None  # fio reset its counters
+        offset = -self.warmup if self.phase == "warmup" else 0.0
+        sample = interval_sample(self._prev, counters, t_offset=offset, latency=self.latency, cpu_percent=cpu_percent)
+        self._prev = counters
+        if sample is None or self.phase == "warmup":
+            return (self.phase, sample) if sample is not None else None
+        if self._held is not None:
+            sample, self._held = merge_samples(self._held, sample), None
+        if sample.seconds < self.min_seconds:
+            # A sliver (the first interval after ramp_time, or the final report right after the
+            # last status one): shown merged with its neighbour rather than as a noisy spike.
+            self._held = sample
+            return None
+        self.measured.append(sample)
+        return self.phase, sample
+
+    def finish(self) -> None:
+        """Fold a held sliver into the last sample, once the stream has ended."""
+        if self._held is not None:
+            if self.measured:
+                self.measured[-1] = merge_samples(self.measured[-1], self._held)
+            else:
+                self.measured.append(self._held)
+            self._held = None
+
+
 # --------------------------------------------------------------------------- workload recovery
 
 
