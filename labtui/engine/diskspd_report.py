@@ -521,6 +521,8 @@ def _text_timespan(number: int, params: dict, block: str, linux: bool) -> Timesp
             ios=_int(ios, f"{where} {name} I/Os"), bytes=_int(size, f"{where} {name} bytes"), seconds=seconds
         )
     percentiles = _percentile_table(block, where)
+    if params.get("latency") and not percentiles:
+        raise ReportError(f"{where}: latency was measured but its %-ile table is missing (is the file cut short?)")
     means = {
         name: _float(_column(row, ("AvgLat", "AvgLat(ms)")), f"{where} {name} AvgLat")
         for name, row in (("total", totals), ("read", reads), ("write", writes))

@@ -69,7 +69,11 @@ class Runner:
         self.target_arg = str(target)
         self.store = store
         self.options = options or RunOptions()
-        self.engine: Engine = get_engine(self.options.engine, self.options.engine_settings)
+        # Engines read their settings (fio_path, diskspd_path) from the store's config.toml;
+        # options given here win.
+        load_settings = getattr(store, "load_settings", None)
+        settings = {**(load_settings() if callable(load_settings) else {}), **self.options.engine_settings}
+        self.engine: Engine = get_engine(self.options.engine, settings)
         self.run_id = new_result_id()
         self.plan: Plan | None = None
         self.result: RunResult | None = None
