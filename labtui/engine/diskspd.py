@@ -124,7 +124,7 @@ class DiskSpdEngine(Engine):
     def version(self) -> str | None:
         if self._version is None:
             try:
-                out = subprocess.run([self.program, "-?"], capture_output=True, text=True, timeout=10)
+                out = subprocess.run([self.program, "-?"], capture_output=True, text=True, timeout=5)
             except (OSError, subprocess.SubprocessError):
                 return None
             match = re.search(r"[Vv]ersion:?\s+v?(\d+\.\d+[\w.\-]*)", out.stdout + out.stderr)
@@ -194,7 +194,9 @@ class DiskSpdEngine(Engine):
             readers.cancel()
         text = "".join(out)
         if returncode != 0:
-            lines = [line.strip() for line in ("".join(err) + "\n" + text).splitlines() if line.strip()]
+            # DiskSpd writes its complaints to stderr, or (older versions) to stdout
+            lines = [line.strip() for line in "".join(err).splitlines() if line.strip()]
+            lines = lines or [line.strip() for line in text.splitlines() if line.strip()]
             raise EngineFailed(f"DiskSpd exited with status {returncode}: {lines[-1] if lines else 'no message'}")
         try:
             report = ds.parse_report(text)

@@ -136,7 +136,7 @@ class FioEngine(Engine):
     def version(self) -> str | None:
         if self._version is None:
             try:
-                out = subprocess.run([self.program, "--version"], capture_output=True, text=True, timeout=10)
+                out = subprocess.run([self.program, "--version"], capture_output=True, text=True, timeout=5)
             except (OSError, subprocess.SubprocessError):
                 return None
             text = out.stdout.strip()

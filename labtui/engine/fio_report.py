@@ -580,9 +580,10 @@ def fio_size(value: str | None) -> int | None:
     """A fio size option's first size ("4k", "128k,64k", "4k-16k", "1m"), in bytes (k = 1024)."""
     if not value:
         return None
-    match = _SIZE_TOKEN.match(value.strip())
-    if not match:
-        return None
+    value = value.strip()
+    match = _SIZE_TOKEN.match(value)
+    if not match or value[match.end() : match.end() + 1] not in ("", ",", "-", ":"):
+        return None  # e.g. "100%": a share of the device, not a size
     try:
         return parse_size(match.group(0).replace(" ", ""), allow_zero=True)
     except ValidationError:
