@@ -5,7 +5,6 @@ with a message — never any other exception."""
 from __future__ import annotations
 
 import json
-import math
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import re
 import shlex
 import shutil
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import AsyncIterator
 
 from labtui.engine import diskspd_report as ds
+from labtui.engine.diskspd_report import size_arg
 from labtui.engine import subproc
 from labtui.engine.base import Engine, EngineFailed, EngineUnavailable, Job
 from labtui.engine.diskstats import DiskSampler
@@ -38,14 +38,6 @@ OVERRUN = 30.0  # seconds past its planned end after which DiskSpd is declared h
 NAMES = ("diskspd", "diskspd.exe")
 
 
-def _size(size: int) -> str:
-    """A size in DiskSpd's suffixes (K, M, G), exact, else in bytes."""
-    for suffix, factor in (("G", 1024**3), ("M", 1024**2), ("K", 1024)):
-        if size >= factor and size % factor == 0:
-            return f"{size // factor}{suffix}"
-    return str(size)
-
-
 def whole_seconds(seconds: float) -> int:
     """DiskSpd counts whole seconds: a fraction is rounded up (the engine says so when it happens)."""
     return math.ceil(round(seconds, 6))
@@ -55,7 +47,7 @@ def diskspd_arguments(step: Step, path: str | Path, file_size: int, *, variant: 
     """DiskSpd's arguments (without the program) for `step` on `path`; variant "windows" or "linux"."""
     windows = variant == "windows"
     args = [
-        f"-b{_size(step.block_size)}",
+        f"-b{size_arg(step.block_size)}",
         f"-d{max(1, whole_seconds(step.duration))}",
         f"-W{whole_seconds(step.warmup)}",
     ]
@@ -63,12 +55,12 @@ def diskspd_arguments(step: Step, path: str | Path, file_size: int, *, variant: 
         args.append(f"-C{whole_seconds(step.cooldown)}")
     args += [f"-t{step.threads}", f"-o{step.outstanding}", f"-w{step.write_percent}"]
     if step.pattern == "random":
-        args.append(f"-r{_size(step.block_size)}")
+        args.append(f"-r{size_arg(step.block_size)}")
     else:
-        args.append(f"-s{_size(step.block_size)}")
+        args.append(f"-s{size_arg(step.block_size)}")
         share = (file_size // step.block_size) // step.threads
         if step.threads > 1 and share >= step.outstanding:
-            args.append(f"-T{_size(share * step.block_size)}")
+            args.append(f"-T{size_arg(share * step.block_size)}")
     if step.cache == "off":
         args.append("-Sh")
     if step.latency:
@@ -77,9 +69,9 @@ def diskspd_arguments(step: Step, path: str | Path, file_size: int, *, variant: 
     if step.writes:
         # Random write data: Windows picks each write from a random source buffer, the Linux
         # port fills its buffers with random bytes.
-        args.append(f"-Z{_size(max(step.block_size, 1024 * 1024))}" if windows else "-Zr")
+        args.append(f"-Z{size_arg(max(step.block_size, 1024 * 1024))}" if windows else "-Zr")
     if create_file:
-        args.append(f"-c{_size(file_size)}")
+        args.append(f"-c{size_arg(file_size)}")
     if windows:
         args.append("-Rxml")
     args.append(str(path))
@@ -111,7 +103,7 @@ class DiskSpdEngine(Engine):
     def check_available(self) -> None:
         configured = self.settings.get("diskspd_path")
         if configured:
-            if not (os.path.isfile(str(configured)) and os.access(str(configured), os.X_OK)):
+            if not subproc.is_executable(str(configured)):
                 raise EngineUnavailable(f"the setting diskspd_path is {configured!r}, which is not an executable file")
             return
         if not any(shutil.which(name) for name in NAMES):
@@ -123,11 +115,7 @@ class DiskSpdEngine(Engine):
 
     def version(self) -> str | None:
         if self._version is None:
-            try:
-                out = subprocess.run([self.program, "-?"], capture_output=True, text=True, timeout=5)
-            except (OSError, subprocess.SubprocessError):
-                return None
-            match = re.search(r"[Vv]ersion:?\s+v?(\d+\.\d+[\w.\-]*)", out.stdout + out.stderr)
+            match = re.search(r"[Vv]ersion:?\s+v?(\d+\.\d+[\w.\-]*)", subproc.quick_output([self.program, "-?"]) or "")
             self._version = match.group(1) if match else None
         return self._version
 

@@ -597,13 +597,21 @@ def timespan_result(
     )
 
 
+def size_arg(size: int) -> str:
+    """A size in DiskSpd's suffixes (K, M, G), exact, else in bytes."""
+    for suffix, factor in (("G", 1024**3), ("M", 1024**2), ("K", 1024)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor}{suffix}"
+    return str(size)
+
+
 def profile_command_line(span: Timespan) -> str:
     """An equivalent DiskSpd command line for an XML profile (the XML does not keep the real one)."""
     first = span.targets[0] if span.targets else None
     args = ["diskspd"]
     if first is not None:
         if first.block_size:
-            args.append(f"-b{first.block_size}")
+            args.append(f"-b{size_arg(first.block_size)}")
         if span.duration_seconds is not None:
             args.append(f"-d{span.duration_seconds:g}")
         if span.warmup_seconds is not None:
@@ -619,7 +627,7 @@ def profile_command_line(span: Timespan) -> str:
         if first.write_percent is not None:
             args.append(f"-w{first.write_percent}")
         if first.pattern == "random" and first.block_size:
-            args.append(f"-r{first.block_size}")
+            args.append(f"-r{size_arg(first.block_size)}")
         elif first.pattern == "sequential":
             args.append("-s")
         if first.cache_off:

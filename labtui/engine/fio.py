@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -128,18 +126,14 @@ class FioEngine(Engine):
     def check_available(self) -> None:
         configured = self.settings.get("fio_path")
         if configured:
-            if not (os.path.isfile(str(configured)) and os.access(str(configured), os.X_OK)):
+            if not subproc.is_executable(str(configured)):
                 raise EngineUnavailable(f"the setting fio_path is {configured!r}, which is not an executable file")
         elif shutil.which("fio") is None:
             raise EngineUnavailable(INSTALL_HINT)
 
     def version(self) -> str | None:
         if self._version is None:
-            try:
-                out = subprocess.run([self.program, "--version"], capture_output=True, text=True, timeout=5)
-            except (OSError, subprocess.SubprocessError):
-                return None
-            text = out.stdout.strip()
+            text = (subproc.quick_output([self.program, "--version"]) or "").strip()
             self._version = text.removeprefix("fio-") if text.startswith("fio-") else (text or None)
         return self._version
 

@@ -60,3 +60,18 @@ async def read_all(stream: asyncio.StreamReader | None, sink: list[str], limit: 
         size += len(text)
         while size > limit and len(sink) > 1:
             size -= len(sink.pop(0))
+
+
+def is_executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def quick_output(argv: list[str], timeout: float = 5.0) -> str | None:
+    """stdout + stderr of a short command (a tool's --version), or None if it cannot run."""
+    import subprocess
+
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout + out.stderr
