@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import AsyncIterator
 
 from labtui.engine import diskspd_report as ds
-from labtui.engine.diskspd_report import size_arg
 from labtui.engine import subproc
 from labtui.engine.base import Engine, EngineFailed, EngineUnavailable, Job
+from labtui.engine.diskspd_report import size_arg
 from labtui.engine.diskstats import DiskSampler
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
+from labtui.engine.guard import ensure_cleared
 from labtui.errors import ReportError
 from labtui.model import Sample, Step
 
@@ -127,6 +128,7 @@ class DiskSpdEngine(Engine):
         return join_command(self.arguments(step, path, file_size), self.variant)
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        ensure_cleared(job.path, step.writes, job.raw_device)
         argv = self.arguments(step, job.path, job.file_size)
         command_line = join_command(argv, self.variant)
         for name in ("duration", "warmup") + (("cooldown",) if self.variant == "windows" else ()):

@@ -34,6 +34,7 @@ from labtui.engine import fio_report as fr
 from labtui.engine import subproc
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, StepFinished
+from labtui.engine.guard import ensure_cleared
 from labtui.errors import ReportError
 from labtui.model import Step, StepResult
 
@@ -141,6 +142,7 @@ class FioEngine(Engine):
         return shlex.join(fio_arguments(step, path, file_size, program=self.program))
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        ensure_cleared(job.path, step.writes, job.raw_device)
         argv = fio_arguments(step, job.path, job.file_size, interval=job.interval, program=self.program)
         command_line = shlex.join(argv)
         try:

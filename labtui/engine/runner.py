@@ -88,12 +88,16 @@ class Runner:
         if self.plan is not None:
             return self.plan
         self.profile.validate()
-        if self.profile.needs_test_file:
-            self.engine.check_available()
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
         if devices.is_block_device(path):
-            self.plan = self._preflight_raw(path)
+            # The safety guard speaks first: refusing a destructive write matters more than a
+            # missing engine.
+            plan = self._preflight_raw(path)
+            self.engine.check_available()
+            self.plan = plan
             return self.plan
+        if self.profile.needs_test_file:
+            self.engine.check_available()
         if path.exists() and not path.is_dir():
             kind = "a file" if path.is_file() else "not a directory"
             raise LabtuiError(f"{path} exists and is {kind}: give a directory (labtui creates its own test file there)")
