@@ -24,3 +24,7 @@ class StoreError(LabtuiError):
 
 class NotFoundError(LabtuiError):
     """An id, profile name or path does not exist."""
+
+
+class ReportError(LabtuiError):
+    """An engine's report (fio JSON, DiskSpd XML or text) is malformed or not one at all."""

@@ -105,16 +105,21 @@ class CpuMeter:
     def __init__(self) -> None:
         self._start: Any = None
 
-    def start(self) -> None:
-        self._start = psutil.cpu_times()
+    def start(self, times: Any = None) -> None:
+        """Start now, or from an earlier `psutil.cpu_times()` snapshot."""
+        self._start = times if times is not None else psutil.cpu_times()
 
     def stop(self) -> float | None:
         if self._start is None:
             return None
-        end = psutil.cpu_times()
-        busy = _busy(end) - _busy(self._start)
-        total = sum(end) - sum(self._start)
-        return round(100.0 * busy / total, 2) if total > 0 else None
+        return cpu_percent_between(self._start, psutil.cpu_times())
+
+
+def cpu_percent_between(start: Any, end: Any) -> float | None:
+    """Whole-machine CPU use between two `psutil.cpu_times()` snapshots."""
+    busy = _busy(end) - _busy(start)
+    total = sum(end) - sum(start)
+    return round(100.0 * busy / total, 2) if total > 0 else None
 
 
 def _busy(times: Any) -> float:

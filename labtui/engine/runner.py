@@ -69,7 +69,11 @@ class Runner:
         self.target_arg = str(target)
         self.store = store
         self.options = options or RunOptions()
-        self.engine: Engine = get_engine(self.options.engine, self.options.engine_settings)
+        # Engines read their settings (fio_path, diskspd_path) from the store's config.toml;
+        # options given here win.
+        load_settings = getattr(store, "load_settings", None)
+        settings = {**(load_settings() if callable(load_settings) else {}), **self.options.engine_settings}
+        self.engine: Engine = get_engine(self.options.engine, settings)
         self.run_id = new_result_id()
         self.plan: Plan | None = None
         self.result: RunResult | None = None
@@ -84,12 +88,16 @@ class Runner:
         if self.plan is not None:
             return self.plan
         self.profile.validate()
-        if self.profile.needs_test_file:
-            self.engine.check_available()
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
         if devices.is_block_device(path):
-            self.plan = self._preflight_raw(path)
+            # The safety guard speaks first: refusing a destructive write matters more than a
+            # missing engine.
+            plan = self._preflight_raw(path)
+            self.engine.check_available()
+            self.plan = plan
             return self.plan
+        if self.profile.needs_test_file:
+            self.engine.check_available()
         if path.exists() and not path.is_dir():
             kind = "a file" if path.is_file() else "not a directory"
             raise LabtuiError(f"{path} exists and is {kind}: give a directory (labtui creates its own test file there)")

@@ -1,0 +1,227 @@
+"""The fio engine: each step becomes fio job options; fio's JSON status stream gives live samples.
+
+The translation (`fio_arguments`) keeps the native engine's shape:
+- cache off on Linux: `ioengine=libaio`, `direct=1`, `numjobs` = threads, `iodepth` = outstanding;
+  elsewhere, and with the page cache on (where libaio would block in io_submit and hold one I/O in
+  flight per job), `psync` with one job per outstanding I/O — the native engine's threads backend;
+- `group_reporting`, so one job entry carries the step's exact counts;
+- `time_based` + `runtime` = duration, `ramp_time` = warm-up (fio resets its counters after it);
+- write buffers refilled with fresh random data for every I/O (nothing to compress or dedupe);
+- uniform random offsets without fio's random map, a fresh random sequence each run;
+- sequential steps with several jobs: one region of the file per job, as the native engine does;
+- total-latency percentiles (`lat_percentiles=1`, json+ histograms), labtui's latency definition.
+
+fio runs with `--output-format=json(+) --status-interval=1`: it prints a cumulative report every
+interval and the final one at the end. Consecutive reports are differenced into samples
+(fio_report.SampleTracker) and the final report is the step's result, with fio's own counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import AsyncIterator
+
+import psutil
+
+from labtui.engine import fio_report as fr
+from labtui.engine import subproc
+from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, cpu_percent_between
+from labtui.engine.events import Event, SampleTaken, StepFinished
+from labtui.engine.guard import ensure_cleared
+from labtui.errors import ReportError
+from labtui.model import Step, StepResult
+
+INSTALL_HINT = "fio is not installed: apt-get install fio (dnf install fio, brew install fio)"
+OVERRUN = 15.0  # seconds past its planned end after which a step is declared hung
+
+
+def _time(seconds: float) -> str:
+    """A fio time value: whole seconds as a plain number, anything else in milliseconds."""
+    if seconds == int(seconds):
+        return str(int(seconds))
+    return f"{max(1, round(seconds * 1000))}ms"
+
+
+def _filename(path: str | Path) -> str:
+    # fio reads ':' in a filename as a separator between several files.
+    return str(path).replace(":", "\\:")
+
+
+def fio_arguments(
+    step: Step,
+    path: str | Path,
+    file_size: int,
+    *,
+    interval: float = 1.0,
+    program: str = "fio",
+    linux: bool | None = None,
+) -> list[str]:
+    """The exact fio command for `step` on the prepared test file `path` of `file_size` bytes."""
+    linux = sys.platform.startswith("linux") if linux is None else linux
+    aio = linux and step.cache == "off"
+    jobs = step.threads if aio else step.threads * step.outstanding
+    depth = step.outstanding if aio else 1
+    random = step.pattern == "random"
+    if step.write_percent == 0:
+        rw = "randread" if random else "read"
+    elif step.write_percent == 100:
+        rw = "randwrite" if random else "write"
+    else:
+        rw = "randrw" if random else "rw"
+    args = [
+        program,
+        "--name=labtui",
+        f"--filename={_filename(path)}",
+        f"--ioengine={'libaio' if aio else 'psync'}",
+        f"--direct={1 if step.cache == 'off' else 0}",
+        f"--rw={rw}",
+    ]
+    if 0 < step.write_percent < 100:
+        args.append(f"--rwmixread={100 - step.write_percent}")
+    args += [f"--bs={step.block_size}", f"--iodepth={depth}", f"--numjobs={jobs}", "--group_reporting"]
+    blocks = file_size // step.block_size
+    share = blocks // jobs
+    if not random and jobs > 1 and share >= depth:
+        # One region per job, like the native engine's workers: job i reads [i*share, (i+1)*share).
+        args += [f"--size={share * step.block_size}", f"--offset_increment={share * step.block_size}"]
+    else:
+        args.append(f"--size={blocks * step.block_size}")
+    args += ["--time_based", f"--runtime={_time(step.duration)}"]
+    if step.warmup > 0:
+        args.append(f"--ramp_time={_time(step.warmup)}")
+    if random:
+        args += ["--norandommap", "--randrepeat=0"]
+    if step.writes:
+        args += ["--refill_buffers", "--buffer_compress_percentage=0"]
+    if step.latency:
+        args.append("--lat_percentiles=1")
+    args += [
+        "--eta=never",
+        f"--status-interval={_time(interval)}",
+        f"--output-format={'json+' if step.latency else 'json'}",
+    ]
+    return args
+
+
+class FioEngine(Engine):
+    name = "fio"
+
+    def __init__(self, settings=None) -> None:
+        super().__init__(settings)
+        self._version: str | None = None
+        # fio's whole stdout for each step run, in order: its own numbers, to check ours against.
+        self.raw_outputs: list[str] = []
+
+    @property
+    def program(self) -> str:
+        configured = self.settings.get("fio_path")
+        return str(configured) if configured else "fio"
+
+    def check_available(self) -> None:
+        configured = self.settings.get("fio_path")
+        if configured:
+            if not subproc.is_executable(str(configured)):
+                raise EngineUnavailable(f"the setting fio_path is {configured!r}, which is not an executable file")
+        elif shutil.which("fio") is None:
+            raise EngineUnavailable(INSTALL_HINT)
+
+    def version(self) -> str | None:
+        if self._version is None:
+            text = (subproc.quick_output([self.program, "--version"]) or "").strip()
+            self._version = text.removeprefix("fio-") if text.startswith("fio-") else (text or None)
+        return self._version
+
+    def command_line(self, step: Step, path: str | Path, file_size: int) -> str:
+        return shlex.join(fio_arguments(step, path, file_size, program=self.program))
+
+    async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        ensure_cleared(job.path, step.writes, job.raw_device)
+        argv = fio_arguments(step, job.path, job.file_size, interval=job.interval, program=self.program)
+        command_line = shlex.join(argv)
+        try:
+            proc = await subproc.spawn(argv)
+        except OSError as exc:
+            raise EngineUnavailable(f"cannot start fio ({exc.strerror or exc}): {INSTALL_HINT}") from exc
+        errors: list[str] = []
+        err_task = asyncio.ensure_future(subproc.read_all(proc.stderr, errors))
+        raw: list[str] = []
+        stream = fr.ReportStream()
+        tracker = fr.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * job.interval)
+        meter = CpuMeter()
+        if step.warmup <= 0:
+            meter.start()
+        last_cpu = psutil.cpu_times()
+        reports: list[dict] = []
+        deadline = time.monotonic() + step.warmup + step.duration * 1.1 + OVERRUN
+        try:
+            assert proc.stdout is not None
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise EngineFailed(
+                        f"fio did not finish within {math.ceil(step.warmup + step.duration + OVERRUN)} s and was "
+                        "stopped (a hung disk?)"
+                    )
+                try:
+                    chunk = await asyncio.wait_for(proc.stdout.read(65536), timeout=remaining)
+                except asyncio.TimeoutError:
+                    continue
+                text = chunk.decode("utf-8", "replace") if chunk else ""
+                raw.append(text)
+                new = stream.feed(text) if chunk else stream.finish()
+                for report in new:
+                    reports.append(report)
+                    cpu = psutil.cpu_times()
+                    was_warmup = tracker.phase == "warmup"
+                    taken = tracker.add(_only_job(report), fr.is_legacy(report),
+                                        cpu_percent=cpu_percent_between(last_cpu, cpu))
+                    if was_warmup and tracker.phase == "measure":
+                        meter.start(last_cpu)  # the measured phase began within this interval
+                    last_cpu = cpu
+                    if taken is not None:
+                        yield SampleTaken(job.index, taken[0], taken[1])
+                if not chunk:
+                    break
+            returncode = await proc.wait()
+            await err_task
+        finally:
+            await subproc.stop(proc)
+            err_task.cancel()
+        tracker.finish()
+        self.raw_outputs.append("".join(raw))
+        stderr = fr.split_output("".join(errors)).messages + tuple(stream.messages)
+        yield StepFinished(job.index, self._result(step, job, reports, tracker, meter, command_line, returncode, stderr))
+
+    def _result(self, step, job, reports, tracker, meter, command_line, returncode, stderr) -> StepResult:
+        detail = "; ".join(stderr[-3:])
+        if not reports:
+            raise EngineFailed(f"fio exited with status {returncode} without a report" + (f": {detail}" if detail else ""))
+        final = reports[-1]
+        try:
+            result = fr.job_step_result(
+                _only_job(final), step, legacy=fr.is_legacy(final), repetition=job.repetition,
+                command_line=command_line, samples=tuple(tracker.measured), cpu_percent=meter.stop(),
+                latency=step.latency,
+            )
+        except ReportError as exc:
+            raise EngineFailed(f"fio's report could not be read: {exc}") from exc
+        if result.status == "completed" and returncode != 0:
+            result = replace(result, status="failed", error=f"fio exited with status {returncode}: {detail or 'no message'}")
+        elif result.status != "completed" and detail:
+            result = replace(result, error=f"{result.error}: {detail}")
+        return result
+
+
+def _only_job(report: dict) -> dict:
+    try:
+        jobs = fr.report_jobs(report)
+    except ReportError as exc:
+        raise EngineFailed(f"fio's report could not be read: {exc}") from exc
+    return jobs[0]

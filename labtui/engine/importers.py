@@ -1,0 +1,298 @@
+"""Import results people already have: DiskSpd XML and text, fio JSON (json+, status streams).
+
+The format is recognised from the content, never from the file name. Each format has one pure
+parser from text to RunResults (`import_text`); `import_file` adds the file handling (size limit,
+encodings, the file's time as a last resort for when the run happened). Every failure is a
+ReportError whose message names the file and says what is wrong with it.
+
+Imported results are ordinary results marked `source = "import"`, with the original engine and
+version, the workload recovered from the file (its command line, DiskSpd profile or fio job
+options, with the tool's defaults where it is silent, unchecked against labtui's own limits),
+and the file's name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from labtui.engine import diskspd_report as ds
+from labtui.engine import fio_report as fr
+from labtui.errors import ReportError
+from labtui.model import EngineInfo, HostInfo, Profile, RunResult, Sample, StepResult, TargetInfo, new_result_id, now
+
+MAX_BYTES = 64 * 1024 * 1024  # the largest DiskSpd XML with -D on a long run is a few MiB
+FORMATS = ("diskspd-xml", "diskspd-text", "fio-json")
+_YEAR = 366 * 86400.0
+
+
+# --------------------------------------------------------------------------- files and text
+
+
+def import_file(path: str | Path) -> list[RunResult]:
+    """The results in one report file; ReportError("<path>: <reason>") if it holds none."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            raise ReportError(f"{path}: is a directory (name the report files in it)")
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ReportError(f"{path}: {size} bytes is too large for a DiskSpd or fio report")
+        data = path.read_bytes()
+        mtime = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    except FileNotFoundError:
+        raise ReportError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    try:
+        return import_text(decode(data), path.name, file_time=mtime)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from None
+
+
+def decode(data: bytes) -> str:
+    """The text of a report: UTF-8 or UTF-16 (PowerShell's `>` writes UTF-16 with a BOM)."""
+    if not data.strip():
+        raise ReportError("the file is empty")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ReportError("it starts like UTF-16 text but does not decode as such") from None
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")  # Windows code pages: the labels are ASCII either way
+    controls = sum(1 for c in text if ord(c) < 32 and c not in "\t\n\r\f\v")
+    if "\x00" in text or controls > max(2, len(text) // 100):
+        raise ReportError("it holds binary data, not a DiskSpd or fio report")
+    return text.lstrip("\ufeff")
+
+
+def detect_format(text: str) -> str:
+    """"diskspd-xml", "diskspd-text" or "fio-json", from what the text contains."""
+    if ds.looks_like_xml(text):
+        return "diskspd-xml"
+    if "{" in text and re.search(r'"(fio version|jobs|client_stats)"\s*:', text):
+        return "fio-json"
+    if ds.looks_like_text(text):
+        return "diskspd-text"
+    stripped = text.strip()
+    if stripped.startswith(("{", "[")):
+        try:
+            json.loads(stripped)
+        except (ValueError, RecursionError):
+            raise ReportError("not a DiskSpd or fio report (it looks like broken JSON without fio's keys)") from None
+        raise ReportError("JSON, but not fio's output (it has no \"fio version\" or \"jobs\")")
+    if stripped.startswith("<"):
+        raise ReportError("XML, but not DiskSpd's (no <Results> with a <TimeSpan>)")
+    raise ReportError("not a DiskSpd (XML or text) or fio JSON report")
+
+
+def import_text(text: str, file_name: str, *, file_time: datetime | None = None) -> list[RunResult]:
+    """The results in a report's text; `file_time` stands in when the report has no date."""
+    kind = detect_format(text)
+    if kind == "fio-json":
+        return _import_fio(text, file_name, file_time)
+    return [_import_diskspd(text, file_name, file_time)]
+
+
+def _profile(file_name: str, engine: str, steps: tuple, file_size: int, description: str) -> Profile:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(file_name).stem).strip("-._")[:80] or "imported"
+    return Profile(
+        name=stem,
+        title=f"{engine} report {file_name}",
+        description=description,
+        file_size=file_size,
+        free_space_margin=0,
+        repeat=1,
+        steps=tuple(s.step for s in steps),
+        origin="import",
+    )
+
+
+def _checked_step_times(result: StepResult, where: str) -> StepResult:
+    step = result.step
+    for name in ("duration", "warmup", "cooldown"):
+        if getattr(step, name) > _YEAR:
+            raise ReportError(f"{where}: its {name} is longer than a year")
+    return replace(
+        result,
+        step=replace(step, duration=round(step.duration, 3), warmup=round(step.warmup, 3), cooldown=round(step.cooldown, 3)),
+    )
+
+
+def _when(value: float | None) -> datetime | None:
+    """An epoch time in seconds, if it is a plausible one."""
+    if value is None or not 0 < value < 4_102_444_800:  # before 2100
+        return None
+    return datetime.fromtimestamp(value, timezone.utc)
+
+
+# --------------------------------------------------------------------------- fio
+
+
+def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[RunResult]:
+    out = fr.split_output(text)
+    if not out.reports:
+        reason = out.first_error or "no complete report"
+        raise ReportError(f"the fio JSON is cut short or broken ({reason})")
+    report = out.reports[-1]
+    legacy = fr.is_legacy(report)
+    version = fr.report_version(report)
+    jobs = fr.report_jobs(report)
+    interrupted = next((m for m in out.messages if "terminating on signal" in m), None)
+    fio_errors = [m for m in out.messages if not m.startswith("{")]
+    ended_at = None
+    for key, scale in (("timestamp_ms", 1e-3), ("timestamp", 1.0)):
+        value = report.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            ended_at = ended_at or _when(value * scale)
+    groups: dict[tuple, list[int]] = {}
+    for i, job in enumerate(jobs):
+        if "client_stats" in report:
+            key = ("all",) if job.get("jobname") == fr.AGGREGATE_JOB else ("host", str(job.get("hostname")), str(job.get("port")))
+        else:
+            key = ("local",)
+        groups.setdefault(key, []).append(i)
+    results = []
+    for key, indexes in groups.items():
+        steps: list[StepResult] = []
+        warnings: list[str] = []
+        longest = 0.0
+        starts = []
+        for i in indexes:
+            job = jobs[i]
+            where = f"job {fr.job_name(job)!r}"
+            counters = fr.job_counters(job, legacy, where)
+            seconds = counters.runtime_ms / 1000.0
+            longest = max(longest, seconds)
+            start = job.get("job_start")
+            if isinstance(start, (int, float)) and not isinstance(start, bool) and _when(start / 1000.0):
+                starts.append(_when(start / 1000.0))
+            step = fr.job_workload(job, report, seconds, legacy)
+            samples = _stream_samples(out.reports, i, step.warmup, legacy) if len(out.reports) > 1 else ()
+            result = fr.job_step_result(
+                job, step, legacy=legacy, command_line=fr.job_command_line(job, report), samples=samples, where=where
+            )
+            if result.status == "failed":
+                details = "; ".join(fio_errors[:5])
+                result = replace(result, error=f"{result.error}: {details}" if details else result.error)
+            elif interrupted:
+                result = replace(result, status="aborted", error=f"fio was interrupted ({interrupted.removeprefix('fio: ')})")
+            steps.append(_checked_step_times(result, where))
+            source = fr.latency_source(job, legacy)
+            if source and "clat" in source:
+                warnings.append(
+                    f"latency is fio's completion latency ({source}): the report has no total-latency (lat) "
+                    "percentiles, so submission latency is left out"
+                )
+            trim = job.get("trim")
+            if isinstance(trim, dict) and isinstance(trim.get("total_ios"), int) and trim["total_ios"] > 0:
+                warnings.append(f"{where} also did {trim['total_ios']} trims; labtui counts reads and writes only")
+        if legacy:
+            warnings.append(f"fio {version or '2.x'} reports KiB and microseconds; they were converted")
+        failed = [s for s in steps if s.status == "failed"]
+        status = "failed" if failed else ("aborted" if interrupted else "completed")
+        error = failed[0].error if failed else (steps[0].error if interrupted else None)
+        ended = ended_at or file_time or now()
+        if ended_at is None:
+            warnings.append("the report does not say when it ran: the time is the file's modification time")
+        started = min(starts) if starts else ended - timedelta(seconds=longest)
+        first = jobs[indexes[0]]
+        host = None
+        if key[0] == "host":
+            host = f"{key[1]}:{key[2]}" if key[2] not in ("None", "") else key[1]
+        elif key[0] == "all":
+            host = fr.AGGREGATE_JOB
+        disks = report.get("disk_util")
+        disk = disks[0].get("name") if isinstance(disks, list) and disks and isinstance(disks[0], dict) else None
+        options, _ = fr.job_options(first, report)
+        file_size = fr.fio_size(options.get("size") or options.get("filesize")) or 0
+        results.append(RunResult(
+            id=new_result_id(started),
+            status=status,
+            started=started,
+            ended=max(ended, started),
+            host=HostInfo(name=host),
+            target=TargetInfo(path=fr.job_target(first, report) or "unknown", disk=disk if isinstance(disk, str) else None),
+            engine=EngineInfo("fio", version),
+            profile=_profile(file_name, "fio", tuple(steps), file_size, f"imported from {file_name}"),
+            steps=tuple(steps),
+            source="import",
+            source_file=file_name,
+            error=error,
+            warnings=tuple(dict.fromkeys(warnings)),
+        ))
+    return results
+
+
+def _stream_samples(reports: tuple[dict, ...], index: int, warmup: float, legacy: bool) -> tuple[Sample, ...]:
+    """Per-interval samples from a `--status-interval` stream, for the job at `index`."""
+    tracker = fr.SampleTracker(warmup)
+    for report in reports:
+        try:
+            job = fr.report_jobs(report)[index]
+        except (ReportError, IndexError):
+            continue
+        tracker.add(job, legacy)
+    tracker.finish()
+    return tuple(tracker.measured)
+
+
+# --------------------------------------------------------------------------- DiskSpd
+
+
+def _import_diskspd(text: str, file_name: str, file_time: datetime | None) -> RunResult:
+    report = ds.parse_report(text)
+    steps = []
+    warnings: list[str] = []
+    for span in report.timespans:
+        step = ds.timespan_workload(span)
+        name = step.label() if len(report.timespans) == 1 else f"timespan {span.number}: {step.label()}"
+        step = replace(step, name=name)
+        command = report.command_line or ds.profile_command_line(span)
+        steps.append(_checked_step_times(ds.timespan_result(span, step, command_line=command), f"timespan {span.number}"))
+        if len(span.targets) > 1:
+            warnings.append(
+                f"timespan {span.number} ran on {len(span.targets)} targets at once; its figures are their total, "
+                "and the workload shown is the first target's"
+            )
+        if len({t.block_size for t in span.targets}) > 1:
+            warnings.append(f"timespan {span.number}: the targets use different block sizes")
+    started = report.started
+    if started is None:
+        warnings.append("the report does not say when it ran: the time is the file's modification time")
+    ended = None
+    if started is not None:
+        spent = sum((s.warmup_seconds or 0) + s.test_seconds + (s.cooldown_seconds or 0) for s in report.timespans)
+        ended = started + timedelta(seconds=min(spent, _YEAR))
+    else:
+        ended = file_time or now()
+        spent = sum(s.test_seconds for s in report.timespans)
+        started = ended - timedelta(seconds=min(spent, _YEAR))
+    paths = list(dict.fromkeys(t.path for span in report.timespans for t in span.targets))
+    file_size = next((t.file_size for span in report.timespans for t in span.targets if t.file_size), 0) or 0
+    variant = {"xml": "XML", "text": "text", "linux": "Linux port text"}[report.variant]
+    return RunResult(
+        id=new_result_id(started),
+        status="completed",
+        started=started,
+        ended=ended,
+        host=HostInfo(
+            name=report.computer,
+            os="Linux" if report.variant == "linux" else "Windows",
+            cpu_count=report.cpu_count,
+        ),
+        target=TargetInfo(path=", ".join(paths) or "unknown"),
+        engine=EngineInfo("diskspd", report.version, report.command_line),
+        profile=_profile(file_name, "DiskSpd", tuple(steps), file_size, f"DiskSpd {variant} report {file_name}"),
+        steps=tuple(steps),
+        source="import",
+        source_file=file_name,
+        warnings=tuple(dict.fromkeys(warnings)),
+    )

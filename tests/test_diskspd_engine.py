@@ -1,0 +1,144 @@
+"""The DiskSpd engine on Linux. No real DiskSpd can exist here (Microsoft's DiskSpd is Windows-only
+and the Linux port is not packaged), so the run path is driven by a stand-in `diskspd` script
+that records its arguments and prints a real report from tests/fixtures: it checks the
+subprocess handling, the live view from the disk's kernel counters, the parsing of what DiskSpd
+prints, cancellation and failures — not DiskSpd's numbers, which are the fixture's."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import FIXTURES, labtui_cmd
+from labtui.engine.base import EngineUnavailable
+from labtui.engine.diskspd import DiskSpdEngine
+from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepFinished
+from labtui.engine.runner import RunOptions, Runner
+from labtui.model import Profile, Step
+from labtui.store import Store, dumps_toml
+
+LINUX_REPORT = FIXTURES / "diskspd-text/diskspd-linux-port-rnd64k-read-F4-o128-reconstructed.txt"
+
+
+def fake_diskspd(tmp_path, *, seconds: float = 1.2, exit_code: int = 0, report=LINUX_REPORT, message: str = ""):
+    script = tmp_path / "diskspd"
+    args_file = tmp_path / "argv.txt"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys, time\n"
+        "if sys.argv[1:] == ['-?']:\n"
+        "    sys.exit(print('Usage: diskspd [options] target1 [ target2 [ target3 ...] ]'))\n"
+        f"open({str(args_file)!r}, 'w').write('\\n'.join(sys.argv[1:]))\n"
+        f"time.sleep({seconds})\n"
+        f"sys.stdout.write(open({str(report)!r}).read())\n"
+        f"sys.stderr.write({message!r})\n"
+        f"sys.exit({exit_code})\n"
+    )
+    script.chmod(0o755)
+    return script, args_file
+
+
+def configure(home, script) -> None:
+    (home / "config.toml").write_text(dumps_toml({"diskspd_path": str(script)}))
+
+
+def _profile(**step) -> Profile:
+    settings = dict(name="rnd", block_size=64 * 1024, duration=1.0, warmup=0.0, threads=2, outstanding=4)
+    settings.update(step)
+    return Profile(name="diskspd-test", file_size=8 * 1024**2, free_space_margin=0, steps=(Step(**settings),))
+
+
+async def _run(runner):
+    events = []
+    async for event in runner.events():
+        events.append((time.monotonic(), event))
+        if isinstance(event, RunFinished):
+            break
+    return events
+
+
+def test_not_installed_is_one_clear_line(labtui_home, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(EngineUnavailable, match="DiskSpd is not installed: put diskspd on the PATH"):
+        DiskSpdEngine().check_available()
+    target = tmp_path / "target"
+    out = subprocess.run(labtui_cmd("run", "-e", "diskspd", "-t", str(target), "--yes"),
+                         capture_output=True, text=True, env=dict(os.environ, PATH=str(tmp_path)))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "diskspd_path" in out.stderr
+    assert not target.exists() and not (labtui_home / "results").exists()
+
+
+def test_a_wrong_diskspd_path_setting_is_named(labtui_home, tmp_path):
+    configure(labtui_home, tmp_path / "no-such-diskspd")
+    out = subprocess.run(labtui_cmd("run", "-e", "diskspd", "-t", str(tmp_path / "t"), "--yes"),
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "diskspd_path" in out.stderr and "no-such-diskspd" in out.stderr
+
+
+def test_run_through_the_stand_in(labtui_home, tmp_path):
+    script, args_file = fake_diskspd(tmp_path)
+    configure(labtui_home, script)  # found through the store's settings, as a user would set it
+    target = tmp_path / "target"
+    runner = Runner(_profile(), target, Store(labtui_home), RunOptions(engine="diskspd"))
+    events = asyncio.run(_run(runner))
+    (step,) = [e.result for _, e in events if isinstance(e, StepFinished)]
+    assert step.status == "completed", step.error
+    # What DiskSpd printed is the result: the fixture's total: lines.
+    assert (step.read.ios, step.read.bytes, step.read.seconds) == (747070, 48959979520, 30.0)
+    assert step.write.ios == 0 and step.cpu_percent == 2.01
+    argv = args_file.read_text().splitlines()
+    assert step.command_line == shlex.join([str(script), *argv])
+    test_file = argv[-1]
+    assert test_file.startswith(str(target)) and not any(a.startswith("-c") for a in argv)  # runner made the file
+    assert argv[:8] == ["-b64K", "-d1", "-W0", "-t2", "-o4", "-w0", "-r64K", "-Sh"]
+    warnings = [e.message for _, e in events if isinstance(e, RunWarning)]
+    samples = [e for _, e in events if isinstance(e, SampleTaken)]
+    if runner.plan.target.disk:  # the live view comes from the disk's kernel counters
+        assert any("kernel's counters" in w for w in warnings)
+        assert samples and step.samples and all(s.seconds > 0 for s in step.samples)
+    assert runner.result.status == "completed" and not target.exists()
+
+
+def test_failure_keeps_diskspd_s_message(labtui_home, tmp_path):
+    script, _ = fake_diskspd(tmp_path, seconds=0.1, exit_code=1, message="Error opening file: access denied\n")
+    configure(labtui_home, script)
+    runner = Runner(_profile(), tmp_path / "t", Store(labtui_home), RunOptions(engine="diskspd"))
+    asyncio.run(_run(runner))
+    assert runner.result.status == "failed" and "access denied" in runner.result.error
+
+
+def test_unreadable_output_fails_the_step(labtui_home, tmp_path):
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text("Usage: diskspd [options] target\n")
+    script, _ = fake_diskspd(tmp_path, seconds=0.1, report=garbage)
+    configure(labtui_home, script)
+    runner = Runner(_profile(), tmp_path / "t", Store(labtui_home), RunOptions(engine="diskspd"))
+    asyncio.run(_run(runner))
+    assert runner.result.status == "failed" and "could not be read" in runner.result.error
+
+
+def test_cancel_kills_diskspd_within_two_seconds(labtui_home, tmp_path):
+    script, args_file = fake_diskspd(tmp_path, seconds=60)
+    configure(labtui_home, script)
+    runner = Runner(_profile(duration=60.0), tmp_path / "t", Store(labtui_home), RunOptions(engine="diskspd"))
+
+    async def main():
+        task = asyncio.create_task(_run(runner))
+        while not args_file.exists():
+            await asyncio.sleep(0.05)
+        began = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - began
+
+    assert asyncio.run(main()) < 2.0
+    assert runner.result.status == "aborted"
+    alive = subprocess.run(["pgrep", "-f", str(script)], capture_output=True, text=True).stdout.split()
+    assert not alive

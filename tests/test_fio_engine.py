@@ -1,0 +1,144 @@
+"""The fio engine with the real fio: a run through the CLI, live samples, fio's own numbers in
+the result, cancellation, and a missing fio refused before anything is written."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import time
+
+import psutil
+import pytest
+
+from conftest import labtui_cmd, require_tool
+from labtui.engine.events import RunFinished, SampleTaken, StepFinished
+from labtui.engine.runner import RunOptions, Runner
+from labtui.model import Profile, Step
+from labtui.store import Store
+
+pytestmark = pytest.mark.slow
+
+
+def _profile(**step) -> Profile:
+    settings = dict(name="mix", block_size=64 * 1024, pattern="random", write_percent=30, threads=2, outstanding=4,
+                    duration=3.0, warmup=1.0)
+    settings.update(step)
+    return Profile(name="fio-test", file_size=64 * 1024**2, free_space_margin=0, steps=(Step(**settings),))
+
+
+def _final_report(stdout: str) -> dict:
+    start = [m.start() for m in re.finditer(r"^\{", stdout, re.M)][-1]
+    return json.loads(stdout[start:])
+
+
+def test_cli_run_with_fio(labtui_home, tmp_path):
+    require_tool("fio")
+    target = tmp_path / "target"
+    out = subprocess.run(
+        labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "-t", str(target), "--duration", "3s", "--file-size",
+                   "256M", "--json", "--yes"),
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["status"] == "completed" and result["engine"]["name"] == "fio" and result["engine"]["version"]
+    for step in result["steps"]:
+        assert step["total"]["ios"] > 0 and step["command_line"].startswith("fio --name=labtui")
+        assert abs(step["total"]["seconds"] - 3.0) < 0.5 and step["latency_ms"]["p99"] > 0
+        assert step["samples"] >= 2
+    saved = Store(labtui_home).find_result(result["id"])
+    for step in saved.steps:
+        times = [s.t for s in step.samples]
+        assert all(0.5 < b - a < 1.6 for a, b in zip(times, times[1:])), times
+        assert sum(s.read_ios + s.write_ios for s in step.samples) == step.total.ios
+    assert not target.exists() or not any(target.iterdir())  # the test file is gone
+
+
+def test_runner_samples_every_second_and_fio_numbers(labtui_home, tmp_path):
+    require_tool("fio")
+    runner = Runner(_profile(), tmp_path, Store(labtui_home), RunOptions(engine="fio"))
+    arrivals: list[tuple[float, SampleTaken]] = []
+    finished = []
+
+    async def consume():
+        async for event in runner.events():
+            if isinstance(event, SampleTaken):
+                arrivals.append((time.monotonic(), event))
+            elif isinstance(event, StepFinished):
+                finished.append(event.result)
+            elif isinstance(event, RunFinished):
+                break
+
+    asyncio.run(consume())
+    (step,) = finished
+    assert step.status == "completed", step.error
+    measured = [(t, e) for t, e in arrivals if e.phase == "measure"]
+    assert len(measured) >= 2 and any(e.phase == "warmup" and e.sample.t < 0 for _, e in arrivals)
+    gaps = [b[0] - a[0] for a, b in zip(measured, measured[1:])]
+    assert all(0.5 < g < 1.7 for g in gaps), gaps
+    # The result holds fio's own final counts, exactly.
+    report = _final_report(runner.engine.raw_outputs[-1])
+    job = report["jobs"][0]
+    assert (step.read.ios, step.read.bytes) == (job["read"]["total_ios"], job["read"]["io_bytes"])
+    assert (step.write.ios, step.write.bytes) == (job["write"]["total_ios"], job["write"]["io_bytes"])
+    assert step.read.seconds == job["read"]["runtime"] / 1000
+    assert abs(step.read.iops - job["read"]["iops"]) <= 1e-6 * job["read"]["iops"]
+    assert abs(step.write.bytes_per_second - job["write"]["bw_bytes"]) <= 1
+    assert step.read_latency.mean == job["read"]["lat_ns"]["mean"] / 1e6
+    assert step.read_latency.p99 == job["read"]["lat_ns"]["percentile"]["99.000000"] / 1e6
+    assert step.latency.p50 is not None and step.cpu_seconds is not None and step.cpu_percent is not None
+    # Samples are the differences of fio's reports: they add up to the final counts.
+    assert sum(s.read_ios for s in step.samples) == step.read.ios
+    assert sum(s.write_bytes for s in step.samples) == step.write.bytes
+    assert runner.result.status == "completed" and not list(tmp_path.glob("labtui-*.dat"))
+
+
+def test_cancelling_stops_fio_within_two_seconds(labtui_home, tmp_path):
+    require_tool("fio")
+    runner = Runner(_profile(duration=60.0, warmup=0.0), tmp_path, Store(labtui_home), RunOptions(engine="fio"))
+    children: list[psutil.Process] = []
+
+    async def run_and_cancel():
+        task = asyncio.create_task(_consume_until_sample(runner, children))
+        await _fio_started(children)
+        began = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - began
+
+    took = asyncio.run(run_and_cancel())
+    assert children, "fio was not running"
+    assert took < 2.0, took
+    assert not [p for p in children if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert runner.result is not None and runner.result.status == "aborted"
+    assert not list(tmp_path.glob("labtui-*.dat"))
+
+
+async def _consume_until_sample(runner, children):
+    async for event in runner.events():
+        if isinstance(event, SampleTaken) and not children:
+            children.extend(p for p in psutil.Process().children(recursive=True) if p.name() == "fio")
+
+
+async def _fio_started(children, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not children:
+        if time.monotonic() > deadline:
+            raise AssertionError("no sample from fio")
+        await asyncio.sleep(0.05)
+
+
+def test_missing_fio_writes_nothing(labtui_home, tmp_path):
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    target = tmp_path / "target"
+    env = dict(os.environ, PATH=str(empty))
+    out = subprocess.run(labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "-t", str(target), "--yes"),
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "fio is not installed: apt-get install fio" in out.stderr
+    assert not target.exists() and not (labtui_home / "results").exists()
