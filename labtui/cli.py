@@ -45,10 +45,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return EXIT_OK
     from labtui.errors import LabtuiError
+
+    if args.command is None:
+        # Imported here: Textual takes a while to load, and `labtui --help` must stay fast.
+        from labtui.app import run_app
+
+        try:
+            return run_app()
+        except LabtuiError as exc:
+            print(f"labtui: error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
 
     try:
         return int(args.handler.run(args) or 0)

@@ -268,6 +268,16 @@ class Profile:
         return any(s.is_io for s in self.steps)
 
     @property
+    def space_needed(self) -> int:
+        """Free bytes a run needs on its target: the test file (if any step does I/O) plus the margin."""
+        return self.free_space_margin + (self.file_size if self.needs_test_file else 0)
+
+    @property
+    def bypasses_cache(self) -> bool:
+        """Whether any I/O step runs with the page cache off (and so needs a real disk under it)."""
+        return any(s.is_io and s.cache == "off" for s in self.steps)
+
+    @property
     def planned_seconds(self) -> float:
         """How long the steps take, warm-ups and cool-downs included (not the file preparation)."""
         total = 0.0

@@ -1,0 +1,197 @@
+"""Profile drafts for the workload editor: the fields as typed, checked by the model's own rules.
+
+A draft keeps every value as the person typed it (text for sizes, durations and numbers) and
+asks `Profile.from_toml` / `Step.from_toml` — the same code that reads profile files — whether
+it is acceptable. Nothing here knows a rule of its own: an error is whatever the model says,
+attached to the field the model names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from labtui.errors import ValidationError
+from labtui.model import Profile, Step
+
+PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat")
+IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
+             "cooldown", "cache", "latency")
+COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "warmup", "cooldown")
+
+
+def step_fields(kind: str) -> tuple[str, ...]:
+    """The fields a step of `kind` has, in the order the editor shows them."""
+    return ("name", "kind") + (COMMAND_FIELDS if kind == "command" else IO_FIELDS)
+
+
+def step_field_path(index: int, key: str) -> str:
+    """The model's name for a step field (`steps[2].threads`), as ValidationError.field uses it."""
+    return f"steps[{index + 1}].{key}"
+
+
+def _as_typed(value: Any) -> Any:
+    # Numbers are edited as text; booleans and choices stay as they are.
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _step_values(step: Step) -> dict[str, Any]:
+    """Every field of both kinds, so switching a step's kind back and forth loses nothing."""
+    values = {k: _as_typed(v) for k, v in replace(step, kind="io").to_toml().items()}
+    values.update({k: _as_typed(v) for k, v in replace(step, kind="command").to_toml().items()})
+    values.setdefault("workdir", "")
+    values.setdefault("setup", "")
+    values.setdefault("cleanup", "")
+    values["kind"] = step.kind
+    return values
+
+
+class StepDraft:
+    def __init__(self, step: Step) -> None:
+        self.values = _step_values(step)
+        self.good = self.table()  # the last state the model accepted
+
+    @property
+    def kind(self) -> str:
+        return self.values.get("kind", "io")
+
+    def table(self, values: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The step as a profile file would hold it (only the fields its kind has)."""
+        values = self.values if values is None else values
+        kind = values.get("kind", "io")
+        return {k: values[k] for k in step_fields(kind) if k in values and not (k in ("workdir", "setup", "cleanup") and values[k] == "")}
+
+    def step(self, index: int) -> Step | None:
+        try:
+            return Step.from_toml(self.table(), f"steps[{index + 1}]")
+        except ValidationError:
+            return None
+
+    def copy(self) -> StepDraft:
+        clone = StepDraft.__new__(StepDraft)
+        clone.values = dict(self.values)
+        clone.good = dict(self.good)
+        return clone
+
+
+class ProfileDraft:
+    """An editable copy of a profile."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.original = profile
+        data = profile.to_toml()
+        self.fields: dict[str, Any] = {k: _as_typed(data[k]) for k in PROFILE_FIELDS}
+        self.good_fields = dict(self.fields)
+        self.steps = [StepDraft(s) for s in profile.steps]
+
+    # ------------------------------------------------------------------ editing
+
+    def set_field(self, key: str, value: Any) -> None:
+        if key not in PROFILE_FIELDS:
+            raise KeyError(key)
+        self.fields[key] = value
+        self._remember_good()
+
+    def set_step_field(self, index: int, key: str, value: Any) -> None:
+        if key not in ("name", "kind") + IO_FIELDS + COMMAND_FIELDS:
+            raise KeyError(key)
+        self.steps[index].values[key] = value
+        self._remember_good()
+
+    def add_step(self, after: int) -> int:
+        """Insert a copy of step `after` behind it; returns the new step's index."""
+        clone = self.steps[after].copy()
+        names = {s.values["name"] for s in self.steps}
+        base = f"{clone.values['name']} (copy)"
+        name, n = base, 2
+        while name in names:
+            name, n = f"{base} {n}", n + 1
+        clone.values["name"] = name
+        clone.good["name"] = name
+        self.steps.insert(after + 1, clone)
+        return after + 1
+
+    def remove_step(self, index: int) -> None:
+        if len(self.steps) == 1:
+            # The model's rule, asked of the model: a profile without steps is not one.
+            replace(self.original, steps=()).validate()
+        del self.steps[index]
+
+    def move_step(self, index: int, delta: int) -> int:
+        target = max(0, min(len(self.steps) - 1, index + delta))
+        self.steps.insert(target, self.steps.pop(index))
+        return target
+
+    def _remember_good(self) -> None:
+        for i, step in enumerate(self.steps):
+            try:
+                Step.from_toml(step.table(), f"steps[{i + 1}]")
+                step.good = step.table()
+            except ValidationError:
+                pass
+        try:
+            self._profile_from(self.fields, [s.good for s in self.steps])
+            self.good_fields = dict(self.fields)
+        except ValidationError:
+            pass
+
+    # ------------------------------------------------------------------ checking
+
+    def _profile_from(self, fields: dict[str, Any], steps: list[dict[str, Any]]) -> Profile:
+        return Profile.from_toml({**fields, "steps": steps}, origin=self.original.origin)
+
+    def build(self) -> Profile:
+        """The profile as edited; ValidationError (naming the field) if the model refuses it."""
+        return self._profile_from(self.fields, [s.table() for s in self.steps])
+
+    def errors(self) -> dict[str, str]:
+        """Every field the model refuses, by the model's field name, with the model's reason.
+
+        Each field is tried on its own against the last accepted state (so two mistakes show
+        as two messages), then the whole profile (for rules that tie fields together).
+        """
+        errors: dict[str, str] = {}
+        good_steps = [s.good for s in self.steps]
+        for key in PROFILE_FIELDS:
+            if self.fields[key] == self.good_fields.get(key):
+                continue
+            try:
+                self._profile_from({**self.good_fields, key: self.fields[key]}, good_steps)
+            except ValidationError as exc:
+                errors.setdefault(exc.field or key, exc.reason)
+        for i, step in enumerate(self.steps):
+            where = f"steps[{i + 1}]"
+            try:
+                Step.from_toml(step.table(), where)
+                continue
+            except ValidationError as exc:
+                errors.setdefault(exc.field or where, exc.reason)
+            base = {**step.values, **step.good, "kind": step.kind}
+            for key in step_fields(step.kind):
+                if key == "kind" or step.values.get(key) == step.good.get(key):
+                    continue
+                candidate = step.table({**base, key: step.values.get(key, "")})
+                try:
+                    Step.from_toml(candidate, where)
+                except ValidationError as exc:
+                    errors.setdefault(exc.field or step_field_path(i, key), exc.reason)
+        if not errors:
+            try:
+                self.build()
+            except ValidationError as exc:
+                errors[exc.field or "profile"] = exc.reason
+        return errors
+
+    def step(self, index: int) -> Step | None:
+        """Step `index` as the model reads it, or None while it has an error."""
+        return self.steps[index].step(index)
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the draft differs from the profile it started from ("64K" for "64KiB" does not)."""
+        try:
+            return self.build() != self.original
+        except ValidationError:
+            return True

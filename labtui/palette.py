@@ -1,0 +1,52 @@
+"""The command palette's labtui commands: go to a screen, and whatever the current screen can do.
+
+The current screen's actions come from its key bindings (description and tooltip), so the
+palette, the footer and the help screen never disagree; a screen may add more entries (e.g.
+"Open profile cdm-nvme") through a `palette_commands()` method.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable, Iterator
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+Command = tuple[str, str, Callable[[], object]]
+
+
+class LabtuiCommands(Provider):
+    def _commands(self) -> Iterator[Command]:
+        app = self.app
+        screen = self.screen
+        seen: set[str] = set()
+        for mode, title, help_text in app.screen_modes():
+            seen.add(title)
+            yield (title, help_text, partial(app.switch_mode, mode))
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if (
+                not active.enabled
+                or binding.system
+                or not binding.description
+                or binding.action.startswith(("switch_mode", "app.switch_mode"))
+                or binding.description in seen
+            ):
+                continue
+            seen.add(binding.description)
+            yield (binding.description, active.tooltip or binding.tooltip,
+                   partial(app.run_action, binding.action, active.node))
+        extra = getattr(screen, "palette_commands", None)
+        if extra is not None:
+            yield from extra()
+
+    async def discover(self) -> Hits:
+        for name, help_text, callback in self._commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, callback in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)

@@ -1,0 +1,360 @@
+"""The Disks screen: this machine's disks and volumes, and choosing where a run writes.
+
+Discovery runs in a thread worker so the screen paints at once; F5 reads everything again.
+Enter on a volume opens the directory picker; a volume a run cannot use (read-only, or memory
+or a container overlay for a cache-off profile) is marked and refused with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
+
+from labtui.engine.devices import Disk, Volume
+from labtui.targets import DeviceScan, Target, default_directory, refusal, space_shortfall
+from labtui.units import human_size
+from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.styling import theme_style
+
+# Disks people benchmark come first; loop devices and RAM disks last.
+_LOOPISH = ("loop", "ram", "zram")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: a mounted volume (maybe on a disk), or a disk with nothing mounted."""
+
+    key: str
+    volume: Volume | None
+    disk: Disk | None
+
+    @property
+    def choosable(self) -> bool:
+        return self.volume is not None
+
+
+def table_rows(scan: DeviceScan) -> list[Row]:
+    """Volumes grouped under their disks in discovery order (NVMe first); unusable ones last."""
+    order = {d.name: i for i, d in enumerate(scan.disks)}
+    rows: list[tuple[tuple, Row]] = []
+    mounted_disks = set()
+    for v in scan.volumes:
+        disk = scan.disk(v.disk)
+        mounted_disks.add(v.disk)
+        if not v.usable:
+            group = 3
+        elif disk is not None:
+            group = 0
+        else:
+            group = 1
+        rank = order.get(v.disk, len(order)) if v.disk else len(order)
+        rows.append(((group, rank if group == 0 else 0, v.mount_point != "/", v.mount_point), Row(f"vol:{v.mount_point}", v, disk)))
+    for d in scan.disks:
+        if d.name in mounted_disks:
+            continue
+        group = 4 if d.name.startswith(_LOOPISH) else 2
+        rows.append(((group, order[d.name], False, d.name), Row(f"disk:{d.name}", None, d)))
+    return [row for _, row in sorted(rows, key=lambda item: item[0])]
+
+
+def _pcie(disk: Disk | None) -> str:
+    if disk is None or not (disk.pcie_speed or disk.pcie_width):
+        return ""
+    link = f"{(disk.pcie_speed or '?').replace(' PCIe', '')} x{disk.pcie_width or '?'}"
+    if disk.pcie_max_width and disk.pcie_max_width != disk.pcie_width:
+        link += f" (max x{disk.pcie_max_width})"
+    elif disk.pcie_max_speed and disk.pcie_max_speed != disk.pcie_speed:
+        link += f" (max {disk.pcie_max_speed.replace(' PCIe', '')})"
+    return link
+
+
+def _volume_kind(volume: Volume) -> str:
+    if volume.filesystem in ("tmpfs", "ramfs", "devtmpfs"):
+        return "memory"
+    if volume.filesystem in ("overlay", "overlayfs", "aufs"):
+        return "container"
+    if volume.filesystem.startswith(("nfs", "cifs", "smb", "fuse.sshfs")) or volume.filesystem in ("9p", "virtiofs"):
+        return "network"
+    return ""
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+# Columns that give up width first when the table is too wide, and the least each keeps.
+_SHRINK = {"mount": 10, "model": 10, "device": 8, "pcie": 10, "note": 13, "kind": 7}
+
+
+def fit_widths(columns: list[tuple[str, str]], cells: list[dict[str, str]], available: int) -> dict[str, int]:
+    """Column widths that fit `available` cells (padding included), narrowing the long ones first."""
+    widths = {key: max([len(label)] + [len(c.get(key, "")) for c in cells]) for key, label in columns}
+    excess = sum(widths.values()) + 2 * len(columns) - available
+    while excess > 0:
+        shrinkable = [k for k in widths if k in _SHRINK and widths[k] > _SHRINK[k]]
+        if not shrinkable:
+            break
+        widest = max(shrinkable, key=lambda k: widths[k] - _SHRINK[k])
+        widths[widest] -= 1
+        excess -= 1
+    return widths
+
+
+class VolumeTable(DataTable):
+    """The disks-and-volumes table; Enter chooses the highlighted volume."""
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Choose target", id="disks-choose",
+                tooltip="Run on the highlighted volume: pick a directory on it"),
+    ]
+
+
+class DisksScreen(Screen):
+    CSS_PATH = "disks.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS = [
+        Binding("f5,ctrl+r", "refresh_devices", "Refresh", id="disks-refresh",
+                tooltip="Read the disks, volumes and free space again"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scan: DeviceScan | None = None
+        self.rows: dict[str, Row] = {}
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("Disks")
+        with Vertical(id="disks-panel"):
+            yield VolumeTable(id="volumes", cursor_type="row", zebra_stripes=True)
+        yield Static(id="volume-detail", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#disks-panel").border_title = "Disks and volumes"
+        self.watch(self.app, "profile", self._profile_changed, init=False)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._fill())
+        self.action_refresh_devices()
+
+    # ------------------------------------------------------------------ discovery
+
+    def action_refresh_devices(self) -> None:
+        table = self.query_one(VolumeTable)
+        table.loading = True
+        self.query_one("#volume-detail", Static).update("Reading disks and volumes…")
+        self.run_worker(self.app.device_source, thread=True, exit_on_error=False, name="scan-devices",
+                        group="scan", exclusive=True)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "scan-devices":
+            return
+        table = self.query_one(VolumeTable)
+        if event.state == WorkerState.SUCCESS:
+            table.loading = False
+            self.scan = event.worker.result
+            stamp = self.app.clock().strftime("%H:%M:%S")
+            self.query_one("#disks-panel").border_title = f"Disks and volumes · read at {stamp}"
+            self._fill()
+            self._refresh_target()
+            table.focus()
+            self.refresh_bindings()
+        elif event.state == WorkerState.ERROR:
+            table.loading = False
+            reason = f"{type(event.worker.error).__name__}: {event.worker.error}"
+            self.query_one("#volume-detail", Static).update(f"Could not read the disks: {reason} (F5 tries again)")
+            self.notify(f"Could not read the disks: {reason}", severity="error")
+
+    def _refresh_target(self) -> None:
+        """Fill in (or update) the chosen target's volume facts from the new scan."""
+        from labtui.engine.devices import volume_of
+
+        target: Target | None = self.app.target
+        if target is None or self.scan is None:
+            return
+        volume = volume_of(target.directory, list(self.scan.volumes))
+        self.app.target = Target.on(target.directory, volume)
+
+    # ------------------------------------------------------------------ table
+
+    def on_resize(self) -> None:
+        if self.scan is not None:
+            self._fill()
+
+    def _columns(self, cells: list[dict[str, str]]) -> list[tuple[str, str]]:
+        """The columns worth their width: narrow screens leave size and PCIe to the detail panel."""
+        wide = self.size.width >= 110
+        columns = [("device", "Device"), ("kind", "Kind"), ("model", "Model")]
+        if wide:
+            columns.append(("size", "Size"))
+        columns += [("free", "Free"), ("fs", "FS"), ("mount", "Mount point")]
+        if wide and any(c.get("pcie") for c in cells):
+            columns.append(("pcie", "PCIe link"))
+        if any(c.get("note") for c in cells):
+            columns.append(("note", "Note"))
+        return columns
+
+    def _fill(self) -> None:
+        if self.scan is None:
+            return
+        table = self.query_one(VolumeTable)
+        keep = None
+        if table.row_count:
+            keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        profile = self.app.profile
+        rows = table_rows(self.scan)
+        cells = [self._cells(row, profile) for row in rows]
+        columns = self._columns(cells)
+        # The screen's width, not the table's: the table may not be laid out yet on the first fill.
+        widths = fit_widths(columns, cells, max(20, self.size.width - 4))
+        table.clear(columns=True)
+        for key, label in columns:
+            justify = "right" if key in ("size", "free") else "left"
+            table.add_column(Text(label, justify=justify), key=key, width=widths[key])  # type: ignore[arg-type]
+        self.rows = {}
+        muted = theme_style(self.app, "foreground", dim=True)
+        warn = theme_style(self.app, "warning", bold=True)
+        for row, row_cells in zip(rows, cells):
+            self.rows[row.key] = row
+            style = muted if (row.volume is None or not row.volume.usable) else None
+            texts = []
+            for key, _label in columns:
+                value = _shorten(row_cells.get(key, ""), widths[key])
+                cell_style = warn if key in ("free", "note") and row_cells.get("_low") else style
+                texts.append(Text(value, style=cell_style or "", justify="right" if key in ("size", "free") else "left"))
+            table.add_row(*texts, key=row.key)
+        if keep in self.rows:
+            table.move_cursor(row=table.get_row_index(keep))
+        self._show_detail()
+
+    def _cells(self, row: Row, profile) -> dict[str, str]:
+        disk, volume = row.disk, row.volume
+        if volume is not None:
+            # A pseudo file system's "source" is any word (tmpfs, none, overlay): not a device.
+            device = "" if volume.pseudo and not volume.device else (volume.device or volume.source).removeprefix("/dev/")
+        else:
+            device = disk.name if disk else ""
+        cells = {
+            "device": device,
+            "kind": disk.kind if disk else (_volume_kind(volume) if volume else ""),
+            "model": (disk.model or "unknown") if disk else "",
+            "size": human_size(volume.size_bytes if volume else disk.size_bytes if disk else None),
+            "pcie": _pcie(disk),
+        }
+        if volume is None:
+            cells.update(free="", fs="", mount="not mounted", note="")
+            return cells
+        notes = []
+        if volume.read_only:
+            notes.append("read-only")
+        elif volume.pseudo:
+            notes.append("cache-on only")
+        low = volume.usable and space_shortfall(volume.free_bytes, profile) is not None
+        if low:
+            notes.append("low space")
+        cells.update(
+            free=human_size(volume.free_bytes),
+            fs=volume.filesystem,
+            mount=volume.mount_point,
+            note=", ".join(notes),
+        )
+        if low:
+            cells["_low"] = "1"
+        return cells
+
+    def _profile_changed(self, _profile: object) -> None:
+        self._fill()
+
+    # ------------------------------------------------------------------ detail and choice
+
+    def current_row(self) -> Row | None:
+        table = self.query_one(VolumeTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.rows.get(key or "")
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#volume-detail", Static)
+        row = self.current_row()
+        if row is None:
+            detail.update("No disks or volumes found." if self.scan is not None else "Reading disks and volumes…")
+            return
+        lines = []
+        disk, volume, profile = row.disk, row.volume, self.app.profile
+        if disk is not None:
+            facts = [disk.path, disk.kind, disk.model or "model unknown", human_size(disk.size_bytes)]
+            if disk.firmware:
+                facts.append(f"firmware {disk.firmware}")
+            if _pcie(disk):
+                facts.append(f"PCIe {_pcie(disk)}")
+            lines.append(" · ".join(facts))
+        if volume is None:
+            lines.append("Nothing on this disk is mounted: mount a file system on it to run here.")
+            detail.update("\n".join(lines))
+            detail.set_class(False, "-warning")
+            return
+        lines.append(
+            f"{volume.mount_point} · {volume.filesystem} on {volume.device or volume.source} · "
+            f"{human_size(volume.free_bytes)} free of {human_size(volume.size_bytes)}"
+        )
+        problem = refusal(volume, profile)
+        shortfall = space_shortfall(volume.free_bytes, profile) if volume.usable else None
+        if problem:
+            lines.append(f"Cannot be chosen: {problem}")
+        elif shortfall:
+            lines.append(f"Warning: {shortfall}")
+        elif profile is not None:
+            lines.append(f"Room for {profile.name}: it needs {human_size(profile.space_needed)}. Enter chooses this volume.")
+        detail.update("\n".join(lines))
+        detail.set_class(bool(problem or shortfall), "-warning")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.choose(self.rows.get(event.row_key.value or ""))
+
+    def choose(self, row: Row | None) -> None:
+        """Offer the directory picker for `row`'s volume, or say why it cannot be chosen."""
+        from labtui.screens.target_directory import TargetDirectoryModal
+
+        if row is None or self.scan is None:
+            return
+        if row.volume is None:
+            self.notify(f"{row.disk.path if row.disk else 'This disk'} has no mounted file system: "
+                        "mount one to run on it", severity="warning")
+            return
+        profile = self.app.profile
+        problem = refusal(row.volume, profile)
+        if problem:
+            self.notify(problem, title="Cannot run there", severity="error")
+            return
+        volumes = list(self.scan.volumes)
+        current: Target | None = self.app.target
+        if current is not None and current.mount_point == row.volume.mount_point:
+            start = current.directory
+        else:
+            start = default_directory(row.volume, self.app.home, volumes)
+        volume = row.volume
+
+        def chosen(directory: Path | None) -> None:
+            if directory is not None:
+                self.app.choose_target(Target.on(directory, volume))
+
+        self.app.push_screen(TargetDirectoryModal(volume, volumes, start, profile), chosen)
+
+    def palette_commands(self):
+        """Extra command-palette entries: choose any usable volume by name."""
+        for row in self.rows.values():
+            if row.volume is not None and row.volume.usable:
+                yield (f"Choose target {row.volume.mount_point}",
+                       f"Run on {row.volume.mount_point} ({row.volume.filesystem})",
+                       lambda row=row: self.choose(row))

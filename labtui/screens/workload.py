@@ -1,0 +1,567 @@
+"""The Workload screen: profiles, their steps, an editor for every field, and the command lines.
+
+Edits go into a `ProfileDraft` and are checked by the model's own rules as they are typed; the
+DiskSpd, fio and native command lines follow the highlighted step. Built-in profiles are never
+written: saving one asks for a name and writes a user copy. Opening a profile makes it the one
+a run uses (`app.profile`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Label, OptionList
+
+from labtui.editing import PROFILE_FIELDS, ProfileDraft, step_field_path, step_fields
+from labtui.errors import LabtuiError, ValidationError
+from labtui.model import Profile
+from labtui.units import parse_size
+from labtui.widgets.choice import Choice
+from labtui.widgets.command_lines import CommandLines
+from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.form_field import FormField
+from labtui.widgets.profile_list import ProfileList, profile_key
+from labtui.widgets.steps_table import StepsTable, step_cells
+
+# Where the engines' command lines say the test file goes (a run names it after its id).
+TEST_FILE_NAME = "labtui-test.dat"
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    key: str
+    label: str
+    tooltip: str
+    choices: tuple[tuple[str, Any], ...] = ()  # a Choice instead of a text input
+
+
+YES_NO = (("yes", True), ("no", False))
+
+PROFILE_SPECS = (
+    FieldSpec("name", "Name", "The profile's file name and what `labtui run -p` takes: letters, digits, '.', '_', '-'"),
+    FieldSpec("title", "Title", "A readable title"),
+    FieldSpec("description", "Description", "What the profile is for"),
+    FieldSpec("file_size", "Test file", "Size of the test file every I/O step uses: 1GiB, 20G (powers of 1024)"),
+    FieldSpec("free_space_margin", "Free margin", "Space to leave free on the target beyond the test file"),
+    FieldSpec("repeat", "Repeat", "Run every step this many times"),
+)
+
+STEP_SPECS = {
+    s.key: s
+    for s in (
+        FieldSpec("name", "Step name", "The step's name in results"),
+        FieldSpec("kind", "Kind", "I/O generates load on the test file; command times a shell command",
+                  (("I/O", "io"), ("command", "command"))),
+        FieldSpec("block_size", "Block size", "Size of each I/O: 4K, 64K, 1M (DiskSpd -b, fio --bs)"),
+        FieldSpec("pattern", "Pattern", "Random or sequential offsets (DiskSpd -r / -s, fio rw=rand...)",
+                  (("random", "random"), ("sequential", "sequential"))),
+        FieldSpec("write_percent", "Write %", "Share of writes: 0 all reads, 100 all writes (DiskSpd -w, fio rwmixwrite)"),
+        FieldSpec("threads", "Threads", "Worker threads or processes (DiskSpd -t, fio numjobs)"),
+        FieldSpec("outstanding", "Outstanding", "I/Os in flight per thread (DiskSpd -o, fio iodepth)"),
+        FieldSpec("duration", "Duration", "Measured time: 500ms, 10s, 5m, 1h"),
+        FieldSpec("warmup", "Warm-up", "Time before measuring starts; not counted"),
+        FieldSpec("cooldown", "Cool-down", "Time after measuring ends; not counted"),
+        FieldSpec("cache", "Cache", "off bypasses the page cache (O_DIRECT, DiskSpd -Sh); on is buffered",
+                  (("off", "off"), ("on", "on"))),
+        FieldSpec("latency", "Latency", "Measure per-I/O latency (DiskSpd -L)", YES_NO),
+        FieldSpec("command", "Command", "The shell command to time"),
+        FieldSpec("workdir", "Work dir", "Where the command runs (empty: the target directory)"),
+        FieldSpec("setup", "Setup", "Runs before the timed command (not timed)"),
+        FieldSpec("cleanup", "Cleanup", "Runs after the timed command (not timed)"),
+        FieldSpec("timeout", "Time limit", "Stop the command after this long: 10m, 1h"),
+        FieldSpec("drop_caches", "Drop caches", "Drop the page cache before timing (needs root)", YES_NO),
+    )
+}
+
+
+def _control(prefix: str, spec: FieldSpec) -> Widget:
+    widget_id = f"{prefix}-{spec.key}"
+    if spec.choices:
+        return Choice(spec.choices, id=widget_id)
+    return Input(compact=True, id=widget_id, select_on_focus=False)
+
+
+class WorkloadScreen(Screen):
+    CSS_PATH = "workload.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="workload-save", priority=True,
+                tooltip="Save the profile (a built-in is saved as a user copy under a new name)"),
+        Binding("c", "duplicate", "Duplicate", id="workload-duplicate",
+                tooltip="Copy the profile (with any edits) into a new user profile"),
+        Binding("n", "rename", "Rename", id="workload-rename", tooltip="Give the user profile a new name"),
+        Binding("escape", "back", "Back", id="workload-back", show=False,
+                tooltip="Leave the field: back to the steps, then to the profile list"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.draft: ProfileDraft | None = None
+        self.step_index = 0
+        self.profiles: list[Profile] = []
+        self._opened_key: str | None = None
+        self.forms_ready = False
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("Workload")
+        with Horizontal(id="workload-body"):
+            with Vertical(id="profiles-pane"):
+                yield ProfileList(id="profiles")
+            with VerticalScroll(id="editor"):
+                yield Label("Profile", classes="section-title")
+                yield Vertical(id="profile-form", classes="form")
+                yield Label("Steps", classes="section-title", id="steps-title")
+                yield StepsTable(id="steps", cursor_type="row")
+                yield Label("Step", classes="section-title", id="step-title")
+                yield Vertical(id="step-form", classes="form")
+        yield CommandLines(id="commands")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#profiles-pane").border_title = "Profiles"
+        self.query_one("#commands").border_title = "As the engines run it"
+        table = self.query_one(StepsTable)
+        table.add_columns("#", "Step", "Workload", "Time", "Cache")
+        self.watch(self.app, "target", lambda _t: self._show_commands(), init=False)
+        self.reload_profiles()
+        current = self.app.profile
+        self._open(current if current is not None else self.profiles[0])
+        self.query_one(ProfileList).focus()
+        # The two forms hold most of this screen's widgets: build them after the first paint,
+        # so the profiles and steps show at once.
+        self.call_after_refresh(self._build_forms)
+
+    async def _build_forms(self) -> None:
+        profile_fields = [FormField(f"p-{spec.key}", spec.label, _control("p", spec), tooltip=spec.tooltip)
+                          for spec in PROFILE_SPECS]
+        step_fields_ = [FormField(f"s-{spec.key}", spec.label, _control("s", spec), tooltip=spec.tooltip)
+                        for spec in STEP_SPECS.values()]
+        await self.query_one("#profile-form").mount_all(profile_fields)
+        await self.query_one("#step-form").mount_all(step_fields_)
+        blink = getattr(self.app, "cursor_blink", True)
+        for text_input in self.query(Input):
+            text_input.cursor_blink = blink
+        self.forms_ready = True
+        self._fill_profile_form()
+        self._fill_step_form()
+        self._after_edit()
+
+    # ------------------------------------------------------------------ profiles
+
+    def reload_profiles(self) -> None:
+        profiles, broken = self.app.store.profiles()
+        self.profiles = profiles
+        for item in broken:
+            self.notify(f"{item.path}: {item.reason}", title="Profile file skipped", severity="warning", timeout=10)
+        self.query_one(ProfileList).show(profiles, broken)
+
+    def _find(self, key: str) -> Profile | None:
+        return next((p for p in self.profiles if profile_key(p) == key), None)
+
+    def _open(self, profile: Profile) -> None:
+        """Load `profile` into the editor and make it the profile a run uses."""
+        self.draft = ProfileDraft(profile)
+        self._opened_key = profile_key(profile)
+        self.step_index = 0
+        self._fill_profile_form()
+        self._fill_steps()
+        self._fill_step_form()
+        self._after_edit()
+        self._highlight(self._opened_key)
+        self.app.choose_profile(profile)
+
+    def _highlight(self, key: str | None) -> None:
+        options = self.query_one(ProfileList)
+        for index in range(options.option_count):
+            if options.get_option_at_index(index).id == key:
+                with options.prevent(OptionList.OptionHighlighted):
+                    options.highlighted = index
+                return
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        key = event.option.id
+        if key is None or key == self._opened_key:
+            return
+        profile = self._find(key)
+        if profile is None:
+            return
+        if self.draft is not None and self.draft.dirty:
+            self._ask_discard(lambda: self._open(profile), lambda: self._highlight(self._opened_key))
+            return
+        self._open(profile)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        # Enter on a profile: go and edit its first field.
+        event.stop()
+        if self.forms_ready:
+            self.query_one("#p-name", Input).focus()
+
+    def _ask_discard(self, then, otherwise) -> None:
+        from labtui.screens.confirm import ConfirmModal
+
+        name = self.draft.original.name if self.draft else "the profile"
+
+        def answer(discard: bool | None) -> None:
+            (then if discard else otherwise)()
+
+        self.app.push_screen(
+            ConfirmModal("Discard changes?", f"Your edits to {name} are not saved. Discard them?",
+                         yes="Discard", no="Keep editing", danger=True),
+            answer,
+        )
+
+    # ------------------------------------------------------------------ forms
+
+    def _fill_profile_form(self) -> None:
+        if not self.forms_ready or self.draft is None:
+            return
+        for key in PROFILE_FIELDS:
+            self._set_control(f"#p-{key}", self.draft.fields[key])
+
+    def _fill_step_form(self) -> None:
+        if self.draft is None:
+            return
+        self.query_one("#step-title", Label).update(f"Step {self.step_index + 1} of {len(self.draft.steps)}")
+        if not self.forms_ready:
+            return
+        step = self.draft.steps[self.step_index]
+        for key, spec in STEP_SPECS.items():
+            self._set_control(f"#s-{key}", step.values.get(key, ""))
+        self._show_kind(step.kind)
+
+    def _set_control(self, selector: str, value: Any) -> None:
+        if not self.forms_ready:
+            return
+        control = self.query_one(selector)
+        if isinstance(control, Choice):
+            control.value = value
+        elif isinstance(control, Input):
+            with control.prevent(Input.Changed):
+                control.value = "" if value is None else str(value)
+                control.cursor_position = len(control.value)
+
+    def _show_kind(self, kind: str) -> None:
+        shown = set(step_fields(kind))
+        for key in STEP_SPECS:
+            self.query_one(f"#field-s-{key.replace('_', '-')}").display = key in shown
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._edited(event.input.id, event.value)
+
+    def on_choice_changed(self, event: Choice.Changed) -> None:
+        self._edited(event.choice.id, event.value)
+        if event.choice.id == "s-kind":
+            self._show_kind(str(event.value))
+
+    def _edited(self, widget_id: str | None, value: Any) -> None:
+        if self.draft is None or not widget_id or widget_id[:2] not in ("p-", "s-"):
+            return
+        key = widget_id[2:]
+        if widget_id.startswith("p-"):
+            self.draft.set_field(key, value)
+        else:
+            self.draft.set_step_field(self.step_index, key, value)
+        self._after_edit()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        # Enter moves on, as in a form.
+        if event.input.id and event.input.id[:2] in ("p-", "s-"):
+            event.stop()
+            self.focus_next()
+
+    def _after_edit(self) -> None:
+        """Show the model's verdict on every field, refresh the steps and the command lines."""
+        assert self.draft is not None
+        errors = self.draft.errors()
+        if self.forms_ready:
+            for key in PROFILE_FIELDS:
+                self.query_one(f"#field-p-{key.replace('_', '-')}", FormField).show_error(errors.get(key))
+            for key in STEP_SPECS:
+                message = errors.get(step_field_path(self.step_index, key))
+                self.query_one(f"#field-s-{key.replace('_', '-')}", FormField).show_error(message)
+        self._update_step_rows(errors)
+        self._show_commands(errors)
+        self.app.unsaved_profile = self.draft.original.name if self.draft.dirty else None
+
+    # ------------------------------------------------------------------ steps
+
+    def _fill_steps(self) -> None:
+        table = self.query_one(StepsTable)
+        table.clear()
+        assert self.draft is not None
+        for i, step in enumerate(self.draft.steps):
+            table.add_row(*step_cells(i + 1, self.draft.step(i), step.values["name"], False), key=str(i))
+        table.move_cursor(row=self.step_index)
+
+    def _update_step_rows(self, errors: dict[str, str]) -> None:
+        table = self.query_one(StepsTable)
+        assert self.draft is not None
+        for i, step in enumerate(self.draft.steps):
+            problem = any(k.startswith(f"steps[{i + 1}].") for k in errors)
+            cells = step_cells(i + 1, self.draft.step(i), step.values["name"], problem)
+            for column, value in zip(table.columns, cells):
+                table.update_cell(str(i), column, value)
+
+    def on_data_table_row_highlighted(self, event) -> None:
+        if event.data_table.id != "steps" or self.draft is None:
+            return
+        index = event.cursor_row
+        if 0 <= index < len(self.draft.steps) and index != self.step_index:
+            self.step_index = index
+            self._fill_step_form()
+            self._after_edit()
+
+    def action_edit_step(self) -> None:
+        if self.forms_ready:
+            self.query_one("#s-name", Input).focus()
+
+    def action_add_step(self) -> None:
+        assert self.draft is not None
+        self.step_index = self.draft.add_step(self.step_index)
+        self._refresh_steps()
+
+    def action_remove_step(self) -> None:
+        assert self.draft is not None
+        try:
+            self.draft.remove_step(self.step_index)
+        except ValidationError as exc:
+            self.notify(exc.reason, title="Step not removed", severity="warning")
+            return
+        self.step_index = min(self.step_index, len(self.draft.steps) - 1)
+        self._refresh_steps()
+
+    def action_move_step(self, delta: int) -> None:
+        assert self.draft is not None
+        self.step_index = self.draft.move_step(self.step_index, delta)
+        self._refresh_steps()
+
+    def _refresh_steps(self) -> None:
+        self._fill_steps()
+        self._fill_step_form()
+        self._after_edit()
+
+    # ------------------------------------------------------------------ command lines
+
+    def _show_commands(self, errors: dict[str, str] | None = None) -> None:
+        if self.draft is None:
+            return
+        if errors is None:
+            errors = self.draft.errors()
+        target = self.app.target
+        directory = target.directory if target is not None else Path("/path/to/target")
+        file_size = parse_size(self.draft.good_fields["file_size"])
+        step = self.draft.step(self.step_index)
+        problem = None
+        if step is None:
+            prefix = f"steps[{self.step_index + 1}]."
+            reason = next((v for k, v in errors.items() if k.startswith(prefix)), "the step has an error")
+            problem = f"fix the step to see the command lines: {reason}"
+        self.query_one(CommandLines).show(step, directory / TEST_FILE_NAME, file_size, problem)
+
+    # ------------------------------------------------------------------ save, duplicate, rename, delete
+
+    def _name_problem(self, name: str, *, allow: str | None = None) -> str | None:
+        """Why `name` cannot be a new user profile's name (the model's rule, then clashes)."""
+        assert self.draft is not None
+        name = name.strip()
+        try:
+            replace(self.draft.original, name=name).validate()
+        except ValidationError as exc:
+            if exc.field == "name":
+                return exc.reason
+        if any(p.name == name and p.origin == "builtin" for p in self.profiles):
+            return f"{name} is a built-in profile: choose another name so both stay available"
+        if name != allow and (self.app.store.profiles_dir / f"{name}.toml").exists():
+            return f"a profile named {name} already exists"
+        return None
+
+    def _free_name(self, base: str) -> str:
+        name, n = f"{base}-copy", 2
+        while self._name_problem(name):
+            name, n = f"{base}-copy-{n}", n + 1
+        return name
+
+    def _ask_name(self, title: str, message: str, value: str, then, *, allow: str | None = None) -> None:
+        from labtui.screens.prompt import TextPrompt
+
+        def answer(name: str | None) -> None:
+            if name:
+                then(name)
+
+        self.app.push_screen(TextPrompt(title, message, value, check=lambda t: self._name_problem(t, allow=allow)), answer)
+
+    def _built(self) -> Profile | None:
+        assert self.draft is not None
+        try:
+            return self.draft.build()
+        except ValidationError as exc:
+            self.notify(f"Fix this first: {exc}", title="Not saved", severity="error")
+            return None
+
+    def action_save(self) -> None:
+        if self.draft is None:
+            return
+        profile = self._built()
+        if profile is None:
+            return
+        original = self.draft.original
+        if original.origin == "builtin":
+            if profile.name == original.name:
+                self._ask_name(
+                    "Save as a user profile",
+                    f"{original.name} is built in and stays as it is. Save your version under a new name:",
+                    self._free_name(original.name),
+                    lambda name: self._write(replace(profile, name=name), overwrite=False),
+                )
+                return
+            problem = self._name_problem(profile.name)
+            if problem:
+                self.notify(problem, title="Not saved", severity="error")
+                return
+            self._write(profile, overwrite=False)
+        elif profile.name != original.name:
+            problem = self._name_problem(profile.name)
+            if problem:
+                self.notify(problem, title="Not saved", severity="error")
+                return
+            self._write(profile, overwrite=False, replaces=original.name)
+        else:
+            self._write(profile, overwrite=True)
+
+    def _write(self, profile: Profile, *, overwrite: bool, replaces: str | None = None) -> None:
+        store = self.app.store
+        try:
+            path = store.save_profile(profile, overwrite=overwrite)
+            if replaces is not None and replaces != profile.name:
+                store.delete_profile(replaces)
+        except LabtuiError as exc:
+            self.notify(str(exc), title="Not saved", severity="error")
+            return
+        self.reload_profiles()
+        saved = replace(profile, origin="user")
+        self._open(saved)
+        self.notify(f"Saved {profile.name} ({path})", title="Profile saved")
+
+    def action_duplicate(self) -> None:
+        if self.draft is None:
+            return
+        source = self._built()
+        if source is None:
+            return
+
+        def make(name: str) -> None:
+            title = f"{source.title} (copy)" if source.title else name
+            self._write(replace(source, name=name, title=title), overwrite=False)
+
+        self._ask_name("Duplicate profile", f"A new user profile, copied from {source.name}. Its name:",
+                       self._free_name(source.name), make)
+
+    def action_rename(self) -> None:
+        if self.draft is None:
+            return
+        original = self.draft.original
+        if original.origin == "builtin":
+            self.notify(f"{original.name} is built in and keeps its name: duplicate it (c) to make your own",
+                        title="Not renamed", severity="warning")
+            return
+
+        def rename(name: str) -> None:
+            assert self.draft is not None
+            if name == original.name:
+                return
+            store = self.app.store
+            try:
+                store.save_profile(replace(original, name=name), overwrite=False)
+                store.delete_profile(original.name)
+            except LabtuiError as exc:
+                self.notify(str(exc), title="Not renamed", severity="error")
+                return
+            edits_pending = self.draft.dirty
+            self.reload_profiles()
+            renamed = replace(original, name=name, origin="user")
+            if edits_pending:
+                # Keep the unsaved edits: only the saved file and the name field change.
+                self.draft.original = renamed
+                self.draft.set_field("name", name)
+                self._set_control("#p-name", name)
+                self._opened_key = profile_key(renamed)
+                self._highlight(self._opened_key)
+                self.app.choose_profile(renamed)
+                self._after_edit()
+            else:
+                self._open(renamed)
+            self.notify(f"{original.name} is now {name}", title="Profile renamed")
+
+        self._ask_name("Rename profile", f"New name for {original.name}:", original.name, rename, allow=original.name)
+
+    def action_delete_profile(self) -> None:
+        from labtui.screens.confirm import ConfirmModal
+
+        if self.draft is None:
+            return
+        original = self.draft.original
+        if original.origin == "builtin":
+            self.notify(f"{original.name} is built in and cannot be deleted", title="Not deleted", severity="warning")
+            return
+
+        def answer(delete: bool | None) -> None:
+            if not delete:
+                return
+            try:
+                self.app.store.delete_profile(original.name)
+            except LabtuiError as exc:
+                self.notify(str(exc), title="Not deleted", severity="error")
+                return
+            index = next((i for i, p in enumerate(self.profiles) if profile_key(p) == self._opened_key), 0)
+            self.reload_profiles()
+            self._open(self.profiles[min(index, len(self.profiles) - 1)])
+            self.notify(f"Deleted {original.name}", title="Profile deleted")
+
+        self.app.push_screen(
+            ConfirmModal("Delete profile?", f"Delete the user profile {original.name}? Its file is removed; "
+                         "results that used it keep their copy of its steps.", yes="Delete", no="Keep", danger=True),
+            answer,
+        )
+
+    # ------------------------------------------------------------------ keys
+
+    def action_back(self) -> None:
+        focused = self.focused
+        if focused is not None and focused.id and focused.id.startswith("s-"):
+            self.query_one(StepsTable).focus()
+        else:
+            self.query_one(ProfileList).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Letter keys type into a text field instead: show them dimmed while one has focus.
+        if action in ("duplicate", "rename") and isinstance(self.focused, Input):
+            return None
+        if action == "rename" and self.draft is not None and self.draft.original.origin == "builtin":
+            return None
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def palette_commands(self):
+        """Extra command-palette entries: open any profile by name."""
+        for profile in self.profiles:
+            yield (f"Open profile {profile.name}", profile.title or profile.name,
+                   lambda p=profile: self._palette_open(p))
+
+    def _palette_open(self, profile: Profile) -> None:
+        if profile_key(profile) == self._opened_key:
+            return
+        if self.draft is not None and self.draft.dirty:
+            self._ask_discard(lambda: self._open(profile), lambda: None)
+        else:
+            self._open(profile)

@@ -1,0 +1,70 @@
+"""A one-line choice between a few values (random / sequential, on / off), cycled with a key.
+
+Lighter than a drop-down (one widget, no overlay) and quicker for two or three values:
+Space, Enter or the arrow keys move to the next value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+
+class Choice(Widget, can_focus=True):
+    BINDINGS = [
+        Binding("space,enter,right", "step(1)", "Next value", show=False),
+        Binding("left", "step(-1)", "Previous value", show=False),
+    ]
+
+    index: reactive[int] = reactive(0)
+
+    class Changed(Message):
+        def __init__(self, choice: Choice, value: Any) -> None:
+            super().__init__()
+            self.choice = choice
+            self.value = value
+
+        @property
+        def control(self) -> Choice:
+            return self.choice
+
+    def __init__(self, options: tuple[tuple[str, Any], ...], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.options = options
+
+    @property
+    def value(self) -> Any:
+        return self.options[self.index][1]
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        for i, (_label, option) in enumerate(self.options):
+            if option == value:
+                self.index = i
+                return
+        raise ValueError(f"{value!r} is not one of the choices")
+
+    def render(self) -> Content:
+        labels = [label for label, _ in self.options]
+        parts = []
+        for i, label in enumerate(labels):
+            if i:
+                parts.append(Content(" "))
+            if i == self.index:
+                parts.append(Content.styled(f"[{label}]", "bold $text"))
+            else:
+                parts.append(Content.styled(f" {label} ", "$text-muted"))
+        return Content.assemble(*parts)
+
+    def action_step(self, delta: int) -> None:
+        self.index = (self.index + delta) % len(self.options)
+        self.post_message(self.Changed(self, self.value))
+
+    def on_click(self) -> None:
+        self.focus()
+        self.action_step(1)

@@ -1,0 +1,42 @@
+"""The list of profiles (built-in and the user's own), each marked with where it comes from."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from labtui.model import Profile
+from labtui.store import BrokenFile
+
+
+def profile_key(profile: Profile) -> str:
+    """The list id of a profile: a user copy may share a built-in's name, so origin is part of it."""
+    return f"{'builtin' if profile.origin == 'builtin' else 'user'}:{profile.name}"
+
+
+class ProfileList(OptionList):
+    BINDINGS = [
+        Binding("delete", "screen.delete_profile", "Delete", id="workload-delete",
+                tooltip="Delete the highlighted user profile (asks first; built-ins cannot be deleted)"),
+    ]
+
+    def show(self, profiles: list[Profile], broken: list[BrokenFile]) -> None:
+        """Replace the options, keeping the highlight on the same profile where it still exists."""
+        self.clear_options()
+        options: list[Option] = []
+        for heading, group in (
+            ("Built in", [p for p in profiles if p.origin == "builtin"]),
+            ("Yours", [p for p in profiles if p.origin != "builtin"]),
+        ):
+            if not group and heading == "Built in":
+                continue
+            options.append(Option(Content.styled(heading, "bold $text-muted"), id=f"heading:{heading}", disabled=True))
+            options.extend(Option(Content(f" {p.name}"), id=profile_key(p)) for p in group)
+            if not group:
+                options.append(Option(Content.styled(" none yet", "italic $text-muted"),
+                                      id="heading:none", disabled=True))
+        for b in broken:
+            options.append(Option(Content.styled(f" {b.path.name} (broken)", "$error"), id=f"broken:{b.path}", disabled=True))
+        self.add_options(options)

@@ -1,0 +1,21 @@
+"""Rich styles from the current theme, for renderables (table cells) the stylesheet cannot reach."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from textual.app import App
+from textual.color import Color, ColorParseError
+
+
+def theme_style(app: App, variable: str, **attributes: bool) -> Style:
+    """A Rich style coloured by theme variable `variable` ("warning", "labtui-read", ...).
+
+    Falls back to an uncoloured style if the variable is missing or not a plain colour, so a
+    theme can never break a table.
+    """
+    value = app.theme_variables.get(variable) or app.get_css_variables().get(variable)
+    try:
+        colour = Color.parse(value.split()[0]).rich_color if value else None
+    except (ColorParseError, IndexError):
+        colour = None
+    return Style(color=colour, **attributes)

@@ -1,0 +1,147 @@
+"""The app shell: screens as modes, the command palette, help, quitting, themes remembered."""
+
+from __future__ import annotations
+
+from labtui.screens.confirm import ConfirmModal
+from labtui.screens.disks import DisksScreen
+from labtui.screens.help import HelpScreen
+from labtui.screens.workload import WorkloadScreen
+from labtui.store import Store
+from tui_support import disks_ready, make_app, open_workload, screen_text, wait_for
+
+
+async def test_starts_on_disks_and_switches_with_single_keys(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        text = screen_text(app)
+        assert "Samsung SSD 980 PRO 1TB" in text and "nvme0n1p2" in text
+        assert "w Workload" in text and "d Disks" not in text  # the current screen's key is left out
+        await open_workload(pilot)
+        assert "quick-sanity" in screen_text(app)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+
+
+async def test_palette_reaches_the_workload_screen_by_name(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"workload")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen), what="the workload screen")
+        await pilot.pause(0.2)
+        assert "quick-sanity" in screen_text(app)
+
+
+async def test_palette_offers_the_current_screens_actions(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        calls = []
+        app.device_source = lambda: calls.append(1) or app.screen.scan
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"refresh")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: calls, what="a rescan from the palette")
+
+
+async def test_help_lists_the_keys_of_the_current_screen(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Refresh" in text and "Choose target" in text and "Quit" in text
+        assert "Save" not in text
+        await pilot.press("escape")
+        await open_workload(pilot)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Save" in text and "Duplicate" in text and "Refresh" not in text
+
+
+async def test_q_quits_at_once_when_nothing_is_going(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, what="the app to exit")
+
+
+async def test_q_asks_first_while_a_run_is_going(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        app.run_active = True
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert "A run is going" in screen_text(app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+        assert app.is_running
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running, what="the app to exit")
+
+
+async def test_theme_is_remembered_across_starts(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        assert app.theme == "labtui-dark"
+        app.theme = "labtui-high-contrast"
+        await pilot.pause()
+    assert Store(labtui_home).load_settings()["theme"] == "labtui-high-contrast"
+    again = make_app(labtui_home)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        assert again.theme == "labtui-high-contrast"
+
+
+async def test_all_shipped_themes_apply(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        for name in ("labtui-light", "labtui-high-contrast", "textual-dark", "labtui-dark"):
+            app.theme = name
+            await pilot.pause()
+            assert app.theme_variables["labtui-read"]  # labtui's variables exist in every theme
+
+
+async def test_broken_theme_file_is_reported_and_the_default_used(labtui_home):
+    themes = labtui_home / "themes"
+    themes.mkdir()
+    (themes / "mine.toml").write_text('name = "mine"\nprimary = "not-a-colour"\n')
+    Store(labtui_home).save_settings({"theme": "mine"})
+    app = make_app(labtui_home)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await disks_ready(pilot)
+        assert app.theme == "labtui-dark"
+        messages = " ".join(str(n.message) for n in app._notifications)
+        assert "mine.toml" in messages and "not-a-colour" in messages
+        assert "'mine' is not available" in messages
+    # The broken file and the setting are left alone for the person to fix.
+    assert (themes / "mine.toml").read_text().startswith('name = "mine"')
+
+
+async def test_user_theme_from_the_config_dir_is_used(labtui_home):
+    themes = labtui_home / "themes"
+    themes.mkdir()
+    (themes / "lab.toml").write_text('name = "lab"\nprimary = "#aa5500"\n[variables]\nlabtui-read = "#00aaff"\n')
+    Store(labtui_home).save_settings({"theme": "lab"})
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        assert app.theme == "lab"
+        assert app.theme_variables["labtui-read"] == "#00aaff"

@@ -1,0 +1,90 @@
+"""What the TUI tests share: a fixed fake machine (disks, volumes, clock, home) and waiting helpers.
+
+The fake devices are real `engine.devices` dataclasses with made-up facts, so tests and
+snapshots show the same table on any machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+from labtui.engine.devices import Disk, Volume
+from labtui.store import Store
+from labtui.targets import DeviceScan
+
+GIB = 1024**3
+FIXED_NOW = datetime(2025, 3, 14, 9, 26, 53)
+FAKE_HOME = Path("/home/lab")
+
+FAKE_DISKS = (
+    Disk(name="nvme0n1", path="/dev/nvme0n1", kind="NVMe", transport="nvme", model="Samsung SSD 980 PRO 1TB",
+         serial="S5GXNX0T123456", firmware="5B2QGXA7", rotational=False, size_bytes=1000 * 1000**3,
+         pcie_speed="8.0 GT/s PCIe", pcie_width=4, pcie_max_speed="16.0 GT/s PCIe", pcie_max_width=4,
+         partitions=["nvme0n1p1", "nvme0n1p2"]),
+    Disk(name="sda", path="/dev/sda", kind="SATA SSD", transport="sata", model="CT500MX500SSD1",
+         serial="2027E2912345", firmware="M3CR033", rotational=False, size_bytes=500 * 1000**3, partitions=["sda1"]),
+    Disk(name="sdb", path="/dev/sdb", kind="HDD", transport="sata", model="ST4000DM004-2CV104",
+         firmware="0001", rotational=True, size_bytes=4000 * 1000**3),
+)
+
+FAKE_VOLUMES = (
+    Volume(mount_point="/", source="/dev/nvme0n1p2", filesystem="ext4", device="/dev/nvme0n1p2", disk="nvme0n1",
+           size_bytes=915 * GIB, free_bytes=412 * GIB, dev_id="259:2"),
+    Volume(mount_point="/boot/efi", source="/dev/nvme0n1p1", filesystem="vfat", device="/dev/nvme0n1p1",
+           disk="nvme0n1", size_bytes=512 * 1024**2, free_bytes=500 * 1024**2, dev_id="259:1"),
+    Volume(mount_point="/data", source="/dev/sda1", filesystem="xfs", device="/dev/sda1", disk="sda",
+           size_bytes=465 * GIB, free_bytes=GIB + GIB // 2, dev_id="8:1"),
+    Volume(mount_point="/dev/shm", source="tmpfs", filesystem="tmpfs", pseudo=True,
+           size_bytes=16 * GIB, free_bytes=16 * GIB, dev_id="0:25"),
+    Volume(mount_point="/mnt/iso", source="/dev/sr0", filesystem="iso9660", device="/dev/sr0", read_only=True,
+           size_bytes=4 * GIB, free_bytes=0, dev_id="11:0"),
+)
+
+
+def fake_scan() -> DeviceScan:
+    return DeviceScan(FAKE_DISKS, FAKE_VOLUMES)
+
+
+def make_app(home: Path, *, device_source: Callable[[], DeviceScan] = fake_scan, **kwargs):
+    from labtui.app import LabtuiApp
+
+    return LabtuiApp(store=Store(home), device_source=device_source, clock=lambda: FIXED_NOW,
+                     home=kwargs.pop("fake_home", FAKE_HOME), cursor_blink=False, **kwargs)
+
+
+async def wait_for(pilot, condition: Callable[[], object], timeout: float = 5.0, what: str = "condition"):
+    """Let the app run until `condition()` is true (workers, timers and screens take a few ticks)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        result = condition()
+        if result:
+            return result
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def disks_ready(pilot) -> None:
+    from labtui.screens.disks import DisksScreen
+
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, DisksScreen) and pilot.app.screen.scan is not None,
+                   what="the device scan")
+    await pilot.pause()
+
+
+async def open_workload(pilot) -> None:
+    from labtui.screens.workload import WorkloadScreen
+
+    await pilot.press("w")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, WorkloadScreen) and pilot.app.screen.forms_ready,
+                   what="the workload editor")
+    await pilot.pause()
+
+
+def screen_text(app) -> str:
+    """Everything visible on screen as plain text, line by line (what a person would read)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
