@@ -95,6 +95,13 @@ class LabtuiApp(App[None]):
         self._startup_warnings: list[tuple[str, str]] = []
         self._remember_theme = False
         self._register_themes()
+        # Restored before any screen exists, so every screen starts from the same choices.
+        settings = self.store.load_settings()
+        self.profile = self._initial_profile(settings)
+        directory = settings.get("target")
+        if isinstance(directory, str) and directory.startswith("/"):
+            # The Disks screen fills in the volume facts once it has read the devices.
+            self.target = Target(Path(directory))
 
     # ------------------------------------------------------------------ themes
 
@@ -135,12 +142,6 @@ class LabtuiApp(App[None]):
 
     def on_mount(self) -> None:
         self._remember_theme = True
-        settings = self.store.load_settings()
-        self.profile = self._initial_profile(settings)
-        directory = settings.get("target")
-        if isinstance(directory, str) and directory.startswith("/"):
-            # The Disks screen fills in the volume facts once it has read the devices.
-            self.target = Target(Path(directory))
         for title, message in self._startup_warnings:
             self.notify(message, title=title, severity="warning", timeout=12)
 

@@ -62,6 +62,7 @@ async def wait_for(pilot, condition: Callable[[], object], timeout: float = 5.0,
     while True:
         result = condition()
         if result:
+            await pilot.pause(0.05)  # and let it paint
             return result
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
@@ -88,3 +89,20 @@ async def open_workload(pilot) -> None:
 def screen_text(app) -> str:
     """Everything visible on screen as plain text, line by line (what a person would read)."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def type_into(pilot, selector: str, text: str) -> None:
+    """Focus the input `selector` and replace its text by typing, as a person would."""
+    field = pilot.app.screen.query_one(selector)
+    field.focus()
+    await pilot.pause()
+    await pilot.press("end", "ctrl+u", *text)
+    await pilot.pause()
+
+
+async def set_text(pilot, selector: str, text: str) -> None:
+    """Replace an input's text at once (posts Input.Changed like typing; quicker than key by key)."""
+    field = pilot.app.screen.query_one(selector)
+    field.focus()
+    field.value = text
+    await pilot.pause()

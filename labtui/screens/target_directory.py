@@ -95,7 +95,7 @@ class TargetDirectoryModal(ModalScreen[Path | None]):
             label.set_class(True, "-error")
             self.query_one("#use", Button).disabled = True
             return None
-        label.update(f"{path}: {note}")
+        label.update(note[:1].upper() + note[1:])
         label.set_class(False, "-error")
         self.query_one("#use", Button).disabled = False
         return path

@@ -308,6 +308,8 @@ class WorkloadScreen(Screen):
         for i, step in enumerate(self.draft.steps):
             problem = any(k.startswith(f"steps[{i + 1}].") for k in errors)
             cells = step_cells(i + 1, self.draft.step(i), step.values["name"], problem)
+            if tuple(table.get_row(str(i))) == cells:
+                continue
             for column, value in zip(table.columns, cells):
                 table.update_cell(str(i), column, value)
 

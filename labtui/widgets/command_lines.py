@@ -39,6 +39,10 @@ def engine_lines(step: Step, path: Path, file_size: int) -> list[tuple[str, str,
 class CommandLines(VerticalScroll, can_focus=False):
     """One row per engine; refreshed by `show` whenever the step, target or file size changes."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: list[tuple[str, str, bool]] | None = None
+
     def compose(self) -> ComposeResult:
         for name, label in ENGINES:
             with Horizontal(classes="command-line", id=f"command-{name}"):
@@ -47,11 +51,14 @@ class CommandLines(VerticalScroll, can_focus=False):
 
     def show(self, step: Step | None, path: Path, file_size: int, problem: str | None = None) -> None:
         """Show `step`'s command lines for a test file at `path`; `problem` when the step is invalid."""
-        rows = list(self.query(".command-line").results(Horizontal))
         if step is None:
             lines = [("", problem or "no step selected", False)]
         else:
             lines = engine_lines(step, path, file_size)
+        if lines == self._shown:
+            return  # most keystrokes change nothing here; spare the layout
+        self._shown = lines
+        rows = list(self.query(".command-line").results(Horizontal))
         for i, row in enumerate(rows):
             row.display = i < len(lines)
             if i < len(lines):

@@ -20,6 +20,7 @@ class FormField(Container):
         self.key = key
         self.label = label
         self.control = control
+        self._message = ""
         if tooltip:
             control.tooltip = tooltip
 
@@ -30,10 +31,12 @@ class FormField(Container):
 
     def show_error(self, message: str | None) -> None:
         """Show the model's reason under the control (None clears it)."""
-        error = self.query_one(".form-field-error", Static)
-        if not message and not error.display:
+        message = message or ""
+        if message == self._message:
             return
-        error.update(message or "")
+        self._message = message
+        error = self.query_one(".form-field-error", Static)
+        error.update(message)
         error.display = bool(message)
         self.set_class(bool(message), "-invalid")
         self.control.set_class(bool(message), "-invalid")

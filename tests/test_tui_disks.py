@@ -1,0 +1,167 @@
+"""The Disks screen: the device table, choosing a target volume and directory, and refusals."""
+
+from __future__ import annotations
+
+import threading
+
+from labtui.screens.disks import DisksScreen, VolumeTable, fit_widths, table_rows
+from labtui.screens.target_directory import TargetDirectoryModal
+from labtui.store import Store
+from tui_support import FAKE_HOME, disks_ready, fake_scan, make_app, screen_text, wait_for
+from textual.widgets import Input
+
+
+def test_rows_put_usable_disk_volumes_first_and_unusable_ones_last():
+    keys = [row.key for row in table_rows(fake_scan())]
+    assert keys == ["vol:/", "vol:/boot/efi", "vol:/data", "disk:sdb", "vol:/dev/shm", "vol:/mnt/iso"]
+
+
+def test_fit_widths_narrows_long_columns_down_to_their_minimum():
+    columns = [("device", "Device"), ("mount", "Mount point"), ("free", "Free")]
+    cells = [{"device": "nvme0n1p2", "mount": "/a/very/long/mount/point/somewhere", "free": "12 GiB"}]
+    widths = fit_widths(columns, cells, 40)
+    assert sum(widths.values()) + 2 * len(columns) <= 40
+    assert widths["free"] == 6 and widths["mount"] >= 10
+
+
+async def _move_to(pilot, key: str) -> None:
+    table = pilot.app.screen.query_one(VolumeTable)
+    table.move_cursor(row=table.get_row_index(key))
+    await pilot.pause()
+
+
+async def test_table_shows_each_volume_with_its_disk(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        text = screen_text(app)
+        for expected in ("nvme0n1p2", "NVMe", "Samsung SSD 980 PRO 1TB", "412 GiB", "ext4", "8.0 GT/s x4",
+                         "CT500MX500SSD1", "/data", "not mounted", "read-only", "cache-on only", "read at 09:26:53"):
+            assert expected in text, expected
+
+
+async def test_first_paint_does_not_wait_for_device_discovery(labtui_home):
+    release = threading.Event()
+
+    def slow_scan():
+        release.wait(10)
+        return fake_scan()
+
+    app = make_app(labtui_home, device_source=slow_scan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+        await pilot.pause(0.2)
+        assert "Reading disks and volumes" in screen_text(app)
+        release.set()
+        await disks_ready(pilot)
+        assert "nvme0n1p2" in screen_text(app)
+
+
+async def test_refresh_reads_the_devices_again(labtui_home):
+    calls = []
+
+    def counting_scan():
+        calls.append(1)
+        return fake_scan()
+
+    app = make_app(labtui_home, device_source=counting_scan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: len(calls) == 2, what="a second scan")
+
+
+async def test_a_failing_scan_is_shown_not_raised(labtui_home):
+    def broken_scan():
+        raise OSError("sysfs went away")
+
+    app = make_app(labtui_home, device_source=broken_scan)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: "sysfs went away" in screen_text(app), what="the error on screen")
+        assert app.is_running
+
+
+async def test_choose_the_root_volume_and_type_a_directory(labtui_home, tmp_path):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal))
+        field = app.screen.query_one("#target-path", Input)
+        assert field.value == str(FAKE_HOME)  # the home directory for the root volume
+        wanted = tmp_path / "bench"
+        field.value = str(wanted)
+        await pilot.pause()
+        assert "Will be created when a run starts" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+        assert app.target is not None and app.target.directory == wanted
+        assert app.target.mount_point == "/" and app.target.disk == "nvme0n1"
+        assert "target " + str(wanted)[:20] in screen_text(app)
+    assert Store(labtui_home).load_settings()["target"] == str(wanted)
+
+
+async def test_other_volumes_default_to_a_labtui_folder_at_their_mount_point(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/data")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal))
+        assert app.screen.query_one("#target-path", Input).value == "/data/labtui"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+        assert app.target is None
+
+
+async def test_low_free_space_is_warned_about(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/data")
+        text = screen_text(app)
+        assert "low space" in text
+        assert "Warning: only 1.5 GiB free: quick-sanity needs 2.0 GiB (file 1GiB + margin 1GiB)" in text
+
+
+async def test_memory_volume_is_refused_for_a_cache_off_profile(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/dev/shm")
+        assert "Cannot be chosen: /dev/shm is tmpfs (memory)" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, DisksScreen) and app.target is None
+        assert any("cache off" in str(n.message) for n in app._notifications)
+
+
+async def test_read_only_volume_is_refused(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/mnt/iso")
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, DisksScreen) and app.target is None
+        assert any("read-only" in str(n.message) for n in app._notifications)
+
+
+async def test_a_disk_with_nothing_mounted_cannot_be_chosen(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "disk:sdb")
+        assert "Nothing on this disk is mounted" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, DisksScreen) and app.target is None
+
+
+async def test_a_remembered_target_gets_its_volume_facts_after_the_scan(labtui_home, tmp_path):
+    Store(labtui_home).save_settings({"target": str(tmp_path)})
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        assert app.target.directory == tmp_path and app.target.mount_point == "/"

@@ -1,0 +1,219 @@
+"""The Workload screen: profiles, the step editor with the model's messages, save/duplicate/rename/delete."""
+
+from __future__ import annotations
+
+from labtui.screens.confirm import ConfirmModal
+from labtui.screens.prompt import TextPrompt
+from labtui.screens.workload import WorkloadScreen
+from labtui.store import Store, builtin_profiles
+from labtui.widgets.command_lines import CommandLines
+from labtui.widgets.profile_list import ProfileList
+from labtui.widgets.steps_table import StepsTable
+from textual.widgets import Input, Static
+from tui_support import make_app, open_workload, screen_text, set_text, type_into, wait_for
+
+
+def command_text(app) -> str:
+    return "\n".join(str(s.render()) for s in app.screen.query_one(CommandLines).query(".command-text").results(Static))
+
+
+def field_error(app, field_id: str) -> str:
+    return str(app.screen.query_one(f"#field-{field_id} .form-field-error", Static).render()).strip()
+
+
+async def duplicate(pilot, name: str | None = None) -> None:
+    app = pilot.app
+    app.screen.query_one(ProfileList).focus()
+    await pilot.press("c")
+    await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt), what="the name prompt")
+    if name is not None:
+        await set_text(pilot, "#prompt-input", name)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen) and app.screen.forms_ready)
+    await pilot.pause()
+
+
+async def test_the_issue_flow_duplicate_edit_refuse_save_and_find_it_after_a_restart(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.theme = "labtui-light"
+        await open_workload(pilot)
+        assert app.profile.name == "quick-sanity"
+        await duplicate(pilot)  # accepts the offered name
+        assert app.profile.name == "quick-sanity-copy" and app.profile.origin == "user"
+        before = command_text(app)
+        assert "64KiB" in before
+        await type_into(pilot, "#s-block_size", "128K")
+        after = command_text(app)
+        assert after != before and "128KiB" in after and "64KiB" not in after
+        assert "RND128K Q8T4 R" in screen_text(app) or "RND128K" in str(app.screen.query_one(StepsTable).get_row_at(0))
+        await type_into(pilot, "#s-threads", "0")
+        assert field_error(app, "s-threads") == "threads must be 1..256, got 0"
+        assert "threads must be 1..256, got 0" in screen_text(app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert any("threads must be 1..256" in str(n.message) for n in app._notifications)
+        saved = Store(labtui_home).profile("quick-sanity-copy")
+        assert saved.steps[0].block_size == 64 * 1024  # nothing written while a field is refused
+        await type_into(pilot, "#s-threads", "2")
+        assert field_error(app, "s-threads") == ""
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.unsaved_profile is None, what="the save")
+    saved = Store(labtui_home).profile("quick-sanity-copy")
+    assert (saved.steps[0].block_size, saved.steps[0].threads) == (128 * 1024, 2)
+    again = make_app(labtui_home)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await open_workload(pilot)
+        assert again.theme == "labtui-light"
+        assert again.profile.name == "quick-sanity-copy"  # the chosen profile is remembered too
+        assert "quick-sanity-copy" in screen_text(again)
+
+
+async def test_a_builtin_is_saved_as_a_user_copy_never_overwritten(labtui_home):
+    original = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        await set_text(pilot, "#p-repeat", "3")
+        assert app.unsaved_profile == "quick-sanity"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt), what="the name prompt")
+        await set_text(pilot, "#prompt-input", "quick-sanity")
+        assert "built-in profile" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TextPrompt)  # refused, still asking
+        await set_text(pilot, "#prompt-input", "sanity-x3")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen) and app.profile.name == "sanity-x3")
+    store = Store(labtui_home)
+    assert store.profile("sanity-x3").repeat == 3
+    assert not (store.profiles_dir / "quick-sanity.toml").exists()
+    assert next(p for p in builtin_profiles() if p.name == "quick-sanity") == original
+    assert store.profile("quick-sanity").repeat == 1
+
+
+async def test_delete_asks_and_no_keeps_the_profile(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        await duplicate(pilot, "doomed")
+        path = Store(labtui_home).profiles_dir / "doomed.toml"
+        assert path.exists()
+        app.screen.query_one(ProfileList).focus()
+        await pilot.press("delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("enter")  # the safe answer has the focus
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen))
+        assert path.exists()
+        await pilot.press("delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not path.exists(), what="the file to go")
+        assert "doomed" not in screen_text(app)
+        assert app.profile.name != "doomed"
+
+
+async def test_builtins_cannot_be_deleted_or_renamed(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        app.screen.query_one(ProfileList).focus()
+        await pilot.press("delete")
+        await pilot.pause()
+        assert isinstance(app.screen, WorkloadScreen)
+        assert any("cannot be deleted" in str(n.message) for n in app._notifications)
+        app.screen.action_rename()
+        await pilot.pause()
+        assert any("keeps its name" in str(n.message) for n in app._notifications)
+
+
+async def test_rename_a_user_profile(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        await duplicate(pilot, "first-name")
+        app.screen.query_one(ProfileList).focus()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await set_text(pilot, "#prompt-input", "bad name")
+        assert "not a usable name" in screen_text(app)  # the model's rule, shown as typed
+        await set_text(pilot, "#prompt-input", "second-name")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.profile.name == "second-name")
+    store = Store(labtui_home)
+    assert (store.profiles_dir / "second-name.toml").exists() and not (store.profiles_dir / "first-name.toml").exists()
+
+
+async def test_switching_profiles_with_unsaved_edits_asks_first(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        await set_text(pilot, "#p-title", "Edited")
+        app.screen.query_one(ProfileList).focus()
+        await pilot.press("down")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen))
+        assert app.profile.name == "quick-sanity" and app.screen.query_one("#p-title", Input).value == "Edited"
+        await pilot.press("down")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.profile.name == "configmgr-sql-quick")
+        assert app.unsaved_profile is None
+
+
+async def test_every_field_reports_the_models_reason(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        await set_text(pilot, "#s-block_size", "64X")
+        await set_text(pilot, "#s-duration", "0s")
+        await set_text(pilot, "#p-file_size", "lots")
+        assert "unknown size unit 'x'" in field_error(app, "s-block-size")
+        assert field_error(app, "s-duration") == "a duration must be greater than zero, got '0s'"
+        assert "'lots' is not a size" in field_error(app, "p-file-size")
+        assert "fix the step to see the command lines" in command_text(app)
+        await set_text(pilot, "#s-block_size", "1000")
+        await set_text(pilot, "#s-duration", "5s")
+        await set_text(pilot, "#p-file_size", "1G")
+        assert "multiple of 512" in field_error(app, "s-block-size")  # cache off needs whole sectors
+        app.screen.query_one("#s-cache").focus()
+        await pilot.press("space")  # cache on: any block size will do
+        await pilot.pause()
+        assert field_error(app, "s-block-size") == ""
+
+
+async def test_a_command_step_shows_its_own_fields(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        assert not app.screen.query_one("#field-s-command").display
+        app.screen.query_one("#s-kind").focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.screen.query_one("#field-s-command").display
+        assert not app.screen.query_one("#field-s-block-size").display
+        assert field_error(app, "s-command") == "a command step needs a command"
+        await set_text(pilot, "#s-command", "zpaq x archive.zpaq")
+        assert field_error(app, "s-command") == ""
+        assert "zpaq x archive.zpaq" in command_text(app)
+
+
+async def test_steps_can_be_added_moved_and_removed_but_not_the_last(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        table = app.screen.query_one(StepsTable)
+        table.focus()
+        await pilot.press("a")
+        await pilot.pause()
+        assert table.row_count == 3 and app.screen.step_index == 1
+        assert app.screen.query_one("#s-name", Input).value == "Read 64K random (copy)"
+        await pilot.press("shift+down")
+        await pilot.pause()
+        assert app.screen.step_index == 2
+        await pilot.press("x", "x", "x")
+        await pilot.pause()
+        assert table.row_count == 1
+        assert any("at least one step" in str(n.message) for n in app._notifications)
