@@ -201,14 +201,15 @@ class LabtuiApp(App[None]):
         self.push_screen(HelpScreen(title, self.key_help(screen)))
 
     def key_help(self, screen: Screen):
-        """Every key active on `screen` (its widgets', its own, the app's), grouped by key."""
+        """The keys active on `screen` that labtui defines or shows: the focused widget's and the
+        screen's first, then those that work everywhere (cursor keys and the like are left out)."""
         from labtui.screens.help import KeyHelp
 
         grouped: dict[tuple[str, str], list[str]] = {}
         info: dict[tuple[str, str], tuple[str, str]] = {}
         for key, active in screen.active_bindings.items():
             binding = active.binding
-            if binding.system or not binding.description:
+            if binding.system or not binding.description or not (binding.show or binding.id):
                 continue
             node = active.node
             if node is self:
@@ -216,12 +217,13 @@ class LabtuiApp(App[None]):
             elif node is screen:
                 scope = "this screen"
             else:
-                scope = f"in {node.id or type(node).__name__}".replace("-", " ")
+                scope = f"in the {getattr(node, 'help_scope', None) or node.id or type(node).__name__}"
             ident = (binding.action, scope)
             grouped.setdefault(ident, []).append(self.get_key_display(binding.with_key(key)))
             info[ident] = (binding.description, active.tooltip or binding.tooltip)
         rows = [KeyHelp(" / ".join(keys), *info[ident], ident[1]) for ident, keys in grouped.items()]
-        rows.append(KeyHelp("ctrl+p", "Command palette", "every action, searchable by name", "everywhere"))
+        rows.append(KeyHelp(self.get_key_display(Binding("ctrl+p", "")), "Command palette",
+                            "every action, searchable by name", "everywhere"))
         order = {"this screen": 1, "everywhere": 2}
         return sorted(rows, key=lambda r: order.get(r.scope, 0))
 

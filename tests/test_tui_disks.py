@@ -4,16 +4,33 @@ from __future__ import annotations
 
 import threading
 
-from labtui.screens.disks import DisksScreen, VolumeTable, fit_widths, table_rows
+from dataclasses import replace
+
+from labtui.screens.disks import DisksScreen, VolumeTable, fit_widths, pcie_link, table_rows
 from labtui.screens.target_directory import TargetDirectoryModal
 from labtui.store import Store
-from tui_support import FAKE_HOME, disks_ready, fake_scan, make_app, screen_text, wait_for
+from tui_support import FAKE_DISKS, FAKE_HOME, disks_ready, fake_scan, make_app, screen_text, wait_for
 from textual.widgets import Input
 
 
 def test_rows_put_usable_disk_volumes_first_and_unusable_ones_last():
     keys = [row.key for row in table_rows(fake_scan())]
     assert keys == ["vol:/", "vol:/boot/efi", "vol:/data", "disk:sdb", "vol:/dev/shm", "vol:/mnt/iso"]
+
+
+def test_pcie_link_names_the_generation_and_flags_a_slower_link():
+    nvme = FAKE_DISKS[0]
+    assert pcie_link(nvme) == ("Gen3 x4 (max Gen4)", True)
+    assert pcie_link(replace(nvme, pcie_speed="16.0 GT/s PCIe")) == ("Gen4 x4", False)
+    assert pcie_link(replace(nvme, pcie_width=2)) == ("Gen3 x2 (max Gen4 x4)", True)
+    assert pcie_link(FAKE_DISKS[1]) == ("", False)
+
+
+async def test_a_slower_pcie_link_is_explained(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        assert "PCIe link Gen3 x4 (max Gen4): 8.0 GT/s PCIe x4, below the device's 16.0 GT/s PCIe x4" in screen_text(app)
 
 
 def test_fit_widths_narrows_long_columns_down_to_their_minimum():
@@ -35,7 +52,7 @@ async def test_table_shows_each_volume_with_its_disk(labtui_home):
     async with app.run_test(size=(120, 40)) as pilot:
         await disks_ready(pilot)
         text = screen_text(app)
-        for expected in ("nvme0n1p2", "NVMe", "Samsung SSD 980 PRO 1TB", "412 GiB", "ext4", "8.0 GT/s x4",
+        for expected in ("nvme0n1p2", "NVMe", "Samsung SSD 980 PRO 1TB", "412 GiB", "ext4", "Gen3 x4 (max Gen4)",
                          "CT500MX500SSD1", "/data", "not mounted", "read-only", "cache-on only", "read at 09:26:53"):
             assert expected in text, expected
 

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
@@ -65,15 +66,36 @@ def table_rows(scan: DeviceScan) -> list[Row]:
     return [row for _, row in sorted(rows, key=lambda item: item[0])]
 
 
-def _pcie(disk: Disk | None) -> str:
+_GENERATIONS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
+
+
+def _generation(speed: str | None) -> str:
+    """'8.0 GT/s PCIe' -> 'Gen3': the name people compare adapters by."""
+    try:
+        rate = float((speed or "").split()[0])
+    except (ValueError, IndexError):
+        return "?"
+    return f"Gen{_GENERATIONS[rate]}" if rate in _GENERATIONS else f"{rate:g} GT/s"
+
+
+def pcie_link(disk: Disk | None) -> tuple[str, bool]:
+    """('Gen3 x4 (max Gen4)', True): the negotiated link, and whether it is below the device's best.
+
+    A link below its maximum is the classic sign of a slow adapter, slot or riser.
+    """
     if disk is None or not (disk.pcie_speed or disk.pcie_width):
-        return ""
-    link = f"{(disk.pcie_speed or '?').replace(' PCIe', '')} x{disk.pcie_width or '?'}"
-    if disk.pcie_max_width and disk.pcie_max_width != disk.pcie_width:
+        return "", False
+    now_gen, now_width = _generation(disk.pcie_speed), disk.pcie_width
+    link = f"{now_gen} x{now_width or '?'}"
+    slower = bool(disk.pcie_max_speed) and _generation(disk.pcie_max_speed) != now_gen
+    narrower = bool(disk.pcie_max_width) and disk.pcie_max_width != now_width
+    if slower and narrower:
+        link += f" (max {_generation(disk.pcie_max_speed)} x{disk.pcie_max_width})"
+    elif slower:
+        link += f" (max {_generation(disk.pcie_max_speed)})"
+    elif narrower:
         link += f" (max x{disk.pcie_max_width})"
-    elif disk.pcie_max_speed and disk.pcie_max_speed != disk.pcie_speed:
-        link += f" (max {disk.pcie_max_speed.replace(' PCIe', '')})"
-    return link
+    return link, slower or narrower
 
 
 def _volume_kind(volume: Volume) -> str:
@@ -111,6 +133,8 @@ def fit_widths(columns: list[tuple[str, str]], cells: list[dict[str, str]], avai
 class VolumeTable(DataTable):
     """The disks-and-volumes table; Enter chooses the highlighted volume."""
 
+    help_scope = "disk table"
+
     BINDINGS = [
         Binding("enter", "select_cursor", "Choose target", id="disks-choose",
                 tooltip="Run on the highlighted volume: pick a directory on it"),
@@ -140,6 +164,7 @@ class DisksScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#disks-panel").border_title = "Disks and volumes"
         self.watch(self.app, "profile", self._profile_changed, init=False)
+        self.watch(self.app, "target", lambda _target: self._show_detail(), init=False)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._fill())
         self.action_refresh_devices()
 
@@ -227,6 +252,8 @@ class DisksScreen(Screen):
             for key, _label in columns:
                 value = _shorten(row_cells.get(key, ""), widths[key])
                 cell_style = warn if key in ("free", "note") and row_cells.get("_low") else style
+                if key == "pcie" and pcie_link(row.disk)[1]:
+                    cell_style = warn
                 texts.append(Text(value, style=cell_style or "", justify="right" if key in ("size", "free") else "left"))
             table.add_row(*texts, key=row.key)
         if keep in self.rows:
@@ -245,7 +272,7 @@ class DisksScreen(Screen):
             "kind": disk.kind if disk else (_volume_kind(volume) if volume else ""),
             "model": (disk.model or "unknown") if disk else "",
             "size": human_size(volume.size_bytes if volume else disk.size_bytes if disk else None),
-            "pcie": _pcie(disk),
+            "pcie": pcie_link(disk)[0],
         }
         if volume is None:
             cells.update(free="", fs="", mount="not mounted", note="")
@@ -289,34 +316,46 @@ class DisksScreen(Screen):
         if row is None:
             detail.update("No disks or volumes found." if self.scan is not None else "Reading disks and volumes…")
             return
-        lines = []
+        detail.update(Content("\n").join(self._detail_lines(row)))
+
+    def _detail_lines(self, row: Row) -> list[Content]:
+        """What a person wants to know before choosing this row, warnings in the warning colour."""
+        lines: list[Content] = []
+        warn = "$warning"
         disk, volume, profile = row.disk, row.volume, self.app.profile
         if disk is not None:
             facts = [disk.path, disk.kind, disk.model or "model unknown", human_size(disk.size_bytes)]
             if disk.firmware:
                 facts.append(f"firmware {disk.firmware}")
-            if _pcie(disk):
-                facts.append(f"PCIe {_pcie(disk)}")
-            lines.append(" · ".join(facts))
+            lines.append(Content(" · ".join(facts)))
+            link, degraded = pcie_link(disk)
+            if degraded:
+                best = f"{disk.pcie_max_speed or disk.pcie_speed or '?'} x{disk.pcie_max_width or disk.pcie_width or '?'}"
+                lines.append(Content.styled(
+                    f"PCIe link {link}: {disk.pcie_speed or '?'} x{disk.pcie_width or '?'}, below the device's "
+                    f"{best} (adapter, slot or riser?)", warn))
+            elif link:
+                lines.append(Content(f"PCIe link {link}: {disk.pcie_speed or '?'} x{disk.pcie_width or '?'}"))
         if volume is None:
-            lines.append("Nothing on this disk is mounted: mount a file system on it to run here.")
-            detail.update("\n".join(lines))
-            detail.set_class(False, "-warning")
-            return
-        lines.append(
+            lines.append(Content("Nothing on this disk is mounted: mount a file system on it to run here."))
+            return lines
+        lines.append(Content(
             f"{volume.mount_point} · {volume.filesystem} on {volume.device or volume.source} · "
             f"{human_size(volume.free_bytes)} free of {human_size(volume.size_bytes)}"
-        )
+        ))
         problem = refusal(volume, profile)
         shortfall = space_shortfall(volume.free_bytes, profile) if volume.usable else None
+        target: Target | None = self.app.target
         if problem:
-            lines.append(f"Cannot be chosen: {problem}")
+            lines.append(Content.styled(f"Cannot be chosen: {problem}", warn))
         elif shortfall:
-            lines.append(f"Warning: {shortfall}")
+            lines.append(Content.styled(f"Warning: {shortfall}", warn))
+        elif target is not None and target.mount_point == volume.mount_point:
+            lines.append(Content(f"The target: runs write to {target.directory}. Enter picks another directory."))
         elif profile is not None:
-            lines.append(f"Room for {profile.name}: it needs {human_size(profile.space_needed)}. Enter chooses this volume.")
-        detail.update("\n".join(lines))
-        detail.set_class(bool(problem or shortfall), "-warning")
+            lines.append(Content(f"Room for {profile.name}: it needs {human_size(profile.space_needed)}. "
+                                 "Enter chooses this volume."))
+        return lines
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -26,6 +26,11 @@ from labtui.units import human_size
 class FolderTree(DirectoryTree):
     """Directories only, hidden ones left out: the test file goes in a folder, never a file."""
 
+    # Plain marks rather than emoji: a Linux console font has no folder pictures.
+    ICON_NODE = "+ "
+    ICON_NODE_EXPANDED = "- "
+    ICON_FILE = "  "
+
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
         return [p for p in paths if not p.name.startswith(".") and _is_dir(p)]
 
@@ -56,11 +61,11 @@ class TargetDirectoryModal(ModalScreen[Path | None]):
         with Vertical(id="target-dialog", classes="dialog"):
             yield Static(f"Target directory on {volume.mount_point} ({what})", classes="dialog-title", markup=False)
             yield Static(id="target-space", markup=False)
-            yield Input(str(self.directory), id="target-path", select_on_focus=False)
+            yield Input(str(self.directory), id="target-path", select_on_focus=False, compact=True)
             yield Static(id="target-check", markup=False)
             yield FolderTree(volume.mount_point, id="target-tree")
             yield Static(
-                "Type a path, or pick a folder below (Enter picks, Space opens). Enter in the path confirms.",
+                "Type a path or pick a folder below (Enter picks, Space opens it); Enter on the path confirms.",
                 classes="dialog-hint",
             )
             with Horizontal(classes="dialog-buttons"):
@@ -74,6 +79,7 @@ class TargetDirectoryModal(ModalScreen[Path | None]):
         path_input.cursor_position = len(path_input.value)
         tree = self.query_one(FolderTree)
         tree.auto_expand = False
+        tree.root.set_label(self.volume.mount_point)
         free = self.volume.free_bytes
         shortfall = space_shortfall(free, self.profile)
         space = self.query_one("#target-space", Static)

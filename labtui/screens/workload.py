@@ -8,6 +8,7 @@ a run uses (`app.profile`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,16 @@ STEP_SPECS = {
         FieldSpec("drop_caches", "Drop caches", "Drop the page cache before timing (needs root)", YES_NO),
     )
 }
+
+
+def field_label(path: str) -> str:
+    """The model's field name as the editor labels it: 'steps[2].threads' -> 'step 2, Threads'."""
+    match = re.match(r"^steps\[(\d+)\]\.(\w+)$", path)
+    if match:
+        spec = STEP_SPECS.get(match.group(2))
+        return f"step {match.group(1)}, {spec.label if spec else match.group(2)}"
+    spec = next((s for s in PROFILE_SPECS if s.key == path), None)
+    return spec.label if spec else (path or "the profile")
 
 
 def _control(prefix: str, spec: FieldSpec) -> Widget:
@@ -178,6 +189,7 @@ class WorkloadScreen(Screen):
         self._after_edit()
         self._highlight(self._opened_key)
         self.app.choose_profile(profile)
+        self.refresh_bindings()  # Rename applies to user profiles only
 
     def _highlight(self, key: str | None) -> None:
         options = self.query_one(ProfileList)
@@ -200,10 +212,10 @@ class WorkloadScreen(Screen):
         self._open(profile)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        # Enter on a profile: go and edit its first field.
+        # Enter on a profile: into its steps (Enter again edits the highlighted one; the profile's
+        # own fields are a Tab away from the list).
         event.stop()
-        if self.forms_ready:
-            self.query_one("#p-name", Input).focus()
+        self.query_one(StepsTable).focus()
 
     def _ask_discard(self, then, otherwise) -> None:
         from labtui.screens.confirm import ConfirmModal
@@ -288,7 +300,7 @@ class WorkloadScreen(Screen):
             for key in STEP_SPECS:
                 message = errors.get(step_field_path(self.step_index, key))
                 self.query_one(f"#field-s-{key.replace('_', '-')}", FormField).show_error(message)
-        self._update_step_rows(errors)
+        self._update_step_rows()
         self._show_commands(errors)
         self.app.unsaved_profile = self.draft.original.name if self.draft.dirty else None
 
@@ -299,19 +311,18 @@ class WorkloadScreen(Screen):
         table.clear()
         assert self.draft is not None
         for i, step in enumerate(self.draft.steps):
-            table.add_row(*step_cells(i + 1, self.draft.step(i), step.values["name"], False), key=str(i))
+            table.add_row(*step_cells(i + 1, self.draft.step(i), step.values["name"]), key=str(i))
         table.move_cursor(row=self.step_index)
 
-    def _update_step_rows(self, errors: dict[str, str]) -> None:
+    def _update_step_rows(self) -> None:
         table = self.query_one(StepsTable)
         assert self.draft is not None
         for i, step in enumerate(self.draft.steps):
-            problem = any(k.startswith(f"steps[{i + 1}].") for k in errors)
-            cells = step_cells(i + 1, self.draft.step(i), step.values["name"], problem)
+            cells = step_cells(i + 1, self.draft.step(i), step.values["name"])
             if tuple(table.get_row(str(i))) == cells:
                 continue
             for column, value in zip(table.columns, cells):
-                table.update_cell(str(i), column, value)
+                table.update_cell(str(i), column, value, update_width=True)
 
     def on_data_table_row_highlighted(self, event) -> None:
         if event.data_table.id != "steps" or self.draft is None:
@@ -406,7 +417,7 @@ class WorkloadScreen(Screen):
         try:
             return self.draft.build()
         except ValidationError as exc:
-            self.notify(f"Fix this first: {exc}", title="Not saved", severity="error")
+            self.notify(f"Fix this first: {field_label(exc.field)}: {exc.reason}", title="Not saved", severity="error")
             return None
 
     def action_save(self) -> None:
@@ -544,15 +555,9 @@ class WorkloadScreen(Screen):
             self.query_one(ProfileList).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Letter keys type into a text field instead: show them dimmed while one has focus.
-        if action in ("duplicate", "rename") and isinstance(self.focused, Input):
-            return None
         if action == "rename" and self.draft is not None and self.draft.original.origin == "builtin":
             return None
         return True
-
-    def on_descendant_focus(self) -> None:
-        self.refresh_bindings()
 
     def palette_commands(self):
         """Extra command-palette entries: open any profile by name."""

@@ -17,6 +17,7 @@ def profile_key(profile: Profile) -> str:
 
 
 class ProfileList(OptionList):
+    help_scope = "profile list"
     BINDINGS = [
         Binding("delete", "screen.delete_profile", "Delete", id="workload-delete",
                 tooltip="Delete the highlighted user profile (asks first; built-ins cannot be deleted)"),

@@ -9,9 +9,9 @@ from labtui.model import Step
 from labtui.units import format_duration
 
 
-def step_cells(number: int, step: Step | None, name: str, problem: bool) -> tuple[str, ...]:
+def step_cells(number: int, step: Step | None, name: str) -> tuple[str, ...]:
     """The cells of one row; `step` is None while the step has an error."""
-    mark = f"{number}!" if problem else str(number)
+    mark = str(number)
     if step is None:
         return (mark, name, "has an error", "", "")
     if step.kind == "command":
@@ -23,6 +23,7 @@ def step_cells(number: int, step: Step | None, name: str, problem: bool) -> tupl
 
 
 class StepsTable(DataTable):
+    help_scope = "steps table"
     BINDINGS = [
         Binding("enter", "screen.edit_step", "Edit step", id="steps-edit", tooltip="Edit the highlighted step's settings"),
         Binding("a", "screen.add_step", "Add step", id="steps-add", tooltip="Add a copy of the highlighted step after it"),

@@ -1,0 +1,57 @@
+"""`labtui` with no argument opens the TUI in a real terminal; `labtui --help` never loads Textual."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+from conftest import require_tool
+
+
+def test_help_does_not_import_textual():
+    code = (
+        "import sys\n"
+        "from labtui.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert "opens the terminal UI" in out.stdout
+
+
+def _capture(session: str) -> str:
+    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+
+
+def _wait_for(session: str, needle: str, seconds: float = 15) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        screen = _capture(session)
+        assert "Traceback" not in screen, screen
+        if needle in screen:
+            return screen
+        time.sleep(0.1)
+    raise AssertionError(f"{needle!r} not on screen:\n{_capture(session)}")
+
+
+def test_labtui_opens_the_tui_in_a_real_terminal_and_q_quits(labtui_home):
+    require_tool("tmux")
+    session = f"labtui-test-{uuid.uuid4().hex[:8]}"
+    labtui = shutil.which("labtui", path=os.path.dirname(sys.executable)) or f"{sys.executable} -m labtui"
+    command = f"env LABTUI_HOME={labtui_home} TERM=xterm-256color {labtui}; echo EXITED=$?; sleep 30"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True)
+    try:
+        _wait_for(session, "Disks and volumes")
+        _wait_for(session, "read at")  # this machine's devices, read in the background
+        subprocess.run(["tmux", "send-keys", "-t", session, "w"], check=True)
+        screen = _wait_for(session, "labtui · Workload")
+        _wait_for(session, " configmgr-sql-quick")  # the profile list
+        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        _wait_for(session, "EXITED=0")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

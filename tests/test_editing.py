@@ -1,0 +1,75 @@
+"""Profile drafts: the editor's text checked by the model's own rules, field by field."""
+
+from __future__ import annotations
+
+import pytest
+
+from labtui.editing import ProfileDraft
+from labtui.errors import ValidationError
+from labtui.store import builtin_profiles
+
+QUICK = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+
+
+def test_an_untouched_draft_is_clean_and_builds_the_same_profile():
+    draft = ProfileDraft(QUICK)
+    assert not draft.dirty and draft.errors() == {} and draft.build() == QUICK
+    assert draft.steps[0].values["threads"] == "4"  # numbers are edited as text
+
+
+def test_equal_spellings_are_not_an_edit():
+    draft = ProfileDraft(QUICK)
+    draft.set_step_field(0, "block_size", "64K")
+    assert not draft.dirty
+    draft.set_step_field(0, "block_size", "128K")
+    assert draft.dirty and draft.step(0).block_size == 128 * 1024
+
+
+def test_every_refused_field_gets_the_models_reason():
+    draft = ProfileDraft(QUICK)
+    draft.set_step_field(0, "threads", "0")
+    draft.set_step_field(0, "duration", "soon")
+    draft.set_step_field(1, "write_percent", "101")
+    draft.set_field("repeat", "x")
+    assert draft.errors() == {
+        "steps[1].threads": "threads must be 1..256, got 0",
+        "steps[1].duration": "'soon' is not a duration (use e.g. 500ms, 10s, 5m, 1h)",
+        "steps[2].write_percent": "write percent must be within 0..100, got 101",
+        "repeat": "must be a whole number, got 'x'",
+    }
+    assert draft.step(0) is None and draft.step(1) is None
+    with pytest.raises(ValidationError):
+        draft.build()
+
+
+def test_rules_that_tie_fields_together_are_the_models():
+    draft = ProfileDraft(QUICK)
+    draft.set_step_field(0, "block_size", "1000")
+    assert "multiple of 512" in draft.errors()["steps[1].block_size"]
+    draft.set_step_field(0, "cache", "on")
+    assert draft.errors() == {}
+    draft.set_field("file_size", "512")
+    assert draft.errors() == {"file_size": "the test file (512) is smaller than one block (1000)"}
+
+
+def test_switching_kind_keeps_the_other_kinds_values():
+    draft = ProfileDraft(QUICK)
+    draft.set_step_field(1, "kind", "command")
+    assert draft.errors() == {"steps[2].command": "a command step needs a command"}
+    draft.set_step_field(1, "command", "sync")
+    assert draft.build().steps[1].command == "sync"
+    draft.set_step_field(1, "kind", "io")
+    assert draft.build().steps[1] == QUICK.steps[1]
+
+
+def test_steps_are_added_moved_and_removed_but_never_all():
+    draft = ProfileDraft(QUICK)
+    assert draft.add_step(0) == 1
+    assert [s.values["name"] for s in draft.steps] == ["Read 64K random", "Read 64K random (copy)", "Write 64K random"]
+    assert draft.move_step(1, 1) == 2
+    assert draft.steps[2].values["name"] == "Read 64K random (copy)"
+    draft.remove_step(2)
+    draft.remove_step(1)
+    with pytest.raises(ValidationError, match="at least one step"):
+        draft.remove_step(0)
+    assert len(draft.steps) == 1

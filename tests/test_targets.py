@@ -1,0 +1,81 @@
+"""Choosing a target: default directories, refusals, the free-space check, typed directories."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from labtui.engine.devices import Volume
+from labtui.errors import ValidationError
+from labtui.model import Step
+from labtui.store import builtin_profiles
+from labtui.targets import Target, check_directory, default_directory, refusal, space_shortfall
+
+GIB = 1024**3
+ROOT = Volume(mount_point="/", source="/dev/vda1", filesystem="ext4", device="/dev/vda1", disk="vda", free_bytes=50 * GIB)
+HOME = Volume(mount_point="/home", source="/dev/vdb1", filesystem="xfs", device="/dev/vdb1", disk="vdb", free_bytes=GIB)
+SHM = Volume(mount_point="/dev/shm", source="tmpfs", filesystem="tmpfs", pseudo=True)
+ISO = Volume(mount_point="/mnt/iso", source="/dev/sr0", filesystem="iso9660", read_only=True)
+QUICK = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+
+
+def test_default_directory_is_home_on_the_root_volume_else_a_labtui_folder(tmp_path):
+    assert default_directory(ROOT, tmp_path, [ROOT]) == tmp_path
+    assert default_directory(HOME, tmp_path, [ROOT, HOME]) == Path("/home/labtui")
+    # Home on its own volume: the root volume gets a labtui folder like any other.
+    assert default_directory(ROOT, Path("/home/lab"), [ROOT, HOME]).as_posix() == "/labtui"
+
+
+def test_refusals_name_the_reason():
+    assert refusal(ROOT, QUICK) is None
+    assert "read-only" in refusal(ISO, QUICK)
+    assert "tmpfs (memory)" in refusal(SHM, QUICK) and "quick-sanity runs with the cache off" in refusal(SHM, QUICK)
+    cached = replace(QUICK, steps=tuple(replace(s, cache="on") for s in QUICK.steps))
+    assert refusal(SHM, cached) is None  # a cache-on profile may measure the page cache on purpose
+
+
+def test_space_shortfall_counts_the_file_and_the_margin():
+    assert QUICK.space_needed == 2 * GIB
+    assert space_shortfall(2 * GIB, QUICK) is None
+    assert space_shortfall(2 * GIB - 1, QUICK) == (
+        "only 2.0 GiB free: quick-sanity needs 2.0 GiB (file 1GiB + margin 1GiB)"
+    )
+    commands = replace(QUICK, steps=(Step(name="tar", kind="command", command="true"),))
+    assert commands.space_needed == GIB and "margin 1GiB" in space_shortfall(0, commands)
+    assert space_shortfall(None, QUICK) is None and space_shortfall(0, None) is None
+
+
+def test_check_directory_accepts_existing_and_creatable_paths(tmp_path):
+    volume = replace(ROOT, mount_point=str(tmp_path))
+    assert check_directory(str(tmp_path), volume, [volume]) == (tmp_path, "exists")
+    path, note = check_directory(f" {tmp_path}/new/deeper ", volume, [volume])
+    assert path == tmp_path / "new" / "deeper" and note.startswith("will be created") and not path.exists()
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("", "type the directory"),
+    ("relative/dir", "is relative"),
+])
+def test_check_directory_refuses_unusable_text(tmp_path, text, reason):
+    volume = replace(ROOT, mount_point=str(tmp_path))
+    with pytest.raises(ValidationError, match=reason):
+        check_directory(text, volume, [volume])
+
+
+def test_check_directory_refuses_files_and_other_volumes(tmp_path):
+    (tmp_path / "file").write_text("x")
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    outer = replace(ROOT, mount_point=str(tmp_path))
+    nested = replace(HOME, mount_point=str(inner))
+    with pytest.raises(ValidationError, match="exists and is not a directory"):
+        check_directory(str(tmp_path / "file"), outer, [outer, nested])
+    with pytest.raises(ValidationError, match=f"is on {inner}, not on {tmp_path}"):
+        check_directory(str(inner / "x"), outer, [outer, nested])
+
+
+def test_target_describes_where_it_writes(tmp_path):
+    assert Target.on(tmp_path, ROOT).describe() == f"{tmp_path} on / (ext4, vda)"
+    assert Target(tmp_path).describe() == str(tmp_path)
