@@ -9,6 +9,7 @@ snapshots do not depend on the machine they run on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -47,22 +48,33 @@ def _workload_screen() -> Screen:
     return WorkloadScreen()
 
 
-# mode -> (title in the palette, what it is for). Part 2 adds Run and History here.
+@dataclass(frozen=True)
+class TopScreen:
+    """A top-level screen: a mode with its key, its palette title and what it is for."""
+
+    key: str
+    title: str
+    purpose: str
+    make: Callable[[], Screen]  # imports the screen's module only when it is first shown
+
+
+# The top-level screens in footer order. Part 2 adds Run and History here, nothing else.
 SCREENS = {
-    "disks": ("Disks", "Disks and volumes: choose where a run writes"),
-    "workload": ("Workload", "Profiles and their steps: choose and edit what a run does"),
+    "disks": TopScreen("d", "Disks", "Disks and volumes: choose where a run writes", _disks_screen),
+    "workload": TopScreen("w", "Workload", "Profiles and their steps: choose and edit what a run does",
+                          _workload_screen),
 }
 
 
 class LabtuiApp(App[None]):
     TITLE = "labtui"
     CSS_PATH = [_HERE / "app.tcss", *sorted((_HERE / "widgets").glob("*.tcss"))]
-    MODES = {"disks": _disks_screen, "workload": _workload_screen}
+    MODES = {mode: top.make for mode, top in SCREENS.items()}
     DEFAULT_MODE = "disks"
     COMMANDS = App.COMMANDS | {LabtuiCommands}
     BINDINGS = [
-        Binding("d", "switch_mode('disks')", "Disks", id="screen-disks", tooltip=SCREENS["disks"][1]),
-        Binding("w", "switch_mode('workload')", "Workload", id="screen-workload", tooltip=SCREENS["workload"][1]),
+        *(Binding(top.key, f"switch_mode('{mode}')", top.title, id=f"screen-{mode}", tooltip=top.purpose)
+          for mode, top in SCREENS.items()),
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="The keys of this screen and what they do"),
         Binding("ctrl+t", "change_theme", "Theme", id="theme", show=False,
                 tooltip="Choose a colour theme (remembered for next time)"),
@@ -172,7 +184,7 @@ class LabtuiApp(App[None]):
 
     def screen_modes(self) -> list[tuple[str, str, str]]:
         """(mode, title, what it is for) of every top-level screen, for the palette."""
-        return [(mode, title, help_text) for mode, (title, help_text) in SCREENS.items()]
+        return [(mode, top.title, top.purpose) for mode, top in SCREENS.items()]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch_mode":
@@ -197,7 +209,8 @@ class LabtuiApp(App[None]):
         if self.screen.is_modal:
             return
         screen = self.screen
-        title = SCREENS.get(self.current_mode, (self.current_mode, ""))[0]
+        top = SCREENS.get(self.current_mode)
+        title = top.title if top else self.current_mode
         self.push_screen(HelpScreen(title, self.key_help(screen)))
 
     def key_help(self, screen: Screen):
@@ -250,5 +263,6 @@ class LabtuiApp(App[None]):
 
 def run_app() -> int:
     """Run the TUI until the person quits; the exit code for the shell."""
-    LabtuiApp().run()
-    return 0
+    app = LabtuiApp()
+    app.run()
+    return app.return_code or 0

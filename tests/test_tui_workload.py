@@ -217,3 +217,26 @@ async def test_steps_can_be_added_moved_and_removed_but_not_the_last(labtui_home
         await pilot.pause()
         assert table.row_count == 1
         assert any("at least one step" in str(n.message) for n in app._notifications)
+
+
+async def test_a_broken_profile_file_is_listed_as_broken_and_named(labtui_home):
+    profiles = labtui_home / "profiles"
+    profiles.mkdir()
+    (profiles / "typo.toml").write_text('name = "typo"\n[[steps]]\nname = "x"\nthreds = 4\n')
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        assert "typo.toml (broken)" in screen_text(app)
+        assert any("unknown key 'threds'" in str(n.message) for n in app._notifications)
+    assert (profiles / "typo.toml").exists()  # reported, never rewritten or deleted
+
+
+async def test_enter_walks_the_form_without_changing_a_choice(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        app.screen.query_one("#s-name").focus()
+        await pilot.press("enter", "enter", "enter")  # name -> kind -> block size -> pattern
+        await pilot.pause()
+        assert app.focused.id == "s-pattern"
+        assert app.screen.query_one("#s-kind").value == "io" and app.unsaved_profile is None

@@ -555,7 +555,8 @@ class WorkloadScreen(Screen):
             self.query_one(ProfileList).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "rename" and self.draft is not None and self.draft.original.origin == "builtin":
+        # Shown dimmed for a built-in profile: they keep their name and cannot be deleted.
+        if action in ("rename", "delete_profile") and self.draft is not None and self.draft.original.origin == "builtin":
             return None
         return True
 

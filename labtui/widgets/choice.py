@@ -1,7 +1,7 @@
 """A one-line choice between a few values (random / sequential, on / off), cycled with a key.
 
 Lighter than a drop-down (one widget, no overlay) and quicker for two or three values:
-Space, Enter or the arrow keys move to the next value.
+Space or the arrow keys change the value; Enter moves to the next field.
 """
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ from textual.widget import Widget
 
 class Choice(Widget, can_focus=True):
     BINDINGS = [
-        Binding("space,enter,right", "step(1)", "Next value", show=False),
+        Binding("space,right", "step(1)", "Next value", show=False),
         Binding("left", "step(-1)", "Previous value", show=False),
+        # Enter moves on, as it does in the text fields around it: a form filled in with
+        # Enter must not flip a choice on the way.
+        Binding("enter", "app.focus_next", "Next field", show=False),
     ]
 
     index: reactive[int] = reactive(0)
