@@ -9,6 +9,7 @@ snapshots do not depend on the machine they run on.
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -106,6 +107,7 @@ class LabtuiApp(App[None]):
         self.cursor_blink = cursor_blink
         self._startup_warnings: list[tuple[str, str]] = []
         self._remember_theme = False
+        self._settings_broken = self._check_settings_file()
         self._register_themes()
         # Restored before any screen exists, so every screen starts from the same choices.
         settings = self.store.load_settings()
@@ -142,7 +144,24 @@ class LabtuiApp(App[None]):
         if self._remember_theme:
             self._save_setting("theme", name)
 
+    def _check_settings_file(self) -> bool:
+        """Whether the settings file exists but does not parse (then labtui never writes it)."""
+        path = self.store.settings_path()
+        try:
+            tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return False
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            self._startup_warnings.append((
+                "Settings not read",
+                f"{path}: {exc}. labtui leaves it as it is and remembers nothing until it is fixed or removed.",
+            ))
+            return True
+        return False
+
     def _save_setting(self, key: str, value: object) -> None:
+        if self._settings_broken:
+            return
         try:
             settings = self.store.load_settings()
             if settings.get(key) != value:

@@ -145,3 +145,15 @@ async def test_user_theme_from_the_config_dir_is_used(labtui_home):
         await disks_ready(pilot)
         assert app.theme == "lab"
         assert app.theme_variables["labtui-read"] == "#00aaff"
+
+
+async def test_a_broken_settings_file_is_reported_and_never_overwritten(labtui_home):
+    settings = labtui_home / "config.toml"
+    settings.write_text('theme = "labtui-light\n')  # unterminated string
+    app = make_app(labtui_home)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await disks_ready(pilot)
+        app.theme = "labtui-high-contrast"
+        await pilot.pause()
+        assert any("config.toml" in str(n.message) for n in app._notifications)
+    assert settings.read_text() == 'theme = "labtui-light\n'
