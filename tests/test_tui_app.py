@@ -119,12 +119,18 @@ async def test_all_shipped_themes_apply(labtui_home):
             assert app.theme_variables["labtui-read"]  # labtui's variables exist in every theme
 
 
+def _user_theme_chosen(home, file_name: str, text: str, name: str):
+    """An app whose config dir holds the theme file `text` and whose settings choose `name`."""
+    themes = home / "themes"
+    themes.mkdir()
+    (themes / file_name).write_text(text)
+    Store(home).save_settings({"theme": name})
+    return make_app(home)
+
+
 async def test_broken_theme_file_is_reported_and_the_default_used(labtui_home):
     themes = labtui_home / "themes"
-    themes.mkdir()
-    (themes / "mine.toml").write_text('name = "mine"\nprimary = "not-a-colour"\n')
-    Store(labtui_home).save_settings({"theme": "mine"})
-    app = make_app(labtui_home)
+    app = _user_theme_chosen(labtui_home, "mine.toml", 'name = "mine"\nprimary = "not-a-colour"\n', "mine")
     async with app.run_test(size=(100, 30)) as pilot:
         await disks_ready(pilot)
         assert app.theme == "labtui-dark"
@@ -136,11 +142,8 @@ async def test_broken_theme_file_is_reported_and_the_default_used(labtui_home):
 
 
 async def test_user_theme_from_the_config_dir_is_used(labtui_home):
-    themes = labtui_home / "themes"
-    themes.mkdir()
-    (themes / "lab.toml").write_text('name = "lab"\nprimary = "#aa5500"\n[variables]\nlabtui-read = "#00aaff"\n')
-    Store(labtui_home).save_settings({"theme": "lab"})
-    app = make_app(labtui_home)
+    text = 'name = "lab"\nprimary = "#aa5500"\n[variables]\nlabtui-read = "#00aaff"\n'
+    app = _user_theme_chosen(labtui_home, "lab.toml", text, "lab")
     async with app.run_test(size=(80, 24)) as pilot:
         await disks_ready(pilot)
         assert app.theme == "lab"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from dataclasses import replace
 
 from labtui.screens.disks import DisksScreen, VolumeTable, fit_widths, pcie_link, table_rows
@@ -142,38 +144,25 @@ async def test_low_free_space_is_warned_about(labtui_home):
         assert "Warning: only 1.5 GiB free: quick-sanity needs 2.0 GiB (file 1GiB + margin 1GiB)" in text
 
 
-async def test_memory_volume_is_refused_for_a_cache_off_profile(labtui_home):
+@pytest.mark.parametrize(
+    ("row", "shown", "told"),
+    [
+        ("vol:/dev/shm", "Cannot be chosen: /dev/shm is tmpfs (memory)", "runs with the cache off"),
+        ("vol:/mnt/iso", "Cannot be chosen: /mnt/iso is mounted read-only", "read-only"),
+        ("disk:sdb", "Nothing on this disk is mounted", "has no mounted file system"),
+    ],
+    ids=["memory-for-cache-off", "read-only", "not-mounted"],
+)
+async def test_unusable_rows_say_why_and_cannot_be_chosen(labtui_home, row, shown, told):
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         await disks_ready(pilot)
-        await _move_to(pilot, "vol:/dev/shm")
-        assert "Cannot be chosen: /dev/shm is tmpfs (memory)" in screen_text(app)
+        await _move_to(pilot, row)
+        assert shown in screen_text(app)
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert isinstance(app.screen, DisksScreen) and app.target is None
-        assert any("cache off" in str(n.message) for n in app._notifications)
-
-
-async def test_read_only_volume_is_refused(labtui_home):
-    app = make_app(labtui_home)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await disks_ready(pilot)
-        await _move_to(pilot, "vol:/mnt/iso")
-        await pilot.press("enter")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, DisksScreen) and app.target is None
-        assert any("read-only" in str(n.message) for n in app._notifications)
-
-
-async def test_a_disk_with_nothing_mounted_cannot_be_chosen(labtui_home):
-    app = make_app(labtui_home)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await disks_ready(pilot)
-        await _move_to(pilot, "disk:sdb")
-        assert "Nothing on this disk is mounted" in screen_text(app)
-        await pilot.press("enter")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, DisksScreen) and app.target is None
+        assert any(told in str(n.message) for n in app._notifications)
 
 
 async def test_a_remembered_target_gets_its_volume_facts_after_the_scan(labtui_home, tmp_path):
