@@ -39,10 +39,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(f"Keys: {self.screen_title}", classes="dialog-title", markup=False)
             with VerticalScroll(id="help-scroll"):
                 yield Static(id="help-keys")
-            yield Static(
-                "Ctrl+P opens the command palette: every action, searchable by name. Escape closes this.",
-                classes="dialog-hint",
-            )
+            yield Static("Escape closes this.", classes="dialog-hint")
 
     def on_mount(self) -> None:
         table = Table(box=box.SIMPLE_HEAD, expand=True, show_edge=False, pad_edge=False)
