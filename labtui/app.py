@@ -22,7 +22,7 @@ from textual.screen import Screen
 
 from labtui.errors import LabtuiError
 from labtui.model import Profile
-from labtui.palette import LabtuiCommands
+from labtui.palette import LabtuiCommands, offered_bindings
 from labtui.store import Store
 from labtui.targets import DeviceScan, Target, scan_devices
 from labtui.theming import (
@@ -239,10 +239,8 @@ class LabtuiApp(App[None]):
 
         grouped: dict[tuple[str, str], list[str]] = {}
         info: dict[tuple[str, str], tuple[str, str]] = {}
-        for key, active in screen.active_bindings.items():
+        for key, active in offered_bindings(screen):
             binding = active.binding
-            if binding.system or not binding.description or not (binding.show or binding.id):
-                continue
             node = active.node
             if node is self:
                 scope = "everywhere"

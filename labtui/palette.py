@@ -15,6 +15,16 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 Command = tuple[str, str, Callable[[], object]]
 
 
+def offered_bindings(screen) -> Iterator[tuple[str, object]]:
+    """(key, active binding) for the keys labtui offers on `screen`: those with a description that
+    the footer shows or that labtui named (an id); the widgets' cursor keys are left out."""
+    for key, active in screen.active_bindings.items():
+        binding = active.binding
+        if binding.system or not binding.description or not (binding.show or binding.id):
+            continue
+        yield key, active
+
+
 class LabtuiCommands(Provider):
     def _commands(self) -> Iterator[Command]:
         app = self.app
@@ -23,15 +33,10 @@ class LabtuiCommands(Provider):
         for mode, title, help_text in app.screen_modes():
             seen.add(title)
             yield (title, help_text, partial(app.switch_mode, mode))
-        for active in screen.active_bindings.values():
+        for _key, active in offered_bindings(screen):
             binding = active.binding
-            if (
-                not active.enabled
-                or binding.system
-                or not binding.description
-                or binding.action.startswith(("switch_mode", "app.switch_mode"))
-                or binding.description in seen
-            ):
+            # The app's own keys (help, theme, quit) are the system commands' entries already.
+            if not active.enabled or active.node is app or binding.description in seen:
                 continue
             seen.add(binding.description)
             yield (binding.description, active.tooltip or binding.tooltip,
