@@ -173,7 +173,9 @@ class WorkloadScreen(Screen):
         self.profiles = profiles
         for item in broken:
             self.notify(f"{item.path}: {item.reason}", title="Profile file skipped", severity="warning", timeout=10)
-        self.query_one(ProfileList).show(profiles, broken)
+        options = self.query_one(ProfileList)
+        with options.prevent(OptionList.OptionHighlighted):  # refilling the list is not a choice
+            options.show(profiles, broken)
 
     def _find(self, key: str) -> Profile | None:
         return next((p for p in self.profiles if profile_key(p) == key), None)
