@@ -159,6 +159,12 @@ class Spread:
         width = self.half_width(confidence)
         return middle - width, middle + width
 
+    def short(self) -> str:
+        """A few words for a table cell."""
+        if self.basis == REPETITIONS:
+            return f"{self.n} repetitions"
+        return f"{self.n} intervals (~{self.effective_n:.1f} independent)"
+
     def describe(self) -> str:
         """What the spread comes from and what it assumes, for a person reading the output."""
         if self.basis == REPETITIONS:

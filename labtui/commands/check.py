@@ -1,0 +1,88 @@
+"""Re-run a baseline's profile and compare: PASS, or FAIL (exit 1) where a metric regressed beyond tolerance and noise."""
+
+from __future__ import annotations
+
+HELP = "re-run a baseline's profile and fail (exit 1) on a regression"
+DEFAULT_TOLERANCE_PCT = 10.0
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--baseline", "-b", metavar="ID",
+                        help="the result to check against (default: the baseline marked for the target's disk)")
+    parser.add_argument("-p", "--profile", help="with no --baseline: whose baseline to use when the disk has several")
+    parser.add_argument("-t", "--target",
+                        help="directory to run in (default: the baseline's target; with no --baseline, the current one)")
+    parser.add_argument("-e", "--engine", help="engine for the re-run (default: the baseline's)")
+    parser.add_argument("--tolerance", type=float, default=None, metavar="PCT",
+                        help=f"regression in percent that fails the check (default {DEFAULT_TOLERANCE_PCT:g})")
+    parser.add_argument("--json", action="store_true", help="print the check as JSON on stdout")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+
+def choose_baseline(store, args):
+    """The baseline result and a sentence saying how it was chosen (LabtuiError if there is none)."""
+    from labtui import baselines
+    from labtui.engine import devices
+    from labtui.errors import LabtuiError, NotFoundError
+
+    if args.baseline:
+        result = store.find_result(args.baseline)
+        if result.status != "completed":
+            raise LabtuiError(f"result {result.id} is {result.status}: check against a completed result")
+        return result, f"baseline {result.id} (given)"
+    target = args.target or "."
+    entry = baselines.find(store, devices.target_info(target), devices.host_info().name, args.profile)
+    try:
+        result = store.find_result(entry.result_id)
+    except LabtuiError as exc:
+        raise NotFoundError(
+            f"the baseline for {entry.profile} on {entry.disk} is result {entry.result_id}, which cannot be read "
+            f"({exc}); mark another with `labtui baseline ID`"
+        ) from None
+    return result, f"baseline {result.id}, marked for {entry.profile} on {entry.disk}"
+
+
+def run(args) -> int:
+    import asyncio
+
+    from labtui.commands.common import open_store, print_json, stderr, stdout
+    from labtui.commands.compare import tolerance
+    from labtui.commands.progress import EXIT_FAILED, EXIT_OK, confirm, execute
+    from labtui.compare import check
+    from labtui.compare_report import check_renderable
+    from labtui.engine.runner import RunOptions, Runner
+    from labtui.errors import ValidationError
+
+    store = open_store()
+    pct = tolerance(args, DEFAULT_TOLERANCE_PCT)
+    baseline, how = choose_baseline(store, args)
+    profile = baseline.profile
+    try:
+        profile.validate()
+    except ValidationError as exc:
+        raise ValidationError(f"the profile stored in baseline {baseline.id} cannot be re-run: {exc}") from None
+    target = args.target or baseline.target.path
+    engine = args.engine or baseline.engine.name
+    runner = Runner(profile, target, store, RunOptions(engine=engine, tags=("check",)))
+    plan = runner.preflight()
+    err = stderr()
+    err.print(f"labtui check: {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
+              f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}; re-running on {plan.directory} "
+              f"with {engine}, tolerance ±{pct:g} %")
+    if not args.yes and not confirm(runner, plan):
+        return 2
+    asyncio.run(execute(runner, as_json=False, report=False))
+    current = runner.result
+    if current is None:
+        err.print("FAIL: the re-run was stopped before anything was saved")
+        return EXIT_FAILED
+    report = check(baseline, current, pct)
+    if args.json:
+        print_json(report.to_json() | {"run_status": current.status})
+    else:
+        out = stdout()
+        out.print(check_renderable(report))
+        if current.status != "completed":
+            out.print(f"FAIL: the re-run is {current.status}: {current.error or 'see the result'}", style="bold red")
+        out.print(f"re-run saved as {current.id}; baseline {baseline.id}")
+    return EXIT_OK if report.passed and current.status == "completed" else EXIT_FAILED
