@@ -25,6 +25,7 @@ from labtui.report import fmt_iops, fmt_mib, fmt_ms
 from labtui.stats import REPETITIONS
 
 VERDICT_STYLE = {BETTER: "green", WORSE: "red"}
+ARROW = {"higher": "↑", "lower": "↓"}  # which way is better
 OUTCOME_STYLE = {PASS: "green", FAIL: "bold red", INFO: "dim"}
 
 
@@ -46,10 +47,26 @@ def fmt_figure(metric: Metric, figure: Figure | None) -> str:
     """The value, with the half-width of its 95 % interval in percent where it is known."""
     if figure is None:
         return "-"
-    text = fmt_value(metric, figure.value)
-    ci = figure.interval()
-    if ci is not None and figure.value:
-        text += f" ±{(ci[1] - ci[0]) / 2 / abs(figure.value) * 100:.1f} %"
+    margin = fmt_margin(figure)
+    return fmt_value(metric, figure.value) + (f" {margin}" if margin else "")
+
+
+def fmt_margin(figure: Figure | None) -> str:
+    """"±x %": half the 95 % interval relative to the value ("" where no spread is known)."""
+    ci = figure.interval() if figure is not None else None
+    if ci is None or not figure.value:
+        return ""
+    return f"±{(ci[1] - ci[0]) / 2 / abs(figure.value) * 100:.1f} %"
+
+
+def _figure_cell(metric: Metric, figure: Figure | None) -> Text:
+    # Two lines (value, then the dim margin) keep narrow terminals readable.
+    if figure is None:
+        return Text("-")
+    text = Text(fmt_value(metric, figure.value))
+    margin = fmt_margin(figure)
+    if margin:
+        text.append("\n" + margin, style="dim")
     return text
 
 
@@ -109,10 +126,10 @@ def comparison_renderable(comparison: Comparison):
     parts.append(legend)
 
     table = Table(box=box.SIMPLE_HEAD, title_justify="left",
-                  title=f"Differences against A (tolerance ±{comparison.tolerance_pct:g} %)")
+                  title=f"Differences against A (tolerance ±{comparison.tolerance_pct:g} %; ↑ higher is better, "
+                        "↓ lower is better)")
     table.add_column("step")
-    table.add_column("metric")
-    table.add_column("better", style="dim")
+    table.add_column("metric", no_wrap=True)
     for i, letter in enumerate(letters):
         table.add_column(letter, justify="right")
         if i:
@@ -120,15 +137,18 @@ def comparison_renderable(comparison: Comparison):
             table.add_column("verdict")
     for group in comparison.groups:
         for n, row in enumerate(group.rows):
-            cells: list = [group_title(group) if n == 0 else "", row.metric.label, row.metric.better]
+            title = Text(group.name, style="bold") + Text(f"\n{group.label}", style="dim") if n == 0 else ""
+            cells: list = [title, f"{row.metric.label} {ARROW[row.metric.better]}"]
             for i, figure in enumerate(row.figures):
-                cells.append(fmt_figure(row.metric, figure))
+                cells.append(_figure_cell(row.metric, figure))
                 if i:
                     delta = row.deltas[i]
                     style = VERDICT_STYLE.get(delta.verdict, "dim") if delta else ""
                     cells.append(Text(fmt_change(delta), style=style))
-                    verdict = f"{delta.verdict} {fmt_p(delta)}".strip() if delta else "-"
-                    cells.append(Text(verdict, style=style))
+                    verdict = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
+                    if delta is not None and delta.test is not None:
+                        verdict.append("\n" + fmt_p(delta), style="dim")
+                    cells.append(verdict)
             table.add_row(*cells, end_section=n == len(group.rows) - 1)
     parts.append(table)
 

@@ -15,6 +15,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("-e", "--engine", help="engine for the re-run (default: the baseline's)")
     parser.add_argument("--tolerance", type=float, default=None, metavar="PCT",
                         help=f"regression in percent that fails the check (default {DEFAULT_TOLERANCE_PCT:g})")
+    parser.add_argument("--repeat", type=int, metavar="N",
+                        help="run the profile N times so only differences beyond the noise measured here fail "
+                             "(default: the baseline's own repeat count)")
     parser.add_argument("--json", action="store_true", help="print the check as JSON on stdout")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
 
@@ -56,9 +59,10 @@ def run(args) -> int:
     store = open_store()
     pct = tolerance(args, DEFAULT_TOLERANCE_PCT)
     baseline, how = choose_baseline(store, args)
-    profile = baseline.profile
+    if args.repeat is not None and args.repeat < 1:
+        raise ValidationError("must be at least 1", "--repeat")
     try:
-        profile.validate()
+        profile = baseline.profile.with_overrides(repeat=args.repeat)
     except ValidationError as exc:
         raise ValidationError(f"the profile stored in baseline {baseline.id} cannot be re-run: {exc}") from None
     target = args.target or baseline.target.path
