@@ -20,6 +20,8 @@ def add_arguments(parser) -> None:
                              "(default: the baseline's own repeat count)")
     parser.add_argument("--json", action="store_true", help="print the check as JSON on stdout")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--destroy-data", metavar="/dev/NAME",
+                        help="for a raw block device target with write steps: name the device to allow them")
 
 
 def choose_baseline(store, args):
@@ -67,7 +69,7 @@ def run(args) -> int:
         raise ValidationError(f"the profile stored in baseline {baseline.id} cannot be re-run: {exc}") from None
     target = args.target or baseline.target.path
     engine = args.engine or baseline.engine.name
-    runner = Runner(profile, target, store, RunOptions(engine=engine, tags=("check",)))
+    runner = Runner(profile, target, store, RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data))
     plan = runner.preflight()
     err = stderr()
     err.print(f"labtui check: {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "

@@ -21,8 +21,8 @@ def tolerance(args, default: float) -> float:
     from labtui.errors import ValidationError
 
     value = default if args.tolerance is None else args.tolerance
-    if not (math.isfinite(value) and 0 <= value < 1000):
-        raise ValidationError(f"must be a percentage from 0 to 1000, got {value:g}", "--tolerance")
+    if not (math.isfinite(value) and value >= 0):
+        raise ValidationError(f"must be a percentage of 0 or more, got {value:g}", "--tolerance")
     return value
 
 
