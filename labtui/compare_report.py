@@ -59,6 +59,18 @@ def fmt_margin(figure: Figure | None) -> str:
     return f"±{(ci[1] - ci[0]) / 2 / abs(figure.value) * 100:.1f} %"
 
 
+def _verdict_cell(delta: Delta | None, style: str) -> Text:
+    verdict = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
+    if delta is not None and delta.test is not None:
+        verdict.append("\n" + fmt_p(delta), style="dim")
+    return verdict
+
+
+def _step_cell(group: StepGroup) -> Text:
+    title = group.name + (f" #{group.occurrence}" if group.occurrence > 1 else "")
+    return Text(title, style="bold") + Text(f"\n{group.label}", style="dim")
+
+
 def _figure_cell(metric: Metric, figure: Figure | None) -> Text:
     # Two lines (value, then the dim margin) keep narrow terminals readable.
     if figure is None:
@@ -137,18 +149,14 @@ def comparison_renderable(comparison: Comparison):
             table.add_column("verdict")
     for group in comparison.groups:
         for n, row in enumerate(group.rows):
-            title = Text(group.name, style="bold") + Text(f"\n{group.label}", style="dim") if n == 0 else ""
-            cells: list = [title, f"{row.metric.label} {ARROW[row.metric.better]}"]
+            cells: list = [_step_cell(group) if n == 0 else "", f"{row.metric.label} {ARROW[row.metric.better]}"]
             for i, figure in enumerate(row.figures):
                 cells.append(_figure_cell(row.metric, figure))
                 if i:
                     delta = row.deltas[i]
                     style = VERDICT_STYLE.get(delta.verdict, "dim") if delta else ""
                     cells.append(Text(fmt_change(delta), style=style))
-                    verdict = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
-                    if delta is not None and delta.test is not None:
-                        verdict.append("\n" + fmt_p(delta), style="dim")
-                    cells.append(verdict)
+                    cells.append(_verdict_cell(delta, style))
             table.add_row(*cells, end_section=n == len(group.rows) - 1)
     parts.append(table)
 
@@ -210,19 +218,19 @@ def check_renderable(report: CheckReport):
     for name, justify in (("step", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right"),
                           ("change", "right"), ("verdict", "left"), ("result", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    previous = None
-    for line in report.lines:
-        first = line.group is not previous
-        previous = line.group
-        verdict = f"{line.delta.verdict} {fmt_p(line.delta)}".strip() if line.delta else "missing"
+    lines = report.lines
+    for i, line in enumerate(lines):
+        first = i == 0 or lines[i - 1].group is not line.group
+        last = i == len(lines) - 1 or lines[i + 1].group is not line.group
         table.add_row(
-            group_title(line.group) if first else "",
-            line.metric.label,
-            fmt_figure(line.metric, line.baseline),
-            fmt_figure(line.metric, line.current),
+            _step_cell(line.group) if first else "",
+            f"{line.metric.label} {ARROW[line.metric.better]}",
+            _figure_cell(line.metric, line.baseline),
+            _figure_cell(line.metric, line.current),
             fmt_change(line.delta),
-            verdict,
+            _verdict_cell(line.delta, "") if line.delta else Text("missing"),
             Text(line.outcome, style=OUTCOME_STYLE[line.outcome]),
+            end_section=last,
         )
     parts: list = [Text(f"warning: {w}", style="yellow") for w in report.comparison.warnings]
     parts.append(table)
