@@ -88,7 +88,7 @@ def throttled_cgroup(disk: str, iops: int):
     try:
         yield group
     finally:
-        # Processes left in the group (a worker's fork server on its way out) go back to the root.
+        # Processes still in the group (a worker on its way out) go back to the parent group first.
         parent_procs = group.parent / "cgroup.procs"
         for _ in range(50):
             with contextlib.suppress(OSError):
