@@ -1,5 +1,6 @@
-"""`labtui check` for real: a quick-sanity baseline, an immediate check that passes, and a check on a
-disk throttled to 100 IOPS (a blkio/io cgroup) that fails. Short runs: 1 s steps on a 64 MiB file.
+"""Real runs: `labtui check` (a quick-sanity baseline, an immediate check that passes, a check on a
+disk throttled to 100 IOPS by a blkio/io cgroup that fails) and `run --repeat` statistics.
+Short runs: 1 s steps on small files.
 
 The pass side uses a wide tolerance: on a shared 2-core machine two short runs can differ by a
 factor of three in p99 latency, while throttling makes latency ~100 times worse, so neither test
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import statistics
 import os
 import subprocess
 import time
@@ -122,3 +124,27 @@ def test_a_check_on_a_throttled_disk_fails_with_the_figures(baseline, disk_dir):
         assert iops["outcome"] == "FAIL" and iops["current"] < THROTTLE_IOPS * 1.5 < iops["baseline"] / 2
         assert by_metric[(step, "latency_mean_ms")]["outcome"] == "FAIL"
         assert by_metric[(step, "cpu_percent")]["outcome"] == "INFO"
+
+
+def test_repeats_keep_every_repetition_and_report_mean_sd_and_interval(disk_dir, tmp_path):
+    home = tmp_path / "home"
+    profile = tmp_path / "one-step.toml"
+    profile.write_text(
+        'name = "one-step"\nfile_size = "32MiB"\nfree_space_margin = "0"\nrepeat = 3\n'
+        '[[steps]]\nname = "Read 64K random"\nblock_size = "64K"\nthreads = 2\noutstanding = 4\n'
+        'duration = "1s"\nwarmup = "0s"\n'
+    )
+    out = labtui(home, "run", "-p", str(profile), "-t", str(disk_dir), "--json", "--yes")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert [s["repetition"] for s in data["steps"]] == [1, 2, 3]
+    per_rep = [s["total"]["iops"] for s in data["steps"]]
+    [group] = data["statistics"]
+    iops = next(m for m in group["metrics"] if m["metric"] == "iops")
+    assert iops["n"] == 3 and iops["values"] == per_rep
+    assert iops["mean"] == pytest.approx(statistics.fmean(per_rep))
+    assert iops["stdev"] == pytest.approx(statistics.stdev(per_rep))
+    half = 4.302652729749462 * iops["stdev"] / 3**0.5  # t(0.975, 2 df)
+    assert (iops["ci_low"], iops["ci_high"]) == (pytest.approx(iops["mean"] - half), pytest.approx(iops["mean"] + half))
+    shown = labtui(home, "show", data["id"])
+    assert "Statistics (95% confidence intervals)" in shown.stdout and "3 repetitions" in shown.stdout
