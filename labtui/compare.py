@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import fmean, median
 from typing import Any, Callable, Sequence
 
@@ -359,6 +359,23 @@ def compare(
         groups.append(_group(master, results, letters, tolerance_pct, alpha))
     warnings = _warnings(results, masters, letters)
     return Comparison(results, tuple(groups), _context(results), tuple(warnings), tolerance_pct, confidence)
+
+
+def pooled(runs: Sequence[RunResult]) -> RunResult:
+    """Several runs of one profile as one result holding all their repetitions (for comparing).
+
+    In memory only: each run stays its own saved result. The context is the first run's.
+    """
+    if not runs:
+        raise ValueError("nothing to pool")
+    steps: list[StepResult] = []
+    offset = 0
+    for run in runs:
+        steps += [replace(s, repetition=s.repetition + offset) for s in run.steps]
+        offset += max((s.repetition for s in run.steps), default=0)
+    first = runs[0]
+    return replace(first, id="+".join(r.id for r in runs), ended=runs[-1].ended, steps=tuple(steps),
+                   profile=replace(first.profile, repeat=max(offset, 1)))
 
 
 def summarize(result: RunResult) -> Comparison:

@@ -114,14 +114,16 @@ def test_a_check_on_a_throttled_disk_fails_with_the_figures(baseline, disk_dir):
             (group / "cgroup.procs").write_text(str(os.getpid()))
 
         out = labtui(home, "check", "--baseline", result_id, "-t", str(disk_dir), "--tolerance", "50",
-                     "--json", "--yes", preexec=join)
+                     "--confirm", "1", "--json", "--yes", preexec=join)
     assert out.returncode == 1, out.stdout + out.stderr
     report = json.loads(out.stdout)
     assert report["passed"] is False and report["summary"].startswith("FAIL")
+    assert len(report["runs"]) == 2 and "confirming with 1 more pass" in out.stderr  # it reproduced
     by_metric = {(line["step"], line["metric"]): line for line in report["lines"]}
     for step in ("Read 64K random", "Write 64K random"):
         iops = by_metric[(step, "iops")]
         assert iops["outcome"] == "FAIL" and iops["current"] < THROTTLE_IOPS * 1.5 < iops["baseline"] / 2
+        assert iops["verdict"] == "worse"
         assert by_metric[(step, "latency_mean_ms")]["outcome"] == "FAIL"
         assert by_metric[(step, "cpu_percent")]["outcome"] == "INFO"
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
-from labtui.compare import BETTER, FAIL, INFO, NOISE, PASS, WORSE, check, compare, summarize
+from labtui.compare import BETTER, FAIL, INFO, NOISE, PASS, WORSE, check, compare, pooled, summarize
 
 
 def verdicts(comparison, index=1):
@@ -231,3 +231,19 @@ def test_check_fails_when_a_step_is_missing_from_the_rerun():
     report = check(base, partial, 10)
     assert not report.passed
     assert {line.reason for line in report.failures} == {"missing in the re-run"}
+
+
+def test_a_regression_must_reproduce_across_pooled_confirmation_runs():
+    base = run_result("a", {READ: [50_000], WRITE: [40_000]})
+    slow_once = run_result("b", {READ: [30_000], WRITE: [40_000]}, minutes=5)
+    assert not check(base, slow_once, 10).passed
+    confirmation = run_result("c", {READ: [49_000, 51_500], WRITE: [40_200, 39_900]}, minutes=6)
+    together = pooled([slow_once, confirmation])
+    assert together.id == "b+c" and [s.repetition for s in together.steps] == [1, 1, 2, 2, 3, 3]
+    report = check(base, together, 10)
+    assert report.passed  # one slow pass among three is noise
+    read = report.comparison.groups[0].row("iops").deltas[1]
+    assert read.verdict == NOISE and "one run against 3 repetitions" in read.test.method
+    still_slow = run_result("d", {READ: [30_500, 29_800], WRITE: [40_000, 40_100]}, minutes=6)
+    report = check(base, pooled([slow_once, still_slow]), 10)
+    assert not report.passed and report.failures[0].delta.verdict == WORSE
