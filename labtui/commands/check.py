@@ -118,10 +118,10 @@ def run(args) -> int:
                                        "runs": [r.id for r in runs]})
     else:
         out = stdout()
-        out.print(check_renderable(report))
         if len(runs) > 1:
             passes = sum(max((s.repetition for s in r.steps), default=0) for r in runs)
-            out.print(f"judged across {passes} passes: the first and {passes - 1} to confirm it")
+            out.print(f"judged across {passes} runs of the profile: the first and {passes - 1} to confirm it")
+        out.print(check_renderable(report))
         if unfinished is not None:
             out.print(f"FAIL: the re-run is {unfinished.status}: {unfinished.error or 'see the result'}",
                       style="bold red")
