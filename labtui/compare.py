@@ -634,12 +634,26 @@ class CheckReport:
     def passed(self) -> bool:
         return not self.failures and any(line.outcome == PASS for line in self.lines)
 
+    @property
+    def unresolved(self) -> tuple[CheckLine, ...]:
+        """Passing lines that got worse beyond the tolerance, but not beyond the noise measured."""
+        return tuple(
+            line for line in self.lines
+            if line.outcome == PASS and line.delta is not None and line.delta.beyond_tolerance
+            and (line.delta.absolute < 0) == line.metric.higher_is_better
+        )
+
     def summary(self) -> str:
         """The verdict line: PASS or FAIL with what it rests on."""
         tolerance = f"±{self.comparison.tolerance_pct:g} % tolerance"
         steps = len({id(line.group) for line in self.lines})
         if self.passed:
-            return f"PASS: no metric of {steps} step{'s' if steps != 1 else ''} regressed beyond the {tolerance} and beyond noise"
+            text = f"PASS: no metric of {steps} step{'s' if steps != 1 else ''} regressed beyond the {tolerance} and beyond noise"
+            if self.unresolved:
+                n = len(self.unresolved)
+                text += (f"; {n} got worse by more than the tolerance, but within noise too large to tell "
+                         "(see the ± margins; re-check when the machine is quiet)")
+            return text
         if not self.failures:
             return "FAIL: the re-run has no figure to compare with the baseline"
         what = "; ".join(f"{f.group.name} {f.metric.label} {_change(f.delta)}" for f in self.failures[:3])
@@ -650,6 +664,7 @@ class CheckReport:
         return {
             "passed": self.passed,
             "summary": self.summary(),
+            "unresolved": len(self.unresolved),
             "baseline": self.comparison.results[0].id,
             "result": self.comparison.results[-1].id,
             "tolerance_pct": self.comparison.tolerance_pct,

@@ -219,6 +219,7 @@ def check_renderable(report: CheckReport):
                           ("change", "right"), ("verdict", "left"), ("result", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     lines = report.lines
+    unresolved = {id(line) for line in report.unresolved}
     for i, line in enumerate(lines):
         first = i == 0 or lines[i - 1].group is not line.group
         last = i == len(lines) - 1 or lines[i + 1].group is not line.group
@@ -229,13 +230,16 @@ def check_renderable(report: CheckReport):
             _figure_cell(line.metric, line.current),
             fmt_change(line.delta),
             _verdict_cell(line.delta, "") if line.delta else Text("missing"),
-            Text(line.outcome, style=OUTCOME_STYLE[line.outcome]),
+            Text(line.outcome + ("?" if id(line) in unresolved else ""),
+                 style="yellow" if id(line) in unresolved else OUTCOME_STYLE[line.outcome]),
             end_section=last,
         )
     parts: list = [Text(f"warning: {w}", style="yellow") for w in report.comparison.warnings]
     parts.append(table)
     for row in report.comparison.differences:
         parts.append(Text(f"context differs: {row.label}: baseline {row.values[0]}, now {row.values[1]}", style="dim"))
+    if unresolved:
+        parts.append(Text("PASS? = worse by more than the tolerance, but not beyond the noise measured here", style="dim"))
     parts.append(Text(report.summary(), style="bold green" if report.passed else "bold red"))
     return Group(*parts)
 
