@@ -16,7 +16,7 @@ import sys
 from labtui import __version__
 
 # Module names under labtui.commands, in the order `labtui --help` lists them.
-COMMANDS = ("run", "import", "disks", "profiles", "history", "show")
+COMMANDS = ("run", "import", "disks", "profiles", "history", "show", "compare", "check", "baseline", "export")
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

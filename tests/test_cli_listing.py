@@ -170,7 +170,9 @@ def test_show_in_full_and_as_json(saved, capsys):
         assert text in out, text
     code, out, _ = cli(capsys, "show", newer.id, "--json")
     data = json.loads(out)
+    statistics = data.pop("statistics")  # the result's JSON form plus each figure's spread
     assert data == json.loads(json.dumps(result_to_json(newer)))
+    assert [m["metric"] for m in statistics[0]["metrics"]][:2] == ["iops", "mib_s"]
     assert data["status"] == "aborted" and data["error"] == "cancelled by the user"
     step = data["steps"][1]
     assert step["write"]["ios"] == 30_001 and step["read"]["ios"] == 0 and step["total"]["ios"] == 30_001

@@ -59,3 +59,11 @@ def warn_broken(broken) -> None:
         # soft_wrap: a path broken over two lines cannot be copied. escape: a file name or a
         # reason may hold "[...]", which is not markup.
         err.print(f"[yellow]skipped[/] {escape(str(item.path))}: {escape(item.reason)}", highlight=False, soft_wrap=True)
+
+
+def result_json(result) -> dict:
+    """A result's `--json` form plus, per step and metric, its mean, spread and 95 % interval."""
+    from labtui.compare import statistics_json, summarize
+    from labtui.store import result_to_json
+
+    return result_to_json(result) | {"statistics": statistics_json(summarize(result))}

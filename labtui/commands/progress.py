@@ -144,10 +144,12 @@ class _Display:
         self.update()
 
 
-async def execute(runner, *, as_json: bool) -> int:
-    """Run with live progress; return the exit code. Signals abort cleanly."""
-    from labtui.commands.common import print_json
-    from labtui.store import result_to_json
+async def execute(runner, *, as_json: bool, report: bool = True) -> int:
+    """Run with live progress; return the exit code. Signals abort cleanly.
+
+    With `report` false the caller prints what it makes of `runner.result` (as `check` does).
+    """
+    from labtui.commands.common import print_json, result_json
 
     console = Console(stderr=True, highlight=False)
     display = _Display(console)
@@ -188,13 +190,18 @@ async def execute(runner, *, as_json: bool) -> int:
         return EXIT_FAILED
     if received:
         display.say(f"labtui: stopped by {received[0]}; partial result saved as {result.id} (status aborted)", "yellow")
-    if as_json:
+    if report and as_json:
         with contextlib.suppress(OSError):
-            print_json(result_to_json(result))
-    else:
+            print_json(result_json(result))
+    elif report:
         with contextlib.suppress(OSError):
             out = Console(highlight=False)
             out.print(result_steps_table(result))
+            if result.profile.repeat > 1:
+                from labtui.compare import summarize
+                from labtui.compare_report import statistics_table
+
+                out.print(statistics_table(summarize(result)))
             out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}")
     if result.status != "completed":
         return EXIT_FAILED

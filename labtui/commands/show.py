@@ -14,17 +14,19 @@ def run(args) -> int:
     from rich import box
     from rich.table import Table
 
-    from labtui.commands.common import open_store, print_json, stdout
+    from labtui.commands.common import open_store, print_json, result_json, stdout
+    from labtui.compare import summarize
+    from labtui.compare_report import statistics_table
     from labtui.report import context_table, fmt_ms, result_steps_table
-    from labtui.store import result_to_json
 
     result = open_store().find_result(args.id)
     if args.json:
-        print_json(result_to_json(result))
+        print_json(result_json(result))
         return 0
     out = stdout()
     out.print(context_table(result))
     out.print(result_steps_table(result))
+    out.print(statistics_table(summarize(result)))
     lat = Table(box=box.SIMPLE_HEAD, title="Latency (ms)", title_justify="left")
     lat.add_column("step")
     for name in ("min", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"):

@@ -1,0 +1,27 @@
+"""Export results as CSV, Markdown or JSON: one row per step, with the hardware and engine context."""
+
+from __future__ import annotations
+
+HELP = "export results (all when no id is given) as csv, markdown or json"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("ids", nargs="*", metavar="ID", help="result ids or unique prefixes (default: every result)")
+    parser.add_argument("--format", "-f", choices=("csv", "markdown", "json"), default="csv",
+                        help="csv (default; opens in a spreadsheet), markdown or json")
+
+
+def run(args) -> int:
+    import sys
+
+    from labtui.commands.common import open_store, warn_broken
+    from labtui.export import render
+
+    store = open_store()
+    if args.ids:
+        results = [store.find_result(key) for key in args.ids]
+    else:
+        results, broken = store.load_results()
+        warn_broken(broken)
+    sys.stdout.write(render(results, args.format))
+    return 0

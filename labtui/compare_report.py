@@ -1,0 +1,286 @@
+"""Comparisons and checks as people read them: rich tables for the terminal, Markdown for posts and tickets."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from labtui import markdown
+from labtui.compare import (
+    BETTER,
+    FAIL,
+    INFO,
+    PASS,
+    WORSE,
+    CheckReport,
+    Comparison,
+    Delta,
+    Figure,
+    Metric,
+    StepGroup,
+)
+from labtui.report import fmt_iops, fmt_mib, fmt_ms
+from labtui.stats import REPETITIONS
+
+VERDICT_STYLE = {BETTER: "green", WORSE: "red"}
+ARROW = {"higher": "↑", "lower": "↓"}  # which way is better
+OUTCOME_STYLE = {PASS: "green", FAIL: "bold red", INFO: "dim"}
+
+
+def fmt_value(metric: Metric, value: float | None) -> str:
+    if value is None:
+        return "-"
+    if metric.unit == "IOPS":
+        return fmt_iops(value)
+    if metric.unit == "MiB/s":
+        return fmt_mib(value)
+    if metric.unit == "ms":
+        return fmt_ms(value)
+    if metric.unit == "%":
+        return f"{value:.1f} %"
+    return f"{value:,.2f} {metric.unit}"
+
+
+def fmt_figure(metric: Metric, figure: Figure | None) -> str:
+    """The value, with the half-width of its 95 % interval in percent where it is known."""
+    if figure is None:
+        return "-"
+    margin = fmt_margin(figure)
+    return fmt_value(metric, figure.value) + (f" {margin}" if margin else "")
+
+
+def fmt_margin(figure: Figure | None) -> str:
+    """"±x %": half the 95 % interval relative to the value ("" where no spread is known)."""
+    ci = figure.interval() if figure is not None else None
+    if ci is None or not figure.value:
+        return ""
+    return f"±{(ci[1] - ci[0]) / 2 / abs(figure.value) * 100:.1f} %"
+
+
+def _verdict_cell(delta: Delta | None, style: str) -> Text:
+    verdict = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
+    if delta is not None and delta.test is not None:
+        verdict.append("\n" + fmt_p(delta), style="dim")
+    return verdict
+
+
+def _step_cell(group: StepGroup) -> Text:
+    title = group.name + (f" #{group.occurrence}" if group.occurrence > 1 else "")
+    return Text(title, style="bold") + Text(f"\n{group.label}", style="dim")
+
+
+def _figure_cell(metric: Metric, figure: Figure | None) -> Text:
+    # Two lines (value, then the dim margin) keep narrow terminals readable.
+    if figure is None:
+        return Text("-")
+    text = Text(fmt_value(metric, figure.value))
+    margin = fmt_margin(figure)
+    if margin:
+        text.append("\n" + margin, style="dim")
+    return text
+
+
+def fmt_change(delta: Delta | None) -> str:
+    if delta is None:
+        return "-"
+    if delta.relative_pct is None:
+        return f"{delta.absolute:+.4g}"
+    return f"{delta.relative_pct:+.1f} %"
+
+
+def fmt_p(delta: Delta | None) -> str:
+    if delta is None or delta.test is None:
+        return ""
+    p = delta.test.p_value
+    if p < 0.001:
+        return "p<0.001"
+    return f"p={p:.3f}" if p < 0.1 else f"p={p:.2f}"
+
+
+def group_title(group: StepGroup) -> str:
+    title = f"{group.name} ({group.label})"
+    return title + (f" #{group.occurrence}" if group.occurrence > 1 else "")
+
+
+def describe_result(comparison: Comparison, index: int) -> str:
+    r = comparison.results[index]
+    parts = [
+        r.target.model or "unknown disk",
+        r.target.filesystem or "unknown fs",
+        " ".join(x for x in (r.engine.name, r.engine.version) if x),
+        r.profile.name,
+        r.started.astimezone().strftime("%Y-%m-%d %H:%M"),
+    ]
+    repeat = max((s.repetition for s in r.steps), default=1)
+    if repeat > 1:
+        parts.append(f"{repeat} repetitions")
+    if r.tags:
+        parts.append("tags: " + ", ".join(r.tags))
+    return f"{r.id}: " + ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- terminal
+
+
+def comparison_renderable(comparison: Comparison):
+    """The whole comparison for a rich console: warnings, the table, context, notes, method."""
+    letters = comparison.letters
+    parts: list = []
+    for warning in comparison.warnings:
+        parts.append(Text(f"warning: {warning}", style="yellow"))
+    legend = Table(box=None, show_header=False, pad_edge=False)
+    legend.add_column(style="bold")
+    legend.add_column()
+    for i, letter in enumerate(letters):
+        legend.add_row(letter, describe_result(comparison, i))
+    parts.append(legend)
+
+    table = Table(box=box.SIMPLE_HEAD, title_justify="left",
+                  title=f"Differences against A (tolerance ±{comparison.tolerance_pct:g} %; ↑ higher is better, "
+                        "↓ lower is better)")
+    table.add_column("step")
+    table.add_column("metric", no_wrap=True)
+    for i, letter in enumerate(letters):
+        table.add_column(letter, justify="right")
+        if i:
+            table.add_column(f"{letter} vs A", justify="right")
+            table.add_column("verdict")
+    for group in comparison.groups:
+        for n, row in enumerate(group.rows):
+            cells: list = [_step_cell(group) if n == 0 else "", f"{row.metric.label} {ARROW[row.metric.better]}"]
+            for i, figure in enumerate(row.figures):
+                cells.append(_figure_cell(row.metric, figure))
+                if i:
+                    delta = row.deltas[i]
+                    style = VERDICT_STYLE.get(delta.verdict, "dim") if delta else ""
+                    cells.append(Text(fmt_change(delta), style=style))
+                    cells.append(_verdict_cell(delta, style))
+            table.add_row(*cells, end_section=n == len(group.rows) - 1)
+    parts.append(table)
+
+    differences = comparison.differences
+    if differences and len(letters) > 1:
+        ctx = Table(box=box.SIMPLE_HEAD, title="What differs", title_justify="left")
+        ctx.add_column("")
+        for letter in letters:
+            ctx.add_column(letter)
+        for row in differences:
+            ctx.add_row(row.label, *row.values)
+        parts.append(ctx)
+    elif len(letters) > 1:
+        parts.append(Text("context: the same " + ", ".join(r.label for r in comparison.context), style="dim"))
+    notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
+    for note in notes:
+        parts.append(Text(f"note: {note}", style="dim"))
+    parts.append(Text(comparison.method, style="dim"))
+    return Group(*parts)
+
+
+def statistics_table(comparison: Comparison) -> Table:
+    """One result's figures with mean, standard deviation and confidence interval per metric."""
+    table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
+                  title=f"Statistics ({comparison.confidence:.0%} confidence intervals)")
+    for name, justify in (("step", "left"), ("metric", "left"), ("n", "right"), ("mean", "right"),
+                          ("sd", "right"), ("CI", "right"), ("spread from", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    intervals = False
+    for group in comparison.groups:
+        for n, row in enumerate(group.rows):
+            figure = row.figures[0]
+            if figure is None:
+                continue
+            ci = figure.interval(comparison.confidence)
+            spread = figure.spread
+            intervals = intervals or (spread is not None and spread.basis != REPETITIONS)
+            table.add_row(
+                group_title(group) if n == 0 else "",
+                row.metric.label,
+                str(figure.n),
+                fmt_value(row.metric, figure.value),
+                fmt_value(row.metric, figure.stdev) if figure.stdev is not None else "-",
+                f"{fmt_value(row.metric, ci[0])} – {fmt_value(row.metric, ci[1])}" if ci else "-",
+                spread.short() if spread else "one run, too few intervals",
+                end_section=n == len(group.rows) - 1,
+            )
+    if intervals:
+        table.caption = (
+            "Interval spreads: one run's per-interval samples, corrected for lag-1 autocorrelation r "
+            "(assumes a stationary AR(1) series). They show how steady the run was, not how much runs "
+            "differ from each other: repeat the run (--repeat N) for that."
+        )
+    return table
+
+
+def check_renderable(report: CheckReport):
+    table = Table(box=box.SIMPLE_HEAD)
+    for name, justify in (("step", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right"),
+                          ("change", "right"), ("verdict", "left"), ("result", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    lines = report.lines
+    unresolved = {id(line) for line in report.unresolved}
+    for i, line in enumerate(lines):
+        first = i == 0 or lines[i - 1].group is not line.group
+        last = i == len(lines) - 1 or lines[i + 1].group is not line.group
+        table.add_row(
+            _step_cell(line.group) if first else "",
+            f"{line.metric.label} {ARROW[line.metric.better]}",
+            _figure_cell(line.metric, line.baseline),
+            _figure_cell(line.metric, line.current),
+            fmt_change(line.delta),
+            _verdict_cell(line.delta, "") if line.delta else Text("missing"),
+            Text(line.outcome + ("?" if id(line) in unresolved else ""),
+                 style="yellow" if id(line) in unresolved else OUTCOME_STYLE[line.outcome]),
+            end_section=last,
+        )
+    parts: list = [Text(f"warning: {w}", style="yellow") for w in report.comparison.warnings]
+    parts.append(table)
+    for row in report.comparison.differences:
+        parts.append(Text(f"context differs: {row.label}: baseline {row.values[0]}, now {row.values[1]}", style="dim"))
+    if unresolved:
+        parts.append(Text("PASS? = worse by more than the tolerance, but not beyond the noise measured here", style="dim"))
+    parts.append(Text(report.summary(), style="bold green" if report.passed else "bold red"))
+    return Group(*parts)
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def comparison_markdown(comparison: Comparison) -> str:
+    """The comparison as Markdown: a results table, a legend, what differs, warnings, method."""
+    letters = comparison.letters
+    headers = ["Step", "Metric"]
+    align = [markdown.LEFT, markdown.LEFT]
+    for i, letter in enumerate(letters):
+        headers.append(letter)
+        align.append(markdown.RIGHT)
+        if i:
+            headers += [f"{letter} vs A", "Verdict"]
+            align += [markdown.RIGHT, markdown.LEFT]
+    rows = []
+    for group in comparison.groups:
+        for n, row in enumerate(group.rows):
+            cells = [group_title(group) if n == 0 else "", f"{row.metric.label} ({row.metric.better} is better)"]
+            for i, figure in enumerate(row.figures):
+                cells.append(fmt_figure(row.metric, figure))
+                if i:
+                    delta = row.deltas[i]
+                    cells.append(fmt_change(delta))
+                    cells.append(f"{delta.verdict} {fmt_p(delta)}".strip() if delta else "-")
+            rows.append(cells)
+    out = [f"**Comparison** (differences against A, tolerance ±{comparison.tolerance_pct:g} %)\n",
+           markdown.table(headers, rows, align)]
+    out.append("\n".join(f"- **{letter}**: {markdown.cell(describe_result(comparison, i))}"
+                         for i, letter in enumerate(letters)) + "\n")
+    differences = comparison.differences
+    if differences and len(letters) > 1:
+        out.append("**What differs**\n")
+        out.append(markdown.table(["", *letters], [[row.label, *row.values] for row in differences]))
+    for warning in comparison.warnings:
+        out.append(f"> **Warning:** {markdown.cell(warning)}\n")
+    notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
+    if notes:
+        out.append("\n".join(f"- {markdown.cell(n)}" for n in notes) + "\n")
+    out.append(f"*{markdown.cell(comparison.method)}*\n")
+    return "\n".join(out)

@@ -1,0 +1,162 @@
+"""Results as flat rows for spreadsheets, scripts and posts: one row per step with its context.
+
+CSV is written for spreadsheets: a header row, comma separators, RFC 4180 quoting, plain
+numbers (no thousands separators, no units: the units are in the column names), UTC times a
+spreadsheet reads as dates, and text that would start a formula (=, +, -, @) prefixed with an
+apostrophe. Floats keep every digit, so the CSV and the JSON hold the same numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from datetime import timezone
+from typing import Any, Callable, Iterable, Sequence
+
+from labtui import markdown
+from labtui.model import RunResult, StepResult
+
+FORMATS = ("csv", "markdown", "json")
+
+Getter = Callable[[RunResult, StepResult], Any]
+
+
+def _io(get: Callable[[StepResult], Any]) -> Getter:
+    # I/O figures mean nothing for a command step: leave the cell empty rather than print zeros.
+    return lambda r, s: get(s) if s.step.is_io else None
+
+
+def _latency(name: str) -> Getter:
+    return _io(lambda s: getattr(s.latency, name))
+
+
+COLUMNS: tuple[tuple[str, Getter], ...] = (
+    ("result_id", lambda r, s: r.id),
+    ("started_utc", lambda r, s: r.started.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")),
+    ("status", lambda r, s: r.status),
+    ("source", lambda r, s: r.source),
+    ("host", lambda r, s: r.host.name),
+    ("disk_model", lambda r, s: r.target.model),
+    ("disk_kind", lambda r, s: r.target.kind),
+    ("disk_serial", lambda r, s: r.target.serial),
+    ("firmware", lambda r, s: r.target.firmware),
+    ("transport", lambda r, s: r.target.transport),
+    ("pcie_link", lambda r, s: r.target.pcie_link),
+    ("filesystem", lambda r, s: r.target.filesystem),
+    ("target", lambda r, s: r.target.path),
+    ("engine", lambda r, s: r.engine.name),
+    ("engine_version", lambda r, s: r.engine.version),
+    ("profile", lambda r, s: r.profile.name),
+    ("file_size_bytes", lambda r, s: r.profile.file_size),
+    ("tags", lambda r, s: ";".join(r.tags)),
+    ("step", lambda r, s: s.name),
+    ("label", lambda r, s: s.step.label()),
+    ("repetition", lambda r, s: s.repetition),
+    ("step_status", lambda r, s: s.status),
+    ("kind", lambda r, s: s.step.kind),
+    ("block_size_bytes", _io(lambda s: s.step.block_size)),
+    ("pattern", _io(lambda s: s.step.pattern)),
+    ("write_percent", _io(lambda s: s.step.write_percent)),
+    ("threads", _io(lambda s: s.step.threads)),
+    ("outstanding", _io(lambda s: s.step.outstanding)),
+    ("cache", _io(lambda s: s.step.cache)),
+    ("duration_seconds", _io(lambda s: s.step.duration)),
+    ("measured_seconds", _io(lambda s: s.total.seconds)),
+    ("read_ios", _io(lambda s: s.read.ios)),
+    ("read_bytes", _io(lambda s: s.read.bytes)),
+    ("write_ios", _io(lambda s: s.write.ios)),
+    ("write_bytes", _io(lambda s: s.write.bytes)),
+    ("iops", _io(lambda s: s.total.iops)),
+    ("mib_s", _io(lambda s: s.total.mib_s)),
+    ("read_iops", _io(lambda s: s.read.iops)),
+    ("read_mib_s", _io(lambda s: s.read.mib_s)),
+    ("write_iops", _io(lambda s: s.write.iops)),
+    ("write_mib_s", _io(lambda s: s.write.mib_s)),
+    ("latency_mean_ms", _latency("mean")),
+    ("latency_min_ms", _latency("min")),
+    ("latency_p50_ms", _latency("p50")),
+    ("latency_p90_ms", _latency("p90")),
+    ("latency_p95_ms", _latency("p95")),
+    ("latency_p99_ms", _latency("p99")),
+    ("latency_p999_ms", _latency("p999")),
+    ("latency_p9999_ms", _latency("p9999")),
+    ("latency_max_ms", _latency("max")),
+    ("cpu_percent", lambda r, s: s.cpu_percent),
+    ("cpu_seconds", lambda r, s: s.cpu_seconds),
+    ("wall_seconds", lambda r, s: s.wall_seconds),
+    ("exit_status", lambda r, s: s.exit_status),
+    ("error", lambda r, s: s.error),
+)
+COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
+
+def rows(results: Iterable[RunResult]) -> list[dict[str, Any]]:
+    """One dict per step (and repetition) of every result, keyed by COLUMN_NAMES."""
+    out = []
+    for result in results:
+        for step in result.steps:
+            out.append({name: _finite(get(result, step)) for name, get in COLUMNS})
+    return out
+
+
+def _finite(value: Any) -> Any:
+    # A figure that could not be computed is empty, in JSON (null) and CSV alike.
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def to_json(results: Sequence[RunResult]) -> dict[str, Any]:
+    return {"columns": list(COLUMN_NAMES), "rows": rows(results)}
+
+
+def to_csv(results: Sequence[RunResult]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)  # excel dialect: commas, \r\n, quotes where needed
+    writer.writerow(COLUMN_NAMES)
+    for row in rows(results):
+        writer.writerow([_csv_cell(row[name]) for name in COLUMN_NAMES])
+    return buffer.getvalue()
+
+
+def _csv_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)  # the shortest text that reads back as exactly this float
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + text  # a spreadsheet would run it as a formula
+    return text
+
+
+def to_markdown(results: Sequence[RunResult]) -> str:
+    from labtui.report import fmt_iops, fmt_mib, fmt_ms, fmt_pct
+
+    headers = ["Result", "Date (UTC)", "Disk", "File system", "Engine", "Profile", "Step", "Rep",
+               "IOPS", "MiB/s", "Mean ms", "p99 ms", "CPU", "Wall s"]
+    align = [markdown.LEFT] * 8 + [markdown.RIGHT] * 6
+    table = []
+    for row in rows(results):
+        table.append([
+            row["result_id"], row["started_utc"], row["disk_model"] or "unknown", row["filesystem"] or "unknown",
+            " ".join(x for x in (row["engine"], row["engine_version"]) if x), row["profile"],
+            f"{row['step']} ({row['label']})", row["repetition"],
+            fmt_iops(row["iops"]), fmt_mib(row["mib_s"]), fmt_ms(row["latency_mean_ms"]),
+            fmt_ms(row["latency_p99_ms"]), fmt_pct(row["cpu_percent"]),
+            f"{row['wall_seconds']:.2f}" if row["wall_seconds"] is not None else "-",
+        ])
+    return markdown.table(headers, table, align)
+
+
+def render(results: Sequence[RunResult], fmt: str) -> str:
+    if fmt == "csv":
+        return to_csv(results)
+    if fmt == "markdown":
+        return to_markdown(results)
+    if fmt == "json":
+        return json.dumps(to_json(results), indent=2, allow_nan=False) + "\n"
+    raise ValueError(f"unknown export format {fmt!r}")

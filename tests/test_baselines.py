@@ -1,0 +1,84 @@
+"""Baselines: one per disk and profile, durable, replaced and cleared; a broken file is left alone."""
+
+from dataclasses import replace
+
+import pytest
+from synthetic import HOST, READ, TARGET, run_result
+
+from labtui import baselines
+from labtui.errors import LabtuiError, NotFoundError, StoreError
+from labtui.store import Store
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(tmp_path / "home")
+
+
+def saved(store, result):
+    return store.save_result(result)[0]
+
+
+def test_mark_find_replace_and_clear(store):
+    first = saved(store, run_result("r1", {READ: [50_000]}))
+    second = saved(store, run_result("r2", {READ: [51_000]}, minutes=5))
+    other_profile = saved(store, run_result("r3", {READ: [9_000]}, profile_name="cdm-standard", minutes=9))
+    baseline, replaced = baselines.mark(store, first)
+    assert replaced is None and baseline.disk == "WD_BLACK SN850X 4000GB #23000A800001"
+    baseline, replaced = baselines.mark(store, second)
+    assert replaced.result_id == "r1"
+    baselines.mark(store, other_profile)
+    # Durable: a new Store (another process) sees the same.
+    again = Store(store.home)
+    assert baselines.ids(again) == {"r2", "r3"}
+    assert baselines.find(again, TARGET, HOST.name, "quick-sanity").result_id == "r2"
+    with pytest.raises(LabtuiError, match="several profiles"):
+        baselines.find(again, TARGET, HOST.name)
+    assert [b.result_id for b in baselines.clear(again, "r3")] == ["r3"]
+    assert baselines.find(again, TARGET, HOST.name).result_id == "r2"
+    with pytest.raises(NotFoundError):
+        baselines.clear(again, "r3")
+
+
+def test_the_baseline_follows_the_drive_by_serial_not_the_slot(store):
+    result = saved(store, run_result("r1", {READ: [50_000]}))
+    baselines.mark(store, result)
+    moved = replace(TARGET, path="/mnt/other", device="/dev/nvme1n1p1", disk="nvme1n1", pcie_width=8)
+    assert baselines.find(store, moved, "another-host", "quick-sanity").result_id == "r1"
+    other_disk = replace(TARGET, serial="XYZ")
+    with pytest.raises(NotFoundError, match="no baseline for WD_BLACK SN850X 4000GB #XYZ"):
+        baselines.find(store, other_disk, HOST.name)
+
+
+def test_disks_without_a_serial_are_told_apart_by_host():
+    no_serial = replace(TARGET, serial=None)
+    assert baselines.disk_identity(no_serial, "a") != baselines.disk_identity(no_serial, "b")
+    tmpfs = replace(TARGET, model=None, serial=None, filesystem="tmpfs", mount_point="/dev/shm")
+    assert baselines.disk_identity(tmpfs, "a") == "tmpfs at /dev/shm on a"
+
+
+def test_only_a_completed_result_can_be_a_baseline(store):
+    aborted = saved(store, run_result("r1", {READ: [50_000]}, status="aborted"))
+    with pytest.raises(LabtuiError, match="only a completed result"):
+        baselines.mark(store, aborted)
+    assert not baselines.path(store).exists()
+
+
+def test_a_broken_baselines_file_is_reported_and_never_overwritten(store):
+    result = saved(store, run_result("r1", {READ: [50_000]}))
+    baselines.path(store).write_text("this is [not toml")
+    with pytest.raises(StoreError, match="baselines.toml"):
+        baselines.mark(store, result)
+    assert baselines.path(store).read_text() == "this is [not toml"
+
+
+def test_previous_comparable_run_is_the_latest_earlier_one_on_the_same_disk_and_profile():
+    old = run_result("r1", {READ: [1]}, minutes=0)
+    newer = run_result("r2", {READ: [1]}, minutes=10)
+    other_disk = run_result("r3", {READ: [1]}, minutes=20, target=replace(TARGET, serial="other"))
+    other_profile = run_result("r4", {READ: [1]}, minutes=30, profile_name="cdm-nvme")
+    failed = run_result("r5", {READ: [1]}, minutes=40, status="failed")
+    current = run_result("r6", {READ: [1]}, minutes=50)
+    everything = [old, newer, other_disk, other_profile, failed, current]
+    assert baselines.previous_comparable(everything, current).id == "r2"
+    assert baselines.previous_comparable(everything, old) is None

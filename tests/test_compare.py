@@ -1,0 +1,251 @@
+"""Comparisons on synthetic results with known distributions: verdicts, matching, warnings, checks."""
+
+import json
+import random
+from dataclasses import replace
+
+import pytest
+from synthetic import MIXED, READ, TARGET, WRITE, run_result
+
+from labtui.compare import BETTER, FAIL, INFO, NOISE, PASS, WORSE, check, compare, pooled, summarize
+
+
+def verdicts(comparison, index=1):
+    return {(g.name, r.metric.key): r.deltas[index].verdict for g in comparison.groups for r in g.rows
+            if r.deltas[index] is not None}
+
+
+def row(comparison, step_name, metric):
+    group = next(g for g in comparison.groups if g.name == step_name)
+    return group.row(metric)
+
+
+def draws(mean, sd, n, seed):
+    rng = random.Random(seed)
+    return [rng.gauss(mean, sd) for _ in range(n)]
+
+
+def test_identical_runs_are_within_noise():
+    a = run_result("a", {READ: [50_000], WRITE: [40_000]})
+    b = run_result("b", {READ: [50_000], WRITE: [40_000]}, minutes=5)
+    c = compare([a, b])
+    assert set(verdicts(c).values()) == {NOISE}
+    assert row(c, "Read 64K random", "iops").deltas[1].relative_pct == 0
+    assert c.warnings == ()
+
+
+def test_repeated_runs_from_one_distribution_are_within_noise():
+    a = run_result("a", {READ: draws(50_000, 2_500, 5, 1), WRITE: draws(40_000, 2_000, 5, 2)})
+    b = run_result("b", {READ: draws(50_000, 2_500, 5, 3), WRITE: draws(40_000, 2_000, 5, 4)}, minutes=5)
+    c = compare([a, b])
+    assert set(verdicts(c).values()) == {NOISE}
+
+
+def test_a_ten_percent_drop_with_small_spread_is_worse():
+    a = run_result("a", {READ: draws(50_000, 250, 5, 1)})
+    b = run_result("b", {READ: draws(45_000, 250, 5, 2)}, minutes=5)
+    c = compare([a, b])
+    iops = row(c, "Read 64K random", "iops")
+    delta = iops.deltas[1]
+    assert delta.verdict == WORSE
+    assert delta.relative_pct == pytest.approx(-10, abs=1.5)
+    assert delta.test.p_value < 1e-6 and "Welch" in delta.test.method
+    # Latency is lower-is-better: the same drop makes it worse too, with the opposite sign.
+    latency = row(c, "Read 64K random", "latency_mean_ms").deltas[1]
+    assert latency.verdict == WORSE and latency.relative_pct > 0
+    # And the other way round it is better.
+    assert verdicts(compare([b, a]))[("Read 64K random", "iops")] == BETTER
+
+
+def test_a_large_difference_with_a_large_spread_is_within_noise():
+    a = run_result("a", {READ: [50_000, 58_000, 42_000]})
+    b = run_result("b", {READ: [45_000, 53_000, 37_000]}, minutes=5)
+    delta = row(compare([a, b]), "Read 64K random", "iops").deltas[1]
+    assert delta.beyond_tolerance and delta.verdict == NOISE
+    assert delta.test.p_value > 0.3 and "not significant" in delta.reason
+
+
+@pytest.mark.parametrize("tolerance", [5.0, 10.0, 25.0])
+def test_the_verdict_flips_at_the_tolerance_for_single_runs(tolerance):
+    a = run_result("a", {READ: [100_000]})
+    inside = run_result("b", {READ: [100_000 * (1 - (tolerance - 0.1) / 100)]}, minutes=5)
+    outside = run_result("c", {READ: [100_000 * (1 - (tolerance + 0.1) / 100)]}, minutes=5)
+    assert verdicts(compare([a, inside], tolerance))[("Read 64K random", "iops")] == NOISE
+    delta = row(compare([a, outside], tolerance), "Read 64K random", "iops").deltas[1]
+    assert delta.verdict == WORSE and delta.test is None and "tolerance alone" in delta.reason
+
+
+def test_the_verdict_flips_at_the_tolerance_with_repetitions_too():
+    a = run_result("a", {READ: [100_000, 100_020, 99_980]})
+    inside = run_result("b", {READ: [v * 0.951 for v in (100_000, 100_020, 99_980)]}, minutes=5)
+    outside = run_result("c", {READ: [v * 0.949 for v in (100_000, 100_020, 99_980)]}, minutes=5)
+    c = compare([a, inside, outside])
+    iops = row(c, "Read 64K random", "iops")
+    assert iops.deltas[1].verdict == NOISE and iops.deltas[1].test.p_value < 0.001  # real, but small
+    assert iops.deltas[2].verdict == WORSE
+
+
+def test_steps_are_matched_by_workload_not_position_or_name():
+    a = run_result("a", {READ: [50_000], WRITE: [40_000]})
+    renamed_read = replace(READ, name="4 x 8 reads")
+    b = run_result("b", {WRITE: [40_000], renamed_read: [25_000]}, minutes=5)
+    c = compare([a, b])
+    assert [g.name for g in c.groups] == ["Read 64K random", "Write 64K random"]
+    read = c.groups[0]
+    assert [s.name for s in read.steps] == ["Read 64K random", "4 x 8 reads"]
+    assert read.row("iops").figures[1].value == pytest.approx(25_000)
+    assert read.row("iops").deltas[1].verdict == WORSE
+    assert c.groups[1].row("iops").deltas[1].verdict == NOISE
+
+
+def test_a_workload_only_in_one_result_is_listed_with_a_note():
+    deeper = replace(READ, name="Read deep", outstanding=32)
+    a = run_result("a", {READ: [50_000]})
+    b = run_result("b", {READ: [50_000], deeper: [90_000]}, minutes=5)
+    c = compare([a, b])
+    assert len(c.groups) == 2
+    extra = c.groups[1]
+    assert extra.steps[0] is None and extra.row("iops").deltas[1] is None
+    assert "not in A" in extra.notes
+
+
+def test_repeated_workloads_match_by_order_of_occurrence():
+    # configmgr-sql runs the same read workload for 60 s and then 300 s.
+    r60, r300 = replace(READ, name="Read 60s", duration=60.0), replace(READ, name="Read 300s", duration=300.0)
+    a = run_result("a", {r60: [50_000], r300: [48_000]})
+    b = run_result("b", {r60: [50_100], r300: [30_000]}, minutes=5)
+    c = compare([a, b])
+    assert [(g.name, g.occurrence) for g in c.groups] == [("Read 60s", 1), ("Read 300s", 2)]
+    assert c.groups[1].row("iops").deltas[1].verdict == WORSE
+    assert any("matched by order of occurrence" in n for n in c.groups[0].notes)
+    # A quick trial (one short read) against it: matched with the first, and the durations are noted.
+    short = replace(READ, name="Read", duration=2.0)
+    q = compare([a, run_result("q", {short: [49_000]}, minutes=9)])
+    assert q.groups[0].steps[1].name == "Read" and q.groups[1].steps[1] is None
+    assert any("durations differ" in n for n in q.groups[0].notes)
+
+
+def test_cross_engine_comparison_warns():
+    a = run_result("a", {READ: [50_000]})
+    b = run_result("b", {READ: [50_000]}, engine="fio", minutes=5)
+    c = compare([a, b])
+    assert any("engines differ" in w and "A native" in w and "B fio" in w for w in c.warnings)
+    assert next(r for r in c.context if r.label == "engine").differs
+
+
+def test_cache_mode_difference_still_matches_and_warns():
+    buffered = replace(READ, cache="on")
+    a = run_result("a", {READ: [50_000]})
+    b = run_result("b", {buffered: [400_000]}, minutes=5)
+    c = compare([a, b])
+    assert len(c.groups) == 1 and c.groups[0].row("iops").deltas[1].verdict == BETTER
+    assert any("cache modes differ" in w for w in c.warnings)
+    assert any("cache modes differ" in n for n in c.groups[0].notes)
+
+
+def test_context_differences_are_listed():
+    other = replace(TARGET, pcie_width=8, firmware="731100WD")
+    a = run_result("a", {READ: [50_000]})
+    b = run_result("b", {READ: [50_000]}, target=other, minutes=5)
+    differs = {r.label: r.values for r in compare([a, b]).differences}
+    assert differs["firmware"] == ("620361WD", "731100WD")
+    assert differs["PCIe link"] == ("8.0 GT/s PCIe x4", "8.0 GT/s PCIe x8")
+    assert "disk model" not in differs
+
+
+def test_single_runs_use_their_interval_spread_only_to_call_noise():
+    steady_a = [[50_000 + d for d in (100, -100, 50, -50, 0, 80, -80, 20)]]
+    steady_b = [[45_000 + d for d in (100, -100, 50, -50, 0, 80, -80, 20)]]
+    wild_a = [[20_000, 80_000, 35_000, 65_000, 50_000, 30_000, 70_000, 50_000]]
+    a = run_result("a", {READ: [50_000]}, intervals={READ: steady_a})
+    b = run_result("b", {READ: [45_000]}, intervals={READ: steady_b}, minutes=5)
+    delta = row(compare([a, b]), "Read 64K random", "iops").deltas[1]
+    assert delta.verdict == WORSE and "8 intervals" in delta.test.method
+    noisy = run_result("w", {READ: [50_000]}, intervals={READ: wild_a})
+    delta = row(compare([noisy, b]), "Read 64K random", "iops").deltas[1]
+    assert delta.beyond_tolerance and delta.verdict == NOISE
+
+
+def test_one_run_against_repetitions_uses_their_spread():
+    reps = run_result("a", {READ: [50_000, 50_500, 49_500, 50_200]})
+    single_far = run_result("b", {READ: [40_000]}, minutes=5)
+    single_near = run_result("c", {READ: [48_000]}, minutes=5)
+    c = compare([reps, single_far, single_near], tolerance_pct=2)
+    iops = row(c, "Read 64K random", "iops")
+    assert iops.deltas[1].verdict == WORSE and "one run against 4 repetitions" in iops.deltas[1].test.method
+    assert iops.deltas[2].verdict == WORSE and iops.deltas[2].test.p_value < 0.05
+
+
+def test_mixed_steps_compare_read_and_write_iops_separately():
+    a = run_result("a", {MIXED: [10_000]})
+    b = run_result("b", {MIXED: [12_000]}, minutes=5)
+    keys = [r.metric.key for r in compare([a, b]).groups[0].rows]
+    assert keys[:4] == ["iops", "mib_s", "read_iops", "write_iops"]
+
+
+def test_an_aborted_result_is_flagged():
+    a = run_result("a", {READ: [50_000]})
+    b = run_result("b", {READ: [50_000]}, status="aborted", minutes=5)
+    assert any("is aborted" in w for w in compare([a, b]).warnings)
+
+
+def test_summary_reports_mean_sd_and_confidence_interval_per_metric():
+    summary = summarize(run_result("a", {READ: [10_000, 12_000, 14_000]}))
+    figure = summary.groups[0].row("iops").figures[0]
+    assert (figure.n, figure.value, figure.stdev) == (3, pytest.approx(12_000), pytest.approx(2_000))
+    low, high = figure.interval()
+    assert (high - low) / 2 == pytest.approx(4.302652729749462 * 2_000 / 3**0.5, rel=1e-6)
+
+
+def test_comparison_json_is_plain_json():
+    a = run_result("a", {READ: [50_000, 51_000], WRITE: [40_000, 40_500]})
+    b = run_result("b", {READ: [45_000, 45_500], WRITE: [40_000, 40_100]}, engine="fio", minutes=5)
+    data = json.loads(json.dumps(compare([a, b]).to_json()))
+    read = data["steps"][0]
+    iops = read["metrics"][0]
+    assert iops["metric"] == "iops" and iops["better"] == "higher"
+    assert iops["figures"][0]["n"] == 2 and iops["figures"][0]["ci_low"] < iops["figures"][0]["mean"]
+    assert iops["deltas"][0] is None and iops["deltas"][1]["verdict"] in (BETTER, WORSE, NOISE)
+    assert data["warnings"] and "Welch" in data["method"]
+
+
+def test_check_fails_only_on_gating_metrics_that_got_worse():
+    base = run_result("a", {READ: [50_000], WRITE: [40_000]}, cpu=20.0)
+    same = run_result("b", {READ: [49_000], WRITE: [40_500]}, cpu=60.0, minutes=5)
+    report = check(base, same, 10)
+    assert report.passed and "PASS" in report.summary() and not report.unresolved
+    assert {line.outcome for line in report.lines if line.metric.key == "cpu_percent"} == {INFO}
+    slower = run_result("c", {READ: [20_000], WRITE: [40_000]}, minutes=5)
+    report = check(base, slower, 10)
+    assert not report.passed
+    failed = {(line.group.name, line.metric.key) for line in report.lines if line.outcome == FAIL}
+    assert ("Read 64K random", "iops") in failed and ("Read 64K random", "latency_mean_ms") in failed
+    assert all(line.outcome == PASS for line in report.lines
+               if line.group.name == "Write 64K random" and line.metric.key != "cpu_percent")
+    assert report.summary().startswith("FAIL") and "-60.0 %" in report.summary()
+
+
+def test_check_fails_when_a_step_is_missing_from_the_rerun():
+    base = run_result("a", {READ: [50_000], WRITE: [40_000]})
+    partial = run_result("b", {READ: [50_000]}, status="aborted", minutes=5)
+    report = check(base, partial, 10)
+    assert not report.passed
+    assert {line.reason for line in report.failures} == {"missing in the re-run"}
+
+
+def test_a_regression_must_reproduce_across_pooled_confirmation_runs():
+    base = run_result("a", {READ: [50_000], WRITE: [40_000]})
+    slow_once = run_result("b", {READ: [30_000], WRITE: [40_000]}, minutes=5)
+    assert not check(base, slow_once, 10).passed
+    confirmation = run_result("c", {READ: [49_000, 51_500], WRITE: [40_200, 39_900]}, minutes=6)
+    together = pooled([slow_once, confirmation])
+    assert together.id == "b+c" and [s.repetition for s in together.steps] == [1, 1, 2, 2, 3, 3]
+    report = check(base, together, 10)
+    assert report.passed  # one slow pass among three is noise ...
+    assert {(l.group.name, l.metric.key) for l in report.unresolved} >= {("Read 64K random", "iops")}
+    assert "too large to tell" in report.summary()  # ... and the summary says the noise was too large to tell
+    read = report.comparison.groups[0].row("iops").deltas[1]
+    assert read.verdict == NOISE and "one run against 3 repetitions" in read.test.method
+    still_slow = run_result("d", {READ: [30_500, 29_800], WRITE: [40_000, 40_100]}, minutes=6)
+    report = check(base, pooled([slow_once, still_slow]), 10)
+    assert not report.passed and report.failures[0].delta.verdict == WORSE

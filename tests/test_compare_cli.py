@@ -1,0 +1,90 @@
+"""The compare, export, baseline and check commands on saved synthetic results (no engine run)."""
+
+import csv
+import io
+import json
+import os
+import subprocess
+
+from conftest import labtui_cmd
+from markdown_tables import tables
+from synthetic import READ, WRITE, run_result
+
+from labtui.store import Store
+
+
+def run(*args):
+    env = os.environ | {"COLUMNS": "200"}
+    return subprocess.run(labtui_cmd(*args), capture_output=True, text=True, env=env)
+
+
+def save_pair(home):
+    store = Store(home)
+    a = store.save_result(run_result("20261101-120000-aaaa", {READ: [50_000], WRITE: [40_000]}))[0]
+    b = store.save_result(run_result("20261101-130000-bbbb", {WRITE: [40_100], READ: [30_000]}, minutes=60,
+                                     engine="fio"))[0]
+    return a.id, b.id
+
+
+def test_compare_prints_a_table_json_and_markdown(labtui_home):
+    a, b = save_pair(labtui_home)
+    out = run("compare", a, b)
+    assert out.returncode == 0, out.stderr
+    assert "Read 64K random" in out.stdout and "worse" in out.stdout and "engines differ" in out.stdout
+    data = json.loads(run("compare", a[:12], b, "--json").stdout)
+    assert [r["id"] for r in data["results"]] == [a, b]
+    read = next(s for s in data["steps"] if s["name"] == "Read 64K random")
+    assert read["metrics"][0]["deltas"][1]["verdict"] == "worse"
+    assert read["metrics"][0]["deltas"][1]["relative_pct"] == -40.0
+    md = run("compare", a, b, "--markdown", "--tolerance", "50")
+    assert md.returncode == 0
+    rows = tables(md.stdout)[0]
+    assert rows[0]["B vs A"] == "-40.0 %" and rows[0]["Verdict"] == "within noise"
+
+
+def test_compare_bad_input_is_one_line_exit_2(labtui_home):
+    a, _ = save_pair(labtui_home)
+    for args in (("compare", a), ("compare", a, "no-such-id"), ("compare", a, a, "--tolerance", "-1")):
+        out = run(*args)
+        assert out.returncode == 2, args
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_export_all_results_as_csv_json_and_markdown(labtui_home):
+    save_pair(labtui_home)
+    text = run("export").stdout
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert len(rows) == 4 and {r["engine"] for r in rows} == {"native", "fio"}
+    data = json.loads(run("export", "--format", "json").stdout)
+    assert [float(r["iops"]) for r in rows] == [r["iops"] for r in data["rows"]]
+    assert len(tables(run("export", "20261101-13", "--format", "markdown").stdout)[0]) == 2
+    assert run("export", "nope").returncode == 2
+
+
+def test_baseline_mark_list_clear(labtui_home):
+    a, b = save_pair(labtui_home)
+    out = run("baseline", a)
+    assert out.returncode == 0 and "baseline for quick-sanity on WD_BLACK" in out.stdout
+    replaced = json.loads(run("baseline", b, "--json").stdout)
+    assert replaced["replaced"]["result"] == a
+    listed = json.loads(run("baseline", "--json").stdout)["baselines"]
+    assert [x["result"] for x in listed] == [b] and listed[0]["state"].startswith("completed")
+    assert run("baseline", b, "--clear").returncode == 0
+    assert json.loads(run("baseline", "--json").stdout)["baselines"] == []
+    assert run("baseline", b, "--clear").returncode == 2
+
+
+def test_check_bad_input_exits_2_and_writes_nothing(labtui_home, tmp_path):
+    a, _ = save_pair(labtui_home)
+    target = tmp_path / "target"
+    target.mkdir()
+    unknown = run("check", "--baseline", "no-such-id", "-t", str(target), "--yes")
+    assert unknown.returncode == 2 and "no-such-id" in unknown.stderr
+    none_marked = run("check", "-t", str(target), "--yes")
+    assert none_marked.returncode == 2 and "no baseline for" in none_marked.stderr
+    bad_engine = run("check", "--baseline", a, "-t", str(target), "-e", "nonesuch", "--yes")
+    assert bad_engine.returncode == 2 and "unknown engine" in bad_engine.stderr
+    bad_repeat = run("check", "--baseline", a, "-t", str(target), "--repeat", "0", "--yes")
+    assert bad_repeat.returncode == 2
+    assert list(target.iterdir()) == []
+    assert len(list((labtui_home / "results").iterdir())) == 2

@@ -1,0 +1,82 @@
+"""Exports: the CSV reads back (csv module) into exactly the JSON's numbers; Markdown tables parse."""
+
+import csv
+import io
+import json
+from dataclasses import replace
+
+import pytest
+from markdown_tables import tables
+from synthetic import READ, WRITE, run_result
+
+from labtui import export, markdown
+from labtui.compare import compare
+from labtui.compare_report import comparison_markdown
+from labtui.model import Step, StepResult
+
+
+def sample_results():
+    a = run_result("20261101-120000-aaaa", {READ: [53_859.3, 54_001.7], WRITE: [52_319.1, 52_400.9]},
+                   tags=("=cmd|' /C calc'!A0", "startech"))
+    cmd = Step("Extract archive", kind="command", command="zpaq x lab.zpaq", warmup=0.0)
+    b = run_result("20261101-130000-bbbb", {READ: [54_293.0]}, minutes=60)
+    b = replace(b, steps=b.steps + (StepResult(step=cmd, wall_seconds=600.25, exit_status=0, cpu_percent=12.5),))
+    return [a, b]
+
+
+def test_csv_parses_into_the_same_numbers_as_json():
+    results = sample_results()
+    data = json.loads(export.render(results, "json"))
+    rows = list(csv.DictReader(io.StringIO(export.render(results, "csv"), newline="")))
+    assert len(rows) == len(data["rows"]) == 6
+    assert list(rows[0]) == data["columns"]
+    numeric = 0
+    for csv_row, json_row in zip(rows, data["rows"]):
+        for column, value in json_row.items():
+            text = csv_row[column]
+            if value is None:
+                assert text == ""
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                assert float(text) == value, column
+                numeric += 1
+    assert numeric > 100
+    first = data["rows"][0]
+    assert first["iops"] == first["read_ios"] / first["measured_seconds"]
+
+
+def test_csv_is_spreadsheet_friendly():
+    text = export.render(sample_results(), "csv")
+    assert text.startswith("result_id,started_utc,status,")
+    assert "\r\n" in text  # RFC 4180 line ends
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert rows[0]["started_utc"] == "2026-11-01 12:00:00"
+    assert rows[0]["tags"].startswith("'=cmd")  # a cell that a spreadsheet would run as a formula is defused
+    command = rows[-1]
+    assert command["kind"] == "command" and command["iops"] == "" and command["wall_seconds"] == "600.25"
+
+
+def test_markdown_export_is_one_valid_table():
+    found = tables(export.render(sample_results(), "markdown"))
+    assert len(found) == 1 and len(found[0]) == 6
+    assert found[0][0]["IOPS"] == "53,859" and found[0][-1]["Wall s"] == "600.25"
+
+
+def test_comparison_markdown_parses_back():
+    a, b = sample_results()
+    text = comparison_markdown(compare([a, replace(b, engine=replace(b.engine, name="fio"))]))
+    found = tables(text)
+    results_table = found[0]
+    assert list(results_table[0]) == ["Step", "Metric", "A", "B", "B vs A", "Verdict"]
+    read_iops = results_table[0]
+    assert read_iops["Step"].startswith("Read 64K random") and read_iops["Metric"].startswith("IOPS")
+    assert read_iops["B vs A"].endswith("%")
+    assert any(row[""] == "engine" for row in found[1])  # the "what differs" table
+    assert "**Warning:** engines differ" in text
+
+
+def test_markdown_cells_escape_pipes_and_newlines():
+    text = markdown.table(["a|b", "c"], [["x|y", "two\nlines"]], [markdown.LEFT, markdown.RIGHT])
+    [[row]] = tables("\n" + text)
+    assert row == {"a|b": "x|y", "c": "two lines"}
+    with pytest.raises(ValueError):
+        markdown.table(["a"], [["1", "2"]])
