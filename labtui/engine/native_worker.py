@@ -156,10 +156,6 @@ def _region(cfg: dict) -> tuple[int, int]:
     return start, start + share * bs
 
 
-def _final(counts: dict, cfg: dict, measured: dict) -> dict:
-    return counts | {"block_size": cfg["block_size"], **measured}
-
-
 # --------------------------------------------------------------------------- kernel AIO
 
 
@@ -212,14 +208,17 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     stamp_positions = range(0, bs - 15, 4096)
 
     submit_ns = [0] * depth
-    is_write = [False] * depth
+    is_write = [0] * depth  # the direction of each slot's I/O: 0 read, 1 write
     # Offsets of the first `trace` submissions in order, for tests that check the access pattern.
     trace_left = cfg.get("trace", 0)
     trace: list[tuple[int, bool]] = []
     hist_r = array("q", bytes(8 * BUCKETS))
     hist_w = array("q", bytes(8 * BUCKETS))
-    live_view = live
-    r_ios = w_ios = r_lat = w_lat = 0
+    hists = (hist_r, hist_w)
+    # Cumulative per direction (index 0 read, 1 write), warm-up included; the measured figures
+    # are the difference of the snapshots taken at the two boundaries.
+    ios = [0, 0]
+    lat_sum = [0, 0]
     mins = [1 << 62, 1 << 62]
     maxs = [0, 0]
     snap_start = snap_end = None
@@ -236,53 +235,59 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     def publish(now: int) -> None:
         if os.getppid() != parent:  # orphaned: the parent died without stopping us
             control[C_STOP] = 1.0
-        live[R_IOS] = r_ios
-        live[W_IOS] = w_ios
-        live[R_LAT] = r_lat
-        live[W_LAT] = w_lat
+        live[R_IOS], live[W_IOS] = ios
+        live[R_LAT], live[W_LAT] = lat_sum
         live[BEAT] = now
         if latency:
-            live_view[HEADER : HEADER + BUCKETS] = hist_r
-            live_view[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
+            live[HEADER : HEADER + BUCKETS] = hist_r
+            live[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
 
     def snapshot() -> tuple:
-        return (r_ios, w_ios, r_lat, w_lat, bytes(hist_r), bytes(hist_w), list(mins), list(maxs))
-
-    # Prime the queue: every slot gets an I/O.
-    now = time.monotonic_ns()
-    for slot in range(depth):
-        w = wp == 100 or (wp > 0 and rnd() * 100 < wp)
-        if seq:
-            off = pos
-            pos += bs
-            if pos >= seq_end:
-                pos = seq_start
-        else:
-            off = int(rnd() * nblocks) * bs
-        base = slot * 8
-        iq[base + 2] = write_word if w else read_word
-        iq[base + 5] = off
-        is_write[slot] = w
-        if w:
-            b0 = slot * stride
-            writes_done += 1
-            for p in stamp_positions:
-                stamp(bufview, b0 + p, off + p, nonce + writes_done)
-        if trace_left:
-            trace.append((off, w))
-            trace_left -= 1
-        submit_ns[slot] = time.monotonic_ns()
-        if syscall(io_submit, c_ctx, 1, slot_ptrs[slot]) != 1:
-            err = ctypes.get_errno()
-            raise OSError(err, f"io_submit failed: {os.strerror(err)}")
-    inflight = depth
-    last_publish = now
-    stopping = False
-    error = None
+        return (ios[0], ios[1], lat_sum[0], lat_sum[1], bytes(hist_r), bytes(hist_w), list(mins), list(maxs))
 
     mono = time.monotonic_ns
     submit = syscall
-    while inflight:
+    free = list(range(depth))  # slots with no I/O in flight: all of them at first
+    inflight = 0
+    last_publish = mono()
+    stopping = False
+    error = None
+    # The hot loop is written out inline (no helper calls per I/O): at 4K and QD32 every
+    # hundred nanoseconds of Python per I/O costs IOPS.
+    while True:
+        if not stopping:
+            for slot in free:
+                w = 1 if wp == 100 or (wp > 0 and rnd() * 100 < wp) else 0
+                if seq:
+                    off = pos
+                    pos += bs
+                    if pos >= seq_end:
+                        pos = seq_start
+                else:
+                    off = int(rnd() * nblocks) * bs
+                base = slot * 8
+                iq[base + 2] = write_word if w else read_word
+                iq[base + 5] = off
+                is_write[slot] = w
+                if w:
+                    b0 = slot * stride
+                    writes_done += 1
+                    for p in stamp_positions:
+                        stamp(bufview, b0 + p, off + p, nonce + writes_done)
+                if trace_left:
+                    trace.append((off, bool(w)))
+                    trace_left -= 1
+                submit_ns[slot] = mono()
+                if submit(io_submit, c_ctx, 1, slot_ptrs[slot]) == 1:
+                    inflight += 1
+                else:
+                    err = ctypes.get_errno()
+                    error = error or (err, os.strerror(err))
+                    stopping = True
+                    break
+        free.clear()
+        if not inflight:
+            break
         got = syscall(io_getevents, c_ctx, 1, depth, events, p_timeout)
         now = mono()
         if got < 0:
@@ -293,8 +298,8 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
         if snap_start is None and now >= t_measure:
             snap_start = snapshot()
             cpu_start = time.process_time()
-            mins = [1 << 62, 1 << 62]
-            maxs = [0, 0]
+            mins[:] = [1 << 62, 1 << 62]
+            maxs[:] = [0, 0]
         if snap_end is None and now >= t_end:
             snap_end = snapshot()
             cpu_end = time.process_time()
@@ -312,62 +317,20 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
                 stopping = True
                 continue
             lat = now - submit_ns[slot]
-            if is_write[slot]:
-                w_ios += 1
-                w_lat += lat
-                if latency:
-                    if lat < 128:
-                        hist_w[lat if lat > 0 else 0] += 1
-                    else:
-                        shift = lat.bit_length() - SUB_BITS
-                        hist_w[(shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1] += 1
-                    if lat < mins[1]:
-                        mins[1] = lat
-                    if lat > maxs[1]:
-                        maxs[1] = lat
-            else:
-                r_ios += 1
-                r_lat += lat
-                if latency:
-                    if lat < 128:
-                        hist_r[lat if lat > 0 else 0] += 1
-                    else:
-                        shift = lat.bit_length() - SUB_BITS
-                        hist_r[(shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1] += 1
-                    if lat < mins[0]:
-                        mins[0] = lat
-                    if lat > maxs[0]:
-                        maxs[0] = lat
-            if stopping:
-                continue
-            w = wp == 100 or (wp > 0 and rnd() * 100 < wp)
-            if seq:
-                off = pos
-                pos += bs
-                if pos >= seq_end:
-                    pos = seq_start
-            else:
-                off = int(rnd() * nblocks) * bs
-            base = slot * 8
-            iq[base + 2] = write_word if w else read_word
-            iq[base + 5] = off
-            is_write[slot] = w
-            if w:
-                b0 = slot * stride
-                writes_done += 1
-                for p in stamp_positions:
-                    stamp(bufview, b0 + p, off + p, nonce + writes_done)
-            if trace_left:
-                trace.append((off, w))
-                trace_left -= 1
-            submit_ns[slot] = mono()
-            if submit(io_submit, c_ctx, 1, slot_ptrs[slot]) == 1:
-                inflight += 1
-            else:
-                err = ctypes.get_errno()
-                if error is None:
-                    error = (err, os.strerror(err))
-                stopping = True
+            d = is_write[slot]
+            ios[d] += 1
+            lat_sum[d] += lat
+            if latency:
+                if lat < 128:
+                    hists[d][lat if lat > 0 else 0] += 1
+                else:
+                    shift = lat.bit_length() - SUB_BITS
+                    hists[d][(shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1] += 1
+                if lat < mins[d]:
+                    mins[d] = lat
+                if lat > maxs[d]:
+                    maxs[d] = lat
+            free.append(slot)
         if now - last_publish >= PUBLISH_NS:
             publish(now)
             last_publish = now
@@ -531,7 +494,6 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
     cpu_end = None
     for t in threads:
         t.start()
-    live_view = live
     while any(t.is_alive() for t in threads):
         time.sleep(PUBLISH_NS / 1e9)
         now = time.monotonic_ns()
@@ -541,8 +503,8 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
             cpu_end = time.process_time()
         if control[C_STOP] or os.getppid() != parent:
             stop.set()
-        _publish_threads(live, live_view, live_stats, live_hist_r, live_hist_w, latency, now)
-    _publish_threads(live, live_view, live_stats, live_hist_r, live_hist_w, latency, time.monotonic_ns())
+        _publish_threads(live, live_stats, live_hist_r, live_hist_w, latency, now)
+    _publish_threads(live, live_stats, live_hist_r, live_hist_w, latency, time.monotonic_ns())
     cpu_end = cpu_end if cpu_end is not None else time.process_time()
     cpu_start = cpu_start if cpu_start is not None else cpu_end
     total = _ThreadStats()
@@ -571,15 +533,15 @@ def _threads_loop(cfg: dict, control, live, fd: int) -> dict:
     return result
 
 
-def _publish_threads(live, live_view, stats, hist_r, hist_w, latency: bool, now: int) -> None:
+def _publish_threads(live, stats, hist_r, hist_w, latency: bool, now: int) -> None:
     live[R_IOS] = sum(s.r_ios for s in stats)
     live[W_IOS] = sum(s.w_ios for s in stats)
     live[R_LAT] = sum(s.r_lat for s in stats)
     live[W_LAT] = sum(s.w_lat for s in stats)
     live[BEAT] = now
     if latency:
-        live_view[HEADER : HEADER + BUCKETS] = hist_r
-        live_view[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
+        live[HEADER : HEADER + BUCKETS] = hist_r
+        live[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
 
 
 if __name__ == "__main__":
