@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from labtui.errors import ValidationError
+from labtui.params import BUILTIN_NAMES, SHELL_FIELDS, TEMPLATE_FIELDS, Param, check_template
 from labtui.units import format_duration, format_size, parse_duration, parse_size
 
 SCHEMA = 1
@@ -35,8 +36,8 @@ SECTOR = 512
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 # Keys that mean something for one kind of step only: the other kind would silently ignore them.
-IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "cache", "latency")
-COMMAND_KEYS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches")
+IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup", "cache", "latency")
+COMMAND_KEYS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires")
 
 
 def _unknown_key(key: Any, known: Any, where: str) -> ValidationError:
@@ -66,12 +67,14 @@ class Step:
     cache: str = "off"
     latency: bool = True
     # kind = "command": time a shell command instead of generating I/O.
-    command: str = ""
-    workdir: str = ""
-    setup: str = ""
-    cleanup: str = ""
-    timeout: float = 3600.0
-    drop_caches: bool = False
+    command: str = ""  # run with /bin/sh -c; {name} placeholders (labtui.params)
+    workdir: str = ""  # where it runs; relative to the target directory, which is the default
+    setup: str = ""  # run before, untimed; its failure fails the step
+    cleanup: str = ""  # run after, untimed, whatever happened
+    timeout: float = 3600.0  # the command is stopped (its whole process group) past this
+    drop_caches: bool = False  # drop the page cache before the command (needs root)
+    sync: bool = True  # flush the file systems when the command ends, inside the timed window
+    requires: tuple[str, ...] = ()  # programs that must be installed (checked before the run)
 
     @property
     def is_io(self) -> bool:
@@ -124,9 +127,11 @@ class Step:
                 data["setup"] = self.setup
             if self.cleanup:
                 data["cleanup"] = self.cleanup
+            if self.requires:
+                data["requires"] = list(self.requires)
             data["timeout"] = format_duration(self.timeout)
             data["drop_caches"] = self.drop_caches
-            data["warmup"] = format_duration(self.warmup)
+            data["sync"] = self.sync
             data["cooldown"] = format_duration(self.cooldown)
             return data
         data.update(
@@ -174,7 +179,7 @@ class Step:
         for key in ("write_percent", "threads", "outstanding"):
             if key in data:
                 values[key] = _int(data[key], f"{where}.{key}")
-        for key in ("latency", "drop_caches"):
+        for key in ("latency", "drop_caches", "sync"):
             if key in data:
                 if not isinstance(data[key], bool):
                     raise ValidationError(f"must be true or false, got {data[key]!r}", f"{where}.{key}")
@@ -184,6 +189,11 @@ class Step:
                 if not isinstance(data[key], str):
                     raise ValidationError(f"must be a string, got {data[key]!r}", f"{where}.{key}")
                 values[key] = data[key]
+        if "requires" in data:
+            programs = data["requires"]
+            if not isinstance(programs, list) or not all(isinstance(p, str) for p in programs):
+                raise ValidationError(f"must be a list of program names, got {programs!r}", f"{where}.requires")
+            values["requires"] = tuple(programs)
         step = cls(**values)
         if check:
             step.validate(where)
@@ -203,6 +213,9 @@ class Step:
                 raise ValidationError("a command step needs a command", f"{where}.command")
             if self.timeout <= 0:
                 raise ValidationError("the time limit must be greater than zero", f"{where}.timeout")
+            for program in self.requires:
+                if not program.strip() or any(c.isspace() for c in program):
+                    raise ValidationError(f"{program!r} is not a program name", f"{where}.requires")
             return
         if self.pattern not in PATTERNS:
             raise ValidationError(f"pattern must be random or sequential, got {self.pattern!r}", f"{where}.pattern")
@@ -256,6 +269,8 @@ class Profile:
     free_space_margin: int = 1024**3
     repeat: int = 1
     steps: tuple[Step, ...] = ()
+    # Values the person supplies at run time (`--param name=value`), used as {name} in command steps.
+    params: tuple[Param, ...] = ()
     # Where it came from: "builtin", "user" or a file path. Not part of the file's contents.
     origin: str = field(default="user", compare=False)
 
@@ -282,27 +297,31 @@ class Profile:
         """How long the steps take, warm-ups and cool-downs included (not the file preparation)."""
         total = 0.0
         for step in self.steps:
-            run = step.duration if step.is_io else 0.0
-            total += (run + step.warmup + step.cooldown) * self.repeat
+            # A command takes as long as it takes: only its cool-down is known in advance.
+            run = step.duration + step.warmup if step.is_io else 0.0
+            total += (run + step.cooldown) * self.repeat
         return total
 
     def to_toml(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "file_size": format_size(self.file_size),
             "free_space_margin": format_size(self.free_space_margin),
             "repeat": self.repeat,
-            "steps": [s.to_toml() for s in self.steps],
         }
+        if self.params:
+            data["params"] = {p.name: p.to_toml() for p in self.params}
+        data["steps"] = [s.to_toml() for s in self.steps]
+        return data
 
     @classmethod
     def from_toml(cls, data: Any, origin: str = "user", *, check: bool = True) -> Profile:
         """Read a profile table; `check=False` keeps foreign workloads (imports) as they were."""
         if not isinstance(data, dict):
             raise ValidationError("a profile must be a table")
-        known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "steps", "schema"}
+        known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "params", "steps", "schema"}
         for key in data:
             if key not in known:
                 raise _unknown_key(key, known - {"schema"}, "")
@@ -316,6 +335,10 @@ class Profile:
         if not isinstance(steps_data, list) or not steps_data:
             raise ValidationError("the profile needs at least one [[steps]] table", "steps")
         steps = tuple(Step.from_toml(s, f"steps[{i + 1}]", check=check) for i, s in enumerate(steps_data))
+        params_data = data.get("params", {})
+        if not isinstance(params_data, dict):
+            raise ValidationError("parameters are tables such as [params.archive]", "params")
+        params = tuple(Param.from_toml(name, value) for name, value in params_data.items())
         # A key left out takes the dataclass default, so a file and Profile(...) mean the same.
         profile = cls(
             name=name,
@@ -327,6 +350,7 @@ class Profile:
             ),
             repeat=_int(data.get("repeat", cls.repeat), "repeat"),
             steps=steps,
+            params=params,
             origin=origin,
         )
         if check:
@@ -348,6 +372,25 @@ class Profile:
             raise ValidationError("the profile needs at least one step", "steps")
         for i, step in enumerate(self.steps):
             step.validate(f"steps[{i + 1}]", self.file_size if step.is_io else None)
+        self._validate_params()
+
+    def _validate_params(self) -> None:
+        """Every placeholder is declared (or built in), and every declared parameter is used."""
+        names = [p.name for p in self.params]
+        for param in self.params:
+            param.validate()
+            if names.count(param.name) > 1:
+                raise ValidationError("declared twice", f"params.{param.name}")
+        used: set[str] = set()
+        for i, step in enumerate(self.steps):
+            if step.is_io:
+                continue
+            for key in TEMPLATE_FIELDS:
+                used |= check_template(getattr(step, key), (*names, *BUILTIN_NAMES), f"steps[{i + 1}].{key}",
+                                       shell=key in SHELL_FIELDS)
+        for name in names:
+            if name not in used:
+                raise ValidationError(f"no step uses {{{name}}} (a typo in a step?)", f"params.{name}")
 
     def with_overrides(
         self, *, duration: float | None = None, file_size: int | None = None, repeat: int | None = None
@@ -542,6 +585,18 @@ class StepResult:
     def name(self) -> str:
         return self.step.name
 
+    @property
+    def peak_mib_s(self) -> float | None:
+        """The busiest interval's MiB/s (both directions); None without samples.
+
+        Only intervals at least half as long as the longest count: the last one of a command
+        step ends when the command does and may be a few milliseconds long, too short to mean much.
+        """
+        if not self.samples:
+            return None
+        longest = max(s.seconds for s in self.samples)
+        return max((s.mib_s for s in self.samples if s.seconds >= longest / 2), default=None)
+
 
 @dataclass(frozen=True)
 class RunResult:
@@ -559,6 +614,7 @@ class RunResult:
     source_file: str | None = None  # the imported file's name
     error: str | None = None  # why a run failed or was aborted
     warnings: tuple[str, ...] = ()
+    params: dict[str, str] = field(default_factory=dict)  # the profile parameters' values in this run
     schema: int = SCHEMA
 
     @property

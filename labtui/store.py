@@ -181,7 +181,7 @@ def _dataclass_to_plain(value: Any, skip: tuple[str, ...] = ()) -> dict[str, Any
         if f.name in skip:
             continue
         item = getattr(value, f.name)
-        if item is None:
+        if item is None or (isinstance(item, dict) and not item):
             continue
         data[f.name] = _to_plain(item)
     return data
@@ -229,6 +229,11 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
         if value is None:
             return None
         return _from_plain(options[0], value, where)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"{where}: expected a table")
+        key_hint, item_hint = typing.get_args(hint)
+        return {_from_plain(key_hint, k, where): _from_plain(item_hint, v, f"{where}.{k}") for k, v in value.items()}
     if origin is tuple:
         if not isinstance(value, list):
             raise ValueError(f"{where}: expected a list")
@@ -360,6 +365,7 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         if s.step.kind == "command":
             entry["wall_seconds"] = s.wall_seconds
             entry["exit_status"] = s.exit_status
+            entry["peak_mib_s"] = s.peak_mib_s
             if s.output_tail:
                 entry["output_tail"] = s.output_tail
         steps.append(entry)
@@ -377,6 +383,7 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         "host": _dataclass_to_plain(result.host),
         "target": _dataclass_to_plain(result.target) | {"pcie_link": result.target.pcie_link},
         "tags": list(result.tags),
+        "params": dict(result.params),
         "warnings": list(result.warnings),
         "steps": steps,
     }
@@ -641,7 +648,7 @@ def _builtin_profiles() -> tuple[Profile, ...]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".toml"):
             profiles.append(parse_profile_text(entry.read_text(encoding="utf-8"), f"built-in {entry.name}", "builtin"))
-    order = ["quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme"]
+    order = ["quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract"]
     return tuple(sorted(profiles, key=lambda p: (order.index(p.name) if p.name in order else len(order), p.name)))
 
 

@@ -31,6 +31,7 @@ from labtui.model import (
     TargetInfo,
     new_result_id,
 )
+from labtui.params import BUILTIN_NAMES, PARAM_TYPES, Param
 from labtui.units import MICROS
 
 TOML_INT = st.integers(min_value=0, max_value=2**63 - 1)
@@ -71,6 +72,12 @@ def io_steps(draw, *, valid: bool = True) -> Step:
     )
 
 
+program_names = st.from_regex(r"\A[A-Za-z0-9._/+-]{1,20}\Z")
+param_names = st.from_regex(r"\A[A-Za-z_][A-Za-z0-9_]{0,15}\Z").filter(lambda n: n not in BUILTIN_NAMES)
+params = st.builds(Param, name=param_names, description=text, default=st.none() | text,
+                   type=st.sampled_from(PARAM_TYPES))
+
+
 @st.composite
 def command_steps(draw) -> Step:
     return Step(
@@ -82,7 +89,8 @@ def command_steps(draw) -> Step:
         cleanup=draw(text),
         timeout=draw(durations()),
         drop_caches=draw(st.booleans()),
-        warmup=draw(durations(min_micros=0)),
+        sync=draw(st.booleans()),
+        requires=tuple(draw(st.lists(program_names, max_size=3))),
         cooldown=draw(durations(min_micros=0)),
     )
 
@@ -104,6 +112,8 @@ def profiles(draw, *, valid: bool = True) -> Profile:
         free_space_margin=draw(st.integers(min_value=0, max_value=2**50)),
         repeat=draw(st.integers(1, MAX_REPEAT)),
         steps=chosen,
+        # A valid profile uses every parameter it declares; the round trips only need them kept.
+        params=() if valid else tuple(draw(st.lists(params, max_size=3, unique_by=lambda p: p.name))),
     )
 
 
@@ -170,4 +180,5 @@ def run_results(draw, *, ids=None) -> RunResult:
         source_file=draw(maybe_text),
         error=draw(maybe_text),
         warnings=tuple(draw(st.lists(text, max_size=3))),
+        params=draw(st.dictionaries(param_names, text, max_size=3)),
     )

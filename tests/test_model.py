@@ -185,6 +185,31 @@ def command_step(**changes):
     return {k: v for k, v in data.items() if v is not DROP}
 
 
+def test_a_command_step_round_trips_with_its_own_keys_only():
+    data = command_step(setup="mkdir -p x", cleanup="rm -rf x", requires=["zpaq"], drop_caches=True, sync=False,
+                        cooldown="1s")
+    step = Profile.from_toml(profile_data(steps=[data])).steps[0]
+    assert (step.requires, step.drop_caches, step.sync, step.cooldown) == (("zpaq",), True, False, 1.0)
+    assert step.to_toml() == data | {"timeout": "10m"}
+    assert Step(name="x", kind="command", command="true").sync  # flushed inside the timed window by default
+
+
+def test_a_command_takes_as_long_as_it_takes():
+    profile = Profile(name="p", steps=(Step(name="c", kind="command", command="true", cooldown=3.0),
+                                       Step(name="io", duration=10.0, warmup=2.0)), repeat=2)
+    assert profile.planned_seconds == 2 * (3.0 + 12.0)
+
+
+def test_peak_mib_s_ignores_a_short_last_interval():
+    from labtui.model import StepResult
+
+    samples = (Sample(t=1, seconds=1.0, write_bytes=100 * MIB), Sample(t=2, seconds=1.0, write_bytes=300 * MIB),
+               Sample(t=2.01, seconds=0.01, write_bytes=10 * MIB))
+    result = StepResult(step=Step(name="c", kind="command", command="true"), samples=samples)
+    assert result.peak_mib_s == 300.0
+    assert StepResult(step=result.step).peak_mib_s is None
+
+
 def test_a_command_step_reads_and_validates():
     profile = Profile.from_toml(profile_data(steps=[command_step(workdir="/tmp", setup="mkdir -p x")]))
     step = profile.steps[0]
@@ -203,6 +228,10 @@ def test_a_command_step_reads_and_validates():
         ({"timeout": "0s"}, "steps[1].timeout", "greater than zero"),
         ({"block_size": "4K"}, "steps[1].block_size", "'block_size' does not apply to a step of kind 'command'"),
         ({"threads": 2}, "steps[1].threads", "does not apply"),
+        ({"warmup": "2s"}, "steps[1].warmup", "'warmup' does not apply to a step of kind 'command'"),
+        ({"requires": "zpaq"}, "steps[1].requires", "must be a list of program names"),
+        ({"requires": ["zpaq x"]}, "steps[1].requires", "is not a program name"),
+        ({"sync": "yes"}, "steps[1].sync", "must be true or false"),
     ],
 )
 def test_command_step_errors(changes, field, reason):

@@ -1,0 +1,127 @@
+"""Profile parameters: declaration, placeholders, shell quoting, resolution of --param values."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from labtui.errors import ValidationError
+from labtui.model import Profile
+from labtui.params import Param, expand, parse_assignments, placeholders, resolve
+
+
+def profile_data(params=None, **step):
+    data = {
+        "name": "cmd",
+        "params": {"archive": {"description": "the archive"}} if params is None else params,
+        "steps": [{"name": "Extract", "kind": "command", "command": "zpaq x {archive} -to {scratch}"} | step],
+    }
+    return data
+
+
+def rejected(data) -> ValidationError:
+    with pytest.raises(ValidationError) as info:
+        Profile.from_toml(data)
+    return info.value
+
+
+def test_a_parameter_is_declared_as_a_table_and_round_trips():
+    profile = Profile.from_toml(profile_data({"archive": {"description": "the archive", "type": "file"},
+                                              "level": {"default": "1"}},
+                                             command="zpaq x {archive} -to {scratch} -method {level}"))
+    assert profile.params == (Param("archive", "the archive", None, "file"), Param("level", "", "1", "text"))
+    assert [p.required for p in profile.params] == [True, False]
+    assert Profile.from_toml(profile.to_toml()) == profile
+    assert profile.to_toml()["params"] == {"archive": {"description": "the archive", "type": "file"},
+                                           "level": {"description": "", "default": "1"}}
+
+
+@pytest.mark.parametrize(
+    "data, field, reason",
+    [
+        (profile_data(command="zpaq x {archiv}"), "steps[1].command", "unknown placeholder {archiv} (did you mean {archive}?)"),
+        (profile_data(cleanup="rm -rf {scrach}"), "steps[1].cleanup", "did you mean {scratch}?"),
+        (profile_data(workdir="{nowhere}"), "steps[1].workdir", "unknown placeholder {nowhere}"),
+        (profile_data(command="zpaq x '{archive}'"), "steps[1].command", "remove the quotes around {archive}"),
+        (profile_data(setup='ls "{archive}"', command="true {archive}"), "steps[1].setup", "remove the quotes"),
+        (profile_data(command="zpaq x backup.zpaq"), "params.archive", "no step uses {archive}"),
+        (profile_data({"archive": "the archive"}), "params.archive", "a parameter is a table"),
+        (profile_data({"archive": {"descripton": "x"}}), "params.archive", "did you mean 'description'?"),
+        (profile_data({"archive": {"default": 3}}), "params.archive.default", "must be a string"),
+        (profile_data({"archive": {"type": "path"}}), "params.archive.type", "file, directory"),
+        (profile_data({"target": {}}, command="ls {target}"), "params.target", "built in"),
+        (profile_data({"2nd": {}}, command="ls"), "params.2nd", "not starting with a digit"),
+        (profile_data(["archive"]), "params", "tables such as [params.archive]"),
+    ],
+)
+def test_parameter_errors_name_their_field(data, field, reason):
+    error = rejected(data)
+    assert error.field == field and reason in error.reason, str(error)
+
+
+def test_shell_text_that_is_not_a_placeholder_passes_through():
+    text = "echo ${HOME} $(date) {a,b} {{archive}} | awk '{print $1}' {archive}"
+    assert placeholders(text) == ["archive"]
+    out = expand(text, {"archive": "my file.zpaq"}, shell=True)
+    assert out == "echo ${HOME} $(date) {a,b} {archive} | awk '{print $1}' 'my file.zpaq'"
+    Profile.from_toml(profile_data(command=text))  # declared and used: valid
+
+
+@given(st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\0"), min_size=1, max_size=40))
+def test_a_value_reaches_the_command_as_one_word_whatever_it_holds(value):
+    command = expand("printf '%s\\n' {archive} {archive}", {"archive": value}, shell=True)
+    assert shlex.split(command)[2:] == [value, value]
+
+
+def test_a_path_with_spaces_and_quotes_survives_a_real_shell(tmp_path):
+    weird = tmp_path / "it's a \"dir\" $HOME"
+    weird.mkdir()
+    command = expand("ls -d {archive}", {"archive": str(weird)}, shell=True)
+    out = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(weird)
+
+
+def test_workdir_takes_the_plain_value():
+    assert expand("{target}/sub {x}", {"target": "/a b", "x": "c'd"}, shell=False) == "/a b/sub c'd"
+
+
+def test_parse_assignments():
+    assert parse_assignments(["archive=/x=y.zpaq", "level=3", "level=3"]) == {"archive": "/x=y.zpaq", "level": "3"}
+    for bad, reason in ((["archive"], "NAME=VALUE"), (["=x"], "NAME=VALUE"), (["a=1", "a=2"], "given twice")):
+        with pytest.raises(ValidationError, match=reason):
+            parse_assignments(bad)
+
+
+def test_resolve_fills_defaults_checks_files_and_makes_them_absolute(tmp_path):
+    archive = tmp_path / "a b.zpaq"
+    archive.write_bytes(b"x")
+    declared = [Param("archive", "the archive", type="file"), Param("level", default="1"),
+                Param("out", type="directory", default=".")]
+    values = resolve(declared, {"archive": "a b.zpaq"}, "profile p", cwd=str(tmp_path))
+    assert values == {"archive": str(archive), "level": "1", "out": str(tmp_path)}
+
+
+@pytest.mark.parametrize(
+    "given_values, reason",
+    [
+        ({}, "profile p needs --param archive=PATH: the archive"),
+        ({"archiv": "x"}, "has no parameter 'archiv' (did you mean 'archive'? it takes archive, level)"),
+        ({"archive": "missing.zpaq"}, "no such file: "),
+        ({"archive": "."}, "is a directory, not a file"),
+        ({"archive": " "}, "empty"),
+    ],
+)
+def test_resolve_errors(tmp_path, given_values, reason):
+    declared = [Param("archive", "the archive", type="file"), Param("level", default="1")]
+    with pytest.raises(ValidationError) as info:
+        resolve(declared, given_values, "profile p", cwd=str(tmp_path))
+    assert reason in str(info.value)
+
+
+def test_a_profile_without_parameters_refuses_any():
+    with pytest.raises(ValidationError, match="takes no parameters"):
+        resolve([], {"x": "1"}, "profile quick-sanity")
