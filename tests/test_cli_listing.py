@@ -55,18 +55,24 @@ def test_disks_table_shows_the_root_disk(labtui_home, capsys):
 # --------------------------------------------------------------------------- profiles
 
 
-def test_profiles_json_lists_the_five_with_their_steps(labtui_home, capsys):
+def test_profiles_json_lists_the_builtins_with_their_steps(labtui_home, capsys):
     code, out, _ = cli(capsys, "profiles", "--json")
     assert code == 0
     data = json.loads(out)
     assert data["broken"] == []
     assert [p["name"] for p in data["profiles"]] == [
-        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme"]
+        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract"]
     for profile in data["profiles"]:
-        assert profile["origin"] == "builtin" and profile["steps"] and profile["planned_seconds"] > 0
+        assert profile["origin"] == "builtin" and profile["steps"]
         for step in profile["steps"]:
+            if step.get("kind") == "command":
+                assert {"name", "command", "timeout"} <= set(step)
+                continue
+            assert profile["planned_seconds"] > 0
             assert {"name", "block_size", "pattern", "write_percent", "threads", "outstanding", "duration",
                     "cache", "latency"} <= set(step)
+    zpaq = data["profiles"][-1]
+    assert zpaq["params"] == {"archive": {"description": zpaq["params"]["archive"]["description"], "type": "file"}}
 
 
 def test_profiles_table_and_one_profile(labtui_home, capsys):

@@ -1,4 +1,4 @@
-"""The five built-in profiles say exactly what issue 2 specifies (DiskSpd / CrystalDiskMark sets)."""
+"""The built-in profiles say exactly what issues 2 and 9 specify (DiskSpd / CrystalDiskMark sets, zpaq-extract)."""
 
 import pytest
 
@@ -18,13 +18,27 @@ def shape(step: Step) -> tuple:
             step.cache, step.latency)
 
 
-def test_the_five_builtins_in_a_stable_order():
+def test_the_builtins_in_a_stable_order():
     assert [p.name for p in builtin_profiles()] == [
-        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme"]
+        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract"]
     for profile in builtin_profiles():
         profile.validate()
         assert profile.origin == "builtin" and profile.title and profile.description and profile.repeat == 1
-        assert all(s.kind == "io" and s.cooldown == 0 for s in profile.steps)
+        assert all(s.cooldown == 0 for s in profile.steps)
+        assert all(s.kind == "io" for s in profile.steps) or profile.name == "zpaq-extract"
+
+
+def test_zpaq_extract_extracts_the_named_archive_into_a_scratch_directory_and_removes_it():
+    zpaq = by_name()["zpaq-extract"]
+    assert not zpaq.needs_test_file
+    (param,) = zpaq.params
+    assert (param.name, param.type, param.required) == ("archive", "file", True)
+    (step,) = zpaq.steps
+    assert step.kind == "command" and step.requires == ("zpaq",)
+    # zpaq 7.15: "x" extracts, "-to DIR" puts the whole tree under DIR (absolute paths included).
+    assert step.command == "zpaq x {archive} -to {scratch}"
+    assert step.cleanup == "rm -rf {scratch}"
+    assert step.drop_caches and step.sync and step.timeout >= 3600
 
 
 def test_configmgr_sql_is_the_diskspd_lab_workload():

@@ -20,7 +20,7 @@ import psutil
 
 from labtui.engine.events import Event
 from labtui.errors import LabtuiError
-from labtui.model import Step
+from labtui.model import Step, StepResult
 
 
 class EngineUnavailable(LabtuiError):
@@ -51,8 +51,8 @@ class Engine(ABC):
     """One way of generating I/O for a step: native, fio, DiskSpd."""
 
     name: ClassVar[str]
-    # Engines that cannot run `command` steps leave those to the command runner.
-    handles_commands: ClassVar[bool] = False
+    # What a step that was cancelled had measured, for the aborted result (None: nothing useful).
+    partial_result: StepResult | None = None
 
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
         self.settings = settings or {}

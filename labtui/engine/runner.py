@@ -20,6 +20,7 @@ from typing import Any, AsyncIterator
 
 from labtui.engine import devices, guard
 from labtui.engine.base import Engine, Job, get_engine
+from labtui.engine.command import CommandEngine
 from labtui.engine.events import (
     Event,
     PrepareProgress,
@@ -32,6 +33,7 @@ from labtui.engine.events import (
 from labtui.engine.testfile import drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import EngineInfo, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
+from labtui.params import resolve
 from labtui.units import format_size, human_size
 
 _END = object()
@@ -45,7 +47,7 @@ class RunOptions:
     tags: tuple[str, ...] = ()
     keep_file: bool = False
     interval: float = 1.0  # seconds between live samples
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)  # profile parameters as given (--param name=value)
     # For a raw block device target: the device the person named to confirm its destruction.
     destroy_data: str | None = None
 
@@ -74,11 +76,14 @@ class Runner:
         load_settings = getattr(store, "load_settings", None)
         settings = {**(load_settings() if callable(load_settings) else {}), **self.options.engine_settings}
         self.engine: Engine = get_engine(self.options.engine, settings)
+        self.commands: CommandEngine | None = None  # runs the command steps, once parameters are resolved
+        self.params: dict[str, str] = {}  # every parameter's value for this run (defaults included)
         self.run_id = new_result_id()
         self.plan: Plan | None = None
         self.result: RunResult | None = None
         self.saved_path: Path | None = None
         self._warnings: list[str] = []
+        self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
         self._cancel_prepare = threading.Event()
 
     # ------------------------------------------------------------------ preflight
@@ -88,6 +93,8 @@ class Runner:
         if self.plan is not None:
             return self.plan
         self.profile.validate()
+        self.params = resolve(self.profile.params, self.options.params, f"profile {self.profile.name}")
+        self.commands = CommandEngine(self.engine.settings, self.params)
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
         if devices.is_block_device(path):
             # The safety guard speaks first: refusing a destructive write matters more than a
@@ -98,6 +105,11 @@ class Runner:
             return self.plan
         if self.profile.needs_test_file:
             self.engine.check_available()
+        command_steps = [(i, s) for i, s in enumerate(self.profile.steps) if not s.is_io]
+        if command_steps:
+            self.commands.check_available()
+            for i, step in command_steps:
+                self.commands.check_step(step, path, f"steps[{i + 1}]")
         if path.exists() and not path.is_dir():
             kind = "a file" if path.is_file() else "not a directory"
             raise LabtuiError(f"{path} exists and is {kind}: give a directory (labtui creates its own test file there)")
@@ -121,9 +133,11 @@ class Runner:
         free = st.f_bavail * st.f_frsize
         need = self.profile.free_space_margin + (self.profile.file_size if self.profile.needs_test_file else 0)
         if free < need:
+            parts = f"margin {format_size(self.profile.free_space_margin)}"
+            if self.profile.needs_test_file:
+                parts = f"test file {format_size(self.profile.file_size)} + {parts}"
             raise LabtuiError(
-                f"not enough free space in {existing}: the run needs {human_size(need)} "
-                f"(test file {format_size(self.profile.file_size)} + margin {format_size(self.profile.free_space_margin)}), "
+                f"not enough free space in {existing}: the run needs {human_size(need)} ({parts}), "
                 f"{human_size(free)} is free"
             )
         target = devices.target_info(path)
@@ -196,7 +210,11 @@ class Runner:
 
     async def _run(self, plan: Plan, emit) -> None:
         started = now()
-        engine_info = EngineInfo(self.engine.name, self.engine.version())
+        # A profile of command steps only runs no I/O engine: say so rather than name an idle one.
+        if self.profile.needs_test_file:
+            engine_info = EngineInfo(self.engine.name, self.engine.version())
+        else:
+            engine_info = EngineInfo(CommandEngine.name)
         steps_total = len(self.profile.steps) * self.profile.repeat
         emit(RunStarted(self.run_id, self.profile, plan.target, engine_info, steps_total, self.profile.planned_seconds))
         results: list[StepResult] = []
@@ -226,6 +244,8 @@ class Runner:
         except asyncio.CancelledError:
             cancelled = True
             status, error = "aborted", "cancelled by the user"
+            if self._aborted_step is not None:
+                results.append(self._aborted_step)
             raise
         except (LabtuiError, OSError, InterruptedError) as exc:
             status, error = "failed", _reason(exc)
@@ -246,6 +266,7 @@ class Runner:
                 tags=tuple(self.options.tags),
                 error=error,
                 warnings=tuple(self._warnings),
+                params=dict(self.params),
             )
             self.result, self.saved_path = self.store.save_result(result)
             if not cancelled:
@@ -309,10 +330,10 @@ class Runner:
             interval=self.options.interval,
             workdir=plan.directory,
             disk=plan.target.disk,
-            params=dict(self.options.params),
+            params=dict(self.params),
         )
         engine = self._engine_for(step)
-        command_line = engine.command_line(step, job.path, job.file_size) if step.is_io else step.command
+        command_line = engine.command_line(step, job.path, job.file_size)
         emit(StepStarted(index, total, step, repetition, command_line))
         finished: StepResult | None = None
         try:
@@ -322,6 +343,9 @@ class Runner:
                 elif isinstance(event, RunWarning) and event.message not in self._warnings:
                     self._warnings.append(event.message)
                 emit(event)
+        except asyncio.CancelledError:
+            self._aborted_step = engine.partial_result
+            raise
         except (LabtuiError, OSError) as exc:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
                                   error=_reason(exc))
@@ -333,9 +357,10 @@ class Runner:
         return finished
 
     def _engine_for(self, step: Step) -> Engine:
-        if step.is_io or self.engine.handles_commands:
+        if step.is_io:
             return self.engine
-        return get_engine("command") if "command" in _registered() else self.engine
+        assert self.commands is not None  # made by preflight
+        return self.commands
 
     def _cleanup(self, plan: Plan) -> None:
         self._cancel_prepare.set()
@@ -348,12 +373,6 @@ class Runner:
         for directory in reversed(plan.created_dirs):
             with contextlib.suppress(OSError):
                 directory.rmdir()  # only if still empty: never remove what someone put there
-
-
-def _registered() -> set[str]:
-    from labtui.engine.base import ENGINES
-
-    return set(ENGINES)
 
 
 def _reason(exc: BaseException) -> str:

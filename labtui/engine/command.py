@@ -1,0 +1,467 @@
+"""Command steps: time a shell command (e.g. a ZPAQ extraction) with the target disk's counters alongside.
+
+A step of kind "command" runs, in its working directory (the target directory unless it says
+otherwise): an optional setup command, an optional page-cache drop, the timed command, an
+optional cleanup. Only the command is timed; when `sync` is on (the default) the file systems
+are flushed before the clock stops, so data the command left in memory counts as written, as it
+would on a machine with less RAM. Meanwhile the target disk's kernel counters (diskstats) are
+sampled every interval: they give the live view and the step's bytes read and written.
+
+Every command runs as `/bin/sh -c TEXT` in a process group of its own: the time limit and
+cancellation stop the whole group (the command's children included), and anything the command
+leaves running when it exits is stopped too. The cleanup command runs whatever happened, and
+`{scratch}` (a fresh directory for the step) is removed with its contents afterwards.
+
+This is not an I/O engine and is not in the engine registry (`-e command` does not exist): the
+runner hands it the command steps of a profile, whatever engine runs the I/O steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import pwd
+import resource
+import secrets
+import shutil
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+from labtui.engine import subproc
+from labtui.engine.base import CpuMeter, Engine, EngineUnavailable, Job
+from labtui.engine.diskstats import DiskSampler, disk_counters
+from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
+from labtui.errors import ValidationError
+from labtui.model import DirectionStats, Sample, Step, StepResult
+from labtui.params import expand, placeholders
+from labtui.units import format_duration
+
+SHELL = "/bin/sh"
+TAIL_LINES = 20  # output lines kept with a failed step
+TAIL_CHARS = 4000
+DROP_CACHES = "/proc/sys/vm/drop_caches"
+READER_GRACE = 2.0  # seconds to wait for the output pipe to close once the command is gone
+INSTALL_HINTS = {"zpaq": "apt-get install zpaq (Debian, Ubuntu) or dnf install zpaq (Fedora)"}
+
+
+@dataclass(frozen=True)
+class Commands:
+    """A step's texts with the placeholders filled in, for one run."""
+
+    command: str
+    setup: str
+    cleanup: str
+    workdir: Path
+    scratch: Path | None  # the fresh directory made for the step, if any text uses {scratch}
+
+
+@dataclass
+class _Outcome:
+    """What is known of a step so far; becomes its StepResult whatever happens."""
+
+    step: Step
+    repetition: int
+    command_line: str
+    status: str = "completed"
+    error: str | None = None
+    wall_seconds: float | None = None
+    exit_status: int | None = None
+    output: str = ""
+    samples: list[Sample] = field(default_factory=list)
+    cpu_percent: float | None = None
+    cpu_seconds: float | None = None
+    warnings: list[str] = field(default_factory=list)
+    made_scratch: bool = False  # only a scratch directory this step made is removed
+
+    def fail(self, error: str, output: str = "") -> None:
+        if self.status == "completed":
+            self.status, self.error, self.output = "failed", error, output
+
+    def result(self) -> StepResult:
+        seconds = round(self.wall_seconds or 0.0, 6)
+        read = DirectionStats(sum(s.read_ios for s in self.samples), sum(s.read_bytes for s in self.samples), seconds)
+        write = DirectionStats(sum(s.write_ios for s in self.samples), sum(s.write_bytes for s in self.samples), seconds)
+        return StepResult(
+            step=self.step,
+            status=self.status,
+            read=read,
+            write=write,
+            cpu_percent=self.cpu_percent,
+            cpu_seconds=self.cpu_seconds,
+            repetition=self.repetition,
+            command_line=self.command_line,
+            error=self.error,
+            wall_seconds=None if self.wall_seconds is None else seconds,
+            exit_status=self.exit_status,
+            output_tail=output_tail(self.output) if self.status != "completed" else None,
+            samples=tuple(self.samples),
+        )
+
+
+def output_tail(text: str, lines: int = TAIL_LINES, chars: int = TAIL_CHARS) -> str | None:
+    """The last lines of a command's output (bounded), or None if it printed nothing."""
+    kept = [line.rstrip() for line in text.replace("\r", "\n").splitlines() if line.strip()][-lines:]
+    tail = "\n".join(kept)
+    if len(tail) > chars:
+        tail = "..." + tail[-(chars - 3):]
+    return tail or None
+
+
+def missing_program(program: str) -> str | None:
+    """Why `program` cannot run here (one line, with how to install it), or None if it can."""
+    if "/" in program:
+        return None if subproc.is_executable(program) else f"{program} is not an executable file"
+    if shutil.which(program):
+        return None
+    hint = INSTALL_HINTS.get(program, "install it, or add its directory to the PATH")
+    return f"{program} is not installed (it is not on the PATH): {hint}"
+
+
+def exit_text(returncode: int | None) -> str:
+    if returncode is None:
+        return "could not be started"
+    if returncode < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-returncode).name}"
+        return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+class CommandEngine(Engine):
+    """Runs the command steps of a profile (the runner's other engine for them)."""
+
+    name = "command"
+
+    def __init__(self, settings: dict[str, Any] | None = None, params: dict[str, str] | None = None) -> None:
+        super().__init__(settings)
+        self.params = dict(params or {})
+        # One scratch name per run: each step makes it fresh and removes it when it ends.
+        self._scratch_name = f"labtui-scratch-{secrets.token_hex(4)}"
+        self._said: set[str] = set()
+
+    def check_available(self) -> None:
+        """/bin/sh is all it needs; the programs a step requires are checked by `check_step`."""
+        if not subproc.is_executable(SHELL):
+            raise EngineUnavailable(f"command steps need {SHELL}, which is missing")
+
+    def check_step(self, step: Step, directory: Path, where: str) -> None:
+        """Before the run: the step's programs are installed and its working directory exists."""
+        for program in step.requires:
+            reason = missing_program(program)
+            if reason:
+                raise EngineUnavailable(f"step {step.name!r} needs {program}, but {reason}")
+        # The default (the target directory) is made by the runner; a directory of the person's must exist.
+        if step.workdir and "scratch" not in placeholders(step.workdir):
+            workdir = self._workdir(step, directory, None)
+            if not workdir.is_dir():
+                raise ValidationError(f"the working directory {workdir} does not exist", f"{where}.workdir")
+
+    def command_line(self, step: Step, path: str | Path, file_size: int) -> str:
+        return self.commands(step, Path(path)).command
+
+    def commands(self, step: Step, directory: Path) -> Commands:
+        """The step's texts for a run in the target `directory` (placeholders filled in)."""
+        uses_scratch = any("scratch" in placeholders(text) for text in (step.command, step.setup, step.cleanup,
+                                                                        step.workdir))
+        scratch = directory / self._scratch_name if uses_scratch else None
+        values = {**self.params, "target": str(directory), "scratch": str(scratch or "")}
+        return Commands(
+            command=expand(step.command, values, shell=True),
+            setup=expand(step.setup, values, shell=True),
+            cleanup=expand(step.cleanup, values, shell=True),
+            workdir=self._workdir(step, directory, scratch),
+            scratch=scratch,
+        )
+
+    def _workdir(self, step: Step, directory: Path, scratch: Path | None) -> Path:
+        if not step.workdir:
+            return directory
+        values = {**self.params, "target": str(directory), "scratch": str(scratch or "")}
+        return directory / os.path.expanduser(expand(step.workdir, values, shell=False))
+
+    # ------------------------------------------------------------------ running
+
+    async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        self.partial_result = None
+        directory = job.workdir or job.path
+        texts = self.commands(step, directory)
+        outcome = _Outcome(step, job.repetition, texts.command)
+        for message in self._counter_notes(job):
+            yield RunWarning(message)
+        cleaned = False
+        try:
+            await self._before(step, texts, outcome)
+            for message in _take(outcome.warnings):
+                yield RunWarning(message)
+            if outcome.status == "completed":
+                async for sample in self._timed(step, job, texts, outcome):
+                    yield SampleTaken(job.index, "measure", sample)
+            cleaned = True
+            await _to_the_end(self._after(step, texts, outcome))
+        except asyncio.CancelledError:
+            # Nothing can be yielded any more: the aborted step goes to the runner this way.
+            outcome.status, outcome.error = "aborted", "cancelled by the user"
+            if not cleaned:
+                cleaned = True
+                await _to_the_end(self._after(step, texts, outcome))
+            if outcome.warnings:
+                outcome.error += "; " + "; ".join(outcome.warnings)
+            self.partial_result = outcome.result()
+            raise
+        finally:
+            if not cleaned:  # an error on the way: the cleanup still runs
+                await _to_the_end(self._after(step, texts, outcome))
+        for message in _take(outcome.warnings):
+            yield RunWarning(message)
+        yield StepFinished(job.index, outcome.result())
+
+    def _counter_notes(self, job: Job) -> list[str]:
+        key = f"counters:{job.disk}"
+        if key in self._said:
+            return []
+        self._said.add(key)
+        if disk_counters(job.disk) is not None:
+            return [f"command steps are measured with the kernel's counters of {job.disk}: every I/O on that disk "
+                    "while the command runs, not only the command's (reads served from memory do not show)"]
+        return [f"the target's disk ({job.disk or 'unknown'}) has no kernel I/O counters: command steps record "
+                "their wall time, but no disk throughput"]
+
+    async def _before(self, step: Step, texts: Commands, outcome: _Outcome) -> None:
+        """The scratch directory, the setup command and the cache drop; failures fail the step."""
+        if texts.scratch is not None:
+            try:
+                texts.scratch.mkdir()
+                outcome.made_scratch = True
+            except FileExistsError:
+                outcome.fail(f"the scratch directory {texts.scratch} already exists (left by an earlier step?)")
+                return
+            except OSError as exc:
+                outcome.fail(f"cannot create the scratch directory {texts.scratch}: {exc.strerror or exc}")
+                return
+        if not texts.workdir.is_dir():
+            outcome.fail(f"the working directory {texts.workdir} does not exist")
+            return
+        if texts.setup:
+            returncode, output, timed_out = await self._run_shell(texts.setup, texts.workdir, step.timeout)
+            if timed_out:
+                outcome.fail(f"the setup command exceeded the time limit of {format_duration(step.timeout)} "
+                             "and was stopped", output)
+            elif returncode != 0:
+                outcome.fail(f"the setup command {exit_text(returncode)}", output)
+            if outcome.status != "completed":
+                return
+        if step.drop_caches:
+            reason = await _in_thread(drop_page_cache)
+            if reason:
+                outcome.warnings.append(f"the page cache was not dropped before step {step.name!r}: {reason}; "
+                                        "what the command reads may come from memory")
+
+    async def _timed(self, step: Step, job: Job, texts: Commands, outcome: _Outcome) -> AsyncIterator[Sample]:
+        """Run the command, yielding disk samples every interval; fill in the outcome."""
+        interval = max(0.1, job.interval)
+        sampler = DiskSampler(job.disk)
+        meter = CpuMeter()
+        meter.start()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        began = time.monotonic()
+        try:
+            proc = await subproc.spawn([SHELL, "-c", texts.command], cwd=str(texts.workdir), merge_output=True)
+        except OSError as exc:
+            outcome.fail(f"cannot start {SHELL}: {exc.strerror or exc}")
+            return
+        chunks: list[str] = []
+        reader = asyncio.ensure_future(subproc.read_all(proc.stdout, chunks, limit=64 * 1024))
+        ended: list[float] = []
+        work = asyncio.ensure_future(self._wait_and_flush(proc, step, texts.workdir, ended))
+        deadline = began + step.timeout
+        timed_out = False
+        tick = began
+        try:
+            while not work.done():
+                tick += interval
+                await asyncio.wait({work}, timeout=max(0.0, min(tick, deadline) - time.monotonic()))
+                if work.done():
+                    break
+                now = time.monotonic()
+                if now >= deadline:
+                    timed_out = True
+                    break
+                sample = sampler.take(now - began)
+                if sample is not None:
+                    outcome.samples.append(sample)
+                    yield sample
+        finally:
+            # Reached on success, time-out and cancellation alike: the whole group goes.
+            left_running = proc.returncode is not None and subproc.group_alive(proc)
+            outcome.exit_status = await subproc.stop(proc)
+            end = ended[0] if ended and not timed_out else time.monotonic()
+            outcome.wall_seconds = end - began
+            if not work.done():
+                work.cancel()
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(reader, timeout=READER_GRACE)
+            outcome.output = "".join(chunks)
+            outcome.cpu_percent = meter.stop()
+            outcome.cpu_seconds = _child_cpu_seconds(usage)
+            last = sampler.take(time.monotonic() - began)
+            if last is not None:
+                outcome.samples.append(last)
+            if left_running:
+                outcome.warnings.append(f"the command of step {step.name!r} left processes running when it "
+                                        "exited; they were stopped")
+        if last is not None:
+            yield last
+        if work.done() and not work.cancelled() and work.exception() is not None:
+            outcome.fail(f"flushing the file systems after the command failed: {work.exception()}")
+        if timed_out:
+            outcome.fail(f"the command exceeded its time limit of {format_duration(step.timeout)} and was stopped "
+                         "(with every process it started)", outcome.output)
+        elif outcome.exit_status != 0:
+            outcome.fail(f"the command {exit_text(outcome.exit_status)}", outcome.output)
+
+    async def _wait_and_flush(self, proc, step: Step, workdir: Path, ended: list[float]) -> None:
+        returncode = await subproc.wait_exit(proc)
+        if step.sync and returncode == 0:
+            # What the command wrote may still sit in the page cache: the clock stops once it is on disk.
+            await _in_thread(flush_file_system, workdir)
+        ended.append(time.monotonic())
+
+    async def _after(self, step: Step, texts: Commands, outcome: _Outcome) -> None:
+        """The cleanup command, then the scratch directory's removal. Problems are warnings."""
+        try:
+            if texts.cleanup and texts.workdir.is_dir():
+                returncode, output, timed_out = await self._run_shell(texts.cleanup, texts.workdir, step.timeout)
+                if timed_out or returncode != 0:
+                    what = "exceeded the time limit" if timed_out else exit_text(returncode)
+                    last = output_tail(output, lines=1)
+                    outcome.warnings.append(f"the cleanup command of step {step.name!r} {what}"
+                                            + (f": {last}" if last else ""))
+        finally:
+            if texts.scratch is not None and outcome.made_scratch:
+                problem = await _in_thread(_remove_tree, texts.scratch)
+                if problem:
+                    outcome.warnings.append(f"could not remove the scratch directory {texts.scratch}: {problem}")
+
+    async def _run_shell(self, text: str, workdir: Path, timeout: float) -> tuple[int | None, str, bool]:
+        """Run a setup or cleanup command: (exit status, output, whether it timed out)."""
+        try:
+            proc = await subproc.spawn([SHELL, "-c", text], cwd=str(workdir), merge_output=True)
+        except OSError as exc:
+            return None, f"cannot start {SHELL} in {workdir}: {exc.strerror or exc}", False
+        chunks: list[str] = []
+        reader = asyncio.ensure_future(subproc.read_all(proc.stdout, chunks, limit=64 * 1024))
+        timed_out = False
+        try:
+            await asyncio.wait_for(subproc.wait_exit(proc), timeout=timeout)
+        except asyncio.TimeoutError:
+            timed_out = True
+        finally:
+            returncode = await subproc.stop(proc)
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(reader, timeout=READER_GRACE)
+        return returncode, "".join(chunks), timed_out
+
+
+def _take(items: list[str]) -> list[str]:
+    taken = list(items)
+    items.clear()
+    return taken
+
+
+async def _to_the_end(work: Awaitable[None]) -> None:
+    """Await `work` to its end even if the task is cancelled meanwhile (then re-raise the cancel).
+
+    Cleanup must not be cut short by a second Ctrl+C or by the cancellation that started it.
+    """
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    task.result()
+
+
+async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """Run a blocking call in a daemon thread (a hung disk must not keep labtui from exiting)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future = loop.create_future()
+
+    def work() -> None:
+        try:
+            value = func(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_exception(exc))
+        else:
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(value))
+
+    threading.Thread(target=work, name=f"labtui-{func.__name__}", daemon=True).start()
+    return await future
+
+
+def _child_cpu_seconds(before: resource.struct_rusage) -> float:
+    """CPU time (user + system) of the children reaped since `before`: the command and what it waited for."""
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 6)
+
+
+def _remove_tree(path: Path) -> str | None:
+    try:
+        shutil.rmtree(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{exc.strerror or exc} ({exc.filename})" if getattr(exc, "filename", None) else str(exc)
+    return None
+
+
+def flush_file_system(path: Path) -> None:
+    """Write the dirty data of the file system holding `path` to its disk (syncfs; sync elsewhere)."""
+    syncfs = _libc_syncfs()
+    if syncfs is not None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            if syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    os.sync()
+
+
+def _libc_syncfs():
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        return libc.syncfs
+    return None
+
+
+def drop_page_cache(path: str = DROP_CACHES) -> str | None:
+    """Flush, then drop the kernel's page cache; the reason it could not be done, or None."""
+    if not os.path.exists(path):
+        return f"this system has no {path}"
+    if os.geteuid() != 0:
+        try:
+            user = pwd.getpwuid(os.geteuid()).pw_name
+        except KeyError:
+            user = f"uid {os.geteuid()}"
+        return f"that needs root, and labtui runs as {user}"
+    os.sync()  # dirty pages cannot be dropped, only written first
+    try:
+        with open(path, "w") as handle:
+            handle.write("3\n")
+    except OSError as exc:
+        return f"writing {path} failed: {exc.strerror or exc}"
+    return None
+

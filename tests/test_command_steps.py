@@ -1,0 +1,265 @@
+"""Command steps on real processes: timing, disk counters, failures, time limits, setup/cleanup, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from labtui.engine import command as command_module
+from labtui.engine.base import ENGINES
+from labtui.engine.command import CommandEngine, drop_page_cache, output_tail
+from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepFinished, StepStarted
+from labtui.engine.runner import RunOptions, Runner
+from labtui.errors import LabtuiError
+from labtui.model import Profile, Step
+from labtui.params import Param
+from labtui.store import Store
+
+MIB = 1024 * 1024
+
+
+def command_profile(command: str, *, params=(), **fields) -> Profile:
+    fields.setdefault("timeout", 30.0)
+    step = Step(name="cmd", kind="command", command=command, **fields)
+    return Profile(name="cmd", title="cmd", free_space_margin=0, steps=(step,), params=tuple(params))
+
+
+def run_profile(profile: Profile, target: Path, home: Path, **options) -> tuple[Runner, list]:
+    options.setdefault("interval", 0.1)
+    runner = Runner(profile, target, Store(home), RunOptions(**options))
+    events: list = []
+
+    async def go():
+        async for event in runner.events():
+            events.append(event)
+
+    asyncio.run(go())
+    return runner, events
+
+
+def marker() -> str:
+    """A `sleep` argument no other process on the machine has: finds this test's processes."""
+    return f"{random.randint(1000, 9999)}.{random.randint(100, 999)}"
+
+
+def alive_with(text: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if text in " ".join(proc.info["cmdline"] or []) and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
+
+
+def wait_gone(text: str, seconds: float = 2.0) -> list[psutil.Process]:
+    deadline = time.monotonic() + seconds
+    while (left := alive_with(text)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def test_the_command_runner_is_no_io_engine():
+    assert "command" not in ENGINES
+
+
+def test_a_command_is_timed_with_the_disk_counters_alongside(tmp_path):
+    target = tmp_path / "t"
+    # Writes 16 MiB in two bursts; sync (the default) puts it on the disk before the clock stops.
+    profile = command_profile("head -c 8M /dev/urandom > a && sleep 0.4 && head -c 8M /dev/urandom > b")
+    runner, events = run_profile(profile, target, tmp_path / "home")
+    result = runner.result
+    assert result.status == "completed" and result.engine.name == "command"
+    step = result.steps[0]
+    assert step.status == "completed" and step.exit_status == 0 and step.error is None and step.output_tail is None
+    assert 0.4 <= step.wall_seconds < 10
+    assert step.command_line == profile.steps[0].command
+    if result.target.disk:
+        # The kernel's counts of the whole disk: at least what the command wrote.
+        assert step.write.bytes >= 16 * MIB and step.write.seconds == step.wall_seconds
+        assert step.total.mib_s == pytest.approx(step.total.bytes / step.wall_seconds / MIB)
+        assert step.peak_mib_s is not None and step.peak_mib_s > 0
+    # Samples arrive while the command runs (between its start and its end), all of them kept.
+    kinds = [type(e) for e in events]
+    live = [e for e in events if isinstance(e, SampleTaken)]
+    assert kinds.index(StepStarted) < kinds.index(SampleTaken) and len(live) >= 3
+    assert all(e.phase == "measure" for e in live)
+    assert [e.sample for e in live] == list(step.samples)
+    assert sum(s.write_bytes for s in step.samples) == step.write.bytes
+    assert step.cpu_seconds is not None and step.cpu_percent is not None
+    # The files it made stay (no cleanup was asked for); the result is saved and reads back.
+    assert sorted(p.name for p in target.iterdir()) == ["a", "b"]
+    assert Store(tmp_path / "home").find_result(result.id) == result
+
+
+def test_a_failing_command_fails_the_step_with_its_status_and_output(tmp_path):
+    lines = "; ".join(f"echo line{i}" for i in range(30))
+    profile = command_profile(f"{lines}; echo oops >&2; exit 3")
+    runner, events = run_profile(profile, tmp_path / "t", tmp_path / "home")
+    result = runner.result
+    step = result.steps[0]
+    assert result.status == "failed" and step.status == "failed" and step.exit_status == 3
+    assert step.error == "the command exited with status 3" and result.error == step.error
+    # The last lines, stdout and stderr in the order written, bounded.
+    assert step.output_tail.splitlines()[-2:] == ["line29", "oops"]
+    assert len(step.output_tail.splitlines()) == 20
+    assert step.wall_seconds is not None
+    assert isinstance(events[-1], RunFinished)
+
+
+def test_a_command_past_its_time_limit_is_stopped_with_every_process_it_started(tmp_path):
+    tag = marker()
+    # A grandchild: sh -c runs a shell that starts sleep in the background and waits for it.
+    profile = command_profile(f"echo started; sh -c 'sleep {tag} & wait'", timeout=0.6)
+    began = time.monotonic()
+    runner, _ = run_profile(profile, tmp_path / "t", tmp_path / "home")
+    took = time.monotonic() - began
+    step = runner.result.steps[0]
+    assert runner.result.status == "failed" and step.status == "failed"
+    assert "exceeded its time limit of 600ms and was stopped" in step.error
+    assert step.output_tail == "started"
+    assert step.exit_status is not None and step.exit_status < 0  # killed by a signal
+    assert 0.6 <= step.wall_seconds < 3 and took < 5
+    assert wait_gone(f"sleep {tag}") == []
+
+
+def test_processes_a_command_leaves_behind_are_stopped_and_do_not_hang_the_step(tmp_path):
+    tag = marker()
+    # The background sleep keeps the output pipe open: the step must not wait for it.
+    profile = command_profile(f"sleep {tag} & echo done")
+    began = time.monotonic()
+    runner, events = run_profile(profile, tmp_path / "t", tmp_path / "home")
+    assert time.monotonic() - began < 5
+    assert runner.result.status == "completed"
+    assert any("left processes running" in e.message for e in events if isinstance(e, RunWarning))
+    assert wait_gone(f"sleep {tag}") == []
+
+
+def test_setup_failure_fails_the_step_and_cleanup_still_runs(tmp_path):
+    target = tmp_path / "t"
+    profile = command_profile("touch ran", setup="echo no disk; exit 4", cleanup="touch ../cleaned")
+    runner, _ = run_profile(profile, target, tmp_path / "home")
+    step = runner.result.steps[0]
+    assert step.status == "failed" and step.error == "the setup command exited with status 4"
+    assert step.output_tail == "no disk" and step.wall_seconds is None
+    assert not (target / "ran").exists() and (tmp_path / "cleaned").exists()
+
+
+def test_setup_runs_first_and_a_failing_cleanup_is_a_warning(tmp_path):
+    profile = command_profile("test -f prepared", setup="touch prepared", cleanup="echo cannot clean; exit 5")
+    runner, _ = run_profile(profile, tmp_path / "t", tmp_path / "home")
+    result = runner.result
+    assert result.status == "completed" and result.steps[0].exit_status == 0
+    assert any("cleanup command of step 'cmd' exited with status 5: cannot clean" in w for w in result.warnings)
+
+
+def test_scratch_is_fresh_for_the_step_and_removed_afterwards(tmp_path):
+    target = tmp_path / "t"
+    target.mkdir()
+    (target / "mine").write_text("keep")
+    # Runs inside the scratch directory, which starts empty; leaves a tree there and no cleanup.
+    profile = command_profile("test -z \"$(ls -A)\" && pwd > {target}/where && mkdir -p d/e && touch d/e/f",
+                              workdir="{scratch}")
+    runner, _ = run_profile(profile, target, tmp_path / "home")
+    assert runner.result.status == "completed", runner.result.error
+    where = Path((target / "where").read_text().strip())
+    assert where.parent == target and where.name.startswith("labtui-scratch-") and not where.exists()
+    assert sorted(p.name for p in target.iterdir()) == ["mine", "where"]
+
+
+def test_parameters_reach_the_command_quoted_and_are_kept_with_the_result(tmp_path):
+    source = tmp_path / "a dir" / "it's here.txt"
+    source.parent.mkdir()
+    source.write_text("hello")
+    params = (Param("source", "a file", type="file"), Param("copies", default="2"))
+    profile = command_profile("for i in $(seq {copies}); do cp {source} {scratch}/$i; done; cat {scratch}/2",
+                              params=params)
+    runner, _ = run_profile(profile, tmp_path / "t", tmp_path / "home", params={"source": str(source)})
+    result = runner.result
+    assert result.status == "completed", result.error
+    assert result.params == {"source": str(source), "copies": "2"}
+    assert "'" in result.steps[0].command_line and str(tmp_path / "t") in result.steps[0].command_line
+
+
+def test_a_missing_parameter_or_program_stops_the_run_before_anything_happens(tmp_path, monkeypatch):
+    target = tmp_path / "t"
+    home = tmp_path / "home"
+    profile = command_profile("cat {archive}", params=(Param("archive", "the archive", type="file"),))
+    with pytest.raises(LabtuiError, match="needs --param archive=PATH: the archive"):
+        Runner(profile, target, Store(home)).preflight()
+    needs = command_profile("labtui-no-such-program --go", requires=("labtui-no-such-program",))
+    with pytest.raises(LabtuiError, match="needs labtui-no-such-program, but labtui-no-such-program is not installed"):
+        Runner(needs, target, Store(home)).preflight()
+    elsewhere = command_profile("true", workdir="no/such/dir")
+    target.mkdir()
+    with pytest.raises(LabtuiError, match="working directory .*no/such/dir does not exist"):
+        Runner(elsewhere, target, Store(home)).preflight()
+    target.rmdir()
+    assert not target.exists() and not home.exists()
+
+
+def test_cancelling_stops_the_process_group_runs_cleanup_and_saves_an_aborted_step(tmp_path):
+    tag = marker()
+    target = tmp_path / "t"
+    profile = command_profile(f"sh -c 'sleep {tag} & wait'", cleanup="touch ../cleaned")
+    runner = Runner(profile, target, Store(tmp_path / "home"), RunOptions(interval=0.1))
+    events: list = []
+
+    async def go() -> float:
+        async def consume():
+            async for event in runner.events():
+                events.append(event)
+
+        task = asyncio.create_task(consume())
+        deadline = time.monotonic() + 10
+        while not alive_with(f"sleep {tag}") and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+        sent = time.monotonic()
+        task.cancel()
+        await asyncio.wait({task})
+        return time.monotonic() - sent
+
+    took = asyncio.run(go())
+    assert took < 2.5, f"took {took:.2f} s to stop"
+    assert wait_gone(f"sleep {tag}", 0.5) == []
+    assert (tmp_path / "cleaned").exists()
+    result = runner.result
+    assert result.status == "aborted" and runner.saved_path.exists()
+    (step,) = result.steps
+    assert step.status == "aborted" and step.error == "cancelled by the user" and step.wall_seconds > 0.3
+    assert step.samples  # what the disk did until then is kept
+
+
+def test_drop_caches_as_root_drops_and_otherwise_says_why_not(tmp_path, monkeypatch):
+    if os.geteuid() != 0 or not os.path.exists(command_module.DROP_CACHES):
+        pytest.skip("dropping the page cache needs root on Linux")
+    profile = command_profile("true", drop_caches=True)
+    runner, events = run_profile(profile, tmp_path / "t", tmp_path / "home")
+    assert runner.result.status == "completed"
+    assert not any("not dropped" in w for w in runner.result.warnings)
+    # No non-root user can run this test's interpreter here (it lives under /root), so pretend.
+    monkeypatch.setattr(os, "geteuid", lambda: 4242)
+    assert drop_page_cache() == "that needs root, and labtui runs as uid 4242"
+    runner, _ = run_profile(profile, tmp_path / "t2", tmp_path / "home")
+    assert any("page cache was not dropped before step 'cmd': that needs root" in w for w in runner.result.warnings)
+    assert drop_page_cache(str(tmp_path / "nope")).startswith("this system has no")
+
+
+def test_output_tail_keeps_the_last_lines_within_bounds():
+    assert output_tail("") is None
+    assert output_tail("a\r\nb\n\n  \nc\n") == "a\nb\nc"
+    tail = output_tail("\n".join("x" * 1000 for _ in range(30)))
+    assert len(tail) == 4000 and tail.startswith("...")
+
+
+def test_command_line_shows_the_command_as_it_will_run(tmp_path):
+    engine = CommandEngine(params={"archive": "/a b/c.zpaq"})
+    step = Step(name="x", kind="command", command="zpaq x {archive} -to {scratch}")
+    line = engine.command_line(step, tmp_path, 0)
+    assert line.startswith("zpaq x '/a b/c.zpaq' -to " + str(tmp_path / "labtui-scratch-"))
+    assert engine.command_line(step, tmp_path, 0) == line  # the same scratch all run long
