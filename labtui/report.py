@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from labtui.model import Profile, RunResult, StepResult
+from labtui.params import Param
 from labtui.units import format_duration, format_size, human_duration, human_size
 
 
@@ -74,6 +75,8 @@ def steps_table(profile: Profile) -> Table:
     ):
         table.add_column(name, justify=justify, no_wrap=name != "step")  # type: ignore[arg-type]
     table.caption = "W% write percent, T threads, O outstanding I/Os per thread"
+    if profile.params:
+        table.caption += "".join(f"\nparameter {{{p.name}}}: {param_text(p)}" for p in profile.params)
     for i, s in enumerate(profile.steps, 1):
         if s.kind == "command":
             table.add_row(str(i), s.name, "", "command", "", "", "", f"<= {format_duration(s.timeout)}", "", s.command)
@@ -85,12 +88,39 @@ def steps_table(profile: Profile) -> Table:
     return table
 
 
+def param_text(param: Param) -> str:
+    """"file, required: the .zpaq archive to extract" — what a parameter wants."""
+    need = "required" if param.required else f"default {param.default!r}"
+    return f"{param.type}, {need}" + (f": {param.description}" if param.description else "")
+
+
+def fmt_wall(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds:.2f} s" if seconds < 60 else f"{human_duration(seconds)} ({seconds:,.0f} s)"
+
+
+def command_summary(s: StepResult) -> str:
+    """One line for a command step: wall time, exit, what the disk did meanwhile."""
+    exit_status = "" if s.exit_status is None else f", exit status {s.exit_status}"
+    line = f"{s.name}: {fmt_wall(s.wall_seconds)} wall{exit_status}"
+    if s.samples:
+        line += (f"; disk read {human_size(s.read.bytes)}, wrote {human_size(s.write.bytes)} "
+                 f"(mean {fmt_mib(s.total.mib_s)} MiB/s, peak {fmt_mib(s.peak_mib_s)} MiB/s)")
+    if s.cpu_seconds is not None:
+        line += f"; CPU time {s.cpu_seconds:,.1f} s"
+    return line
+
+
 def result_steps_table(result: RunResult) -> Table:
     """The per-step summary printed at the end of a run and by `labtui show`."""
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("step", overflow="fold")
-    mixed = any(s.read.ios and s.write.ios for s in result.steps)
-    names = ["IOPS", "MiB/s"] + (["read / write IOPS"] if mixed else []) + ["mean ms", "p99 ms", "CPU"]
+    mixed = any(s.read.ios and s.write.ios for s in result.steps if s.step.kind != "command")
+    commands = any(s.step.kind == "command" for s in result.steps)
+    ios = any(s.step.kind != "command" for s in result.steps)
+    names = ["IOPS", "MiB/s"] + (["read / write IOPS"] if mixed else [])
+    names += (["mean ms", "p99 ms"] if ios else []) + (["wall", "peak MiB/s"] if commands else []) + ["CPU"]
     for name in names:
         table.add_column(name, justify="right", no_wrap=True)
     show_rep = result.profile.repeat > 1
@@ -99,14 +129,14 @@ def result_steps_table(result: RunResult) -> Table:
         name = f"{s.name} #{s.repetition}" if show_rep else s.name
         if s.status != "completed":
             name += f" ({s.status})"
-        if s.step.kind == "command":
-            wall = f"{s.wall_seconds:.1f} s wall" if s.wall_seconds is not None else "-"
-            row = [name, fmt_iops(iops), fmt_mib(mib)] + ([""] if mixed else []) + [wall, "", fmt_pct(s.cpu_percent)]
-            table.add_row(*row)
-            continue
-        split = [f"{fmt_iops(s.read.iops)} / {fmt_iops(s.write.iops)}"] if mixed else []
-        table.add_row(name, fmt_iops(iops), fmt_mib(mib), *split, fmt_ms(s.latency.mean), fmt_ms(s.latency.p99),
-                      fmt_pct(s.cpu_percent))
+        row = [name, fmt_iops(iops), fmt_mib(mib)]
+        if mixed:
+            row.append(f"{fmt_iops(s.read.iops)} / {fmt_iops(s.write.iops)}" if s.step.kind != "command" else "")
+        if ios:
+            row += ["", ""] if s.step.kind == "command" else [fmt_ms(s.latency.mean), fmt_ms(s.latency.p99)]
+        if commands:
+            row += [fmt_wall(s.wall_seconds), fmt_mib(s.peak_mib_s)] if s.step.kind == "command" else ["", ""]
+        table.add_row(*row, fmt_pct(s.cpu_percent))
     return table
 
 
@@ -130,8 +160,9 @@ def context_table(result: RunResult) -> Table:
         ("firmware / serial", f"{t.firmware or 'unknown'} / {t.serial or 'unknown'}"),
         ("PCIe link", t.pcie_link or "unknown"),
         ("file system", f"{t.filesystem or 'unknown'} on {t.mount_point or 'unknown'}"),
-        ("test file", format_size(result.profile.file_size)),
+        ("test file", format_size(result.profile.file_size) if result.profile.needs_test_file else "none (command steps only)"),
     ]
+    rows += [(f"parameter {name}", value) for name, value in result.params.items()]
     if result.source == "import":
         rows.append(("imported from", result.source_file or "unknown file"))
     if result.tags:

@@ -26,7 +26,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.report import fmt_iops, fmt_mib, fmt_ms, result_steps_table
+from labtui.report import command_summary, fmt_iops, fmt_mib, fmt_ms, fmt_pct, result_steps_table
 from labtui.units import format_size, human_duration, human_size
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -37,12 +37,16 @@ def confirm(runner, plan) -> bool:
     if not sys.stdin.isatty():
         return True
     profile = runner.profile
-    what = f"{format_size(profile.file_size)} test file in {plan.directory}" if plan.test_file else f"commands in {plan.directory}"
+    disk = f"({plan.target.model or 'unknown disk'}, {plan.target.filesystem or '?'})"
     err = Console(stderr=True, highlight=False)
-    err.print(
-        f"labtui will write a {what} ({plan.target.model or 'unknown disk'}, {plan.target.filesystem or '?'}) "
-        f"and run {profile.name} for about {human_duration(profile.planned_seconds)}."
-    )
+    if plan.test_file:
+        err.print(f"labtui will write a {format_size(profile.file_size)} test file in {plan.directory} {disk} "
+                  f"and run {profile.name} for about {human_duration(profile.planned_seconds)}.")
+    else:
+        err.print(f"labtui will run the commands of {profile.name} in {plan.directory} {disk}:")
+    for step in profile.steps:
+        if not step.is_io:
+            err.print(f"  {step.name}: {runner.commands.command_line(step, plan.directory, 0)}", markup=False)
     try:
         answer = input("Go ahead? [y/N] ")
     except EOFError:
@@ -97,7 +101,15 @@ class _Display:
             s = self.step
             step = s.step
             elapsed = time.monotonic() - self.step_began
-            planned = (step.duration if step.is_io else 0) + step.warmup
+            if not step.is_io:
+                lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name} [running]  {human_duration(elapsed)} "
+                                  f"(time limit {human_duration(step.timeout)})"))
+                if self.last is not None:
+                    x = self.last.sample
+                    lines.append(Text(f"  disk: read {fmt_mib(x.read_mib_s)} MiB/s, write {fmt_mib(x.write_mib_s)} MiB/s, "
+                                      f"{fmt_iops(x.iops)} IOPS  CPU {fmt_pct(x.cpu_percent)}"))
+                return Group(*lines)
+            planned = step.duration + step.warmup
             phase = self.last.phase if self.last else "starting"
             remaining = max(0.0, self.total_planned - self.done_planned - elapsed)
             lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name} [{phase}]  "
@@ -114,8 +126,12 @@ class _Display:
     def handle(self, event) -> None:
         if isinstance(event, RunStarted):
             self.total_planned = event.planned_seconds
-            self.say(f"labtui: {event.profile.name} on {event.target.path} with {event.engine.name} "
-                     f"({event.steps_total} steps, about {human_duration(event.planned_seconds)} plus preparation)")
+            steps = f"{event.steps_total} step{'s' if event.steps_total != 1 else ''}"
+            if event.profile.needs_test_file:
+                timing = f"about {human_duration(event.planned_seconds)} plus preparation"
+            else:
+                timing = "each command takes as long as it takes"
+            self.say(f"labtui: {event.profile.name} on {event.target.path} with {event.engine.name} ({steps}, {timing})")
         elif isinstance(event, PrepareProgress):
             self.prepare = event
             if not self.live_mode and event.bytes_done in (0, event.bytes_total):
@@ -125,7 +141,7 @@ class _Display:
         elif isinstance(event, StepStarted):
             if self.step is not None:
                 st = self.step.step
-                self.done_planned += (st.duration if st.is_io else 0) + st.warmup + st.cooldown
+                self.done_planned += (st.duration + st.warmup if st.is_io else 0) + st.cooldown
             self.step, self.step_began, self.last = event, time.monotonic(), None
             if not self.live_mode:
                 self.say(f"step {event.index + 1}/{event.total}: {event.step.name}")
@@ -133,12 +149,17 @@ class _Display:
             self.last = event
         elif isinstance(event, StepFinished):
             r = event.result
-            line = f"  {r.name}: {fmt_iops(r.total.iops)} IOPS, {fmt_mib(r.total.mib_s)} MiB/s"
-            if r.latency.mean is not None:
-                line += f", latency {fmt_ms(r.latency.mean)} ms (p99 {fmt_ms(r.latency.p99)})"
+            if r.step.is_io:
+                line = f"  {r.name}: {fmt_iops(r.total.iops)} IOPS, {fmt_mib(r.total.mib_s)} MiB/s"
+                if r.latency.mean is not None:
+                    line += f", latency {fmt_ms(r.latency.mean)} ms (p99 {fmt_ms(r.latency.p99)})"
+            else:
+                line = f"  {command_summary(r)}"
             if r.status != "completed":
                 line += f" [{r.status}: {r.error}]"
             self.say(line)
+            if r.output_tail:
+                self.say("  last output:\n" + "\n".join(f"    {x}" for x in r.output_tail.splitlines()))
         elif isinstance(event, RunWarning):
             self.say(f"warning: {event.message}", "yellow")
         self.update()

@@ -12,6 +12,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--tag", action="append", default=[], help="tag the result (repeatable)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a value for one of the profile's parameters, e.g. archive=/data/test.zpaq (repeatable)")
     parser.add_argument("--duration", help="override every step's duration (e.g. 3s) for a quick trial")
     parser.add_argument("--file-size", help="override the test file size (e.g. 256M)")
     parser.add_argument("--repeat", type=int, help="run every step this many times")
@@ -40,6 +42,7 @@ def run(args) -> int:
     from labtui.commands.common import open_store
     from labtui.commands.progress import confirm, execute
     from labtui.engine.runner import RunOptions, Runner
+    from labtui.params import parse_assignments
     from labtui.units import parse_duration
 
     store = open_store()
@@ -50,6 +53,7 @@ def run(args) -> int:
         keep_file=args.keep_file,
         interval=parse_duration(args.interval, field="--interval"),
         destroy_data=args.destroy_data,
+        params=parse_assignments(args.param),
     )
     runner = Runner(profile, args.target, store, options)
     plan = runner.preflight()

@@ -14,10 +14,12 @@ def run(args) -> int:
     from rich import box
     from rich.table import Table
 
+    from rich.markup import escape
+
     from labtui.commands.common import open_store, print_json, result_json, stdout
     from labtui.compare import summarize
     from labtui.compare_report import statistics_table
-    from labtui.report import context_table, fmt_ms, result_steps_table
+    from labtui.report import command_summary, context_table, fmt_ms, result_steps_table
 
     result = open_store().find_result(args.id)
     if args.json:
@@ -42,7 +44,14 @@ def run(args) -> int:
         out.print(lat)
     for s in result.steps:
         if s.command_line:
-            out.print(f"[bold]{s.name}[/]: {s.command_line}", highlight=False, soft_wrap=True, markup=True)
+            out.print(f"[bold]{escape(s.name)}[/]: {escape(s.command_line)}", highlight=False, soft_wrap=True, markup=True)
+        if s.step.kind == "command":
+            out.print(command_summary(s), highlight=False, soft_wrap=True, markup=False)
+            if s.error:
+                out.print(f"  {s.status}: {s.error}", highlight=False, soft_wrap=True, markup=False)
+            if s.output_tail:
+                out.print("  last output:\n" + "\n".join(f"    {x}" for x in s.output_tail.splitlines()),
+                          highlight=False, soft_wrap=True, markup=False)
     for w in result.warnings:
         out.print(f"[yellow]warning:[/] {w}", highlight=False, markup=True)
     return 0
