@@ -16,7 +16,8 @@ import sys
 from labtui import __version__
 
 # Module names under labtui.commands, in the order `labtui --help` lists them.
-COMMANDS = ("run", "import", "disks", "profiles", "history", "show", "compare", "check", "baseline", "export")
+COMMANDS = ("run", "import", "disks", "profiles", "history", "show", "compare", "check", "baseline", "export",
+            "make-archive")
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -34,8 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"labtui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        # A command named like a Python keyword lives in a module with a trailing underscore.
-        module = importlib.import_module(f"labtui.commands.{name}{'_' if keyword.iskeyword(name) else ''}")
+        # A command named like a Python keyword lives in a module with a trailing underscore; "-" is "_".
+        stem = name.replace("-", "_")
+        module = importlib.import_module(f"labtui.commands.{stem}{'_' if keyword.iskeyword(stem) else ''}")
         command = sub.add_parser(name, help=module.HELP, description=module.__doc__.splitlines()[0])
         module.add_arguments(command)
         command.set_defaults(handler=module)

@@ -1,0 +1,148 @@
+"""`labtui make-archive`: a zpaq test archive of a chosen size, incompressible, never overwriting, never littering."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import labtui_cmd, require_tool
+from labtui.archive import BATCH_BYTES, ArchivePlan, plan_archive
+from labtui.errors import LabtuiError
+
+MIB = 1024 * 1024
+
+
+@pytest.fixture
+def work(tmp_path, labtui_home) -> Path:
+    """An empty directory to make archives in (tmp_path also holds LABTUI_HOME)."""
+    directory = tmp_path / "work"
+    directory.mkdir()
+    return directory
+
+
+def test_an_archive_of_the_asked_size_that_zpaq_extracts(tmp_path, labtui_home):
+    require_tool("zpaq")
+    where = tmp_path / "lab share"
+    where.mkdir()
+    out = where / "test 6M.zpaq"
+    made = subprocess.run(labtui_cmd("make-archive", "--size", "6M", "--files", "4", str(out)),
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith(f"{out}: 4 files, 6.0 MiB of incompressible data")
+    assert "writing file 1 of 4" in made.stderr and "adding 4 files to the archive" in made.stderr
+    assert [p.name for p in where.iterdir()] == [out.name]  # no temporary tree left
+    # Nothing to compress or deduplicate: the archive is as large as its data.
+    assert out.stat().st_size >= 6 * MIB
+    subprocess.run(["zpaq", "x", str(out), "-to", str(tmp_path / "x")], check=True, capture_output=True)
+    files = sorted((tmp_path / "x").rglob("*.bin"))
+    assert [f.stat().st_size for f in files] == [1572864] * 4
+    assert len({f.read_bytes()[:4096] for f in files}) == 4
+
+
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        (["--size", "1M", "arc.zip"], "must end in .zpaq"),
+        (["--size", "1M", "arc*.zpaq"], "multi-part"),
+        (["--size", "3", "--files", "4", "arc.zpaq"], "cannot make 4 files"),
+        (["--size", "1M", "--files", "0", "arc.zpaq"], "--files: must be 1..100000"),
+        (["--size", "1M", "--method", "9", "arc.zpaq"], "--method: zpaq's methods are 0..5"),
+        (["--size", "lots", "arc.zpaq"], "--size: 'lots' is not a size"),
+        (["--size", "1M", "no/such/dir/arc.zpaq"], "is not a directory"),
+        (["--size", "8E", "arc.zpaq"], "unknown size unit"),
+        (["--size", "900T", "arc.zpaq"], "not enough free space"),
+    ],
+)
+def test_bad_requests_are_one_line_and_create_nothing(work, args, reason):
+    require_tool("zpaq")
+    out = subprocess.run(labtui_cmd("make-archive", *args), capture_output=True, text=True, cwd=work)
+    assert out.returncode == 2 and reason in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert list(work.iterdir()) == []
+
+
+def test_it_never_overwrites(work):
+    require_tool("zpaq")
+    out = work / "mine.zpaq"
+    out.write_text("precious")
+    made = subprocess.run(labtui_cmd("make-archive", "--size", "1M", str(out)), capture_output=True, text=True)
+    assert made.returncode == 2 and "already exists" in made.stderr
+    assert out.read_text() == "precious" and list(work.iterdir()) == [out]
+
+
+def test_without_zpaq_it_says_what_to_install(work):
+    env = dict(os.environ, PATH=str(work / "empty-bin"))
+    made = subprocess.run(labtui_cmd("make-archive", "--size", "1M", str(work / "a.zpaq")),
+                          capture_output=True, text=True, env=env)
+    assert made.returncode == 2 and "needs zpaq, but zpaq is not installed" in made.stderr
+    assert "apt-get install zpaq" in made.stderr and list(work.iterdir()) == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_leaves_nothing_behind(work, signum):
+    require_tool("zpaq")
+    out = work / "big.zpaq"
+    proc = subprocess.Popen(labtui_cmd("make-archive", "--size", "2G", "--files", "2", str(out)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not list(work.glob(".labtui-make-archive-*/labtui-test-data/*")) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.02)
+        time.sleep(0.2)
+        proc.send_signal(signum)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "interrupted" in proc.stderr.read()
+    assert list(work.iterdir()) == []
+
+
+def test_files_are_written_and_added_a_batch_at_a_time():
+    plan = ArchivePlan(Path("/x.zpaq"), size=10, files=4, method=1, zpaq="zpaq")
+    assert plan.file_sizes == [3, 3, 2, 2]
+    big = ArchivePlan(Path("/x.zpaq"), size=10 * BATCH_BYTES, files=40, method=1, zpaq="zpaq")
+    assert big.batch_bytes == BATCH_BYTES  # four quarter-GiB files per batch, never the whole 10 GiB
+    huge = ArchivePlan(Path("/x.zpaq"), size=200 * 1024**3, files=16, method=1, zpaq="zpaq")
+    assert huge.batch_bytes == 200 * 1024**3 // 16  # a file larger than a batch is a batch of its own
+
+
+def test_plan_archive_checks_before_writing(work):
+    require_tool("zpaq")
+    plan = plan_archive(work / "a.zpaq", 4 * MIB, 2)
+    assert plan.out == work / "a.zpaq" and plan.file_sizes == [2 * MIB, 2 * MIB]
+    (work / "file").write_text("")
+    with pytest.raises(LabtuiError, match="is not a directory"):
+        plan_archive(work / "file" / "a.zpaq", MIB, 1)
+    assert [p.name for p in work.iterdir()] == ["file"]
+
+
+def test_interrupted_while_zpaq_runs_it_stops_zpaq_and_removes_the_unfinished_archive(work):
+    require_tool("zpaq")
+    out = work / "mid.zpaq"
+    proc = subprocess.Popen(labtui_cmd("make-archive", "--size", "300M", "--files", "1", str(out)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    zpaq: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 30
+        while not zpaq and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read()
+            zpaq = [c for c in psutil.Process(proc.pid).children(recursive=True) if c.name() == "zpaq"]
+            time.sleep(0.02)
+        assert zpaq, "zpaq never started"
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert not zpaq[0].is_running() or zpaq[0].status() == psutil.STATUS_ZOMBIE
+    assert list(work.iterdir()) == []
