@@ -45,3 +45,21 @@ def test_where_data_lives_matches_the_store(tmp_path, monkeypatch):
     monkeypatch.setenv("LABTUI_HOME", str(tmp_path / "lab"))
     store = Store()
     assert store.results_dir == tmp_path / "lab" / "results" and store.settings_path() == tmp_path / "lab" / "config.toml"
+
+
+def test_the_command_step_example_is_a_profile_that_runs(tmp_path):
+    import re as _re
+    import tomllib
+
+    from labtui.engine.command import CommandEngine
+    from labtui.model import Profile
+
+    section = _section("Real-world workloads: command steps, zpaq-extract, make-archive")
+    (example,) = _re.findall(r"```toml\n(.*?)```", section, _re.S)
+    profile = Profile.from_toml(tomllib.loads(example))
+    image = tmp_path / "win 11.vhdx"
+    image.write_bytes(b"disk")
+    step = profile.steps[0]
+    assert profile.params[0].name == "image" and step.requires == ("cp",)
+    line = CommandEngine(params={"image": str(image)}).command_line(step, tmp_path, 0)
+    assert line.startswith(f"cp '{image}' {tmp_path}/labtui-scratch-")
