@@ -61,8 +61,12 @@ def profiles_table(profiles: Iterable[Profile]) -> Table:
     table.add_column("time", justify="right")
     table.add_column("origin")
     for p in profiles:
+        # A command takes as long as it takes: its time is not known in advance.
+        commands = any(not s.is_io for s in p.steps)
+        time = "varies" if not p.needs_test_file else human_duration(p.planned_seconds) + ("+" if commands else "")
         table.add_row(
-            p.name, p.title, str(len(p.steps)), format_size(p.file_size), human_duration(p.planned_seconds), p.origin
+            p.name, p.title, str(len(p.steps)), format_size(p.file_size) if p.needs_test_file else "none", time,
+            p.origin,
         )
     return table
 
