@@ -285,7 +285,8 @@ class CommandEngine(Engine):
         tick = began
         try:
             while not work.done():
-                tick += interval
+                # Ticks keep their rhythm; a loop that fell behind skips ahead instead of bunching samples.
+                tick = max(tick + interval, time.monotonic())
                 await asyncio.wait({work}, timeout=max(0.0, min(tick, deadline) - time.monotonic()))
                 if work.done():
                     break
@@ -298,21 +299,22 @@ class CommandEngine(Engine):
                     outcome.samples.append(sample)
                     yield sample
         finally:
-            # Reached on success, time-out and cancellation alike: the whole group goes.
+            # Reached on success, time-out and cancellation alike. The window closes now (or when
+            # the command and its flush ended); then the whole group goes.
+            end = ended[0] if ended else time.monotonic()
+            outcome.wall_seconds = end - began
+            last = sampler.take(time.monotonic() - began)
+            if last is not None:
+                outcome.samples.append(last)
+            outcome.cpu_percent = meter.stop()
             left_running = proc.returncode is not None and subproc.group_alive(proc)
             outcome.exit_status = await subproc.stop(proc)
-            end = ended[0] if ended and not timed_out else time.monotonic()
-            outcome.wall_seconds = end - began
             if not work.done():
                 work.cancel()
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(reader, timeout=READER_GRACE)
             outcome.output = "".join(chunks)
-            outcome.cpu_percent = meter.stop()
             outcome.cpu_seconds = _child_cpu_seconds(usage)
-            last = sampler.take(time.monotonic() - began)
-            if last is not None:
-                outcome.samples.append(last)
             if left_running:
                 outcome.warnings.append(f"the command of step {step.name!r} left processes running when it "
                                         "exited; they were stopped")
