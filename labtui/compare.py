@@ -554,6 +554,10 @@ def _cache(result: RunResult) -> str:
     return ", ".join(modes) if modes else "n/a"
 
 
+def _params(result: RunResult) -> str:
+    return ", ".join(f"{name}={value}" for name, value in sorted(result.params.items())) or "none"
+
+
 _CONTEXT: tuple[tuple[str, Callable[[RunResult], Any]], ...] = (
     ("host", lambda r: r.host.name),
     ("disk model", lambda r: r.target.model),
@@ -566,7 +570,8 @@ _CONTEXT: tuple[tuple[str, Callable[[RunResult], Any]], ...] = (
     ("engine", _engine),
     ("cache", _cache),
     ("profile", lambda r: r.profile.name),
-    ("test file", lambda r: format_size(r.profile.file_size)),
+    ("test file", lambda r: format_size(r.profile.file_size) if r.profile.needs_test_file else "none"),
+    ("parameters", _params),
     ("kernel", lambda r: r.host.kernel),
     ("source", lambda r: r.source if r.source != "import" else f"import of {r.source_file or 'a file'}"),
     ("status", lambda r: r.status),
@@ -593,6 +598,12 @@ def _warnings(results: Sequence[RunResult], masters: Sequence[_Master], letters:
         warnings.append(
             "cache modes differ (" + ", ".join(f"{l} {c}" for l, c in zip(letters, caches)) + "): buffered I/O "
             "(cache on) measures the page cache as much as the disk"
+        )
+    params = [_params(r) for r in results]
+    if len(set(params)) > 1:
+        warnings.append(
+            "profile parameters differ (" + "; ".join(f"{l} {p}" for l, p in zip(letters, params)) + "): the command "
+            "steps ran on different inputs (a larger archive takes longer to extract)"
         )
     for letter, r in zip(letters, results):
         if r.status != "completed":

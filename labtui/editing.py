@@ -17,7 +17,8 @@ from labtui.model import Profile, Step
 PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat")
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
              "cooldown", "cache", "latency")
-COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "warmup", "cooldown")
+# `requires` (a list) has no control of its own yet: it is kept as the profile had it.
+COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown")
 
 
 def step_fields(kind: str) -> tuple[str, ...]:
@@ -84,6 +85,8 @@ class ProfileDraft:
         data = profile.to_toml()
         self.fields: dict[str, Any] = {k: _as_typed(data[k]) for k in PROFILE_FIELDS}
         self.good_fields = dict(self.fields)
+        # Parameters are not edited here (yet): kept as they are, so the steps' {placeholders} still resolve.
+        self.params: dict[str, Any] = data.get("params", {})
         self.steps = [StepDraft(s) for s in profile.steps]
 
     # ------------------------------------------------------------------ editing
@@ -140,7 +143,8 @@ class ProfileDraft:
     # ------------------------------------------------------------------ checking
 
     def _profile_from(self, fields: dict[str, Any], steps: list[dict[str, Any]]) -> Profile:
-        return Profile.from_toml({**fields, "steps": steps}, origin=self.original.origin)
+        params = {"params": self.params} if self.params else {}
+        return Profile.from_toml({**fields, **params, "steps": steps}, origin=self.original.origin)
 
     def build(self) -> Profile:
         """The profile as edited; ValidationError (naming the field) if the model refuses it."""

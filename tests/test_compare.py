@@ -153,6 +153,29 @@ def test_context_differences_are_listed():
     assert "disk model" not in differs
 
 
+def test_command_steps_compare_by_wall_time_and_warn_when_their_parameters_differ():
+    from labtui.model import Step, StepResult
+
+    extract = Step(name="Extract archive", kind="command", command="zpaq x {archive} -to {scratch}")
+
+    def extraction(rid, seconds, archive, minutes):
+        base = run_result(rid, {READ: [50_000]}, minutes=minutes)
+        profile = replace(base.profile, name="zpaq-extract", steps=(extract,))
+        return replace(base, profile=profile, params={"archive": archive},
+                       steps=(StepResult(step=extract, wall_seconds=seconds, exit_status=0),))
+
+    c = compare([extraction("a", 600.0, "/data/200g.zpaq", 0), extraction("b", 2220.0, "/data/200g.zpaq", 5)])
+    wall = c.groups[0].row("wall_seconds")
+    assert wall.deltas[1].verdict == WORSE  # 37 minutes against 10: lower is better
+    assert not any("parameters differ" in w for w in c.warnings)
+    assert next(r for r in c.context if r.label == "test file").values == ("none", "none")
+    other = compare([extraction("a", 600.0, "/data/200g.zpaq", 0), extraction("b", 60.0, "/data/20g.zpaq", 5)])
+    assert any("profile parameters differ (A archive=/data/200g.zpaq; B archive=/data/20g.zpaq)" in w
+               for w in other.warnings)
+    assert {r.label: r.values for r in other.differences}["parameters"] == (
+        "archive=/data/200g.zpaq", "archive=/data/20g.zpaq")
+
+
 def test_single_runs_use_their_interval_spread_only_to_call_noise():
     steady_a = [[50_000 + d for d in (100, -100, 50, -50, 0, 80, -80, 20)]]
     steady_b = [[45_000 + d for d in (100, -100, 50, -50, 0, 80, -80, 20)]]

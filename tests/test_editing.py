@@ -62,6 +62,19 @@ def test_switching_kind_keeps_the_other_kinds_values():
     assert draft.build().steps[1] == QUICK.steps[1]
 
 
+def test_a_profile_with_parameters_keeps_them_and_its_command_steps_keep_every_setting():
+    zpaq = next(p for p in builtin_profiles() if p.name == "zpaq-extract")
+    draft = ProfileDraft(zpaq)
+    assert not draft.dirty and draft.errors() == {} and draft.build() == zpaq
+    assert "warmup" not in draft.steps[0].table()  # a command has no warm-up
+    draft.set_step_field(0, "command", "zpaq x {archive} -to {scratch} -threads 1")
+    draft.set_step_field(0, "sync", False)
+    built = draft.build()
+    assert built.params == zpaq.params and built.steps[0].requires == ("zpaq",) and not built.steps[0].sync
+    draft.set_step_field(0, "command", "zpaq x {archiv} -to {scratch}")
+    assert "unknown placeholder {archiv}" in draft.errors()["steps[1].command"]
+
+
 def test_steps_are_added_moved_and_removed_but_never_all():
     draft = ProfileDraft(QUICK)
     assert draft.add_step(0) == 1

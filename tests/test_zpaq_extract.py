@@ -208,3 +208,21 @@ def test_a_failed_command_shows_its_exit_status_and_last_output(tmp_path, labtui
 def test_profiles_shows_the_parameter(labtui_home):
     out = subprocess.run(labtui_cmd("profiles", "zpaq-extract"), capture_output=True, text=True)
     assert out.returncode == 0 and "parameter {archive}: file, required" in out.stdout
+
+
+def test_check_re_runs_a_zpaq_extract_baseline_with_its_archive(archive, tmp_path, labtui_home):
+    path, _ = archive
+    target = tmp_path / "t"
+    first = subprocess.run(labtui_cmd("run", "-p", "zpaq-extract", "--param", f"archive={path}", "-t", str(target),
+                                      "--json", "--yes"), capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    baseline = json.loads(first.stdout)["id"]
+    out = subprocess.run(labtui_cmd("check", "--baseline", baseline, "--tolerance", "1000", "--confirm", "0",
+                                    "--json", "--yes"), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["run_status"] == "completed" and len(report["runs"]) == 1
+    rerun = json.loads(subprocess.run(labtui_cmd("show", report["runs"][0], "--json"), capture_output=True,
+                                      text=True).stdout)
+    assert rerun["params"] == {"archive": str(path)} and rerun["engine"]["name"] == "command"
+    assert rerun["steps"][0]["wall_seconds"] > 0

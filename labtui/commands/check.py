@@ -21,6 +21,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--confirm", type=int, default=2, metavar="N",
                         help="when the first pass regresses, run N more passes and judge them all together "
                              "(default 2; 0 fails on the first pass)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a profile parameter for the re-run (default: the baseline's values)")
     parser.add_argument("--json", action="store_true", help="print the check as JSON on stdout")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--destroy-data", metavar="/dev/NAME",
@@ -71,6 +73,7 @@ def run(args) -> int:
     from labtui.compare_report import check_renderable
     from labtui.engine.runner import RunOptions, Runner
     from labtui.errors import ValidationError
+    from labtui.params import parse_assignments
 
     store = open_store()
     pct = tolerance(args, DEFAULT_TOLERANCE_PCT)
@@ -84,8 +87,10 @@ def run(args) -> int:
     except ValidationError as exc:
         raise ValidationError(f"the profile stored in baseline {baseline.id} cannot be re-run: {exc}") from None
     target = args.target or baseline.target.path
-    engine = args.engine or baseline.engine.name
-    options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data)
+    # A profile of command steps only ran no I/O engine (its result says "command"): any will do.
+    engine = args.engine or (baseline.engine.name if baseline.profile.needs_test_file else "native")
+    params = {**baseline.params, **parse_assignments(args.param)}
+    options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params)
     runner = Runner(profile, target, store, options)
     plan = runner.preflight()
     err = stderr()

@@ -78,6 +78,7 @@ STEP_SPECS = {
         FieldSpec("cleanup", "Cleanup", "Runs after the timed command (not timed)"),
         FieldSpec("timeout", "Time limit", "Stop the command after this long: 10m, 1h"),
         FieldSpec("drop_caches", "Drop caches", "Drop the page cache before timing (needs root)", YES_NO),
+        FieldSpec("sync", "Flush", "Count the time to get what the command wrote onto the disk", YES_NO),
     )
 }
 
