@@ -28,6 +28,11 @@ def _io(get: Callable[[StepResult], Any]) -> Getter:
     return lambda r, s: get(s) if s.step.is_io else None
 
 
+def _counted(get: Callable[[StepResult], Any]) -> Getter:
+    # A command step has counts only where the disk's counters were sampled over its wall time.
+    return lambda r, s: get(s) if s.step.is_io or s.total.seconds > 0 else None
+
+
 def _latency(name: str) -> Getter:
     return _io(lambda s: getattr(s.latency, name))
 
@@ -63,17 +68,20 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("outstanding", _io(lambda s: s.step.outstanding)),
     ("cache", _io(lambda s: s.step.cache)),
     ("duration_seconds", _io(lambda s: s.step.duration)),
-    ("measured_seconds", _io(lambda s: s.total.seconds)),
-    ("read_ios", _io(lambda s: s.read.ios)),
-    ("read_bytes", _io(lambda s: s.read.bytes)),
-    ("write_ios", _io(lambda s: s.write.ios)),
-    ("write_bytes", _io(lambda s: s.write.bytes)),
-    ("iops", _io(lambda s: s.total.iops)),
-    ("mib_s", _io(lambda s: s.total.mib_s)),
-    ("read_iops", _io(lambda s: s.read.iops)),
-    ("read_mib_s", _io(lambda s: s.read.mib_s)),
-    ("write_iops", _io(lambda s: s.write.iops)),
-    ("write_mib_s", _io(lambda s: s.write.mib_s)),
+    # For a command step the counts are the target disk's kernel counters over its wall time
+    # (every I/O on that disk, not only the command's), so they are exported too.
+    ("measured_seconds", _counted(lambda s: s.total.seconds)),
+    ("read_ios", _counted(lambda s: s.read.ios)),
+    ("read_bytes", _counted(lambda s: s.read.bytes)),
+    ("write_ios", _counted(lambda s: s.write.ios)),
+    ("write_bytes", _counted(lambda s: s.write.bytes)),
+    ("iops", _counted(lambda s: s.total.iops)),
+    ("mib_s", _counted(lambda s: s.total.mib_s)),
+    ("read_iops", _counted(lambda s: s.read.iops)),
+    ("read_mib_s", _counted(lambda s: s.read.mib_s)),
+    ("write_iops", _counted(lambda s: s.write.iops)),
+    ("write_mib_s", _counted(lambda s: s.write.mib_s)),
+    ("peak_mib_s", lambda r, s: s.peak_mib_s),
     ("latency_mean_ms", _latency("mean")),
     ("latency_min_ms", _latency("min")),
     ("latency_p50_ms", _latency("p50")),
@@ -87,6 +95,7 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("cpu_seconds", lambda r, s: s.cpu_seconds),
     ("wall_seconds", lambda r, s: s.wall_seconds),
     ("exit_status", lambda r, s: s.exit_status),
+    ("params", lambda r, s: ";".join(f"{k}={v}" for k, v in sorted(r.params.items())) or None),
     ("error", lambda r, s: s.error),
 )
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
