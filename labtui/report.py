@@ -5,6 +5,7 @@ Formatting lives here once so the CLI tables, exports and the TUI show the same 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Iterable
 
 from rich import box
@@ -42,8 +43,9 @@ def fmt_pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
 
 
-def fmt_time(result: RunResult) -> str:
-    return result.started.astimezone().strftime("%Y-%m-%d %H:%M")
+def fmt_time(moment: datetime) -> str:
+    """A result's start as people compare runs: local time, to the minute."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def step_headline(step: StepResult) -> tuple[float, float]:

@@ -4,6 +4,7 @@ Layout under the data root (`LABTUI_HOME`, else the XDG data dir):
     results/<id>.toml     one file per run or import
     profiles/<name>.toml  user profiles (built-in ones are package data, never written)
     config.toml           settings such as the chosen theme
+    cache/                derived data, safe to delete (labtui.summaries: the results' summary index)
 A file that does not parse is reported with its path and reason and skipped; it is never
 rewritten or deleted by a read.
 """
@@ -412,6 +413,7 @@ class Store:
         self.config_dir = Path(config_dir) if config_dir else (self.home if home is not None else config_home())
         self.results_dir = self.home / "results"
         self.profiles_dir = self.home / "profiles"
+        self.cache_dir = self.home / "cache"
 
     # results ---------------------------------------------------------------
 
@@ -479,6 +481,12 @@ class Store:
             (broken if isinstance(item, BrokenFile) else good).append(item)
         good.sort(key=lambda r: (r.started, r.id))
         return good, broken
+
+    def summaries(self):
+        """A summary row per result and the broken files, from the cached index (labtui.summaries)."""
+        from labtui.summaries import load_summaries
+
+        return load_summaries(self)
 
     def find_result(self, key: str) -> RunResult:
         """A result by id or unique id prefix."""

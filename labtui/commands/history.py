@@ -1,4 +1,4 @@
-"""List saved results, newest first, with each step's headline figures."""
+"""List saved results, newest first, with each step's headline figures (from the summary index)."""
 
 from __future__ import annotations
 
@@ -12,23 +12,24 @@ def add_arguments(parser) -> None:
     parser.add_argument("--limit", type=int, default=0, help="at most this many (newest first)")
 
 
-def summary(result) -> dict:
+def summary(row) -> dict:
+    """The `--json` entry of one result (a labtui.summaries.ResultSummary)."""
     return {
-        "id": result.id,
-        "started": result.started.isoformat(),
-        "status": result.status,
-        "host": result.host.name,
-        "disk_model": result.target.model,
-        "target": result.target.path,
-        "profile": result.profile.name,
-        "engine": result.engine.name,
-        "source": result.source,
-        "tags": list(result.tags),
+        "id": row.id,
+        "started": row.started.isoformat(),
+        "status": row.status,
+        "host": row.host,
+        "disk_model": row.disk_model,
+        "target": row.target,
+        "profile": row.profile,
+        "engine": row.engine,
+        "source": row.source,
+        "tags": list(row.tags),
         "steps": [
-            {"name": s.name, "label": s.step.label(), "repetition": s.repetition, "status": s.status,
-             "iops": s.total.iops, "mib_s": s.total.mib_s, "latency_mean_ms": s.latency.mean,
-             "latency_p99_ms": s.latency.p99}
-            for s in result.steps
+            {"name": s.name, "label": s.label, "repetition": s.repetition, "status": s.status,
+             "iops": s.iops, "mib_s": s.mib_s, "latency_mean_ms": s.latency_mean_ms,
+             "latency_p99_ms": s.latency_p99_ms}
+            for s in row.steps
         ],
     }
 
@@ -56,12 +57,12 @@ def history_table(results, *, wide: bool):
     table.add_column("IOPS", justify="right", no_wrap=True)
     table.add_column("MiB/s", justify="right", no_wrap=True)
     for r in results:
-        cells = [r.id] + ([fmt_time(r)] if wide else []) + [r.profile.name] + ([r.engine.name] if wide else [])
+        cells = [r.id] + ([fmt_time(r.started)] if wide else []) + [r.profile] + ([r.engine] if wide else [])
         cells += [
-            r.target.model or "unknown",
+            r.disk_model or "unknown",
             r.status,
-            "\n".join(fmt_iops(s.total.iops) for s in r.steps),
-            "\n".join(fmt_mib(s.total.mib_s) for s in r.steps),
+            "\n".join(fmt_iops(s.iops) for s in r.steps),
+            "\n".join(fmt_mib(s.mib_s) for s in r.steps),
         ]
         table.add_row(*cells)
     return table
@@ -70,10 +71,10 @@ def history_table(results, *, wide: bool):
 def run(args) -> int:
     from labtui.commands.common import open_store, print_json, stdout, warn_broken
 
-    everything, broken = open_store().load_results()
+    everything, broken = open_store().summaries()
     results = everything[::-1]
     if args.profile:
-        results = [r for r in results if r.profile.name == args.profile]
+        results = [r for r in results if r.profile == args.profile]
     if args.tag:
         results = [r for r in results if args.tag in r.tags]
     if args.limit > 0:

@@ -1,0 +1,216 @@
+"""The summary index of saved results: one short row per result file, cached, for fast listings.
+
+History (the TUI's and `labtui history`) lists every result, and parsing thousands of TOML files
+takes seconds. The index keeps a summary row per file in `<data root>/cache/summaries.json`,
+keyed by the file's name, mtime_ns, size and inode; only new or changed files are read again.
+It is derived data: safe to delete, rebuilt when it is broken or was written by another
+version, written atomically, and never the source of truth — opening a result reads its file.
+A file that cannot be read is remembered as broken with its reason (and read again once it
+changes), so a broken file costs nothing on the next listing either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+from dataclasses import dataclass, fields
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from labtui.baselines import result_disk
+from labtui.model import SCHEMA, RunResult, StepResult
+from labtui.store import BrokenFile, Store, StoreError, atomic_write
+
+CACHE_FILE = "summaries.json"
+# Bump when ResultSummary or StepSummary change: an older cache is then rebuilt, not misread.
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class StepSummary:
+    """One step (one repetition) of a result: its headline figures."""
+
+    name: str
+    label: str
+    kind: str
+    repetition: int
+    status: str
+    iops: float
+    mib_s: float
+    latency_mean_ms: float | None = None
+    latency_p99_ms: float | None = None
+    cpu_percent: float | None = None
+    wall_seconds: float | None = None
+
+    @classmethod
+    def of(cls, step: StepResult) -> StepSummary:
+        return cls(
+            name=step.name,
+            label=step.step.label(),
+            kind=step.step.kind,
+            repetition=step.repetition,
+            status=step.status,
+            iops=step.total.iops,
+            mib_s=step.total.mib_s,
+            latency_mean_ms=_finite(step.latency.mean),
+            latency_p99_ms=_finite(step.latency.p99),
+            cpu_percent=_finite(step.cpu_percent),
+            wall_seconds=_finite(step.wall_seconds),
+        )
+
+
+@dataclass(frozen=True)
+class ResultSummary:
+    """What a listing shows of one result, and where its file is."""
+
+    id: str
+    file: str  # the result file's name in the results folder
+    started: datetime
+    status: str
+    source: str
+    host: str | None
+    disk_model: str | None
+    disk_kind: str | None
+    disk: str  # baselines.disk_identity(): the same disk whatever adapter or slot it sits in
+    target: str
+    filesystem: str | None
+    profile: str
+    profile_title: str
+    engine: str
+    engine_version: str | None
+    tags: tuple[str, ...] = ()
+    error: str | None = None
+    source_file: str | None = None
+    steps: tuple[StepSummary, ...] = ()
+
+    @classmethod
+    def of(cls, result: RunResult, file: str) -> ResultSummary:
+        return cls(
+            id=result.id,
+            file=file,
+            started=result.started,
+            status=result.status,
+            source=result.source,
+            host=result.host.name,
+            disk_model=result.target.model,
+            disk_kind=result.target.kind,
+            disk=result_disk(result),
+            target=result.target.path,
+            filesystem=result.target.filesystem,
+            profile=result.profile.name,
+            profile_title=result.profile.title,
+            engine=result.engine.name,
+            engine_version=result.engine.version,
+            tags=tuple(result.tags),
+            error=result.error,
+            source_file=result.source_file,
+            steps=tuple(StepSummary.of(s) for s in result.steps),
+        )
+
+    def search_text(self) -> str:
+        """Everything a filter matches against, lower-cased."""
+        parts = [self.id, self.started.astimezone().strftime("%Y-%m-%d %H:%M"), self.status, self.source,
+                 self.host or "", self.disk_model or "", self.disk_kind or "", self.target, self.filesystem or "",
+                 self.profile, self.profile_title, self.engine, *self.tags, self.source_file or ""]
+        parts += [s.name for s in self.steps]
+        return " ".join(parts).lower()
+
+    def to_json(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["started"] = self.started.isoformat()
+        data["tags"] = list(self.tags)
+        data["steps"] = [{f.name: getattr(s, f.name) for f in fields(s)} for s in self.steps]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ResultSummary:
+        values = dict(data)
+        values["started"] = datetime.fromisoformat(values["started"])
+        values["tags"] = tuple(values["tags"])
+        values["steps"] = tuple(StepSummary(**s) for s in values["steps"])
+        return cls(**values)
+
+
+def _finite(value: Any) -> Any:
+    # JSON has no NaN: a figure that could not be computed is stored as null.
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def cache_path(store: Store) -> Path:
+    return store.cache_dir / CACHE_FILE
+
+
+def _file_key(info: os.stat_result) -> list[int]:
+    # The inode catches an atomic rewrite (a new file renamed over the old one) within one mtime tick.
+    return [info.st_mtime_ns, info.st_size, info.st_ino]
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    """The cached entries by file name; empty when the cache is missing, broken or another version's."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("schema") != SCHEMA:
+        return {}
+    entries = data.get("entries")
+    return entries if isinstance(entries, dict) else {}
+
+
+def _entry_from_cache(entry: Any, key: list[int], path: Path) -> ResultSummary | BrokenFile | None:
+    """The cached row for a file if it is still valid for `key`; None means: read the file."""
+    if not isinstance(entry, dict) or entry.get("key") != key:
+        return None
+    try:
+        if "broken" in entry:
+            return BrokenFile(path, str(entry["broken"]))
+        return ResultSummary.from_json(entry["summary"])
+    except (KeyError, TypeError, ValueError):
+        return None  # a damaged entry: read the file again
+
+
+def load_summaries(store: Store) -> tuple[list[ResultSummary], list[BrokenFile]]:
+    """A summary of every readable result (oldest first) and every file that could not be read.
+
+    Reads only the files the cache does not know in their current state, then saves the cache
+    if anything changed. A cache that cannot be written (a read-only data root) only costs time.
+    """
+    path = cache_path(store)
+    cached = _read_cache(path)
+    entries: dict[str, Any] = {}
+    good: list[ResultSummary] = []
+    broken: list[BrokenFile] = []
+    changed = False
+    for file in store.result_files():
+        try:
+            info = file.stat()
+        except OSError:
+            continue  # deleted while we listed
+        key = _file_key(info)
+        row = _entry_from_cache(cached.get(file.name), key, file)
+        if row is None:
+            changed = True
+            try:
+                row = ResultSummary.of(store.read_result(file), file.name)
+            except StoreError as exc:
+                row = BrokenFile(file, str(exc).removeprefix(f"{file}: "))
+        if isinstance(row, BrokenFile):
+            broken.append(row)
+            entries[file.name] = {"key": key, "broken": row.reason}
+        else:
+            good.append(row)
+            entries[file.name] = {"key": key, "summary": row.to_json()}
+    if changed or set(cached) != set(entries):
+        _write_cache(path, entries)
+    good.sort(key=lambda s: (s.started, s.id))
+    return good, broken
+
+
+def _write_cache(path: Path, entries: dict[str, Any]) -> None:
+    text = json.dumps({"version": CACHE_VERSION, "schema": SCHEMA, "entries": entries}, separators=(",", ":"),
+                      allow_nan=False)
+    with contextlib.suppress(OSError):
+        atomic_write(path, text)

@@ -1,0 +1,133 @@
+"""The summary index: the same rows as reading every file, cached, rebuilt for what changed, never trusted blindly."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+
+import pytest
+from factories import broken_files, make_result
+
+from labtui import summaries
+from labtui.store import Store
+from labtui.summaries import ResultSummary, cache_path, load_summaries
+
+
+def _save(store: Store, n: int) -> list:
+    return [store.save_result(make_result(f"20240501-1030{i:02d}-{i:04x}", minutes=i))[0] for i in range(n)]
+
+
+def _reads(monkeypatch) -> list:
+    """Count the result files read (parsed) from now on."""
+    seen = []
+    real = Store.read_result
+
+    def counting(self, path):
+        seen.append(path.name)
+        return real(self, path)
+
+    monkeypatch.setattr(Store, "read_result", counting)
+    return seen
+
+
+def test_rows_match_the_results_they_summarise(labtui_home):
+    store = Store()
+    saved = _save(store, 3)
+    rows, broken = load_summaries(store)
+    assert broken == []
+    assert [r.id for r in rows] == [r.id for r in saved]  # oldest first, as load_results
+    for row, result in zip(rows, saved):
+        assert row == ResultSummary.of(result, f"{result.id}.toml")
+        assert row.steps[0].iops == pytest.approx(result.steps[0].total.iops)
+        assert row.disk == "Samsung SSD 980 PRO 1TB #S5GXNF0R123456"
+
+
+def test_the_second_listing_reads_no_file_and_a_change_reads_only_that_file(labtui_home, monkeypatch):
+    store = Store()
+    saved = _save(store, 4)
+    load_summaries(store)
+    assert cache_path(store).is_file()
+    reads = _reads(monkeypatch)
+    rows, _ = load_summaries(store)
+    assert reads == [] and len(rows) == 4
+    store.update_result(replace(saved[1], tags=("hp-adapter",)))
+    rows, _ = load_summaries(store)
+    assert reads == [f"{saved[1].id}.toml"]
+    assert next(r for r in rows if r.id == saved[1].id).tags == ("hp-adapter",)
+    reads.clear()
+    store.delete_result(saved[0].id)
+    new, _ = store.save_result(make_result("20240601-000000-abcd"))
+    rows, _ = load_summaries(store)
+    assert reads == [f"{new.id}.toml"]
+    assert {r.id for r in rows} == {s.id for s in saved[1:]} | {new.id}
+    assert set(json.loads(cache_path(store).read_text())["entries"]) == {f"{r.id}.toml" for r in rows}
+
+
+@pytest.mark.parametrize("damage", [
+    b"", b"{not json", b'{"version": 999, "entries": {}}', b'{"version": 1, "schema": 1, "entries": []}',
+    b"\xff\xfe garbage",
+])
+def test_a_broken_or_foreign_cache_is_rebuilt(labtui_home, damage):
+    store = Store()
+    saved = _save(store, 2)
+    load_summaries(store)
+    cache_path(store).write_bytes(damage)
+    rows, broken = load_summaries(store)
+    assert [r.id for r in rows] == [r.id for r in saved] and broken == []
+    assert json.loads(cache_path(store).read_text())["version"] == summaries.CACHE_VERSION
+
+
+def test_a_damaged_entry_is_read_again_and_a_lying_one_cannot_survive_a_change(labtui_home):
+    store = Store()
+    result = _save(store, 1)[0]
+    load_summaries(store)
+    data = json.loads(cache_path(store).read_text())
+    entry = data["entries"][f"{result.id}.toml"]
+    entry["summary"]["steps"] = "nonsense"
+    cache_path(store).write_text(json.dumps(data))
+    rows, _ = load_summaries(store)
+    assert rows[0].steps[0].name == result.steps[0].name
+    # A rewrite with the same size and mtime is still seen (the inode changes on an atomic rewrite).
+    path = store.result_path(result.id)
+    before = path.stat()
+    store.update_result(replace(result, status="failed"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    rows, _ = load_summaries(store)
+    assert rows[0].status == "failed"
+
+
+def test_broken_files_are_listed_with_their_reason_and_cached_as_broken(labtui_home, monkeypatch):
+    store = Store()
+    _save(store, 1)
+    paths = broken_files(store.results_dir)
+    rows, broken = load_summaries(store)
+    _, expected = store.load_results()
+    assert len(rows) == 1
+    assert sorted((b.path, b.reason) for b in broken) == sorted((b.path, b.reason) for b in expected)
+    assert {b.path for b in broken} == set(paths.values())
+    reads = _reads(monkeypatch)
+    assert load_summaries(store)[1] == broken and reads == []
+    for path in paths.values():
+        assert path.exists()  # never touched
+
+
+def test_a_read_only_cache_folder_only_costs_time(labtui_home, monkeypatch):
+    store = Store()
+    _save(store, 2)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(summaries, "atomic_write", refuse)
+    rows, _ = load_summaries(store)
+    assert len(rows) == 2 and not cache_path(store).exists()
+
+
+def test_nan_figures_survive_the_cache_as_missing(labtui_home):
+    store = Store()
+    result = make_result()
+    step = replace(result.steps[0], cpu_percent=float("nan"))
+    store.save_result(replace(result, steps=(step,)))
+    assert load_summaries(store)[0][0].steps[0].cpu_percent is None
+    assert load_summaries(store)[0][0].steps[0].cpu_percent is None  # from the cache
