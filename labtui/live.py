@@ -1,0 +1,314 @@
+"""A run as it happens, kept as state from its event stream: what the Run screen draws.
+
+The TUI's counterpart of the headless display in commands/progress.py: the same events, kept
+as the current step, its phase and timings, its per-interval samples and its running figures
+(current, mean, min, max), for widgets to draw on a timer. Pure (no Textual), fed events in tests.
+
+Samples are exact counts, so combining intervals stays honest: a merged interval sums the I/Os,
+bytes and seconds of its parts and derives its rates from those. The chart buffer is bounded —
+when full, neighbouring intervals are merged pairwise — while the figures are updated from every
+sample as it arrives, so the bound never changes a mean, a minimum or a maximum.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from labtui.engine.events import (
+    PrepareProgress,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    SampleTaken,
+    StepFinished,
+    StepStarted,
+)
+from labtui.model import MIB, RunResult, Sample, StepResult
+from labtui.units import human_size
+
+# Samples kept per step for the charts: an hour of one-second samples before the first merge.
+BUFFER_CAPACITY = 4096
+
+
+def _weighted(pairs: Iterable[tuple[float | None, float]]) -> float | None:
+    """The mean of values weighted by their counts, over the values that exist."""
+    total = weight = 0.0
+    for value, count in pairs:
+        if value is not None and count > 0:
+            total += value * count
+            weight += count
+    return total / weight if weight else None
+
+
+def merge_samples(samples: Sequence[Sample]) -> Sample:
+    """Consecutive intervals as one: counts and seconds summed, mean latency weighted by I/Os.
+
+    A p99 of merged intervals cannot be derived from their p99s; the highest is kept (it is
+    the worst the interval saw, never flattering).
+    """
+    if len(samples) == 1:
+        return samples[0]
+    read_p99 = [s.read_lat_p99_ms for s in samples if s.read_lat_p99_ms is not None]
+    write_p99 = [s.write_lat_p99_ms for s in samples if s.write_lat_p99_ms is not None]
+    return Sample(
+        t=samples[-1].t,
+        seconds=sum(s.seconds for s in samples),
+        read_ios=sum(s.read_ios for s in samples),
+        read_bytes=sum(s.read_bytes for s in samples),
+        write_ios=sum(s.write_ios for s in samples),
+        write_bytes=sum(s.write_bytes for s in samples),
+        read_lat_mean_ms=_weighted((s.read_lat_mean_ms, s.read_ios) for s in samples),
+        read_lat_p99_ms=max(read_p99) if read_p99 else None,
+        write_lat_mean_ms=_weighted((s.write_lat_mean_ms, s.write_ios) for s in samples),
+        write_lat_p99_ms=max(write_p99) if write_p99 else None,
+        cpu_percent=_weighted((s.cpu_percent, s.seconds) for s in samples),
+    )
+
+
+def downsample(samples: Sequence[Sample], max_points: int) -> list[Sample]:
+    """At most `max_points` intervals, each merging a run of consecutive ones (the newest kept whole)."""
+    if max_points <= 0 or len(samples) <= max_points:
+        return list(samples)
+    size = math.ceil(len(samples) / max_points)
+    # Groups are counted from the newest end, so the latest interval is never half a bucket.
+    first = len(samples) % size
+    out = [merge_samples(samples[:first])] if first else []
+    out += [merge_samples(samples[i : i + size]) for i in range(first, len(samples), size)]
+    return out
+
+
+class SampleBuffer:
+    """A step's intervals for its charts, at most `capacity` of them (older ones merged pairwise)."""
+
+    def __init__(self, capacity: int = BUFFER_CAPACITY) -> None:
+        self.capacity = max(2, capacity)
+        self.samples: list[Sample] = []
+
+    def append(self, sample: Sample) -> None:
+        self.samples.append(sample)
+        if len(self.samples) > self.capacity:
+            pairs = self.samples
+            self.samples = [merge_samples(pairs[i : i + 2]) for i in range(0, len(pairs) - 1, 2)]
+            if len(pairs) % 2:
+                self.samples.append(pairs[-1])
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+@dataclass(frozen=True)
+class Series:
+    """One live quantity of a sample: its key, what it is called, its unit, and how to read it."""
+
+    key: str
+    direction: str  # "read", "write" or "" (both / the machine)
+    quantity: str  # "IOPS", "MiB/s", "latency", "p99", "CPU"
+    unit: str
+    value: Callable[[Sample], float | None] = field(repr=False, compare=False)
+
+
+def _lat(value: float | None, ios: int) -> float | None:
+    return value if ios else None
+
+
+SERIES = (
+    Series("read_iops", "read", "IOPS", "IOPS", lambda s: s.read_iops),
+    Series("write_iops", "write", "IOPS", "IOPS", lambda s: s.write_iops),
+    Series("read_mib_s", "read", "MiB/s", "MiB/s", lambda s: s.read_mib_s),
+    Series("write_mib_s", "write", "MiB/s", "MiB/s", lambda s: s.write_mib_s),
+    Series("read_lat_ms", "read", "latency", "ms", lambda s: _lat(s.read_lat_mean_ms, s.read_ios)),
+    Series("write_lat_ms", "write", "latency", "ms", lambda s: _lat(s.write_lat_mean_ms, s.write_ios)),
+    Series("read_p99_ms", "read", "p99", "ms", lambda s: _lat(s.read_lat_p99_ms, s.read_ios)),
+    Series("write_p99_ms", "write", "p99", "ms", lambda s: _lat(s.write_lat_p99_ms, s.write_ios)),
+    Series("cpu", "", "CPU", "%", lambda s: s.cpu_percent),
+)
+SERIES_BY_KEY = {s.key: s for s in SERIES}
+
+
+@dataclass
+class Extremes:
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def add(self, value: float | None) -> None:
+        if value is None or not math.isfinite(value):
+            return
+        self.minimum = value if self.minimum is None else min(self.minimum, value)
+        self.maximum = value if self.maximum is None else max(self.maximum, value)
+
+
+@dataclass(frozen=True)
+class FigureRow:
+    """One line of the figures table: a series now, over the measured time, and its extremes."""
+
+    series: Series
+    current: float | None
+    mean: float | None  # None where a mean means nothing (a p99 of p99s)
+    minimum: float | None
+    maximum: float | None
+
+
+class LiveStep:
+    """One step of the run: when it began, its samples, and its figures over the measured time."""
+
+    def __init__(self, started: StepStarted, began: float, capacity: int = BUFFER_CAPACITY) -> None:
+        self.started = started
+        self.began = began
+        self.buffer = SampleBuffer(capacity)
+        self.last: SampleTaken | None = None
+        self.result: StepResult | None = None
+        self.ended: float | None = None
+        # The measured samples (warm-up excluded) merged into one: exact sums, from which the means derive.
+        self._total: Sample | None = None
+        self._extremes = {s.key: Extremes() for s in SERIES}
+
+    @property
+    def step(self):
+        return self.started.step
+
+    @property
+    def phase(self) -> str:
+        if self.result is not None:
+            return self.result.status
+        if self.last is None:
+            return "starting"
+        return self.last.phase
+
+    def add(self, event: SampleTaken) -> None:
+        self.last = event
+        self.buffer.append(event.sample)
+        if event.phase != "measure":
+            return
+        sample = event.sample
+        self._total = sample if self._total is None else merge_samples([self._total, sample])
+        for series in SERIES:
+            self._extremes[series.key].add(series.value(sample))
+
+    def directions(self) -> tuple[str, ...]:
+        step = self.step
+        if not step.is_io:
+            return ("read", "write")  # a command's disk traffic may go either way
+        return tuple(d for d, on in (("read", step.reads), ("write", step.writes)) if on)
+
+    def figures(self) -> list[FigureRow]:
+        """Rows for the directions this step drives, then CPU."""
+        rows = []
+        wanted = set(self.directions()) | {""}
+        current = self.last.sample if self.last is not None else None
+        for series in SERIES:
+            if series.direction not in wanted:
+                continue
+            if series.quantity in ("latency", "p99") and self.step.is_io and not self.step.latency:
+                continue
+            extremes = self._extremes[series.key]
+            mean = None
+            if self._total is not None and series.quantity != "p99":
+                mean = series.value(self._total)
+            rows.append(FigureRow(series, series.value(current) if current is not None else None, mean,
+                                  extremes.minimum, extremes.maximum))
+        return rows
+
+    def elapsed(self, now: float) -> float:
+        return (self.ended if self.ended is not None else now) - self.began
+
+    @property
+    def planned_seconds(self) -> float | None:
+        """Warm-up, measured time and cool-down; None for a command (it takes as long as it takes)."""
+        step = self.step
+        if not step.is_io:
+            return None
+        return step.warmup + step.duration + step.cooldown
+
+
+class LiveRun:
+    """The whole run so far. `handle` every event in order; read the rest whenever drawing."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, capacity: int = BUFFER_CAPACITY) -> None:
+        self.clock = clock
+        self.capacity = capacity
+        self.started: RunStarted | None = None
+        self.began: float | None = None
+        self.prepare: PrepareProgress | None = None
+        self.steps: list[LiveStep] = []
+        self.warnings: list[str] = []
+        self.finished: RunFinished | None = None
+        self.version = 0  # counts changes, so a drawer can skip a redraw when nothing is new
+
+    @property
+    def current(self) -> LiveStep | None:
+        return self.steps[-1] if self.steps else None
+
+    @property
+    def preparing(self) -> bool:
+        return self.prepare is not None and not self.steps and self.prepare.bytes_done < self.prepare.bytes_total
+
+    @property
+    def result(self) -> RunResult | None:
+        return self.finished.result if self.finished is not None else None
+
+    def handle(self, event) -> None:
+        now = self.clock()
+        if isinstance(event, RunStarted):
+            self.started, self.began = event, now
+        elif isinstance(event, PrepareProgress):
+            self.prepare = event
+        elif isinstance(event, StepStarted):
+            if self.current is not None and self.current.ended is None:
+                self.current.ended = now
+            self.steps.append(LiveStep(event, now, self.capacity))
+        elif isinstance(event, SampleTaken):
+            if self.current is not None:
+                self.current.add(event)
+        elif isinstance(event, StepFinished):
+            step = self.current
+            if step is not None and step.started.index == event.index:
+                step.result = event.result
+                step.ended = now
+        elif isinstance(event, RunWarning):
+            if event.message not in self.warnings:
+                self.warnings.append(event.message)
+        elif isinstance(event, RunFinished):
+            self.finished = event
+            if self.current is not None and self.current.ended is None:
+                self.current.ended = now
+        self.version += 1
+
+    def elapsed(self) -> float:
+        return self.clock() - self.began if self.began is not None else 0.0
+
+    def eta_seconds(self) -> float | None:
+        """Time left by the plan: the preparation's rate, then the steps' planned times.
+
+        None where it cannot be known (a command step is running or yet to come).
+        """
+        if self.started is None:
+            return None
+        if self.finished is not None:
+            return 0.0
+        profile = self.started.profile
+        if any(not s.is_io for s in profile.steps):
+            return None
+        now = self.clock()
+        done = sum(s.planned_seconds or 0.0 for s in self.steps[:-1])
+        running = self.current.elapsed(now) if self.current is not None else 0.0
+        left = max(0.0, self.started.planned_seconds - done - running)
+        if self.current is None and self.prepare is not None:
+            p = self.prepare
+            rate = p.bytes_done / p.seconds if p.seconds > 0 else 0.0
+            if rate <= 0:
+                return None
+            left += (p.bytes_total - p.bytes_done) / rate
+        return left
+
+
+def prepare_text(p: PrepareProgress) -> str:
+    """'1.2 GiB of 4 GiB at 850 MiB/s'"""
+    rate = p.bytes_done / p.seconds if p.seconds > 0 else 0.0
+    speed = f" at {rate / MIB:,.0f} MiB/s" if rate else ""
+    return f"{human_size(p.bytes_done)} of {human_size(p.bytes_total)}{speed}"

@@ -1,0 +1,136 @@
+"""The live run state: merged intervals stay exact, the chart buffer is bounded, figures follow every sample."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from factories import make_result
+from hypothesis import given
+from hypothesis import strategies as st
+
+from labtui.engine.events import (
+    PrepareProgress,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    SampleTaken,
+    StepFinished,
+    StepStarted,
+)
+from labtui.live import LiveRun, SampleBuffer, downsample, merge_samples
+from labtui.model import EngineInfo, Sample, Step, TargetInfo
+
+MIB = 1024 * 1024
+
+
+def sample(t: float, reads: int, writes: int = 0, *, seconds: float = 1.0, lat: float = 1.0, cpu: float = 10.0,
+           p99: float = 3.0) -> Sample:
+    return Sample(t=t, seconds=seconds, read_ios=reads, read_bytes=reads * 4096, write_ios=writes,
+                  write_bytes=writes * 4096, read_lat_mean_ms=lat if reads else None,
+                  read_lat_p99_ms=p99 if reads else None, write_lat_mean_ms=2 * lat if writes else None,
+                  write_lat_p99_ms=2 * p99 if writes else None, cpu_percent=cpu)
+
+
+def test_merging_sums_counts_and_weights_latency_by_ios():
+    merged = merge_samples([sample(1, 100, lat=1.0, p99=2.0), sample(2, 300, lat=3.0, p99=9.0, seconds=3.0, cpu=30)])
+    assert (merged.t, merged.seconds, merged.read_ios, merged.read_bytes) == (2, 4.0, 400, 400 * 4096)
+    assert merged.read_iops == 100.0
+    assert merged.read_lat_mean_ms == pytest.approx((100 * 1 + 300 * 3) / 400)
+    assert merged.read_lat_p99_ms == 9.0  # the worst, never an average of percentiles
+    assert merged.cpu_percent == pytest.approx((10 * 1 + 30 * 3) / 4)
+    assert merged.write_lat_mean_ms is None
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=300), st.integers(1, 80))
+def test_downsampling_keeps_every_io_and_second(counts, points):
+    samples = [sample(i + 1.0, c) for i, c in enumerate(counts)]
+    out = downsample(samples, points)
+    assert len(out) <= points
+    assert sum(s.read_ios for s in out) == sum(counts)
+    assert sum(s.seconds for s in out) == pytest.approx(len(counts))
+    assert out[-1].t == samples[-1].t
+
+
+@given(st.lists(st.integers(0, 1000), min_size=1, max_size=200), st.integers(2, 16))
+def test_the_buffer_is_bounded_and_loses_no_count(counts, capacity):
+    buffer = SampleBuffer(capacity)
+    for i, c in enumerate(counts):
+        buffer.append(sample(i + 1.0, c))
+    assert len(buffer) <= capacity
+    assert sum(s.read_ios for s in buffer.samples) == sum(counts)
+    assert [s.t for s in buffer.samples] == sorted(s.t for s in buffer.samples)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _started(profile) -> RunStarted:
+    return RunStarted("run-1", profile, TargetInfo(path="/tmp/x"), EngineInfo("native", "1"),
+                      len(profile.steps), profile.planned_seconds)
+
+
+def test_a_run_from_its_events():
+    result = make_result()
+    profile = result.profile  # quick-sanity: read then write, 10 s + 2 s warm-up each
+    clock = Clock()
+    live = LiveRun(clock, capacity=4)
+    live.handle(_started(profile))
+    live.handle(PrepareProgress(0, 64 * MIB, 0.0))
+    clock.now += 1
+    live.handle(PrepareProgress(32 * MIB, 64 * MIB, 1.0))
+    assert live.preparing
+    assert live.eta_seconds() == pytest.approx(profile.planned_seconds + 1.0)
+    live.handle(PrepareProgress(64 * MIB, 64 * MIB, 2.0))
+    read, write = profile.steps
+    live.handle(StepStarted(0, 2, read, 1, "native: ..."))
+    assert not live.preparing and live.current.phase == "starting"
+    live.handle(SampleTaken(0, "warmup", sample(-1.0, 50_000, lat=9.0)))
+    for t, n in ((1, 1000), (2, 3000), (3, 2000)):
+        clock.now += 1
+        live.handle(SampleTaken(0, "measure", sample(float(t), n, lat=t)))
+    rows = {r.series.key: r for r in live.current.figures()}
+    assert set(rows) == {"read_iops", "read_mib_s", "read_lat_ms", "read_p99_ms", "cpu"}  # a read step
+    iops = rows["read_iops"]
+    # Warm-up excluded: the mean is the measured I/Os over the measured seconds.
+    assert (iops.current, iops.mean, iops.minimum, iops.maximum) == (2000, 2000, 1000, 3000)
+    assert rows["read_lat_ms"].mean == pytest.approx((1000 * 1 + 3000 * 2 + 2000 * 3) / 6000)
+    assert rows["read_p99_ms"].mean is None
+    assert len(live.current.buffer) <= 4  # bounded, merged
+    assert sum(s.read_ios for s in live.current.buffer.samples) == 56_000
+    assert live.eta_seconds() == pytest.approx(profile.planned_seconds - 3.0)
+    live.handle(StepFinished(0, result.steps[0]))
+    assert live.current.phase == "completed"
+    live.handle(StepStarted(1, 2, write, 1, "native: ..."))
+    live.handle(SampleTaken(1, "measure", sample(1.0, 0, 500)))
+    assert {r.series.key for r in live.current.figures()} == {"write_iops", "write_mib_s", "write_lat_ms",
+                                                             "write_p99_ms", "cpu"}
+    live.handle(RunWarning("careful"))
+    live.handle(RunWarning("careful"))
+    assert live.warnings == ["careful"]
+    before = live.version
+    live.handle(RunFinished(result, Path("/x.toml")))
+    assert live.version == before + 1 and live.result is result and live.eta_seconds() == 0.0
+
+
+def test_no_eta_while_a_command_step_is_in_the_plan():
+    profile = replace(make_result().profile, steps=(Step("archive", kind="command", command="true"),))
+    live = LiveRun(Clock())
+    live.handle(_started(profile))
+    assert live.eta_seconds() is None
+
+
+def test_a_step_without_latency_shows_no_latency_rows():
+    profile = make_result().profile
+    step = replace(profile.steps[0], latency=False)
+    live = LiveRun(Clock())
+    live.handle(_started(profile))
+    live.handle(StepStarted(0, 1, step, 1, None))
+    live.handle(SampleTaken(0, "measure", sample(1.0, 10)))
+    assert {r.series.key for r in live.current.figures()} == {"read_iops", "read_mib_s", "cpu"}
