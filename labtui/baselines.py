@@ -159,13 +159,3 @@ def find(store: Store, target: TargetInfo, host_name: str | None, profile: str |
         raise LabtuiError(f"{disk} has baselines for several profiles ({names}): choose one with -p PROFILE")
     return candidates[0]
 
-
-def previous_comparable(results: Sequence[RunResult], result: RunResult) -> RunResult | None:
-    """The latest completed result before `result` on the same disk with the same profile."""
-    disk, name = result_disk(result), result.profile.name
-    earlier = [
-        r for r in results
-        if r.id != result.id and r.status == "completed" and r.started < result.started
-        and r.profile.name == name and result_disk(r) == disk
-    ]
-    return max(earlier, key=lambda r: (r.started, r.id), default=None)

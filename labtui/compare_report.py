@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich import box
 from rich.console import Group
+from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
 
@@ -24,7 +27,21 @@ from labtui.compare import (
 from labtui.report import fmt_iops, fmt_mib, fmt_ms
 from labtui.stats import REPETITIONS
 
-VERDICT_STYLE = {BETTER: "green", WORSE: "red"}
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours of a comparison: plain terminal colours for the CLI, the theme's in the TUI."""
+
+    better: StyleType = "green"
+    worse: StyleType = "red"
+    warning: StyleType = "yellow"
+
+    def verdict(self, verdict: str) -> StyleType:
+        return {BETTER: self.better, WORSE: self.worse}.get(verdict, "dim")
+
+
+TERMINAL = Palette()
 ARROW = {"higher": "↑", "lower": "↓"}  # which way is better
 OUTCOME_STYLE = {PASS: "green", FAIL: "bold red", INFO: "dim"}
 
@@ -124,12 +141,16 @@ def describe_result(comparison: Comparison, index: int) -> str:
 # --------------------------------------------------------------------------- terminal
 
 
-def comparison_renderable(comparison: Comparison):
-    """The whole comparison for a rich console: warnings, the table, context, notes, method."""
+def comparison_renderable(comparison: Comparison, palette: Palette = TERMINAL, *, method: bool = True):
+    """The whole comparison for a rich console: warnings, the table, context, notes, method.
+
+    With `method` false the paragraph on how verdicts are reached is left out (a summary view
+    that links to the full comparison).
+    """
     letters = comparison.letters
     parts: list = []
     for warning in comparison.warnings:
-        parts.append(Text(f"warning: {warning}", style="yellow"))
+        parts.append(Text(f"warning: {warning}", style=palette.warning))
     legend = Table(box=None, show_header=False, pad_edge=False)
     legend.add_column(style="bold")
     legend.add_column()
@@ -154,7 +175,7 @@ def comparison_renderable(comparison: Comparison):
                 cells.append(_figure_cell(row.metric, figure))
                 if i:
                     delta = row.deltas[i]
-                    style = VERDICT_STYLE.get(delta.verdict, "dim") if delta else ""
+                    style = palette.verdict(delta.verdict) if delta else ""
                     cells.append(Text(fmt_change(delta), style=style))
                     cells.append(_verdict_cell(delta, style))
             table.add_row(*cells, end_section=n == len(group.rows) - 1)
@@ -174,7 +195,8 @@ def comparison_renderable(comparison: Comparison):
     notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
     for note in notes:
         parts.append(Text(f"note: {note}", style="dim"))
-    parts.append(Text(comparison.method, style="dim"))
+    if method:
+        parts.append(Text(comparison.method, style="dim"))
     return Group(*parts)
 
 

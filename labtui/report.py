@@ -146,6 +146,24 @@ def result_steps_table(result: RunResult) -> Table:
     return table
 
 
+LATENCY_COLUMNS = (("min", "min"), ("mean", "mean"), ("p50", "p50"), ("p90", "p90"), ("p95", "p95"),
+                   ("p99", "p99"), ("p999", "p99.9"), ("p9999", "p99.99"), ("max", "max"))
+
+
+def latency_table(steps: Iterable[StepResult], *, names: bool = True) -> Table:
+    """Latency percentiles in ms, a row per step and direction that measured them."""
+    table = Table(box=box.SIMPLE_HEAD, title="Latency (ms)", title_justify="left")
+    table.add_column("step" if names else "")
+    for _key, label in LATENCY_COLUMNS:
+        table.add_column(label, justify="right")
+    for s in steps:
+        for label, summary in (("read", s.read_latency), ("write", s.write_latency)):
+            if summary.measured:
+                table.add_row(f"{s.name} {label}" if names else label,
+                              *(fmt_ms(getattr(summary, key)) for key, _label in LATENCY_COLUMNS))
+    return table
+
+
 def context_table(result: RunResult) -> Table:
     t = result.target
     h = result.host

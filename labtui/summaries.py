@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from labtui.baselines import result_disk
 from labtui.model import SCHEMA, RunResult, StepResult
@@ -214,3 +214,14 @@ def _write_cache(path: Path, entries: dict[str, Any]) -> None:
                       allow_nan=False)
     with contextlib.suppress(OSError):
         atomic_write(path, text)
+
+
+def previous_comparable(rows: Sequence[ResultSummary], result: RunResult) -> ResultSummary | None:
+    """The latest completed result before `result` on the same disk with the same profile."""
+    disk, name = result_disk(result), result.profile.name
+    earlier = [
+        r for r in rows
+        if r.id != result.id and r.status == "completed" and r.started < result.started
+        and r.profile == name and r.disk == disk
+    ]
+    return max(earlier, key=lambda r: (r.started, r.id), default=None)

@@ -71,14 +71,3 @@ def test_a_broken_baselines_file_is_reported_and_never_overwritten(store):
         baselines.mark(store, result)
     assert baselines.path(store).read_text() == "this is [not toml"
 
-
-def test_previous_comparable_run_is_the_latest_earlier_one_on_the_same_disk_and_profile():
-    old = run_result("r1", {READ: [1]}, minutes=0)
-    newer = run_result("r2", {READ: [1]}, minutes=10)
-    other_disk = run_result("r3", {READ: [1]}, minutes=20, target=replace(TARGET, serial="other"))
-    other_profile = run_result("r4", {READ: [1]}, minutes=30, profile_name="cdm-nvme")
-    failed = run_result("r5", {READ: [1]}, minutes=40, status="failed")
-    current = run_result("r6", {READ: [1]}, minutes=50)
-    everything = [old, newer, other_disk, other_profile, failed, current]
-    assert baselines.previous_comparable(everything, current).id == "r2"
-    assert baselines.previous_comparable(everything, old) is None

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import pytest
 from factories import broken_files, make_result
+from synthetic import READ, TARGET, run_result
 
 from labtui import summaries
 from labtui.store import Store
-from labtui.summaries import ResultSummary, cache_path, load_summaries
+from labtui.summaries import ResultSummary, cache_path, load_summaries, previous_comparable
 
 
 def _save(store: Store, n: int) -> list:
@@ -131,3 +132,15 @@ def test_nan_figures_survive_the_cache_as_missing(labtui_home):
     store.save_result(replace(result, steps=(step,)))
     assert load_summaries(store)[0][0].steps[0].cpu_percent is None
     assert load_summaries(store)[0][0].steps[0].cpu_percent is None  # from the cache
+
+
+def test_previous_comparable_run_is_the_latest_earlier_one_on_the_same_disk_and_profile():
+    old = run_result("r1", {READ: [1]}, minutes=0)
+    newer = run_result("r2", {READ: [1]}, minutes=10)
+    other_disk = run_result("r3", {READ: [1]}, minutes=20, target=replace(TARGET, serial="other"))
+    other_profile = run_result("r4", {READ: [1]}, minutes=30, profile_name="cdm-nvme")
+    failed = run_result("r5", {READ: [1]}, minutes=40, status="failed")
+    current = run_result("r6", {READ: [1]}, minutes=50)
+    rows = [ResultSummary.of(r, f"{r.id}.toml") for r in (old, newer, other_disk, other_profile, failed, current)]
+    assert previous_comparable(rows, current).id == "r2"
+    assert previous_comparable(rows, old) is None

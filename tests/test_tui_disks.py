@@ -8,7 +8,8 @@ import pytest
 
 from dataclasses import replace
 
-from labtui.screens.disks import DisksScreen, VolumeTable, fit_widths, pcie_link, table_rows
+from labtui.screens.disks import SHRINK, DisksScreen, VolumeTable, pcie_link, table_rows
+from labtui.widgets.columns import fit_widths
 from labtui.screens.target_directory import TargetDirectoryModal
 from labtui.store import Store
 from tui_support import FAKE_DISKS, FAKE_HOME, disks_ready, fake_scan, make_app, screen_text, wait_for
@@ -38,7 +39,7 @@ async def test_a_slower_pcie_link_is_explained(labtui_home):
 def test_fit_widths_narrows_long_columns_down_to_their_minimum():
     columns = [("device", "Device"), ("mount", "Mount point"), ("free", "Free")]
     cells = [{"device": "nvme0n1p2", "mount": "/a/very/long/mount/point/somewhere", "free": "12 GiB"}]
-    widths = fit_widths(columns, cells, 40)
+    widths = fit_widths(columns, cells, 40, SHRINK)
     assert sum(widths.values()) + 2 * len(columns) <= 40
     assert widths["free"] == 6 and widths["mount"] >= 10
 

@@ -11,15 +11,12 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from rich import box
-    from rich.table import Table
-
     from rich.markup import escape
 
     from labtui.commands.common import open_store, print_json, result_json, stdout
     from labtui.compare import summarize
     from labtui.compare_report import statistics_table
-    from labtui.report import command_summary, context_table, fmt_ms, result_steps_table
+    from labtui.report import command_summary, context_table, latency_table, result_steps_table
 
     result = open_store().find_result(args.id)
     if args.json:
@@ -29,17 +26,7 @@ def run(args) -> int:
     out.print(context_table(result))
     out.print(result_steps_table(result))
     out.print(statistics_table(summarize(result)))
-    lat = Table(box=box.SIMPLE_HEAD, title="Latency (ms)", title_justify="left")
-    lat.add_column("step")
-    for name in ("min", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"):
-        lat.add_column(name, justify="right")
-    for s in result.steps:
-        for label, summary in (("read", s.read_latency), ("write", s.write_latency)):
-            if summary.measured:
-                lat.add_row(
-                    f"{s.name} {label}",
-                    *(fmt_ms(getattr(summary, k)) for k in ("min", "mean", "p50", "p90", "p95", "p99", "p999", "p9999", "max")),
-                )
+    lat = latency_table(result.steps)
     if lat.row_count:
         out.print(lat)
     for s in result.steps:

@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 from labtui.engine.devices import Disk, Volume
 from labtui.targets import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.units import human_size
+from labtui.widgets.columns import fit_widths, shorten
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.styling import theme_style
 
@@ -108,26 +109,8 @@ def _volume_kind(volume: Volume) -> str:
     return ""
 
 
-def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
-
-
 # Columns that give up width first when the table is too wide, and the least each keeps.
-_SHRINK = {"mount": 10, "model": 10, "device": 8, "pcie": 10, "note": 13, "kind": 7}
-
-
-def fit_widths(columns: list[tuple[str, str]], cells: list[dict[str, str]], available: int) -> dict[str, int]:
-    """Column widths that fit `available` cells (padding included), narrowing the long ones first."""
-    widths = {key: max([len(label)] + [len(c.get(key, "")) for c in cells]) for key, label in columns}
-    excess = sum(widths.values()) + 2 * len(columns) - available
-    while excess > 0:
-        shrinkable = [k for k in widths if k in _SHRINK and widths[k] > _SHRINK[k]]
-        if not shrinkable:
-            break
-        widest = max(shrinkable, key=lambda k: widths[k] - _SHRINK[k])
-        widths[widest] -= 1
-        excess -= 1
-    return widths
+SHRINK = {"mount": 10, "model": 10, "device": 8, "pcie": 10, "note": 13, "kind": 7}
 
 
 class VolumeTable(DataTable):
@@ -237,7 +220,7 @@ class DisksScreen(Screen):
         cells = [self._cells(row, profile) for row in rows]
         columns = self._columns(cells)
         # The screen's width, not the table's: the table may not be laid out yet on the first fill.
-        widths = fit_widths(columns, cells, max(20, self.size.width - 4))
+        widths = fit_widths(columns, cells, max(20, self.size.width - 4), SHRINK)
         table.clear(columns=True)
         for key, label in columns:
             justify = "right" if key in ("size", "free") else "left"
@@ -250,7 +233,7 @@ class DisksScreen(Screen):
             style = muted if (row.volume is None or not row.volume.usable) else None
             texts = []
             for key, _label in columns:
-                value = _shorten(row_cells.get(key, ""), widths[key])
+                value = shorten(row_cells.get(key, ""), widths[key])
                 cell_style = warn if key in ("free", "note") and row_cells.get("_low") else style
                 if key == "pcie" and pcie_link(row.disk)[1]:
                     cell_style = warn

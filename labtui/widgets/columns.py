@@ -1,0 +1,35 @@
+"""Fitting table columns to the terminal: long columns give up width first, down to a minimum each."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` cut to `width` cells with an ellipsis where it had to be cut."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def fit_widths(
+    columns: Sequence[tuple[str, str]],
+    cells: Sequence[Mapping[str, str]],
+    available: int,
+    shrink: Mapping[str, int],
+    padding: int = 2,
+) -> dict[str, int]:
+    """Column widths that fit `available` cells (`padding` per column included).
+
+    Each column starts as wide as its label and its widest cell; while the total is too wide, the
+    column in `shrink` furthest above its minimum gives up one cell. Columns not in `shrink`
+    keep their width (ids, statuses: what must never be cut).
+    """
+    widths = {key: max([len(label)] + [len(c.get(key, "")) for c in cells]) for key, label in columns}
+    excess = sum(widths.values()) + padding * len(columns) - available
+    while excess > 0:
+        shrinkable = [k for k in widths if k in shrink and widths[k] > shrink[k]]
+        if not shrinkable:
+            break
+        widest = max(shrinkable, key=lambda k: widths[k] - shrink[k])
+        widths[widest] -= 1
+        excess -= 1
+    return widths
