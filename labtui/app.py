@@ -9,6 +9,9 @@ snapshots do not depend on the machine they run on.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import tomllib
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +24,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from labtui.errors import LabtuiError
-from labtui.model import Profile
+from labtui.model import Profile, RunResult
 from labtui.palette import LabtuiCommands, offered_bindings
 from labtui.store import Store
 from labtui.targets import DeviceScan, Target, scan_devices
@@ -49,6 +52,18 @@ def _workload_screen() -> Screen:
     return WorkloadScreen()
 
 
+def _run_screen() -> Screen:
+    from labtui.screens.run import RunScreen
+
+    return RunScreen()
+
+
+def _history_screen() -> Screen:
+    from labtui.screens.history import HistoryScreen
+
+    return HistoryScreen()
+
+
 @dataclass(frozen=True)
 class TopScreen:
     """A top-level screen: a mode with its key, its palette title and what it is for."""
@@ -59,12 +74,16 @@ class TopScreen:
     make: Callable[[], Screen]  # imports the screen's module only when it is first shown
 
 
-# The top-level screens in footer order. Part 2 adds Run and History here, nothing else.
+# The top-level screens in footer order.
 SCREENS = {
     "disks": TopScreen("d", "Disks", "Disks and volumes: choose where a run writes", _disks_screen),
     "workload": TopScreen("w", "Workload", "Profiles and their steps: choose and edit what a run does",
                           _workload_screen),
+    "run": TopScreen("r", "Run", "Run the profile on the target and watch it live", _run_screen),
+    "history": TopScreen("h", "History", "Every saved result: filter, open, tag, compare, export, delete",
+                         _history_screen),
 }
+SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 class LabtuiApp(App[None]):
@@ -89,6 +108,10 @@ class LabtuiApp(App[None]):
     run_active: var[bool] = var(False)
     # The name of the profile with unsaved edits in the Workload screen, if any.
     unsaved_profile: var[str | None] = var(None)
+    # The Run screen while its run is going (it can `abort()` it); None otherwise.
+    active_run = None
+    # A result whose run History asked to repeat; the Run screen takes it when it is shown.
+    pending_run: RunResult | None = None
 
     def __init__(
         self,
@@ -106,6 +129,8 @@ class LabtuiApp(App[None]):
         self.home = home or Path.home()
         self.cursor_blink = cursor_blink
         self._startup_warnings: list[tuple[str, str]] = []
+        self.stopped_by: str | None = None  # the signal that ended the app, if one did
+        self.aborted_result: RunResult | None = None  # the run such a signal (or quitting) stopped
         self._remember_theme = False
         self._settings_broken = self._check_settings_file()
         self._register_themes()
@@ -175,6 +200,49 @@ class LabtuiApp(App[None]):
         self._remember_theme = True
         for title, message in self._startup_warnings:
             self.notify(message, title=title, severity="warning", timeout=12)
+        if not self.is_headless:
+            self._handle_signals()
+
+    # ------------------------------------------------------------------ signals
+
+    def _handle_signals(self) -> None:
+        """SIGTERM, SIGHUP and SIGINT stop a run cleanly (result saved as aborted) and restore the terminal.
+
+        Without this a signal would kill labtui mid-frame: the terminal left in raw mode on the
+        alternate screen, the engine's workers and the test file left behind.
+        """
+        loop = asyncio.get_running_loop()
+        for signum in SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._on_signal, signum)
+
+    def _on_signal(self, signum: int) -> None:
+        if signum == signal.SIGHUP:
+            self._detach_from_terminal()
+        if self.stopped_by is not None:
+            return  # already stopping: the run's cleanup takes a second or two
+        self.stopped_by = signal.Signals(signum).name
+        self.run_worker(self._stop_and_exit(), name="signal-exit", exit_on_error=False)
+
+    def _detach_from_terminal(self) -> None:
+        # The terminal is gone: writes to it would fail (and Textual's writer would then block).
+        from labtui.commands.progress import detach_from_terminal
+
+        detach_from_terminal()
+        with contextlib.suppress(Exception):
+            self._driver.disable_input()  # stop reading a terminal that is not there
+
+    async def _stop_and_exit(self) -> None:
+        await self.stop_run()
+        self.exit(return_code=1 if self.aborted_result is not None else 0)
+
+    async def stop_run(self) -> None:
+        """Stop the run that is going, if any, and wait until its partial result is saved."""
+        run = self.active_run
+        if run is None:
+            return
+        await run.abort()
+        self.aborted_result = run.outcome
 
     def _initial_profile(self, settings: dict) -> Profile | None:
         name = settings.get("profile")
@@ -198,6 +266,25 @@ class LabtuiApp(App[None]):
         self.target = target
         self._save_setting("target", str(target.directory))
         self.notify(f"Runs write to {target.describe()}", title="Target chosen")
+
+    def remember_engine(self, name: str) -> None:
+        self._save_setting("engine", name)
+
+    def request_run(self, result: RunResult) -> None:
+        """Run `result`'s profile again on its target with its engine: the Run screen starts it."""
+        from labtui.engine.devices import volume_of
+
+        if self.run_active:
+            self.notify("A run is going: wait for it or cancel it on the Run screen (r).", severity="warning")
+            return
+        # The profile exactly as it ran (durations and file size included), not today's file of that name.
+        self.profile = result.profile
+        directory = Path(result.target.path)
+        if self.target is None or self.target.directory != directory:
+            volumes = list(self.device_source().volumes)
+            self.target = Target.on(directory, volume_of(directory, volumes))
+        self.pending_run = result
+        self.switch_mode("run")
 
     # ------------------------------------------------------------------ screens, help, quit
 
@@ -260,7 +347,7 @@ class LabtuiApp(App[None]):
     async def action_quit(self) -> None:
         from labtui.screens.confirm import ConfirmModal
 
-        if isinstance(self.screen, ConfirmModal):
+        if isinstance(self.screen, ConfirmModal) or self.stopped_by is not None:
             return
         reasons = []
         if self.run_active:
@@ -271,15 +358,37 @@ class LabtuiApp(App[None]):
             self.exit()
             return
 
-        def answer(leave: bool | None) -> None:
-            if leave:
-                self.exit()
+        async def leave() -> None:
+            await self.stop_run()
+            self.exit()
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(leave(), name="quit", exit_on_error=False)
 
         self.push_screen(ConfirmModal("Quit labtui?", "\n".join(reasons), yes="Quit", no="Stay", danger=True), answer)
 
 
+    def palette_commands(self):
+        """Commands the palette offers on every screen, besides going to a screen."""
+        if self.current_mode != "history":
+            yield ("Compare marked results", "Compare the results marked in History (Space marks them there)",
+                   self.compare_marked)
+
+    def compare_marked(self) -> None:
+        self.switch_mode("history")
+        self.call_after_refresh(lambda: getattr(self.screen, "action_compare", lambda: None)())
+
+
 def run_app() -> int:
     """Run the TUI until the person quits; the exit code for the shell."""
+    import sys
+
     app = LabtuiApp()
     app.run()
+    if app.stopped_by is not None and app.stopped_by != "SIGHUP":
+        result = app.aborted_result
+        saved = f"; the run's partial result was saved as {result.id} (aborted)" if result is not None else ""
+        with contextlib.suppress(OSError):
+            print(f"labtui: stopped by {app.stopped_by}{saved}", file=sys.stderr)
     return app.return_code or 0

@@ -41,9 +41,10 @@ class LabtuiCommands(Provider):
             seen.add(binding.description)
             yield (binding.description, active.tooltip or binding.tooltip,
                    partial(app.run_action, binding.action, active.node))
-        extra = getattr(screen, "palette_commands", None)
-        if extra is not None:
-            yield from extra()
+        for owner in (screen, app):
+            extra = getattr(owner, "palette_commands", None)
+            if extra is not None:
+                yield from extra()
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._commands():

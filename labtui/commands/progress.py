@@ -182,7 +182,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
         name = signal.Signals(signum).name
         if signum == signal.SIGHUP:
             # The terminal is gone: further writes to it would fail or block.
-            _detach_from_terminal()
+            detach_from_terminal()
             display.live_mode = False
             display.live = None
         if not received and task is not None:
@@ -229,7 +229,8 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
     return EXIT_OK
 
 
-def _detach_from_terminal() -> None:
+def detach_from_terminal() -> None:
+    """Point the standard streams that are a terminal at /dev/null: after a hang-up, writing to it fails."""
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         with contextlib.suppress(OSError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -50,7 +51,6 @@ class RowTable(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "edge(0)", "First", show=False),
         Binding("end", "edge(1)", "Last", show=False),
-        Binding("enter", "select", "Open", show=False),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
@@ -66,7 +66,7 @@ class RowTable(ScrollView, can_focus=True):
             return self.table
 
     class Selected(Highlighted):
-        """Enter (or a double click) on a row."""
+        """A double click on a row (the screen binds Enter to what opening means there)."""
 
     class HeaderClicked(Message):
         def __init__(self, table: RowTable, column: str) -> None:
@@ -188,47 +188,43 @@ class RowTable(ScrollView, can_focus=True):
         if index >= len(self.rows):
             return Strip.blank(width, base)
         row = self.rows[index]
-        line = self._line(row.cells, base + row.style if row.style else base)
-        segments = list(line.render(self.app.console))
+        segments = self._segments(row.cells, base + row.style if row.style else base)
         if row.key in self.marked:
-            segments = list(Segment.apply_style(segments, post_style=self.get_component_rich_style("row-table--marked")))
+            segments = self._styled(segments, "row-table--marked")
         if index == self.cursor and self.has_focus:
-            segments = list(Segment.apply_style(segments, post_style=self.get_component_rich_style("row-table--cursor")))
+            segments = self._styled(segments, "row-table--cursor")
         elif index == self.cursor:
             # Unfocused, the cursor row stays findable without shouting.
             segments = list(Segment.apply_style(segments, post_style=Style(underline=True)))
         strip = Strip(segments).crop(round(self.scroll_x), round(self.scroll_x) + width)
         return strip.extend_cell_length(width, base)
 
+    def _styled(self, segments: list[Segment], component: str) -> list[Segment]:
+        return list(Segment.apply_style(segments, post_style=self.get_component_rich_style(component, partial=True)))
+
     def _header(self, width: int, base: Style) -> Strip:
-        header = base + self.get_component_rich_style("row-table--header")
-        labels = []
-        for column in self.columns:
-            label = column.label
-            if column.key == self.sorted_column:
-                label = Text(label, style=self.get_component_rich_style("row-table--sorted"))
-            labels.append(label)
-        line = self._line(labels, header)
-        strip = Strip(list(line.render(self.app.console))).crop(round(self.scroll_x), round(self.scroll_x) + width)
+        header = base + self.get_component_rich_style("row-table--header", partial=True)
+        sorted_style = self.get_component_rich_style("row-table--sorted", partial=True)
+        labels = [Text(c.label, style=sorted_style) if c.key == self.sorted_column else c.label for c in self.columns]
+        strip = Strip(self._segments(labels, header)).crop(round(self.scroll_x), round(self.scroll_x) + width)
         return strip.extend_cell_length(width, header)
 
-    def _line(self, cells: Sequence[str | Text], style: Style) -> Text:
-        line = Text(style=style, no_wrap=True, end="")
+    def _segments(self, cells: Sequence[str | Text], style: Style) -> list[Segment]:
+        """One line: each cell cut (with an ellipsis) or padded to its column's width."""
+        segments = []
+        gap = Segment(" " * (GAP - 1), style)
         for i, column in enumerate(self.columns):
             cell = cells[i] if i < len(cells) else ""
-            text = cell.copy() if isinstance(cell, Text) else Text(cell)
-            if text.cell_len > column.width:
-                text.truncate(column.width, overflow="ellipsis")
-            pad = column.width - text.cell_len
-            line.append(" ")
-            if column.justify == "right":
-                line.append(" " * pad)
-                line.append_text(text)
+            if isinstance(cell, Text):
+                plain, cell_style = cell.plain, style + cell.style if isinstance(cell.style, Style) else style
             else:
-                line.append_text(text)
-                line.append(" " * pad)
-            line.append(" " * (GAP - 1))
-        return line
+                plain, cell_style = cell, style
+            if cell_len(plain) > column.width:
+                plain = set_cell_size(plain, max(0, column.width - 1)) + "…"
+            pad = " " * (column.width - cell_len(plain))
+            text = pad + plain if column.justify == "right" else plain + pad
+            segments += [Segment(" ", style), Segment(text, cell_style), gap]
+        return segments
 
     def on_focus(self) -> None:
         self.refresh()

@@ -1,0 +1,89 @@
+"""Two or more results side by side: per step and metric the figures, the % difference against the
+first, and whether that is better, worse or within noise; what differs in their context; warnings.
+
+The comparison is labtui.compare's (the CLI's `labtui compare` reads the same one), drawn with
+the theme's colours: success for better, error for worse. Escape goes back.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import ScrollableContainer
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from labtui.compare import Comparison, compare
+from labtui.compare_report import Palette, comparison_markdown, comparison_renderable
+from labtui.errors import LabtuiError
+from labtui.model import RunResult
+from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.styling import theme_style
+
+
+def theme_palette(app) -> Palette:
+    return Palette(better=theme_style(app, "success", bold=True), worse=theme_style(app, "error", bold=True),
+                   warning=theme_style(app, "warning"))
+
+
+class CompareScreen(Screen):
+    CSS_PATH = "compare.tcss"
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="compare-back", tooltip="Back to where you came from"),
+        Binding("m", "markdown", "Markdown", id="compare-markdown",
+                tooltip="Write the comparison as a Markdown table (for a post or a ticket)"),
+    ]
+
+    def __init__(self, results: Sequence[RunResult]) -> None:
+        super().__init__()
+        self.results = list(results)
+        self.comparison: Comparison | None = None
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("Compare")
+        with ScrollableContainer(id="compare-body"):
+            yield Static(id="compare-title", markup=False)
+            yield Static(id="compare-table", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        try:
+            self.comparison = compare(self.results)
+        except LabtuiError as exc:
+            self.query_one("#compare-table", Static).update(f"Cannot compare: {exc}")
+            return
+        n = len(self.results)
+        self.query_one("#compare-title", Static).update(
+            f"{n} results, matched step by step by their workload; differences against A"
+        )
+        self.query_one("#compare-table", Static).update(comparison_renderable(self.comparison, theme_palette(self.app)))
+        self.query_one("#compare-body").focus()
+
+    def action_markdown(self) -> None:
+        from labtui.screens.prompt import TextPrompt
+        from labtui.screens.export import check_path
+
+        if self.comparison is None:
+            return
+        comparison = self.comparison
+        default = self.app.home / f"labtui-compare-{self.app.clock().strftime('%Y%m%d-%H%M')}.md"
+
+        def done(text: str | None) -> None:
+            from labtui.store import atomic_write
+
+            if text is None:
+                return
+            path, _problem = check_path(text)
+            if path is None:
+                return
+            try:
+                atomic_write(path, comparison_markdown(comparison), exclusive=True)
+            except OSError as exc:
+                self.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
+                return
+            self.notify(f"Written to {path}", title="Comparison as Markdown")
+
+        self.app.push_screen(TextPrompt("Comparison as Markdown", "The file to write (never replaced):",
+                                        str(default), check=lambda t: check_path(t)[1] or None), done)

@@ -1,0 +1,123 @@
+"""Export results to a file: CSV for spreadsheets, Markdown for posts and tickets, JSON for scripts.
+
+A modal with the format and the file name; it writes through labtui.export (the same rows as
+`labtui export`) and never replaces an existing file.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from labtui import export
+from labtui.model import RunResult
+from labtui.store import atomic_write
+from labtui.widgets.choice import Choice
+
+SUFFIX = {"csv": ".csv", "markdown": ".md", "json": ".json"}
+
+
+def default_path(home: Path, moment: datetime, fmt: str) -> Path:
+    return home / f"labtui-export-{moment.strftime('%Y%m%d-%H%M')}{SUFFIX[fmt]}"
+
+
+def check_path(text: str) -> tuple[Path | None, str]:
+    """The file to write, or None and why not."""
+    text = text.strip()
+    if not text:
+        return None, "type the file to write"
+    path = Path(os.path.expanduser(text))
+    if not path.is_absolute():
+        return None, f"{text!r} is relative: give the full path (starting with / or ~)"
+    if path.exists():
+        return None, f"{path} exists: choose another name (labtui never replaces a file here)"
+    if not path.parent.is_dir():
+        return None, f"{path.parent} is not a directory"
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return None, f"permission denied: cannot write in {path.parent}"
+    return path, ""
+
+
+class ExportModal(ModalScreen[Path | None]):
+    CSS_PATH = "export.tcss"
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="export-cancel", tooltip="Close without writing")]
+
+    def __init__(self, results: Sequence[RunResult], home: Path, moment: datetime) -> None:
+        super().__init__()
+        self.results = list(results)
+        self.home = home
+        self.moment = moment
+
+    def compose(self) -> ComposeResult:
+        n = len(self.results)
+        steps = sum(len(r.steps) for r in self.results)
+        with Vertical(id="export-dialog", classes="dialog"):
+            yield Static(f"Export {n} result{'s' if n != 1 else ''}", classes="dialog-title", markup=False)
+            yield Static(f"One row per step ({steps} rows), with the disk, host, engine and profile of each.",
+                         id="export-what", markup=False)
+            with Horizontal(id="export-format-row"):
+                yield Static("Format", classes="export-label")
+                yield Choice((("CSV", "csv"), ("Markdown", "markdown"), ("JSON", "json")), id="export-format")
+            yield Input(str(default_path(self.home, self.moment, "csv")), id="export-path", select_on_focus=False,
+                        compact=True)
+            yield Static("", id="export-error", markup=False)
+            yield Static("Space switches the format · Enter on the file name writes it · Escape cancels",
+                         classes="dialog-hint")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Write", id="write", variant="primary", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one(Choice).focus()
+        self._check()
+
+    def on_choice_changed(self, event: Choice.Changed) -> None:
+        path_input = self.query_one(Input)
+        path = Path(path_input.value)
+        if path.suffix in SUFFIX.values():
+            path_input.value = str(path.with_suffix(SUFFIX[event.value]))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._check()
+
+    def _check(self) -> Path | None:
+        path, problem = check_path(self.query_one(Input).value)
+        error = self.query_one("#export-error", Static)
+        error.update(problem)
+        error.display = bool(problem)
+        return path
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._write()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "write":
+            self._write()
+        else:
+            self.dismiss(None)
+
+    def _write(self) -> None:
+        path = self._check()
+        if path is None:
+            return
+        fmt = self.query_one(Choice).value
+        try:
+            atomic_write(path, export.render(self.results, fmt), exclusive=True)
+        except OSError as exc:
+            self.query_one("#export-error", Static).update(f"cannot write {path}: {exc.strerror or exc}")
+            self.query_one("#export-error", Static).display = True
+            return
+        self.app.notify(f"{len(self.results)} result{'s' if len(self.results) != 1 else ''} written to {path}",
+                        title="Exported")
+        self.dismiss(path)

@@ -1,0 +1,574 @@
+"""The History screen: every saved result (runs and imports), filtered as you type, sorted, marked, acted on.
+
+The rows come from the summary index (labtui.summaries), so thousands of results list at once;
+a result's file is read in full only when it is opened, compared, tagged, exported or run
+again. Broken files are listed too, with the reason they cannot be read. Marked results
+(Space) are what Compare, Export and Delete act on; with none marked they act on the row under
+the cursor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState
+
+from labtui import baselines
+from labtui.errors import LabtuiError
+from labtui.model import RunResult
+from labtui.report import fmt_iops, fmt_mib, fmt_ms, fmt_time
+from labtui.store import BrokenFile
+from labtui.summaries import ResultSummary
+from labtui.widgets.columns import fit_widths
+from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.row_table import Column, Row, RowTable
+from labtui.widgets.styling import theme_style
+
+# (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("mark", ""),
+    ("date", "Date"),
+    ("host", "Host"),
+    ("disk", "Disk"),
+    ("target", "Target"),
+    ("profile", "Profile"),
+    ("engine", "Engine"),
+    ("status", "Status"),
+    ("iops", "IOPS per step"),
+    ("mib_s", "MiB/s per step"),
+)
+SORTABLE = tuple(key for key, _ in COLUMNS if key != "mark")
+SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "target", "profile": "profile",
+              "engine": "engine", "status": "status", "iops": "IOPS (first step)", "mib_s": "MiB/s (first step)"}
+SORT_KEYS: dict[str, Callable[[ResultSummary], object]] = {
+    "date": lambda s: (s.started, s.id),
+    "host": lambda s: ((s.host or "").lower(), s.started),
+    "disk": lambda s: ((s.disk_model or "").lower(), s.started),
+    "target": lambda s: (s.target, s.started),
+    "profile": lambda s: (s.profile.lower(), s.started),
+    "engine": lambda s: (s.engine, s.started),
+    "status": lambda s: (s.status, s.started),
+    "iops": lambda s: (s.steps[0].iops if s.steps else -1.0, s.started),
+    "mib_s": lambda s: (s.steps[0].mib_s if s.steps else -1.0, s.started),
+}
+# Below this width the host, target and engine columns give way (the detail line shows them).
+WIDE = 110
+SHRINK = {"host": 6, "disk": 10, "target": 8, "engine": 6, "iops": 8, "mib_s": 8}
+BROKEN_PREFIX = "broken:"
+
+
+def headline(values: list[str]) -> str:
+    return " / ".join(values) if values else "-"
+
+
+def summary_cells(s: ResultSummary, marked: bool, baseline: bool) -> dict[str, str]:
+    return {
+        "mark": ("•" if marked else " ") + ("B" if baseline else ""),
+        "date": fmt_time(s.started),
+        "host": s.host or "?",
+        "disk": s.disk_model or "unknown",
+        "target": s.target,
+        "profile": s.profile,
+        "engine": s.engine,
+        "status": s.status,
+        "iops": headline([fmt_iops(x.iops) if x.kind == "io" else "-" for x in s.steps]),
+        "mib_s": headline([fmt_mib(x.mib_s) for x in s.steps]),
+    }
+
+
+def broken_cells(b: BrokenFile) -> dict[str, str]:
+    return {"mark": " ", "date": "?", "host": "", "disk": b.reason, "target": b.path.name, "profile": "",
+            "engine": "", "status": "broken", "iops": "", "mib_s": ""}
+
+
+class ResultsTable(RowTable):
+    help_scope = "results table"
+
+
+class HistoryScreen(Screen):
+    CSS_PATH = "history.tcss"
+    AUTO_FOCUS = "#results"
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="history-open", tooltip="The result in full: charts, percentiles, context"),
+        Binding("space", "mark", "Mark", id="history-mark",
+                tooltip="Mark or unmark the result (Compare, Export and Delete act on the marked ones)"),
+        Binding("c", "compare", "Compare", id="history-compare",
+                tooltip="Compare the marked results side by side (a baseline first, then oldest first)"),
+        Binding("a", "again", "Run again", id="history-again",
+                tooltip="Run the result's profile again on its target with its engine"),
+        Binding("slash", "filter", "Filter", id="history-filter",
+                tooltip="Type words to match: disk, profile, host, tag, date, status ..."),
+        Binding("s", "sort(1)", "Sort", id="history-sort", tooltip="Sort by the next column (again: the one after)"),
+        Binding("S", "sort(-1)", "Reverse", id="history-reverse", tooltip="Reverse the sort order"),
+        Binding("t", "tag", "Tag", id="history-tag", tooltip="Set the result's tags"),
+        Binding("b", "baseline", "Baseline", id="history-baseline",
+                tooltip="Make the result the baseline of its disk and profile (again: stop using it)"),
+        Binding("e", "export", "Export", id="history-export", tooltip="Write the results to a CSV, Markdown or JSON file"),
+        Binding("delete,x", "delete", "Delete", id="history-delete", tooltip="Delete the result files (asks first)"),
+        Binding("u", "unmark", "Unmark all", id="history-unmark", show=False, tooltip="Clear every mark"),
+        Binding("f5,ctrl+r", "reload", "Reload", id="history-reload", show=False,
+                tooltip="Read the results folder again"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summaries: list[ResultSummary] = []
+        self.broken: list[BrokenFile] = []
+        self.baseline_ids: set[str] = set()
+        self.marked: set[str] = set()
+        self.sort_column = "date"
+        self.sort_reverse = True
+        self.loaded = False
+        self._by_id: dict[str, ResultSummary] = {}
+        self._search: dict[str, str] = {}
+        self._shown: list[str] = []
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("History")
+        with Horizontal(id="history-bar"):
+            yield Input(placeholder="/ filter: words to match (disk, profile, host, tag, date, status)",
+                        id="history-filter", compact=True)
+            yield Static(id="history-count", markup=False)
+        yield ResultsTable(id="results")
+        yield Static(id="history-detail", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#history-filter", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one(ResultsTable).focus()
+        self.action_reload()
+
+    def on_screen_resume(self) -> None:
+        # Back from a run or another screen: new results may exist (the index makes this cheap).
+        if self.loaded:
+            self.action_reload()
+
+    # ------------------------------------------------------------------ loading
+
+    def action_reload(self) -> None:
+        self.run_worker(self._load, thread=True, exit_on_error=False, name="load-history", group="history",
+                        exclusive=True)
+
+    def _load(self) -> tuple[list[ResultSummary], list[BrokenFile], set[str], str | None]:
+        store = self.app.store
+        rows, broken = store.summaries()
+        try:
+            ids = baselines.ids(store)
+            problem = None
+        except LabtuiError as exc:
+            ids, problem = set(), str(exc)
+        return rows, broken, ids, problem
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "load-history":
+            return
+        if event.state == WorkerState.SUCCESS:
+            rows, broken, ids, problem = event.worker.result
+            if problem:
+                self.notify(problem, title="Baselines not read", severity="warning", timeout=10)
+            self.show(rows, broken, ids)
+        elif event.state == WorkerState.ERROR:
+            self.notify(f"Could not read the results: {event.worker.error}", title="History", severity="error")
+
+    def show(self, rows: list[ResultSummary], broken: list[BrokenFile], baseline_ids: set[str]) -> None:
+        """Take a fresh listing; marks on results that still exist are kept."""
+        self.summaries, self.broken, self.baseline_ids = rows, broken, baseline_ids
+        self._by_id = {s.id: s for s in rows}
+        self._search = {s.id: s.search_text() for s in rows}
+        self._search.update({BROKEN_PREFIX + b.path.name: f"broken {b.path} {b.reason}".lower() for b in broken})
+        self.marked &= set(self._by_id)
+        self.loaded = True
+        self._refill()
+
+    # ------------------------------------------------------------------ the table
+
+    def _ordered(self) -> list[str]:
+        key = SORT_KEYS[self.sort_column]
+        ordered = sorted(self.summaries, key=key, reverse=self.sort_reverse)
+        return [s.id for s in ordered] + [BROKEN_PREFIX + b.path.name for b in self.broken]
+
+    def _matching(self, keys: list[str]) -> list[str]:
+        words = self.query_one("#history-filter", Input).value.lower().split()
+        if not words:
+            return keys
+        search = self._search
+        return [k for k in keys if all(w in search[k] for w in words)]
+
+    def _refill(self, keep: str | None = None) -> None:
+        table = self.query_one(ResultsTable)
+        self._shown = self._matching(self._ordered())
+        cells = [self._cells(key) for key in self._shown]
+        wide = self.size.width >= WIDE
+        columns = [(k, label) for k, label in COLUMNS if wide or k not in ("host", "target", "engine")]
+        arrow = " ↓" if self.sort_reverse else " ↑"
+        columns = [(k, label + arrow if k == self.sort_column else label) for k, label in columns]
+        # The table's width less its scrollbar: a row never needs scrolling sideways.
+        widths = fit_widths(columns, cells, max(40, self.size.width - 1), SHRINK)
+        table.sorted_column = self.sort_column
+        table.set_columns([Column(k, label, widths[k], "right" if k in ("iops", "mib_s") else "left")
+                           for k, label in columns])
+        styles = self._status_styles()
+        rows = []
+        for key, row_cells in zip(self._shown, cells):
+            texts = tuple(Text(row_cells[k], style=styles.get(row_cells["status"], "")) if k == "status"
+                          else row_cells[k] for k, _ in columns)
+            rows.append(Row(key, texts, styles["muted"] if key.startswith(BROKEN_PREFIX) else None))
+        table.marked = self.marked
+        table.set_rows(rows, keep=keep)
+        self._show_count()
+        self._show_detail()
+
+    def _status_styles(self) -> dict[str, Style]:
+        return {
+            "aborted": theme_style(self.app, "warning"),
+            "failed": theme_style(self.app, "error"),
+            "broken": theme_style(self.app, "error", bold=True),
+            "muted": theme_style(self.app, "foreground", dim=True),
+        }
+
+    def _cells(self, key: str) -> dict[str, str]:
+        if key.startswith(BROKEN_PREFIX):
+            name = key.removeprefix(BROKEN_PREFIX)
+            return broken_cells(next(b for b in self.broken if b.path.name == name))
+        return summary_cells(self._by_id[key], key in self.marked, key in self.baseline_ids)
+
+    def _update_row(self, key: str) -> None:
+        """Redraw one row after a mark or baseline change (no refill: the order is unchanged)."""
+        table = self.query_one(ResultsTable)
+        index = table.row_index(key)
+        if index is None:
+            return
+        cells = self._cells(key)
+        old = table.rows[index]
+        texts = list(old.cells)
+        keys = [c.key for c in table.columns]
+        if "mark" in keys:
+            texts[keys.index("mark")] = cells["mark"]
+        table.rows[index] = replace(old, cells=tuple(texts))
+        table.refresh_row(key)
+
+    def on_resize(self) -> None:
+        if self.loaded:
+            self._refill()
+
+    def _show_count(self) -> None:
+        total = len(self.summaries) + len(self.broken)
+        shown = len(self._shown)
+        text = f"{shown} of {total}" if shown != total else f"{total} result{'s' if total != 1 else ''}"
+        if self.marked:
+            text += f" · {len(self.marked)} marked"
+        self.query_one("#history-count", Static).update(text)
+
+    # ------------------------------------------------------------------ detail line
+
+    def current_key(self) -> str | None:
+        return self.query_one(ResultsTable).cursor_key
+
+    def current(self) -> ResultSummary | None:
+        key = self.current_key()
+        return self._by_id.get(key) if key else None
+
+    def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
+        self._show_detail()
+
+    def on_row_table_selected(self, event: RowTable.Selected) -> None:
+        event.stop()
+        self.action_open()
+
+    def on_row_table_header_clicked(self, event: RowTable.HeaderClicked) -> None:
+        if event.column in SORTABLE:
+            self.sort_by(event.column, not self.sort_reverse if event.column == self.sort_column else True)
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#history-detail", Static)
+        key = self.current_key()
+        if key is None:
+            if not self.loaded:
+                detail.update("Reading the results…")
+            elif not self.summaries and not self.broken:
+                detail.update("No results yet: choose a target (d) and a profile (w), then run it (r).")
+            else:
+                detail.update("No result matches the filter.")
+            return
+        if key.startswith(BROKEN_PREFIX):
+            name = key.removeprefix(BROKEN_PREFIX)
+            broken = next(b for b in self.broken if b.path.name == name)
+            detail.update(Content.assemble(("Cannot be read: ", "$error bold"), f"{broken.path}: {broken.reason}"))
+            return
+        detail.update(self._detail(self._by_id[key]))
+
+    def _detail(self, s: ResultSummary) -> Content:
+        facts = [s.id, s.status, f"{s.engine} {s.engine_version or ''}".strip(), s.disk_model or "unknown disk",
+                 f"{s.filesystem or '?'} at {s.target}", f"on {s.host or '?'}"]
+        if s.source == "import":
+            facts.append(f"imported from {s.source_file or 'a file'}")
+        lines = [Content(" · ".join(facts))]
+        extra = []
+        if s.id in self.baseline_ids:
+            extra.append(Content.styled(f"baseline for {s.profile} on {s.disk}", "$accent"))
+        if s.tags:
+            extra.append(Content("tags: " + ", ".join(s.tags)))
+        if s.error:
+            extra.append(Content.styled(s.error, "$warning"))
+        if extra:
+            lines.append(Content(" · ").join(extra))
+        for step in s.steps[:4]:
+            lines.append(Content(f"  {step_line(step)}"))
+        if len(s.steps) > 4:
+            lines.append(Content(f"  … and {len(s.steps) - 4} more steps (Enter opens the result)"))
+        return Content("\n").join(lines)
+
+    # ------------------------------------------------------------------ filtering and sorting
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "history-filter":
+            self._refill()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "history-filter":
+            self.query_one(ResultsTable).focus()
+
+    def on_key(self, event) -> None:
+        filter_input = self.query_one("#history-filter", Input)
+        if filter_input.has_focus and event.key in ("down", "escape"):
+            event.stop()
+            self.query_one(ResultsTable).focus()
+
+    def action_filter(self) -> None:
+        self.query_one("#history-filter", Input).focus()
+
+    def action_sort(self, step: int) -> None:
+        if step < 0:
+            self.sort_by(self.sort_column, not self.sort_reverse)
+            return
+        index = (SORTABLE.index(self.sort_column) + 1) % len(SORTABLE)
+        column = SORTABLE[index]
+        self.sort_by(column, column in ("date", "iops", "mib_s"))
+
+    def sort_by(self, column: str, reverse: bool) -> None:
+        self.sort_column, self.sort_reverse = column, reverse
+        self._refill(keep=self.current_key())
+        order = "descending" if reverse else "ascending"
+        self.notify(f"Sorted by {SORT_NAMES[column]}, {order}", timeout=2)
+
+    def palette_commands(self):
+        for column in SORTABLE:
+            yield (f"Sort by {SORT_NAMES[column]}", f"Order the results by {SORT_NAMES[column]}",
+                   lambda column=column: self.sort_by(column, column in ("date", "iops", "mib_s")))
+
+    # ------------------------------------------------------------------ marks
+
+    def action_mark(self) -> None:
+        key = self.current_key()
+        if key is None:
+            return
+        if key.startswith(BROKEN_PREFIX):
+            self.notify("A broken file cannot be compared or exported.", severity="warning")
+            return
+        self.marked ^= {key}
+        self._update_row(key)
+        self.query_one(ResultsTable).action_move(1)
+        self._show_count()
+        self.refresh_bindings()
+
+    def action_unmark(self) -> None:
+        marked, self.marked = self.marked, set()
+        self.query_one(ResultsTable).marked = self.marked
+        for key in marked:
+            self._update_row(key)
+        self._show_count()
+        self.refresh_bindings()
+
+    def chosen(self) -> list[ResultSummary]:
+        """What an action applies to: the marked results, else the one under the cursor."""
+        if self.marked:
+            return [s for s in self.summaries if s.id in self.marked]
+        current = self.current()
+        return [current] if current is not None else []
+
+    def read(self, summary: ResultSummary) -> RunResult | None:
+        """The result in full, from its file (the index is only a summary); None after telling why."""
+        store = self.app.store
+        try:
+            return store.read_result(store.results_dir / summary.file)
+        except LabtuiError as exc:
+            self.notify(str(exc), title="Cannot read the result", severity="error")
+            return None
+
+    def _read_all(self, rows: list[ResultSummary]) -> list[RunResult] | None:
+        results = [self.read(s) for s in rows]
+        return None if any(r is None for r in results) else results  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ actions
+
+    def action_open(self) -> None:
+        from labtui.screens.result import ResultScreen
+
+        key = self.current_key()
+        if key is not None and key.startswith(BROKEN_PREFIX):
+            self._show_detail()
+            self.notify("This file cannot be read: the reason is below the table.", severity="warning")
+            return
+        current = self.current()
+        result = self.read(current) if current is not None else None
+        if result is not None:
+            self.app.push_screen(ResultScreen(result, baseline=result.id in self.baseline_ids))
+
+    def action_compare(self) -> None:
+        from labtui.screens.compare import CompareScreen
+
+        rows = [s for s in self.summaries if s.id in self.marked]
+        if len(rows) < 2:
+            self.notify("Mark two or more results with Space, then press c.", title="Compare", severity="warning")
+            return
+        # A baseline is the natural reference; otherwise the oldest, so changes read forward in time.
+        rows.sort(key=lambda s: (s.id not in self.baseline_ids, s.started, s.id))
+        results = self._read_all(rows)
+        if results is not None:
+            self.app.push_screen(CompareScreen(results))
+
+    def action_again(self) -> None:
+        current = self.current()
+        result = self.read(current) if current is not None else None
+        if result is None:
+            return
+        if result.source == "import":
+            self.notify("An imported result records another tool's run: its workload is re-run with labtui's "
+                        "engines, which makes a new, comparable result.", title="Run again", timeout=6)
+        self.app.request_run(result)
+
+    def action_tag(self) -> None:
+        from labtui.screens.prompt import TextPrompt
+
+        current = self.current()
+        if current is None:
+            return
+
+        def check(text: str) -> str | None:
+            bad = [t for t in split_tags(text) if any(c in t for c in "\n\t")]
+            return f"{bad[0]!r} is not a tag" if bad else None
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            result = self.read(current)
+            if result is None:
+                return
+            updated = replace(result, tags=tuple(split_tags(text)))
+            try:
+                self.app.store.update_result(updated)
+            except LabtuiError as exc:
+                self.notify(str(exc), title="Tags not saved", severity="error")
+                return
+            self._replace(ResultSummary.of(updated, current.file))
+            self.notify(f"Tags of {updated.id}: {', '.join(updated.tags) or 'none'}", title="Tags saved")
+
+        self.app.push_screen(TextPrompt(f"Tags of {current.id}", "Comma-separated, e.g. hp-adapter, after-swap. "
+                                        "Filtering matches them.", ", ".join(current.tags), check=check), done)
+
+    def _replace(self, summary: ResultSummary) -> None:
+        self.summaries = [summary if s.id == summary.id else s for s in self.summaries]
+        self._by_id[summary.id] = summary
+        self._search[summary.id] = summary.search_text()
+        self._refill(keep=summary.id)
+
+    def action_baseline(self) -> None:
+        current = self.current()
+        if current is None:
+            return
+        store = self.app.store
+        try:
+            if current.id in self.baseline_ids:
+                baselines.clear(store, current.id)
+                self.notify(f"{current.id} is no longer the baseline of {current.profile} on {current.disk}.",
+                            title="Baseline cleared")
+            else:
+                result = self.read(current)
+                if result is None:
+                    return
+                baseline, replaced = baselines.mark(store, result)
+                was = f" (instead of {replaced.result_id})" if replaced else ""
+                self.notify(f"{current.id} is the baseline of {baseline.profile} on {baseline.disk}{was}. "
+                            "`labtui check` compares re-runs with it.", title="Baseline set", timeout=8)
+            self.baseline_ids = baselines.ids(store)
+        except LabtuiError as exc:
+            self.notify(str(exc), title="Baseline", severity="error")
+            return
+        self._refill(keep=current.id)
+
+    def action_delete(self) -> None:
+        from labtui.screens.confirm import ConfirmModal
+
+        rows = self.chosen()
+        if not rows:
+            return
+        shown = ", ".join(s.id for s in rows[:3]) + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")
+        message = f"{shown}: the result file{'s are' if len(rows) > 1 else ' is'} removed for good."
+        if any(s.id in self.baseline_ids for s in rows):
+            message += " A baseline among them stops being one."
+        title = f"Delete {len(rows)} result{'s' if len(rows) > 1 else ''}?"
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._delete(rows)
+
+        self.app.push_screen(ConfirmModal(title, message, yes="Delete", no="Keep", danger=True), answer)
+
+    def _delete(self, rows: list[ResultSummary]) -> None:
+        store = self.app.store
+        gone = []
+        for s in rows:
+            try:
+                if s.id in self.baseline_ids:
+                    baselines.clear(store, s.id)
+                store.delete_result(s.id)
+                gone.append(s.id)
+            except LabtuiError as exc:
+                self.notify(str(exc), title="Not deleted", severity="error")
+        self.summaries = [s for s in self.summaries if s.id not in gone]
+        self._by_id = {s.id: s for s in self.summaries}
+        self.marked -= set(gone)
+        self.baseline_ids -= set(gone)
+        self._refill()
+        self.refresh_bindings()
+        if gone:
+            self.notify(f"Deleted {len(gone)} result{'s' if len(gone) > 1 else ''}.", title="Deleted")
+
+    def action_export(self) -> None:
+        from labtui.screens.export import ExportModal
+
+        rows = self.chosen()
+        if not rows:
+            return
+        results = self._read_all(rows)
+        if results is None:
+            return
+        self.app.push_screen(ExportModal(results, self.app.home, self.app.clock()))
+
+
+def split_tags(text: str) -> list[str]:
+    return list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+
+
+def step_line(step) -> str:
+    """'Read 64K random: 53,859 IOPS · 3,366.2 MiB/s · 0.590 ms (p99 1.20)'"""
+    if step.kind != "io":
+        wall = f"{step.wall_seconds:.1f} s" if step.wall_seconds is not None else "-"
+        return f"{step.name}: {wall} wall · {fmt_mib(step.mib_s)} MiB/s disk"
+    text = f"{step.name}: {fmt_iops(step.iops)} IOPS · {fmt_mib(step.mib_s)} MiB/s"
+    if step.latency_mean_ms is not None:
+        text += f" · {fmt_ms(step.latency_mean_ms)} ms (p99 {fmt_ms(step.latency_p99_ms)})"
+    if step.status != "completed":
+        text += f" · {step.status}"
+    return text

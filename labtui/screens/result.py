@@ -1,0 +1,142 @@
+"""One result in full: its context, every step's figures, and for the chosen step its charts over time,
+latency percentiles and the exact engine command line.
+
+Opened from History (Enter) and from the end of a run; Escape goes back.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from labtui.model import RunResult, StepResult
+from labtui.report import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table
+from labtui.widgets.columns import fit_widths
+from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.row_table import Column, Row, RowTable
+from labtui.widgets.step_charts import StepCharts
+from labtui.widgets.styling import theme_style
+
+STEP_COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("iops", "IOPS"), ("mib_s", "MiB/s"),
+                ("mean", "Mean ms"), ("p99", "p99 ms"), ("cpu", "CPU"), ("status", "Status"))
+STEP_SHRINK = {"name": 10, "label": 10}
+
+
+def step_cells(n: int, s: StepResult, repeat: bool) -> dict[str, str]:
+    name = f"{s.name} #{s.repetition}" if repeat else s.name
+    if not s.step.is_io:
+        wall = f"{s.wall_seconds:.1f} s wall" if s.wall_seconds is not None else "-"
+        return {"n": str(n), "name": name, "label": s.step.label(), "iops": "", "mib_s": fmt_mib(s.total.mib_s),
+                "mean": wall, "p99": "", "cpu": fmt_pct(s.cpu_percent), "status": s.status}
+    return {"n": str(n), "name": name, "label": s.step.label(), "iops": fmt_iops(s.total.iops),
+            "mib_s": fmt_mib(s.total.mib_s), "mean": fmt_ms(s.latency.mean), "p99": fmt_ms(s.latency.p99),
+            "cpu": fmt_pct(s.cpu_percent), "status": s.status}
+
+
+def directions(s: StepResult) -> tuple[str, ...]:
+    if not s.step.is_io:
+        return ("read", "write")
+    return tuple(d for d, on in (("read", s.step.reads), ("write", s.step.writes)) if on)
+
+
+class StepList(RowTable):
+    help_scope = "steps"
+
+
+class ResultScreen(Screen):
+    CSS_PATH = "result.tcss"
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="result-back", tooltip="Back to where you came from"),
+        Binding("v", "next_chart", "Next chart", id="result-next-chart",
+                tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
+    ]
+
+    def __init__(self, result: RunResult, *, baseline: bool = False) -> None:
+        super().__init__()
+        self.result = result
+        self.baseline = baseline
+        self.step_index = 0
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("Result")
+        with VerticalScroll(id="result-body"):
+            yield Static(id="result-title", markup=False)
+            with Horizontal(id="result-top"):
+                yield Static(id="result-context", markup=False)
+                yield Static(id="result-warnings", markup=False)
+            yield StepList(id="result-steps")
+            yield Static(id="step-title", markup=False)
+            yield StepCharts(id="result-charts")
+            with Horizontal(id="step-bottom"):
+                yield Static(id="step-latency", markup=False)
+            yield Static(id="step-command", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        r = self.result
+        status = {"aborted": "warning", "failed": "error"}.get(r.status)
+        title = Text.assemble((f"{r.profile.name}", "bold"), f" ({r.profile.title}) · {r.id} · ",
+                              (r.status, theme_style(self.app, status) if status else ""))
+        if self.baseline:
+            title.append(" · baseline", style=theme_style(self.app, "accent"))
+        if r.error:
+            title.append(f": {r.error}")
+        self.query_one("#result-title", Static).update(title)
+        self.query_one("#result-context", Static).update(context_table(r))
+        warnings = [Text(f"warning: {w}", style=theme_style(self.app, "warning")) for w in r.warnings]
+        box = self.query_one("#result-warnings", Static)
+        box.update(Group(*warnings))
+        box.display = bool(warnings)
+        self._fill_steps()
+        self.query_one(StepList).focus()
+        self.call_after_refresh(self._show_step)
+
+    def on_resize(self) -> None:
+        self.query_one(StepCharts).set_single(self.size.width < 100)
+        self._fill_steps()
+        self.call_after_refresh(self._show_step)
+
+    def _fill_steps(self) -> None:
+        table = self.query_one(StepList)
+        repeat = self.result.profile.repeat > 1
+        cells = [step_cells(i + 1, s, repeat) for i, s in enumerate(self.result.steps)]
+        widths = fit_widths(STEP_COLUMNS, cells, max(40, self.size.width - 4), STEP_SHRINK)
+        table.set_columns([Column(k, label, widths[k], "left" if k in ("name", "label", "status") else "right")
+                           for k, label in STEP_COLUMNS])
+        table.set_rows([Row(str(i), tuple(c[k] for k, _ in STEP_COLUMNS)) for i, c in enumerate(cells)],
+                       keep=str(self.step_index))
+
+    def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
+        if event.key is not None:
+            self.step_index = int(event.key)
+            self._show_step()
+
+    def _show_step(self) -> None:
+        if not self.result.steps:
+            self.query_one("#step-title", Static).update("This result has no step: it ended before the first one.")
+            return
+        s = self.result.steps[self.step_index]
+        title = f"Step {self.step_index + 1} of {len(self.result.steps)}: {s.name} ({s.step.label()})"
+        if s.error:
+            title += f" · {s.status}: {s.error}"
+        self.query_one("#step-title", Static).update(title)
+        charts = self.query_one(StepCharts)
+        charts.display = bool(s.samples)
+        if s.samples:
+            charts.draw(s.samples, directions(s), f"{len(s.samples)} intervals")
+        lat = latency_table([s], names=False)
+        latency = self.query_one("#step-latency", Static)
+        latency.update(lat if lat.row_count else "No latency was measured for this step.")
+        command = self.query_one("#step-command", Static)
+        command.update(Text.assemble(("Command line: ", "bold"), s.command_line or "not recorded"))
+
+    def action_next_chart(self) -> None:
+        charts = self.query_one(StepCharts)
+        if charts.single:
+            self.notify(f"Showing {charts.cycle()}", timeout=2)
+            self._show_step()

@@ -1,0 +1,612 @@
+"""The Run screen: start the chosen profile on the chosen target, watch it live, read the outcome.
+
+Before a run: the profile, the target, the engines that can run here, tags. Starting checks
+everything the runner's preflight checks (a refusal is shown here, nothing is written), and for
+a raw block device asks the person to type its name. During the run the runner's events — the
+same stream `labtui run` prints — are consumed in a worker and kept in a `LiveRun`; the charts
+and figures are redrawn from it on a timer, twice a second at most, only when something new
+arrived and only while this screen is the one on show. Cancelling asks first; the runner then
+stops its workers, removes the test file and saves what was measured as an aborted result.
+At the end: a summary per step, and the comparison with the previous run of the same profile
+on the same disk, if there is one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Callable
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, ProgressBar, Static
+from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
+
+from labtui.engine.events import PrepareProgress, SampleTaken
+from labtui.errors import LabtuiError
+from labtui.live import FigureRow, LiveRun, prepare_text
+from labtui.model import Profile, RunResult
+from labtui.report import fmt_iops, fmt_mib, fmt_ms, result_steps_table
+from labtui.targets import Target
+from labtui.units import format_size, human_duration
+from labtui.widgets.choice import Choice
+from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.step_charts import StepCharts
+from labtui.widgets.styling import theme_style
+
+REDRAW_SECONDS = 0.5  # charts and figures: at most 2 Hz
+ENGINE_TITLES = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}
+NARROW = 100  # below this width one chart shows at a time
+
+
+class RunScreen(Screen):
+    CSS_PATH = "run.tcss"
+    # Nothing focused at first: the screen's keys (s starts) work at once; Tab reaches the engine and tags.
+    AUTO_FOCUS = ""
+    BINDINGS = [
+        Binding("s", "start", "Start", id="run-start", tooltip="Start the profile on the target with the engine chosen"),
+        Binding("x,escape", "cancel_run", "Cancel run", id="run-cancel",
+                tooltip="Stop the run (asks first); what was measured is kept, marked aborted"),
+        Binding("v", "next_chart", "Next chart", id="run-next-chart",
+                tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
+        Binding("o", "open_result", "Open result", id="run-open", tooltip="The finished run in full"),
+        Binding("c", "compare_previous", "Compare", id="run-compare",
+                tooltip="The full comparison with the previous run of this profile on this disk"),
+    ]
+
+    class Progress(Message):
+        """New samples or preparation progress: a burst collapses to the newest (the state is in LiveRun)."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, RunScreen.Progress)
+
+    class Changed(Message):
+        """A step started or finished, or a warning came: redraw the step's frame now."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.engines: list[tuple[str, str | None]] = []  # (name, why it cannot run here or None)
+        self.runner = None
+        self.live: LiveRun | None = None
+        self.state = "idle"  # idle, starting, running, stopping, done
+        self.outcome: RunResult | None = None
+        self.previous: RunResult | None = None
+        self._drawn_version = -1
+        self._drawn_step: int | None = None
+        self._pending = None  # a run asked for by another screen (History's "run again")
+        self._run_worker: Worker | None = None
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("Run")
+        with Vertical(id="run-setup"):
+            yield Static(id="setup-profile", markup=False)
+            yield Static(id="setup-target", markup=False)
+            with Horizontal(id="setup-engine-row", classes="setup-row"):
+                yield Static("Engine", classes="setup-label")
+                yield Static("checking which engines can run here…", id="setup-engines", markup=False)
+            with Horizontal(classes="setup-row"):
+                yield Static("Tags", classes="setup-label")
+                yield Input(placeholder="optional, comma-separated (e.g. hp-adapter); Enter starts", id="setup-tags",
+                            compact=True)
+            yield Static(id="run-message", markup=False)
+        with Vertical(id="run-live"):
+            yield Static(id="run-status", markup=False)
+            with Horizontal(id="run-prepare"):
+                yield ProgressBar(total=100, show_eta=False, id="prepare-bar")
+                yield Static(id="prepare-text", markup=False)
+            yield StepCharts(id="run-charts")
+            with Horizontal(id="run-numbers"):
+                yield Static(id="run-figures", markup=False)
+                yield Static(id="run-info", markup=False)
+        with VerticalScroll(id="run-done"):
+            yield Static(id="done-title", markup=False)
+            yield Static(id="done-summary", markup=False)
+            yield Static(id="done-compare", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#run-setup").border_title = "Next run"
+        self.query_one("#setup-tags", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        for name in ("profile", "target"):
+            self.watch(self.app, name, lambda _value: self._show_setup(), init=False)
+        self._set_state("idle")
+        self._show_setup()
+        self.set_interval(REDRAW_SECONDS, self._tick)
+        self.run_worker(self._check_engines, thread=True, exit_on_error=False, name="check-engines")
+
+    def on_screen_resume(self) -> None:
+        self._drawn_version = -1  # hidden meanwhile: draw what arrived
+        if self.app.pending_run is not None and self.state not in ("starting", "running", "stopping"):
+            self._pending, self.app.pending_run = self.app.pending_run, None
+            if self.engines:
+                self._start_pending()
+
+    def on_resize(self) -> None:
+        self.query_one(StepCharts).set_single(self.size.width < NARROW)
+        self._drawn_version = -1
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        for name in ("idle", "starting", "running", "stopping", "done"):
+            self.set_class(name == state, f"-{name}")
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Keys that do nothing in the current state are left out of the footer (and the palette).
+        busy = self.state in ("starting", "running", "stopping")
+        if action == "start":
+            return not busy
+        if action == "cancel_run":
+            return self.state == "running"
+        if action == "next_chart":
+            return self.state == "running" and self.size.width < NARROW
+        if action == "open_result":
+            return self.state == "done" and self.outcome is not None
+        if action == "compare_previous":
+            return self.state == "done" and self.previous is not None
+        return True
+
+    # ------------------------------------------------------------------ setup
+
+    def _check_engines(self) -> list[tuple[str, str | None]]:
+        from labtui.engine.base import engine_names, get_engine
+
+        settings = self.app.store.load_settings()
+        found = []
+        for name in engine_names():
+            try:
+                get_engine(name, settings).check_available()
+                found.append((name, None))
+            except LabtuiError as exc:
+                found.append((name, str(exc)))
+        return found
+
+    def _show_engines(self) -> None:
+        row = self.query_one("#setup-engine-row")
+        available = [(ENGINE_TITLES.get(n, n), n) for n, why in self.engines if why is None]
+        for old in self.query("#setup-engine"):
+            old.remove()
+        notes = [f"{ENGINE_TITLES.get(n, n)}: {why}" for n, why in self.engines if why is not None]
+        text = self.query_one("#setup-engines", Static)
+        text.update(("not available here: " + "; ".join(notes)) if notes else "")
+        if not available:
+            text.update("No engine can run here: " + "; ".join(notes))
+            return
+        choice = Choice(tuple(available), id="setup-engine")
+        remembered = self.app.store.load_settings().get("engine")
+        row.mount(choice, before=text)
+        if remembered in {n for _label, n in available}:
+            choice.value = remembered
+        choice.tooltip = "Space switches the engine; only engines that can run here are offered"
+
+    def engine(self) -> str | None:
+        choices = self.query("#setup-engine")
+        return choices.first(Choice).value if choices else None
+
+    def _show_setup(self) -> None:
+        profile: Profile | None = self.app.profile
+        target: Target | None = self.app.target
+        if profile is None:
+            line = Content.styled("Profile  none: choose one on the Workload screen (w)", "$warning")
+        else:
+            parts = [f"{len(profile.steps)} step{'s' if len(profile.steps) != 1 else ''}"]
+            if profile.repeat > 1:
+                parts.append(f"each run {profile.repeat} times")
+            if profile.needs_test_file:
+                parts.append(f"about {human_duration(profile.planned_seconds)} + writing a "
+                             f"{format_size(profile.file_size)} test file")
+            line = Content.assemble(("Profile  ", "$text-muted"), (profile.name, "bold"),
+                                    f" ({profile.title}) · " + " · ".join(parts))
+        self.query_one("#setup-profile", Static).update(line)
+        if target is None:
+            where = Content.styled("Target   none: choose a volume and a directory on the Disks screen (d)", "$warning")
+        else:
+            where = Content.assemble(("Target   ", "$text-muted"), (str(target.directory), "bold"),
+                                     f" {target.describe().removeprefix(str(target.directory))}")
+        self.query_one("#setup-target", Static).update(where)
+
+    def _say(self, text: str | Content, severity: str = "") -> None:
+        message = self.query_one("#run-message", Static)
+        if isinstance(text, str):
+            text = Content.styled(text, f"${severity}") if severity else Content(text)
+        message.update(text)
+
+    # ------------------------------------------------------------------ starting
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        name = event.worker.name
+        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        if name == "check-engines":
+            self.engines = event.worker.result if event.state == WorkerState.SUCCESS else []
+            self._show_engines()
+            if self._pending is not None:
+                self.call_after_refresh(self._start_pending)
+        elif name == "preflight":
+            self._preflight_done(event.worker)
+        elif name == "run":
+            self._run_done(event.worker)
+        elif name == "previous":
+            if event.state == WorkerState.SUCCESS:
+                self.previous = event.worker.result
+                self._show_comparison()
+                self.refresh_bindings()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "setup-tags":
+            event.stop()
+            self.action_start()
+
+    def _start_pending(self) -> None:
+        """Run again what History asked for: its profile, target and engine."""
+        result, self._pending = self._pending, None
+        if result is None:
+            return
+        available = {n for n, why in self.engines if why is None}
+        choices = self.query("#setup-engine")
+        if result.engine.name in available and choices:
+            choices.first(Choice).value = result.engine.name
+        elif result.engine.name not in available:
+            self.notify(f"{result.engine.name} cannot run here: the run uses {self.engine() or 'no engine'}",
+                        title="Engine", severity="warning")
+        self.action_start()
+
+    def action_start(self) -> None:
+        if self.state in ("starting", "running", "stopping"):
+            self.notify("A run is going: cancel it first (x).", severity="warning")
+            return
+        profile, target = self.app.profile, self.app.target
+        if profile is None or target is None:
+            self._say("Choose a profile (w) and a target (d) first.", "warning")
+            return
+        engine = self.engine()
+        if engine is None:
+            self._say("No engine can run here: see the engine line above.", "error")
+            return
+        self._ask_params(profile, lambda params: self._ask_destroy(
+            profile, target, lambda destroy: self._preflight(profile, target, engine, params, destroy)))
+
+    def _ask_params(self, profile: Profile, then: Callable[[dict[str, str]], None]) -> None:
+        # A profile that takes run-time parameters would be asked for them here, before anything
+        # is checked or written; the profiles of this version take none.
+        then({})
+
+    def _ask_destroy(self, profile: Profile, target: Target, then: Callable[[str | None], None]) -> None:
+        """A raw block device is written only after the person types its name (the guard checks it)."""
+        from labtui.engine.devices import is_block_device
+        from labtui.screens.prompt import TextPrompt
+
+        path = target.directory
+        if not (is_block_device(path) and any(s.writes for s in profile.steps)):
+            then(None)
+            return
+
+        def answered(name: str | None) -> None:
+            if name is None:
+                self._say("Not started: nothing was written.")
+                return
+            then(name)
+
+        self.app.push_screen(TextPrompt(
+            f"Destroy the data on {path}?",
+            f"{path} is a raw block device and {profile.name} writes to it: every byte it writes is lost. "
+            f"Type the device name ({path}) to go ahead.", check=lambda _text: None), answered)
+
+    def _preflight(self, profile: Profile, target: Target, engine: str, params: dict[str, str],
+                   destroy: str | None) -> None:
+        from labtui.engine.runner import RunOptions, Runner
+
+        tags = tuple(dict.fromkeys(t.strip() for t in self.query_one("#setup-tags", Input).value.split(",")
+                                   if t.strip()))
+        try:
+            runner = Runner(profile, target.directory, self.app.store,
+                            RunOptions(engine=engine, tags=tags, params=params, destroy_data=destroy))
+        except LabtuiError as exc:
+            self._say(f"Cannot start: {exc}", "error")
+            return
+        self._set_state("starting")
+        self._say(f"Checking {target.directory} …")
+        self.run_worker(lambda: checked(runner), thread=True, exit_on_error=False, name="preflight", group="run",
+                        exclusive=True)
+
+    def _preflight_done(self, worker: Worker) -> None:
+        if worker.state != WorkerState.SUCCESS:
+            error = worker.error
+            reason = str(error) if isinstance(error, LabtuiError) else f"internal error: {type(error).__name__}: {error}"
+            self._set_state("done" if self.outcome is not None else "idle")
+            self._say(Content.assemble(("Not started: ", "$error bold"), reason, "\nNothing was written."))
+            return
+        self._begin(worker.result)
+
+    def _begin(self, runner) -> None:
+        self.runner = runner
+        self.live = LiveRun()
+        self.outcome = self.previous = None
+        self._drawn_version = -1
+        self._drawn_step = None
+        self.app.run_active = True
+        self.app.active_run = self
+        self.app.remember_engine(runner.engine.name)
+        self._say("")
+        self._set_state("running")
+        self._show_live()
+        self._run_worker = self.run_worker(self._consume(runner), name="run", group="run", exit_on_error=False,
+                                           exclusive=True)
+
+    async def _consume(self, runner) -> RunResult | None:
+        live = self.live
+        assert live is not None
+        async for event in runner.events():
+            live.handle(event)
+            if isinstance(event, (SampleTaken, PrepareProgress)):
+                self.post_message(self.Progress())
+            else:
+                self.post_message(self.Changed())
+        return runner.result
+
+    # ------------------------------------------------------------------ live view
+
+    def on_run_screen_progress(self, message: Progress) -> None:
+        if self.live is not None and self.live.preparing:
+            self._show_prepare()
+
+    def on_run_screen_changed(self, message: Changed) -> None:
+        self._show_live()
+
+    def _tick(self) -> None:
+        if self.state not in ("running", "stopping") or self.live is None or not self.is_current:
+            return
+        self._show_status()
+        if self.live.version != self._drawn_version:
+            self._drawn_version = self.live.version
+            self._show_numbers()
+            self._draw_charts()
+
+    def _show_live(self) -> None:
+        if self.live is None:
+            return
+        self._show_status()
+        self._show_prepare()
+        self._show_numbers()
+        self._draw_charts()
+
+    def _show_status(self) -> None:
+        live = self.live
+        assert live is not None
+        status = self.query_one("#run-status", Static)
+        step = live.current
+        eta = live.eta_seconds()
+        clock = f"run {human_duration(live.elapsed())} · ETA {human_duration(eta) if eta is not None else 'unknown'}"
+        if self.state == "stopping":
+            status.update(Content.styled("Stopping: the workers are being stopped, the test file removed …", "$warning"))
+            return
+        if step is None:
+            what = "preparing the test file" if live.prepare is not None else "starting"
+            status.update(Content.assemble((what, "bold"), f" · {clock}"))
+            return
+        s = step.step
+        phase = step.phase
+        now = step.elapsed(live.clock())
+        if s.is_io:
+            if phase == "warmup":
+                where = f"warm-up {human_duration(now)} of {human_duration(s.warmup)}"
+            elif phase == "measure":
+                measured = step.last.sample.t if step.last is not None else 0.0
+                where = f"measuring {human_duration(measured)} of {human_duration(s.duration)}"
+            else:
+                where = phase
+        else:
+            where = f"{phase} {human_duration(now)} (time limit {human_duration(s.timeout)})"
+        status.update(Content.assemble(
+            (f"Step {step.started.index + 1} of {step.started.total}", "bold"),
+            f" · {s.name} ({s.label()})" + (f" #{step.started.repetition}" if step.started.repetition > 1 else ""),
+            " · ", (where, "$accent"), f" · {clock}",
+        ))
+
+    def _show_prepare(self) -> None:
+        live = self.live
+        box = self.query_one("#run-prepare")
+        preparing = live is not None and live.preparing
+        box.display = preparing
+        if preparing and live.prepare is not None:
+            p = live.prepare
+            self.query_one("#prepare-bar", ProgressBar).update(total=max(1, p.bytes_total), progress=p.bytes_done)
+            self.query_one("#prepare-text", Static).update(
+                f"writing the test file with random data: {prepare_text(p)}")
+
+    def _show_numbers(self) -> None:
+        live = self.live
+        assert live is not None
+        step = live.current
+        figures = self.query_one("#run-figures", Static)
+        info = self.query_one("#run-info", Static)
+        if step is None:
+            figures.update("")
+        else:
+            figures.update(figures_table(step.figures(), self.app))
+        lines: list = []
+        if step is not None and step.started.command_line:
+            lines.append(Text.assemble((f"{live.started.engine.name if live.started else 'engine'}: ", "bold"),
+                                       step.started.command_line))
+        if step is not None and step.result is not None and step.result.error:
+            lines.append(Text(f"step {step.result.status}: {step.result.error}", style=theme_style(self.app, "error")))
+        for warning in live.warnings[-3:]:
+            lines.append(Text(f"warning: {warning}", style=theme_style(self.app, "warning")))
+        info.update(Group(*lines))
+
+    def _draw_charts(self) -> None:
+        live = self.live
+        charts = self.query_one(StepCharts)
+        if live is None or live.current is None:
+            charts.display = False
+            return
+        charts.display = True
+        step = live.current
+        samples = step.buffer.samples
+        note = "warm-up" if step.phase == "warmup" else ""
+        charts.draw(samples, step.directions(), note)
+
+    def action_next_chart(self) -> None:
+        charts = self.query_one(StepCharts)
+        self.notify(f"Showing {charts.cycle()}", timeout=2)
+        self._drawn_version = -1
+
+    # ------------------------------------------------------------------ cancelling
+
+    def action_cancel_run(self) -> None:
+        from labtui.screens.confirm import ConfirmModal
+
+        if self.state != "running":
+            return
+
+        def answer(stop: bool | None) -> None:
+            if stop:
+                self.stop()
+
+        self.app.push_screen(ConfirmModal(
+            "Stop the run?",
+            "The workers stop and the test file is removed. What was measured so far is kept as a result "
+            "marked aborted.", yes="Stop the run", no="Keep running", danger=True), answer)
+
+    def stop(self) -> Worker | None:
+        """Cancel the run (the runner saves what it has as aborted); the worker that is stopping, if any."""
+        worker = self._run_worker
+        if worker is None or not worker.is_running:
+            return None
+        if self.state == "running":
+            self._set_state("stopping")
+            self._show_status()
+            worker.cancel()
+        return worker
+
+    async def abort(self) -> None:
+        """Stop the run and wait until its partial result is saved (for quitting and signals)."""
+        worker = self.stop()
+        if worker is None:
+            return
+        with contextlib.suppress(WorkerCancelled, WorkerFailed, asyncio.CancelledError):
+            await worker.wait()
+
+    # ------------------------------------------------------------------ the end
+
+    def _run_done(self, worker: Worker) -> None:
+        runner = self.runner
+        result: RunResult | None = runner.result if runner is not None else None
+        self.app.run_active = False
+        self.app.active_run = None
+        self.outcome = result
+        self._set_state("done")
+        if worker.state == WorkerState.ERROR and result is None:
+            error = worker.error
+            reason = str(error) if isinstance(error, LabtuiError) else f"internal error: {type(error).__name__}: {error}"
+            self._say(Content.assemble(("The run failed: ", "$error bold"), reason))
+        self._show_done()
+        if result is not None and result.status == "completed":
+            self.run_worker(lambda: find_previous(self.app.store, result), thread=True, exit_on_error=False,
+                            name="previous")
+
+    def _show_done(self) -> None:
+        result = self.outcome
+        title = self.query_one("#done-title", Static)
+        summary = self.query_one("#done-summary", Static)
+        self.query_one("#done-compare", Static).update("")
+        if result is None:
+            title.update("The run ended before anything could be saved.")
+            summary.update("")
+            return
+        style = {"completed": "success", "aborted": "warning", "failed": "error"}[result.status]
+        saved = self.runner.saved_path if self.runner is not None else None
+        heading = Text.assemble((result.status.capitalize(), theme_style(self.app, style, bold=True)),
+                                f": {result.profile.name} on {result.target.path} with {result.engine.name}"
+                                f" · {human_duration(result.seconds)} · saved as {result.id}")
+        lines: list = [heading]
+        if result.error:
+            lines.append(Text(result.error, style=theme_style(self.app, style)))
+        if saved is not None:
+            lines.append(Text(str(saved), style="dim"))
+        for warning in result.warnings:
+            lines.append(Text(f"warning: {warning}", style=theme_style(self.app, "warning")))
+        title.update(Group(*lines))
+        summary.update(result_steps_table(result) if result.steps else "No step finished.")
+        if result.status != "completed":
+            self.query_one("#done-compare", Static).update(
+                Text("An aborted or failed run is not compared with earlier ones.", style="dim"))
+
+    def _show_comparison(self) -> None:
+        from labtui.compare import compare
+        from labtui.compare_report import comparison_renderable
+        from labtui.screens.compare import theme_palette
+
+        box = self.query_one("#done-compare", Static)
+        result, previous = self.outcome, self.previous
+        if result is None:
+            return
+        if previous is None:
+            box.update(Text(f"No earlier completed run of {result.profile.name} on this disk to compare with.",
+                            style="dim"))
+            return
+        comparison = compare([previous, result])
+        head = Text.assemble(("Against the previous run", "bold"),
+                             f" of {result.profile.name} on this disk (A = {previous.id}, B = this run; "
+                             "c shows it in full):")
+        box.update(Group(head, comparison_renderable(comparison, theme_palette(self.app), method=False)))
+
+    def action_open_result(self) -> None:
+        from labtui.screens.result import ResultScreen
+
+        if self.outcome is not None:
+            self.app.push_screen(ResultScreen(self.outcome))
+
+    def action_compare_previous(self) -> None:
+        from labtui.screens.compare import CompareScreen
+
+        if self.outcome is not None and self.previous is not None:
+            self.app.push_screen(CompareScreen([self.previous, self.outcome]))
+
+
+def checked(runner):
+    """The runner once its preflight passed (run in a thread: it inspects the target and devices)."""
+    runner.preflight()
+    return runner
+
+
+def find_previous(store, result: RunResult) -> RunResult | None:
+    """The previous completed run of the same profile on the same disk, read in full (None if none)."""
+    from labtui.summaries import previous_comparable
+
+    rows, _broken = store.summaries()
+    row = previous_comparable(rows, result)
+    if row is None:
+        return None
+    try:
+        return store.read_result(store.results_dir / row.file)
+    except LabtuiError:
+        return None
+
+
+def figures_table(rows: list[FigureRow], app) -> Table:
+    """Now, mean over the measured time, and extremes per series; read and write in their theme colours."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("")
+    for name in ("now", "mean", "min", "max"):
+        table.add_column(name, justify="right", no_wrap=True)
+    colours = {"read": theme_style(app, "labtui-read"), "write": theme_style(app, "labtui-write")}
+    for row in rows:
+        series = row.series
+        fmt = {"IOPS": fmt_iops, "MiB/s": fmt_mib, "%": lambda v: "-" if v is None else f"{v:.1f}"}.get(
+            series.unit, fmt_ms)
+        label = f"{series.direction} {series.quantity}".strip()
+        unit = f" {series.unit}" if series.unit in ("ms", "%") else ""
+        table.add_row(Text(label + unit, style=colours.get(series.direction, "")),
+                      *(fmt(v) if v is not None else "-" for v in (row.current, row.mean, row.minimum, row.maximum)))
+    return table
