@@ -106,3 +106,44 @@ async def set_text(pilot, selector: str, text: str) -> None:
     field.focus()
     field.value = text
     await pilot.pause()
+
+
+def history_results():
+    """Saved results for History, Compare and snapshots: two disks, two hosts, an abort, an import, tags."""
+    from dataclasses import replace
+
+    from factories import make_result
+    from labtui.model import EngineInfo, TargetInfo
+
+    sata = TargetInfo(path="/data/labtui", device="/dev/sda1", disk="sda", kind="SATA SSD", model="CT500MX500SSD1",
+                      serial="2027E2912345", firmware="M3CR033", transport="sata", filesystem="xfs",
+                      mount_point="/data")
+    first = make_result("20240501-103005-aaaa", tags=("startech-adapter",))
+    second = make_result("20240502-091500-bbbb", minutes=60 * 23, tags=("hp-adapter",))
+    second = replace(second, steps=tuple(replace(s, read=_scaled(s.read, 0.8), write=_scaled(s.write, 0.8))
+                                         for s in second.steps))
+    sata_run = replace(make_result("20240503-140000-cccc", minutes=60 * 51), target=sata, tags=())
+    aborted = replace(make_result("20240504-080000-dddd", minutes=60 * 70), status="aborted",
+                      error="cancelled by the user", steps=make_result().steps[:1], tags=())
+    imported = replace(make_result("20240505-120000-eeee", minutes=60 * 98), source="import",
+                       source_file="lab7-diskspd.xml", engine=EngineInfo("diskspd", "2.2"), tags=(),
+                       host=replace(first.host, name="win-lab7"))
+    return [first, second, sata_run, aborted, imported]
+
+
+def _scaled(stats, factor: float):
+    from dataclasses import replace
+
+    ios = int(stats.ios * factor)
+    return replace(stats, ios=ios, bytes=stats.bytes * ios // stats.ios if stats.ios else 0)
+
+
+def save_history(home: Path, broken: bool = True):
+    """Save `history_results()` in the store at `home` (and one broken file); returns the results."""
+    store = Store(home)
+    results = history_results()
+    for result in results:
+        store.save_result(result)
+    if broken:
+        (store.results_dir / "20240506-000000-ffff.toml").write_text("schema = 1\nid = [broken\n")
+    return results

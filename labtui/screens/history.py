@@ -30,7 +30,7 @@ from labtui.store import BrokenFile
 from labtui.summaries import ResultSummary
 from labtui.widgets.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
-from labtui.widgets.row_table import Column, Row, RowTable
+from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.styling import theme_style
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
@@ -43,8 +43,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("profile", "Profile"),
     ("engine", "Engine"),
     ("status", "Status"),
-    ("iops", "IOPS per step"),
-    ("mib_s", "MiB/s per step"),
+    ("iops", "IOPS"),
+    ("mib_s", "MiB/s"),
 )
 SORTABLE = tuple(key for key, _ in COLUMNS if key != "mark")
 SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "target", "profile": "profile",
@@ -62,7 +62,9 @@ SORT_KEYS: dict[str, Callable[[ResultSummary], object]] = {
 }
 # Below this width the host, target and engine columns give way (the detail line shows them).
 WIDE = 110
-SHRINK = {"host": 6, "disk": 10, "target": 8, "engine": 6, "iops": 8, "mib_s": 8}
+# What gives up width first: where and on what machine, then the disk's name, then the figures.
+SHRINK = ({"target": 12, "host": 8}, {"disk": 12, "target": 8, "host": 6}, {"disk": 10, "engine": 6},
+          {"iops": 8, "mib_s": 8, "disk": 8})
 BROKEN_PREFIX = "broken:"
 
 
@@ -70,18 +72,31 @@ def headline(values: list[str]) -> str:
     return " / ".join(values) if values else "-"
 
 
-def summary_cells(s: ResultSummary, marked: bool, baseline: bool) -> dict[str, str]:
+def short_number(value: float) -> str:
+    """3,000 -> '3.0k', 53,859 -> '54k', 187.5 -> '188': a figure for a narrow column."""
+    if value >= 1e6:
+        return f"{value / 1e6:.1f}M"
+    if value >= 1e4:
+        return f"{value / 1e3:.0f}k"
+    if value >= 1e3:
+        return f"{value / 1e3:.1f}k"
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool = False) -> dict[str, str]:
+    iops, mib = (short_number, short_number) if narrow else (fmt_iops, fmt_mib)
     return {
         "mark": ("•" if marked else " ") + ("B" if baseline else ""),
-        "date": fmt_time(s.started),
+        # Narrow, the year gives way (the detail line below the table has the id, which holds it).
+        "date": s.started.astimezone().strftime("%m-%d %H:%M") if narrow else fmt_time(s.started),
         "host": s.host or "?",
         "disk": s.disk_model or "unknown",
         "target": s.target,
         "profile": s.profile,
         "engine": s.engine,
         "status": s.status,
-        "iops": headline([fmt_iops(x.iops) if x.kind == "io" else "-" for x in s.steps]),
-        "mib_s": headline([fmt_mib(x.mib_s) for x in s.steps]),
+        "iops": headline([iops(x.iops) if x.kind == "io" else "-" for x in s.steps]),
+        "mib_s": headline([mib(x.mib_s) for x in s.steps]),
     }
 
 
@@ -214,10 +229,11 @@ class HistoryScreen(Screen):
         arrow = " ↓" if self.sort_reverse else " ↑"
         columns = [(k, label + arrow if k == self.sort_column else label) for k, label in columns]
         # The table's width less its scrollbar: a row never needs scrolling sideways.
-        widths = fit_widths(columns, cells, max(40, self.size.width - 1), SHRINK)
+        figures = ("iops", "mib_s")
+        widths = fit_widths(columns, cells, max(40, self.size.width - 2 - len(figures)), SHRINK, padding=GAP)
         table.sorted_column = self.sort_column
-        table.set_columns([Column(k, label, widths[k], "right" if k in ("iops", "mib_s") else "left")
-                           for k, label in columns])
+        table.set_columns([Column(k, label, widths[k], "right" if k in figures else "left",
+                                  GAP + 1 if k in figures else GAP) for k, label in columns])
         styles = self._status_styles()
         rows = []
         for key, row_cells in zip(self._shown, cells):
@@ -241,7 +257,8 @@ class HistoryScreen(Screen):
         if key.startswith(BROKEN_PREFIX):
             name = key.removeprefix(BROKEN_PREFIX)
             return broken_cells(next(b for b in self.broken if b.path.name == name))
-        return summary_cells(self._by_id[key], key in self.marked, key in self.baseline_ids)
+        return summary_cells(self._by_id[key], key in self.marked, key in self.baseline_ids,
+                             narrow=self.size.width < WIDE)
 
     def _update_row(self, key: str) -> None:
         """Redraw one row after a mark or baseline change (no refill: the order is unchanged)."""

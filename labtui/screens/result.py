@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -18,7 +18,7 @@ from labtui.model import RunResult, StepResult
 from labtui.report import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table
 from labtui.widgets.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
-from labtui.widgets.row_table import Column, Row, RowTable
+from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.step_charts import StepCharts
 from labtui.widgets.styling import theme_style
 
@@ -44,8 +44,14 @@ def directions(s: StepResult) -> tuple[str, ...]:
     return tuple(d for d, on in (("read", s.step.reads), ("write", s.step.writes)) if on)
 
 
-class StepList(RowTable):
+class StepList(RowTable, inherit_bindings=False):
+    """The steps of the result; up and down choose the one shown below (page keys scroll the view)."""
+
     help_scope = "steps"
+    BINDINGS = [
+        Binding("up", "move(-1)", "Previous step", show=False),
+        Binding("down", "move(1)", "Next step", show=False),
+    ]
 
 
 class ResultScreen(Screen):
@@ -54,6 +60,8 @@ class ResultScreen(Screen):
         Binding("escape", "app.pop_screen", "Back", id="result-back", tooltip="Back to where you came from"),
         Binding("v", "next_chart", "Next chart", id="result-next-chart",
                 tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
+        Binding("pagedown", "scroll(1)", "Page down", show=False),
+        Binding("pageup", "scroll(-1)", "Page up", show=False),
     ]
 
     def __init__(self, result: RunResult, *, baseline: bool = False) -> None:
@@ -66,15 +74,13 @@ class ResultScreen(Screen):
         yield ContextBar("Result")
         with VerticalScroll(id="result-body"):
             yield Static(id="result-title", markup=False)
-            with Horizontal(id="result-top"):
-                yield Static(id="result-context", markup=False)
-                yield Static(id="result-warnings", markup=False)
+            yield Static(id="result-warnings", markup=False)
             yield StepList(id="result-steps")
             yield Static(id="step-title", markup=False)
             yield StepCharts(id="result-charts")
-            with Horizontal(id="step-bottom"):
-                yield Static(id="step-latency", markup=False)
+            yield Static(id="step-latency", markup=False)
             yield Static(id="step-command", markup=False)
+            yield Static(id="result-context", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -105,7 +111,7 @@ class ResultScreen(Screen):
         table = self.query_one(StepList)
         repeat = self.result.profile.repeat > 1
         cells = [step_cells(i + 1, s, repeat) for i, s in enumerate(self.result.steps)]
-        widths = fit_widths(STEP_COLUMNS, cells, max(40, self.size.width - 4), STEP_SHRINK)
+        widths = fit_widths(STEP_COLUMNS, cells, max(40, self.size.width - 4), STEP_SHRINK, padding=GAP)
         table.set_columns([Column(k, label, widths[k], "left" if k in ("name", "label", "status") else "right")
                            for k, label in STEP_COLUMNS])
         table.set_rows([Row(str(i), tuple(c[k] for k, _ in STEP_COLUMNS)) for i, c in enumerate(cells)],
@@ -134,6 +140,10 @@ class ResultScreen(Screen):
         latency.update(lat if lat.row_count else "No latency was measured for this step.")
         command = self.query_one("#step-command", Static)
         command.update(Text.assemble(("Command line: ", "bold"), s.command_line or "not recorded"))
+
+    def action_scroll(self, pages: int) -> None:
+        body = self.query_one("#result-body", VerticalScroll)
+        (body.scroll_page_down if pages > 0 else body.scroll_page_up)()
 
     def action_next_chart(self) -> None:
         charts = self.query_one(StepCharts)

@@ -83,6 +83,7 @@ class RunScreen(Screen):
         self._drawn_step: int | None = None
         self._pending = None  # a run asked for by another screen (History's "run again")
         self._run_worker: Worker | None = None
+        self._param_values: dict[str, dict[str, str]] = {}  # per profile: the values given last
 
     # ------------------------------------------------------------------ layout
 
@@ -108,6 +109,7 @@ class RunScreen(Screen):
             with Horizontal(id="run-numbers"):
                 yield Static(id="run-figures", markup=False)
                 yield Static(id="run-info", markup=False)
+            yield Static(id="run-command", markup=False)
         with VerticalScroll(id="run-done"):
             yield Static(id="done-title", markup=False)
             yield Static(id="done-summary", markup=False)
@@ -176,11 +178,13 @@ class RunScreen(Screen):
         available = [(ENGINE_TITLES.get(n, n), n) for n, why in self.engines if why is None]
         for old in self.query("#setup-engine"):
             old.remove()
-        notes = [f"{ENGINE_TITLES.get(n, n)}: {why}" for n, why in self.engines if why is not None]
+        missing = [(n, why) for n, why in self.engines if why is not None]
         text = self.query_one("#setup-engines", Static)
-        text.update(("not available here: " + "; ".join(notes)) if notes else "")
+        # The first clause of each reason ("fio is not installed"); the tooltip has the whole of it.
+        text.update("; ".join(why.split(":")[0] for _n, why in missing))
+        text.tooltip = "\n".join(f"{ENGINE_TITLES.get(n, n)}: {why}" for n, why in missing) or None
         if not available:
-            text.update("No engine can run here: " + "; ".join(notes))
+            text.update("No engine can run here: " + "; ".join(why for _n, why in missing))
             return
         choice = Choice(tuple(available), id="setup-engine")
         remembered = self.app.store.load_settings().get("engine")
@@ -205,6 +209,8 @@ class RunScreen(Screen):
             if profile.needs_test_file:
                 parts.append(f"about {human_duration(profile.planned_seconds)} + writing a "
                              f"{format_size(profile.file_size)} test file")
+            if any(not step.is_io for step in profile.steps):
+                parts.append("commands take as long as they take")
             line = Content.assemble(("Profile  ", "$text-muted"), (profile.name, "bold"),
                                     f" ({profile.title}) · " + " · ".join(parts))
         self.query_one("#setup-profile", Static).update(line)
@@ -212,7 +218,7 @@ class RunScreen(Screen):
             where = Content.styled("Target   none: choose a volume and a directory on the Disks screen (d)", "$warning")
         else:
             where = Content.assemble(("Target   ", "$text-muted"), (str(target.directory), "bold"),
-                                     f" {target.describe().removeprefix(str(target.directory))}")
+                                     target.describe().removeprefix(str(target.directory)))
         self.query_one("#setup-target", Static).update(where)
 
     def _say(self, text: str | Content, severity: str = "") -> None:
@@ -220,6 +226,7 @@ class RunScreen(Screen):
         if isinstance(text, str):
             text = Content.styled(text, f"${severity}") if severity else Content(text)
         message.update(text)
+        message.display = bool(text.plain)
 
     # ------------------------------------------------------------------ starting
 
@@ -252,6 +259,8 @@ class RunScreen(Screen):
         result, self._pending = self._pending, None
         if result is None:
             return
+        if result.params:
+            self._param_values[result.profile.name] = dict(result.params)
         available = {n for n, why in self.engines if why is None}
         choices = self.query("#setup-engine")
         if result.engine.name in available and choices:
@@ -277,9 +286,21 @@ class RunScreen(Screen):
             profile, target, lambda destroy: self._preflight(profile, target, engine, params, destroy)))
 
     def _ask_params(self, profile: Profile, then: Callable[[dict[str, str]], None]) -> None:
-        # A profile that takes run-time parameters would be asked for them here, before anything
-        # is checked or written; the profiles of this version take none.
-        then({})
+        """A profile with parameters (zpaq-extract's archive) asks for their values, the last ones offered."""
+        from labtui.screens.params import ParamsModal
+
+        if not profile.params:
+            then({})
+            return
+
+        def answered(values: dict[str, str] | None) -> None:
+            if values is None:
+                self._say("Not started.")
+                return
+            self._param_values[profile.name] = values
+            then(values)
+
+        self.app.push_screen(ParamsModal(profile, self._param_values.get(profile.name)), answered)
 
     def _ask_destroy(self, profile: Profile, target: Target, then: Callable[[str | None], None]) -> None:
         """A raw block device is written only after the person types its name (the guard checks it)."""
@@ -330,7 +351,8 @@ class RunScreen(Screen):
 
     def _begin(self, runner) -> None:
         self.runner = runner
-        self.live = LiveRun()
+        # The app's clock (fixed in tests and snapshots) times what the screen shows; the runner keeps its own.
+        self.live = LiveRun(clock=lambda: self.app.clock().timestamp())
         self.outcome = self.previous = None
         self._drawn_version = -1
         self._drawn_step = None
@@ -399,7 +421,9 @@ class RunScreen(Screen):
         now = step.elapsed(live.clock())
         if s.is_io:
             if phase == "warmup":
-                where = f"warm-up {human_duration(now)} of {human_duration(s.warmup)}"
+                # A warm-up sample's t counts down to the start of measuring (it is negative).
+                done = s.warmup + step.last.sample.t if step.last is not None else 0.0
+                where = f"warm-up {human_duration(max(0.0, done))} of {human_duration(s.warmup)}"
             elif phase == "measure":
                 measured = step.last.sample.t if step.last is not None else 0.0
                 where = f"measuring {human_duration(measured)} of {human_duration(s.duration)}"
@@ -407,9 +431,10 @@ class RunScreen(Screen):
                 where = phase
         else:
             where = f"{phase} {human_duration(now)} (time limit {human_duration(s.timeout)})"
+        label = f" ({s.label()})" if self.size.width >= NARROW else ""
         status.update(Content.assemble(
             (f"Step {step.started.index + 1} of {step.started.total}", "bold"),
-            f" · {s.name} ({s.label()})" + (f" #{step.started.repetition}" if step.started.repetition > 1 else ""),
+            f" · {s.name}{label}" + (f" #{step.started.repetition}" if step.started.repetition > 1 else ""),
             " · ", (where, "$accent"), f" · {clock}",
         ))
 
@@ -434,10 +459,12 @@ class RunScreen(Screen):
             figures.update("")
         else:
             figures.update(figures_table(step.figures(), self.app))
-        lines: list = []
+        command = self.query_one("#run-command", Static)
         if step is not None and step.started.command_line:
-            lines.append(Text.assemble((f"{live.started.engine.name if live.started else 'engine'}: ", "bold"),
-                                       step.started.command_line))
+            command.update(Text.assemble(("Command line: ", "bold"), step.started.command_line))
+        else:
+            command.update("")
+        lines: list = []
         if step is not None and step.result is not None and step.result.error:
             lines.append(Text(f"step {step.result.status}: {step.result.error}", style=theme_style(self.app, "error")))
         for warning in live.warnings[-3:]:

@@ -7,6 +7,7 @@ cell) and is redrawn only when its owner says so — on a timer, while it is on 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -20,6 +21,36 @@ class Line:
     xs: Sequence[float]
     ys: Sequence[float]
     colour: str  # a theme variable, e.g. "labtui-read"
+
+
+def nice_ticks(low: float, high: float, count: int = 4, *, inside: bool = False) -> list[float]:
+    """Round tick values (steps of 1, 2, 2.5 or 5 times a power of ten) from `low` to `high`.
+
+    The ticks reach past `high` so a y axis has headroom, unless `inside` (an x axis of seconds).
+    """
+    span = high - low
+    if span <= 0:
+        return [low, low + 1.0]
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step - 1e-9) * step if inside else math.floor(low / step) * step
+    ticks = []
+    value = first
+    while value <= high + 1e-9 * step:
+        ticks.append(round(value, 10))
+        value += step
+    if not inside and ticks[-1] < high:
+        ticks.append(round(ticks[-1] + step, 10))
+    return ticks
+
+
+def compact(value: float) -> str:
+    """60000 -> '60k', 1250000 -> '1.25M', 0.25 -> '0.25': axis labels that fit a narrow chart."""
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.3g}{suffix}"
+    return f"{value:.3g}"
 
 
 class LiveChart(PlotextPlot):
@@ -44,13 +75,19 @@ class LiveChart(PlotextPlot):
         plt = self.plt
         plt.clear_data()
         drawn = [line for line in lines if line.xs]
-        top = max((max(line.ys) for line in drawn if line.ys), default=0.0)
+        top = max((max(line.ys) for line in drawn), default=0.0)
         for line in drawn:
             plt.plot(list(line.xs), list(line.ys), label=line.label, marker="braille",
                      color=self._rgb(line.colour))
         plt.title(f"{self.chart_title}{f' · {note}' if note else ''}")
-        plt.ylim(0, top * 1.1 if top > 0 else 1)
-        plt.xlabel("s")
+        yticks = nice_ticks(0.0, top)
+        plt.ylim(yticks[0], yticks[-1])
+        plt.yticks(yticks, [compact(v) for v in yticks])
+        xs = [x for line in drawn for x in line.xs]
+        if xs and max(xs) > min(xs):
+            xticks = nice_ticks(min(xs), max(xs), inside=True)
+            plt.xlim(min(xs), max(xs))
+            plt.xticks(xticks, [f"{compact(v)}s" for v in xticks])
         self.refresh()
 
     def _rgb(self, variable: str) -> tuple[int, int, int] | str:

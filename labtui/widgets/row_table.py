@@ -30,6 +30,7 @@ class Column:
     label: str
     width: int
     justify: str = "left"  # or "right"
+    gap: int = 1  # spaces before it (figures after a full text column need two to stay apart)
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class Row:
     style: Style | None = None  # for the whole row (e.g. dimmed for a broken file)
 
 
-GAP = 2  # cells between columns
+GAP = 1  # spaces before a column by default (one: the tables are meant to fit 80 columns)
 
 
 class RowTable(ScrollView, can_focus=True):
@@ -104,7 +105,7 @@ class RowTable(ScrollView, can_focus=True):
         self.refresh()
 
     def _resize(self) -> None:
-        width = sum(c.width for c in self.columns) + GAP * len(self.columns)
+        width = sum(c.width + c.gap for c in self.columns)
         self.virtual_size = Size(width, len(self.rows) + 1)
 
     @property
@@ -166,10 +167,10 @@ class RowTable(ScrollView, can_focus=True):
         if y == 0:
             x = event.x + round(self.scroll_x)
             for column in self.columns:
-                if x < column.width + GAP:
+                if x < column.width + column.gap:
                     self.post_message(self.HeaderClicked(self, column.key))
                     return
-                x -= column.width + GAP
+                x -= column.width + column.gap
             return
         index = round(self.scroll_y) + y - 1
         if 0 <= index < len(self.rows):
@@ -212,7 +213,6 @@ class RowTable(ScrollView, can_focus=True):
     def _segments(self, cells: Sequence[str | Text], style: Style) -> list[Segment]:
         """One line: each cell cut (with an ellipsis) or padded to its column's width."""
         segments = []
-        gap = Segment(" " * (GAP - 1), style)
         for i, column in enumerate(self.columns):
             cell = cells[i] if i < len(cells) else ""
             if isinstance(cell, Text):
@@ -223,7 +223,7 @@ class RowTable(ScrollView, can_focus=True):
                 plain = set_cell_size(plain, max(0, column.width - 1)) + "…"
             pad = " " * (column.width - cell_len(plain))
             text = pad + plain if column.justify == "right" else plain + pad
-            segments += [Segment(" ", style), Segment(text, cell_style), gap]
+            segments += [Segment(" " * column.gap, style), Segment(text, cell_style)]
         return segments
 
     def on_focus(self) -> None:

@@ -1,0 +1,240 @@
+"""History, the result view and Compare, on saved fake results: what a person sees and what each key does."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from textual.widgets import Input
+
+from labtui import baselines
+from labtui.screens.compare import CompareScreen
+from labtui.screens.confirm import ConfirmModal
+from labtui.screens.export import ExportModal
+from labtui.screens.history import HistoryScreen, ResultsTable
+from labtui.screens.prompt import TextPrompt
+from labtui.screens.result import ResultScreen
+from labtui.store import Store
+from tui_support import disks_ready, make_app, save_history, screen_text, set_text, wait_for
+
+
+async def open_history(pilot) -> HistoryScreen:
+    await disks_ready(pilot)
+    await pilot.press("h")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HistoryScreen) and pilot.app.screen.loaded,
+                   what="the history listing")
+    return pilot.app.screen
+
+
+def shown_ids(screen: HistoryScreen) -> list[str]:
+    return [row.key for row in screen.query_one(ResultsTable).rows]
+
+
+async def move_to(pilot, screen: HistoryScreen, key: str) -> None:
+    screen.query_one(ResultsTable).move_to(key)
+    await pilot.pause()
+
+
+async def test_every_result_is_listed_newest_first_with_broken_files_and_their_reason(labtui_home):
+    results = save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        ids = shown_ids(screen)
+        assert ids[:5] == [r.id for r in reversed(results)]
+        assert ids[5] == "broken:20240506-000000-ffff.toml"
+        text = screen_text(app)
+        for what in ("CT500MX500SSD1", "Samsung SSD 980 PRO 1TB", "aborted", "diskspd", "win-lab7", "broken",
+                     "3,000 / 3,000", "2,400 / 2,400", "6 results"):
+            assert what in text, what
+        await move_to(pilot, screen, ids[5])
+        assert "Cannot be read: " in screen_text(app) and "not valid TOML" in screen_text(app)
+        await move_to(pilot, screen, "20240505-120000-eeee")
+        assert "imported from lab7-diskspd.xml" in screen_text(app)
+
+
+async def test_filtering_as_you_type_and_sorting_by_any_column(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        await pilot.press("slash")
+        assert screen.query_one("#history-filter", Input).has_focus
+        await pilot.press(*"hp-ad")
+        await wait_for(pilot, lambda: shown_ids(screen) == ["20240502-091500-bbbb"], what="the filter")
+        assert "1 of 6" in screen_text(app)
+        await pilot.press("ctrl+u", *"samsung completed")
+        await wait_for(pilot, lambda: len(shown_ids(screen)) == 3, what="two words, both matched")
+        await pilot.press("ctrl+u", *"nothing-like-this")
+        await wait_for(pilot, lambda: shown_ids(screen) == [])
+        assert "No result matches the filter" in screen_text(app)
+        await pilot.press("ctrl+u", "escape")
+        await wait_for(pilot, lambda: len(shown_ids(screen)) == 6 and screen.query_one(ResultsTable).has_focus)
+        await pilot.press("s")  # date -> host
+        assert screen.sort_column == "host"
+        hosts = [screen._by_id[k].host for k in shown_ids(screen)[:5]]
+        assert hosts == sorted(hosts)
+        screen.sort_by("iops", True)
+        await pilot.pause()
+        assert shown_ids(screen)[-2] == "20240502-091500-bbbb"  # the slowest, then the broken file
+        await pilot.press("S")
+        assert shown_ids(screen)[0] == "20240502-091500-bbbb"
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"sort by profile")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.sort_column == "profile", what="sorting from the palette")
+
+
+async def test_mark_two_and_compare_reads_the_deltas(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        assert not isinstance(app.screen, CompareScreen)  # nothing marked: told what to do instead
+        await move_to(pilot, screen, "20240502-091500-bbbb")
+        await pilot.press("space")
+        await move_to(pilot, screen, "20240501-103005-aaaa")
+        await pilot.press("space")
+        assert screen.marked == {"20240501-103005-aaaa", "20240502-091500-bbbb"}
+        assert "2 marked" in screen_text(app)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+        text = screen_text(app)
+        assert "A  20240501-103005-aaaa" in text and "B  20240502-091500-bbbb" in text  # oldest first
+        assert "-20.0 %" in text and "worse" in text
+        assert "tags" in text  # what differs: the tags are part of the legend
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen.marked  # marks survive a look at the comparison
+
+
+async def test_compare_from_the_palette_on_another_screen(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        screen.marked = {"20240501-103005-aaaa", "20240505-120000-eeee"}
+        await pilot.press("d")
+        await disks_ready(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"compare marked")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="compare from the palette")
+        assert "engines differ" in screen_text(app)  # the import ran on DiskSpd: a cross-engine warning
+
+
+async def test_open_shows_charts_percentiles_context_and_the_command_line(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 60)) as pilot:
+        screen = await open_history(pilot)
+        await move_to(pilot, screen, "20240501-103005-aaaa")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        for what in ("Step 1 of 2: Read 64K random", "p99.99", "11.0", "native: 4 threads x 8 outstanding, O_DIRECT",
+                     "8.0 GT/s PCIe x4 (max 16.0 GT/s PCIe x4)", "S5GXNF0R123456", "IOPS · 3 intervals"):
+            assert what in text, what
+        await pilot.press("down")
+        await wait_for(pilot, lambda: "Step 2 of 2: Write 64K random" in screen_text(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+
+
+async def test_tag_baseline_and_delete_change_the_files(labtui_home):
+    save_history(labtui_home)
+    store = Store(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        await move_to(pilot, screen, "20240501-103005-aaaa")
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await set_text(pilot, "#prompt-input", "startech-adapter, after-swap")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert store.find_result("20240501-103005-aaaa").tags == ("startech-adapter", "after-swap")
+        await pilot.press("b")
+        await wait_for(pilot, lambda: "20240501-103005-aaaa" in screen.baseline_ids)
+        assert baselines.ids(store) == {"20240501-103005-aaaa"}
+        assert "B" in screen.query_one(ResultsTable).rows[screen.query_one(ResultsTable).cursor].cells[0]
+        await pilot.press("delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert "A baseline among them stops being one" in screen_text(app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert store.result_path("20240501-103005-aaaa").exists()
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "20240501-103005-aaaa" not in shown_ids(screen))
+        assert not store.result_path("20240501-103005-aaaa").exists()
+        assert baselines.ids(store) == set()
+
+
+async def test_an_aborted_result_cannot_be_a_baseline_and_says_why(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        await move_to(pilot, screen, "20240504-080000-dddd")
+        await pilot.press("b")
+        await pilot.pause(0.2)
+        assert screen.baseline_ids == set()
+        assert any("only a completed result" in n.message for n in app._notifications)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
+    save_history(labtui_home)
+    out = tmp_path / f"out.{fmt}"
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        for key in ("20240501-103005-aaaa", "20240503-140000-cccc"):
+            await move_to(pilot, screen, key)
+            await pilot.press("space")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportModal))
+        if fmt == "json":
+            await pilot.press("space", "space")  # CSV -> Markdown -> JSON
+        await set_text(pilot, "#export-path", str(tmp_path / "missing-dir" / "x.csv"))
+        assert "is not a directory" in screen_text(app)
+        await set_text(pilot, "#export-path", str(out))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen)
+    if fmt == "csv":
+        rows = list(csv.DictReader(out.read_text().splitlines()))
+    else:
+        rows = json.loads(out.read_text())["rows"]
+    assert sorted({r["result_id"] for r in rows}) == ["20240501-103005-aaaa", "20240503-140000-cccc"]
+    assert len(rows) == 4
+
+
+async def test_the_palette_finds_history_by_its_name(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"history")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded)
+        assert screen_text(app).count("quick-sanity") >= 5
+
+
+async def test_a_fresh_history_says_how_to_make_a_result(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_history(pilot)
+        assert "No results yet" in screen_text(app)
