@@ -347,9 +347,10 @@ class RunScreen(Screen):
             self._set_state("done" if self.outcome is not None else "idle")
             self._say(Content.assemble(("Not started: ", "$error bold"), reason, "\nNothing was written."))
             return
-        self._begin(worker.result)
+        self.begin(worker.result)
 
-    def _begin(self, runner) -> None:
+    def begin(self, runner) -> None:
+        """Watch `runner` (its preflight passed) run: its events drive this screen until it ends."""
         self.runner = runner
         # The app's clock (fixed in tests and snapshots) times what the screen shows; the runner keeps its own.
         self.live = LiveRun(clock=lambda: self.app.clock().timestamp())
@@ -477,7 +478,11 @@ class RunScreen(Screen):
         if live is None or live.current is None:
             charts.display = False
             return
-        charts.display = True
+        if not charts.display:
+            # Shown again: draw once it has its size (a chart of width 0 draws nothing).
+            charts.display = True
+            self.call_after_refresh(self._draw_charts)
+            return
         step = live.current
         samples = step.buffer.samples
         note = "warm-up" if step.phase == "warmup" else ""

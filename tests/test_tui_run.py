@@ -1,0 +1,313 @@
+"""The Run screen with the real native engine on small files: live view, the end, cancel, refusals, quitting."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from labtui.engine.events import RunStarted, SampleTaken
+from labtui.model import Profile, Step
+from labtui.screens.compare import CompareScreen
+from labtui.screens.confirm import ConfirmModal
+from labtui.screens.history import HistoryScreen
+from labtui.screens.params import ParamsModal
+from labtui.screens.prompt import TextPrompt
+from labtui.screens.run import RunScreen
+from labtui.store import Store
+from labtui.widgets.live_chart import LiveChart
+from tui_support import disks_ready, make_app, screen_text, set_text, wait_for
+
+MIB = 1024 * 1024
+
+
+def tiny_profile(name: str = "tiny", seconds: str = "2s") -> str:
+    return f"""schema = 1
+name = "{name}"
+title = "Tiny trial"
+file_size = "16MiB"
+free_space_margin = "0B"
+
+[[steps]]
+name = "Read 4K random"
+block_size = "4KiB"
+threads = 1
+outstanding = 4
+duration = "{seconds}"
+warmup = "0s"
+"""
+
+
+def prepare(home: Path, target: Path, profile: str = "tiny", text: str | None = None) -> None:
+    """A user profile in `home`, chosen, with `target` as the chosen directory."""
+    store = Store(home)
+    store.profiles_dir.mkdir(parents=True, exist_ok=True)
+    (store.profiles_dir / f"{profile}.toml").write_text(text or tiny_profile(profile))
+    store.save_settings({"profile": profile, "profile_origin": "user", "target": str(target)})
+
+
+async def open_run(pilot) -> RunScreen:
+    await disks_ready(pilot)
+    await pilot.press("r")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, RunScreen) and pilot.app.screen.engines,
+                   what="the engine check")
+    await pilot.pause()
+    return pilot.app.screen
+
+
+def measured(screen: RunScreen) -> int:
+    step = screen.live.current if screen.live else None
+    return sum(1 for s in step.buffer.samples if s.t > 0) if step else 0
+
+
+@pytest.fixture
+def target(disk_dir, request) -> Path:
+    path = disk_dir / request.node.name.replace("[", "-").replace("]", "")
+    path.mkdir()
+    return path
+
+
+async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, target, monkeypatch):
+    prepare(labtui_home, target)
+    drawn = []
+    real_show = LiveChart.show
+    monkeypatch.setattr(LiveChart, "show", lambda self, *a, **k: drawn.append(self.id) or real_show(self, *a, **k))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        assert "Tiny trial" in screen_text(app) and str(target) in screen_text(app)
+        assert "[native]" in screen_text(app)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "measuring" in screen_text(app), timeout=30,
+                       what="the first measured sample on screen")
+        assert app.run_active and "x Cancel run" in screen_text(app)
+        first = screen_text(app)
+        assert "Step 1 of 1" in first and "measuring" in first and "read IOPS" in first
+        assert "Command line: labtui native: 1 worker process x 4 outstanding" in first
+        await wait_for(pilot, lambda: measured(screen) >= 2 or screen.state == "done", timeout=30)
+        await pilot.pause(0.6)  # a redraw tick
+        # The figures moved on: the live view is not a still picture.
+        assert screen_text(app) != first or screen.state == "done"
+        # While another screen is on show, the charts are not drawn.
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        hidden_from = len(drawn)
+        await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the end of the run")
+        assert len(drawn) == hidden_from
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.screen is screen)
+        text = screen_text(app)
+        assert "Completed: tiny" in text and "Read 4K random" in text
+        assert "No earlier completed run of tiny on this disk" in text
+        assert not app.run_active and list(target.iterdir()) == []  # the test file is gone
+        first_id = screen.outcome.id
+        # History lists it; "run again" repeats it and compares with it at the end.
+        await pilot.press("h")
+        history = app.screen
+        await wait_for(pilot, lambda: first_id in [r.key for r in history.query_one("#results").rows])
+        await pilot.press("a")
+        await wait_for(pilot, lambda: app.screen is screen and screen.state in ("starting", "running"))
+        await wait_for(pilot, lambda: screen.state == "done" and screen.previous is not None, timeout=40,
+                       what="the second run and its comparison")
+        text = screen_text(app)
+        assert f"A = {first_id}" in text and "B vs A" in text
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+        assert first_id in screen_text(app) and screen.outcome.id in screen_text(app)
+    results, _ = Store(labtui_home).load_results()
+    assert [r.status for r in results] == ["completed", "completed"]
+
+
+async def test_cancel_asks_then_keeps_the_partial_result_as_aborted(labtui_home, target):
+    prepare(labtui_home, target, text=tiny_profile(seconds="30s"))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: measured(screen) >= 1, timeout=30, what="measuring")
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert "aborted" in screen_text(app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen.state == "running"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.state == "done", timeout=10, what="the run to stop")
+        assert "Aborted" in screen_text(app) and "cancelled by the user" in screen_text(app)
+        assert not app.run_active and list(target.iterdir()) == []
+    results, _ = Store(labtui_home).load_results()
+    assert [r.status for r in results] == ["aborted"]
+
+
+async def test_quitting_during_a_run_stops_it_and_keeps_the_result(labtui_home, target):
+    prepare(labtui_home, target, text=tiny_profile(seconds="30s"))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: measured(screen) >= 1, timeout=30, what="measuring")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert "A run is going" in screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running, timeout=10, what="the app to exit")
+    results, _ = Store(labtui_home).load_results()
+    assert [r.status for r in results] == ["aborted"]
+    assert list(target.iterdir()) == []
+
+
+async def test_a_refused_preflight_is_a_message_and_nothing_is_written(labtui_home, tmp_path):
+    not_a_directory = tmp_path / "a-file"
+    not_a_directory.write_text("x")
+    prepare(labtui_home, not_a_directory)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "Not started" in screen_text(app), what="the refusal")
+        assert "exists and is a file" in screen_text(app) and "Nothing was written" in screen_text(app)
+        assert screen.state == "idle" and not app.run_active
+    assert Store(labtui_home).result_files() == []
+
+
+async def test_without_a_target_the_screen_says_where_to_choose_one(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_run(pilot)
+        assert "choose a volume and a directory on the Disks screen (d)" in screen_text(app)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "Choose a profile (w) and a target (d) first" in screen_text(app))
+
+
+async def test_tags_typed_before_the_run_are_saved_with_it(labtui_home, target):
+    prepare(labtui_home, target, text=tiny_profile(seconds="1s"))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        await set_text(pilot, "#setup-tags", "hp-adapter, slot-2")
+        await pilot.press("enter")  # Enter in the tags starts the run
+        await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the run")
+    results, _ = Store(labtui_home).load_results()
+    assert results[0].tags == ("hp-adapter", "slot-2")
+    assert Store(labtui_home).load_settings()["engine"] == "native"
+
+
+PARAM_PROFILE = """schema = 1
+name = "reader"
+title = "Read a file with a command"
+free_space_margin = "0B"
+
+[params.source]
+description = "a file to read"
+type = "file"
+
+[[steps]]
+name = "cat"
+kind = "command"
+command = "cat {source} > /dev/null"
+"""
+
+
+async def test_a_profile_with_parameters_asks_for_them(labtui_home, target, tmp_path):
+    source = tmp_path / "source.bin"
+    source.write_bytes(os.urandom(4096))
+    prepare(labtui_home, target, "reader", PARAM_PROFILE)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ParamsModal))
+        assert "source (a file): a file to read" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "needs source=PATH" in screen_text(app), what="the missing value")
+        await set_text(pilot, "#param-source", str(tmp_path / "nope"))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "no such file" in screen_text(app))
+        await set_text(pilot, "#param-source", str(source))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the command step")
+        assert "Completed: reader" in screen_text(app)
+    results, _ = Store(labtui_home).load_results()
+    assert results[0].params == {"source": str(source)}
+
+
+async def test_a_raw_device_is_written_only_after_its_name_is_typed(labtui_home, tmp_path):
+    from test_safety_devices import _can_make_loops, digest, loop_device, write_profile
+
+    if _can_make_loops():
+        pytest.skip(_can_make_loops())
+    from labtui.targets import Target
+
+    with loop_device(tmp_path, 32) as device:
+        before = digest(device)
+        app = make_app(labtui_home)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_run(pilot)
+            app.profile = write_profile()
+            app.target = Target(Path(device))
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
+            assert f"Destroy the data on {device}?" in screen_text(app)
+            await set_text(pilot, "#prompt-input", "/dev/sda")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: "Not started" in screen_text(app), what="the guard's refusal")
+            assert "refusing to write to raw device" in screen_text(app)
+            assert digest(device) == before
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
+            await set_text(pilot, "#prompt-input", device)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the raw run")
+            assert screen.outcome.status == "completed"
+        assert digest(device) != before
+
+
+class ScriptedRunner:
+    """A runner that replays fixed events (for the live view without a disk), then waits to be cancelled."""
+
+    def __init__(self, events, engine="native"):
+        from types import SimpleNamespace
+
+        self.script = events
+        self.engine = SimpleNamespace(name=engine)
+        self.result = None
+        self.saved_path = None
+
+    async def events(self):
+        import asyncio
+
+        for event in self.script:
+            yield event
+        await asyncio.Event().wait()
+
+
+async def test_a_burst_of_samples_is_drawn_once_per_tick(labtui_home, monkeypatch):
+    from labtui.model import EngineInfo, Sample, TargetInfo
+
+    drawn = []
+    real_show = LiveChart.show
+    monkeypatch.setattr(LiveChart, "show", lambda self, *a, **k: drawn.append(1) or real_show(self, *a, **k))
+    step = Step("Read 4K random", block_size=4096, threads=1, outstanding=4, duration=600, warmup=0)
+    profile = Profile("fast", steps=(step,), file_size=16 * MIB)
+    from labtui.engine.events import StepStarted
+
+    events = [RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo("native"), 1, 600.0),
+              StepStarted(0, 1, step, 1, "labtui native: ...")]
+    events += [SampleTaken(0, "measure", Sample(t=(i + 1) / 100, seconds=0.01, read_ios=100 + i,
+                                                 read_bytes=(100 + i) * 4096, cpu_percent=5.0))
+               for i in range(5000)]
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(ScriptedRunner(events))
+        await wait_for(pilot, lambda: screen.live.version >= len(events), timeout=20, what="5,000 samples")
+        await pilot.pause(1.2)
+        # Fifty seconds of 10 ms samples: bounded by the chart buffer, drawn a few times, not 5,000 times.
+        assert len(screen.live.current.buffer) <= 4096 and 0 < len(drawn) <= 3 * 10
+        assert "read IOPS" in screen_text(app)
+        worker = screen.stop()
+        assert worker is not None
