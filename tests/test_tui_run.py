@@ -18,7 +18,7 @@ from labtui.screens.prompt import TextPrompt
 from labtui.screens.run import RunScreen
 from labtui.store import Store
 from labtui.widgets.live_chart import LiveChart
-from tui_support import disks_ready, make_app, screen_text, set_text, wait_for
+from tui_support import ScriptedRunner, disks_ready, make_app, screen_text, set_text, wait_for
 
 MIB = 1024 * 1024
 
@@ -264,25 +264,6 @@ async def test_a_raw_device_is_written_only_after_its_name_is_typed(labtui_home,
             await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the raw run")
             assert screen.outcome.status == "completed"
         assert digest(device) != before
-
-
-class ScriptedRunner:
-    """A runner that replays fixed events (for the live view without a disk), then waits to be cancelled."""
-
-    def __init__(self, events, engine="native"):
-        from types import SimpleNamespace
-
-        self.script = events
-        self.engine = SimpleNamespace(name=engine)
-        self.result = None
-        self.saved_path = None
-
-    async def events(self):
-        import asyncio
-
-        for event in self.script:
-            yield event
-        await asyncio.Event().wait()
 
 
 async def test_a_burst_of_samples_is_drawn_once_per_tick(labtui_home, monkeypatch):

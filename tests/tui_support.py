@@ -147,3 +147,85 @@ def save_history(home: Path, broken: bool = True):
     if broken:
         (store.results_dir / "20240506-000000-ffff.toml").write_text("schema = 1\nid = [broken\n")
     return results
+
+
+class ScriptedRunner:
+    """Stands in for the engine's Runner on the Run screen: replays fixed events (no disk, no clock).
+
+    With `result` it then ends as a finished run does; without, it waits until it is cancelled.
+    """
+
+    def __init__(self, events, result=None, engine: str = "native") -> None:
+        from types import SimpleNamespace
+
+        self.script = list(events)
+        self.final = result
+        self.engine = SimpleNamespace(name=engine)
+        self.result = None
+        self.saved_path = None
+
+    async def events(self):
+        for event in self.script:
+            yield event
+        if self.final is None:
+            await asyncio.Event().wait()
+        self.result = self.final
+
+
+def scripted_run(result, *, finished: bool):
+    """The events of `result`'s run: its first step measured interval by interval, the rest as finished steps."""
+    from labtui.engine.events import PrepareProgress, RunFinished, RunStarted, SampleTaken, StepFinished, StepStarted
+
+    profile = result.profile
+    events = [RunStarted(result.id, profile, result.target, result.engine, len(result.steps), profile.planned_seconds),
+              PrepareProgress(profile.file_size, profile.file_size, 2.0)]
+    for index, step in enumerate(result.steps):
+        events.append(StepStarted(index, len(result.steps), step.step, 1, step.command_line))
+        events += [SampleTaken(index, "measure", sample) for sample in step.samples]
+        if finished or index + 1 < len(result.steps):
+            events.append(StepFinished(index, step))
+        elif not finished:
+            break
+    if finished:
+        events.append(RunFinished(result, None))
+    return ScriptedRunner(events, result if finished else None, result.engine.name)
+
+
+def wavy_result(result_id: str = "20240507-101500-abcd"):
+    """make_result() with 40 one-second samples of varying rate per step (charts worth looking at)."""
+    import math
+    from dataclasses import replace
+
+    from factories import make_result
+    from labtui.model import Sample
+
+    base = make_result(result_id, minutes=60 * 144)
+    steps = []
+    for index, step in enumerate(base.steps):
+        samples = []
+        for i in range(40):
+            ios = int(3000 + 400 * math.sin(i / 4 + index) + 15 * i)
+            reads, writes = (0, ios) if step.step.writes else (ios, 0)
+            lat = 8 / ios * 1000
+            samples.append(Sample(t=i + 1.0, seconds=1.0, read_ios=reads, read_bytes=reads * 65536, write_ios=writes,
+                                  write_bytes=writes * 65536, read_lat_mean_ms=lat if reads else None,
+                                  read_lat_p99_ms=3 * lat if reads else None, write_lat_mean_ms=lat if writes else None,
+                                  write_lat_p99_ms=3 * lat if writes else None, cpu_percent=12.0 + i % 5))
+        # The step's totals are its samples' sums, as a real run's are.
+        from labtui.live import merge_samples
+        from labtui.model import DirectionStats, LatencySummary
+
+        total = merge_samples(samples)
+        read = DirectionStats(total.read_ios, total.read_bytes, total.seconds)
+        write = DirectionStats(total.write_ios, total.write_bytes, total.seconds)
+        mean = total.read_lat_mean_ms or total.write_lat_mean_ms
+        p99 = total.read_lat_p99_ms or total.write_lat_p99_ms
+        latency = replace(step.latency, mean=mean, min=mean / 8, p50=mean * 0.9, p90=mean * 1.8, p95=mean * 2.2,
+                          p99=p99, p999=p99 * 1.6, p9999=p99 * 2.4, max=p99 * 3)
+        steps.append(replace(step, step=replace(step.step, duration=40.0), samples=tuple(samples), read=read,
+                             write=write, latency=latency,
+                             read_latency=latency if read.ios else LatencySummary(),
+                             write_latency=latency if write.ios else LatencySummary(),
+                             cpu_percent=total.cpu_percent))
+    profile = replace(base.profile, steps=tuple(s.step for s in steps))
+    return replace(base, profile=profile, steps=tuple(steps))

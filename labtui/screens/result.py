@@ -83,6 +83,11 @@ class ResultScreen(Screen):
             yield Static(id="result-context", markup=False)
         yield Footer()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_chart":
+            return self.query_one(StepCharts).single
+        return True
+
     def on_mount(self) -> None:
         r = self.result
         status = {"aborted": "warning", "failed": "error"}.get(r.status)
@@ -104,6 +109,7 @@ class ResultScreen(Screen):
 
     def on_resize(self) -> None:
         self.query_one(StepCharts).set_single(self.size.width < 100)
+        self.refresh_bindings()
         self._fill_steps()
         self.call_after_refresh(self._show_step)
 
@@ -111,9 +117,9 @@ class ResultScreen(Screen):
         table = self.query_one(StepList)
         repeat = self.result.profile.repeat > 1
         cells = [step_cells(i + 1, s, repeat) for i, s in enumerate(self.result.steps)]
-        widths = fit_widths(STEP_COLUMNS, cells, max(40, self.size.width - 4), STEP_SHRINK, padding=GAP)
-        table.set_columns([Column(k, label, widths[k], "left" if k in ("name", "label", "status") else "right")
-                           for k, label in STEP_COLUMNS])
+        widths = fit_widths(STEP_COLUMNS, cells, max(40, self.size.width - 4), STEP_SHRINK, padding=GAP + 1)
+        table.set_columns([Column(k, label, widths[k], "left" if k in ("name", "label", "status") else "right",
+                                  gap=GAP if k == "n" else GAP + 1) for k, label in STEP_COLUMNS])
         table.set_rows([Row(str(i), tuple(c[k] for k, _ in STEP_COLUMNS)) for i, c in enumerate(cells)],
                        keep=str(self.step_index))
 
