@@ -229,8 +229,11 @@ class LabtuiApp(App[None]):
         from labtui.commands.progress import detach_from_terminal
 
         detach_from_terminal()
-        with contextlib.suppress(Exception):
-            self._driver.disable_input()  # stop reading a terminal that is not there
+        # Stop the input thread reading a terminal that is not there. Only the flag: joining the
+        # thread here (the driver's disable_input) would deadlock, as it may be waiting on this loop.
+        exit_event = getattr(getattr(self, "_driver", None), "exit_event", None)
+        if exit_event is not None:
+            exit_event.set()
 
     async def _stop_and_exit(self) -> None:
         await self.stop_run()

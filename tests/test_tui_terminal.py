@@ -1,0 +1,213 @@
+"""labtui in a real terminal (tmux: a real pty, keys sent, the screen read back), end to end.
+
+A person's whole session: choose a target directory on the Disks screen and a short profile on
+the Workload screen, run it with the native engine and watch the figures move, find the run in
+History, run it again, mark both and read the deltas in Compare. And what a signal does to a run
+under the TUI: the run is aborted cleanly, its result kept, the terminal given back in order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import REPO, require_tool
+from labtui.engine.devices import list_volumes, volume_of
+from labtui.store import Store
+
+PROFILE = """schema = 1
+name = "e2e"
+title = "End-to-end trial"
+file_size = "16MiB"
+free_space_margin = "0B"
+
+[[steps]]
+name = "Read 4K random"
+block_size = "4KiB"
+threads = 1
+outstanding = 4
+duration = "{duration}"
+warmup = "0s"
+"""
+
+
+class Terminal:
+    """One tmux server of our own (its own socket) with one window running a command."""
+
+    def __init__(self, name: str, command: str, env: dict[str, str], size=(120, 35)) -> None:
+        self.tmux = require_tool("tmux")
+        self.socket = f"labtui-test-{name}-{os.getpid()}"
+        environment = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
+        # COLUMNS and LINES, where the caller has them, would override the terminal's own size.
+        self._run("new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]),
+                  f"env -u COLUMNS -u LINES {environment} {command}; echo LABTUI-EXITED $?; stty -a; sleep 120")
+
+    def _run(self, *args: str) -> str:
+        return subprocess.run([self.tmux, "-L", self.socket, *args], capture_output=True, text=True,
+                              check=True).stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self._run("send-keys", "-t", "t", *(["-l"] if literal else []), *keys)
+        time.sleep(0.15)
+
+    def screen(self) -> str:
+        return self._run("capture-pane", "-p", "-t", "t")
+
+    def wait_for(self, test, timeout: float = 30.0, what: str = "the screen") -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            assert "Traceback" not in text, text
+            if (test(text) if callable(test) else test in text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; the screen:\n{text}")
+            time.sleep(0.2)
+
+    def pane_pid(self) -> int:
+        return int(self._run("display-message", "-p", "-t", "t", "#{pane_pid}").strip())
+
+    def labtui_process(self) -> psutil.Process:
+        for child in psutil.Process(self.pane_pid()).children(recursive=True):
+            if "labtui" in " ".join(child.cmdline()):
+                return child
+        raise AssertionError("labtui is not running in the terminal")
+
+    def kill(self) -> None:
+        subprocess.run([self.tmux, "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    home = tmp_path / "home"
+    (home / "profiles").mkdir(parents=True)
+    return home
+
+
+def start(home: Path, name: str, size=(120, 35)) -> Terminal:
+    env = {"LABTUI_HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm-256color",
+           "PYTHONPATH": str(REPO)}
+    return Terminal(name, f"{_quote(sys.executable)} -m labtui", env, size)
+
+
+def figures_line(text: str) -> str:
+    return next((line for line in text.splitlines() if line.strip().startswith("read IOPS")), "")
+
+
+def test_a_whole_session_run_history_again_compare(home, disk_dir):
+    target = disk_dir / "e2e-target"
+    (home / "profiles" / "e2e.toml").write_text(PROFILE.format(duration="3s"))
+    mount = volume_of(target, list_volumes()).mount_point
+    term = start(home, "session")
+    try:
+        term.wait_for("Disks and volumes · read at", what="the disks")
+        # Disks: the volume holding the temp directory, then the directory typed into the picker.
+        for _ in range(30):
+            detail = term.screen()
+            if re.search(rf"^ {re.escape(mount)} · ", detail, re.M):
+                break
+            term.keys("Down")
+        else:
+            raise AssertionError(f"no row for the volume {mount}:\n{detail}")
+        term.keys("Enter")
+        term.wait_for("Target directory on", what="the directory picker")
+        term.keys("C-u")
+        term.keys(str(target), literal=True)
+        term.keys("Enter")
+        term.wait_for(f"target {target}", what="the chosen target in the top line")
+        # Workload: the short profile, by name from the command palette.
+        term.keys("w")
+        term.wait_for("Profiles", what="the workload screen")
+        term.keys("C-p")
+        term.keys("Open profile e2e", literal=True)
+        time.sleep(0.5)
+        term.keys("Enter")
+        term.wait_for("profile e2e", what="the profile chosen")
+        # Run it and watch it.
+        term.keys("r")
+        term.wait_for("[native]", what="the run screen with its engines")
+        term.keys("s")
+        first = figures_line(term.wait_for(lambda t: figures_line(t) and "measuring" in t, what="live figures"))
+        changed = term.wait_for(lambda t: figures_line(t) not in ("", first) or "Completed" in t,
+                                what="the figures to move")
+        assert "Completed" in changed or figures_line(changed) != first
+        done = term.wait_for("Completed: e2e", what="the end of the run")
+        assert "Read 4K random" in done and "No earlier completed run of e2e" in term.wait_for("No earlier")
+        # History: the run is there; run it again from there.
+        term.keys("h")
+        listing = term.wait_for(lambda t: "e2e" in t and "1 result" in t, what="the run in History")
+        assert "completed" in listing
+        term.keys("a")
+        again = term.wait_for("Against the previous run", timeout=60, what="the second run and its comparison")
+        assert "B vs A" in again
+        # Both in History: mark them, compare.
+        term.keys("h")
+        term.wait_for("2 results", what="both runs listed")
+        term.keys("Home")
+        term.keys("Space")
+        term.keys("Space")
+        term.wait_for("2 marked")
+        term.keys("c")
+        compared = term.wait_for("B vs A", what="the comparison")
+        assert re.search(r"IOPS ↑\s+[\d,.]+\s+[\d,.]+\s+[+-]\d+\.\d %", compared), compared
+        assert re.search(r"(better|worse|within noise)", compared)
+        term.keys("q")
+        ended = term.wait_for("LABTUI-EXITED", what="labtui to quit")
+        assert "LABTUI-EXITED 0" in ended
+    finally:
+        term.kill()
+    results, broken = Store(home).load_results()
+    assert [r.status for r in results] == ["completed", "completed"] and broken == []
+    assert not target.exists()  # the run made the directory, and removed it with its test file
+
+
+def _started_run(home: Path, disk_dir: Path, name: str) -> tuple[Terminal, Path]:
+    target = disk_dir / f"signal-{name}"
+    (home / "profiles" / "e2e.toml").write_text(PROFILE.format(duration="60s"))
+    Store(home).save_settings({"profile": "e2e", "profile_origin": "user", "target": str(target)})
+    term = start(home, name, size=(100, 30))
+    term.wait_for("Disks and volumes · read at", what="the disks")
+    term.keys("r")
+    term.wait_for("[native]", what="the run screen")
+    term.keys("s")
+    term.wait_for("measuring", what="the run measuring")
+    return term, target
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_aborts_the_run_keeps_the_result_and_restores_the_terminal(home, disk_dir, signum):
+    term, target = _started_run(home, disk_dir, signum.name)
+    try:
+        labtui = term.labtui_process()
+        workers = labtui.children(recursive=True)
+        assert workers, "the native engine's workers should be running"
+        if signum == signal.SIGHUP:
+            term.kill()  # the terminal goes away: tmux hangs up on the programs in it
+        else:
+            labtui.send_signal(signum)
+        labtui.wait(timeout=15)
+        if signum == signal.SIGTERM:
+            after = term.wait_for("LABTUI-EXITED", what="the shell after labtui")
+            assert "labtui: stopped by SIGTERM; the run's partial result was saved as" in after
+            assert "LABTUI-EXITED 1" in after
+            # The terminal is back in its normal mode: line editing and echo on.
+            assert re.search(r"(?<!-)icanon", after) and re.search(r"(?<!-)\becho\b", after)
+    finally:
+        term.kill()
+    time.sleep(0.3)
+    assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    results, _ = Store(home).load_results()
+    assert [r.status for r in results] == ["aborted"]
+    assert not target.exists() or list(target.iterdir()) == []
