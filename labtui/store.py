@@ -448,7 +448,9 @@ class Store:
 
     def result_files(self) -> list[Path]:
         try:
-            return sorted(p for p in self.results_dir.glob("*.toml") if not p.name.startswith("."))
+            # By name (their ids sort by time); comparing names is far cheaper than comparing Paths.
+            return sorted((p for p in self.results_dir.glob("*.toml") if not p.name.startswith(".")),
+                          key=lambda p: p.name)
         except OSError:
             return []
 
@@ -482,11 +484,11 @@ class Store:
         good.sort(key=lambda r: (r.started, r.id))
         return good, broken
 
-    def summaries(self):
+    def summaries(self, progress=None):
         """A summary row per result and the broken files, from the cached index (labtui.summaries)."""
         from labtui.summaries import load_summaries
 
-        return load_summaries(self)
+        return load_summaries(self, progress)
 
     def find_result(self, key: str) -> RunResult:
         """A result by id or unique id prefix."""

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from labtui.baselines import result_disk
 from labtui.model import SCHEMA, RunResult, StepResult
@@ -172,11 +172,15 @@ def _entry_from_cache(entry: Any, key: list[int], path: Path) -> ResultSummary |
         return None  # a damaged entry: read the file again
 
 
-def load_summaries(store: Store) -> tuple[list[ResultSummary], list[BrokenFile]]:
+def load_summaries(
+    store: Store, progress: Callable[[int, int], None] | None = None
+) -> tuple[list[ResultSummary], list[BrokenFile]]:
     """A summary of every readable result (oldest first) and every file that could not be read.
 
     Reads only the files the cache does not know in their current state, then saves the cache
     if anything changed. A cache that cannot be written (a read-only data root) only costs time.
+    `progress(files done, files)` is called every so often while files are being read, for a
+    listing that has to build its index first (seconds for thousands of results).
     """
     path = cache_path(store)
     cached = _read_cache(path)
@@ -184,25 +188,31 @@ def load_summaries(store: Store) -> tuple[list[ResultSummary], list[BrokenFile]]
     good: list[ResultSummary] = []
     broken: list[BrokenFile] = []
     changed = False
-    for file in store.result_files():
+    files = store.result_files()
+    read = 0
+    for done, file in enumerate(files):
         try:
             info = file.stat()
         except OSError:
             continue  # deleted while we listed
         key = _file_key(info)
-        row = _entry_from_cache(cached.get(file.name), key, file)
+        entry = cached.get(file.name)
+        row = _entry_from_cache(entry, key, file)
         if row is None:
             changed = True
+            read += 1
+            if progress is not None and read % 50 == 0:
+                progress(done, len(files))
             try:
                 row = ResultSummary.of(store.read_result(file), file.name)
             except StoreError as exc:
                 row = BrokenFile(file, str(exc).removeprefix(f"{file}: "))
-        if isinstance(row, BrokenFile):
-            broken.append(row)
-            entries[file.name] = {"key": key, "broken": row.reason}
-        else:
-            good.append(row)
-            entries[file.name] = {"key": key, "summary": row.to_json()}
+            if isinstance(row, BrokenFile):
+                entry = {"key": key, "broken": row.reason}
+            else:
+                entry = {"key": key, "summary": row.to_json()}
+        (broken if isinstance(row, BrokenFile) else good).append(row)
+        entries[file.name] = entry
     if changed or set(cached) != set(entries):
         _write_cache(path, entries)
     good.sort(key=lambda s: (s.started, s.id))

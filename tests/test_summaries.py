@@ -144,3 +144,14 @@ def test_previous_comparable_run_is_the_latest_earlier_one_on_the_same_disk_and_
     rows = [ResultSummary.of(r, f"{r.id}.toml") for r in (old, newer, other_disk, other_profile, failed, current)]
     assert previous_comparable(rows, current).id == "r2"
     assert previous_comparable(rows, old) is None
+
+
+def test_reading_files_reports_progress_and_the_index_does_not(labtui_home):
+    store = Store()
+    _save(store, 120)
+    seen = []
+    load_summaries(store, lambda done, total: seen.append((done, total)))
+    assert seen == [(49, 120), (99, 120)]
+    seen.clear()
+    load_summaries(store, lambda done, total: seen.append((done, total)))
+    assert seen == []

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from labtui.compare import Comparison, compare
 from labtui.compare_report import Palette, comparison_markdown, comparison_renderable
@@ -21,6 +21,7 @@ from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.styling import theme_style
+from labtui.widgets.keys_footer import KeysFooter
 
 
 def theme_palette(app) -> Palette:
@@ -46,7 +47,7 @@ class CompareScreen(Screen):
         with ScrollableContainer(id="compare-body"):
             yield Static(id="compare-title", markup=False)
             yield Static(id="compare-table", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         try:

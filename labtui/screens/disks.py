@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from labtui.engine.devices import Disk, Volume
@@ -25,6 +25,7 @@ from labtui.units import human_size
 from labtui.widgets.columns import fit_widths, shorten
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.styling import theme_style
+from labtui.widgets.keys_footer import KeysFooter
 
 # Disks people benchmark come first; loop devices and RAM disks last.
 _LOOPISH = ("loop", "ram", "zram")
@@ -142,7 +143,7 @@ class DisksScreen(Screen):
         with Vertical(id="disks-panel"):
             yield VolumeTable(id="volumes", cursor_type="row", zebra_stripes=True)
         yield Static(id="volume-detail", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#disks-panel").border_title = "Disks and volumes"

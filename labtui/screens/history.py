@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from labtui import baselines
@@ -32,6 +32,7 @@ from labtui.widgets.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.styling import theme_style
+from labtui.widgets.keys_footer import KeysFooter
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -157,7 +158,7 @@ class HistoryScreen(Screen):
             yield Static(id="history-count", markup=False)
         yield ResultsTable(id="results")
         yield Static(id="history-detail", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#history-filter", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
@@ -177,13 +178,19 @@ class HistoryScreen(Screen):
 
     def _load(self) -> tuple[list[ResultSummary], list[BrokenFile], set[str], str | None]:
         store = self.app.store
-        rows, broken = store.summaries()
+        rows, broken = store.summaries(lambda done, total: self.app.call_from_thread(self._reading, done, total))
         try:
             ids = baselines.ids(store)
             problem = None
         except LabtuiError as exc:
             ids, problem = set(), str(exc)
         return rows, broken, ids, problem
+
+    def _reading(self, done: int, total: int) -> None:
+        if not self.loaded:
+            self.query_one("#history-detail", Static).update(
+                f"Reading the results: {done} of {total} (this builds the summary index once; "
+                "later listings read only what changed)")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name != "load-history":

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from labtui.model import RunResult, StepResult
 from labtui.report import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table
@@ -21,6 +21,7 @@ from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.step_charts import StepCharts
 from labtui.widgets.styling import theme_style
+from labtui.widgets.keys_footer import KeysFooter
 
 STEP_COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("iops", "IOPS"), ("mib_s", "MiB/s"),
                 ("mean", "Mean ms"), ("p99", "p99 ms"), ("cpu", "CPU"), ("status", "Status"))
@@ -81,7 +82,7 @@ class ResultScreen(Screen):
             yield Static(id="step-latency", markup=False)
             yield Static(id="step-command", markup=False)
             yield Static(id="result-context", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_chart":

@@ -27,7 +27,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from labtui.engine.events import PrepareProgress, SampleTaken
@@ -41,6 +41,7 @@ from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.step_charts import StepCharts
 from labtui.widgets.styling import theme_style
+from labtui.widgets.keys_footer import KeysFooter
 
 REDRAW_SECONDS = 0.5  # charts and figures: at most 2 Hz
 ENGINE_TITLES = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}
@@ -114,7 +115,7 @@ class RunScreen(Screen):
             yield Static(id="done-title", markup=False)
             yield Static(id="done-summary", markup=False)
             yield Static(id="done-compare", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#run-setup").border_title = "Next run"

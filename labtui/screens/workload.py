@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList
 
 from labtui.editing import PROFILE_FIELDS, ProfileDraft, step_field_path, step_fields
 from labtui.errors import LabtuiError, ValidationError
@@ -30,6 +30,7 @@ from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.form_field import FormField
 from labtui.widgets.profile_list import ProfileList, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
+from labtui.widgets.keys_footer import KeysFooter
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
 TEST_FILE_NAME = "labtui-test.dat"
@@ -136,7 +137,7 @@ class WorkloadScreen(Screen):
                 yield Label("Step", classes="section-title", id="step-title")
                 yield Vertical(id="step-form", classes="form")
         yield CommandLines(id="commands")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#profiles-pane").border_title = "Profiles"
