@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,16 @@ def labtui_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("LABTUI_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch):
+    """Local time is UTC for the test (results show their times in local time)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 def require_tool(name: str) -> str:

@@ -1,6 +1,5 @@
 """The README's comparison example is what `labtui compare --markdown` prints for the seed post's figures."""
 
-import time
 from dataclasses import replace
 from datetime import datetime, timezone
 
@@ -35,15 +34,6 @@ def seed_results() -> list[RunResult]:
                              target=target, engine=EngineInfo("diskspd", "2.1"), profile=profile, steps=steps,
                              tags=(adapter,)))
     return out
-
-
-@pytest.fixture
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def test_readme_shows_the_seed_comparison_as_labtui_prints_it(utc):

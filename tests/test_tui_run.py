@@ -18,33 +18,16 @@ from labtui.screens.prompt import TextPrompt
 from labtui.screens.run import RunScreen
 from labtui.store import Store
 from labtui.widgets.live_chart import LiveChart
-from tui_support import ScriptedRunner, disks_ready, make_app, screen_text, set_text, wait_for
+from tui_support import ScriptedRunner, disks_ready, make_app, screen_text, set_text, short_profile, wait_for
 
 MIB = 1024 * 1024
-
-
-def tiny_profile(name: str = "tiny", seconds: str = "2s") -> str:
-    return f"""schema = 1
-name = "{name}"
-title = "Tiny trial"
-file_size = "16MiB"
-free_space_margin = "0B"
-
-[[steps]]
-name = "Read 4K random"
-block_size = "4KiB"
-threads = 1
-outstanding = 4
-duration = "{seconds}"
-warmup = "0s"
-"""
 
 
 def prepare(home: Path, target: Path, profile: str = "tiny", text: str | None = None) -> None:
     """A user profile in `home`, chosen, with `target` as the chosen directory."""
     store = Store(home)
     store.profiles_dir.mkdir(parents=True, exist_ok=True)
-    (store.profiles_dir / f"{profile}.toml").write_text(text or tiny_profile(profile))
+    (store.profiles_dir / f"{profile}.toml").write_text(text or short_profile(profile))
     store.save_settings({"profile": profile, "profile_origin": "user", "target": str(target)})
 
 
@@ -55,6 +38,11 @@ async def open_run(pilot) -> RunScreen:
                    what="the engine check")
     await pilot.pause()
     return pilot.app.screen
+
+
+async def start_measuring(pilot, screen: RunScreen) -> None:
+    await pilot.press("s")
+    await wait_for(pilot, lambda: measured(screen) >= 1, timeout=30, what="measuring")
 
 
 def measured(screen: RunScreen) -> int:
@@ -77,7 +65,7 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_run(pilot)
-        assert "Tiny trial" in screen_text(app) and str(target) in screen_text(app)
+        assert "Short trial" in screen_text(app) and str(target) in screen_text(app)
         assert "[native]" in screen_text(app)
         await pilot.press("s")
         await wait_for(pilot, lambda: "measuring" in screen_text(app), timeout=30,
@@ -121,12 +109,11 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
 
 
 async def test_cancel_asks_then_keeps_the_partial_result_as_aborted(labtui_home, target):
-    prepare(labtui_home, target, text=tiny_profile(seconds="30s"))
+    prepare(labtui_home, target, text=short_profile(duration="30s"))
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: measured(screen) >= 1, timeout=30, what="measuring")
+        await start_measuring(pilot, screen)
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
         assert "aborted" in screen_text(app)
@@ -144,12 +131,11 @@ async def test_cancel_asks_then_keeps_the_partial_result_as_aborted(labtui_home,
 
 
 async def test_quitting_during_a_run_stops_it_and_keeps_the_result(labtui_home, target):
-    prepare(labtui_home, target, text=tiny_profile(seconds="30s"))
+    prepare(labtui_home, target, text=short_profile(duration="30s"))
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: measured(screen) >= 1, timeout=30, what="measuring")
+        await start_measuring(pilot, screen)
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
         assert "A run is going" in screen_text(app)
@@ -184,7 +170,7 @@ async def test_without_a_target_the_screen_says_where_to_choose_one(labtui_home)
 
 
 async def test_tags_typed_before_the_run_are_saved_with_it(labtui_home, target):
-    prepare(labtui_home, target, text=tiny_profile(seconds="1s"))
+    prepare(labtui_home, target, text=short_profile(duration="1s"))
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot)

@@ -6,8 +6,6 @@ clock, UTC, no cursor blink. Review a changed snapshot by looking at it before a
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from labtui.screens.history import HistoryScreen, ResultsTable
@@ -19,14 +17,8 @@ SIZES = [(80, 24), (120, 40)]
 ids = pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    # Result times are shown in local time: the same everywhere for the snapshots.
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+# Result times are shown in local time: the same everywhere for the snapshots.
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 async def history_ready(pilot) -> HistoryScreen:

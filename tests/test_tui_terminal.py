@@ -22,22 +22,7 @@ import pytest
 from conftest import REPO, require_tool
 from labtui.engine.devices import list_volumes, volume_of
 from labtui.store import Store
-
-PROFILE = """schema = 1
-name = "e2e"
-title = "End-to-end trial"
-file_size = "16MiB"
-free_space_margin = "0B"
-
-[[steps]]
-name = "Read 4K random"
-block_size = "4KiB"
-threads = 1
-outstanding = 4
-duration = "{duration}"
-warmup = "0s"
-"""
-
+from tui_support import short_profile
 
 class Terminal:
     """One tmux server of our own (its own socket) with one window running a command."""
@@ -108,7 +93,7 @@ def figures_line(text: str) -> str:
 
 def test_a_whole_session_run_history_again_compare(home, disk_dir):
     target = disk_dir / "e2e-target"
-    (home / "profiles" / "e2e.toml").write_text(PROFILE.format(duration="3s"))
+    (home / "profiles" / "e2e.toml").write_text(short_profile("e2e", "3s"))
     mount = volume_of(target, list_volumes()).mount_point
     term = start(home, "session")
     try:
@@ -175,7 +160,7 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
 
 def _started_run(home: Path, disk_dir: Path, name: str) -> tuple[Terminal, Path]:
     target = disk_dir / f"signal-{name}"
-    (home / "profiles" / "e2e.toml").write_text(PROFILE.format(duration="60s"))
+    (home / "profiles" / "e2e.toml").write_text(short_profile("e2e", "60s"))
     Store(home).save_settings({"profile": "e2e", "profile_origin": "user", "target": str(target)})
     term = start(home, name, size=(100, 30))
     term.wait_for("Disks and volumes · read at", what="the disks")
@@ -199,15 +184,15 @@ def test_a_signal_aborts_the_run_keeps_the_result_and_restores_the_terminal(home
             labtui.send_signal(signum)
         labtui.wait(timeout=15)
         if signum == signal.SIGTERM:
-            after = term.wait_for("LABTUI-EXITED", what="the shell after labtui")
+            after = term.wait_for(lambda t: "LABTUI-EXITED" in t and " baud;" in t, what="the shell after labtui")
             assert "labtui: stopped by SIGTERM; the run's partial result was saved as" in after
             assert "LABTUI-EXITED 1" in after
             # The terminal is back in its normal mode: line editing and echo on.
             assert re.search(r"(?<!-)icanon", after) and re.search(r"(?<!-)\becho\b", after)
     finally:
         term.kill()
-    time.sleep(0.3)
-    assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    _gone, alive = psutil.wait_procs(workers, timeout=3)
+    assert alive == [], "the engine's workers outlived the run"
     results, _ = Store(home).load_results()
     assert [r.status for r in results] == ["aborted"]
     assert not target.exists() or list(target.iterdir()) == []

@@ -229,3 +229,21 @@ def wavy_result(result_id: str = "20240507-101500-abcd"):
                              cpu_percent=total.cpu_percent))
     profile = replace(base.profile, steps=tuple(s.step for s in steps))
     return replace(base, profile=profile, steps=tuple(steps))
+
+
+def short_profile(name: str = "tiny", duration: str = "2s", *, threads: int = 1) -> str:
+    """A user profile file: one 4 KiB random read step with no warm-up, on a 16 MiB test file."""
+    return f"""schema = 1
+name = "{name}"
+title = "Short trial"
+file_size = "16MiB"
+free_space_margin = "0B"
+
+[[steps]]
+name = "Read 4K random"
+block_size = "4KiB"
+threads = {threads}
+outstanding = 4
+duration = "{duration}"
+warmup = "0s"
+"""

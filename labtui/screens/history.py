@@ -130,9 +130,8 @@ class HistoryScreen(Screen):
                 tooltip="Make the result the baseline of its disk and profile (again: stop using it)"),
         Binding("e", "export", "Export", id="history-export", tooltip="Write the results to a CSV, Markdown or JSON file"),
         Binding("delete,x", "delete", "Delete", id="history-delete", tooltip="Delete the result files (asks first)"),
-        Binding("u", "unmark", "Unmark all", id="history-unmark", show=False, tooltip="Clear every mark"),
-        Binding("f5,ctrl+r", "reload", "Reload", id="history-reload", show=False,
-                tooltip="Read the results folder again"),
+        Binding("u", "unmark", "Unmark all", id="history-unmark", tooltip="Clear every mark"),
+        Binding("f5,ctrl+r", "reload", "Reload", id="history-reload", tooltip="Read the results folder again"),
     ]
 
     def __init__(self) -> None:
