@@ -3,9 +3,10 @@
 Runs a short profile (4 KiB random reads, cache off) N times in pairs: once in labtui's TUI in a
 real terminal (tmux, 120x35, the Run screen on show with its live charts) and once headless
 (`labtui run --json`), alternating which goes first, on the same target directory. Prints each
-pair's IOPS and their ratio, and the median ratio. The disk under test drifts from run to run,
-so the pairs, not single runs, are what to read; other programs running at the same time on the
-machine shift both runs of a pair alike only if they stay steady.
+pair's IOPS and their ratio, the median ratio, and the geometric mean of the ratios for each
+order and over both (which cancels an effect of going first or second). The disk under test
+drifts from run to run, so the pairs, not single runs, are what to read; other programs running
+at the same time on the machine shift both runs of a pair alike only if they stay steady.
 
     python benchmarks/tui_vs_headless.py [--pairs 6] [--duration 5s] [--target /var/tmp]
 """
@@ -121,6 +122,11 @@ def main() -> int:
                   f"{tui / plain:>12.3f}  {os.getloadavg()[0]:.1f}")
         print(f"median TUI/headless ratio {statistics.median(ratios):.3f} "
               f"(range {min(ratios):.3f}–{max(ratios):.3f}, {len(ratios)} pairs, {os.cpu_count()} CPUs)")
+        # Whichever runs second in a pair may meet a warmer (or more tired) disk: alternating the
+        # order and taking the geometric mean over both orders cancels that, the median does not.
+        print(f"geometric mean ratio {statistics.geometric_mean(ratios):.3f}; "
+              f"TUI first {statistics.geometric_mean(ratios[0::2]):.3f}, "
+              f"headless first {statistics.geometric_mean(ratios[1::2]) if len(ratios) > 1 else float('nan'):.3f}")
     finally:
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree(target, ignore_errors=True)

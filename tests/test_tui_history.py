@@ -238,3 +238,24 @@ async def test_a_fresh_history_says_how_to_make_a_result(labtui_home):
     async with app.run_test(size=(80, 24)) as pilot:
         await open_history(pilot)
         assert "No results yet" in screen_text(app)
+
+
+async def test_help_lists_the_keys_of_history_and_of_run(labtui_home):
+    from labtui.screens.help import HelpScreen
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_history(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        for what in ("Mark", "Compare", "Run again", "Filter", "Sort", "Tag", "Baseline", "Export", "Delete"):
+            assert what in text, what
+        await pilot.press("escape")
+        await pilot.press("r")
+        await pilot.pause(0.3)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        assert "Start" in screen_text(app) and "Baseline" not in screen_text(app)

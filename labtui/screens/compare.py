@@ -20,8 +20,8 @@ from labtui.compare_report import Palette, comparison_markdown, comparison_rende
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.widgets.context_bar import ContextBar
-from labtui.widgets.styling import theme_style
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.widgets.styling import theme_style
 
 
 def theme_palette(app) -> Palette:

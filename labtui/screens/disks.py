@@ -24,8 +24,8 @@ from labtui.targets import DeviceScan, Target, default_directory, refusal, space
 from labtui.units import human_size
 from labtui.widgets.columns import fit_widths, shorten
 from labtui.widgets.context_bar import ContextBar
-from labtui.widgets.styling import theme_style
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.widgets.styling import theme_style
 
 # Disks people benchmark come first; loop devices and RAM disks last.
 _LOOPISH = ("loop", "ram", "zram")

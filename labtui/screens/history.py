@@ -30,9 +30,9 @@ from labtui.store import BrokenFile
 from labtui.summaries import ResultSummary
 from labtui.widgets.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.styling import theme_style
-from labtui.widgets.keys_footer import KeysFooter
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
 COLUMNS: tuple[tuple[str, str], ...] = (

@@ -18,10 +18,10 @@ from labtui.model import RunResult, StepResult
 from labtui.report import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table
 from labtui.widgets.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.step_charts import StepCharts
 from labtui.widgets.styling import theme_style
-from labtui.widgets.keys_footer import KeysFooter
 
 STEP_COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("iops", "IOPS"), ("mib_s", "MiB/s"),
                 ("mean", "Mean ms"), ("p99", "p99 ms"), ("cpu", "CPU"), ("status", "Status"))

@@ -39,9 +39,9 @@ from labtui.targets import Target
 from labtui.units import format_size, human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.step_charts import StepCharts
 from labtui.widgets.styling import theme_style
-from labtui.widgets.keys_footer import KeysFooter
 
 REDRAW_SECONDS = 0.5  # charts and figures: at most 2 Hz
 ENGINE_TITLES = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}
@@ -61,6 +61,8 @@ class RunScreen(Screen):
         Binding("o", "open_result", "Open result", id="run-open", tooltip="The finished run in full"),
         Binding("c", "compare_previous", "Compare", id="run-compare",
                 tooltip="The full comparison with the previous run of this profile on this disk"),
+        Binding("pagedown", "scroll(1)", "Page down", show=False),
+        Binding("pageup", "scroll(-1)", "Page up", show=False),
     ]
 
     class Progress(Message):
@@ -208,8 +210,8 @@ class RunScreen(Screen):
             if profile.repeat > 1:
                 parts.append(f"each run {profile.repeat} times")
             if profile.needs_test_file:
-                parts.append(f"about {human_duration(profile.planned_seconds)} + writing a "
-                             f"{format_size(profile.file_size)} test file")
+                parts.append(f"about {human_duration(profile.planned_seconds)} + a {format_size(profile.file_size)} "
+                             "test file to write")
             if any(not step.is_io for step in profile.steps):
                 parts.append("commands take as long as they take")
             line = Content.assemble(("Profile  ", "$text-muted"), (profile.name, "bold"),
@@ -544,6 +546,7 @@ class RunScreen(Screen):
             reason = str(error) if isinstance(error, LabtuiError) else f"internal error: {type(error).__name__}: {error}"
             self._say(Content.assemble(("The run failed: ", "$error bold"), reason))
         self._show_done()
+        self.query_one("#run-done", VerticalScroll).focus()  # arrows scroll the outcome
         if result is not None and result.status == "completed":
             self.run_worker(lambda: find_previous(self.app.store, result), thread=True, exit_on_error=False,
                             name="previous")
@@ -593,6 +596,10 @@ class RunScreen(Screen):
                              f" of {result.profile.name} on this disk (A = {previous.id}, B = this run; "
                              "c shows it in full):")
         box.update(Group(head, comparison_renderable(comparison, theme_palette(self.app), method=False)))
+
+    def action_scroll(self, pages: int) -> None:
+        done = self.query_one("#run-done", VerticalScroll)
+        (done.scroll_page_down if pages > 0 else done.scroll_page_up)()
 
     def action_open_result(self) -> None:
         from labtui.screens.result import ResultScreen

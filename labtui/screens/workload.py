@@ -28,9 +28,9 @@ from labtui.widgets.choice import Choice
 from labtui.widgets.command_lines import CommandLines
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.form_field import FormField
+from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.profile_list import ProfileList, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
-from labtui.widgets.keys_footer import KeysFooter
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
 TEST_FILE_NAME = "labtui-test.dat"
