@@ -25,6 +25,8 @@ import time
 import uuid
 from pathlib import Path
 
+import psutil
+
 from labtui.store import Store
 
 PROFILE = """schema = 1
@@ -49,11 +51,29 @@ def labtui() -> str:
     return str(Path(sys.executable).parent / "labtui")
 
 
-def headless(home: Path, target: Path) -> float:
+def own_cpu_seconds(process: psutil.Process) -> float:
+    """CPU time of the labtui process itself (its engine workers are other processes, not counted)."""
+    times = process.cpu_times()
+    return times.user + times.system
+
+
+def headless(home: Path, target: Path) -> tuple[float, float]:
+    """(IOPS, CPU seconds the labtui process itself used)."""
     env = {**os.environ, "LABTUI_HOME": str(home)}
-    out = subprocess.run([labtui(), "run", "-p", "tui-bench", "-t", str(target), "--yes", "--json"], env=env,
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)["steps"][0]["total"]["iops"]
+    proc = subprocess.Popen([labtui(), "run", "-p", "tui-bench", "-t", str(target), "--yes", "--json"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watched = psutil.Process(proc.pid)
+    cpu = 0.0
+    while proc.poll() is None:
+        try:
+            cpu = own_cpu_seconds(watched)
+        except psutil.Error:
+            break
+        time.sleep(0.1)
+    out, _ = proc.communicate()
+    if proc.returncode:
+        raise RuntimeError(f"labtui run failed with exit code {proc.returncode}")
+    return json.loads(out)["steps"][0]["total"]["iops"], cpu
 
 
 def screen(session: str) -> str:
@@ -72,9 +92,10 @@ def wait(session: str, text: str, timeout: float) -> None:
     raise RuntimeError(f"timed out waiting for {text!r}:\n{screen(session)}")
 
 
-def under_tui(home: Path, target: Path, timeout: float) -> float:
+def under_tui(home: Path, target: Path, timeout: float) -> tuple[float, float]:
+    """(IOPS, CPU seconds the labtui process itself used from the start of the run to its end)."""
     Store(home).save_settings({"profile": "tui-bench", "profile_origin": "user", "target": str(target)})
-    before = {p.name for p in Store(home).result_files()}
+    before_files = {p.name for p in Store(home).result_files()}
     session = f"labtui-bench-{uuid.uuid4().hex[:8]}"
     command = f"env -u COLUMNS -u LINES LABTUI_HOME={home} TERM=xterm-256color {labtui()}"
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "35", command], check=True)
@@ -82,15 +103,22 @@ def under_tui(home: Path, target: Path, timeout: float) -> float:
         wait(session, "read at", 30)
         subprocess.run(["tmux", "send-keys", "-t", session, "r"], check=True)
         wait(session, "[native]", 30)
+        pane = int(subprocess.run(["tmux", "display-message", "-p", "-t", session, "#{pane_pid}"],
+                                  capture_output=True, text=True, check=True).stdout)
+        shell = psutil.Process(pane)  # the shell running the command, or labtui itself (sh execs it)
+        (process,) = [p for p in [shell, *shell.children(recursive=True)]
+                      if p.cmdline()[1:2] and p.cmdline()[1].endswith("labtui")]
+        before = own_cpu_seconds(process)
         subprocess.run(["tmux", "send-keys", "-t", session, "s"], check=True)
         wait(session, "Completed: tui-bench", timeout)
+        cpu = own_cpu_seconds(process) - before
     finally:
         subprocess.run(["tmux", "send-keys", "-t", session, "q"], capture_output=True)
         time.sleep(0.5)
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     store = Store(home)
-    (new,) = [p for p in store.result_files() if p.name not in before]
-    return store.read_result(new).steps[0].total.iops
+    (new,) = [p for p in store.result_files() if p.name not in before_files]
+    return store.read_result(new).steps[0].total.iops, cpu
 
 
 def main() -> int:
@@ -107,19 +135,22 @@ def main() -> int:
     (home / "profiles").mkdir()
     (home / "profiles" / "tui-bench.toml").write_text(PROFILE.format(duration=args.duration))
     ratios = []
+    cpu = {"TUI": [], "headless": []}
     try:
-        print("pair  first     TUI IOPS  headless IOPS  TUI/headless  load")
+        print("pair  first     TUI IOPS  headless IOPS  TUI/headless  labtui CPU s (TUI/headless)  load")
         for pair in range(args.pairs):
             tui_first = pair % 2 == 0
             if tui_first:
-                tui = under_tui(home, target, 120)
-                plain = headless(home, target)
+                tui, tui_cpu = under_tui(home, target, 120)
+                plain, plain_cpu = headless(home, target)
             else:
-                plain = headless(home, target)
-                tui = under_tui(home, target, 120)
+                plain, plain_cpu = headless(home, target)
+                tui, tui_cpu = under_tui(home, target, 120)
             ratios.append(tui / plain)
+            cpu["TUI"].append(tui_cpu)
+            cpu["headless"].append(plain_cpu)
             print(f"{pair + 1:>4}  {'TUI' if tui_first else 'headless':<8} {tui:>10,.0f}  {plain:>13,.0f}  "
-                  f"{tui / plain:>12.3f}  {os.getloadavg()[0]:.1f}")
+                  f"{tui / plain:>12.3f}  {tui_cpu:>14.2f} / {plain_cpu:<10.2f}  {os.getloadavg()[0]:.1f}")
         print(f"median TUI/headless ratio {statistics.median(ratios):.3f} "
               f"(range {min(ratios):.3f}–{max(ratios):.3f}, {len(ratios)} pairs, {os.cpu_count()} CPUs)")
         # Whichever runs second in a pair may meet a warmer (or more tired) disk: alternating the
@@ -127,6 +158,8 @@ def main() -> int:
         print(f"geometric mean ratio {statistics.geometric_mean(ratios):.3f}; "
               f"TUI first {statistics.geometric_mean(ratios[0::2]):.3f}, "
               f"headless first {statistics.geometric_mean(ratios[1::2]) if len(ratios) > 1 else float('nan'):.3f}")
+        print(f"the labtui process's own CPU per run, median: TUI {statistics.median(cpu['TUI']):.2f} s, "
+              f"headless {statistics.median(cpu['headless']):.2f} s (the engine's workers not counted)")
     finally:
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree(target, ignore_errors=True)
