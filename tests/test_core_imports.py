@@ -19,7 +19,8 @@ def test_core_imports_no_textual():
 def test_comparison_core_imports_neither_textual_nor_rich():
     # The CLI and the TUI's Compare screen share these; they must stay free of any presentation layer.
     code = (
-        "import sys, labtui.compare, labtui.stats, labtui.baselines, labtui.export, labtui.markdown\n"
+        "import sys, labtui.compare, labtui.stats, labtui.baselines, labtui.export, labtui.markdown, labtui.summaries, "
+        "labtui.live\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich') or m.startswith('labtui.screens'))\n"
         "print(','.join(bad))\n"
     )

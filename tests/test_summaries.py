@@ -155,3 +155,14 @@ def test_reading_files_reports_progress_and_the_index_does_not(labtui_home):
     seen.clear()
     load_summaries(store, lambda done, total: seen.append((done, total)))
     assert seen == []
+
+
+def test_labtui_history_reads_through_the_index(labtui_home, capsys):
+    from labtui.cli import main
+
+    store = Store()
+    saved = _save(store, 2)
+    assert main(["history", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["results"]
+    assert [r["id"] for r in listed] == [r.id for r in reversed(saved)]
+    assert cache_path(store).is_file()
