@@ -278,3 +278,22 @@ async def test_a_burst_of_samples_is_drawn_once_per_tick(labtui_home, monkeypatc
         assert "read IOPS" in screen_text(app)
         worker = screen.stop()
         assert worker is not None
+
+
+async def test_the_test_file_preparation_shows_its_progress(labtui_home):
+    from labtui.engine.events import PrepareProgress
+    from labtui.model import EngineInfo, TargetInfo
+
+    step = Step("Read 4K random", block_size=4096, threads=1, outstanding=4, duration=10, warmup=0)
+    profile = Profile("big", steps=(step,), file_size=4096 * MIB)
+    events = [RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo("native"), 1, 10.0),
+              PrepareProgress(0, 4096 * MIB, 0.0), PrepareProgress(1024 * MIB, 4096 * MIB, 2.0)]
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(ScriptedRunner(events))
+        await wait_for(pilot, lambda: "writing the test file" in screen_text(app))
+        text = screen_text(app)
+        assert "1.0 GiB of 4.0 GiB at 512 MiB/s" in text and "25%" in text
+        assert "ETA 0:16" in text  # 3 GiB more at 512 MiB/s, then the 10 s step
+        screen.stop()

@@ -417,7 +417,7 @@ class RunScreen(Screen):
             status.update(Content.styled("Stopping: the workers are being stopped, the test file removed …", "$warning"))
             return
         if step is None:
-            what = "preparing the test file" if live.prepare is not None else "starting"
+            what = "writing the test file (incompressible data)" if live.prepare else "starting"
             status.update(Content.assemble((what, "bold"), f" · {clock}"))
             return
         s = step.step
@@ -450,8 +450,7 @@ class RunScreen(Screen):
         if preparing and live.prepare is not None:
             p = live.prepare
             self.query_one("#prepare-bar", ProgressBar).update(total=max(1, p.bytes_total), progress=p.bytes_done)
-            self.query_one("#prepare-text", Static).update(
-                f"writing the test file with random data: {prepare_text(p)}")
+            self.query_one("#prepare-text", Static).update(prepare_text(p))
 
     def _show_numbers(self) -> None:
         live = self.live
