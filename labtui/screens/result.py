@@ -118,10 +118,12 @@ class ResultScreen(Screen):
         table = self.query_one(StepList)
         repeat = self.result.profile.repeat > 1
         cells = [step_cells(i + 1, s, repeat) for i, s in enumerate(self.result.steps)]
-        widths = fit_widths(STEP_COLUMNS, cells, max(40, self.size.width - 4), STEP_SHRINK, padding=GAP + 1)
+        # Narrow, the workload label gives way: the chosen step's title below shows it.
+        columns = [(k, label) for k, label in STEP_COLUMNS if k != "label" or self.size.width >= 100]
+        widths = fit_widths(columns, cells, max(40, self.size.width - 5), STEP_SHRINK, padding=GAP + 1)
         table.set_columns([Column(k, label, widths[k], "left" if k in ("name", "label", "status") else "right",
-                                  gap=GAP if k == "n" else GAP + 1) for k, label in STEP_COLUMNS])
-        table.set_rows([Row(str(i), tuple(c[k] for k, _ in STEP_COLUMNS)) for i, c in enumerate(cells)],
+                                  gap=GAP if k == "n" else GAP + 1) for k, label in columns])
+        table.set_rows([Row(str(i), tuple(c[k] for k, _ in columns)) for i, c in enumerate(cells)],
                        keep=str(self.step_index))
 
     def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
@@ -156,4 +158,4 @@ class ResultScreen(Screen):
         charts = self.query_one(StepCharts)
         if charts.single:
             self.notify(f"Showing {charts.cycle()}", timeout=2)
-            self._show_step()
+            self.call_after_refresh(self._show_step)  # the chart shown has its size after the refresh

@@ -494,6 +494,7 @@ class RunScreen(Screen):
         charts = self.query_one(StepCharts)
         self.notify(f"Showing {charts.cycle()}", timeout=2)
         self._drawn_version = -1
+        self.call_after_refresh(self._draw_charts)  # the chart shown has its size after the refresh
 
     # ------------------------------------------------------------------ cancelling
 
