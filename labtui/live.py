@@ -26,7 +26,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.model import MIB, RunResult, Sample, StepResult
+from labtui.model import MIB, RunResult, Sample, Step, StepResult
 from labtui.units import human_size
 
 # Samples kept per step for the charts: an hour of one-second samples before the first merge.
@@ -154,6 +154,13 @@ class FigureRow:
     maximum: float | None
 
 
+def directions(step: Step) -> tuple[str, ...]:
+    """The directions a step's I/O goes: read, write or both (a command's disk traffic: either)."""
+    if not step.is_io:
+        return ("read", "write")
+    return tuple(d for d, on in (("read", step.reads), ("write", step.writes)) if on)
+
+
 class LiveStep:
     """One step of the run: when it began, its samples, and its figures over the measured time."""
 
@@ -191,10 +198,7 @@ class LiveStep:
             self._extremes[series.key].add(series.value(sample))
 
     def directions(self) -> tuple[str, ...]:
-        step = self.step
-        if not step.is_io:
-            return ("read", "write")  # a command's disk traffic may go either way
-        return tuple(d for d, on in (("read", step.reads), ("write", step.writes)) if on)
+        return directions(self.step)
 
     def figures(self) -> list[FigureRow]:
         """Rows for the directions this step drives, then CPU."""

@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from labtui.live import directions
 from labtui.model import RunResult, StepResult
 from labtui.report import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table
 from labtui.widgets.columns import fit_widths
@@ -37,12 +38,6 @@ def step_cells(n: int, s: StepResult, repeat: bool) -> dict[str, str]:
     return {"n": str(n), "name": name, "label": s.step.label(), "iops": fmt_iops(s.total.iops),
             "mib_s": fmt_mib(s.total.mib_s), "mean": fmt_ms(s.latency.mean), "p99": fmt_ms(s.latency.p99),
             "cpu": fmt_pct(s.cpu_percent), "status": s.status}
-
-
-def directions(s: StepResult) -> tuple[str, ...]:
-    if not s.step.is_io:
-        return ("read", "write")
-    return tuple(d for d, on in (("read", s.step.reads), ("write", s.step.writes)) if on)
 
 
 class StepList(RowTable, inherit_bindings=False):
@@ -143,7 +138,7 @@ class ResultScreen(Screen):
         charts = self.query_one(StepCharts)
         charts.display = bool(s.samples)
         if s.samples:
-            charts.draw(s.samples, directions(s), f"{len(s.samples)} intervals")
+            charts.draw(s.samples, directions(s.step), f"{len(s.samples)} intervals")
         lat = latency_table([s], names=False)
         latency = self.query_one("#step-latency", Static)
         latency.update(lat if lat.row_count else "No latency was measured for this step.")
