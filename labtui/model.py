@@ -589,13 +589,16 @@ class StepResult:
     def peak_mib_s(self) -> float | None:
         """The busiest interval's MiB/s (both directions); None without samples.
 
-        Only intervals at least half as long as the longest count: the last one of a command
-        step ends when the command does and may be a few milliseconds long, too short to mean much.
+        Only intervals at least half as long as the typical (median) one count: the last one of
+        a command step ends when the command does and may be a few milliseconds long, too short
+        to mean much. The median, not the longest, sets the bar, so one interval stretched by a
+        busy machine does not disqualify all the others.
         """
         if not self.samples:
             return None
-        longest = max(s.seconds for s in self.samples)
-        return max((s.mib_s for s in self.samples if s.seconds >= longest / 2), default=None)
+        lengths = sorted(s.seconds for s in self.samples)
+        typical = lengths[len(lengths) // 2]
+        return max((s.mib_s for s in self.samples if s.seconds >= typical / 2), default=None)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,9 @@ def test_a_command_is_timed_with_the_disk_counters_alongside(tmp_path):
         # The kernel's counts of the whole disk: at least what the command wrote.
         assert step.write.bytes >= 16 * MIB and step.write.seconds == step.wall_seconds
         assert step.total.mib_s == pytest.approx(step.total.bytes / step.wall_seconds / MIB)
-        assert step.peak_mib_s is not None and step.peak_mib_s > 0
+        # The peak is the busiest full-length interval; the bytes may all land in the short last
+        # one (the flush at the end), so it can be 0 here, never missing or above the bursts.
+        assert step.peak_mib_s is not None and 0 <= step.peak_mib_s <= max(s.mib_s for s in step.samples)
     # Samples arrive while the command runs (between its start and its end), all of them kept.
     kinds = [type(e) for e in events]
     live = [e for e in events if isinstance(e, SampleTaken)]

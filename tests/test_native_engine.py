@@ -123,9 +123,9 @@ def test_random_offsets_are_aligned_spread_and_not_sequential(test_file):
     assert max(offsets) > FILE_SIZE * 0.8 and min(offsets) < FILE_SIZE * 0.2
 
 
-def test_page_cache_on_uses_the_threads_loop(test_file):
+def test_page_cache_on_uses_the_blocking_loop(test_file):
     s = step(cache="on", write_percent=50, block_size=8192, threads=2, outstanding=3)
-    assert backend_for(s, direct=False) == "threads"
+    assert backend_for(s, direct=False) == "sync"
     result, _, engine = run_step(s, test_file, trace_offsets=100)
     assert result.status == "completed", result.error
     assert result.read.ios > 0 and result.write.ios > 0
@@ -147,3 +147,15 @@ def test_an_io_error_fails_the_step_with_the_reason(disk_dir):
     small.unlink()
     assert result.status == "failed"
     assert "short transfer" in result.error or "I/O error" in result.error
+
+
+def test_queue_depth_one_uses_one_blocking_call_per_io(test_file):
+    s = step(outstanding=1, threads=1, write_percent=50, pattern="sequential", block_size=16384)
+    assert backend_for(s, direct=True) == "sync"
+    result, _, engine = run_step(s, test_file, trace_offsets=200)
+    assert result.status == "completed", result.error
+    assert abs(100 * result.write.ios / result.total.ios - 50) <= 5
+    assert result.latency.p50 > 0 and "O_DIRECT (sync)" in result.command_line
+    (trace,) = engine.last_traces
+    offsets = [off for off, _ in trace]
+    assert offsets[0] == 0 and all(b == a + 16384 for a, b in zip(offsets, offsets[1:]))

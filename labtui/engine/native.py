@@ -64,10 +64,12 @@ def _child_env() -> dict[str, str]:
 
 
 def backend_for(step: Step, direct: bool) -> str:
-    """Kernel AIO where it really is asynchronous (O_DIRECT on Linux), threads otherwise."""
-    if direct and step.cache == "off" and nw.aio_syscalls() is not None:
+    """Kernel AIO where it is really asynchronous (O_DIRECT on Linux) and more than one I/O is
+    in flight; blocking calls otherwise (measured: at queue depth 1 they beat AIO's two
+    system calls per I/O)."""
+    if direct and step.cache == "off" and step.outstanding > 1 and nw.aio_syscalls() is not None:
         return "aio"
-    return "threads"
+    return "sync"
 
 
 class NativeEngine(Engine):
