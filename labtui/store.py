@@ -433,8 +433,8 @@ class Store:
         raise StoreError(f"cannot find a free file name in {self.results_dir}")
 
     def update_result(self, result: RunResult) -> Path:
-        """Rewrite an existing result (tags, baseline) atomically."""
-        path = self.result_path(result.id)
+        """Rewrite an existing result (tags, baseline) atomically, in the file that holds it."""
+        path = self.locate_result(result.id)
         try:
             atomic_write(path, result_to_toml(result))
         except OSError as exc:
@@ -445,6 +445,21 @@ class Store:
         if not _SAFE_ID.match(result_id):
             raise NotFoundError(f"no result with id {result_id!r}")
         return self.results_dir / f"{result_id}.toml"
+
+    def locate_result(self, result_id: str) -> Path:
+        """The file that holds the result with this id.
+
+        Normally `<id>.toml`, but people copy result files between lab machines under names of
+        their own ("adapter-a.toml"); such a file must still be found, updated and deleted in
+        place rather than shadowed by a second copy.
+        """
+        exact = self.result_path(result_id)
+        if exact.exists():
+            return exact
+        for row in self.summaries()[0]:
+            if row.id == result_id:
+                return self.results_dir / row.file
+        raise NotFoundError(f"no result with id {result_id!r} in {self.results_dir}")
 
     def result_files(self) -> list[Path]:
         try:
@@ -496,16 +511,17 @@ class Store:
         exact = self.result_path(key)  # NotFoundError for a key that cannot be a file name
         if exact.exists():
             return self.read_result(exact)
-        matches = [p for p in self.result_files() if p.stem.startswith(key)]
-        if not matches:
+        # By the ids inside the files (the cached index), so a renamed file is found too.
+        rows = [row for row in self.summaries()[0] if row.id.startswith(key)]
+        if not rows:
             raise NotFoundError(f"no result with id {key!r} in {self.results_dir}")
-        if len(matches) > 1:
-            shown = ", ".join(p.stem for p in matches[:4])
-            raise NotFoundError(f"{key!r} matches {len(matches)} results ({shown}{', ...' if len(matches) > 4 else ''})")
-        return self.read_result(matches[0])
+        if len({row.id for row in rows}) > 1:
+            shown = ", ".join(row.id for row in rows[:4])
+            raise NotFoundError(f"{key!r} matches {len(rows)} results ({shown}{', ...' if len(rows) > 4 else ''})")
+        return self.read_result(self.results_dir / rows[0].file)
 
     def delete_result(self, result_id: str) -> None:
-        path = self.result_path(result_id)
+        path = self.locate_result(result_id)
         try:
             path.unlink()
         except FileNotFoundError:

@@ -271,6 +271,25 @@ def test_delete_and_update(labtui_home):
         store.delete_result("../../etc/passwd")
 
 
+def test_a_result_file_copied_in_under_another_name_is_found_updated_and_deleted_in_place(labtui_home):
+    # Lab people copy results between machines as "adapter-a.toml"; tagging one must not leave a
+    # second copy behind, and `show`/`compare` must find it by the id inside.
+    store = Store()
+    result, path = store.save_result(make_result("20240501-103005-cafe"))
+    renamed = path.with_name("adapter-a.toml")
+    path.rename(renamed)
+    assert store.find_result("20240501-103005-cafe") == result
+    assert store.find_result("20240501-103005-ca") == result
+    assert store.locate_result(result.id) == renamed
+    store.update_result(replace(result, tags=("adapter-a",)))
+    assert store.result_files() == [renamed]
+    assert store.find_result(result.id).tags == ("adapter-a",)
+    store.delete_result(result.id)
+    assert store.result_files() == []
+    with pytest.raises(NotFoundError):
+        store.locate_result(result.id)
+
+
 # --------------------------------------------------------------------------- profiles and settings
 
 
