@@ -54,6 +54,32 @@ async def test_every_result_is_listed_newest_first_with_broken_files_and_their_r
         assert "imported from lab7-diskspd.xml" in screen_text(app)
 
 
+async def test_at_80_columns_many_imports_with_long_names_fit_without_scrolling_sideways(labtui_home):
+    # Imported results are named after their files; with a screenful of them the vertical
+    # scrollbar appears too, and still no row may need scrolling sideways.
+    from dataclasses import replace
+    from datetime import datetime
+
+    from factories import make_result
+
+    store = Store(labtui_home)
+    for n in range(30):
+        result = make_result(f"2024{n % 12 + 1:02d}01-103005-{n:04x}")
+        store.save_result(replace(result, source="import", started=datetime(2024, n % 12 + 1, 1, 10, 30).astimezone(),
+                                  profile=replace(result.profile, name=f"fio-3.43-clientserver-psync-{n}")))
+    this_year = make_result("20250314-080000-abcd")
+    store.save_result(replace(this_year, started=datetime(2025, 3, 14, 8, 0).astimezone()))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        table = screen.query_one(ResultsTable)
+        assert table.max_scroll_y > 0
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        text = screen_text(app)
+        # The clock says March 2025: this year's result by day and time, older ones with their year.
+        assert "03-14 08:00" in text and "2024-12-01" in text and "fio-3.43-clie" in text
+
+
 async def test_filtering_as_you_type_and_sorting_by_any_column(labtui_home):
     save_history(labtui_home)
     app = make_app(labtui_home)

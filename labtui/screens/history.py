@@ -10,6 +10,7 @@ the cursor.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Callable
 
 from rich.style import Style
@@ -64,8 +65,10 @@ SORT_KEYS: dict[str, Callable[[ResultSummary], object]] = {
 # Below this width the host, target and engine columns give way (the detail line shows them).
 WIDE = 110
 # What gives up width first: where and on what machine, then the disk's name, then the figures.
-SHRINK = ({"target": 12, "host": 8}, {"disk": 12, "target": 8, "host": 6}, {"disk": 10, "engine": 6},
-          {"iops": 8, "mib_s": 8, "disk": 8})
+# Imported results are named after their file ("fio-3.43-clientserver-2clients-..."): long
+# profile names give way early too.
+SHRINK = ({"target": 12, "host": 8, "profile": 24}, {"disk": 12, "target": 8, "host": 6, "profile": 16},
+          {"disk": 10, "engine": 6, "profile": 12}, {"iops": 8, "mib_s": 8, "disk": 8})
 BROKEN_PREFIX = "broken:"
 
 
@@ -84,12 +87,21 @@ def short_number(value: float) -> str:
     return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
-def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool = False) -> dict[str, str]:
+def narrow_date(started: datetime, now: datetime | None = None) -> str:
+    """This year's results by day and time; older ones by date with the year, so that a sorted
+    column never shows December before June without saying why."""
+    local = started.astimezone()
+    if local.year == (now or datetime.now().astimezone()).year:
+        return local.strftime("%m-%d %H:%M")
+    return local.strftime("%Y-%m-%d")
+
+
+def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool = False,
+                  now: datetime | None = None) -> dict[str, str]:
     iops, mib = (short_number, short_number) if narrow else (fmt_iops, fmt_mib)
     return {
         "mark": ("•" if marked else " ") + ("B" if baseline else ""),
-        # Narrow, the year gives way (the detail line below the table has the id, which holds it).
-        "date": s.started.astimezone().strftime("%m-%d %H:%M") if narrow else fmt_time(s.started),
+        "date": narrow_date(s.started, now) if narrow else fmt_time(s.started),
         "host": s.host or "?",
         "disk": s.disk_model or "unknown",
         "target": s.target,
@@ -234,9 +246,11 @@ class HistoryScreen(Screen):
         columns = [(k, label) for k, label in COLUMNS if wide or k not in ("host", "target", "engine")]
         arrow = " ↓" if self.sort_reverse else " ↑"
         columns = [(k, label + arrow if k == self.sort_column else label) for k, label in columns]
-        # The table's width less its scrollbar: a row never needs scrolling sideways.
+        # The table's width less its border and its vertical scrollbar (there as soon as the rows
+        # outnumber the lines), and the figures' extra gap: a row never needs scrolling sideways.
         figures = ("iops", "mib_s")
-        widths = fit_widths(columns, cells, max(40, self.size.width - 2 - len(figures)), SHRINK, padding=GAP)
+        available = self.size.width - 2 - table.styles.scrollbar_size_vertical - len(figures)
+        widths = fit_widths(columns, cells, max(40, available), SHRINK, padding=GAP)
         table.sorted_column = self.sort_column
         table.set_columns([Column(k, label, widths[k], "right" if k in figures else "left",
                                   GAP + 1 if k in figures else GAP) for k, label in columns])
@@ -264,7 +278,7 @@ class HistoryScreen(Screen):
             name = key.removeprefix(BROKEN_PREFIX)
             return broken_cells(next(b for b in self.broken if b.path.name == name))
         return summary_cells(self._by_id[key], key in self.marked, key in self.baseline_ids,
-                             narrow=self.size.width < WIDE)
+                             narrow=self.size.width < WIDE, now=self.app.clock())
 
     def _update_row(self, key: str) -> None:
         """Redraw one row after a mark or baseline change (no refill: the order is unchanged)."""
