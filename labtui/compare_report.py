@@ -83,9 +83,16 @@ def _verdict_cell(delta: Delta | None, style: str) -> Text:
     return verdict
 
 
-def _step_cell(group: StepGroup) -> Text:
+def _step_cells(group: StepGroup) -> list[Text]:
+    """The step's name, then its workload label on the next row (once: an imported step is often
+    named by its label)."""
     title = group.name + (f" #{group.occurrence}" if group.occurrence > 1 else "")
-    return Text(title, style="bold") + Text(f"\n{group.label}", style="dim")
+    cells = [Text(title, style="bold")]
+    if group.label != group.name:
+        cells.append(Text(group.label, style="dim"))
+    if len(cells) > len(group.rows):  # a single row holds both lines
+        cells = [Text("\n").join(cells)]
+    return cells
 
 
 def _figure_cell(metric: Metric, figure: Figure | None) -> Text:
@@ -167,10 +174,11 @@ def comparison_renderable(comparison: Comparison, palette: Palette = TERMINAL, *
         table.add_column(letter, justify="right")
         if i:
             table.add_column(f"{letter} vs A", justify="right")
-            table.add_column("verdict")
+            table.add_column("verdict", min_width=len("within noise"))  # never cut: it is the answer
     for group in comparison.groups:
+        step_cells = _step_cells(group)
         for n, row in enumerate(group.rows):
-            cells: list = [_step_cell(group) if n == 0 else "", f"{row.metric.label} {ARROW[row.metric.better]}"]
+            cells: list = [step_cells[n] if n < len(step_cells) else "", f"{row.metric.label} {ARROW[row.metric.better]}"]
             for i, figure in enumerate(row.figures):
                 cells.append(_figure_cell(row.metric, figure))
                 if i:
@@ -242,11 +250,13 @@ def check_renderable(report: CheckReport):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     lines = report.lines
     unresolved = {id(line) for line in report.unresolved}
+    n = 0
     for i, line in enumerate(lines):
-        first = i == 0 or lines[i - 1].group is not line.group
+        if i == 0 or lines[i - 1].group is not line.group:
+            n, step_cells = 0, _step_cells(line.group)
         last = i == len(lines) - 1 or lines[i + 1].group is not line.group
         table.add_row(
-            _step_cell(line.group) if first else "",
+            step_cells[n] if n < len(step_cells) else "",
             f"{line.metric.label} {ARROW[line.metric.better]}",
             _figure_cell(line.metric, line.baseline),
             _figure_cell(line.metric, line.current),
@@ -256,6 +266,7 @@ def check_renderable(report: CheckReport):
                  style="yellow" if id(line) in unresolved else OUTCOME_STYLE[line.outcome]),
             end_section=last,
         )
+        n += 1
     parts: list = [Text(f"warning: {w}", style="yellow") for w in report.comparison.warnings]
     parts.append(table)
     for row in report.comparison.differences:

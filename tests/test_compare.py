@@ -272,3 +272,25 @@ def test_a_regression_must_reproduce_across_pooled_confirmation_runs():
     still_slow = run_result("d", {READ: [30_500, 29_800], WRITE: [40_000, 40_100]}, minutes=6)
     report = check(base, pooled([slow_once, still_slow]), 10)
     assert not report.passed and report.failures[0].delta.verdict == WORSE
+
+
+def test_the_terminal_table_names_a_step_once_and_never_cuts_a_verdict_at_80_columns():
+    # Imported steps are often named by their workload ("RND64K Q8T4 R"): said once, not twice.
+    from rich.console import Console
+
+    from labtui.compare_report import comparison_renderable
+
+    imported = replace(READ, name=READ.label())
+    a = run_result("a", {imported: [3000], WRITE: [3000]})
+    b = run_result("b", {imported: [3000], WRITE: [2400]}, minutes=5)
+
+    def shown(width: int) -> str:
+        console = Console(width=width, record=True, color_system=None)
+        console.print(comparison_renderable(compare([a, b])))
+        return console.export_text()
+
+    wide = shown(120)
+    assert wide.count(READ.label()) == 1
+    assert "Write 64K random" in wide and WRITE.label() in wide
+    narrow = shown(76)  # the Compare screen's table at 80 columns
+    assert narrow.count("within noise") >= 5 and "…" not in narrow
