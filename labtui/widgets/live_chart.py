@@ -84,9 +84,13 @@ class LiveChart(PlotextPlot):
         plt.ylim(yticks[0], yticks[-1])
         plt.yticks(yticks, [compact(v) for v in yticks])
         xs = [x for line in drawn for x in line.xs]
-        if xs and max(xs) > min(xs):
-            xticks = nice_ticks(min(xs), max(xs), inside=True)
-            plt.xlim(min(xs), max(xs))
+        if xs:
+            # One sample (a step's first second) still gets a forward axis of at least a second,
+            # not plotext's default of -1 to 1 around it.
+            low = min(xs)
+            high = max(max(xs), low + 1.0)
+            xticks = nice_ticks(low, high, inside=True)
+            plt.xlim(low, high)
             plt.xticks(xticks, [f"{compact(v)}s" for v in xticks])
         self.refresh()
 
