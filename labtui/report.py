@@ -6,9 +6,10 @@ Formatting lives here once so the CLI tables, exports and the TUI show the same 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from rich import box
+from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
 
@@ -164,7 +165,11 @@ def latency_table(steps: Iterable[StepResult], *, names: bool = True) -> Table:
     return table
 
 
-def context_table(result: RunResult) -> Table:
+# The terminal's colours for a status; the TUI passes its theme's instead.
+STATUS_STYLES: Mapping[str, StyleType] = {"completed": "green", "aborted": "yellow", "failed": "red"}
+
+
+def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = STATUS_STYLES) -> Table:
     t = result.target
     h = result.host
     table = Table(box=None, show_header=False, pad_edge=False)
@@ -172,7 +177,7 @@ def context_table(result: RunResult) -> Table:
     table.add_column()
     rows = [
         ("id", result.id),
-        ("status", _status_text(result)),
+        ("status", _status_text(result, status_styles)),
         ("started", result.started.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")),
         ("duration", human_duration(result.seconds)),
         ("profile", f"{result.profile.name} ({result.profile.title})"),
@@ -196,8 +201,8 @@ def context_table(result: RunResult) -> Table:
     return table
 
 
-def _status_text(result: RunResult) -> Text:
-    style = {"completed": "green", "aborted": "yellow", "failed": "red"}.get(result.status, "")
+def _status_text(result: RunResult, styles: Mapping[str, StyleType]) -> Text:
+    style = styles.get(result.status, "")
     text = Text(result.status, style=style)
     if result.error:
         text.append(f": {result.error}")

@@ -94,7 +94,9 @@ class ResultScreen(Screen):
         if r.error:
             title.append(f": {r.error}")
         self.query_one("#result-title", Static).update(title)
-        self.query_one("#result-context", Static).update(context_table(r))
+        themed = {"completed": theme_style(self.app, "success"), "aborted": theme_style(self.app, "warning"),
+                  "failed": theme_style(self.app, "error")}
+        self.query_one("#result-context", Static).update(context_table(r, themed))
         warnings = [Text(f"warning: {w}", style=theme_style(self.app, "warning")) for w in r.warnings]
         box = self.query_one("#result-warnings", Static)
         box.update(Group(*warnings))
