@@ -286,3 +286,20 @@ async def test_help_lists_the_keys_of_history_and_of_run(labtui_home):
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
         assert "Start" in screen_text(app) and "Baseline" not in screen_text(app)
+
+
+async def test_help_stays_in_the_footer_when_the_keys_do_not_fit(labtui_home):
+    # History has more keys than 80 columns hold: "? Help" (which lists them all) comes first
+    # then; where everything fits it keeps its place among the app's keys at the end.
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_history(pilot)
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.split()[:2] == ["?", "Help"], footer
+        await pilot.resize_terminal(250, 30)
+        await wait_for(pilot, lambda: screen_text(app).splitlines()[-1].split()[:2] == ["⏎", "Open"],
+                       what="the footer in its own order")
+        footer = screen_text(app).splitlines()[-1]
+        assert "? Help  q Quit" in footer, footer

@@ -1,20 +1,50 @@
-"""Textual's footer, rebuilt only when the keys it shows change.
+"""Textual's footer, rebuilt only when the keys it shows change, and never hiding "? Help".
 
 The footer rebuilds all its key widgets (and styles each one) whenever the screen's bindings
 are refreshed — on every focus change, every screen switch, every `refresh_bindings()` — even
 when the keys shown stay the same. Here a rebuild happens only when they differ.
+
+A screen with many keys (History has seventeen) fills 80 columns long before the app's own keys
+at the end; the keys that do not fit are simply cut off. "? Help" lists them all, so when the
+keys do not fit it moves to the front.
 """
 
 from __future__ import annotations
 
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+HELP_ACTION = "help"
+PALETTE_WIDTH = 13  # " ▏^p palette ", docked right
+
+
+def keys_width(keys: list[FooterKey]) -> int:
+    """Cells the keys take in the compact footer: " ⏎ Open  space Mark  ...  q Quit"."""
+    return 1 + sum(len(k.key_display) + 1 + len(k.description) + 2 for k in keys) - 2
 
 
 class KeysFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self._shown: tuple | None = None
+        self._help_first = False
+
+    def compose(self):
+        # This app gives no binding a group, so the footer yields plain keys (no KeyGroup
+        # containers) and they can be reordered here.
+        items = list(super().compose())
+        keys = [w for w in items if isinstance(w, FooterKey) and not w.has_class("-command-palette")]
+        self._help_first = keys_width(keys) > self.app.size.width - PALETTE_WIDTH
+        if self._help_first:
+            items.sort(key=lambda w: not (isinstance(w, FooterKey) and w.action == HELP_ACTION))
+        yield from items
+
+    def on_resize(self, event: Resize) -> None:
+        keys = [w for w in self.query(FooterKey) if not w.has_class("-command-palette")]
+        if (keys_width(keys) > self.app.size.width - PALETTE_WIDTH) != self._help_first:
+            self.call_later(self.recompose)
 
     def bindings_changed(self, screen: Screen) -> None:
         if screen is self.screen and screen.app.app_focus and self.is_attached:
