@@ -20,14 +20,17 @@ from typing import Callable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.command import CommandPalette, SearchIcon
 from textual.reactive import var
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 
 from labtui.errors import LabtuiError
 from labtui.model import Profile, RunResult
 from labtui.palette import LabtuiCommands, offered_bindings
 from labtui.store import Store
 from labtui.targets import DeviceScan, Target, scan_devices
+from labtui.widgets.glyphs import ConsoleScrollBarRender, key_display, plain_console
 from labtui.theming import (
     DEFAULT_THEME,
     LABTUI_VARIABLES,
@@ -38,6 +41,14 @@ from labtui.theming import (
 )
 
 _HERE = Path(__file__).resolve().parent
+
+
+class Palette(CommandPalette):
+    """Textual's command palette, with a search icon the Linux console can draw."""
+
+    def on_mount(self) -> None:
+        if getattr(self.app, "plain_glyphs", False):
+            self.query_one(SearchIcon).icon = ">"
 
 
 def _disks_screen() -> Screen:
@@ -121,8 +132,14 @@ class LabtuiApp(App[None]):
         clock: Callable[[], datetime] | None = None,
         home: Path | None = None,
         cursor_blink: bool = True,
+        plain_glyphs: bool | None = None,
     ) -> None:
         super().__init__()
+        # The Linux console's fonts lack braille, eighth blocks and ⏎ (labtui.widgets.glyphs).
+        self.plain_glyphs = plain_console() if plain_glyphs is None else plain_glyphs
+        ScrollBar.renderer = ConsoleScrollBarRender  # whole-cell thumbs where plain_glyphs is set
+        if self.plain_glyphs:
+            self.add_class("-plain-glyphs")  # app.tcss swaps the borders the console cannot draw
         self.store = store or Store()
         self.device_source = device_source or scan_devices
         self.clock = clock or datetime.now
@@ -311,6 +328,14 @@ class LabtuiApp(App[None]):
                 yield SystemCommand("Keys", "The keys of this screen and what they do", self.action_help)
             else:
                 yield command
+
+    def get_key_display(self, binding: Binding) -> str:
+        display = super().get_key_display(binding)
+        return key_display(display, binding.key) if self.plain_glyphs else display
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def action_help(self) -> None:
         from labtui.screens.help import HelpScreen

@@ -14,6 +14,8 @@ from typing import Sequence
 from textual.color import Color, ColorParseError
 from textual_plotext import PlotextPlot
 
+from labtui.widgets.glyphs import chart_marker
+
 
 @dataclass(frozen=True)
 class Line:
@@ -77,7 +79,7 @@ class LiveChart(PlotextPlot):
         drawn = [line for line in lines if line.xs]
         top = max((max(line.ys) for line in drawn), default=0.0)
         for line in drawn:
-            plt.plot(list(line.xs), list(line.ys), label=line.label, marker="braille",
+            plt.plot(list(line.xs), list(line.ys), label=line.label, marker=chart_marker(getattr(self.app, "plain_glyphs", False)),
                      color=self._rgb(line.colour))
         plt.title(f"{self.chart_title}{f' · {note}' if note else ''}")
         yticks = nice_ticks(0.0, top)

@@ -1,0 +1,49 @@
+"""Drawing on the Linux virtual console, whose fonts have 256-512 glyphs.
+
+There (TERM=linux) braille, eighth blocks and symbols such as ⏎ come out as blanks or diamonds,
+so charts, scrollbars and key names fall back to glyphs the console's fonts all have: dots, whole
+cells, words. `LABTUI_GLYPHS=plain` asks for this anywhere (a terminal with a poor font),
+`LABTUI_GLYPHS=full` never.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+from textual._context import active_app
+from textual.scrollbar import ScrollBarRender
+
+
+def plain_console(environ: Mapping[str, str] = os.environ) -> bool:
+    wanted = environ.get("LABTUI_GLYPHS", "").strip().lower()
+    if wanted in ("plain", "full"):
+        return wanted == "plain"
+    return environ.get("TERM", "") == "linux"
+
+
+# The chart marker: braille packs 2x4 dots in a cell; on the console, one bullet per cell.
+def chart_marker(plain: bool) -> str:
+    return "dot" if plain else "braille"
+
+
+def key_display(display: str, key: str) -> str:
+    """A key's name where Textual would show a symbol the console cannot draw (⏎, ⌫, ⇥)."""
+    return display if display.isascii() else key.replace("_", " ")
+
+
+class _WholeCellBars(ScrollBarRender):
+    # No eighth blocks for the ends of the thumb: it moves a whole cell at a time.
+    VERTICAL_BARS = [" "]
+    HORIZONTAL_BARS = [" "]
+
+
+class ConsoleScrollBarRender(ScrollBarRender):
+    """Textual's scrollbar, with whole-cell thumbs in an app drawing plain glyphs."""
+
+    @classmethod
+    def render_bar(cls, *args, **kwargs):
+        app = active_app.get(None)
+        if getattr(app, "plain_glyphs", False):
+            return _WholeCellBars.render_bar(*args, **kwargs)
+        return super().render_bar(*args, **kwargs)
