@@ -228,3 +228,22 @@ def test_a_narrow_terminal_never_cuts_ids_profiles_or_statuses(saved, capsys, mo
         assert result.profile.name in row and result.status in row
     _, out, _ = cli(capsys, "history", "--profile", "cdm-nvme")
     assert "none of the 2 results match" in out
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_a_long_imported_name_folds_and_never_squeezes_ids_or_figures(saved, capsys, monkeypatch, columns):
+    # Imports are named after their file: such a name takes more lines, not the whole table.
+    older, _ = saved
+    long_name = "fio-3.43-clientserver-2clients-randread4k-psync"
+    imported = replace(make_result("20240502-090000-cccc", minutes=90), source="import",
+                       profile=replace(older.profile, name=long_name))
+    Store().save_result(imported)
+    monkeypatch.setenv("COLUMNS", columns)
+    code, table, _ = cli(capsys, "history")
+    lines = table.splitlines()
+    assert code == 0 and max(len(line) for line in lines) <= int(columns)
+    assert "…" not in table
+    for result in (*saved, imported):
+        row = next(line for line in lines if result.id in line)
+        assert result.status in row and "3,000" in row and "187.5" in row
+    assert long_name[:12] in table

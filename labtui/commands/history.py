@@ -39,20 +39,23 @@ WIDE = 110
 
 
 def history_table(results, *, wide: bool):
-    """One row per result; a line per step in the figures columns. Ids, profiles and statuses are never cut."""
+    """One row per result; a line per step in the figures columns. Ids, statuses and figures are never
+    cut; a long profile name or disk model folds onto more lines."""
     from rich import box
     from rich.table import Table
 
     from labtui.report import fmt_iops, fmt_mib, fmt_time
 
-    table = Table(box=box.SIMPLE_HEAD)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)
     if wide:
         table.add_column("started", no_wrap=True)
-    table.add_column("profile", no_wrap=True)
+    # Imported results are named after their file (60 characters and more): that name folds onto
+    # more lines rather than squeezing the id and the figures into ellipses.
+    table.add_column("profile", overflow="fold", min_width=len("quick-sanity"))
     if wide:
         table.add_column("engine", no_wrap=True)
-    table.add_column("disk")
+    table.add_column("disk", overflow="fold")
     table.add_column("status", no_wrap=True)
     table.add_column("IOPS", justify="right", no_wrap=True)
     table.add_column("MiB/s", justify="right", no_wrap=True)
