@@ -27,7 +27,7 @@ from tui_support import (
     wavy_result,
 )
 
-FONT_TABLE = Path(__file__).parent / "fixtures" / "console-fonts" / "Lat15-Fixed16.unicode.txt"
+FONT_TABLE = Path(__file__).parent / "data" / "Lat15-Fixed16.unicode.txt"  # its header says where it is from
 
 
 def console_font() -> set[str]:
