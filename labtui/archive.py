@@ -167,8 +167,11 @@ def _write_file(path: Path, size: int, data: RandomBlocks, view: memoryview, off
         while left:
             progress(offset)
             n = min(CHUNK, left)
-            data.fill(view[:n], offset)
-            handle.write(view[:n])
+            # Released on the way out, even when Ctrl+C lands inside fill() or write(): a slice
+            # left exported would make closing the shared buffer fail and hide the interrupt.
+            with view[:n] as chunk:
+                data.fill(chunk, offset)
+                handle.write(chunk)
             offset += n
             left -= n
     return offset

@@ -146,3 +146,24 @@ def test_interrupted_while_zpaq_runs_it_stops_zpaq_and_removes_the_unfinished_ar
     assert proc.returncode == 130
     assert not zpaq[0].is_running() or zpaq[0].status() == psutil.STATUS_ZOMBIE
     assert list(work.iterdir()) == []
+
+
+def test_an_interrupt_while_a_block_is_generated_leaves_nothing_and_stays_an_interrupt(work, monkeypatch):
+    # Ctrl+C can land inside the generator, while a slice of the shared buffer is in use: the
+    # cleanup must not turn it into another error (closing a buffer that is still exported).
+    from labtui import archive
+
+    require_tool("zpaq")
+    real_fill = archive.RandomBlocks.fill
+    calls = []
+
+    def fill(self, view, offset):
+        calls.append(offset)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_fill(self, view, offset)
+
+    monkeypatch.setattr(archive.RandomBlocks, "fill", fill)
+    with pytest.raises(KeyboardInterrupt):
+        archive.make_archive(plan_archive(work / "a.zpaq", 64 * 1024**2, 2, 1))
+    assert list(work.iterdir()) == []
