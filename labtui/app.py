@@ -30,7 +30,6 @@ from labtui.model import Profile, RunResult
 from labtui.palette import LabtuiCommands, offered_bindings
 from labtui.store import Store
 from labtui.targets import DeviceScan, Target, scan_devices
-from labtui.widgets.glyphs import ConsoleScrollBarRender, key_display, plain_console
 from labtui.theming import (
     DEFAULT_THEME,
     LABTUI_VARIABLES,
@@ -39,8 +38,11 @@ from labtui.theming import (
     shipped_theme_dir,
     user_theme_dir,
 )
+from labtui.widgets.glyphs import ConsoleScrollBarRender, key_display, plain_console
 
 _HERE = Path(__file__).resolve().parent
+# Textual's scrollbar, with whole-cell thumbs in an app that sets plain_glyphs.
+ScrollBar.renderer = ConsoleScrollBarRender
 
 
 class Palette(CommandPalette):
@@ -137,7 +139,6 @@ class LabtuiApp(App[None]):
         super().__init__()
         # The Linux console's fonts lack braille, eighth blocks and ⏎ (labtui.widgets.glyphs).
         self.plain_glyphs = plain_console() if plain_glyphs is None else plain_glyphs
-        ScrollBar.renderer = ConsoleScrollBarRender  # whole-cell thumbs where plain_glyphs is set
         if self.plain_glyphs:
             self.add_class("-plain-glyphs")  # app.tcss swaps the borders the console cannot draw
         self.store = store or Store()

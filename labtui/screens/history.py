@@ -33,7 +33,7 @@ from labtui.widgets.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
-from labtui.widgets.styling import theme_style
+from labtui.widgets.styling import status_styles, theme_style
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -241,7 +241,8 @@ class HistoryScreen(Screen):
     def _refill(self, keep: str | None = None) -> None:
         table = self.query_one(ResultsTable)
         self._shown = self._matching(self._ordered())
-        cells = [self._cells(key) for key in self._shown]
+        now = self.app.clock()  # once for the whole table
+        cells = [self._cells(key, now) for key in self._shown]
         wide = self.size.width >= WIDE
         columns = [(k, label) for k, label in COLUMNS if wide or k not in ("host", "target", "engine")]
         arrow = " ↓" if self.sort_reverse else " ↑"
@@ -266,19 +267,20 @@ class HistoryScreen(Screen):
         self._show_detail()
 
     def _status_styles(self) -> dict[str, Style]:
+        themed = status_styles(self.app)
         return {
-            "aborted": theme_style(self.app, "warning"),
-            "failed": theme_style(self.app, "error"),
+            "aborted": themed["aborted"],
+            "failed": themed["failed"],  # a completed result is the usual case: left plain
             "broken": theme_style(self.app, "error", bold=True),
             "muted": theme_style(self.app, "foreground", dim=True),
         }
 
-    def _cells(self, key: str) -> dict[str, str]:
+    def _cells(self, key: str, now: datetime | None = None) -> dict[str, str]:
         if key.startswith(BROKEN_PREFIX):
             name = key.removeprefix(BROKEN_PREFIX)
             return broken_cells(next(b for b in self.broken if b.path.name == name))
         return summary_cells(self._by_id[key], key in self.marked, key in self.baseline_ids,
-                             narrow=self.size.width < WIDE, now=self.app.clock())
+                             narrow=self.size.width < WIDE, now=now or self.app.clock())
 
     def _update_row(self, key: str) -> None:
         """Redraw one row after a mark or baseline change (no refill: the order is unchanged)."""

@@ -22,7 +22,7 @@ from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.step_charts import StepCharts
-from labtui.widgets.styling import theme_style
+from labtui.widgets.styling import status_styles, theme_style
 
 STEP_COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("iops", "IOPS"), ("mib_s", "MiB/s"),
                 ("mean", "Mean ms"), ("p99", "p99 ms"), ("cpu", "CPU"), ("status", "Status"))
@@ -86,16 +86,15 @@ class ResultScreen(Screen):
 
     def on_mount(self) -> None:
         r = self.result
-        status = {"aborted": "warning", "failed": "error"}.get(r.status)
+        themed = status_styles(self.app)
+        # The title colours only what went wrong; the context table below colours every status.
         title = Text.assemble((f"{r.profile.name}", "bold"), f" ({r.profile.title}) · {r.id} · ",
-                              (r.status, theme_style(self.app, status) if status else ""))
+                              (r.status, themed.get(r.status, "") if r.status != "completed" else ""))
         if self.baseline:
             title.append(" · baseline", style=theme_style(self.app, "accent"))
         if r.error:
             title.append(f": {r.error}")
         self.query_one("#result-title", Static).update(title)
-        themed = {"completed": theme_style(self.app, "success"), "aborted": theme_style(self.app, "warning"),
-                  "failed": theme_style(self.app, "error")}
         self.query_one("#result-context", Static).update(context_table(r, themed))
         warnings = [Text(f"warning: {w}", style=theme_style(self.app, "warning")) for w in r.warnings]
         box = self.query_one("#result-warnings", Static)

@@ -20,9 +20,12 @@ HELP_ACTION = "help"
 PALETTE_WIDTH = 13  # " ▏^p palette ", docked right
 
 
-def keys_width(keys: list[FooterKey]) -> int:
-    """Cells the keys take in the compact footer: " ⏎ Open  space Mark  ...  q Quit"."""
-    return 1 + sum(len(k.key_display) + 1 + len(k.description) + 2 for k in keys) - 2
+def too_wide(keys, width: int) -> bool:
+    """Whether the keys (the palette's aside) overflow `width` cells of the compact footer,
+    where they read " ⏎ Open  space Mark  ...  q Quit"."""
+    keys = [k for k in keys if isinstance(k, FooterKey) and not k.has_class("-command-palette")]
+    used = 1 + sum(len(k.key_display) + 1 + len(k.description) + 2 for k in keys) - 2
+    return used > width - PALETTE_WIDTH
 
 
 class KeysFooter(Footer):
@@ -35,15 +38,13 @@ class KeysFooter(Footer):
         # This app gives no binding a group, so the footer yields plain keys (no KeyGroup
         # containers) and they can be reordered here.
         items = list(super().compose())
-        keys = [w for w in items if isinstance(w, FooterKey) and not w.has_class("-command-palette")]
-        self._help_first = keys_width(keys) > self.app.size.width - PALETTE_WIDTH
+        self._help_first = too_wide(items, self.app.size.width)
         if self._help_first:
             items.sort(key=lambda w: not (isinstance(w, FooterKey) and w.action == HELP_ACTION))
         yield from items
 
     def on_resize(self, event: Resize) -> None:
-        keys = [w for w in self.query(FooterKey) if not w.has_class("-command-palette")]
-        if (keys_width(keys) > self.app.size.width - PALETTE_WIDTH) != self._help_first:
+        if too_wide(self.query(FooterKey), self.app.size.width) != self._help_first:
             self.call_later(self.recompose)
 
     def bindings_changed(self, screen: Screen) -> None:

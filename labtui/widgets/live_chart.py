@@ -78,9 +78,9 @@ class LiveChart(PlotextPlot):
         plt.clear_data()
         drawn = [line for line in lines if line.xs]
         top = max((max(line.ys) for line in drawn), default=0.0)
+        marker = chart_marker(getattr(self.app, "plain_glyphs", False))
         for line in drawn:
-            plt.plot(list(line.xs), list(line.ys), label=line.label, marker=chart_marker(getattr(self.app, "plain_glyphs", False)),
-                     color=self._rgb(line.colour))
+            plt.plot(list(line.xs), list(line.ys), label=line.label, marker=marker, color=self._rgb(line.colour))
         plt.title(f"{self.chart_title}{f' · {note}' if note else ''}")
         yticks = nice_ticks(0.0, top)
         plt.ylim(yticks[0], yticks[-1])

@@ -19,3 +19,12 @@ def theme_style(app: App, variable: str, **attributes: bool) -> Style:
     except (ColorParseError, IndexError):
         colour = None
     return Style(color=colour, **attributes)
+
+
+# A result's status and the theme variable that colours it.
+STATUS_VARIABLES = {"completed": "success", "aborted": "warning", "failed": "error"}
+
+
+def status_styles(app: App) -> dict[str, Style]:
+    """The theme's style for each result status (report.STATUS_STYLES has the terminal's)."""
+    return {status: theme_style(app, variable) for status, variable in STATUS_VARIABLES.items()}
