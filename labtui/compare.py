@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from statistics import fmean, median
 from typing import Any, Callable, Sequence
 
+from labtui.engine import cpubound
 from labtui.errors import LabtuiError
 from labtui.model import RunResult, Sample, Step, StepResult
 from labtui.stats import (
@@ -357,7 +358,7 @@ def compare(
     groups = []
     for master in masters:
         groups.append(_group(master, results, letters, tolerance_pct, alpha))
-    warnings = _warnings(results, masters, letters)
+    warnings = _warnings(results, masters, letters) + _engine_bound_warnings(results, letters)
     return Comparison(results, tuple(groups), _context(results), tuple(warnings), tolerance_pct, confidence)
 
 
@@ -613,6 +614,18 @@ def _warnings(results: Sequence[RunResult], masters: Sequence[_Master], letters:
         for i, letter in enumerate(letters[1:], 1):
             if not any(0 in m.members and i in m.members for m in masters):
                 warnings.append(f"no step of {letter} runs a workload of {letters[0]}: nothing to compare")
+    return warnings
+
+
+def _engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str]) -> list[str]:
+    """One warning per result with CPU-bound steps: those figures are the engine's, not the disk's."""
+    warnings = []
+    for letter, r in zip(letters, results):
+        names = list(dict.fromkeys(s.name for s in r.steps if s.engine_bound))
+        if names:
+            which = ", ".join(repr(n) for n in names)
+            advice = cpubound.ADVICE.get(r.engine.name, cpubound.ADVICE["native"])
+            warnings.append(f"{letter} ({r.id}) is CPU-bound in {which}: {advice}")
     return warnings
 
 

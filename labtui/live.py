@@ -65,6 +65,9 @@ def merge_samples(samples: Sequence[Sample]) -> Sample:
         write_lat_mean_ms=_weighted((s.write_lat_mean_ms, s.write_ios) for s in samples),
         write_lat_p99_ms=max(write_p99) if write_p99 else None,
         cpu_percent=_weighted((s.cpu_percent, s.seconds) for s in samples),
+        engine_cpu_percent=_weighted((s.engine_cpu_percent, s.seconds) for s in samples),
+        # A merged interval was CPU-bound if any part of it was: the flag must never vanish.
+        engine_bound=True if any(s.engine_bound for s in samples) else None,
     )
 
 
@@ -186,6 +189,13 @@ class LiveStep:
         if self.last is None:
             return "starting"
         return self.last.phase
+
+    @property
+    def engine_bound(self) -> bool:
+        """Whether the engine is the limit: by the step's verdict once it ended, by the latest interval before."""
+        if self.result is not None:
+            return bool(self.result.engine_bound)
+        return self.last is not None and self.last.phase == "measure" and bool(self.last.sample.engine_bound)
 
     def add(self, event: SampleTaken) -> None:
         self.last = event

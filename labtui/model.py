@@ -528,6 +528,10 @@ class Sample:
     write_lat_mean_ms: float | None = None
     write_lat_p99_ms: float | None = None
     cpu_percent: float | None = None
+    # The busiest engine worker's CPU use in % of one CPU, and whether the interval was
+    # CPU-bound (labtui.engine.cpubound); None where the engine does not say.
+    engine_cpu_percent: float | None = None
+    engine_bound: bool | None = None
 
     @property
     def read_iops(self) -> float:
@@ -568,6 +572,11 @@ class StepResult:
     write_latency: LatencySummary = LatencySummary()
     cpu_percent: float | None = None  # whole-machine CPU use during the measured phase
     cpu_seconds: float | None = None  # CPU time the engine itself spent in the measured phase
+    # The busiest worker's CPU use over the measured phase, in % of one CPU, and why the step
+    # was CPU-bound (its figure is the engine's limit, not the disk's); None = it was not.
+    engine_cpu_percent: float | None = None
+    engine_bound: str | None = None
+    backend: str | None = None  # how the engine issued the I/O (native: io_uring, aio, sync, threads)
     repetition: int = 1
     command_line: str | None = None  # the exact engine invocation (or native settings) for this step
     error: str | None = None

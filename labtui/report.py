@@ -136,6 +136,8 @@ def result_steps_table(result: RunResult) -> Table:
         name = f"{s.name} #{s.repetition}" if show_rep else s.name
         if s.status != "completed":
             name += f" ({s.status})"
+        if s.engine_bound:
+            name += " (CPU-bound)"
         row = [name, fmt_iops(iops), fmt_mib(mib)]
         if mixed:
             row.append(f"{fmt_iops(s.read.iops)} / {fmt_iops(s.write.iops)}" if s.step.kind != "command" else "")

@@ -358,6 +358,9 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
             "write_latency_ms": latency(s.write_latency),
             "cpu_percent": s.cpu_percent,
             "cpu_seconds": s.cpu_seconds,
+            "engine_cpu_percent": s.engine_cpu_percent,
+            "engine_bound": s.engine_bound,
+            "backend": s.backend,
             "command_line": s.command_line,
             "samples": len(s.samples),
         }

@@ -297,3 +297,29 @@ async def test_the_test_file_preparation_shows_its_progress(labtui_home):
         assert "1.0 GiB of 4.0 GiB at 512 MiB/s" in text and "25%" in text
         assert "ETA 0:16" in text  # 3 GiB more at 512 MiB/s, then the 10 s step
         screen.stop()
+
+
+async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home):
+    from labtui.engine.events import StepStarted
+    from labtui.model import EngineInfo, Sample, TargetInfo
+
+    step = Step("Read 4K random", block_size=4096, threads=1, outstanding=32, duration=60, warmup=0)
+    profile = Profile("fast", steps=(step,), file_size=16 * MIB)
+
+    def sample(t, bound):
+        return SampleTaken(0, "measure", Sample(t=t, seconds=1.0, read_ios=150_000, read_bytes=150_000 * 4096,
+                                                cpu_percent=60.0, engine_cpu_percent=97.0 if bound else 50.0,
+                                                engine_bound=True if bound else None))
+
+    events = [RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo("native"), 1, 60.0),
+              StepStarted(0, 1, step, 1, "labtui native: ..."), sample(1.0, False), sample(2.0, True)]
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(ScriptedRunner(events))
+        await wait_for(pilot, lambda: "CPU-bound" in screen_text(app), what="the CPU-bound note")
+        text = screen_text(app)
+        assert "· CPU-bound ·" in text  # on the step's status line
+        assert "CPU-bound: the engine's busiest worker uses 97 % of a CPU;" in text
+        assert "the engine's limit, not the disk's" in text and "-e fio" in text
+        screen.stop()

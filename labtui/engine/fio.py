@@ -32,6 +32,7 @@ import psutil
 
 from labtui.engine import fio_report as fr
 from labtui.engine import subproc
+from labtui.engine import cpubound
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
@@ -212,6 +213,12 @@ class FioEngine(Engine):
             )
         except ReportError as exc:
             raise EngineFailed(f"fio's report could not be read: {exc}") from exc
+        if result.status == "completed" and result.cpu_seconds is not None:
+            # group_reporting sums the jobs: each is taken at the mean (fio's jobs share the work evenly).
+            seconds = result.total.seconds
+            each = cpubound.WorkerLoad(result.cpu_seconds / step.threads)
+            engine_cpu, bound = cpubound.verdict([each] * step.threads, seconds, result.cpu_percent)
+            result = replace(result, engine_cpu_percent=engine_cpu, engine_bound=bound)
         if result.status == "completed" and returncode != 0:
             result = replace(result, status="failed", error=f"fio exited with status {returncode}: {detail or 'no message'}")
         elif result.status != "completed" and detail:

@@ -30,6 +30,7 @@ import psutil
 
 from labtui import __version__
 from labtui.engine import native_worker as nw
+from labtui.engine import cpubound
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, Job
 from labtui.engine.events import Event, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
@@ -293,6 +294,22 @@ class _Sampler:
         self.t_go_ns = int(t_go * 1e9)  # a worker that has not published yet counts from the start
         self.prev = self._read()
         self.prev_cpu = psutil.cpu_times()
+        self.prev_sched = self._sched()
+
+    def _sched(self) -> tuple[float, list]:
+        return time.monotonic(), [cpubound.sched_times(w.proc.pid) for w in self.workers]
+
+    def _engine_load(self, machine_percent: float | None) -> tuple[float | None, bool | None]:
+        """The busiest worker's CPU % of the interval, and whether the interval was CPU-bound."""
+        now = self._sched()
+        (t0, before), (t1, after) = self.prev_sched, now
+        self.prev_sched = now
+        loads = [cpubound.WorkerLoad((b[0] - a[0]) / 1e9, (b[1] - a[1]) / 1e9)
+                 for a, b in zip(before, after) if a is not None and b is not None]
+        if not loads or t1 <= t0:
+            return None, None
+        top, reason = cpubound.verdict(loads, t1 - t0, machine_percent)
+        return top, True if reason else None
 
     def _read(self) -> tuple:
         r_ios = w_ios = r_lat = w_lat = beats = 0
@@ -332,6 +349,7 @@ class _Sampler:
         busy = sum(cpu) - sum(prev_cpu)
         idle = (cpu.idle + getattr(cpu, "iowait", 0.0)) - (prev_cpu.idle + getattr(prev_cpu, "iowait", 0.0))
         cpu_percent = round(100.0 * (busy - idle) / busy, 2) if busy > 0 else None
+        engine_cpu, engine_bound = self._engine_load(cpu_percent)
         return Sample(
             t=round(t, 6),
             seconds=round(seconds, 6),
@@ -344,6 +362,8 @@ class _Sampler:
             write_lat_mean_ms=w_mean,
             write_lat_p99_ms=w_p99,
             cpu_percent=cpu_percent,
+            engine_cpu_percent=engine_cpu,
+            engine_bound=engine_bound,
         )
 
 
@@ -397,6 +417,9 @@ def _step_result(step, job, finals, seconds, samples, cpu_percent, command_line,
         else LatencySummary()
     )
     cpu_seconds = sum(f.get("cpu_seconds", 0.0) for f in finals)
+    loads = [cpubound.WorkerLoad(f.get("cpu_seconds", 0.0), f.get("wait_seconds")) for f in finals if "cpu_seconds" in f]
+    engine_cpu, bound = cpubound.verdict(loads, seconds, cpu_percent)
+    backends = sorted({f["backend"] for f in finals if f.get("backend")})
     return StepResult(
         step=step,
         status=status,
@@ -407,6 +430,9 @@ def _step_result(step, job, finals, seconds, samples, cpu_percent, command_line,
         write_latency=write_latency,
         cpu_percent=cpu_percent,
         cpu_seconds=round(cpu_seconds, 6),
+        engine_cpu_percent=engine_cpu,
+        engine_bound=bound if status == "completed" else None,
+        backend="+".join(backends) or None,
         repetition=job.repetition,
         command_line=command_line,
         error=error,

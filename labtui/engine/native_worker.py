@@ -36,6 +36,7 @@ import threading
 import time
 from array import array
 
+from labtui.engine.cpubound import sched_times
 from labtui.engine.histogram import BUCKETS, SUB_BITS
 
 # live array layout (int64), one per worker
@@ -146,10 +147,20 @@ def _run(cfg: dict, control, live) -> dict:
     fd = _open(cfg)
     try:
         if cfg["backend"] == "aio":
-            return _aio_loop(cfg, control, live, fd)
-        return _sync_loop(cfg, control, live, fd)
+            result = _aio_loop(cfg, control, live, fd)
+        else:
+            result = _sync_loop(cfg, control, live, fd)
     finally:
         os.close(fd)
+    result["backend"] = _backend_name(cfg)
+    return result
+
+
+def _backend_name(cfg: dict) -> str:
+    """The name a result records: the blocking loop with more than one I/O in flight is threads."""
+    if cfg["backend"] == "sync" and cfg["outstanding"] > 1:
+        return "threads"
+    return cfg["backend"]
 
 
 def _region(cfg: dict) -> tuple[int, int]:
@@ -230,7 +241,7 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     mins = [1 << 62, 1 << 62]
     maxs = [0, 0]
     snap_start = snap_end = None
-    cpu_start = cpu_end = None
+    window = _CpuWindow()
     writes_done = 0
 
     t_measure, t_end = _wait_for_go(control, live)
@@ -305,12 +316,12 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
             raise OSError(err, os.strerror(err))
         if snap_start is None and now >= t_measure:
             snap_start = snapshot()
-            cpu_start = time.process_time()
+            window.start()
             mins[:] = [1 << 62, 1 << 62]
             maxs[:] = [0, 0]
         if snap_end is None and now >= t_end:
             snap_end = snapshot()
-            cpu_end = time.process_time()
+            window.end()
             stopping = True
         if not stopping and control[C_STOP]:
             stopping = True
@@ -347,11 +358,9 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     end = time.monotonic_ns()
     if snap_end is None:
         snap_end = snapshot()
-        cpu_end = time.process_time()
     if snap_start is None:
         snap_start = snap_end
-        cpu_start = cpu_end
-    result = _measured(snap_start, snap_end, snap_end[6], snap_end[7], cpu_end - cpu_start, bs)
+    result = _measured(snap_start, snap_end, snap_end[6], snap_end[7], window.figures(), bs)
     result["stopped_at_ns"] = end
     result["trace"] = trace
     if error is not None:
@@ -362,7 +371,36 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     return result
 
 
-def _measured(start: tuple, end: tuple, mins: list, maxs: list, cpu: float, bs: int) -> dict:
+class _CpuWindow:
+    """This process's CPU time and run-queue wait between the two window boundaries."""
+
+    __slots__ = ("cpu0", "cpu1", "sched0", "sched1")
+
+    def __init__(self) -> None:
+        self.cpu0 = self.cpu1 = None
+        self.sched0 = self.sched1 = None
+
+    def start(self) -> None:
+        self.cpu0 = time.process_time()
+        self.sched0 = sched_times()
+
+    def end(self) -> None:
+        self.cpu1 = time.process_time()
+        self.sched1 = sched_times()
+
+    def figures(self) -> dict:
+        """cpu_seconds and wait_seconds (None where the scheduler does not say) of the window."""
+        if self.cpu1 is None:
+            self.end()
+        if self.cpu0 is None:
+            self.cpu0, self.sched0 = self.cpu1, self.sched1
+        wait = None
+        if self.sched0 is not None and self.sched1 is not None:
+            wait = max(0, self.sched1[1] - self.sched0[1]) / 1e9
+        return {"cpu_seconds": self.cpu1 - self.cpu0, "wait_seconds": wait}
+
+
+def _measured(start: tuple, end: tuple, mins: list, maxs: list, cpu: dict, bs: int) -> dict:
     r_ios = end[0] - start[0]
     w_ios = end[1] - start[1]
     hist_r = array("q", end[4])
@@ -385,7 +423,7 @@ def _measured(start: tuple, end: tuple, mins: list, maxs: list, cpu: float, bs: 
         "w_max": maxs[1] if w_ios else None,
         "r_hist": hist_r.tobytes(),
         "w_hist": hist_w.tobytes(),
-        "cpu_seconds": cpu,
+        **cpu,
     }
 
 
@@ -436,7 +474,7 @@ def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
     halt = [False]
     trace: list[tuple[int, bool]] = []
     trace_limit = cfg.get("trace", 0)
-    cpu = {"start": None, "end": None}
+    window = _CpuWindow()
 
     parent = os.getppid()
     t_measure, t_end = _wait_for_go(control, live)
@@ -444,10 +482,10 @@ def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
         return {"stopped": True}
 
     def publish(now: int) -> None:
-        if cpu["start"] is None and now >= t_measure:
-            cpu["start"] = time.process_time()
-        if cpu["end"] is None and now >= t_end:
-            cpu["end"] = time.process_time()
+        if window.cpu0 is None and now >= t_measure:
+            window.start()
+        if window.cpu1 is None and now >= t_end:
+            window.end()
         if control[C_STOP] or os.getppid() != parent:
             halt[0] = True
         live[R_IOS] = sum(lane.ios[0] for lane in lanes)
@@ -534,8 +572,6 @@ def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
             time.sleep(PUBLISH_NS / 1e9)
             publish(time.monotonic_ns())
     publish(time.monotonic_ns())
-    cpu_end = cpu["end"] if cpu["end"] is not None else time.process_time()
-    cpu_start = cpu["start"] if cpu["start"] is not None else cpu_end
     hist_r = array("q", bytes(8 * BUCKETS))
     hist_w = array("q", bytes(8 * BUCKETS))
     for lane in lanes:
@@ -554,7 +590,7 @@ def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
     )
     mins = [min(lane.mins[d] for lane in lanes) for d in (0, 1)]
     maxs = [max(lane.maxs[d] for lane in lanes) for d in (0, 1)]
-    result = _measured(zero, end, mins, maxs, cpu_end - cpu_start, bs)
+    result = _measured(zero, end, mins, maxs, window.figures(), bs)
     result["stopped_at_ns"] = time.monotonic_ns()
     result["trace"] = trace[:trace_limit]
     if errors:

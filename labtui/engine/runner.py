@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from labtui.engine import devices, guard
+from labtui.engine import cpubound, devices, guard
 from labtui.engine.base import Engine, Job, get_engine
 from labtui.engine.command import CommandEngine
 from labtui.engine.events import (
@@ -354,6 +354,11 @@ class Runner:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
                                   error="the engine ended without a result")
             emit(StepFinished(index, finished))
+        if finished.engine_bound:
+            message = cpubound.warning(step.name, repetition, finished.engine_bound, engine.name)
+            if message not in self._warnings:
+                self._warnings.append(message)
+                emit(RunWarning(message))
         return finished
 
     def _engine_for(self, step: Step) -> Engine:

@@ -30,6 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from labtui.engine.cpubound import ADVICE
 from labtui.engine.events import PrepareProgress, SampleTaken
 from labtui.errors import LabtuiError
 from labtui.live import FigureRow, LiveRun, prepare_text
@@ -436,10 +437,11 @@ class RunScreen(Screen):
         else:
             where = f"{phase} {human_duration(now)} (time limit {human_duration(s.timeout)})"
         label = f" ({s.label()})" if self.size.width >= NARROW else ""
+        bound = (" · ", ("CPU-bound", "bold $warning")) if step.engine_bound else ()
         status.update(Content.assemble(
             (f"Step {step.started.index + 1} of {step.started.total}", "bold"),
             f" · {s.name}{label}" + (f" #{step.started.repetition}" if step.started.repetition > 1 else ""),
-            " · ", (where, "$accent"), f" · {clock}",
+            " · ", (where, "$accent"), *bound, f" · {clock}",
         ))
 
     def _show_prepare(self) -> None:
@@ -468,6 +470,18 @@ class RunScreen(Screen):
         else:
             command.update("")
         lines: list = []
+        if step is not None and step.result is None and step.engine_bound:
+            # While it runs; once it ends the run's warning (with the step's verdict) says it.
+            cpu = step.last.sample.engine_cpu_percent if step.last is not None else None
+            if cpu is None:
+                busy = "the machine has no idle CPU"
+            elif cpu >= 90:
+                busy = f"the engine's busiest worker uses {cpu:.0f} % of a CPU"
+            else:
+                busy = f"the engine's worker runs {cpu:.0f} % of the time and waits for a CPU, or none is idle"
+            engine = live.started.engine.name if live.started is not None else "native"
+            advice = ADVICE.get(engine, ADVICE["native"])
+            lines.append(Text(f"CPU-bound: {busy}; {advice}", style=theme_style(self.app, "warning")))
         if step is not None and step.result is not None and step.result.error:
             lines.append(Text(f"step {step.result.status}: {step.result.error}", style=theme_style(self.app, "error")))
         for warning in live.warnings[-3:]:

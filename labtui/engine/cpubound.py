@@ -1,0 +1,110 @@
+"""Engine-bound detection: when a step's figure measures the engine's CPU, not the disk.
+
+A worker process that is on a CPU, or ready and waiting for one, almost all of the measured
+time never waited for the disk: it issued I/O as fast as it could, so the IOPS it reports are
+the engine's ceiling. The same holds when the machine had no idle CPU at all. Such a step is
+marked with the reason, and every view of it (result, live view, `show`, `compare`, `--json`
+warnings) says so instead of passing the figure off as the disk's.
+
+The scheduler's own accounting decides: /proc/<pid>/task/<tid>/schedstat gives, per thread,
+the nanoseconds spent running and waiting on a run queue (a worker starved by other work, or
+held by a cgroup CPU quota, waits there rather than on the disk).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+# A worker busy (running or runnable) this share of the window, or a machine idle less than
+# this share of one CPU, was limited by the CPU.
+THRESHOLD = 0.90
+ADVICE = {
+    "native": "this figure is the engine's limit, not the disk's: try more threads or -e fio",
+    "fio": "this figure is the engine's limit, not the disk's: try more threads (fio jobs)",
+}
+
+
+@dataclass(frozen=True)
+class WorkerLoad:
+    """What one worker process spent over a window, in seconds."""
+
+    cpu_seconds: float
+    wait_seconds: float | None = None  # ready to run but not running; None where not known
+
+
+def sched_times(pid: int | str = "self") -> tuple[int, int] | None:
+    """(running, waiting) nanoseconds summed over a process's threads; None where not exposed."""
+    base = f"/proc/{pid}/task"
+    try:
+        tids = os.listdir(base)
+    except OSError:
+        return None
+    run = wait = 0
+    seen = False
+    for tid in tids:
+        try:
+            with open(f"{base}/{tid}/schedstat", "rb") as f:
+                fields = f.read().split()
+        except OSError:
+            continue  # a thread that ended meanwhile
+        if len(fields) >= 2:
+            run += int(fields[0])
+            wait += int(fields[1])
+            seen = True
+    return (run, wait) if seen else None
+
+
+def busy_fraction(load: WorkerLoad, seconds: float) -> float:
+    """Share of the window the worker was running or waiting to run."""
+    if seconds <= 0:
+        return 0.0
+    return (load.cpu_seconds + (load.wait_seconds or 0.0)) / seconds
+
+
+def machine_idle_cpus(machine_cpu_percent: float | None, cpu_count: int | None) -> float | None:
+    """Idle CPUs on average over the window (2 CPUs at 75 % busy: 0.5)."""
+    if machine_cpu_percent is None or not cpu_count:
+        return None
+    return max(0.0, 100.0 - machine_cpu_percent) / 100.0 * cpu_count
+
+
+def verdict(
+    workers: Sequence[WorkerLoad],
+    seconds: float,
+    machine_cpu_percent: float | None,
+    cpu_count: int | None = None,
+) -> tuple[float | None, str | None]:
+    """(the busiest worker's CPU use in % of one CPU, why the step was CPU-bound or None)."""
+    if seconds <= 0 or not workers:
+        return None, None
+    cpu_count = cpu_count if cpu_count is not None else os.cpu_count()
+    busiest = max(workers, key=lambda w: busy_fraction(w, seconds))
+    top_cpu = max(w.cpu_seconds for w in workers) / seconds
+    cpu_percent = round(100.0 * top_cpu, 1)
+    if top_cpu >= THRESHOLD:
+        return cpu_percent, f"a worker process used {100 * top_cpu:.0f} % of a CPU"
+    busy = busy_fraction(busiest, seconds)
+    if busy >= THRESHOLD:
+        waited = 100.0 * (busiest.wait_seconds or 0.0) / seconds
+        return cpu_percent, (
+            f"a worker process was on a CPU or waiting for one {100 * busy:.0f} % of the time "
+            f"({waited:.0f} % waiting: other work or a CPU quota held it back)"
+        )
+    idle = machine_idle_cpus(machine_cpu_percent, cpu_count)
+    if idle is not None and idle < 1.0 - THRESHOLD:
+        return cpu_percent, f"the machine had no idle CPU ({machine_cpu_percent:.0f} % busy)"
+    return cpu_percent, None
+
+
+def interval_bound(loads: Sequence[WorkerLoad], seconds: float, machine_cpu_percent: float | None,
+                   cpu_count: int | None = None) -> bool:
+    """Whether one live interval was CPU-bound (the same rule as a whole step's)."""
+    return verdict(loads, seconds, machine_cpu_percent, cpu_count)[1] is not None
+
+
+def warning(step_name: str, repetition: int, reason: str, engine: str = "native") -> str:
+    """The run's warning for a CPU-bound step: it names the step and says "CPU-bound"."""
+    which = f"{step_name!r}" + (f" (repetition {repetition})" if repetition > 1 else "")
+    return f"step {which} is CPU-bound: {reason}; {ADVICE.get(engine, ADVICE['native'])}"

@@ -1,0 +1,150 @@
+"""Engine-bound detection: the rule on given loads, and a real step whose worker is starved of CPU."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import labtui_cmd
+from labtui.engine import cpubound
+from labtui.engine.cpubound import WorkerLoad, verdict
+from labtui.engine.events import RunWarning, SampleTaken
+from labtui.engine.runner import RunOptions, Runner
+from labtui.model import Profile, Step
+from labtui.store import Store, result_to_json
+
+
+def test_a_worker_on_a_cpu_almost_all_the_time_is_cpu_bound():
+    top, why = verdict([WorkerLoad(0.40, 0.0), WorkerLoad(1.86, 0.02)], 2.0, 60.0, cpu_count=4)
+    assert top == 93.0 and "93 % of a CPU" in why
+
+
+def test_a_worker_waiting_for_a_cpu_is_cpu_bound_even_at_low_cpu_use():
+    top, why = verdict([WorkerLoad(0.6, 1.3)], 2.0, 50.0, cpu_count=2)
+    assert top == 30.0
+    assert "waiting for one 95 % of the time" in why and "65 % waiting" in why
+
+
+def test_a_machine_without_idle_cpu_makes_every_step_cpu_bound():
+    _, why = verdict([WorkerLoad(0.5, 0.1)], 1.0, 96.0, cpu_count=2)
+    assert "no idle CPU (96 % busy)" in why
+    # 96 % of 64 CPUs leaves more than two idle: the disk may still be the limit.
+    assert verdict([WorkerLoad(0.5, 0.1)], 1.0, 96.0, cpu_count=64)[1] is None
+
+
+def test_a_worker_that_waits_for_the_disk_is_not_cpu_bound():
+    top, why = verdict([WorkerLoad(0.5, 0.1), WorkerLoad(0.3, None)], 1.0, 40.0, cpu_count=2)
+    assert top == 50.0 and why is None
+    assert verdict([], 1.0, 99.0, 2) == (None, None)
+
+
+def test_the_warning_names_the_step_says_cpu_bound_and_what_to_do():
+    text = cpubound.warning("Read 4K", 2, "a worker process used 97 % of a CPU")
+    assert "CPU-bound" in text and "'Read 4K' (repetition 2)" in text
+    assert "this figure is the engine's limit, not the disk's: try more threads or -e fio" in text
+
+
+def test_scheduler_times_of_this_process_grow_as_it_runs():
+    before = cpubound.sched_times()
+    if before is None:
+        pytest.skip("this kernel exposes no per-thread schedstat")
+    sum(range(2_000_000))
+    after = cpubound.sched_times()
+    assert after[0] > before[0] and after[1] >= before[1]
+
+
+@pytest.fixture
+def starved_cpu():
+    """This process and its children on one CPU, shared with two processes that spin on it.
+
+    Workers inherit the affinity: each gets about a third of that CPU and waits for the rest.
+    """
+    saved = os.sched_getaffinity(0)
+    cpu = max(saved)
+    spin = "import os; os.sched_setaffinity(0, {%d})\nwhile True: pass" % cpu
+    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
+    os.sched_setaffinity(0, {cpu})
+    try:
+        yield cpu
+    finally:
+        os.sched_setaffinity(0, saved)
+        for p in spinners:
+            p.kill()
+            p.wait()
+
+
+def test_a_step_whose_worker_is_starved_of_cpu_is_marked_cpu_bound(disk_dir, tmp_path, starved_cpu):
+    # Page-cache reads never wait for the disk: the worker wants a whole CPU and gets a third.
+    step = Step(name="Starved 4K", block_size=4096, pattern="random", threads=1, outstanding=1,
+                duration=1.5, warmup=0.5, cache="on")
+    profile = Profile(name="starved", file_size=4 * 1024 * 1024, free_space_margin=0, steps=(step,))
+    store = Store(tmp_path / "home")
+    runner = Runner(profile, disk_dir / "starved", store, RunOptions(interval=0.5))
+    events = []
+
+    async def go():
+        async for event in runner.events():
+            events.append(event)
+
+    asyncio.run(go())
+    result = runner.result
+    (s,) = result.steps
+    assert s.status == "completed", s.error
+    assert s.engine_bound and "waiting for one" in s.engine_bound, (s.engine_bound, s.engine_cpu_percent)
+    assert s.engine_cpu_percent < 80  # it ran a fraction of the time: the rest it waited
+    warnings = [w for w in result_to_json(result)["warnings"] if "CPU-bound" in w]
+    assert len(warnings) == 1 and "Starved 4K" in warnings[0]
+    assert any(isinstance(e, RunWarning) and "CPU-bound" in e.message for e in events)
+    measured = [e.sample for e in events if isinstance(e, SampleTaken) and e.phase == "measure"]
+    assert measured and sum(bool(x.engine_bound) for x in measured) >= len(measured) - 1
+    # The saved file keeps the verdict; `show` says so too.
+    saved = store.find_result(result.id).steps[0]
+    assert saved.engine_bound == s.engine_bound and saved.engine_cpu_percent == s.engine_cpu_percent
+    shown = subprocess.run(labtui_cmd("show", result.id), capture_output=True, text=True,
+                           env={**os.environ, "LABTUI_HOME": str(tmp_path / "home"), "COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    assert "CPU-bound" in shown.stdout and "try more threads or -e fio" in shown.stdout
+    as_json = json.loads(subprocess.run(labtui_cmd("show", result.id, "--json"), capture_output=True, text=True,
+                                        env={**os.environ, "LABTUI_HOME": str(tmp_path / "home")}).stdout)
+    assert as_json["steps"][0]["engine_bound"] == s.engine_bound
+    assert any("CPU-bound" in w and "Starved 4K" in w for w in as_json["warnings"])
+
+
+def test_a_comparison_of_cpu_bound_figures_says_so():
+    from dataclasses import replace
+
+    from factories import make_result
+    from labtui.compare import compare
+
+    a = make_result("20240501-103005-aaaa")
+    bound = replace(a.steps[0], engine_bound="a worker process used 99 % of a CPU", engine_cpu_percent=99.0)
+    b = make_result("20240501-113005-bbbb", steps=(bound, *a.steps[1:]))
+    plain = compare([a, a])
+    assert not any("CPU-bound" in w for w in plain.warnings)
+    warnings = [w for w in compare([a, b]).warnings if "CPU-bound" in w]
+    assert warnings == [f"B (20240501-113005-bbbb) is CPU-bound in {bound.name!r}: {cpubound.ADVICE['native']}"]
+
+
+def test_the_live_state_flags_a_cpu_bound_interval_and_keeps_it_when_merged():
+    from labtui.engine.events import StepStarted
+    from labtui.live import LiveRun, merge_samples
+    from labtui.model import Sample
+
+    step = Step(name="s", duration=3, warmup=0)
+    live = LiveRun(clock=lambda: 0.0)
+    live.handle(StepStarted(0, 1, step, 1, None))
+    calm = Sample(t=1.0, seconds=1.0, read_ios=10, engine_cpu_percent=40.0)
+    busy = Sample(t=2.0, seconds=1.0, read_ios=10, engine_cpu_percent=98.0, engine_bound=True)
+    live.handle(SampleTaken(0, "measure", calm))
+    assert not live.current.engine_bound
+    live.handle(SampleTaken(0, "measure", busy))
+    assert live.current.engine_bound
+    merged = merge_samples([calm, busy])
+    assert merged.engine_bound is True and merged.engine_cpu_percent == pytest.approx(69.0)
+    assert merge_samples([calm, calm]).engine_bound is None
