@@ -14,7 +14,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, ClassVar
+from typing import Any, AsyncIterator, ClassVar, Protocol
 
 import psutil
 
@@ -31,6 +31,20 @@ class EngineFailed(LabtuiError):
     """The engine ran but a step failed (I/O error, crash, hang); the message says why."""
 
 
+class TargetHold(Protocol):
+    """The runner's hold on what a step writes to: the test file it made, or the raw device it was
+    cleared for. Engines verify it right before they open the target; workers compare what they
+    opened with its identity."""
+
+    path: Path
+
+    def verify(self, when: str) -> None:
+        """Raise LabtuiError unless the path still leads to what the runner holds."""
+
+    def identity(self) -> dict[str, int]:
+        """{"dev", "ino"} of a file or {"rdev"} of a device, to compare with fstat() after an open."""
+
+
 @dataclass(frozen=True)
 class Job:
     """What the runner hands an engine for one step."""
@@ -45,6 +59,7 @@ class Job:
     workdir: Path | None = None  # the target directory (command steps run there)
     disk: str | None = None  # kernel name of the target's disk, for counters (psutil)
     params: dict[str, str] = field(default_factory=dict)  # profile parameters (--param k=v)
+    hold: TargetHold | None = None  # what the runner holds of `path` (None: a bare path, in tests)
 
 
 class Engine(ABC):

@@ -128,7 +128,6 @@ class DiskSpdEngine(Engine):
         return join_command(self.arguments(step, path, file_size), self.variant)
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
-        ensure_cleared(job.path, step.writes, job.raw_device)
         argv = self.arguments(step, job.path, job.file_size)
         command_line = join_command(argv, self.variant)
         for name in ("duration", "warmup") + (("cooldown",) if self.variant == "windows" else ()):
@@ -145,6 +144,7 @@ class DiskSpdEngine(Engine):
         else:
             yield RunWarning("DiskSpd reports nothing until a step ends, and this target's disk has no kernel "
                              "counters to show instead: no live view")
+        ensure_cleared(job, step.writes)
         try:
             proc = await subproc.spawn(argv)
         except OSError as exc:

@@ -143,9 +143,9 @@ class FioEngine(Engine):
         return shlex.join(fio_arguments(step, path, file_size, program=self.program))
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
-        ensure_cleared(job.path, step.writes, job.raw_device)
         argv = fio_arguments(step, job.path, job.file_size, interval=job.interval, program=self.program)
         command_line = shlex.join(argv)
+        ensure_cleared(job, step.writes)
         try:
             proc = await subproc.spawn(argv)
         except OSError as exc:

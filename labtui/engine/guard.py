@@ -177,7 +177,10 @@ def check_raw_target(path: str | os.PathLike, *, writes: bool, confirm: str | No
     return facts
 
 
-def ensure_cleared(path: str | os.PathLike, writes: bool, cleared: bool) -> None:
-    """The engines' own last line of defence: no raw-device write the guard did not clear."""
-    if writes and not cleared and devices.is_block_device(path):
-        raise LabtuiError(f"refusing to write to raw device {path}: the safety guard did not clear it")
+def ensure_cleared(job, writes: bool) -> None:
+    """The engines' own last line of defence, right before they open the target: no raw-device
+    write the guard did not clear, and nothing but what the runner holds (its test file)."""
+    if writes and not job.raw_device and devices.is_block_device(job.path):
+        raise LabtuiError(f"refusing to write to raw device {job.path}: the safety guard did not clear it")
+    if job.hold is not None:
+        job.hold.verify("right before the engine opens it")

@@ -96,7 +96,7 @@ class NativeEngine(Engine):
         )
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
-        ensure_cleared(job.path, step.writes, job.raw_device)
+        ensure_cleared(job, step.writes)
         direct = step.cache == "off"
         backend = backend_for(step, direct)
         seed = secrets.randbits(48)
@@ -124,6 +124,9 @@ class NativeEngine(Engine):
                     "trace": int(self.settings.get("trace_offsets", 0)),
                     "control_fd": control_fd,
                     "live_fd": live_fd,
+                    # The worker checks what it opened is what the runner holds: no window
+                    # between this process's check and the worker's open.
+                    "identity": job.hold.identity() if job.hold is not None else None,
                 }
                 try:
                     live_map = mmap.mmap(live_fd, nw.LIVE_BYTES)

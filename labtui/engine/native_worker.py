@@ -31,6 +31,7 @@ import sys
 import platform
 import random
 import signal
+import stat
 import struct
 import threading
 import time
@@ -101,6 +102,9 @@ def work(cfg: dict, control, live) -> dict:
     """Run the worker's share of a step; a failure becomes {"error": reason}, never an exception."""
     try:
         result = _run(cfg, control, live)
+    except NotTheFile as exc:
+        live[STATE] = FAILED
+        result = {"error": str(exc)}
     except OSError as exc:
         live[STATE] = FAILED
         live[ERRNO] = exc.errno or 0
@@ -111,11 +115,30 @@ def work(cfg: dict, control, live) -> dict:
     return result
 
 
+class NotTheFile(Exception):
+    """What the worker opened is not what the runner holds (the name was re-pointed meanwhile)."""
+
+
 def _open(cfg: dict) -> int:
     flags = os.O_RDWR if cfg["write_percent"] > 0 else os.O_RDONLY
     if cfg["direct"]:
         flags |= os.O_DIRECT
-    return os.open(cfg["path"], flags)
+    # Never through a link; and what was opened is compared with what the runner holds, so no
+    # re-pointed name between its check and this open can redirect the writes.
+    fd = os.open(cfg["path"], flags | os.O_NOFOLLOW)
+    expect = cfg.get("identity")
+    if expect:
+        st = os.fstat(fd)
+        if "rdev" in expect:
+            same = stat.S_ISBLK(st.st_mode) and st.st_rdev == expect["rdev"]
+            what = "the device labtui was cleared to write to"
+        else:
+            same = stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == (expect["dev"], expect["ino"])
+            what = "the file labtui created"
+        if not same:
+            os.close(fd)
+            raise NotTheFile(f"refusing to use {cfg['path']}: it is not {what} (it was replaced)")
+    return fd
 
 
 def _buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int]:

@@ -30,7 +30,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.engine.testfile import drop_file_cache, o_direct_supported, write_test_file
+from labtui.engine.testfile import TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import EngineInfo, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
 from labtui.params import resolve
@@ -85,6 +85,7 @@ class Runner:
         self._warnings: list[str] = []
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
         self._cancel_prepare = threading.Event()
+        self._hold: TestFile | None = None  # the test file this run made, once made
 
     # ------------------------------------------------------------------ preflight
 
@@ -230,6 +231,8 @@ class Runner:
             index = 0
             for repetition in range(1, self.profile.repeat + 1):
                 for step in self.profile.steps:
+                    if self._hold is not None:
+                        self._hold.verify(f"before step {index + 1}")
                     step = self._effective_step(step, plan, emit)
                     result = await self._run_step(step, plan, index, steps_total, repetition, emit)
                     results.append(result)
@@ -284,10 +287,20 @@ class Runner:
         def progress(done: int) -> None:
             loop.call_soon_threadsafe(emit, PrepareProgress(done, total, time.monotonic() - begun))
 
+        try:
+            self._hold = TestFile.create(plan.test_file)
+        except FileExistsError:
+            what = "a symbolic link" if plan.test_file.is_symlink() else "a file"
+            raise LabtuiError(
+                f"cannot create the test file {plan.test_file}: {what} of that name is already there; "
+                "labtui did not create it and leaves it alone"
+            ) from None
+        except OSError as exc:
+            raise LabtuiError(f"cannot create the test file {plan.test_file}: {_reason(exc)}") from exc
         emit(PrepareProgress(0, total, 0.0))
         worker = asyncio.ensure_future(
             asyncio.to_thread(
-                write_test_file, plan.test_file, total, direct=plan.direct_io, progress=progress,
+                write_test_file, self._hold, total, direct=plan.direct_io, progress=progress,
                 cancel=self._cancel_prepare,
             )
         )
@@ -315,8 +328,8 @@ class Runner:
                 self._warnings.append(message)
                 emit(RunWarning(message))
             return replace(step, cache="on")
-        if step.is_io and step.cache == "on" and plan.test_file is not None and not plan.raw_device:
-            drop_file_cache(plan.test_file)
+        if step.is_io and step.cache == "on" and self._hold is not None:
+            drop_file_cache(self._hold)
         return step
 
     async def _run_step(self, step: Step, plan: Plan, index: int, total: int, repetition: int, emit) -> StepResult:
@@ -331,6 +344,7 @@ class Runner:
             workdir=plan.directory,
             disk=plan.target.disk,
             params=dict(self.params),
+            hold=self._hold if step.is_io else None,
         )
         engine = self._engine_for(step)
         command_line = engine.command_line(step, job.path, job.file_size)
@@ -354,6 +368,12 @@ class Runner:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
                                   error="the engine ended without a result")
             emit(StepFinished(index, finished))
+        changed = self._hold.check() if self._hold is not None and step.is_io else None
+        if changed is not None and finished.status == "completed":
+            # An engine that opens the file by name (fio, DiskSpd) may have followed the new name.
+            finished = replace(finished, status="failed", error=(
+                f"the test file {job.path} stopped being the file labtui created during the step ({changed}): "
+                "the engine may have written elsewhere, and the figures are not the test file's"))
         if finished.engine_bound:
             message = cpubound.warning(step.name, repetition, finished.engine_bound, engine.name)
             if message not in self._warnings:
@@ -369,12 +389,18 @@ class Runner:
 
     def _cleanup(self, plan: Plan) -> None:
         self._cancel_prepare.set()
-        if plan.test_file is not None and not plan.raw_device and not self.options.keep_file:
-            with contextlib.suppress(FileNotFoundError):
-                try:
-                    plan.test_file.unlink()
-                except OSError as exc:
-                    self._warnings.append(f"could not remove the test file {plan.test_file}: {_reason(exc)}")
+        hold, self._hold = self._hold, None
+        if hold is not None:
+            try:
+                left = None if self.options.keep_file else hold.remove()
+            except OSError as exc:
+                left = _reason(exc)
+            finally:
+                hold.close()
+            if left is not None:
+                # Only the file this run made is ever removed: what stands under its name now is not.
+                self._warnings.append(f"did not remove {hold.path}: it is no longer the file labtui created ({left}); "
+                                      "it is left as it is")
         for directory in reversed(plan.created_dirs):
             with contextlib.suppress(OSError):
                 directory.rmdir()  # only if still empty: never remove what someone put there

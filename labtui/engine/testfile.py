@@ -4,6 +4,12 @@ A sparse or merely preallocated file reads zeros without touching the disk, and 
 one repeated buffer can be deduplicated by some SSD controllers. So the file is written from a
 pool of random bytes, with every 4 KiB block stamped with its offset and a per-run nonce, using
 O_DIRECT where the file system allows it (no page-cache pollution, honest progress).
+
+The file is also the only thing a run may write outside a raw device it was cleared for, so it
+is made without following links (O_CREAT | O_EXCL | O_NOFOLLOW in a descriptor of its directory)
+and held open as a `TestFile`: every writer checks that the name still leads to that very inode
+(st_dev, st_ino) before and after it opens it, and cleanup removes that inode's name and nothing
+else. Holding it open also keeps the inode number from being reused by a look-alike file.
 """
 
 from __future__ import annotations
@@ -12,11 +18,14 @@ import contextlib
 import mmap
 import os
 import secrets
+import stat
 import struct
 import threading
 import time
 from pathlib import Path
 from typing import Callable
+
+from labtui.errors import LabtuiError
 
 CHUNK = 4 * 1024 * 1024
 STAMP_EVERY = 4096
@@ -38,6 +47,96 @@ class RandomBlocks:
         buffer[:size] = self.pool[start : start + size]
         for pos in range(0, size - _STAMP.size + 1, STAMP_EVERY):
             _STAMP.pack_into(buffer, pos, offset + pos, self.nonce)
+
+
+class TestFileChanged(LabtuiError):
+    """The name of the test file no longer leads to the file this run made; nothing is written."""
+
+    __test__ = False  # not a pytest test class
+
+
+class TestFile:
+    """The test file this run made, held open so its name can be checked to still be it."""
+
+    __test__ = False
+
+    def __init__(self, path: Path, dir_fd: int, fd: int) -> None:
+        self.path = path
+        self.dir_fd = dir_fd  # the directory it was made in, whatever its path leads to later
+        self.fd = fd
+        st = os.fstat(fd)
+        self.dev, self.ino = st.st_dev, st.st_ino
+
+    @classmethod
+    def create(cls, path: Path) -> "TestFile":
+        """Make `path`, which must not exist (not even as a dangling link): FileExistsError otherwise."""
+        path = Path(path)
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            fd = os.open(path.name, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                         dir_fd=dir_fd)
+        except BaseException:
+            os.close(dir_fd)
+            raise
+        return cls(path, dir_fd, fd)
+
+    def identity(self) -> dict[str, int]:
+        """What a worker compares its own descriptor's fstat() with."""
+        return {"dev": self.dev, "ino": self.ino}
+
+    def check(self) -> str | None:
+        """Why the name no longer leads to the file made (as an engine would open it), or None."""
+        return _differs(self.path, None, self.dev, self.ino)
+
+    def verify(self, when: str) -> None:
+        reason = self.check()
+        if reason is not None:
+            raise TestFileChanged(
+                f"refusing to use the test file {self.path} {when}: it is no longer the file labtui created ({reason})"
+            )
+
+    def open(self, flags: int) -> int:
+        """A new descriptor of the file made (for other flags, e.g. O_DIRECT), checked after the open."""
+        fd = os.open(self.path, flags | os.O_NOFOLLOW | os.O_CLOEXEC)
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != (self.dev, self.ino):
+            os.close(fd)
+            raise TestFileChanged(f"refusing to use the test file {self.path}: it is no longer the file labtui "
+                                  "created (another file now has its name)")
+        return fd
+
+    def remove(self) -> str | None:
+        """Remove the file made, if its name in the directory it was made in is still it.
+
+        Returns None once removed (or already gone), else why it was left alone.
+        """
+        reason = _differs(Path(self.path.name), self.dir_fd, self.dev, self.ino)
+        if reason == "it is gone":
+            return None
+        if reason is not None:
+            return reason
+        os.unlink(self.path.name, dir_fd=self.dir_fd)
+        return None
+
+    def close(self) -> None:
+        for fd in (self.fd, self.dir_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fd = self.dir_fd = -1
+
+
+def _differs(path: Path, dir_fd: int | None, dev: int, ino: int) -> str | None:
+    try:
+        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return "it is gone"
+    except OSError as exc:
+        return f"it cannot be checked: {exc.strerror or exc}"
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link now stands in its place"
+    if (st.st_dev, st.st_ino) != (dev, ino):
+        return "another file now has its name"
+    return None
 
 
 def o_direct_supported(directory: Path, device: Path | None = None) -> bool:
@@ -65,20 +164,21 @@ def o_direct_supported(directory: Path, device: Path | None = None) -> bool:
 
 
 def write_test_file(
-    path: Path,
+    target: Path | TestFile,
     size: int,
     *,
     direct: bool,
     progress: Callable[[int], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> None:
-    """Create `path` (must not exist) and write `size` bytes of random data, then flush it.
+    """Write `size` bytes of random data into the test file, then flush it.
 
-    Calls `progress(bytes_done)` about every chunk. Raises OSError (ENOSPC, EACCES, ...) or
-    InterruptedError if `cancel` is set; the caller removes the partial file.
+    `target` is a TestFile the caller made (and keeps), or a path that must not exist yet.
+    Calls `progress(bytes_done)` about every chunk. Raises OSError (ENOSPC, EACCES, ...),
+    TestFileChanged, or InterruptedError if `cancel` is set; the caller removes the partial file.
     """
-    flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | (getattr(os, "O_DIRECT", 0) if direct else 0)
-    fd = os.open(path, flags, 0o600)
+    made = target if isinstance(target, TestFile) else TestFile.create(Path(target))
+    fd = made.open(os.O_WRONLY | (getattr(os, "O_DIRECT", 0) if direct else 0))
     try:
         data = RandomBlocks()
         buf = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT requires
@@ -92,7 +192,7 @@ def write_test_file(
             if direct and n % 4096:
                 # O_DIRECT needs whole blocks: the unaligned tail is written without it.
                 os.close(fd)
-                fd = os.open(path, os.O_WRONLY)
+                fd = made.open(os.O_WRONLY)
                 direct = False
             data.fill(view[:n], done)
             written = os.pwrite(fd, view[:n], done)
@@ -111,14 +211,21 @@ def write_test_file(
         buf.close()
     finally:
         os.close(fd)
+        if made is not target:
+            made.close()
 
 
-def drop_file_cache(path: Path) -> None:
-    """Ask the kernel to forget cached pages of `path` (before a cache-on step, for a cold start)."""
+def drop_file_cache(target: Path | TestFile) -> None:
+    """Ask the kernel to forget cached pages of the file (before a cache-on step, for a cold start)."""
     if not hasattr(os, "posix_fadvise"):
         return
+    if isinstance(target, TestFile):
+        with contextlib.suppress(OSError):
+            os.fsync(target.fd)
+            os.posix_fadvise(target.fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        return
     with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(target, os.O_RDONLY)
         try:
             os.fsync(fd)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
