@@ -65,3 +65,12 @@ def require_tool(name: str) -> str:
 def labtui_cmd(*args: str) -> list[str]:
     """The command line of the installed CLI, via this interpreter (works in any venv)."""
     return [sys.executable, "-m", "labtui", *args]
+
+
+def require_root(why: str) -> None:
+    """Skip a test that needs root (loop devices, mounts) where it is not root; CI runs as root, so there it must run."""
+    if os.geteuid() == 0:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"this test needs root ({why}), and CI runs as root")
+    pytest.skip(f"needs root: {why}")

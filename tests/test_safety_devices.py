@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import labtui_cmd
+from loopdev import attach
 from labtui.engine.base import Job, engine_names, get_engine
 from labtui.engine.guard import check_raw_target, inspect_device, scan_signatures
 from labtui.engine.runner import RunOptions, Runner
@@ -43,18 +44,10 @@ pytestmark = pytest.mark.skipif(_can_make_loops() is not None, reason=str(_can_m
 @contextmanager
 def loop_device(directory: Path, size_mib: int, mkfs: str | None = None):
     image = directory / f"disk-{size_mib}-{mkfs or 'blank'}.img"
-    with open(image, "wb") as handle:
-        handle.truncate(size_mib * MIB)
-    if mkfs:
-        subprocess.run([mkfs, "-q", "-F", str(image)], check=True, capture_output=True)
-    out = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True)
-    if out.returncode != 0:
-        pytest.skip(f"cannot create a loop device here: {out.stderr.strip()}")
-    device = out.stdout.strip()
     try:
-        yield device
+        with attach(image, size_mib, mkfs=mkfs) as device:
+            yield device
     finally:
-        subprocess.run(["losetup", "-d", device], capture_output=True)
         image.unlink(missing_ok=True)
 
 

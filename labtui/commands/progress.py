@@ -39,7 +39,17 @@ def confirm(runner, plan) -> bool:
     profile = runner.profile
     disk = f"({plan.target.model or 'unknown disk'}, {plan.target.filesystem or '?'})"
     err = Console(stderr=True, highlight=False)
-    if plan.test_file:
+    if plan.raw_device and plan.device is not None:
+        facts = plan.device
+        about = f"{facts.dev_id}, {human_size(facts.size_bytes or 0)}, {plan.target.model or 'unknown model'}"
+        if any(s.writes for s in profile.steps):
+            err.print(f"labtui will WRITE to the raw device {facts.path} ({about}): {facts.describe()}. "
+                      f"Every byte {profile.name} writes there ({format_size(plan.file_size)} from the start) is "
+                      f"destroyed. It runs for about {human_duration(profile.planned_seconds)}.", markup=False)
+        else:
+            err.print(f"labtui will read the raw device {facts.path} ({about}) and write nothing to it; "
+                      f"{profile.name} runs for about {human_duration(profile.planned_seconds)}.", markup=False)
+    elif plan.test_file:
         err.print(f"labtui will write a {format_size(profile.file_size)} test file in {plan.directory} {disk} "
                   f"and run {profile.name} for about {human_duration(profile.planned_seconds)}.")
     else:

@@ -58,5 +58,6 @@ def run(args) -> int:
     runner = Runner(profile, args.target, store, options)
     plan = runner.preflight()
     if not args.yes and not confirm(runner, plan):
+        runner.close()  # the raw device it holds is free again
         return 2
     return asyncio.run(execute(runner, as_json=args.json))

@@ -48,8 +48,10 @@ class RunOptions:
     keep_file: bool = False
     interval: float = 1.0  # seconds between live samples
     params: dict[str, str] = field(default_factory=dict)  # profile parameters as given (--param name=value)
-    # For a raw block device target: the device the person named to confirm its destruction.
+    # For a raw block device target: the device the person named to confirm its destruction,
+    # and (where the person was shown it, as in the TUI) what was on it when they agreed.
     destroy_data: str | None = None
+    consented: guard.DeviceFacts | None = None
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Plan:
     direct_io: bool  # whether O_DIRECT works in `directory` (decided when it exists)
     raw_device: bool = False  # the target is a block device the guard cleared
     file_size: int = 0  # bytes of the test file (or of the device) the steps use
+    device: guard.DeviceFacts | None = None  # for a raw device: what was found on it (what a consent covers)
 
 
 class Runner:
@@ -86,6 +89,7 @@ class Runner:
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
         self._cancel_prepare = threading.Event()
         self._hold: TestFile | None = None  # the test file this run made, once made
+        self._lease: guard.DeviceLease | None = None  # the raw device cleared for writing, held until the end
 
     # ------------------------------------------------------------------ preflight
 
@@ -161,11 +165,16 @@ class Runner:
         if any(not s.is_io for s in self.profile.steps):
             raise LabtuiError(f"{path} is a block device: command steps need a directory on a mounted file system")
         writes = any(s.writes for s in self.profile.steps)
-        facts = guard.check_raw_target(path, writes=writes, confirm=self.options.destroy_data)
+        facts, lease = guard.clear_raw_target(path, writes=writes, confirm=self.options.destroy_data,
+                                              consented=self.options.consented)
         size = min(self.profile.file_size, facts.size_bytes or 0)
         largest = max(s.block_size for s in self.profile.steps)
         if size < largest:
+            if lease is not None:
+                lease.close()
             raise LabtuiError(f"{path} is smaller than one block ({format_size(largest)})")
+        # Held from here to the end of the run: nobody can mount or mkfs it after the consent.
+        self._lease = lease
         if not writes:
             self._warnings.append(
                 f"read-only run on raw device {path}: parts never written may be answered without touching "
@@ -174,11 +183,13 @@ class Runner:
         return Plan(
             target=devices.target_info(path),
             directory=path.parent,
-            test_file=path,
+            # The device itself, not a link to it: a re-pointed link cannot redirect the engines.
+            test_file=Path(facts.path),
             created_dirs=[],
             direct_io=o_direct_supported(path.parent, device=path),
             raw_device=True,
             file_size=size,
+            device=facts,
         )
 
     # ------------------------------------------------------------------ running
@@ -231,8 +242,11 @@ class Runner:
             index = 0
             for repetition in range(1, self.profile.repeat + 1):
                 for step in self.profile.steps:
-                    if self._hold is not None:
-                        self._hold.verify(f"before step {index + 1}")
+                    hold = self._hold or self._lease
+                    if hold is not None and step.is_io:
+                        hold.verify(f"before step {index + 1}")
+                    if self._lease is not None and step.writes:
+                        self._lease.note_writes(plan.file_size)
                     step = self._effective_step(step, plan, emit)
                     result = await self._run_step(step, plan, index, steps_total, repetition, emit)
                     results.append(result)
@@ -344,7 +358,7 @@ class Runner:
             workdir=plan.directory,
             disk=plan.target.disk,
             params=dict(self.params),
-            hold=self._hold if step.is_io else None,
+            hold=(self._hold or self._lease) if step.is_io else None,
         )
         engine = self._engine_for(step)
         command_line = engine.command_line(step, job.path, job.file_size)
@@ -368,12 +382,13 @@ class Runner:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
                                   error="the engine ended without a result")
             emit(StepFinished(index, finished))
-        changed = self._hold.check() if self._hold is not None and step.is_io else None
+        changed = job.hold.check() if job.hold is not None else None
         if changed is not None and finished.status == "completed":
-            # An engine that opens the file by name (fio, DiskSpd) may have followed the new name.
+            # An engine that opens its target by name (fio, DiskSpd) may have followed the new name.
+            what = "the device cleared for it" if plan.raw_device else "the file labtui created"
             finished = replace(finished, status="failed", error=(
-                f"the test file {job.path} stopped being the file labtui created during the step ({changed}): "
-                "the engine may have written elsewhere, and the figures are not the test file's"))
+                f"{job.path} stopped being {what} during the step ({changed}): the engine may have written "
+                "elsewhere, and the figures are not the target's"))
         if finished.engine_bound:
             message = cpubound.warning(step.name, repetition, finished.engine_bound, engine.name)
             if message not in self._warnings:
@@ -387,8 +402,15 @@ class Runner:
         assert self.commands is not None  # made by preflight
         return self.commands
 
+    def close(self) -> None:
+        """Let go of what preflight holds (the raw device) when the run will not start after all."""
+        lease, self._lease = self._lease, None
+        if lease is not None:
+            lease.close()
+
     def _cleanup(self, plan: Plan) -> None:
         self._cancel_prepare.set()
+        self.close()
         hold, self._hold = self._hold, None
         if hold is not None:
             try:

@@ -88,6 +88,7 @@ class RunScreen(Screen):
         self._pending = None  # a run asked for by another screen (History's "run again")
         self._run_worker: Worker | None = None
         self._param_values: dict[str, dict[str, str]] = {}  # per profile: the values given last
+        self._consented = None  # what a raw device held when the person agreed to destroy it
 
     # ------------------------------------------------------------------ layout
 
@@ -311,21 +312,32 @@ class RunScreen(Screen):
         from labtui.engine.devices import is_block_device
         from labtui.screens.prompt import TextPrompt
 
+        from labtui.engine.guard import inspect_device
+
         path = target.directory
+        self._consented = None
         if not (is_block_device(path) and any(s.writes for s in profile.steps)):
             then(None)
+            return
+        try:
+            # What the person is shown is what they agree to destroy: the runner refuses if it changes.
+            facts = inspect_device(path)
+        except OSError as exc:
+            self._say(f"Cannot start: cannot read {path}: {exc.strerror or exc}", "error")
             return
 
         def answered(name: str | None) -> None:
             if name is None:
                 self._say("Not started: nothing was written.")
                 return
+            self._consented = facts
             then(name)
 
         self.app.push_screen(TextPrompt(
             f"Destroy the data on {path}?",
-            f"{path} is a raw block device and {profile.name} writes to it: every byte it writes is lost. "
-            f"Type the device name ({path}) to go ahead.", check=lambda _text: None), answered)
+            f"{path} is a raw block device ({facts.dev_id}): {facts.describe()}. {profile.name} writes to it: "
+            f"every byte it writes is lost. Type the device name ({path}) to go ahead.",
+            check=lambda _text: None), answered)
 
     def _preflight(self, profile: Profile, target: Target, engine: str, params: dict[str, str],
                    destroy: str | None) -> None:
@@ -335,7 +347,8 @@ class RunScreen(Screen):
                                    if t.strip()))
         try:
             runner = Runner(profile, target.directory, self.app.store,
-                            RunOptions(engine=engine, tags=tags, params=params, destroy_data=destroy))
+                            RunOptions(engine=engine, tags=tags, params=params, destroy_data=destroy,
+                                       consented=self._consented if destroy else None))
         except LabtuiError as exc:
             self._say(f"Cannot start: {exc}", "error")
             return
