@@ -4,10 +4,9 @@ The TUI's counterpart of the headless display in commands/progress.py: the same 
 as the current step, its phase and timings, its per-interval samples and its running figures
 (current, mean, min, max), for widgets to draw on a timer. Pure (no Textual), fed events in tests.
 
-Samples are exact counts, so combining intervals stays honest: a merged interval sums the I/Os,
-bytes and seconds of its parts and derives its rates from those. The chart buffer is bounded —
-when full, neighbouring intervals are merged pairwise — while the figures are updated from every
-sample as it arrives, so the bound never changes a mean, a minimum or a maximum.
+Samples are exact counts, so combining intervals stays honest (labtui.series). The chart buffer
+is bounded — when full, neighbouring intervals are merged pairwise — while the figures are
+updated from every sample as it arrives, so the bound never changes a mean, a minimum or a maximum.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable
 
 from labtui.engine.events import (
     PrepareProgress,
@@ -27,60 +26,11 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.model import MIB, RunResult, Sample, Step, StepResult
+from labtui.series import downsample, merge_samples  # noqa: F401 - downsample is the charts' (widgets import it here)
 from labtui.units import human_size
 
 # Samples kept per step for the charts: an hour of one-second samples before the first merge.
 BUFFER_CAPACITY = 4096
-
-
-def _weighted(pairs: Iterable[tuple[float | None, float]]) -> float | None:
-    """The mean of values weighted by their counts, over the values that exist."""
-    total = weight = 0.0
-    for value, count in pairs:
-        if value is not None and count > 0:
-            total += value * count
-            weight += count
-    return total / weight if weight else None
-
-
-def merge_samples(samples: Sequence[Sample]) -> Sample:
-    """Consecutive intervals as one: counts and seconds summed, mean latency weighted by I/Os.
-
-    A p99 of merged intervals cannot be derived from their p99s; the highest is kept (it is
-    the worst the interval saw, never flattering).
-    """
-    if len(samples) == 1:
-        return samples[0]
-    read_p99 = [s.read_lat_p99_ms for s in samples if s.read_lat_p99_ms is not None]
-    write_p99 = [s.write_lat_p99_ms for s in samples if s.write_lat_p99_ms is not None]
-    return Sample(
-        t=samples[-1].t,
-        seconds=sum(s.seconds for s in samples),
-        read_ios=sum(s.read_ios for s in samples),
-        read_bytes=sum(s.read_bytes for s in samples),
-        write_ios=sum(s.write_ios for s in samples),
-        write_bytes=sum(s.write_bytes for s in samples),
-        read_lat_mean_ms=_weighted((s.read_lat_mean_ms, s.read_ios) for s in samples),
-        read_lat_p99_ms=max(read_p99) if read_p99 else None,
-        write_lat_mean_ms=_weighted((s.write_lat_mean_ms, s.write_ios) for s in samples),
-        write_lat_p99_ms=max(write_p99) if write_p99 else None,
-        cpu_percent=_weighted((s.cpu_percent, s.seconds) for s in samples),
-        engine_cpu_percent=_weighted((s.engine_cpu_percent, s.seconds) for s in samples),
-        # A merged interval was CPU-bound if any part of it was: the flag must never vanish.
-        engine_bound=True if any(s.engine_bound for s in samples) else None,
-    )
-
-
-def downsample(samples: Sequence[Sample], max_points: int) -> list[Sample]:
-    """At most `max_points` intervals, each merging a run of consecutive ones (the newest kept whole)."""
-    if max_points <= 0 or len(samples) <= max_points:
-        return list(samples)
-    size = math.ceil(len(samples) / max_points)
-    # Groups are counted from the newest end, so the latest interval is never half a bucket.
-    first = len(samples) % size
-    out = [merge_samples(samples[:first])] if first else []
-    out += [merge_samples(samples[i : i + size]) for i in range(first, len(samples), size)]
-    return out
 
 
 class SampleBuffer:

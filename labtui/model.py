@@ -585,6 +585,9 @@ class StepResult:
     exit_status: int | None = None
     output_tail: str | None = None
     samples: tuple[Sample, ...] = ()
+    # Each stored interval merges up to this many measured ones (the series was longer than a
+    # result file keeps: labtui.series); None when every interval is kept as measured.
+    series_merged: int | None = None
 
     @property
     def total(self) -> DirectionStats:

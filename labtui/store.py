@@ -31,6 +31,7 @@ from typing import Any, Iterator
 
 import tomli_w
 
+from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.model import (
     SAMPLE_FIELDS,
@@ -47,7 +48,8 @@ from labtui.model import (
 HOME_ENV = "LABTUI_HOME"
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-# Far above any real result (hundreds of steps of one-second samples); refuses to slurp a stray disk image.
+# Far above any result labtui writes (saving bounds the interval series, labtui.series, and never
+# writes a file past this); refuses to slurp a stray disk image.
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
@@ -290,6 +292,23 @@ def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
     return cls(**values)
 
 
+def _fitting(result: RunResult) -> tuple[RunResult, str]:
+    """The result as saved and its text: its series bounded so the file stays one `read_result`
+    accepts (MAX_FILE_BYTES); StoreError if even without most of its series it would not."""
+    budget = series.MAX_SAMPLES
+    result = series.bound_result(result, budget)
+    text = result_to_toml(result)
+    while len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        kept = sum(len(s.samples) for s in result.steps)
+        if kept <= len(result.steps):
+            raise StoreError(f"the result is too large to save ({len(text.encode('utf-8'))} bytes, even with its "
+                             f"interval series merged; a result file holds at most {MAX_FILE_BYTES} bytes)")
+        budget = max(1, min(budget, kept) // 2)
+        result = series.bound_result(result, budget, min_per_step=1)
+        text = result_to_toml(result)
+    return result, text
+
+
 def result_to_toml(result: RunResult) -> str:
     data = _to_plain(result)
     # Schema first, so a person opening the file sees what format it is.
@@ -424,16 +443,49 @@ class Store:
         """Write a new result file; if its id is taken, give it a fresh one. Returns both."""
         if not _SAFE_ID.match(result.id):
             result = replace(result, id=new_result_id(result.started))
+        result, text = _fitting(result)
         for _ in range(50):
             path = self.results_dir / f"{result.id}.toml"
             try:
-                atomic_write(path, result_to_toml(result), exclusive=True)
+                atomic_write(path, text, exclusive=True)
                 return result, path
             except FileExistsError:
                 result = replace(result, id=new_result_id(result.started))
+                text = result_to_toml(result)
             except OSError as exc:
                 raise StoreError(f"cannot save the result in {self.results_dir}: {exc.strerror or exc}") from exc
         raise StoreError(f"cannot find a free file name in {self.results_dir}")
+
+    def check_writable(self) -> None:
+        """Raise StoreError unless a result can be saved here (before a run, so none is lost after it).
+
+        Writes a result's worth of bytes into a probe file where the results directory is (or
+        would be made) and removes it again: nothing is left behind, whatever the answer.
+        """
+        existing = self.results_dir
+        while not existing.exists() and existing.parent != existing:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise StoreError(f"cannot save results in {self.results_dir}: {existing} is not a directory"
+                             + (f" (set {HOME_ENV} to a directory)" if existing == self.home else ""))
+        probe_dir = None
+        try:
+            if existing != self.results_dir:  # a directory the first save would make must be makeable
+                probe_dir = Path(tempfile.mkdtemp(prefix=".labtui-probe-", dir=existing))
+            fd, probe = tempfile.mkstemp(prefix=".probe-", suffix=".tmp", dir=probe_dir or existing)
+            try:
+                os.write(fd, b"\0" * 8192)  # a full disk refuses this here, not after the run
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+                with contextlib.suppress(OSError):
+                    os.unlink(probe)
+        except OSError as exc:
+            raise StoreError(f"cannot save results in {self.results_dir}: {exc.strerror or exc}") from exc
+        finally:
+            if probe_dir is not None:
+                with contextlib.suppress(OSError):
+                    probe_dir.rmdir()
 
     def update_result(self, result: RunResult) -> Path:
         """Rewrite an existing result (tags, baseline) atomically, in the file that holds it."""

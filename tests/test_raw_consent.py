@@ -329,17 +329,14 @@ def test_the_prompt_names_the_device_and_what_is_on_it_and_no_keeps_it(tmp_path,
 async def test_in_the_tui_what_the_person_was_shown_is_what_may_be_destroyed(labtui_home, tmp_path):
     """The prompt shows what is on the device; if that changes before the name is typed, nothing runs."""
     from labtui.screens.prompt import TextPrompt
-    from labtui.screens.run import RunScreen
     from labtui.targets import Target
-    from tui_support import disks_ready, make_app, screen_text, set_text, wait_for
+    from tui_support import make_app, screen_text, set_text, wait_for
+    from test_tui_run import open_run
 
     with loop_device(tmp_path / "blank.img") as device:
         app = make_app(labtui_home)
         async with app.run_test(size=(120, 40)) as pilot:
-            await disks_ready(pilot)
-            await pilot.press("r")
-            await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.engines)
-            screen = app.screen
+            screen = await open_run(pilot)
             app.profile = write_profile()
             app.target = Target(Path(device))
             await pilot.press("s")

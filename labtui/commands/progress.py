@@ -219,11 +219,14 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
     if result is None:
         display.say("labtui: the run was stopped before anything was saved")
         return EXIT_FAILED
+    save_error = getattr(runner, "save_error", None)
     if received:
-        display.say(f"labtui: stopped by {received[0]}; partial result saved as {result.id} (status aborted)", "yellow")
+        kept = f"saved as {result.id}" if save_error is None else "NOT saved"
+        display.say(f"labtui: stopped by {received[0]}; partial result {kept} (status aborted)", "yellow")
     if report and as_json:
         with contextlib.suppress(OSError):
-            print_json(result_json(result))
+            saved = runner.saved_path
+            print_json(result_json(result) | {"saved_to": str(saved) if saved else None, "save_error": save_error})
     elif report:
         with contextlib.suppress(OSError):
             out = Console(highlight=False)
@@ -233,7 +236,12 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
                 from labtui.compare_report import statistics_table
 
                 out.print(statistics_table(summarize(result)))
-            out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}")
+            if save_error is None:
+                out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}")
+    if save_error is not None:
+        display.say(f"labtui: result {result.id} ({result.status}) was NOT saved: {save_error}; "
+                    "its figures are only in this output", "red")
+        return EXIT_FAILED
     if result.status != "completed":
         return EXIT_FAILED
     return EXIT_OK

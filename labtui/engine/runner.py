@@ -85,6 +85,7 @@ class Runner:
         self.plan: Plan | None = None
         self.result: RunResult | None = None
         self.saved_path: Path | None = None
+        self.save_error: str | None = None  # why the result could not be saved (it is still in self.result)
         self._warnings: list[str] = []
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
         self._cancel_prepare = threading.Event()
@@ -98,6 +99,9 @@ class Runner:
         if self.plan is not None:
             return self.plan
         self.profile.validate()
+        check_store = getattr(self.store, "check_writable", None)
+        if callable(check_store):
+            check_store()  # a result that cannot be saved must be known before the run, not after
         self.params = resolve(self.profile.params, self.options.params, f"profile {self.profile.name}")
         self.commands = CommandEngine(self.engine.settings, self.params)
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
@@ -199,6 +203,8 @@ class Runner:
         plan = self.preflight()
         queue: asyncio.Queue = asyncio.Queue()
         task = asyncio.create_task(self._run(plan, queue.put_nowait), name=f"labtui-run-{self.run_id}")
+        # However the run ends (even by a bug before its last event), the stream ends with it.
+        task.add_done_callback(lambda _task: queue.put_nowait(_END))
         try:
             while True:
                 event = await queue.get()
@@ -285,10 +291,18 @@ class Runner:
                 warnings=tuple(self._warnings),
                 params=dict(self.params),
             )
-            self.result, self.saved_path = self.store.save_result(result)
+            self.result = result
+            try:
+                self.result, self.saved_path = self.store.save_result(result)
+            except LabtuiError as exc:
+                self.save_error = str(exc)
+            except Exception as exc:  # noqa: BLE001 - the measured result must still reach the person
+                self.save_error = f"internal error: {type(exc).__name__}: {exc}"
             if not cancelled:
                 if error:
                     emit(RunWarning(f"run {status}: {error}"))
+                if self.save_error is not None:
+                    emit(RunWarning(f"the result was not saved: {self.save_error}"))
                 emit(RunFinished(self.result, self.saved_path))
                 emit(_END)
 

@@ -589,13 +589,19 @@ class RunScreen(Screen):
             return
         style = {"completed": "success", "aborted": "warning", "failed": "error"}[result.status]
         saved = self.runner.saved_path if self.runner is not None else None
+        save_error = getattr(self.runner, "save_error", None)
         heading = Text.assemble((result.status.capitalize(), theme_style(self.app, style, bold=True)),
                                 f": {result.profile.name} on {result.target.path} with {result.engine.name}"
-                                f" · {human_duration(result.seconds)} · saved as {result.id}")
+                                f" · {human_duration(result.seconds)} · "
+                                + (f"saved as {result.id}" if save_error is None else "NOT saved"))
         lines: list = [heading]
         if result.error:
             lines.append(Text(result.error, style=theme_style(self.app, style)))
-        if saved is not None:
+        if save_error is not None:
+            # The figures below exist only on this screen: say so, and why, so they can be copied.
+            lines.append(Text(f"The result could not be saved ({save_error}); it is shown here only.",
+                              style=theme_style(self.app, "error")))
+        elif saved is not None:
             lines.append(Text(str(saved), style="dim"))
         for warning in result.warnings:
             lines.append(Text(f"warning: {warning}", style=theme_style(self.app, "warning")))

@@ -1,0 +1,169 @@
+"""A store that cannot be written: refused before the run where that can be known, and otherwise
+the result is still shown (and printed as --json) with where it could not be saved. No hang.
+
+Real file systems: an immutable directory (chattr +i), a tmpfs that is full, LABTUI_HOME that is a file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from conftest import labtui_cmd, require_root, require_tool
+from labtui.engine.events import RunFinished, RunWarning
+from labtui.engine.runner import Runner
+from labtui.errors import LabtuiError
+from labtui.model import Profile, Step
+from labtui.store import Store
+
+MIB = 1024 * 1024
+
+
+def tiny_profile() -> Profile:
+    step = Step(name="read", block_size=65536, threads=1, outstanding=1, duration=0.3, warmup=0.0, cache="on")
+    return Profile(name="tiny", title="tiny", file_size=MIB, free_space_margin=0, steps=(step,))
+
+
+@contextmanager
+def immutable(path: Path):
+    require_root("chattr +i")
+    require_tool("chattr")
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["chattr", "+i", str(path)], check=True, capture_output=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+
+
+@contextmanager
+def small_tmpfs(point: Path, size_kib: int):
+    require_root("mounting a tmpfs")
+    point.mkdir(parents=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "labtui-test", str(point)], check=True)
+    try:
+        yield point
+    finally:
+        subprocess.run(["umount", "-l", str(point)], capture_output=True)
+
+
+def fill(directory: Path, leave_bytes: int) -> None:
+    """Fill the file system of `directory` up to `leave_bytes` free."""
+    st = os.statvfs(directory)
+    free = st.f_bavail * st.f_frsize
+    with open(directory / "filler.bin", "wb") as handle:
+        handle.write(b"\xff" * max(0, free - leave_bytes))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+# --------------------------------------------------------------------------- preflight
+
+
+def test_preflight_refuses_when_labtui_home_is_a_file(tmp_path):
+    home = tmp_path / "home"
+    home.write_text("not a directory")
+    with pytest.raises(LabtuiError, match=f"cannot save results in {home}"):
+        Runner(tiny_profile(), tmp_path, Store(home)).preflight()
+    assert home.read_text() == "not a directory"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home"], "nothing was written"
+
+
+def test_preflight_refuses_an_immutable_results_directory(tmp_path):
+    store = Store(tmp_path / "home")
+    with immutable(store.results_dir):
+        with pytest.raises(LabtuiError, match="cannot save results in .*Operation not permitted"):
+            Runner(tiny_profile(), tmp_path / "work", store).preflight()
+    assert not (tmp_path / "work").exists()
+
+
+def test_preflight_refuses_a_full_store(tmp_path):
+    with small_tmpfs(tmp_path / "full", 256) as point:
+        fill(point, 0)
+        with pytest.raises(LabtuiError, match="cannot save results in .*No space left"):
+            Runner(tiny_profile(), tmp_path, Store(point / "home")).preflight()
+
+
+# --------------------------------------------------------------------------- saving fails anyway
+
+
+def test_a_save_that_fails_after_the_run_keeps_the_result_and_says_where(tmp_path):
+    require_root("chattr +i")
+    store = Store(tmp_path / "home")
+    store.results_dir.mkdir(parents=True)
+    runner = Runner(tiny_profile(), tmp_path / "work", store)
+    runner.preflight()
+    events = []
+
+    async def go():
+        async for event in runner.events():
+            events.append(event)
+            if len(events) == 1:  # the run has started: now the store stops taking files
+                subprocess.run(["chattr", "+i", str(store.results_dir)], check=True)
+
+    try:
+        asyncio.run(asyncio.wait_for(go(), timeout=60))  # no hang after the last step
+    finally:
+        subprocess.run(["chattr", "-i", str(store.results_dir)], capture_output=True)
+    assert runner.result is not None and runner.result.status == "completed"
+    assert runner.saved_path is None
+    assert str(store.results_dir) in runner.save_error and "Operation not permitted" in runner.save_error
+    assert isinstance(events[-1], RunFinished) and events[-1].path is None
+    assert any(isinstance(e, RunWarning) and "not saved" in e.message for e in events)
+    assert not list((tmp_path / "work").glob("labtui-*.dat")), "the test file is still removed"
+
+
+def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
+    """The store fills up during the run: --json still prints the result, and says where it is not."""
+    with small_tmpfs(tmp_path / "store", 64) as point:
+        home = point / "home"
+        env = dict(os.environ, LABTUI_HOME=str(home))
+        proc = subprocess.Popen(
+            labtui_cmd("run", "-p", "quick-sanity", "-t", str(tmp_path / "work"), "--duration", "1s",
+                       "--file-size", "4M", "--yes", "--json"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        # Wait for the run to be past preflight (its test file exists), then fill the store.
+        deadline = 30
+        while not list((tmp_path / "work").glob("labtui-*.dat")) and deadline > 0:
+            assert proc.poll() is None, proc.stderr.read()
+            subprocess.run(["sleep", "0.05"])
+            deadline -= 0.05
+        fill(point, 0)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    data = json.loads(out)
+    assert data["status"] == "completed" and len(data["steps"]) == 2
+    assert data["saved_to"] is None and "No space left" in data["save_error"]
+    assert "not saved" in err and str(home / "results") in err
+    assert "Traceback" not in err
+
+
+async def test_the_tui_shows_a_result_it_could_not_save(labtui_home, tmp_path):
+    from labtui.targets import Target
+    from tui_support import make_app, screen_text, wait_for
+    from test_tui_run import open_run
+
+    require_root("chattr +i")
+    store = Store(labtui_home)
+    store.results_dir.mkdir(parents=True)
+    app = make_app(labtui_home)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_run(pilot)
+            app.profile = tiny_profile()
+            app.target = Target(tmp_path / "work")
+            await pilot.press("s")
+            await wait_for(pilot, lambda: screen.state == "running", timeout=30, what="the run")
+            subprocess.run(["chattr", "+i", str(store.results_dir)], check=True)
+            await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the end of the run")
+            await wait_for(pilot, lambda: "NOT saved" in screen_text(app))
+            assert "Operation not permitted" in screen_text(app) and "shown here only" in screen_text(app)
+            assert screen.outcome is not None and screen.outcome.status == "completed"
+    finally:
+        subprocess.run(["chattr", "-i", str(store.results_dir)], capture_output=True)
