@@ -347,7 +347,7 @@ async def test_in_the_tui_what_the_person_was_shown_is_what_may_be_destroyed(lab
             before = digest(device)
             await set_text(pilot, "#prompt-input", device)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: "Not started" in screen_text(app), what="the refusal")
-            assert "changed since you agreed" in screen_text(app)
+            await wait_for(pilot, lambda: "Not started" in screen_text(app) and "changed since you agreed"
+                           in screen_text(app), what="the refusal")
             assert screen.runner is None or screen.runner.result is None
         assert digest(device) == before

@@ -162,8 +162,8 @@ async def test_the_tui_shows_a_result_it_could_not_save(labtui_home, tmp_path):
             await wait_for(pilot, lambda: screen.state == "running", timeout=30, what="the run")
             subprocess.run(["chattr", "+i", str(store.results_dir)], check=True)
             await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the end of the run")
-            await wait_for(pilot, lambda: "NOT saved" in screen_text(app))
-            assert "Operation not permitted" in screen_text(app) and "shown here only" in screen_text(app)
+            wanted = ("NOT saved", "Operation not permitted", "shown here only")
+            await wait_for(pilot, lambda: all(w in screen_text(app) for w in wanted), what="the unsaved result")
             assert screen.outcome is not None and screen.outcome.status == "completed"
     finally:
         subprocess.run(["chattr", "-i", str(store.results_dir)], capture_output=True)
