@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import signal
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 
 from labtui.errors import LabtuiError
-from labtui.model import Profile, RunResult
+from labtui.model import RESULT_ORIGIN, Profile, RunResult
 from labtui.palette import LabtuiCommands, offered_bindings
 from labtui.store import Store
 from labtui.targets import DeviceScan, Target, scan_devices
@@ -277,8 +277,10 @@ class LabtuiApp(App[None]):
     # ------------------------------------------------------------------ choices
 
     def choose_profile(self, profile: Profile) -> None:
-        """Make `profile` the one a run uses, and remember it for next time."""
+        """Make `profile` the one a run uses, and remember it for next time (a profile file only)."""
         self.profile = profile
+        if profile.origin.partition(":")[0] == RESULT_ORIGIN:
+            return
         self._save_setting("profile", profile.name)
         self._save_setting("profile_origin", "builtin" if profile.origin == "builtin" else "user")
 
@@ -292,20 +294,48 @@ class LabtuiApp(App[None]):
         self._save_setting("engine", name)
 
     def request_run(self, result: RunResult) -> None:
-        """Run `result`'s profile again on its target with its engine: the Run screen starts it."""
-        from labtui.engine.devices import volume_of
+        """Run `result`'s profile again on its target with its engine: the Run screen starts it.
+
+        The profile as it ran becomes the chosen one (the Workload editor opens it), so the header,
+        the editor and the Run screen all name what runs. Unsaved edits in the editor would be
+        replaced: that asks first, as choosing another profile there does.
+        """
+        from labtui.screens.confirm import ConfirmModal
 
         if self.run_active:
             self.notify("A run is going: wait for it or cancel it on the Run screen (r).", severity="warning")
             return
+        if self.unsaved_profile:
+            def answer(discard: bool | None) -> None:
+                if discard:
+                    self.unsaved_profile = None
+                    self._run_again(result)
+
+            self.push_screen(ConfirmModal(
+                "Discard changes?",
+                f"Your edits to {self.unsaved_profile} are not saved. Running {result.profile.name} again opens "
+                "it in the editor instead. Discard the edits?", yes="Discard and run", no="Keep editing",
+                danger=True), answer)
+            return
+        self._run_again(result)
+
+    def _run_again(self, result: RunResult) -> None:
+        from labtui.engine.devices import volume_of
+
         # The profile exactly as it ran (durations and file size included), not today's file of that name.
-        self.profile = result.profile
+        self.profile = replace(result.profile, origin=f"{RESULT_ORIGIN}:{result.id}")
         directory = Path(result.target.path)
         if self.target is None or self.target.directory != directory:
             volumes = list(self.device_source().volumes)
             self.target = Target.on(directory, volume_of(directory, volumes))
         self.pending_run = result
         self.switch_mode("run")
+        # A result or comparison opened from the Run screen stays on top of it in its mode: the Run
+        # screen itself must be on show, or the run would start only once that is closed.
+        from labtui.screens.run import RunScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, RunScreen):
+            self.pop_screen()
 
     # ------------------------------------------------------------------ screens, help, quit
 

@@ -258,6 +258,11 @@ def _int(value: Any, where: str) -> int:
     return int(number)
 
 
+# The origin of a profile read back from a result (what ran then, not a profile file); the TUI
+# adds ":<result id>" when it runs such a profile again.
+RESULT_ORIGIN = "result"
+
+
 @dataclass(frozen=True)
 class Profile:
     """A named sequence of steps run against one test file."""

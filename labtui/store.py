@@ -34,6 +34,7 @@ import tomli_w
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.model import (
+    RESULT_ORIGIN,
     SAMPLE_FIELDS,
     SCHEMA,
     STATUSES,
@@ -243,7 +244,7 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
         item = typing.get_args(hint)[0]
         return tuple(_from_plain(item, v, f"{where}[{i}]") for i, v in enumerate(value))
     if hint is Profile:
-        return Profile.from_toml(value, origin="result", check=False)
+        return Profile.from_toml(value, origin=RESULT_ORIGIN, check=False)
     if hint is Step:
         return Step.from_toml(value, check=False)
     if is_dataclass(hint):

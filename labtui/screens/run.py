@@ -377,6 +377,8 @@ class RunScreen(Screen):
         self.app.run_active = True
         self.app.active_run = self
         self.app.remember_engine(runner.engine.name)
+        # The tags were this run's (the runner has them): the next run starts without any.
+        self.query_one("#setup-tags", Input).value = ""
         self._say("")
         self._set_state("running")
         self._show_live()
@@ -594,6 +596,8 @@ class RunScreen(Screen):
                                 f": {result.profile.name} on {result.target.path} with {result.engine.name}"
                                 f" · {human_duration(result.seconds)} · "
                                 + (f"saved as {result.id}" if save_error is None else "NOT saved"))
+        if result.tags:
+            heading.append(f" · tags: {', '.join(result.tags)}")
         lines: list = [heading]
         if result.error:
             lines.append(Text(result.error, style=theme_style(self.app, style)))

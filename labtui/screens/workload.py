@@ -29,7 +29,7 @@ from labtui.widgets.command_lines import CommandLines
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.form_field import FormField
 from labtui.widgets.keys_footer import KeysFooter
-from labtui.widgets.profile_list import ProfileList, profile_key
+from labtui.widgets.profile_list import ProfileList, from_result, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
@@ -119,6 +119,7 @@ class WorkloadScreen(Screen):
         self.draft: ProfileDraft | None = None
         self.step_index = 0
         self.profiles: list[Profile] = []
+        self.ran: Profile | None = None  # a profile as a result recorded it (History's "run again")
         self._opened_key: str | None = None
         self.forms_ready = False
 
@@ -145,8 +146,11 @@ class WorkloadScreen(Screen):
         table = self.query_one(StepsTable)
         table.add_columns("#", "Step", "Workload", "Time", "Cache")
         self.watch(self.app, "target", lambda _t: self._show_commands(), init=False)
-        self.reload_profiles()
+        self.watch(self.app, "profile", self._follow, init=False)
         current = self.app.profile
+        if current is not None and from_result(current) is not None:
+            self.ran = current
+        self.reload_profiles()
         self._open(current if current is not None else self.profiles[0])
         self.query_one(ProfileList).focus()
         # The two forms hold most of this screen's widgets: build them after the first paint,
@@ -177,10 +181,21 @@ class WorkloadScreen(Screen):
             self.notify(f"{item.path}: {item.reason}", title="Profile file skipped", severity="warning", timeout=10)
         options = self.query_one(ProfileList)
         with options.prevent(OptionList.OptionHighlighted):  # refilling the list is not a choice
-            options.show(profiles, broken)
+            options.show(profiles, broken, self.ran)
 
     def _find(self, key: str) -> Profile | None:
-        return next((p for p in self.profiles if profile_key(p) == key), None)
+        return next((p for p in [*self.profiles, *filter(None, [self.ran])] if profile_key(p) == key), None)
+
+    def _follow(self, profile: Profile | None) -> None:
+        """The chosen profile changed elsewhere (History's "run again"): the editor opens it, so the
+        header, the editor and the Run screen name the same profile. (The app asked before it
+        replaced unsaved edits.)"""
+        if profile is None or (self.draft is not None and profile is self.draft.original):
+            return
+        if from_result(profile) is not None:
+            self.ran = profile
+            self.reload_profiles()
+        self._open(profile)
 
     def _open(self, profile: Profile) -> None:
         """Load `profile` into the editor and make it the profile a run uses."""
@@ -431,11 +446,14 @@ class WorkloadScreen(Screen):
         if profile is None:
             return
         original = self.draft.original
-        if original.origin == "builtin":
+        if original.origin != "user":
+            # A built-in, or a profile as a result recorded it: saved as a new user profile.
             if profile.name == original.name:
+                why = ("is built in and stays as it is" if original.origin == "builtin"
+                       else "here is the profile as a result recorded it, not a profile file")
                 self._ask_name(
                     "Save as a user profile",
-                    f"{original.name} is built in and stays as it is. Save your version under a new name:",
+                    f"{original.name} {why}. Save your version under a new name:",
                     self._free_name(original.name),
                     lambda name: self._write(replace(profile, name=name), overwrite=False),
                 )
@@ -486,9 +504,9 @@ class WorkloadScreen(Screen):
         if self.draft is None:
             return
         original = self.draft.original
-        if original.origin == "builtin":
-            self.notify(f"{original.name} is built in and keeps its name: duplicate it (c) to make your own",
-                        title="Not renamed", severity="warning")
+        if original.origin != "user":
+            self.notify(f"{self._not_a_file(original)}: it keeps its name. Duplicate it (c) to make a profile of "
+                        "your own", title="Not renamed", severity="warning")
             return
 
         def rename(name: str) -> None:
@@ -526,8 +544,9 @@ class WorkloadScreen(Screen):
         if self.draft is None:
             return
         original = self.draft.original
-        if original.origin == "builtin":
-            self.notify(f"{original.name} is built in and cannot be deleted", title="Not deleted", severity="warning")
+        if original.origin != "user":
+            self.notify(f"{self._not_a_file(original)}: it cannot be deleted (only your own profiles can)",
+                        title="Not deleted", severity="warning")
             return
 
         def answer(delete: bool | None) -> None:
@@ -558,9 +577,16 @@ class WorkloadScreen(Screen):
         else:
             self.query_one(ProfileList).focus()
 
+    @staticmethod
+    def _not_a_file(profile: Profile) -> str:
+        if profile.origin == "builtin":
+            return f"{profile.name} is built in"
+        return f"{profile.name} is the profile as a result recorded it, not a profile file"
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Shown dimmed for a built-in profile: they keep their name and cannot be deleted.
-        if action in ("rename", "delete_profile") and self.draft is not None and self.draft.original.origin == "builtin":
+        # Shown dimmed for a built-in profile (they keep their name and cannot be deleted) and for
+        # one read from a result.
+        if action in ("rename", "delete_profile") and self.draft is not None and self.draft.original.origin != "user":
             return None
         return True
 

@@ -7,12 +7,20 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from labtui.model import Profile
+from labtui.model import RESULT_ORIGIN, Profile
 from labtui.store import BrokenFile
+
+
+def from_result(profile: Profile) -> str | None:
+    """The id of the result `profile` was read from ("" if not known), or None for a profile file."""
+    kind, _, result_id = profile.origin.partition(":")
+    return result_id if kind == RESULT_ORIGIN else None
 
 
 def profile_key(profile: Profile) -> str:
     """The list id of a profile: a user copy may share a built-in's name, so origin is part of it."""
+    if from_result(profile) is not None:
+        return f"result:{profile.name}"
     return f"{'builtin' if profile.origin == 'builtin' else 'user'}:{profile.name}"
 
 
@@ -23,10 +31,21 @@ class ProfileList(OptionList):
                 tooltip="Delete the highlighted user profile (asks first; built-ins cannot be deleted)"),
     ]
 
-    def show(self, profiles: list[Profile], broken: list[BrokenFile]) -> None:
-        """Replace the options, keeping the highlight on the same profile where it still exists."""
+    def show(self, profiles: list[Profile], broken: list[BrokenFile], ran: Profile | None = None) -> None:
+        """Replace the options, keeping the highlight on the same profile where it still exists.
+
+        `ran` is a profile as a result recorded it (History's "run again"): listed on its own,
+        as it is no profile file.
+        """
         self.clear_options()
         options: list[Option] = []
+        if ran is not None:
+            result_id = from_result(ran)
+            options.append(Option(Content.styled("From a result", "bold $text-muted"), id="heading:ran", disabled=True))
+            label = Content(f" {ran.name}")
+            if result_id:
+                label = Content.assemble(label, "\n", (f"  {result_id}", "$text-muted"))
+            options.append(Option(label, id=profile_key(ran)))
         for heading, group in (
             ("Built in", [p for p in profiles if p.origin == "builtin"]),
             ("Yours", [p for p in profiles if p.origin != "builtin"]),
