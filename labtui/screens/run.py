@@ -596,9 +596,9 @@ class RunScreen(Screen):
                                 f": {result.profile.name} on {result.target.path} with {result.engine.name}"
                                 f" · {human_duration(result.seconds)} · "
                                 + (f"saved as {result.id}" if save_error is None else "NOT saved"))
-        if result.tags:
-            heading.append(f" · tags: {', '.join(result.tags)}")
         lines: list = [heading]
+        if result.tags:
+            lines.append(Text(f"tags: {', '.join(result.tags)}"))
         if result.error:
             lines.append(Text(result.error, style=theme_style(self.app, style)))
         if save_error is not None:
