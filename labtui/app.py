@@ -131,6 +131,7 @@ class LabtuiApp(App[None]):
         *,
         store: Store | None = None,
         device_source: Callable[[], DeviceScan] | None = None,
+        engine_check: Callable[[], list[tuple[str, str | None]]] | None = None,
         clock: Callable[[], datetime] | None = None,
         home: Path | None = None,
         cursor_blink: bool = True,
@@ -143,6 +144,8 @@ class LabtuiApp(App[None]):
             self.add_class("-plain-glyphs")  # app.tcss swaps the borders the console cannot draw
         self.store = store or Store()
         self.device_source = device_source or scan_devices
+        # Which engines can run here (name, why not): the machine's PATH unless a test injects it.
+        self.engine_check = engine_check or self._engines_here
         self.clock = clock or datetime.now
         self.home = home or Path.home()
         self.cursor_blink = cursor_blink
@@ -159,6 +162,11 @@ class LabtuiApp(App[None]):
         if isinstance(directory, str) and directory.startswith("/"):
             # The Disks screen fills in the volume facts once it has read the devices.
             self.target = Target(Path(directory))
+
+    def _engines_here(self) -> list[tuple[str, str | None]]:
+        from labtui.engine.base import engine_availability
+
+        return engine_availability(self.store.load_settings())
 
     # ------------------------------------------------------------------ themes
 

@@ -15,6 +15,25 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+# What the shell running the tests may set that changes what labtui, rich or Textual print: the
+# terminal's size, colours forced or refused, labtui's own switches. Each test starts without
+# them (subprocesses too, as they inherit os.environ); a test that wants one sets it.
+MACHINE_ENV = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TTY_COMPATIBLE",
+               "TTY_INTERACTIVE", "LABTUI_GLYPHS", "LABTUI_DEBUG", "LABTUI_HOME")
+# Textual's own switches that change what it draws (not the snapshot plugin's TEXTUAL_SNAPSHOT_*).
+TEXTUAL_ENV = ("TEXTUAL_ANIMATIONS", "TEXTUAL_COLOR_SYSTEM", "TEXTUAL_DIM_FACTOR", "TEXTUAL_FILTERS", "TEXTUAL_THEME",
+               "TEXTUAL_SMOOTH_SCROLL", "TEXTUAL_DEBUG", "TEXTUAL_DRIVER", "TEXTUAL_FPS", "TEXTUAL_PRESS")
+
+
+@pytest.fixture(autouse=True)
+def machine_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in MACHINE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    for name in TEXTUAL_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+
+
 @pytest.fixture(scope="module")
 def disk_dir() -> Path:
     """A fresh directory on a real disk where O_DIRECT works (/var/tmp first: /tmp may be tmpfs)."""

@@ -24,8 +24,14 @@ def test_help_does_not_import_textual():
     assert "opens the terminal UI" in out.stdout
 
 
+def _tmux(socket: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    # A server of its own (-L), started without anyone's ~/.tmux.conf (-f): nothing of the
+    # machine's tmux (its sessions, options or environment) reaches the terminal under test.
+    return subprocess.run(["tmux", "-L", socket, "-f", os.devnull, *args], capture_output=True, text=True, check=check)
+
+
 def _capture(session: str) -> str:
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+    return _tmux(session, "capture-pane", "-p", "-t", session, check=False).stdout
 
 
 def _wait_for(session: str, needle: str, seconds: float = 15) -> str:
@@ -43,15 +49,16 @@ def test_labtui_opens_the_tui_in_a_real_terminal_and_q_quits(labtui_home):
     require_tool("tmux")
     session = f"labtui-test-{uuid.uuid4().hex[:8]}"
     labtui = shutil.which("labtui", path=os.path.dirname(sys.executable)) or f"{sys.executable} -m labtui"
-    command = f"env LABTUI_HOME={labtui_home} TERM=xterm-256color {labtui}; echo EXITED=$?; sleep 30"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True)
+    command = (f"env -u COLUMNS -u LINES LABTUI_HOME={labtui_home} TERM=xterm-256color {labtui}; "
+               "echo EXITED=$?; sleep 30")
+    _tmux(session, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
     try:
         _wait_for(session, "Disks and volumes")
         _wait_for(session, "read at")  # this machine's devices, read in the background
-        subprocess.run(["tmux", "send-keys", "-t", session, "w"], check=True)
+        _tmux(session, "send-keys", "-t", session, "w")
         screen = _wait_for(session, "labtui · Workload")
         _wait_for(session, " configmgr-sql-quick")  # the profile list
-        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        _tmux(session, "send-keys", "-t", session, "q")
         _wait_for(session, "EXITED=0")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        _tmux(session, "kill-server", check=False)

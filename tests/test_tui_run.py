@@ -18,7 +18,8 @@ from labtui.screens.prompt import TextPrompt
 from labtui.screens.run import RunScreen
 from labtui.store import Store
 from labtui.widgets.live_chart import LiveChart
-from tui_support import ScriptedRunner, disks_ready, make_app, screen_text, set_text, short_profile, wait_for
+from tui_support import (ScriptedRunner, disks_ready, make_app, screen_text, set_text, short_profile, wait_for,
+                          widget_text)
 
 MIB = 1024 * 1024
 
@@ -65,7 +66,7 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_run(pilot)
-        assert "Short trial" in screen_text(app) and str(target) in screen_text(app)
+        assert "Short trial" in screen_text(app) and str(target) in widget_text(app, "#setup-target")
         assert "[native]" in screen_text(app)
         await pilot.press("s")
         await wait_for(pilot, lambda: "measuring" in screen_text(app), timeout=30,
@@ -154,8 +155,9 @@ async def test_a_refused_preflight_is_a_message_and_nothing_is_written(labtui_ho
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot)
         await pilot.press("s")
-        await wait_for(pilot, lambda: "Not started" in screen_text(app), what="the refusal")
-        assert "exists and is a file" in screen_text(app) and "Nothing was written" in screen_text(app)
+        message = await wait_for(pilot, lambda: "Not started" in widget_text(app, "#run-message")
+                                 and widget_text(app, "#run-message"), what="the refusal")
+        assert f"{not_a_directory} exists and is a file" in message and "Nothing was written" in message
         assert screen.state == "idle" and not app.run_active
     assert Store(labtui_home).result_files() == []
 
@@ -164,9 +166,22 @@ async def test_without_a_target_the_screen_says_where_to_choose_one(labtui_home)
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_run(pilot)
-        assert "choose a volume and a directory on the Disks screen (d)" in screen_text(app)
+        assert "choose a volume and a directory on the Disks screen (d)" in widget_text(app, "#setup-target")
         await pilot.press("s")
-        await wait_for(pilot, lambda: "Choose a profile (w) and a target (d) first" in screen_text(app))
+        await wait_for(pilot, lambda: "Choose a profile (w) and a target (d) first" in widget_text(app, "#run-message"))
+
+
+async def test_the_engine_line_offers_what_the_machine_has_not_what_the_path_holds(labtui_home):
+    # The app asks `engine_check` (injected here), so a diskspd on the test machine's PATH changes nothing.
+    def engines():
+        return [("native", None), ("fio", "fio is not installed: apt-get install fio"), ("diskspd", None)]
+
+    app = make_app(labtui_home, engine_check=engines)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        assert screen.query_one("#setup-engine").options == (("native", "native"), ("DiskSpd", "diskspd"))
+        assert widget_text(app, "#setup-engines") == "fio is not installed"
+        assert "[native]  DiskSpd   fio is not installed" in screen_text(app)
 
 
 async def test_tags_typed_before_the_run_are_saved_with_it(labtui_home, target):

@@ -36,8 +36,9 @@ class Terminal:
                   f"env -u COLUMNS -u LINES {environment} {command}; echo LABTUI-EXITED $?; stty -a; sleep 120")
 
     def _run(self, *args: str) -> str:
-        return subprocess.run([self.tmux, "-L", self.socket, *args], capture_output=True, text=True,
-                              check=True).stdout
+        # -f: the server starts without anyone's ~/.tmux.conf (the machine's tmux options stay out).
+        return subprocess.run([self.tmux, "-L", self.socket, "-f", os.devnull, *args], capture_output=True,
+                              text=True, check=True).stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
         self._run("send-keys", "-t", "t", *(["-l"] if literal else []), *keys)

@@ -44,15 +44,33 @@ FAKE_VOLUMES = (
 )
 
 
+# The fake machine's engines: native and fio run (tests that start fio require the real one),
+# DiskSpd is missing, whatever this machine has on its PATH.
+FAKE_ENGINES = (
+    ("native", None),
+    ("fio", None),
+    ("diskspd", "DiskSpd is not installed: put diskspd on the PATH (it is at github.com/microsoft/diskspd-for-linux)"
+                " or set diskspd_path in labtui's config.toml"),
+)
+
+
 def fake_scan() -> DeviceScan:
     return DeviceScan(FAKE_DISKS, FAKE_VOLUMES)
 
 
-def make_app(home: Path, *, device_source: Callable[[], DeviceScan] = fake_scan, **kwargs):
+def fake_engines() -> list[tuple[str, str | None]]:
+    return list(FAKE_ENGINES)
+
+
+def make_app(home: Path, *, device_source: Callable[[], DeviceScan] = fake_scan,
+             engine_check: Callable[[], list[tuple[str, str | None]]] = fake_engines, **kwargs):
+    """The app on the fake machine: its devices, engines, clock and home, and an xterm's glyphs
+    (TERM and LABTUI_GLYPHS of the shell running the tests play no part unless a test passes them)."""
     from labtui.app import LabtuiApp
 
-    return LabtuiApp(store=Store(home), device_source=device_source, clock=lambda: FIXED_NOW,
-                     home=kwargs.pop("fake_home", FAKE_HOME), cursor_blink=False, **kwargs)
+    kwargs.setdefault("plain_glyphs", False)
+    return LabtuiApp(store=Store(home), device_source=device_source, engine_check=engine_check,
+                     clock=lambda: FIXED_NOW, home=kwargs.pop("fake_home", FAKE_HOME), cursor_blink=False, **kwargs)
 
 
 async def wait_for(pilot, condition: Callable[[], object], timeout: float = 5.0, what: str = "condition"):
@@ -89,6 +107,19 @@ async def open_workload(pilot) -> None:
 def screen_text(app) -> str:
     """Everything visible on screen as plain text, line by line (what a person would read)."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def widget_text(app, selector: str) -> str:
+    """The whole text of one Static on the current screen, however the terminal's width wraps it.
+
+    For a message that holds a path or other text of varying length: the screen breaks its
+    lines where the width falls, so a phrase read off the screen may be split across two.
+    """
+    widget = app.screen.query_one(selector)
+    if not widget.display:
+        return ""
+    content = widget.content
+    return content.plain if hasattr(content, "plain") else str(content)
 
 
 async def type_into(pilot, selector: str, text: str) -> None:

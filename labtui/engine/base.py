@@ -104,6 +104,18 @@ def engine_names() -> list[str]:
     return names
 
 
+def engine_availability(settings: dict[str, Any] | None = None) -> list[tuple[str, str | None]]:
+    """Each engine's name and why it cannot run here (None where it can): what this machine has."""
+    found: list[tuple[str, str | None]] = []
+    for name in engine_names():
+        try:
+            get_engine(name, settings).check_available()
+            found.append((name, None))
+        except LabtuiError as exc:
+            found.append((name, str(exc)))
+    return found
+
+
 def get_engine(name: str, settings: dict[str, Any] | None = None) -> Engine:
     """The engine registered under `name`; LabtuiError for an unknown one."""
     spec = ENGINES.get(name)

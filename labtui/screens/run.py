@@ -166,17 +166,7 @@ class RunScreen(Screen):
     # ------------------------------------------------------------------ setup
 
     def _check_engines(self) -> list[tuple[str, str | None]]:
-        from labtui.engine.base import engine_names, get_engine
-
-        settings = self.app.store.load_settings()
-        found = []
-        for name in engine_names():
-            try:
-                get_engine(name, settings).check_available()
-                found.append((name, None))
-            except LabtuiError as exc:
-                found.append((name, str(exc)))
-        return found
+        return self.app.engine_check()
 
     def _show_engines(self) -> None:
         row = self.query_one("#setup-engine-row")
