@@ -38,8 +38,8 @@ def test_cli_run_with_fio(labtui_home, tmp_path):
     require_tool("fio")
     target = tmp_path / "target"
     out = subprocess.run(
-        labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "-t", str(target), "--duration", "3s", "--file-size",
-                   "256M", "--json", "--yes"),
+        labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "-t", str(target), "--duration", "2s", "--file-size",
+                   "64M", "--json", "--yes"),
         capture_output=True, text=True, timeout=120,
     )
     assert out.returncode == 0, out.stderr
@@ -47,7 +47,7 @@ def test_cli_run_with_fio(labtui_home, tmp_path):
     assert result["status"] == "completed" and result["engine"]["name"] == "fio" and result["engine"]["version"]
     for step in result["steps"]:
         assert step["total"]["ios"] > 0 and step["command_line"].startswith("fio --name=labtui")
-        assert abs(step["total"]["seconds"] - 3.0) < 0.5 and step["latency_ms"]["p99"] > 0
+        assert abs(step["total"]["seconds"] - 2.0) < 0.5 and step["latency_ms"]["p99"] > 0
         assert step["samples"] >= 2
     saved = Store(labtui_home).find_result(result["id"])
     for step in saved.steps:
