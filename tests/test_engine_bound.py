@@ -96,7 +96,11 @@ def test_a_step_whose_worker_is_starved_of_cpu_is_marked_cpu_bound(disk_dir, tmp
     result = runner.result
     (s,) = result.steps
     assert s.status == "completed", s.error
-    assert s.engine_bound and "waiting for one" in s.engine_bound, (s.engine_bound, s.engine_cpu_percent)
+    # Starved, it waited for its CPU; on a machine loaded by more than this test (other tests at
+    # once, a busy CI runner) the worker also blocks on its busy parent, and then the machine's
+    # lack of an idle CPU is what marks it. Either is the right verdict for a starved worker.
+    reasons = ("waiting for one", "the machine had no idle CPU")
+    assert s.engine_bound and any(r in s.engine_bound for r in reasons), (s.engine_bound, s.engine_cpu_percent)
     assert s.engine_cpu_percent < 80  # it ran a fraction of the time: the rest it waited
     warnings = [w for w in result_to_json(result)["warnings"] if "CPU-bound" in w]
     assert len(warnings) == 1 and "Starved 4K" in warnings[0]

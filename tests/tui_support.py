@@ -73,8 +73,12 @@ def make_app(home: Path, *, device_source: Callable[[], DeviceScan] = fake_scan,
                      clock=lambda: FIXED_NOW, home=kwargs.pop("fake_home", FAKE_HOME), cursor_blink=False, **kwargs)
 
 
-async def wait_for(pilot, condition: Callable[[], object], timeout: float = 5.0, what: str = "condition"):
-    """Let the app run until `condition()` is true (workers, timers and screens take a few ticks)."""
+async def wait_for(pilot, condition: Callable[[], object], timeout: float = 30.0, what: str = "condition"):
+    """Let the app run until `condition()` is true (workers, timers and screens take a few ticks).
+
+    The timeout is generous: it returns as soon as the condition holds, and a loaded machine
+    (other tests beside this one, a busy CI runner) must never fail a test; a hang still does.
+    """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
@@ -119,7 +123,18 @@ def widget_text(app, selector: str) -> str:
     if not widget.display:
         return ""
     content = widget.content
-    return content.plain if hasattr(content, "plain") else str(content)
+    if hasattr(content, "plain"):
+        return content.plain
+    if isinstance(content, str):
+        return content
+    import io
+
+    from rich.console import Console
+
+    # A rich renderable (a Group of Texts, a table): laid out so wide that nothing wraps.
+    console = Console(file=io.StringIO(), width=100_000, color_system=None, legacy_windows=False)
+    console.print(content)
+    return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
 
 
 async def type_into(pilot, selector: str, text: str) -> None:
