@@ -5,6 +5,8 @@ Layout under the data root (`LABTUI_HOME`, else the XDG data dir):
     profiles/<name>.toml  user profiles (built-in ones are package data, never written)
     config.toml           settings such as the chosen theme
     cache/                derived data, safe to delete (labtui.summaries: the results' summary index)
+    running/<id>.json     a marker per run in progress (its process, its test file), so the next
+                          run can clean up after one that was killed (labtui.engine.leftovers)
 A file that does not parse is reported with its path and reason and skipped; it is never
 rewritten or deleted by a read.
 """

@@ -85,6 +85,7 @@ def main(argv: list[str]) -> int:
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTSTP):
         signal.signal(sig, signal.SIG_IGN)
     cfg = json.loads(argv[1])
+    _die_with_parent(cfg.get("parent"))
     # The I/O loops make no reference cycles; a collector pause mid-loop would only show up as
     # a latency outlier that the disk did not cause.
     gc.disable()
@@ -96,6 +97,19 @@ def main(argv: list[str]) -> int:
     for m in maps:
         m.close()
     return 0
+
+
+def _die_with_parent(parent: int | None) -> None:
+    """SIGKILL from the kernel when labtui dies (even by SIGKILL); exit now if it already has."""
+    if sys.platform.startswith("linux"):
+        try:
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+            prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def work(cfg: dict, control, live) -> dict:

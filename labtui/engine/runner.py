@@ -18,9 +18,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from labtui.engine import cpubound, devices, guard
+from labtui.engine import cpubound, devices, guard, leftovers, subproc
 from labtui.engine.base import Engine, Job, get_engine
 from labtui.engine.command import CommandEngine
+from labtui.engine.guardian import Guardian
 from labtui.engine.events import (
     Event,
     PrepareProgress,
@@ -91,6 +92,8 @@ class Runner:
         self._cancel_prepare = threading.Event()
         self._hold: TestFile | None = None  # the test file this run made, once made
         self._lease: guard.DeviceLease | None = None  # the raw device cleared for writing, held until the end
+        self._guardian: Guardian | None = None  # cleans up should this process be killed mid-run
+        self._marker: leftovers.RunMarker | None = None  # tells the next run about the test file, if this one is killed
 
     # ------------------------------------------------------------------ preflight
 
@@ -102,6 +105,10 @@ class Runner:
         check_store = getattr(self.store, "check_writable", None)
         if callable(check_store):
             check_store()  # a result that cannot be saved must be known before the run, not after
+        running = self._running_dir()
+        if running is not None:
+            # A run killed earlier may have left its test file (taking the free space this one needs).
+            self._warnings += leftovers.clean_up(running)
         self.params = resolve(self.profile.params, self.options.params, f"profile {self.profile.name}")
         self.commands = CommandEngine(self.engine.settings, self.params)
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
@@ -234,6 +241,8 @@ class Runner:
         else:
             engine_info = EngineInfo(CommandEngine.name)
         steps_total = len(self.profile.steps) * self.profile.repeat
+        self._guardian = Guardian.start()
+        subproc.watcher.set(self._guardian)  # this task's engine processes die with labtui
         emit(RunStarted(self.run_id, self.profile, plan.target, engine_info, steps_total, self.profile.planned_seconds))
         results: list[StepResult] = []
         status, error = "completed", None
@@ -298,6 +307,7 @@ class Runner:
                 self.save_error = str(exc)
             except Exception as exc:  # noqa: BLE001 - the measured result must still reach the person
                 self.save_error = f"internal error: {type(exc).__name__}: {exc}"
+            self._guardian.close()  # everything is cleaned up: it can go
             if not cancelled:
                 if error:
                     emit(RunWarning(f"run {status}: {error}"))
@@ -315,8 +325,21 @@ class Runner:
         def progress(done: int) -> None:
             loop.call_soon_threadsafe(emit, PrepareProgress(done, total, time.monotonic() - begun))
 
+        running = self._running_dir()
+        if running is not None:
+            try:
+                self._marker = leftovers.RunMarker.create(running, self.run_id, plan.test_file)
+                self._guardian.watch_file(self._marker.path, *self._marker.identity(), marker=True)
+            except OSError as exc:
+                message = (f"cannot note the run in {running} ({_reason(exc)}): should labtui be killed, the next "
+                           f"run will not know that {plan.test_file} is its test file")
+                self._warnings.append(message)
+                emit(RunWarning(message))
         try:
             self._hold = TestFile.create(plan.test_file)
+            if self._marker is not None:
+                self._marker.record(self._hold.dev, self._hold.ino, plan.file_size)
+            self._guardian.watch_file(plan.test_file, self._hold.dev, self._hold.ino)
         except FileExistsError:
             what = "a symbolic link" if plan.test_file.is_symlink() else "a file"
             raise LabtuiError(
@@ -416,6 +439,10 @@ class Runner:
         assert self.commands is not None  # made by preflight
         return self.commands
 
+    def _running_dir(self) -> Path | None:
+        home = getattr(self.store, "home", None)
+        return Path(home) / "running" if home is not None else None
+
     def close(self) -> None:
         """Let go of what preflight holds (the raw device) when the run will not start after all."""
         lease, self._lease = self._lease, None
@@ -437,6 +464,13 @@ class Runner:
                 # Only the file this run made is ever removed: what stands under its name now is not.
                 self._warnings.append(f"did not remove {hold.path}: it is no longer the file labtui created ({left}); "
                                       "it is left as it is")
+            if self._guardian is not None:
+                self._guardian.forget_file(hold.path)
+        marker, self._marker = self._marker, None
+        if marker is not None:
+            marker.remove()
+            if self._guardian is not None:
+                self._guardian.forget_file(marker.path, marker=True)
         for directory in reversed(plan.created_dirs):
             with contextlib.suppress(OSError):
                 directory.rmdir()  # only if still empty: never remove what someone put there

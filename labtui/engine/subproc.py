@@ -1,16 +1,57 @@
 """Child processes the engines drive (fio, DiskSpd, command steps): started in their own process
-group, and stopped as a group — terminate, a short grace, then kill — and always reaped."""
+group, and stopped as a group — terminate, a short grace, then kill — and always reaped.
+
+They also die with labtui if labtui is killed: each child asks the kernel for SIGKILL when its
+parent dies (PR_SET_PDEATHSIG), and its process group and a token in its environment are
+reported to the run's guardian (the `watcher` of the running task), which kills what the child
+started too (fio's job processes leave its group, but not its environment: see guardian.py).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import ctypes
 import os
+import secrets
 import signal
 import sys
 from asyncio.subprocess import PIPE, STDOUT, Process
+from typing import Callable, Protocol
+
+from labtui.engine.guardian import TOKEN_ENV, kill_orphans
 
 GRACE_SECONDS = 1.0  # a child gets this long to exit after SIGTERM before SIGKILL
+PR_SET_PDEATHSIG = 1
+
+
+class Watcher(Protocol):
+    def watch_group(self, pgid: int, token: str | None = None) -> None: ...
+    def forget_group(self, pgid: int) -> None: ...
+
+
+# Who kills the children's process groups should labtui die (the runner sets it for its run's task).
+watcher: contextvars.ContextVar[Watcher | None] = contextvars.ContextVar("labtui_child_watcher", default=None)
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A function for the child to run before exec: SIGKILL when the parent dies (Linux), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    parent = os.getpid()
+
+    def in_child() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request was made
+            os._exit(1)
+
+    return in_child
 
 
 async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool = False) -> Process:
@@ -18,9 +59,25 @@ async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool =
 
     With `merge_output`, stderr goes into the stdout pipe, interleaved as the child wrote them.
     """
-    kwargs = {"start_new_session": True} if sys.platform != "win32" else {}
-    return await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=PIPE,
-                                                stderr=STDOUT if merge_output else PIPE, cwd=cwd, **kwargs)
+    kwargs = {"start_new_session": True, "preexec_fn": die_with_parent()} if sys.platform != "win32" else {}
+    # Everything the child starts inherits the token, whatever group or session it moves to.
+    token = secrets.token_hex(8)
+    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=PIPE,
+                                                stderr=STDOUT if merge_output else PIPE, cwd=cwd,
+                                                env={**os.environ, TOKEN_ENV: token}, **kwargs)
+    proc.labtui_token = token  # type: ignore[attr-defined]
+    watching = watcher.get()
+    if watching is not None and sys.platform != "win32":
+        watching.watch_group(proc.pid, token)
+    return proc
+
+
+def _kill_helpers(proc: Process) -> None:
+    """What the child started outside its group (fio's jobs call setsid()) outlives a killed
+    leader and holds its pipes open, so waiting for the leader would wait for them."""
+    token = getattr(proc, "labtui_token", None)
+    if token and sys.platform.startswith("linux"):
+        kill_orphans({token})
 
 
 def _signal_group(proc: Process, sig: int) -> None:
@@ -41,11 +98,16 @@ async def stop(proc: Process, grace: float = GRACE_SECONDS) -> int | None:
             pass
     if proc.returncode is None:
         _signal_group(proc, signal.SIGKILL)
+        _kill_helpers(proc)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(proc.wait()), timeout=grace)
     elif sys.platform != "win32":
         # The leader is gone; anything it left in its group goes too.
         _signal_group(proc, signal.SIGKILL)
+        _kill_helpers(proc)
+    watching = watcher.get()
+    if watching is not None and proc.returncode is not None:
+        watching.forget_group(proc.pid)
     return proc.returncode
 
 

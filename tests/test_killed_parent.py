@@ -1,0 +1,168 @@
+"""A labtui killed with SIGKILL leaves nothing running, and its test file does not outlive the next run.
+
+Real runs, real kills: engine processes (native workers, fio and its job processes) die with the
+parent; the guardian removes the test file; and if the guardian was killed too, the next run finds
+the run's marker, sees its owner is gone, and removes (or reports) what it left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import labtui_cmd, require_tool
+from labtui.engine import leftovers
+from labtui.engine.guardian import Guardian
+
+MIB = 1024 * 1024
+
+
+def _alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+def _wait(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def start_run(target: Path, engine: str) -> tuple[subprocess.Popen, list[psutil.Process]]:
+    """A long run, once it is measuring: the process and its descendants then."""
+    target.mkdir(exist_ok=True)
+    proc = subprocess.Popen(labtui_cmd("run", "-e", engine, "-p", "quick-sanity", "-t", str(target),
+                                       "--duration", "30s", "--file-size", "32M", "--yes"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    parent = psutil.Process(proc.pid)
+
+    def measuring() -> bool:
+        assert proc.poll() is None, proc.stderr.read()
+        names = " ".join(" ".join(c.cmdline()) for c in parent.children(recursive=True) if c.is_running())
+        engine_up = "fio --name" in names if engine == "fio" else "native_worker" in names
+        return bool(list(target.glob("labtui-*.dat"))) and engine_up
+
+    _wait(measuring, 60, "the run to be measuring")
+    time.sleep(0.5)
+    return proc, parent.children(recursive=True)
+
+
+@pytest.mark.parametrize("engine", ["native", "fio"])
+def test_sigkill_of_labtui_leaves_no_engine_process_and_no_test_file(tmp_path, labtui_home, engine):
+    if engine == "fio":
+        require_tool("fio")
+    target = tmp_path / f"kill-{engine}"
+    proc, descendants = start_run(target, engine)
+    pids = [p.pid for p in descendants]
+    try:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        _wait(lambda: not _alive(pids), 5, "the engine processes to die with labtui")
+        _wait(lambda: not list(target.iterdir()), 5, "the guardian to remove the test file")
+    finally:
+        for pid in _alive(pids):
+            os.kill(pid, signal.SIGKILL)
+    assert not list((labtui_home / "running").glob("*.json")), "the guardian removes the run's marker too"
+
+
+def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path, labtui_home):
+    target = tmp_path / "killed"
+    proc, descendants = start_run(target, "native")
+    guardians = [p for p in descendants if "guardian" in " ".join(p.cmdline())]
+    assert len(guardians) == 1, [p.cmdline() for p in descendants]
+    left = list(target.glob("labtui-*.dat"))
+    try:
+        guardians[0].kill()
+        _wait(lambda: not _alive([guardians[0].pid]), 5, "the guardian to die")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        _wait(lambda: not _alive([p.pid for p in descendants]), 5, "the workers to die with labtui")
+    finally:
+        for pid in _alive([p.pid for p in descendants]):
+            os.kill(pid, signal.SIGKILL)
+    assert [p.exists() for p in left] == [True], "with its guardian gone too, the test file stays ..."
+    marker = json.loads(next((labtui_home / "running").glob("*.json")).read_text())
+    assert marker["pid"] == proc.pid and marker["test_file"] == str(left[0])
+
+    # ... until the next run, anywhere, sees its owner is gone.
+    other = tmp_path / "next"
+    other.mkdir()
+    out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "-t", str(other), "--duration", "1s",
+                                    "--file-size", "4M", "--yes"), capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, COLUMNS="400"))  # one message a line, paths unbroken
+    assert out.returncode == 0, out.stderr
+    assert f"removed {left[0]}" in out.stderr and f"pid {proc.pid}" in out.stderr
+    assert not left[0].exists()
+    assert not list((labtui_home / "running").glob("*.json"))
+
+
+def marked_file(tmp_path: Path, run_id: str) -> tuple[Path, Path, leftovers.RunMarker]:
+    """A test file with the marker a run makes for it: (markers directory, file, marker)."""
+    running = tmp_path / "running"
+    made = tmp_path / f"labtui-{run_id}.dat"
+    made.write_bytes(b"labtui's")
+    marker = leftovers.RunMarker.create(running, run_id, made)
+    marker.record(made.stat().st_dev, made.stat().st_ino, made.stat().st_size)
+    return running, made, marker
+
+
+def test_a_leftover_that_is_not_the_recorded_file_is_reported_and_kept(tmp_path):
+    running, made, marker = marked_file(tmp_path, "x")
+    marker.abandon()  # as a killed run would: the lock goes, the marker stays
+    made.unlink()
+    made.write_bytes(b"someone else's, same name")
+    messages = leftovers.clean_up(running)
+    assert made.read_bytes() == b"someone else's, same name"
+    assert len(messages) == 1 and str(made) in messages[0] and "left alone" in messages[0]
+    assert not list(running.iterdir())
+
+
+def test_a_live_runs_marker_is_left_alone(tmp_path):
+    running, made, marker = marked_file(tmp_path, "live")
+    try:
+        assert leftovers.clean_up(running) == []
+        assert made.exists() and len(list(running.iterdir())) == 1
+    finally:
+        marker.remove()
+    assert not list(running.iterdir())
+
+
+def test_the_guardian_acts_only_when_labtui_goes_without_a_word(tmp_path):
+    for says_bye in (True, False):
+        sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True)
+        kept = tmp_path / f"file-{says_bye}.dat"
+        kept.write_bytes(b"x")
+        guardian = Guardian.start()
+        try:
+            guardian.watch_group(sleeper.pid)
+            guardian.watch_file(kept)
+            if says_bye:
+                guardian.close()
+            else:
+                guardian.abandon()  # what a SIGKILL of labtui does to the pipe
+            guardian.process.wait(timeout=5)
+            if says_bye:
+                assert sleeper.poll() is None and kept.exists()
+            else:
+                assert sleeper.wait(timeout=5) == -signal.SIGKILL
+                assert not kept.exists()
+        finally:
+            if sleeper.poll() is None:
+                sleeper.kill()
+                sleeper.wait()
