@@ -1,4 +1,9 @@
-"""The native engine on real small files: ratios, patterns, counts, latency, both I/O loops."""
+"""The native engine on real small files: ratios, patterns, counts, latency, in every I/O loop.
+
+Each counting guarantee (the window, the mix, sequential order, no warm-up leak) is checked in
+each loop the engine can run: io_uring, kernel AIO and blocking calls (threads when more than
+one I/O is in flight); the fallbacks between them are checked where a loop is missing.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,25 @@ from pathlib import Path
 
 import pytest
 
+from labtui.engine import uring
 from labtui.engine.base import Job
-from labtui.engine.events import SampleTaken, StepFinished
-from labtui.engine.native import NativeEngine, backend_for
+from labtui.engine.events import RunWarning, SampleTaken, StepFinished
+from labtui.engine.native import BACKENDS, NativeEngine, backend_for, choose_backend
 from labtui.engine.testfile import write_test_file
+from labtui.errors import LabtuiError
 from labtui.model import Step
 
 FILE_SIZE = 64 * 1024 * 1024
+QUICK = dict(duration=0.4, warmup=0.0)  # for tests that look at what was issued, not at rates
+# What each loop is recorded as: the blocking loop with several I/Os in flight runs threads.
+RECORDED = {"io_uring": "io_uring", "aio": "aio", "sync": "threads"}
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    if request.param == "io_uring" and uring.probe():
+        pytest.skip(f"io_uring cannot run here: {uring.probe()}")
+    return request.param
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +65,11 @@ def step(**fields) -> Step:
     "pattern,write_percent",
     [("random", 0), ("random", 30), ("random", 70), ("random", 100), ("sequential", 0), ("sequential", 50)],
 )
-def test_read_write_ratio_is_what_was_asked(test_file, pattern, write_percent):
-    result, _, _ = run_step(step(pattern=pattern, write_percent=write_percent), test_file)
+def test_read_write_ratio_is_what_was_asked(test_file, backend, pattern, write_percent):
+    result, _, _ = run_step(step(pattern=pattern, write_percent=write_percent, duration=1.0, warmup=0.3), test_file,
+                            native_backend=backend)
     assert result.status == "completed", result.error
+    assert result.backend == RECORDED[backend]
     total = result.total.ios
     assert total > 200
     write_share = 100 * result.write.ios / total
@@ -61,9 +80,11 @@ def test_read_write_ratio_is_what_was_asked(test_file, pattern, write_percent):
         assert result.read.ios == 0
 
 
-def test_counts_rates_and_latency_are_self_consistent(test_file):
-    result, events, _ = run_step(step(block_size=65536, write_percent=50, duration=2.0), test_file)
+def test_counts_rates_and_latency_are_self_consistent(test_file, backend):
+    result, events, _ = run_step(step(block_size=65536, write_percent=50, duration=2.0), test_file,
+                                 native_backend=backend)
     assert result.status == "completed"
+    assert result.backend == RECORDED[backend] and f"O_DIRECT ({backend})" in result.command_line
     for d in (result.read, result.write):
         assert d.seconds == pytest.approx(2.0, abs=1e-9)  # the measure window, exactly
         assert d.bytes == d.ios * 65536
@@ -87,10 +108,10 @@ def test_counts_rates_and_latency_are_self_consistent(test_file):
     assert all(s.t > 0 and s.seconds > 0 for s in measured)
 
 
-def test_sequential_steps_really_advance_sequentially(test_file):
+def test_sequential_steps_really_advance_sequentially(test_file, backend):
     bs = 65536
-    result, _, engine = run_step(step(pattern="sequential", block_size=bs, threads=1, outstanding=4), test_file,
-                                 trace_offsets=300)
+    result, _, engine = run_step(step(pattern="sequential", block_size=bs, threads=1, outstanding=4, **QUICK), test_file,
+                                 trace_offsets=300, native_backend=backend)
     assert result.status == "completed"
     (trace,) = engine.last_traces
     offsets = [off for off, _ in trace]
@@ -99,10 +120,10 @@ def test_sequential_steps_really_advance_sequentially(test_file):
         assert b == a + bs or (b == 0 and a == FILE_SIZE - bs), (a, b)
 
 
-def test_sequential_threads_each_stream_through_their_own_region(test_file):
+def test_sequential_threads_each_stream_through_their_own_region(test_file, backend):
     bs = 65536
-    result, _, engine = run_step(step(pattern="sequential", block_size=bs, threads=2, outstanding=2), test_file,
-                                 trace_offsets=50)
+    result, _, engine = run_step(step(pattern="sequential", block_size=bs, threads=2, outstanding=2, **QUICK), test_file,
+                                 trace_offsets=50, native_backend=backend)
     assert result.status == "completed"
     starts = sorted(trace[0][0] for trace in engine.last_traces)
     assert starts == [0, FILE_SIZE // 2]
@@ -111,9 +132,10 @@ def test_sequential_threads_each_stream_through_their_own_region(test_file):
         assert all(b == a + bs for a, b in zip(offsets, offsets[1:]))
 
 
-def test_random_offsets_are_aligned_spread_and_not_sequential(test_file):
+def test_random_offsets_are_aligned_spread_and_not_sequential(test_file, backend):
     bs = 4096
-    result, _, engine = run_step(step(block_size=bs, threads=1, outstanding=8), test_file, trace_offsets=500)
+    result, _, engine = run_step(step(block_size=bs, threads=1, outstanding=8, **QUICK), test_file, trace_offsets=500,
+                                 native_backend=backend)
     (trace,) = engine.last_traces
     offsets = [off for off, _ in trace]
     assert all(off % bs == 0 and 0 <= off <= FILE_SIZE - bs for off in offsets)
@@ -134,16 +156,17 @@ def test_page_cache_on_uses_the_blocking_loop(test_file):
 
 
 def test_latency_off_records_no_latency(test_file):
-    result, _, _ = run_step(step(latency=False), test_file)
+    result, _, _ = run_step(step(latency=False, **QUICK), test_file)
     assert result.total.ios > 0
     assert not result.latency.measured and result.latency.p99 is None
 
 
-def test_an_io_error_fails_the_step_with_the_reason(disk_dir):
-    small = disk_dir / "short.dat"
+def test_an_io_error_fails_the_step_with_the_reason(disk_dir, backend):
+    small = disk_dir / f"short-{backend}.dat"
     write_test_file(small, 1024 * 1024, direct=True)
     # The engine is told the file is 64 MiB: reads past its end come back short.
-    result, _, _ = run_step(step(threads=1, outstanding=2, duration=1.0, warmup=0.0), small, size=FILE_SIZE)
+    result, _, _ = run_step(step(threads=1, outstanding=2, **QUICK), small, size=FILE_SIZE,
+                            native_backend=backend)
     small.unlink()
     assert result.status == "failed"
     assert "short transfer" in result.error or "I/O error" in result.error
@@ -159,3 +182,119 @@ def test_queue_depth_one_uses_one_blocking_call_per_io(test_file):
     (trace,) = engine.last_traces
     offsets = [off for off, _ in trace]
     assert offsets[0] == 0 and all(b == a + 16384 for a, b in zip(offsets, offsets[1:]))
+
+
+def test_warm_up_ios_never_leak_into_the_measured_counts(test_file, backend):
+    # 1.5 s of warm-up, 0.5 s measured: the measured I/Os are about a quarter of all the
+    # worker did (warm-up and drain included); a leak would make them nearly all of it.
+    result, events, engine = run_step(step(warmup=1.5, duration=0.5, threads=1, outstanding=4), test_file,
+                                      native_backend=backend)
+    assert result.status == "completed", result.error
+    share = result.total.ios / engine.last_all_phase_ios
+    assert 0.05 < share < 0.6, (share, result.total.ios, engine.last_all_phase_ios)
+    assert result.total.seconds == pytest.approx(0.5, abs=1e-9)
+    assert {e.phase for e in events if isinstance(e, SampleTaken)} == {"warmup", "measure"}
+
+
+def test_auto_picks_io_uring_then_aio_then_threads_and_blocking_calls_at_depth_one():
+    deep = step(outstanding=8)
+    assert choose_backend(deep, True, missing={}) == ("io_uring", None)
+    assert choose_backend(deep, True, missing={"io_uring": "disabled"}) == ("aio", None)
+    assert choose_backend(deep, True, missing={"io_uring": "x", "aio": "y"}) == ("sync", None)
+    assert choose_backend(step(outstanding=1), True, missing={}) == ("sync", None)
+    assert choose_backend(step(cache="on", outstanding=8), False, missing={}) == ("sync", None)
+
+
+def test_a_backend_asked_for_by_name_falls_back_where_it_cannot_run_and_says_why():
+    deep = step(outstanding=8)
+    assert choose_backend(deep, True, "aio", missing={}) == ("aio", None)
+    backend, note = choose_backend(deep, True, "io_uring", missing={"io_uring": "io_uring is disabled here"})
+    assert backend == "aio" and "io_uring is disabled here" in note and "aio ran instead" in note
+    backend, note = choose_backend(step(cache="on", outstanding=8), False, "io_uring", missing={})
+    assert backend == "sync" and "O_DIRECT" in note
+    with pytest.raises(LabtuiError, match="native_backend"):
+        choose_backend(deep, True, "spdk", missing={})
+
+
+def test_a_missing_io_uring_runs_kernel_aio_records_it_and_warns(test_file):
+    missing = {"io_uring": "io_uring is disabled here (sysctl kernel.io_uring_disabled, or a seccomp filter)"}
+    result, events, _ = run_step(step(outstanding=8, threads=1, **QUICK), test_file, native_backend="io_uring",
+                                 missing_backends=missing)
+    assert result.status == "completed", result.error
+    assert result.backend == "aio" and "O_DIRECT (aio)" in result.command_line
+    warnings = [e.message for e in events if isinstance(e, RunWarning)]
+    assert len(warnings) == 1 and "kernel.io_uring_disabled" in warnings[0]
+    # With neither asynchronous loop, threads carry the I/Os in flight.
+    result, _, _ = run_step(step(outstanding=8, threads=1, **QUICK), test_file,
+                            missing_backends={"io_uring": "no", "aio": "no"})
+    assert result.status == "completed" and result.backend == "threads"
+
+
+# A seccomp filter that refuses io_uring_setup, as container runtimes' default profiles do,
+# installed in a child process that then runs a step (its workers inherit the filter).
+_SECCOMP_CHILD = r"""
+import asyncio, ctypes, json, sys
+from pathlib import Path
+
+def refuse_io_uring():
+    class Filter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+    code = (Filter * 4)(Filter(0x20, 0, 0, 0),              # load the system call number
+                        Filter(0x15, 0, 1, 425),            # io_uring_setup?
+                        Filter(0x06, 0, 0, 0x00050000 | 1), # then fail it with EPERM
+                        Filter(0x06, 0, 0, 0x7FFF0000))     # else allow
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+    assert libc.prctl(22, 2, ctypes.byref(Program(4, code)), 0, 0) == 0, ctypes.get_errno()  # SECCOMP_MODE_FILTER
+
+from labtui.engine import uring
+from labtui.engine.base import Job
+from labtui.engine.events import RunWarning, StepFinished
+from labtui.engine.native import NativeEngine
+from labtui.model import Step
+
+when, path, size = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+if when == "before-probe":
+    refuse_io_uring()
+probe = uring.probe()
+if when == "after-probe":
+    refuse_io_uring()  # the engine thinks io_uring works; its workers find it refused
+step = Step(name="t", block_size=4096, threads=2, outstanding=8, duration=0.4, warmup=0.0)
+out = {"probe": probe, "warnings": []}
+
+async def go():
+    async for e in NativeEngine({}).run_step(step, Job(path=path, file_size=size, interval=0.2)):
+        if isinstance(e, RunWarning):
+            out["warnings"].append(e.message)
+        if isinstance(e, StepFinished):
+            r = e.result
+            out.update(status=r.status, error=r.error, backend=r.backend, ios=r.total.ios, command_line=r.command_line)
+
+asyncio.run(go())
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("when", ["before-probe", "after-probe"])
+def test_io_uring_refused_by_a_seccomp_filter_falls_back_to_kernel_aio(test_file, when):
+    import json
+    import subprocess
+    import sys
+
+    if uring.probe():
+        pytest.skip(f"io_uring cannot run here anyway: {uring.probe()}")
+    out = subprocess.run([sys.executable, "-c", _SECCOMP_CHILD, when, str(test_file), str(FILE_SIZE)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["status"] == "completed", got
+    assert got["backend"] == "aio" and got["ios"] > 0
+    if when == "before-probe":
+        # Known before the step: the command line says so and nothing needs a warning.
+        assert "io_uring is disabled here" in got["probe"] and "O_DIRECT (aio)" in got["command_line"]
+        assert got["warnings"] == []
+    else:
+        assert got["probe"] is None
+        assert len(got["warnings"]) == 1 and "kernel AIO ran instead" in got["warnings"][0]

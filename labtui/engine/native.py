@@ -1,8 +1,10 @@
 """The native engine: labtui's own I/O loop, the default, needing nothing installed.
 
 Like DiskSpd, a step's `threads` become that many worker processes (one interpreter each, so
-the GIL never serialises them), each keeping its `outstanding` I/Os in flight (kernel AIO on
-O_DIRECT files; threads with the page cache on). This process only coordinates: it publishes
+the GIL never serialises them), each keeping its `outstanding` I/Os in flight: io_uring on
+O_DIRECT files, kernel AIO where io_uring is missing or disabled, threads with the page cache
+on (or where neither exists), one blocking call per I/O at queue depth 1. The loop that ran is
+recorded in each step's result (`backend`); the `native_backend` setting picks one by name. This process only coordinates: it publishes
 the measure window, samples the workers' live counters once per interval, and merges their
 exact final counts and latency histograms into the step result.
 """
@@ -30,11 +32,12 @@ import psutil
 
 from labtui import __version__
 from labtui.engine import native_worker as nw
-from labtui.engine import cpubound
+from labtui.engine import cpubound, uring
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, Job
-from labtui.engine.events import Event, SampleTaken, StepFinished
+from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
 from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
+from labtui.errors import LabtuiError
 from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
 from labtui.units import format_duration, format_size
 
@@ -64,13 +67,48 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def backend_for(step: Step, direct: bool) -> str:
-    """Kernel AIO where it is really asynchronous (O_DIRECT on Linux) and more than one I/O is
-    in flight; blocking calls otherwise (measured: at queue depth 1 they beat AIO's two
-    system calls per I/O)."""
-    if direct and step.cache == "off" and step.outstanding > 1 and nw.aio_syscalls() is not None:
-        return "aio"
-    return "sync"
+BACKENDS = ("io_uring", "aio", "sync")
+
+
+def missing_backends() -> dict[str, str]:
+    """The I/O loops this machine cannot run, each with why (io_uring is probed once)."""
+    missing = {}
+    why = uring.probe()
+    if why:
+        missing["io_uring"] = why
+    if nw.aio_syscalls() is None:
+        missing["aio"] = "no kernel AIO on this system"
+    return missing
+
+
+def choose_backend(step: Step, direct: bool, wanted: str = "auto",
+                   missing: dict[str, str] | None = None) -> tuple[str, str | None]:
+    """The I/O loop for `step`, and why it is not the one `wanted` (None when it is).
+
+    io_uring first, then kernel AIO, both only where they are really asynchronous (O_DIRECT)
+    and more than one I/O is in flight; blocking calls otherwise (measured: at queue depth 1
+    one pread beats a submit and a reap). `wanted` (the `native_backend` setting) picks one
+    by name; where it cannot run here the next that can is used, and the note says why.
+    """
+    missing = missing_backends() if missing is None else missing
+    direct = direct and step.cache == "off"
+    usable = [b for b in BACKENDS if b not in missing]
+    if not direct:
+        usable = ["sync"]  # kernel AIO and this io_uring loop are synchronous on buffered files
+    if wanted == "auto":
+        best = usable[0] if step.outstanding > 1 else "sync"
+        return best, None
+    if wanted not in BACKENDS:
+        raise LabtuiError(f"native_backend must be auto or one of {', '.join(BACKENDS)}, got {wanted!r}")
+    if wanted in usable:
+        return wanted, None
+    fallback = usable[0] if step.outstanding > 1 else "sync"
+    why = missing.get(wanted) or "it needs O_DIRECT (cache off)"
+    return fallback, f"the {wanted} I/O loop cannot run here ({why}): {fallback} ran instead"
+
+
+def backend_for(step: Step, direct: bool, wanted: str = "auto") -> str:
+    return choose_backend(step, direct, wanted)[0]
 
 
 class NativeEngine(Engine):
@@ -90,15 +128,21 @@ class NativeEngine(Engine):
         return (
             f"labtui native: {step.threads} worker process{'es' if step.threads > 1 else ''} x "
             f"{step.outstanding} outstanding, {format_size(step.block_size)} {step.pattern} {mix}, "
-            f"{'O_DIRECT' if direct else 'page cache on'} ({backend_for(step, direct)}), "
+            f"{'O_DIRECT' if direct else 'page cache on'} ({self._backend(step, direct)[0]}), "
             f"{format_duration(step.warmup)} warm-up + {format_duration(step.duration)}, "
             f"latency {'on' if step.latency else 'off'}, file {path} ({format_size(file_size)})"
         )
 
+    def _backend(self, step: Step, direct: bool) -> tuple[str, str | None]:
+        return choose_backend(step, direct, str(self.settings.get("native_backend", "auto")),
+                              self.settings.get("missing_backends"))
+
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
         ensure_cleared(job, step.writes)
         direct = step.cache == "off"
-        backend = backend_for(step, direct)
+        backend, note = self._backend(step, direct)
+        if note:
+            yield RunWarning(note)
         seed = secrets.randbits(48)
         control_fd = _shared_file(nw.CONTROL_BYTES)
         control_map = mmap.mmap(control_fd, nw.CONTROL_BYTES)
@@ -204,6 +248,8 @@ class NativeEngine(Engine):
         # Every I/O the workers completed, warm-up and drain included: what the kernel saw.
         self.last_all_phase_ios = sum(w.live[nw.R_IOS] + w.live[nw.W_IOS] for w in workers)
         self.last_traces = [f.get("trace", []) for f in finals]
+        for note in dict.fromkeys(f["fallback"] for f in finals if f.get("fallback")):
+            yield RunWarning(note)
         errors = [f.get("error") for f in finals if f.get("error")]
         status, error = ("failed", errors[0]) if errors else ("completed", None)
         yield StepFinished(job.index, _step_result(step, job, finals, t_end - t_measure, samples, cpu_percent,

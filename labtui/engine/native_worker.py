@@ -1,8 +1,11 @@
 """The native engine's worker process: one per step thread, with its outstanding I/Os in flight.
 
-Two I/O loops:
+Three I/O loops:
+- `io_uring` (labtui.engine.native_uring): the rings shared with the kernel, one system call
+  per batch that both submits and waits; the default on O_DIRECT files where it exists.
 - `aio`: Linux kernel AIO (io_submit / io_getevents through raw syscalls) on an O_DIRECT file,
-  so one process keeps `outstanding` I/Os in flight without threads, like fio's libaio engine.
+  so one process keeps `outstanding` I/Os in flight without threads, like fio's libaio engine;
+  where io_uring is missing (old kernel, kernel.io_uring_disabled, a seccomp filter).
 - `sync`: blocking pread/pwrite, one thread per outstanding I/O (just the main thread for a
   single one); used with the page cache on (kernel AIO is synchronous on buffered files), for
   queue depth 1 (one system call per I/O is cheaper than AIO's two) and where AIO is missing.
@@ -183,13 +186,27 @@ def _run(cfg: dict, control, live) -> dict:
     # interrupt on the other CPU for every completion.
     fd = _open(cfg)
     try:
+        fallback = None
+        if cfg["backend"] == "io_uring":
+            from labtui.engine.native_uring import uring_loop
+            from labtui.engine.uring import UringError
+
+            try:
+                result = uring_loop(cfg, control, live, fd)
+            except UringError as exc:  # refused here though the parent's probe passed (a seccomp filter?)
+                if aio_syscalls() is None:
+                    raise
+                fallback = f"io_uring could not be set up in a worker ({exc.strerror}): kernel AIO ran instead"
+                cfg = {**cfg, "backend": "aio"}
         if cfg["backend"] == "aio":
             result = _aio_loop(cfg, control, live, fd)
-        else:
+        elif cfg["backend"] == "sync":
             result = _sync_loop(cfg, control, live, fd)
     finally:
         os.close(fd)
     result["backend"] = _backend_name(cfg)
+    if fallback:
+        result["fallback"] = fallback
     return result
 
 
@@ -268,16 +285,8 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     # Offsets of the first `trace` submissions in order, for tests that check the access pattern.
     trace_left = cfg.get("trace", 0)
     trace: list[tuple[int, bool]] = []
-    hist_r = array("q", bytes(8 * BUCKETS))
-    hist_w = array("q", bytes(8 * BUCKETS))
-    hists = (hist_r, hist_w)
-    # Cumulative per direction (index 0 read, 1 write), warm-up included; the measured figures
-    # are the difference of the snapshots taken at the two boundaries.
-    ios = [0, 0]
-    lat_sum = [0, 0]
-    mins = [1 << 62, 1 << 62]
-    maxs = [0, 0]
-    snap_start = snap_end = None
+    tally = _Tally()
+    ios, lat_sum, mins, maxs, hists = tally.ios, tally.lat_sum, tally.mins, tally.maxs, tally.hists
     window = _CpuWindow()
     writes_done = 0
 
@@ -285,21 +294,9 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     if t_end == 0:
         syscall(calls["io_destroy"], c_ctx)
         return {"stopped": True}
-
-    parent = os.getppid()
-
-    def publish(now: int) -> None:
-        if os.getppid() != parent:  # orphaned: the parent died without stopping us
-            control[C_STOP] = 1.0
-        live[R_IOS], live[W_IOS] = ios
-        live[R_LAT], live[W_LAT] = lat_sum
-        live[BEAT] = now
-        if latency:
-            live[HEADER : HEADER + BUCKETS] = hist_r
-            live[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
-
-    def snapshot() -> tuple:
-        return (ios[0], ios[1], lat_sum[0], lat_sum[1], bytes(hist_r), bytes(hist_w), list(mins), list(maxs))
+    publish = tally.publisher(control, live, latency)
+    snapshot = tally.snapshot
+    snap_start = snap_end = None
 
     mono = time.monotonic_ns
     submit = syscall
@@ -354,8 +351,7 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
         if snap_start is None and now >= t_measure:
             snap_start = snapshot()
             window.start()
-            mins[:] = [1 << 62, 1 << 62]
-            maxs[:] = [0, 0]
+            tally.start_window()
         if snap_end is None and now >= t_end:
             snap_end = snapshot()
             window.end()
@@ -391,21 +387,69 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
             publish(now)
             last_publish = now
     syscall(calls["io_destroy"], c_ctx)
-    publish(time.monotonic_ns())
-    end = time.monotonic_ns()
-    if snap_end is None:
-        snap_end = snapshot()
-    if snap_start is None:
-        snap_start = snap_end
-    result = _measured(snap_start, snap_end, snap_end[6], snap_end[7], window.figures(), bs)
-    result["stopped_at_ns"] = end
-    result["trace"] = trace
-    if error is not None:
-        result["error"] = f"I/O error: {os.strerror(error[0]) if error[0] else error[1]} ({cfg['path']})"
-        live[STATE] = FAILED
-    else:
-        live[STATE] = DONE
-    return result
+    return tally.finish(cfg, live, publish, snap_start, snap_end, window, trace, error)
+
+
+class _Tally:
+    """A loop's cumulative counts per direction (0 read, 1 write), warm-up included.
+
+    The measured figures are the difference of the snapshots taken at the window's two
+    boundaries; the live array gets the running totals every PUBLISH_NS.
+    """
+
+    __slots__ = ("ios", "lat_sum", "mins", "maxs", "hist_r", "hist_w", "hists")
+
+    def __init__(self) -> None:
+        self.ios = [0, 0]
+        self.lat_sum = [0, 0]
+        self.mins = [1 << 62, 1 << 62]
+        self.maxs = [0, 0]
+        self.hist_r = array("q", bytes(8 * BUCKETS))
+        self.hist_w = array("q", bytes(8 * BUCKETS))
+        self.hists = (self.hist_r, self.hist_w)
+
+    def publisher(self, control, live, latency: bool):
+        parent = os.getppid()
+        ios, lat_sum, hist_r, hist_w = self.ios, self.lat_sum, self.hist_r, self.hist_w
+
+        def publish(now: int) -> None:
+            if os.getppid() != parent:  # orphaned: the parent died without stopping us
+                control[C_STOP] = 1.0
+            live[R_IOS], live[W_IOS] = ios
+            live[R_LAT], live[W_LAT] = lat_sum
+            live[BEAT] = now
+            if latency:
+                live[HEADER : HEADER + BUCKETS] = hist_r
+                live[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
+
+        return publish
+
+    def snapshot(self) -> tuple:
+        return (self.ios[0], self.ios[1], self.lat_sum[0], self.lat_sum[1], bytes(self.hist_r), bytes(self.hist_w),
+                list(self.mins), list(self.maxs))
+
+    def start_window(self) -> None:
+        """At the start of measuring: the extremes count from here."""
+        self.mins[:] = [1 << 62, 1 << 62]
+        self.maxs[:] = [0, 0]
+
+    def finish(self, cfg: dict, live, publish, snap_start, snap_end, window, trace, error) -> dict:
+        """The worker's result from its snapshots (taken now where a boundary never came)."""
+        publish(time.monotonic_ns())
+        end = time.monotonic_ns()
+        if snap_end is None:
+            snap_end = self.snapshot()
+        if snap_start is None:
+            snap_start = snap_end
+        result = _measured(snap_start, snap_end, snap_end[6], snap_end[7], window.figures(), cfg["block_size"])
+        result["stopped_at_ns"] = end
+        result["trace"] = trace
+        if error is not None:
+            result["error"] = f"I/O error: {os.strerror(error[0]) if error[0] else error[1]} ({cfg['path']})"
+            live[STATE] = FAILED
+        else:
+            live[STATE] = DONE
+        return result
 
 
 class _CpuWindow:
