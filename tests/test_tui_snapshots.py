@@ -12,6 +12,14 @@ from tui_support import disks_ready, make_app, open_workload, set_text
 SIZES = [(80, 24), (120, 40)]
 
 
+@pytest.fixture(autouse=True)
+def io_uring_works(monkeypatch):
+    """The native command line names the I/O loop: pin it to io_uring, whatever this machine has."""
+    from labtui.engine import uring
+
+    monkeypatch.setattr(uring, "_probed", None)
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_disks(snap_compare, labtui_home, size):
     assert snap_compare(make_app(labtui_home), terminal_size=size, run_before=disks_ready)

@@ -170,11 +170,11 @@ class Ring:
         self.cq_mask = self.cq32[p.cq_off.ring_mask // 4]
         cqes = memoryview(cq)[p.cq_off.cqes : p.cq_off.cqes + p.cq_entries * CQE_BYTES]
         self._views.append(cqes)
-        self.cqe64 = self._cast(cqes, "Q")  # [2i] user_data
+        self.cqe64 = self._cast(cqes, "q")  # [2i] user_data (signed: every value here fits, and "q" converts faster)
         self.cqe32 = self._cast(cqes, "i")  # [4i + 2] res
         self.sqe8 = self._view(sqes, "B")  # [64i] opcode, [64i + 1] flags
         self.sqe32 = self._view(sqes, "i")  # [16i + 1] fd, [16i + 6] len
-        self.sqe64 = self._view(sqes, "Q")  # [8i + 1] off, [8i + 2] addr, [8i + 4] user_data
+        self.sqe64 = self._view(sqes, "q")  # [8i + 1] off, [8i + 2] addr, [8i + 4] user_data
         self.sqe16 = self._view(sqes, "H")  # [32i + 20] buf_index
         self.sq_entries = p.sq_entries
 
