@@ -619,6 +619,19 @@ class StepResult:
 
 
 @dataclass(frozen=True)
+class Preparation:
+    """The test file's writing before the steps: what was written and how long it took (flush included)."""
+
+    bytes: int = 0
+    seconds: float = 0.0
+    direct: bool | None = None  # written with O_DIRECT
+
+    @property
+    def mib_s(self) -> float:
+        return self.bytes / self.seconds / MIB if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
 class RunResult:
     id: str
     status: str
@@ -635,6 +648,7 @@ class RunResult:
     error: str | None = None  # why a run failed or was aborted
     warnings: tuple[str, ...] = ()
     params: dict[str, str] = field(default_factory=dict)  # the profile parameters' values in this run
+    preparation: Preparation | None = None  # the test file's writing (None: no file was written)
     schema: int = SCHEMA
 
     @property

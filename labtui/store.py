@@ -411,8 +411,15 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         "tags": list(result.tags),
         "params": dict(result.params),
         "warnings": list(result.warnings),
+        "preparation": _preparation_json(result.preparation),
         "steps": steps,
     }
+
+
+def _preparation_json(p) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {"bytes": p.bytes, "seconds": p.seconds, "mib_s": p.mib_s, "direct": p.direct}
 
 
 def _strip_none(data: dict[str, Any]) -> dict[str, Any]:

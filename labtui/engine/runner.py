@@ -33,7 +33,7 @@ from labtui.engine.events import (
 )
 from labtui.engine.testfile import TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
-from labtui.model import EngineInfo, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
+from labtui.model import EngineInfo, Preparation, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
 from labtui.params import resolve
 from labtui.units import format_size, human_size
 
@@ -89,6 +89,7 @@ class Runner:
         self.save_error: str | None = None  # why the result could not be saved (it is still in self.result)
         self._warnings: list[str] = []
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
+        self._preparation: Preparation | None = None  # the test file's writing, once done
         self._cancel_prepare = threading.Event()
         self._hold: TestFile | None = None  # the test file this run made, once made
         self._lease: guard.DeviceLease | None = None  # the raw device cleared for writing, held until the end
@@ -299,6 +300,7 @@ class Runner:
                 error=error,
                 warnings=tuple(self._warnings),
                 params=dict(self.params),
+                preparation=self._preparation,
             )
             self.result = result
             try:
@@ -356,7 +358,9 @@ class Runner:
             )
         )
         try:
-            await asyncio.shield(worker)
+            direct = await asyncio.shield(worker)
+            # Creating the file to its flush: what a person waits for before the first step.
+            self._preparation = Preparation(total, round(time.monotonic() - begun, 6), direct)
         except asyncio.CancelledError:
             # The writer thread cannot be killed; tell it to stop and wait (it checks per 4 MiB).
             self._cancel_prepare.set()

@@ -15,6 +15,8 @@ else. Holding it open also keeps the inode number from being reused by a look-al
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import mmap
 import os
 import secrets
@@ -38,13 +40,17 @@ class RandomBlocks:
 
     def __init__(self, pool_size: int = POOL) -> None:
         self.pool = os.urandom(pool_size)
+        self._pool = memoryview(self.pool)  # slices of it copy nothing
         self.nonce = int.from_bytes(secrets.token_bytes(8), "little")
 
     def fill(self, buffer: memoryview, offset: int) -> None:
-        """Fill `buffer` (a multiple of 4 KiB, or smaller) with data for file `offset`."""
+        """Fill `buffer` (a multiple of 4 KiB, or smaller) with data for file `offset`.
+
+        Safe to call from several threads at once (the pool is only read).
+        """
         size = len(buffer)
         start = (offset * 7919) % (len(self.pool) - size) if size < len(self.pool) else 0
-        buffer[:size] = self.pool[start : start + size]
+        buffer[:size] = self._pool[start : start + size]
         for pos in range(0, size - _STAMP.size + 1, STAMP_EVERY):
             _STAMP.pack_into(buffer, pos, offset + pos, self.nonce)
 
@@ -170,49 +176,125 @@ def write_test_file(
     direct: bool,
     progress: Callable[[int], None] | None = None,
     cancel: threading.Event | None = None,
-) -> None:
-    """Write `size` bytes of random data into the test file, then flush it.
+) -> bool:
+    """Write `size` bytes of random data into the test file, then flush it; whether with O_DIRECT.
 
-    `target` is a TestFile the caller made (and keeps), or a path that must not exist yet.
-    Calls `progress(bytes_done)` about every chunk. Raises OSError (ENOSPC, EACCES, ...),
+    `target` is a TestFile the caller made (and keeps), or a path that must not exist yet. The
+    data goes through the descriptor the TestFile holds (never a new open by name); O_DIRECT is
+    switched on it for the writing and off again after. WRITERS threads each generate a 4 MiB
+    chunk and write it, so generating one chunk overlaps writing the others (the GIL is released
+    in the write): several writes are in flight, as with fio's iodepth.
+
+    Calls `progress(bytes_done)` about every 0.2 s. Raises OSError (ENOSPC, EACCES, ...),
     TestFileChanged, or InterruptedError if `cancel` is set; the caller removes the partial file.
     """
     made = target if isinstance(target, TestFile) else TestFile.create(Path(target))
-    fd = made.open(os.O_WRONLY | (getattr(os, "O_DIRECT", 0) if direct else 0))
+    fd = made.fd
+    direct = used_direct = direct and _set_direct(fd, True)
     try:
         data = RandomBlocks()
-        buf = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT requires
-        view = memoryview(buf)
-        done = 0
-        last_report = 0.0
-        while done < size:
-            if cancel is not None and cancel.is_set():
-                raise InterruptedError("test file preparation cancelled")
-            n = min(CHUNK, size - done)
-            if direct and n % 4096:
-                # O_DIRECT needs whole blocks: the unaligned tail is written without it.
-                os.close(fd)
-                fd = made.open(os.O_WRONLY)
-                direct = False
-            data.fill(view[:n], done)
-            written = os.pwrite(fd, view[:n], done)
-            if written <= 0:
-                raise OSError(28, "No space left on device")
-            done += written
-            now = time.monotonic()
-            if progress is not None and (now - last_report >= 0.2 or done >= size):
-                progress(done)
-                last_report = now
+        # O_DIRECT needs whole blocks: an unaligned tail is written after, without it.
+        aligned = size - size % 4096 if direct else size
+        _write_chunks(fd, data, aligned, progress, cancel)
+        if aligned < size:
+            _set_direct(fd, False)
+            direct = False
+            tail = bytearray(size - aligned)
+            data.fill(memoryview(tail), aligned)
+            _write_all(fd, memoryview(tail), aligned)
         os.fsync(fd)
         if hasattr(os, "posix_fadvise"):
             # Start every step cold: nothing of the file should be served from memory.
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        view.release()
-        buf.close()
+        if progress is not None:
+            progress(size)
+        return used_direct
     finally:
-        os.close(fd)
+        if direct:
+            with contextlib.suppress(OSError):
+                _set_direct(fd, False)
         if made is not target:
             made.close()
+
+
+WRITERS = 4  # chunks being generated or written at once
+
+
+def _write_chunks(fd: int, data: RandomBlocks, size: int, progress, cancel: threading.Event | None) -> None:
+    """The first `size` bytes of the file, in CHUNK pieces spread over WRITERS threads."""
+    chunks = -(-size // CHUNK)
+    claim = iter(range(chunks)).__next__  # one call is atomic under the GIL: each chunk goes once
+    written = [0] * WRITERS  # per thread: no lock needed to count
+    failures: list[BaseException] = []
+    halt = threading.Event()
+
+    def writer(index: int) -> None:
+        buf = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT requires
+        view = memoryview(buf)
+        part = None
+        try:
+            while not halt.is_set():
+                if cancel is not None and cancel.is_set():
+                    halt.set()
+                    return
+                try:
+                    chunk = claim()
+                except StopIteration:
+                    return
+                offset = chunk * CHUNK
+                part = view[: min(CHUNK, size - offset)]
+                data.fill(part, offset)
+                _write_all(fd, part, offset)
+                written[index] += len(part)
+                part.release()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+            failures.append(exc)
+            halt.set()
+        finally:
+            if part is not None:
+                part.release()
+            view.release()
+            buf.close()
+
+    threads = [threading.Thread(target=writer, args=(i,), name=f"labtui-prepare-{i}", daemon=True)
+               for i in range(min(WRITERS, chunks))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.2)
+            if cancel is not None and cancel.is_set():
+                halt.set()
+            elif progress is not None and not halt.is_set():
+                progress(sum(written))
+    if failures:
+        raise failures[0]
+    if cancel is not None and cancel.is_set():
+        raise InterruptedError("test file preparation cancelled")
+
+
+def _write_all(fd: int, view: memoryview, offset: int) -> None:
+    done = 0
+    while done < len(view):
+        n = os.pwrite(fd, view[done:], offset + done)
+        if n <= 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        done += n
+
+
+def _set_direct(fd: int, on: bool) -> bool:
+    """Switch O_DIRECT on or off on an open descriptor; False where the file system refuses it."""
+    flag = getattr(os, "O_DIRECT", 0)
+    if not flag:
+        return False
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, (flags | flag) if on else (flags & ~flag))
+    except OSError:
+        if on:
+            return False
+        raise
+    return True
 
 
 def drop_file_cache(target: Path | TestFile) -> None:
