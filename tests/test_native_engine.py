@@ -214,6 +214,9 @@ def test_a_backend_asked_for_by_name_falls_back_where_it_cannot_run_and_says_why
     assert backend == "sync" and "O_DIRECT" in note
     with pytest.raises(LabtuiError, match="native_backend"):
         choose_backend(deep, True, "spdk", missing={})
+    # Refused before anything is written: the runner's preflight asks the engine first.
+    with pytest.raises(LabtuiError, match="native_backend must be auto or one of io_uring, aio, sync, got 'spdk'"):
+        NativeEngine({"native_backend": "spdk"}).check_available()
 
 
 def test_a_missing_io_uring_runs_kernel_aio_records_it_and_warns(test_file):

@@ -33,7 +33,7 @@ import psutil
 from labtui import __version__
 from labtui.engine import native_worker as nw
 from labtui.engine import cpubound, uring
-from labtui.engine.base import CpuMeter, Engine, EngineFailed, Job
+from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
 from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
@@ -117,7 +117,12 @@ class NativeEngine(Engine):
     last_traces: list = []
 
     def check_available(self) -> None:
-        return None  # pure Python: always available
+        # Pure Python: always available; only a mistyped native_backend setting can stop it.
+        wanted = str(self.settings.get("native_backend", "auto"))
+        if wanted != "auto" and wanted not in BACKENDS:
+            raise EngineUnavailable(
+                f"native_backend must be auto or one of {', '.join(BACKENDS)}, got {wanted!r} (in config.toml)"
+            )
 
     def version(self) -> str | None:
         return __version__
