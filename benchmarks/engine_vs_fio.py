@@ -1,18 +1,26 @@
 """Native engine against fio, side by side on the same file, in alternating pairs.
 
-For each workload cell, runs the native engine and fio (libaio, O_DIRECT, same block size,
-threads/jobs and outstanding I/Os per thread/job) in pairs whose order alternates, because the
-disk's speed drifts from minute to minute. Prints per cell: median IOPS of each, the median of
-the pairwise native/fio ratios, p99 latency of each, CPU seconds per 1000 I/Os of each, and a
-cross-check of the native engine's I/O count against the kernel's per-disk counters.
+For each workload cell, runs the native engine and fio (libaio, and io_uring with --uring;
+O_DIRECT, same block size, threads/jobs and outstanding I/Os per thread/job) in pairs whose
+order alternates, because a disk's speed drifts from minute to minute. Prints per cell: the
+median IOPS of each, the median of the pairwise native/fio ratios with their spread (lowest
+and highest pair), p99 latency of each, CPU seconds per 1,000 I/Os of each, which I/O loop
+the native engine ran, whether it was CPU-bound, and its I/O requests and bytes against the
+kernel's per-disk counters. Then the test file's preparation against fio's sequential write
+of a new file of the same size, also in alternating pairs.
 
-    python benchmarks/engine_vs_fio.py --dir /var/tmp --file-size 2G --seconds 10 --pairs 3
+`--ram` (root) measures the engines' own cost: it builds a RAM-backed disk (a loop device over
+a file in /dev/shm, ext4, mounted under /mnt/engine-bench-<pid>) and removes it afterwards.
+
+    python benchmarks/engine_vs_fio.py --ram --file-size 1G --seconds 5 --pairs 5 --uring
+    python benchmarks/engine_vs_fio.py --dir /var/tmp --file-size 2G --seconds 10 --pairs 5
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -36,11 +44,14 @@ from labtui.units import parse_size
 CELLS = {
     "4K rand read QD1": dict(block_size=4096, pattern="random", write_percent=0, threads=1, outstanding=1),
     "4K rand read 1x32": dict(block_size=4096, pattern="random", write_percent=0, threads=1, outstanding=32),
+    "4K rand read 4x32": dict(block_size=4096, pattern="random", write_percent=0, threads=4, outstanding=32),
+    "4K rand 70/30 1x32": dict(block_size=4096, pattern="random", write_percent=30, threads=1, outstanding=32),
+    "16K rand 70/30 4x4": dict(block_size=16384, pattern="random", write_percent=30, threads=4, outstanding=4),
     "64K rand read 8x8": dict(block_size=65536, pattern="random", write_percent=0, threads=8, outstanding=8),
     "64K rand write 8x8": dict(block_size=65536, pattern="random", write_percent=100, threads=8, outstanding=8),
     "1M seq read 1x8": dict(block_size=1 << 20, pattern="sequential", write_percent=0, threads=1, outstanding=8),
-    "16K rand 70/30 4x4": dict(block_size=16384, pattern="random", write_percent=30, threads=4, outstanding=4),
 }
+PREPARE = "preparation"  # the test file's writing against fio's sequential write
 
 
 @dataclass
@@ -50,6 +61,8 @@ class Outcome:
     cpu_per_kio: float | None
     kernel_ratio: float | None = None
     kernel_bytes_ratio: float | None = None
+    backend: str | None = None
+    cpu_bound: bool = False
 
 
 def disk_counts(disk: str | None) -> tuple[int, int] | None:
@@ -60,8 +73,8 @@ def disk_counts(disk: str | None) -> tuple[int, int] | None:
     return (c.read_count + c.write_count, c.read_bytes + c.write_bytes) if c else None
 
 
-def run_native(step: Step, path: Path, size: int, disk: str | None) -> Outcome:
-    engine = NativeEngine()
+def run_native(step: Step, path: Path, size: int, disk: str | None, settings: dict) -> Outcome:
+    engine = NativeEngine(settings)
     job = Job(path=path, file_size=size)
 
     async def go():
@@ -88,17 +101,19 @@ def run_native(step: Step, path: Path, size: int, disk: str | None) -> Outcome:
         1000 * result.cpu_seconds / ios if ios and result.cpu_seconds is not None else None,
         ratio,
         bytes_ratio,
+        result.backend,
+        bool(result.engine_bound),
     )
 
 
-def fio_args(step: Step, path: Path, size: int) -> list[str]:
+def fio_args(step: Step, path: Path, size: int, ioengine: str) -> list[str]:
     rw = {("random", 0): "randread", ("random", 100): "randwrite", ("sequential", 0): "read",
           ("sequential", 100): "write"}.get((step.pattern, step.write_percent))
     if rw is None:
         rw = "randrw" if step.pattern == "random" else "rw"
     args = [
         "fio", "--name=bench", f"--filename={path}", f"--size={size}", f"--rw={rw}", f"--bs={step.block_size}",
-        "--ioengine=libaio", "--direct=1", f"--iodepth={step.outstanding}", f"--numjobs={step.threads}",
+        f"--ioengine={ioengine}", "--direct=1", f"--iodepth={step.outstanding}", f"--numjobs={step.threads}",
         "--time_based", f"--runtime={step.duration:g}", f"--ramp_time={step.warmup:g}", "--norandommap",
         "--randrepeat=0", "--refill_buffers", "--lat_percentiles=1", "--output-format=json",
     ]
@@ -110,9 +125,13 @@ def fio_args(step: Step, path: Path, size: int) -> list[str]:
     return args
 
 
-def run_fio(step: Step, path: Path, size: int) -> Outcome:
-    out = subprocess.run(fio_args(step, path, size), capture_output=True, text=True, check=True)
-    report = json.loads(out.stdout[out.stdout.index("{"):])
+def fio_report(args: list[str]) -> dict:
+    out = subprocess.run(args, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout[out.stdout.index("{"):])
+
+
+def run_fio(step: Step, path: Path, size: int, ioengine: str = "libaio") -> Outcome:
+    report = fio_report(fio_args(step, path, size, ioengine))
     ios = 0
     runtime_ms = 0
     cpu_seconds = 0.0
@@ -121,7 +140,7 @@ def run_fio(step: Step, path: Path, size: int) -> Outcome:
         for d in ("read", "write"):
             ios += job[d]["total_ios"]
             # lat (submission + completion), which is what the native engine measures; fio's
-            # clat alone would leave out the time io_submit takes.
+            # clat alone would leave out the time the submission takes.
             pct = job[d].get("lat_ns", {}).get("percentile", {})
             if job[d]["total_ios"] and "99.000000" in pct:
                 p99s.append((job[d]["total_ios"], pct["99.000000"] / 1e6))
@@ -131,7 +150,35 @@ def run_fio(step: Step, path: Path, size: int) -> Outcome:
     iops = ios / (runtime_ms / 1000) if runtime_ms else 0.0
     # With several jobs, the I/O-weighted mean of their p99s stands in for the group's p99.
     p99 = sum(n * v for n, v in p99s) / sum(n for n, _ in p99s) if p99s else None
-    return Outcome(iops, p99, 1000 * cpu_seconds / ios if ios else None)
+    return Outcome(iops, p99, 1000 * cpu_seconds / ios if ios else None, backend=ioengine)
+
+
+def run_prepare_native(path: Path, size: int) -> Outcome:
+    """MiB/s of labtui's test-file preparation (a new file, written in full, flushed)."""
+    process = psutil.Process()
+    cpu0 = sum(process.cpu_times()[:2])
+    t0 = time.monotonic()
+    write_test_file(path, size, direct=True)
+    seconds = time.monotonic() - t0
+    cpu = sum(process.cpu_times()[:2]) - cpu0
+    path.unlink()
+    ios = size / (4 << 20)
+    return Outcome(size / seconds / (1 << 20), None, 1000 * cpu / ios)
+
+
+def run_prepare_fio(path: Path, size: int) -> Outcome:
+    """MiB/s of fio writing a new file of the same size sequentially (4 MiB blocks, 4 in flight)."""
+    args = ["fio", "--name=prep", f"--filename={path}", f"--size={size}", "--rw=write", "--bs=4M",
+            "--ioengine=libaio", "--direct=1", "--iodepth=4", "--end_fsync=1", "--fallocate=none",
+            "--output-format=json"]
+    report = fio_report(args)
+    path.unlink()
+    job = report["jobs"][0]
+    seconds = job["job_runtime"] / 1000
+    ios = job["write"]["total_ios"]
+    cpu = (job["usr_cpu"] + job["sys_cpu"]) / 100 * seconds
+    return Outcome(job["write"]["io_bytes"] / seconds / (1 << 20), None, 1000 * cpu / ios if ios else None,
+                   backend="libaio")
 
 
 def median(values):
@@ -143,53 +190,171 @@ def fmt(value, spec):
     return format(value, spec) if value is not None else "-"
 
 
+@contextlib.contextmanager
+def ram_disk(size: int):
+    """A RAM-backed ext4 file system (loop device over /dev/shm), removed afterwards by name."""
+    if os.geteuid() != 0:
+        raise SystemExit("--ram needs root (losetup, mkfs.ext4, mount)")
+    tag = f"engine-bench-{os.getpid()}"
+    image = Path(f"/dev/shm/{tag}.img")
+    mount = Path(f"/mnt/{tag}")
+    loop = None
+    try:
+        with open(image, "xb") as f:
+            f.truncate(2 * size + (512 << 20))  # the test file, the preparation's, and ext4's own blocks
+        loop = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True)
+        mount.mkdir()
+        subprocess.run(["mount", loop, str(mount)], check=True)
+        yield mount
+    finally:
+        if mount.is_mount():
+            subprocess.run(["umount", str(mount)], check=False)
+        with contextlib.suppress(OSError):
+            mount.rmdir()
+        if loop:
+            subprocess.run(["losetup", "-d", loop], check=False)
+        image.unlink(missing_ok=True)
+
+
+def pairs(count: int, first, second) -> list[tuple]:
+    """`count` pairs (a, b), the order of each run alternating: a b, b a, a b ..."""
+    out = []
+    for pair in range(count):
+        if pair % 2 == 0:
+            a = first()
+            b = second()
+        else:
+            b = second()
+            a = first()
+        out.append((a, b))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default="/var/tmp", help="directory on the disk to test")
+    parser.add_argument("--ram", action="store_true", help="build a RAM-backed disk and test on it (root)")
     parser.add_argument("--file-size", default="2G")
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per run")
     parser.add_argument("--warmup", type=float, default=2.0)
-    parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--cells", nargs="*", help="subset of cells (substring match)")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--uring", action="store_true", help="also run fio's io_uring engine (the moonshot)")
+    parser.add_argument("--backend", default="auto", help="the native engine's I/O loop (native_backend)")
+    parser.add_argument("--cells", nargs="*", help="subset of cells (substring match; 'preparation' included)")
     args = parser.parse_args()
     if not shutil.which("fio"):
         print("fio is not installed (apt-get install fio)", file=sys.stderr)
         return 2
+    if args.pairs < 5:
+        print(f"note: {args.pairs} pairs: figures for the README need at least 5", file=sys.stderr)
     size = parse_size(args.file_size)
-    directory = Path(args.dir)
+    with ram_disk(size) if args.ram else contextlib.nullcontext(Path(args.dir)) as directory:
+        return bench(args, size, Path(directory))
+
+
+def bench(args, size: int, directory: Path) -> int:
     path = directory / f"labtui-bench-{os.getpid()}.dat"
+    prep_path = directory / f"labtui-bench-prep-{os.getpid()}.dat"
     disk = devices.target_info(directory).disk
-    cells = {k: v for k, v in CELLS.items() if not args.cells or any(c.lower() in k.lower() for c in args.cells)}
+    wanted = lambda name: not args.cells or any(c.lower() in name.lower() for c in args.cells)  # noqa: E731
+    cells = {k: v for k, v in CELLS.items() if wanted(k)}
+    settings = {"native_backend": args.backend}
     fio_version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"# {time.strftime('%Y-%m-%d %H:%M')} host {os.uname().nodename}, {psutil.cpu_count()} CPUs, "
-          f"disk {disk}, {fio_version}; file {args.file_size} in {directory}; {args.seconds:g} s per run "
-          f"after {args.warmup:g} s warm-up; {args.pairs} alternating pairs per cell", flush=True)
+    cpu_model = devices.host_info().cpu_model or "unknown CPU"
+    print(f"# {time.strftime('%Y-%m-%d %H:%M %Z')} host {os.uname().nodename} ({cpu_model}, {psutil.cpu_count()} CPUs), "
+          f"kernel {os.uname().release}, disk {disk}{' (RAM-backed loop device)' if args.ram else ''}, {fio_version}; "
+          f"file {args.file_size} in {directory}; {args.seconds:g} s per run after {args.warmup:g} s warm-up; "
+          f"{args.pairs} alternating pairs per cell", flush=True)
+    rows = []
     try:
-        write_test_file(path, size, direct=True)
-        header = (f"{'cell':<20} {'native IOPS':>12} {'fio IOPS':>12} {'ratio':>7} {'p99 nat':>9} {'p99 fio':>9} "
-                  f"{'CPU s/kIO nat':>14} {'CPU s/kIO fio':>14} {'kernel/nat IOs':>14} {'kernel/nat B':>12}")
+        if cells:
+            write_test_file(path, size, direct=True)
+        header = (f"{'cell':<20} {'backend':>8} {'native IOPS':>12} {'fio IOPS':>12} {'ratio':>7} {'spread':>13} "
+                  f"{'p99 nat':>8} {'p99 fio':>8} {'CPU/kIO nat':>11} {'CPU/kIO fio':>11} {'CPU ratio':>9} "
+                  f"{'bound':>5} {'kern IOs':>8} {'kern B':>7}"
+                  + (f" {'uring IOPS':>11} {'/uring':>7} {'CPU/kIO ur':>10}" if args.uring else ""))
         print(header)
         print("-" * len(header), flush=True)
         for name, fields in cells.items():
             step = Step(name=name, duration=args.seconds, warmup=args.warmup, **fields)
-            natives, fios, ratios = [], [], []
-            for pair in range(args.pairs):
-                if pair % 2 == 0:
-                    n, f = run_native(step, path, size, disk), run_fio(step, path, size)
-                else:
-                    f, n = run_fio(step, path, size), run_native(step, path, size, disk)
-                natives.append(n)
-                fios.append(f)
-                ratios.append(n.iops / f.iops if f.iops else None)
-            print(f"{name:<20} {fmt(median([o.iops for o in natives]), '12,.0f')} {fmt(median([o.iops for o in fios]), '12,.0f')} "
-                  f"{fmt(median(ratios), '7.3f')} {fmt(median([o.p99_ms for o in natives]), '9.3f')} "
-                  f"{fmt(median([o.p99_ms for o in fios]), '9.3f')} {fmt(median([o.cpu_per_kio for o in natives]), '14.4f')} "
-                  f"{fmt(median([o.cpu_per_kio for o in fios]), '14.4f')} {fmt(median([o.kernel_ratio for o in natives]), '14.4f')} "
-                  f"{fmt(median([o.kernel_bytes_ratio for o in natives]), '12.4f')}",
-                  flush=True)
+            if args.uring:
+                runs = pairs(args.pairs, lambda: run_native(step, path, size, disk, settings),
+                             lambda: (run_fio(step, path, size), run_fio(step, path, size, "io_uring")))
+                natives = [n for n, _ in runs]
+                fios = [f for _, (f, _) in runs]
+                urings = [u for _, (_, u) in runs]
+            else:
+                runs = pairs(args.pairs, lambda: run_native(step, path, size, disk, settings),
+                             lambda: run_fio(step, path, size))
+                natives, fios, urings = [n for n, _ in runs], [f for _, f in runs], []
+            rows.append(report_row(name, natives, fios, urings))
+        if wanted(PREPARE):
+            runs = pairs(args.pairs, lambda: run_prepare_native(prep_path, size), lambda: run_prepare_fio(prep_path, size))
+            rows.append(report_row(PREPARE, [n for n, _ in runs], [f for _, f in runs], [], unit="MiB/s"))
     finally:
         path.unlink(missing_ok=True)
+        prep_path.unlink(missing_ok=True)
+    print()
+    print_markdown(rows, args.uring)
     return 0
+
+
+def report_row(name: str, natives: list[Outcome], fios: list[Outcome], urings: list[Outcome], unit: str = "IOPS") -> dict:
+    ratios = [n.iops / f.iops for n, f in zip(natives, fios) if f.iops]
+    uring_ratios = [n.iops / u.iops for n, u in zip(natives, urings) if u.iops]
+    row = {
+        "cell": name,
+        "unit": unit,
+        "backend": "/".join(sorted({n.backend for n in natives if n.backend})) or "-",
+        "native": median([o.iops for o in natives]),
+        "fio": median([o.iops for o in fios]),
+        "ratio": median(ratios),
+        "low": min(ratios) if ratios else None,
+        "high": max(ratios) if ratios else None,
+        "p99_native": median([o.p99_ms for o in natives]),
+        "p99_fio": median([o.p99_ms for o in fios]),
+        "cpu_native": median([o.cpu_per_kio for o in natives]),
+        "cpu_fio": median([o.cpu_per_kio for o in fios]),
+        "bound": sum(o.cpu_bound for o in natives),
+        "runs": len(natives),
+        "kernel": median([o.kernel_ratio for o in natives]),
+        "kernel_bytes": median([o.kernel_bytes_ratio for o in natives]),
+        "uring": median([o.iops for o in urings]),
+        "uring_ratio": median(uring_ratios),
+        "cpu_uring": median([o.cpu_per_kio for o in urings]),
+    }
+    cpu_ratio = row["cpu_native"] / row["cpu_fio"] if row["cpu_native"] and row["cpu_fio"] else None
+    row["cpu_ratio"] = cpu_ratio
+    spread = f"{fmt(row['low'], '.3f')}-{fmt(row['high'], '.3f')}"
+    line = (f"{name:<20} {row['backend']:>8} {fmt(row['native'], '12,.0f')} {fmt(row['fio'], '12,.0f')} "
+            f"{fmt(row['ratio'], '7.3f')} {spread:>13} {fmt(row['p99_native'], '8.3f')} {fmt(row['p99_fio'], '8.3f')} "
+            f"{fmt(row['cpu_native'], '11.4f')} {fmt(row['cpu_fio'], '11.4f')} {fmt(cpu_ratio, '9.3f')} "
+            f"{row['bound']:>2}/{row['runs']:<2} {fmt(row['kernel'], '8.4f')} {fmt(row['kernel_bytes'], '7.4f')}")
+    if urings:
+        line += f" {fmt(row['uring'], '11,.0f')} {fmt(row['uring_ratio'], '7.3f')} {fmt(row['cpu_uring'], '10.4f')}"
+    print(line, flush=True)
+    return row
+
+
+def print_markdown(rows: list[dict], uring: bool) -> None:
+    """The same figures as a Markdown table, for the README."""
+    head = ["cell", "native loop", "native", "fio (libaio)", "native/fio", "pair spread", "p99 ms native",
+            "p99 ms fio", "CPU s/kIO native", "CPU s/kIO fio", "CPU native/fio", "CPU-bound runs"]
+    if uring:
+        head += ["fio io_uring", "native/fio io_uring"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    for r in rows:
+        unit = "" if r["unit"] == "IOPS" else " MiB/s"
+        cells = [r["cell"], r["backend"], fmt(r["native"], ",.0f") + unit, fmt(r["fio"], ",.0f") + unit,
+                 fmt(r["ratio"], ".3f"), f"{fmt(r['low'], '.3f')}–{fmt(r['high'], '.3f')}",
+                 fmt(r["p99_native"], ".3f"), fmt(r["p99_fio"], ".3f"), fmt(r["cpu_native"], ".4f"),
+                 fmt(r["cpu_fio"], ".4f"), fmt(r["cpu_ratio"], ".3f"), f"{r['bound']} of {r['runs']}"]
+        if uring:
+            cells += [fmt(r["uring"], ",.0f"), fmt(r["uring_ratio"], ".3f")]
+        print("| " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
