@@ -405,7 +405,9 @@ async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
         try:
             value = func(*args)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-            loop.call_soon_threadsafe(lambda: future.done() or future.set_exception(exc))
+            # Bound as a default: Python unbinds `exc` when the except block ends, before the loop
+            # runs the callback, and the awaiting step would then wait forever.
+            loop.call_soon_threadsafe(lambda error=exc: future.done() or future.set_exception(error))
         else:
             loop.call_soon_threadsafe(lambda: future.done() or future.set_result(value))
 
