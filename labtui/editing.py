@@ -146,6 +146,11 @@ class ProfileDraft:
         params = {"params": self.params} if self.params else {}
         return Profile.from_toml({**fields, **params, "steps": steps}, origin=self.original.origin)
 
+    def accepted(self) -> Profile:
+        """The profile as the model last accepted it, field by field (what the refused fields were
+        before they were refused)."""
+        return self._profile_from(self.good_fields, [s.good for s in self.steps])
+
     def build(self) -> Profile:
         """The profile as edited; ValidationError (naming the field) if the model refuses it."""
         return self._profile_from(self.fields, [s.table() for s in self.steps])
@@ -199,3 +204,34 @@ class ProfileDraft:
             return self.build() != self.original
         except ValidationError:
             return True
+
+
+def changes(original: Profile, edited: Profile) -> list[tuple[str, str, str]]:
+    """What `edited` changes in `original`'s settings, as (field, new value, old value) in the
+    profile file's terms: "file_size" for the profile's own, "steps[2].duration" for one step's,
+    "steps[*].duration" where every step changed alike. Name, title and description are left out."""
+    found: list[tuple[str, str, str]] = []
+    old, new = original.to_toml(), edited.to_toml()
+    for key in PROFILE_FIELDS[3:]:
+        if new[key] != old[key]:
+            found.append((key, str(new[key]), str(old[key])))
+    old_steps, new_steps = old["steps"], new["steps"]
+    if len(new_steps) != len(old_steps):
+        found.append(("steps", str(len(new_steps)), str(len(old_steps))))
+    per_step: dict[str, list[tuple[int, str, str]]] = {}
+    for i, (a, b) in enumerate(zip(old_steps, new_steps)):
+        for key in dict.fromkeys([*a, *b]):
+            if key != "name" and a.get(key) != b.get(key):
+                per_step.setdefault(key, []).append((i, _shown(b.get(key)), _shown(a.get(key))))
+    for key, edits in per_step.items():
+        if len(edits) == len(new_steps) > 1 and len({(n, o) for _i, n, o in edits}) == 1:
+            found.append((f"steps[*].{key}", edits[0][1], edits[0][2]))
+        else:
+            found.extend((step_field_path(i, key), n, o) for i, n, o in edits)
+    return found
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "-" if value is None else str(value)

@@ -17,7 +17,7 @@ from typing import Any
 
 from labtui.errors import ValidationError
 from labtui.params import BUILTIN_NAMES, SHELL_FIELDS, TEMPLATE_FIELDS, Param, check_template
-from labtui.units import format_duration, format_size, parse_duration, parse_size
+from labtui.units import format_duration, format_size, human_size, parse_duration, parse_size
 
 SCHEMA = 1
 MIB = 1024 * 1024
@@ -291,6 +291,16 @@ class Profile:
     def space_needed(self) -> int:
         """Free bytes a run needs on its target: the test file (if any step does I/O) plus the margin."""
         return self.free_space_margin + (self.file_size if self.needs_test_file else 0)
+
+    def space_shortfall(self, free_bytes: int) -> str | None:
+        """Why `free_bytes` cannot hold a run of this profile, or None: the one rule the runner's
+        preflight refuses a run by and the Disks and Workload screens warn by."""
+        if free_bytes >= self.space_needed:
+            return None
+        parts = f"margin {format_size(self.free_space_margin)}"
+        if self.needs_test_file:
+            parts = f"test file {format_size(self.file_size)} + {parts}"
+        return f"{self.name} needs {human_size(self.space_needed)} ({parts}), only {human_size(free_bytes)} is free"
 
     @property
     def bypasses_cache(self) -> bool:

@@ -14,7 +14,6 @@ from pathlib import Path
 from labtui.engine.devices import Disk, Volume, list_disks, list_volumes, volume_of
 from labtui.errors import ValidationError
 from labtui.model import Profile
-from labtui.units import format_size, human_size
 
 
 @dataclass(frozen=True)
@@ -94,12 +93,9 @@ def refusal(volume: Volume, profile: Profile | None) -> str | None:
 
 def space_shortfall(free_bytes: int | None, profile: Profile | None) -> str | None:
     """A warning if `free_bytes` is below what `profile` needs (test file + margin), else None."""
-    if free_bytes is None or profile is None or free_bytes >= profile.space_needed:
+    if free_bytes is None or profile is None:
         return None
-    parts = f"margin {format_size(profile.free_space_margin)}"
-    if profile.needs_test_file:
-        parts = f"file {format_size(profile.file_size)} + {parts}"
-    return f"only {human_size(free_bytes)} free: {profile.name} needs {human_size(profile.space_needed)} ({parts})"
+    return profile.space_shortfall(free_bytes)
 
 
 def check_directory(text: str, volume: Volume, volumes: tuple[Volume, ...] | list[Volume]) -> tuple[Path, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from labtui.editing import ProfileDraft
+from labtui.editing import ProfileDraft, changes
 from labtui.errors import ValidationError
 from labtui.store import builtin_profiles
 
@@ -86,3 +86,19 @@ def test_steps_are_added_moved_and_removed_but_never_all():
     with pytest.raises(ValidationError, match="at least one step"):
         draft.remove_step(0)
     assert len(draft.steps) == 1
+
+
+def test_changes_name_what_an_edit_did_to_the_profiles_settings():
+    draft = ProfileDraft(QUICK)
+    draft.set_field("title", "Mine")  # not a setting: left out
+    draft.set_field("file_size", "64M")
+    for i in range(2):
+        draft.set_step_field(i, "duration", "2s")  # every step alike: said once
+    draft.set_step_field(1, "threads", "8")
+    edited = draft.build()
+    assert changes(QUICK, edited) == [
+        ("file_size", "64MiB", "1GiB"), ("steps[*].duration", "2s", "10s"), ("steps[2].threads", "8", "4"),
+    ]
+    draft.add_step(0)
+    assert ("steps", "3", "2") in changes(QUICK, draft.build())
+    assert changes(QUICK, QUICK) == []

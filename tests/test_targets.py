@@ -40,7 +40,7 @@ def test_space_shortfall_counts_the_file_and_the_margin():
     assert QUICK.space_needed == 2 * GIB
     assert space_shortfall(2 * GIB, QUICK) is None
     assert space_shortfall(2 * GIB - 1, QUICK) == (
-        "only 2.0 GiB free: quick-sanity needs 2.0 GiB (file 1GiB + margin 1GiB)"
+        "quick-sanity needs 2.0 GiB (test file 1GiB + margin 1GiB), only 2.0 GiB is free"
     )
     commands = replace(QUICK, steps=(Step(name="tar", kind="command", command="true"),))
     assert commands.space_needed == GIB and "margin 1GiB" in space_shortfall(0, commands)

@@ -142,7 +142,7 @@ async def test_low_free_space_is_warned_about(labtui_home):
         await _move_to(pilot, "vol:/data")
         text = screen_text(app)
         assert "low space" in text
-        assert "Warning: only 1.5 GiB free: quick-sanity needs 2.0 GiB (file 1GiB + margin 1GiB)" in text
+        assert "Warning: quick-sanity needs 2.0 GiB (test file 1GiB + margin 1GiB), only 1.5 GiB is free" in text
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.workload import WorkloadScreen
@@ -118,23 +124,59 @@ async def test_delete_asks_and_no_keeps_the_profile(labtui_home):
         assert app.profile.name != "doomed"
 
 
-async def test_builtins_cannot_be_deleted_or_renamed(labtui_home):
+async def test_builtins_cannot_be_deleted_or_renamed_and_the_keys_say_why(labtui_home):
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_workload(pilot)
         screen = app.screen
-        # Shown dimmed in the footer, and the keys do nothing ...
+        # Shown dimmed in the footer ...
         assert screen.check_action("delete_profile", ()) is None and screen.check_action("rename", ()) is None
         screen.query_one(ProfileList).focus()
-        await pilot.press("delete", "n")
+        # ... and pressed anyway, they say why they do nothing (and ask nothing).
+        await pilot.press("n", "delete")
         await pilot.pause()
         assert isinstance(app.screen, WorkloadScreen)
-        # ... and asked for anyway (from the palette, say), the answer says why.
-        screen.action_delete_profile()
-        screen.action_rename()
-        await pilot.pause()
         messages = [str(n.message) for n in app._notifications]
-        assert any("cannot be deleted" in m for m in messages) and any("keeps its name" in m for m in messages)
+        assert any("quick-sanity is built in: it keeps its name. Duplicate it (c)" in m for m in messages)
+        assert any("quick-sanity is built in: it cannot be deleted" in m for m in messages)
+        assert app.profile.name == "quick-sanity" and Store(labtui_home).profile("quick-sanity").origin == "builtin"
+
+
+async def test_save_as_gives_the_copy_a_title_and_a_description_of_its_own(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        await set_text(pilot, "#p-file_size", "64M")
+        await set_text(pilot, "#s-duration", "2s")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt), what="the name prompt")
+        await set_text(pilot, "#prompt-input", "ux-quick")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.profile.name == "ux-quick", what="the save")
+        assert app.screen.query_one("#p-title", Input).value == "Quick sanity check, edited"
+        # Duplicated without edits, a copy says so.
+        await duplicate(pilot, "ux-copy")
+    store = Store(labtui_home)
+    saved = store.profile("ux-quick")
+    assert saved.title == "Quick sanity check, edited"
+    # The built-in's description ("10 s each on a 1 GiB file") no longer holds: what changed does.
+    assert saved.description == "quick-sanity with test file 64MiB (was 1GiB), step 1 duration 2s (was 10s)"
+    copy = store.profile("ux-copy")
+    assert copy.title == "Quick sanity check, edited (copy)"
+    assert copy.description.startswith("A copy of ux-quick: quick-sanity with test file 64MiB")
+
+
+async def test_a_title_typed_before_save_as_is_kept(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        await set_text(pilot, "#p-title", "My check")
+        await set_text(pilot, "#p-description", "Mine")
+        await set_text(pilot, "#p-name", "mine")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.profile.name == "mine", what="the save")
+    saved = Store(labtui_home).profile("mine")
+    assert (saved.title, saved.description) == ("My check", "Mine")
 
 
 async def test_rename_a_user_profile(labtui_home):
@@ -191,6 +233,72 @@ async def test_every_field_reports_the_models_reason(labtui_home):
         await pilot.press("space")  # cache on: any block size will do
         await pilot.pause()
         assert field_error(app, "s-block-size") == ""
+
+
+async def test_a_test_file_larger_than_the_targets_free_space_is_flagged_as_preflight_would(labtui_home, tmp_path):
+    from labtui.engine.runner import Runner
+    from labtui.errors import LabtuiError
+    from labtui.targets import Target
+    from tui_support import FAKE_VOLUMES
+
+    root = next(v for v in FAKE_VOLUMES if v.mount_point == "/")  # 412 GiB free
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        app.target = Target.on(Path("/home/lab"), root)
+        await set_text(pilot, "#p-file_size", "999T")
+        warning = field_error(app, "p-file-size")
+        assert warning == ("too big for /home/lab: quick-sanity needs 999 TiB (test file 999TiB + margin 1GiB), "
+                           "only 412 GiB is free")
+        assert "-warning" in app.screen.query_one("#field-p-file-size").classes  # accepted, not refused
+        await set_text(pilot, "#p-free_space_margin", "0")
+        await set_text(pilot, "#p-file_size", "412G")
+        assert field_error(app, "p-file-size") == ""  # exactly what is free: the preflight takes it
+        profile = app.screen.draft.build()
+    # The same rule as the runner's preflight, which refuses such a run in the same words. (The
+    # free space of a shared disk moves between two looks: the words, not the figures, are compared.)
+    st = os.statvfs(tmp_path)
+    big = replace(profile, file_size=st.f_bavail * st.f_frsize + 2**40)
+    with pytest.raises(LabtuiError) as refused:
+        Runner(big, tmp_path, Store(labtui_home)).preflight()
+    said = big.space_shortfall(st.f_bavail * st.f_frsize)
+    assert str(refused.value).startswith(f"not enough free space in {tmp_path}: ")
+    assert str(refused.value).split(" (")[0].endswith(said.split(" (")[0])  # "quick-sanity needs 1.1 TiB"
+
+
+async def test_the_command_lines_never_show_a_refused_test_file_size(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        await set_text(pilot, "#p-file_size", "999T")
+        assert "--size=1098412116148224" in command_line(app, "fio")
+        await set_text(pilot, "#p-file_size", "64Q")
+        # Not the last accepted size: the reason the size is refused.
+        assert "1098412116148224" not in command_text(app) and "999TiB" not in command_text(app)
+        assert "fix Test file to see the command lines: unknown size unit 'q'" in command_text(app)
+        await set_text(pilot, "#p-file_size", "64M")
+        assert "--size=67108864" in command_line(app, "fio")
+        await set_text(pilot, "#p-title", "")  # a field the command lines do not use
+        assert "--size=67108864" in command_line(app, "fio")
+
+
+async def test_the_steps_table_fits_its_width_whatever_profile_was_shown_before(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_workload(pilot)
+        screen = app.screen
+        table = screen.query_one(StepsTable)
+
+        def fits() -> bool:
+            return table.virtual_size.width <= table.scrollable_content_region.width
+
+        for name in ("cdm-nvme", "quick-sanity"):
+            screen._open(next(p for p in screen.profiles if p.name == name))
+            await pilot.pause()
+            assert fits(), name
+            assert "off" in screen_text(app)  # the last column, Cache, is on screen
+        name = next(c for c in table.columns.values() if c.key == "name")
+        assert name.width == len("Write 64K random")  # measured for these rows again
 
 
 async def test_a_command_step_shows_its_own_fields(labtui_home):

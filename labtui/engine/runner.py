@@ -35,7 +35,7 @@ from labtui.engine.testfile import TestFile, drop_file_cache, o_direct_supported
 from labtui.errors import LabtuiError
 from labtui.model import EngineInfo, Preparation, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
 from labtui.params import resolve
-from labtui.units import format_size, human_size
+from labtui.units import format_size
 
 _END = object()
 MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
@@ -147,16 +147,9 @@ class Runner:
             raise LabtuiError(f"cannot inspect {existing}: {exc.strerror}") from exc
         if st.f_flag & getattr(os, "ST_RDONLY", 1):
             raise LabtuiError(f"{existing} is on a read-only file system")
-        free = st.f_bavail * st.f_frsize
-        need = self.profile.free_space_margin + (self.profile.file_size if self.profile.needs_test_file else 0)
-        if free < need:
-            parts = f"margin {format_size(self.profile.free_space_margin)}"
-            if self.profile.needs_test_file:
-                parts = f"test file {format_size(self.profile.file_size)} + {parts}"
-            raise LabtuiError(
-                f"not enough free space in {existing}: the run needs {human_size(need)} ({parts}), "
-                f"{human_size(free)} is free"
-            )
+        shortfall = self.profile.space_shortfall(st.f_bavail * st.f_frsize)
+        if shortfall:
+            raise LabtuiError(f"not enough free space in {existing}: {shortfall}")
         target = devices.target_info(path)
         test_file = path / f"labtui-{self.run_id}.dat" if self.profile.needs_test_file else None
         # A memory file system may accept O_DIRECT (tmpfs does since Linux 6.6), yet its files

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -20,7 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList
 
-from labtui.editing import PROFILE_FIELDS, ProfileDraft, step_field_path, step_fields
+from labtui.editing import PROFILE_FIELDS, ProfileDraft, changes, step_field_path, step_fields
 from labtui.errors import LabtuiError, ValidationError
 from labtui.model import Profile
 from labtui.units import parse_size
@@ -34,6 +35,10 @@ from labtui.widgets.steps_table import StepsTable, step_cells
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
 TEST_FILE_NAME = "labtui-test.dat"
+# Profile fields the engines' command lines do not use: an error there leaves them as they are.
+NOT_IN_COMMANDS = ("name", "title", "description", "free_space_margin", "repeat")
+# Keys for user profiles only: dimmed for others, and they say why when pressed.
+DIMMED_FOR_BUILTINS = ("rename", "delete_profile")
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,35 @@ def field_label(path: str) -> str:
     return spec.label if spec else (path or "the profile")
 
 
+def change_text(path: str, new: str, old: str) -> str:
+    """One of `editing.changes()` as a description says it: 'test file 64MiB (was 1GiB)'."""
+    if path == "steps":
+        return f"{new} steps (was {old})"
+    match = re.match(r"^steps\[\*\]\.(\w+)$", path)
+    if match:
+        return f"{field_label(f'steps[1].{match.group(1)}').split(', ', 1)[1].lower()} {new} in every step (was {old})"
+    return f"{field_label(path).replace(', ', ' ').lower()} {new} (was {old})"
+
+
+def as_copy(original: Profile, copy: Profile) -> Profile:
+    """`copy`, a profile saved from `original` under a name of its own, with a title and a
+    description of its own where they were left as `original` had them: those describe
+    `original` (two "Quick sanity check" in every list, "10 s each" over a 2 s step)."""
+    edits = changes(original, copy)
+    title, description = copy.title, copy.description
+    if title == original.title:
+        base = original.title or original.name
+        title = f"{base}, edited" if edits else f"{base} (copy)"
+    if description == original.description:
+        if edits:
+            shown = ", ".join(change_text(*edit) for edit in edits[:4])
+            more = f" and {len(edits) - 4} more changes" if len(edits) > 4 else ""
+            description = f"{original.name} with {shown}{more}"
+        else:
+            description = f"A copy of {original.name}" + (f": {original.description}" if original.description else "")
+    return replace(copy, title=title, description=description)
+
+
 def _control(prefix: str, spec: FieldSpec) -> Widget:
     widget_id = f"{prefix}-{spec.key}"
     if spec.choices:
@@ -143,9 +177,7 @@ class WorkloadScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#profiles-pane").border_title = "Profiles"
         self.query_one("#commands").border_title = "As the engines run it"
-        table = self.query_one(StepsTable)
-        table.add_columns("#", "Step", "Workload", "Time", "Cache")
-        self.watch(self.app, "target", lambda _t: self._show_commands(), init=False)
+        self.watch(self.app, "target", lambda _t: self._after_edit() if self.draft is not None else None, init=False)
         self.watch(self.app, "profile", self._follow, init=False)
         current = self.app.profile
         if current is not None and from_result(current) is not None:
@@ -203,9 +235,8 @@ class WorkloadScreen(Screen):
         self._opened_key = profile_key(profile)
         self.step_index = 0
         self._fill_profile_form()
-        self._fill_steps()
         self._fill_step_form()
-        self._after_edit()
+        self._after_edit()  # the steps table too
         self._highlight(self._opened_key)
         self.app.choose_profile(profile)
         self.refresh_bindings()  # Rename applies to user profiles only
@@ -319,29 +350,34 @@ class WorkloadScreen(Screen):
             for key in STEP_SPECS:
                 message = errors.get(step_field_path(self.step_index, key))
                 self.query_one(f"#field-s-{key.replace('_', '-')}", FormField).show_error(message)
+            self._show_space(errors)
         self._update_step_rows()
         self._show_commands(errors)
         self.app.unsaved_profile = self.draft.original.name if self.draft.dirty else None
 
+    def _show_space(self, errors: dict[str, str]) -> None:
+        """Whether the target (as last scanned) has room for the test file and the margin: the
+        preflight's own rule, so what the editor accepts here a run does not refuse for space."""
+        assert self.draft is not None
+        target = self.app.target
+        warning = None
+        if target is not None and target.free_bytes is not None and not errors.keys() & {"file_size", "free_space_margin"}:
+            try:
+                shortfall = self.draft.accepted().space_shortfall(target.free_bytes)
+            except ValidationError:
+                shortfall = None  # a rule over the whole profile refuses it: that error is shown
+            if shortfall:
+                warning = f"too big for {target.directory}: {shortfall}"
+        needs_file = any(s.kind == "io" for s in self.draft.steps)
+        self.query_one("#field-p-file-size", FormField).show_warning(warning if needs_file else None)
+        self.query_one("#field-p-free-space-margin", FormField).show_warning(None if needs_file else warning)
+
     # ------------------------------------------------------------------ steps
 
-    def _fill_steps(self) -> None:
-        table = self.query_one(StepsTable)
-        table.clear()
-        assert self.draft is not None
-        for i, step in enumerate(self.draft.steps):
-            table.add_row(*step_cells(i + 1, self.draft.step(i), step.values["name"]), key=str(i))
-        table.move_cursor(row=self.step_index)
-
     def _update_step_rows(self) -> None:
-        table = self.query_one(StepsTable)
         assert self.draft is not None
-        for i, step in enumerate(self.draft.steps):
-            cells = step_cells(i + 1, self.draft.step(i), step.values["name"])
-            if tuple(table.get_row(str(i))) == cells:
-                continue
-            for column, value in zip(table.columns, cells):
-                table.update_cell(str(i), column, value, update_width=True)
+        rows = [step_cells(i + 1, self.draft.step(i), step.values["name"]) for i, step in enumerate(self.draft.steps)]
+        self.query_one(StepsTable).show_steps(rows, self.step_index)
 
     def on_data_table_row_highlighted(self, event) -> None:
         if event.data_table.id != "steps" or self.draft is None:
@@ -377,7 +413,6 @@ class WorkloadScreen(Screen):
         self._refresh_steps()
 
     def _refresh_steps(self) -> None:
-        self._fill_steps()
         self._fill_step_form()
         self._after_edit()
 
@@ -393,10 +428,17 @@ class WorkloadScreen(Screen):
         file_size = parse_size(self.draft.good_fields["file_size"])
         step = self.draft.step(self.step_index)
         problem = None
+        # A refused test file size (or a rule over the whole profile) would leave the last accepted
+        # one in the command lines: they would show what does not run.
+        refused = next(((k, v) for k, v in errors.items() if not k.startswith("steps[") and k not in NOT_IN_COMMANDS),
+                       None)
         if step is None:
             prefix = f"steps[{self.step_index + 1}]."
             reason = next((v for k, v in errors.items() if k.startswith(prefix)), "the step has an error")
             problem = f"fix the step to see the command lines: {reason}"
+        elif refused is not None:
+            step = None
+            problem = f"fix {field_label(refused[0])} to see the command lines: {refused[1]}"
         self.query_one(CommandLines).show(step, directory / TEST_FILE_NAME, file_size, problem)
 
     # ------------------------------------------------------------------ save, duplicate, rename, delete
@@ -455,14 +497,15 @@ class WorkloadScreen(Screen):
                     "Save as a user profile",
                     f"{original.name} {why}. Save your version under a new name:",
                     self._free_name(original.name),
-                    lambda name: self._write(replace(profile, name=name), overwrite=False),
+                    lambda name: self._write(as_copy(self._text_base(original), replace(profile, name=name)),
+                                             overwrite=False),
                 )
                 return
             problem = self._name_problem(profile.name)
             if problem:
                 self.notify(problem, title="Not saved", severity="error")
                 return
-            self._write(profile, overwrite=False)
+            self._write(as_copy(self._text_base(original), profile), overwrite=False)
         elif profile.name != original.name:
             problem = self._name_problem(profile.name)
             if problem:
@@ -471,6 +514,14 @@ class WorkloadScreen(Screen):
             self._write(profile, overwrite=False, replaces=original.name)
         else:
             self._write(profile, overwrite=True)
+
+    def _text_base(self, original: Profile) -> Profile:
+        """What a copy's title and description are written against: for a profile read from a
+        result, the profile file of its name (a run's overrides keep the file's description)."""
+        if from_result(original) is None:
+            return original
+        same = [p for p in self.profiles if p.name == original.name]
+        return next((p for p in same if p.origin == "builtin"), same[0] if same else original)
 
     def _write(self, profile: Profile, *, overwrite: bool, replaces: str | None = None) -> None:
         store = self.app.store
@@ -494,8 +545,8 @@ class WorkloadScreen(Screen):
             return
 
         def make(name: str) -> None:
-            title = f"{source.title} (copy)" if source.title else name
-            self._write(replace(source, name=name, title=title), overwrite=False)
+            assert self.draft is not None
+            self._write(as_copy(self._text_base(self.draft.original), replace(source, name=name)), overwrite=False)
 
         self._ask_name("Duplicate profile", f"A new user profile, copied from {source.name}. Its name:",
                        self._free_name(source.name), make)
@@ -585,18 +636,29 @@ class WorkloadScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Shown dimmed for a built-in profile (they keep their name and cannot be deleted) and for
-        # one read from a result.
-        if action in ("rename", "delete_profile") and self.draft is not None and self.draft.original.origin != "user":
+        # one read from a result; the keys still say why (on_key).
+        if action in DIMMED_FOR_BUILTINS and self.draft is not None and self.draft.original.origin != "user":
             return None
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        # Textual ignores a key whose binding is disabled: here it says why instead of doing nothing.
+        active = self.active_bindings.get(event.key)
+        if active is None or active.enabled:
+            return
+        action = active.binding.action.removeprefix("screen.")
+        if action in DIMMED_FOR_BUILTINS:
+            event.stop()
+            getattr(self, f"action_{action}")()
 
     def palette_commands(self):
         """Extra command-palette entries: open any profile by name."""
         for profile in self.profiles:
             yield (f"Open profile {profile.name}", profile.title or profile.name,
-                   lambda p=profile: self._palette_open(p))
+                   lambda p=profile: self.open_profile(p))
 
-    def _palette_open(self, profile: Profile) -> None:
+    def open_profile(self, profile: Profile) -> None:
+        """Open `profile` (asking first if unsaved edits would be lost)."""
         if profile_key(profile) == self._opened_key:
             return
         if self.draft is not None and self.draft.dirty:

@@ -61,9 +61,9 @@ class CommandLines(VerticalScroll, can_focus=False):
         rows = list(self.query(".command-line").results(Horizontal))
         for i, row in enumerate(rows):
             row.display = i < len(lines)
-            if i < len(lines):
-                label, text, ok = lines[i]
-                row.query_one(".command-engine", Label).update(label)
-                body = row.query_one(".command-text", Static)
-                body.update(text)
-                body.set_class(not ok, "-unavailable")
+            # A row not shown keeps no text either: nothing stale stays behind it.
+            label, text, ok = lines[i] if i < len(lines) else ("", "", True)
+            row.query_one(".command-engine", Label).update(label)
+            body = row.query_one(".command-text", Static)
+            body.update(text)
+            body.set_class(not ok, "-unavailable")

@@ -9,7 +9,8 @@ from textual.widgets import Label, Static
 
 
 class FormField(Container):
-    """A labelled control with a message line that appears only while the value is refused.
+    """A labelled control with a message line that appears only while the value is refused, or
+    while it is accepted but will not work where it is meant to (a warning).
 
     Three widgets in a two-column grid (label, control; the message spans both): forms hold
     dozens of these, and every widget costs time when a screen is first shown.
@@ -20,7 +21,9 @@ class FormField(Container):
         self.key = key
         self.label = label
         self.control = control
-        self._message = ""
+        self._error = ""
+        self._warning = ""
+        self._shown: tuple[str, bool] = ("", False)
         if tooltip:
             control.tooltip = tooltip
 
@@ -31,12 +34,23 @@ class FormField(Container):
 
     def show_error(self, message: str | None) -> None:
         """Show the model's reason under the control (None clears it)."""
-        message = message or ""
-        if message == self._message:
+        self._error = message or ""
+        self._show()
+
+    def show_warning(self, message: str | None) -> None:
+        """Show a warning under the control while it has no error (None clears it)."""
+        self._warning = message or ""
+        self._show()
+
+    def _show(self) -> None:
+        message = self._error or self._warning
+        invalid = bool(self._error)
+        if (message, invalid) == self._shown:
             return
-        self._message = message
+        self._shown = (message, invalid)
         error = self.query_one(".form-field-error", Static)
         error.update(message)
         error.display = bool(message)
-        self.set_class(bool(message), "-invalid")
-        self.control.set_class(bool(message), "-invalid")
+        self.set_class(invalid, "-invalid")
+        self.control.set_class(invalid, "-invalid")
+        self.set_class(bool(message) and not invalid, "-warning")

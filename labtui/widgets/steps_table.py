@@ -1,4 +1,4 @@
-"""A profile's steps as a table (one line each), with keys to add, remove and reorder them."""
+"""A profile's steps as a table (one line each, fitted to its width), with keys to add, remove and reorder them."""
 
 from __future__ import annotations
 
@@ -7,6 +7,11 @@ from textual.widgets import DataTable
 
 from labtui.model import Step
 from labtui.units import format_duration
+from labtui.widgets.columns import fit_widths, shorten
+
+COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("time", "Time"), ("cache", "Cache"))
+# What gives way on a narrow terminal: the step's name first (the step form below shows it whole).
+SHRINK = ({"name": 12}, {"label": 10, "name": 8})
 
 
 def step_cells(number: int, step: Step | None, name: str) -> tuple[str, ...]:
@@ -32,3 +37,35 @@ class StepsTable(DataTable):
         Binding("shift+up", "screen.move_step(-1)", "Move up", id="steps-up", show=False, tooltip="Move the step earlier"),
         Binding("shift+down", "screen.move_step(1)", "Move down", id="steps-down", show=False, tooltip="Move the step later"),
     ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.steps: list[tuple[str, ...]] = []  # the cells as given, before they are fitted
+
+    def show_steps(self, rows: list[tuple[str, ...]], cursor: int) -> None:
+        """Replace the rows; the columns are measured again for these rows and this width (a
+        DataTable's columns only ever grow: after cdm-nvme's long names every profile overflowed)."""
+        if rows != self.steps or not self.columns:
+            self.steps = list(rows)
+            self._fill(cursor)
+        elif self.cursor_row != cursor:
+            with self.prevent(self.RowHighlighted):
+                self.move_cursor(row=cursor)
+
+    def _fill(self, cursor: int) -> None:
+        cells = [dict(zip((k for k, _ in COLUMNS), row)) for row in self.steps]
+        # Less the scrollbar a long profile needs; every column is padded by one cell each side.
+        available = self.size.width - (self.styles.scrollbar_size_vertical if len(self.steps) > 10 else 0)
+        widths = fit_widths(COLUMNS, cells, available if available > 0 else 1000, SHRINK, padding=2 * self.cell_padding)
+        # Refilling is not the person moving the cursor: the screen is told of neither.
+        with self.prevent(self.RowHighlighted):
+            self.clear(columns=True)
+            for key, label in COLUMNS:
+                self.add_column(label, key=key, width=widths[key])
+            for i, row in enumerate(cells):
+                self.add_row(*(shorten(row[k], widths[k]) for k, _ in COLUMNS), key=str(i))
+            self.move_cursor(row=cursor)
+
+    def on_resize(self) -> None:
+        if self.steps:
+            self._fill(self.cursor_row)
