@@ -3,8 +3,8 @@
 The app holds what the screens share: the store, the chosen `profile` and `target` (which the
 Run screen reads), whether a run is going (`run_active`, which makes quitting ask first), and the
 colour theme (loaded from theme files, remembered in the settings). Everything the machine
-provides — the device list, the clock, the home directory — can be passed in, so tests and
-snapshots do not depend on the machine they run on.
+provides — the device list, the clock, the home and current directories — can be passed in, so
+tests and snapshots do not depend on the machine they run on.
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ class LabtuiApp(App[None]):
         engine_check: Callable[[], list[tuple[str, str | None]]] | None = None,
         clock: Callable[[], datetime] | None = None,
         home: Path | None = None,
+        cwd: Path | None = None,
         cursor_blink: bool = True,
         plain_glyphs: bool | None = None,
     ) -> None:
@@ -148,6 +149,8 @@ class LabtuiApp(App[None]):
         self.engine_check = engine_check or self._engines_here
         self.clock = clock or datetime.now
         self.home = home or Path.home()
+        # Where exports are written unless the person names another place: where labtui was started.
+        self.cwd = cwd or working_directory(self.home)
         self.cursor_blink = cursor_blink
         self._startup_warnings: list[tuple[str, str]] = []
         self.stopped_by: str | None = None  # the signal that ended the app, if one did
@@ -379,11 +382,15 @@ class LabtuiApp(App[None]):
     def action_help(self) -> None:
         from labtui.screens.help import HelpScreen
 
+        from labtui.widgets.context_bar import ContextBar
+
         if self.screen.is_modal:
             return
         screen = self.screen
+        # The screen on show names itself (a result opened from the Run screen is "Result", not "Run").
+        bars = screen.query(ContextBar)
         top = SCREENS.get(self.current_mode)
-        title = top.title if top else self.current_mode
+        title = bars.first().screen_title if bars else top.title if top else self.current_mode
         self.push_screen(HelpScreen(title, self.key_help(screen)))
 
     def key_help(self, screen: Screen):
@@ -442,9 +449,34 @@ class LabtuiApp(App[None]):
             yield ("Compare marked results", "Compare the results marked in History (Space marks them there)",
                    self.compare_marked)
 
+    def palette_searches(self):
+        """Commands a palette search finds on every screen but the list does not show: opening
+        any profile by name (the Workload screen lists them itself)."""
+        if self.current_mode == "workload":
+            return
+        profiles, _broken = self.store.profiles()
+        for profile in profiles:
+            where = "built in" if profile.origin == "builtin" else "yours"
+            yield (f"Open profile {profile.name}", f"{profile.title or profile.name} ({where}): in the Workload editor",
+                   lambda p=profile: self.open_profile(p))
+
+    def open_profile(self, profile: Profile) -> None:
+        """Show `profile` in the Workload editor, which makes it the chosen one (asking first if
+        that would lose unsaved edits)."""
+        self.switch_mode("workload")
+        self.call_after_refresh(lambda: getattr(self.screen, "open_profile", lambda _p: None)(profile))
+
     def compare_marked(self) -> None:
         self.switch_mode("history")
         self.call_after_refresh(lambda: getattr(self.screen, "action_compare", lambda: None)())
+
+
+def working_directory(fallback: Path) -> Path:
+    """The current directory, or `fallback` where it no longer exists."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return fallback
 
 
 def run_app() -> int:

@@ -2,7 +2,10 @@
 
 The current screen's actions come from its key bindings (description and tooltip), so the
 palette, the footer and the help screen never disagree; a screen may add more entries (e.g.
-"Open profile cdm-nvme") through a `palette_commands()` method.
+"Open profile cdm-nvme") through a `palette_commands()` method, and the app entries that are
+offered only to a search (opening any profile from any screen) through `palette_searches()`.
+A search matches the names first, then what a command is for: "profile" finds the Workload
+screen, whose purpose names profiles.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from typing import Callable, Iterator
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 Command = tuple[str, str, Callable[[], object]]
+# A match on what a command is for ranks below any match on a name (the matcher scores those 1
+# and up); the extras offered only to a search rank below both, in their own order.
+HELP_SCORE = 0.5
 
 
 def offered_bindings(screen) -> Iterator[tuple[str, object]]:
@@ -46,13 +52,24 @@ class LabtuiCommands(Provider):
             if extra is not None:
                 yield from extra()
 
+    async def startup(self) -> None:
+        # Read once per opening of the palette, not once per key typed.
+        searches = getattr(self.app, "palette_searches", None)
+        shown = {name for name, _help, _callback in self._commands()}
+        self._searches = [c for c in (searches() if searches else ()) if c[0] not in shown]
+
     async def discover(self) -> Hits:
         for name, help_text, callback in self._commands():
             yield DiscoveryHit(name, callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, help_text, callback in self._commands():
+        words = query.lower().split()
+        commands = [(c, False) for c in self._commands()] + [(c, True) for c in self._searches]
+        for (name, help_text, callback), extra in commands:
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+                rank = HELP_SCORE * score / (score + 1) if extra else score
+                yield Hit(rank, matcher.highlight(name), callback, help=help_text)
+            elif words and help_text and all(w in help_text.lower() for w in words) and not extra:
+                yield Hit(HELP_SCORE, name, callback, help=help_text)

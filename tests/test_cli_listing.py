@@ -152,6 +152,26 @@ def test_history_lists_newest_first_and_filters(saved, capsys):
     assert "aborted" in table and "3,000" in table
 
 
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_history_tells_engines_and_tags_apart_at_any_width(labtui_home, capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    store = Store()
+    runs = {"fio": "20240501-103005-aaaa", "native": "20240501-113005-bbbb", "diskspd": "20240501-123005-cccc"}
+    for minutes, (engine, result_id) in enumerate(runs.items()):
+        result = make_result(result_id, minutes=minutes * 60, tags=("slot-2",) if engine == "fio" else ())
+        store.save_result(replace(result, engine=replace(result.engine, name=engine)))
+    code, table, _ = cli(capsys, "history")
+    assert code == 0 and max(len(line) for line in table.splitlines()) <= int(columns)
+    # Each result's rows: from its id to the next one's (newest first).
+    newest_first = sorted(runs.items(), key=lambda item: item[1], reverse=True)
+    starts = [table.index(result_id) for _engine, result_id in newest_first] + [len(table)]
+    blocks = {engine: table[starts[i]:starts[i + 1]] for i, (engine, _id) in enumerate(newest_first)}
+    for engine, block in blocks.items():
+        assert engine in block, (engine, block)
+    assert "slot-2" in blocks["fio"] and "slot-2" not in blocks["native"] + blocks["diskspd"]
+    assert all("3,000" in block and "187.5" in block for block in blocks.values())  # the figures are never cut
+
+
 def test_history_reports_broken_files_and_keeps_the_good(saved, labtui_home, capsys):
     paths = broken_files(labtui_home / "results")
     code, out, _ = cli(capsys, "history", "--json")

@@ -12,6 +12,7 @@ from labtui import baselines
 from labtui.screens.compare import CompareScreen
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.export import ExportModal
+from labtui.screens.help import HelpScreen
 from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.result import ResultScreen
@@ -49,7 +50,8 @@ async def test_every_result_is_listed_newest_first_with_broken_files_and_their_r
                      "3,000 / 3,000", "2,400 / 2,400", "6 results"):
             assert what in text, what
         await move_to(pilot, screen, ids[5])
-        assert "Cannot be read: " in screen_text(app) and "not valid TOML" in screen_text(app)
+        flat = " ".join(screen_text(app).split())  # the file's path (a temporary one, of any length) wraps the line
+        assert "Cannot be read: " in flat and "not valid TOML" in flat
         await move_to(pilot, screen, "20240505-120000-eeee")
         assert "imported from lab7-diskspd.xml" in screen_text(app)
 
@@ -77,7 +79,25 @@ async def test_at_80_columns_many_imports_with_long_names_fit_without_scrolling_
         assert table.virtual_size.width <= table.scrollable_content_region.width
         text = screen_text(app)
         # The clock says March 2025: this year's result by day and time, older ones with their year.
-        assert "03-14 08:00" in text and "2024-12-01" in text and "fio-3.43-clie" in text
+        assert "03-14 08:00" in text and "2024-12-01" in text and "fio-3.43-cl" in text
+
+
+async def test_at_80_columns_each_row_says_its_engine_and_tags(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        table = screen.query_one(ResultsTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        lines = screen_text(app).splitlines()
+
+        def row(date: str) -> str:
+            return next(line for line in lines if line.strip().startswith(date))
+
+        # The DiskSpd import and the native runs look different, and so do the tagged ones.
+        assert "diskspd" in row("2024-05-05") and "native" in row("2024-05-03")
+        assert "hp-a" in row("2024-05-02") and "star" in row("2024-05-01") and "star" not in row("2024-05-03")
+        assert "aborted" in row("2024-05-04") and "done" in row("2024-05-03")
 
 
 async def test_filtering_as_you_type_and_sorting_by_any_column(labtui_home):
@@ -113,6 +133,19 @@ async def test_filtering_as_you_type_and_sorting_by_any_column(labtui_home):
         await pilot.pause(0.3)
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.sort_column == "profile", what="sorting from the palette")
+
+
+async def test_space_marks_the_row_under_the_cursor(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        await pilot.press("space", "down", "space")
+        first, second = shown_ids(screen)[:2]
+        assert screen.marked == {first, second}
+        assert screen.current_key() == second  # where the person put it
+        await pilot.press("space")
+        assert screen.marked == {first}
 
 
 async def test_mark_two_and_compare_reads_the_deltas(labtui_home):
@@ -157,14 +190,18 @@ async def test_compare_from_the_palette_on_another_screen(labtui_home):
         assert "engines differ" in screen_text(app)  # the import ran on DiskSpd: a cross-engine warning
 
 
+async def open_result(pilot, screen: HistoryScreen, key: str) -> None:
+    await move_to(pilot, screen, key)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ResultScreen))
+
+
 async def test_open_shows_charts_percentiles_context_and_the_command_line(labtui_home):
     save_history(labtui_home)
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 60)) as pilot:
         screen = await open_history(pilot)
-        await move_to(pilot, screen, "20240501-103005-aaaa")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await open_result(pilot, screen, "20240501-103005-aaaa")
         await pilot.pause(0.2)
         text = screen_text(app)
         for what in ("Step 1 of 2: Read 64K random", "p99.99", "11.0", "native: 4 threads x 8 outstanding, O_DIRECT",
@@ -174,6 +211,20 @@ async def test_open_shows_charts_percentiles_context_and_the_command_line(labtui
         await wait_for(pilot, lambda: "Step 2 of 2: Write 64K random" in screen_text(app))
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
+
+
+async def test_help_on_a_result_names_the_result_screen_and_its_step_keys(labtui_home):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        await open_result(pilot, screen, "20240501-103005-aaaa")
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Keys: Result" in text and "Keys: History" not in text
+        assert "Previous step: Show the step above" in text and "Next step: Show the step below" in text
 
 
 async def test_tag_baseline_and_delete_change_the_files(labtui_home):
@@ -223,7 +274,7 @@ async def test_an_aborted_result_cannot_be_a_baseline_and_says_why(labtui_home):
 async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
     save_history(labtui_home)
     out = tmp_path / f"out.{fmt}"
-    app = make_app(labtui_home)
+    app = make_app(labtui_home, cwd=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_history(pilot)
         for key in ("20240501-103005-aaaa", "20240503-140000-cccc"):
@@ -244,6 +295,33 @@ async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
         rows = json.loads(out.read_text())["rows"]
     assert sorted({r["result_id"] for r in rows}) == ["20240501-103005-aaaa", "20240503-140000-cccc"]
     assert len(rows) == 4
+
+
+async def test_export_goes_to_the_current_directory_and_says_where(labtui_home, tmp_path):
+    save_history(labtui_home)
+    app = make_app(labtui_home, cwd=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        await move_to(pilot, screen, "20240501-103005-aaaa")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportModal))
+        offered = tmp_path / "labtui-export-20250314-0926.csv"  # the app's clock
+        assert app.screen.query_one("#export-path", Input).value == str(offered)
+        await pilot.press("enter", "enter")  # format -> file name -> written
+        await wait_for(pilot, lambda: app.screen is screen, what="the export")
+        assert offered.is_file() and said(app, f"1 result written to {offered}")
+        # A name alone is a file in the current directory too.
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportModal))
+        await set_text(pilot, "#export-path", "lab7.csv")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen, what="the second export")
+        assert (tmp_path / "lab7.csv").is_file() and said(app, f"1 result written to {tmp_path / 'lab7.csv'}")
+
+
+def said(app, message: str) -> bool:
+    """Whether a notification says `message` (read while it shows: an expired one is forgotten)."""
+    return message in [str(n.message) for n in app._notifications]
 
 
 async def test_the_palette_finds_history_by_its_name(labtui_home):

@@ -143,6 +143,7 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
         term.wait_for("2 results", what="both runs listed")
         term.keys("Home")
         term.keys("Space")
+        term.keys("Down")
         term.keys("Space")
         term.wait_for("2 marked")
         term.keys("c")

@@ -18,6 +18,7 @@ from labtui.targets import DeviceScan
 GIB = 1024**3
 FIXED_NOW = datetime(2025, 3, 14, 9, 26, 53)
 FAKE_HOME = Path("/home/lab")
+FAKE_CWD = FAKE_HOME / "bench"  # where labtui was started (exports go there): a test that writes passes its own
 
 FAKE_DISKS = (
     Disk(name="nvme0n1", path="/dev/nvme0n1", kind="NVMe", transport="nvme", model="Samsung SSD 980 PRO 1TB",
@@ -64,13 +65,14 @@ def fake_engines() -> list[tuple[str, str | None]]:
 
 def make_app(home: Path, *, device_source: Callable[[], DeviceScan] = fake_scan,
              engine_check: Callable[[], list[tuple[str, str | None]]] = fake_engines, **kwargs):
-    """The app on the fake machine: its devices, engines, clock and home, and an xterm's glyphs
+    """The app on the fake machine: its devices, engines, clock, home and current directory, and an xterm's glyphs
     (TERM and LABTUI_GLYPHS of the shell running the tests play no part unless a test passes them)."""
     from labtui.app import LabtuiApp
 
     kwargs.setdefault("plain_glyphs", False)
     return LabtuiApp(store=Store(home), device_source=device_source, engine_check=engine_check,
-                     clock=lambda: FIXED_NOW, home=kwargs.pop("fake_home", FAKE_HOME), cursor_blink=False, **kwargs)
+                     clock=lambda: FIXED_NOW, home=kwargs.pop("fake_home", FAKE_HOME), cwd=kwargs.pop("cwd", FAKE_CWD),
+                     cursor_blink=False, **kwargs)
 
 
 async def wait_for(pilot, condition: Callable[[], object], timeout: float = 30.0, what: str = "condition"):
@@ -106,6 +108,14 @@ async def open_workload(pilot) -> None:
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, WorkloadScreen) and pilot.app.screen.forms_ready,
                    what="the workload editor")
     await pilot.pause()
+
+
+async def palette_search(pilot, text: str) -> None:
+    """Open the command palette and type `text` into it, as a person would."""
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.2)
+    await pilot.press(*text)
+    await pilot.pause(0.3)
 
 
 def screen_text(app) -> str:

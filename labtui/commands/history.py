@@ -34,15 +34,18 @@ def summary(row) -> dict:
     }
 
 
-# Below this many columns the table leaves out the start time (the id holds it, in UTC) and the engine.
+# Below this many columns the table leaves out the start time (the id holds it, in UTC), and the
+# engine and tags go under the profile's name.
 WIDE = 110
 
 
 def history_table(results, *, wide: bool):
     """One row per result; a line per step in the figures columns. Ids, statuses and figures are never
-    cut; a long profile name or disk model folds onto more lines."""
+    cut; a long profile name or disk model folds onto more lines. The engine is always there: native,
+    fio and DiskSpd runs of one profile are different measurements."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     from labtui.report import fmt_iops, fmt_mib, fmt_time
 
@@ -53,14 +56,22 @@ def history_table(results, *, wide: bool):
     # Imported results are named after their file (60 characters and more): that name folds onto
     # more lines rather than squeezing the id and the figures into ellipses.
     table.add_column("profile", overflow="fold", min_width=len("quick-sanity"))
+    tagged = wide and any(r.tags for r in results)  # a column of blanks would only take room
     if wide:
         table.add_column("engine", no_wrap=True)
+    if tagged:
+        table.add_column("tags", overflow="fold")
     table.add_column("disk", overflow="fold")
     table.add_column("status", no_wrap=True)
     table.add_column("IOPS", justify="right", no_wrap=True)
     table.add_column("MiB/s", justify="right", no_wrap=True)
     for r in results:
-        cells = [r.id] + ([fmt_time(r.started)] if wide else []) + [r.profile] + ([r.engine] if wide else [])
+        if wide:
+            cells = [r.id, fmt_time(r.started), r.profile, r.engine] + (["\n".join(r.tags)] if tagged else [])
+        else:
+            # Narrow, the engine and the tags take the lines under the profile's name.
+            under = "\n".join([r.engine, *(["tags: " + ", ".join(r.tags)] if r.tags else [])])
+            cells = [r.id, Text.assemble(r.profile, "\n", (under, "dim"))]
         cells += [
             r.disk_model or "unknown",
             r.status,

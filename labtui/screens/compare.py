@@ -69,14 +69,15 @@ class CompareScreen(Screen):
         if self.comparison is None:
             return
         comparison = self.comparison
-        default = self.app.home / f"labtui-compare-{self.app.clock().strftime('%Y%m%d-%H%M')}.md"
+        directory = self.app.cwd
+        default = directory / f"labtui-compare-{self.app.clock().strftime('%Y%m%d-%H%M')}.md"
 
         def done(text: str | None) -> None:
             from labtui.store import atomic_write
 
             if text is None:
                 return
-            path, _problem = check_path(text)
+            path, _problem = check_path(text, directory)
             if path is None:
                 return
             try:
@@ -86,5 +87,7 @@ class CompareScreen(Screen):
                 return
             self.notify(f"Written to {path}", title="Comparison as Markdown")
 
-        self.app.push_screen(TextPrompt("Comparison as Markdown", "The file to write (never replaced):",
-                                        str(default), check=lambda t: check_path(t)[1] or None), done)
+        self.app.push_screen(TextPrompt(
+            "Comparison as Markdown",
+            f"The file to write (never replaced; a name alone goes in the current directory, {directory}):",
+            str(default), check=lambda t: check_path(t, directory)[1] or None), done)

@@ -1,7 +1,8 @@
 """Export results to a file: CSV for spreadsheets, Markdown for posts and tickets, JSON for scripts.
 
-A modal with the format and the file name; it writes through labtui.export (the same rows as
-`labtui export`) and never replaces an existing file.
+A modal with the format and the file name (in the directory labtui was started in, unless
+another is typed); it writes through labtui.export (the same rows as `labtui export`), never
+replaces an existing file, and says where the file went.
 """
 
 from __future__ import annotations
@@ -25,18 +26,16 @@ from labtui.widgets.choice import Choice
 SUFFIX = {"csv": ".csv", "markdown": ".md", "json": ".json"}
 
 
-def default_path(home: Path, moment: datetime, fmt: str) -> Path:
-    return home / f"labtui-export-{moment.strftime('%Y%m%d-%H%M')}{SUFFIX[fmt]}"
+def default_path(directory: Path, moment: datetime, fmt: str) -> Path:
+    return directory / f"labtui-export-{moment.strftime('%Y%m%d-%H%M')}{SUFFIX[fmt]}"
 
 
-def check_path(text: str) -> tuple[Path | None, str]:
-    """The file to write, or None and why not."""
+def check_path(text: str, directory: Path) -> tuple[Path | None, str]:
+    """The file to write (a relative name is in `directory`), or None and why not."""
     text = text.strip()
     if not text:
         return None, "type the file to write"
-    path = Path(os.path.expanduser(text))
-    if not path.is_absolute():
-        return None, f"{text!r} is relative: give the full path (starting with / or ~)"
+    path = Path(os.path.normpath(directory / os.path.expanduser(text)))
     if path.exists():
         return None, f"{path} exists: choose another name (labtui never replaces a file here)"
     if not path.parent.is_dir():
@@ -50,10 +49,10 @@ class ExportModal(ModalScreen[Path | None]):
     CSS_PATH = "export.tcss"
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="export-cancel", tooltip="Close without writing")]
 
-    def __init__(self, results: Sequence[RunResult], home: Path, moment: datetime) -> None:
+    def __init__(self, results: Sequence[RunResult], directory: Path, moment: datetime) -> None:
         super().__init__()
         self.results = list(results)
-        self.home = home
+        self.directory = directory
         self.moment = moment
 
     def compose(self) -> ComposeResult:
@@ -66,11 +65,12 @@ class ExportModal(ModalScreen[Path | None]):
             with Horizontal(id="export-format-row"):
                 yield Static("Format", classes="export-label")
                 yield Choice((("CSV", "csv"), ("Markdown", "markdown"), ("JSON", "json")), id="export-format")
-            yield Input(str(default_path(self.home, self.moment, "csv")), id="export-path", select_on_focus=False,
-                        compact=True)
+            yield Input(str(default_path(self.directory, self.moment, "csv")), id="export-path",
+                        select_on_focus=False, compact=True)
             yield Static("", id="export-error", markup=False)
-            yield Static("Space switches the format · Enter on the file name writes it · Escape cancels",
-                         classes="dialog-hint")
+            yield Static(f"A name alone goes in the current directory, {self.directory}. Space switches the "
+                         "format · Enter on the file name writes it · Escape cancels", classes="dialog-hint",
+                         markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Write", id="write", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
@@ -90,7 +90,7 @@ class ExportModal(ModalScreen[Path | None]):
         self._check()
 
     def _check(self) -> Path | None:
-        path, problem = check_path(self.query_one(Input).value)
+        path, problem = check_path(self.query_one(Input).value, self.directory)
         error = self.query_one("#export-error", Static)
         error.update(problem)
         error.display = bool(problem)

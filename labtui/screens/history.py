@@ -44,11 +44,12 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("target", "Target"),
     ("profile", "Profile"),
     ("engine", "Engine"),
+    ("tags", "Tags"),
     ("status", "Status"),
     ("iops", "IOPS"),
     ("mib_s", "MiB/s"),
 )
-SORTABLE = tuple(key for key, _ in COLUMNS if key != "mark")
+SORTABLE = tuple(key for key, _ in COLUMNS if key not in ("mark", "tags"))
 SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "target", "profile": "profile",
               "engine": "engine", "status": "status", "iops": "IOPS (first step)", "mib_s": "MiB/s (first step)"}
 SORT_KEYS: dict[str, Callable[[ResultSummary], object]] = {
@@ -62,18 +63,24 @@ SORT_KEYS: dict[str, Callable[[ResultSummary], object]] = {
     "iops": lambda s: (s.steps[0].iops if s.steps else -1.0, s.started),
     "mib_s": lambda s: (s.steps[0].mib_s if s.steps else -1.0, s.started),
 }
-# Below this width the host, target and engine columns give way (the detail line shows them).
+# Below this width the host and target columns give way (the detail line shows them). The engine
+# stays where results ran on different engines: native, fio and DiskSpd runs of one profile are not
+# the same measurement.
 WIDE = 110
-# What gives up width first: where and on what machine, then the disk's name, then the figures.
-# Imported results are named after their file ("fio-3.43-clientserver-2clients-..."): long
-# profile names give way early too.
-SHRINK = ({"target": 12, "host": 8, "profile": 24}, {"disk": 12, "target": 8, "host": 6, "profile": 16},
-          {"disk": 10, "engine": 6, "profile": 12}, {"iops": 8, "mib_s": 8, "disk": 8})
+# What gives up width first: where and on what machine, the tags, then the disk's name, then the
+# figures. Imported results are named after their file ("fio-3.43-clientserver-2clients-..."):
+# long profile names give way early too.
+SHRINK = ({"target": 12, "host": 8, "profile": 24, "tags": 8}, {"disk": 12, "target": 8, "host": 6, "profile": 16},
+          {"disk": 10, "profile": 12, "tags": 5}, {"iops": 7, "mib_s": 7, "disk": 8}, {"profile": 8})
+# Below this width dates are short too (this year's by day and time, older ones by day): room for the tags.
+WIDE_DATE = 140
+# At 80 columns "completed", the usual status, is said in fewer letters.
+NARROW_STATUS = {"completed": "done"}
 BROKEN_PREFIX = "broken:"
 
 
-def headline(values: list[str]) -> str:
-    return " / ".join(values) if values else "-"
+def headline(values: list[str], narrow: bool = False) -> str:
+    return ("/" if narrow else " / ").join(values) if values else "-"
 
 
 def short_number(value: float) -> str:
@@ -97,25 +104,27 @@ def narrow_date(started: datetime, now: datetime | None = None) -> str:
 
 
 def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool = False,
-                  now: datetime | None = None) -> dict[str, str]:
+                  now: datetime | None = None, short_date: bool | None = None) -> dict[str, str]:
     iops, mib = (short_number, short_number) if narrow else (fmt_iops, fmt_mib)
+    short_date = narrow if short_date is None else short_date
     return {
         "mark": ("•" if marked else " ") + ("B" if baseline else ""),
-        "date": narrow_date(s.started, now) if narrow else fmt_time(s.started),
+        "date": narrow_date(s.started, now) if short_date else fmt_time(s.started),
         "host": s.host or "?",
         "disk": s.disk_model or "unknown",
         "target": s.target,
         "profile": s.profile,
         "engine": s.engine,
-        "status": s.status,
-        "iops": headline([iops(x.iops) if x.kind == "io" else "-" for x in s.steps]),
-        "mib_s": headline([mib(x.mib_s) for x in s.steps]),
+        "tags": ", ".join(s.tags),
+        "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status,
+        "iops": headline([iops(x.iops) if x.kind == "io" else "-" for x in s.steps], narrow),
+        "mib_s": headline([mib(x.mib_s) for x in s.steps], narrow),
     }
 
 
 def broken_cells(b: BrokenFile) -> dict[str, str]:
     return {"mark": " ", "date": "?", "host": "", "disk": b.reason, "target": b.path.name, "profile": "",
-            "engine": "", "status": "broken", "iops": "", "mib_s": ""}
+            "engine": "", "tags": "", "status": "broken", "iops": "", "mib_s": ""}
 
 
 class ResultsTable(RowTable):
@@ -244,7 +253,13 @@ class HistoryScreen(Screen):
         now = self.app.clock()  # once for the whole table
         cells = [self._cells(key, now) for key in self._shown]
         wide = self.size.width >= WIDE
-        columns = [(k, label) for k, label in COLUMNS if wide or k not in ("host", "target", "engine")]
+        # A column is there where it tells the rows apart: tags where any result has them and, at
+        # 80 columns, the engine where the results ran on more than one (the detail line says it).
+        tagged = any(c["tags"] for c in cells)
+        engines = len({c["engine"] for c in cells if c["engine"]}) > 1
+        columns = [(k, label) for k, label in COLUMNS
+                   if (wide or k not in ("host", "target")) and (tagged or k != "tags")
+                   and (wide or engines or k != "engine")]
         arrow = " ↓" if self.sort_reverse else " ↑"
         columns = [(k, label + arrow if k == self.sort_column else label) for k, label in columns]
         # The table's width less its border and its vertical scrollbar (there as soon as the rows
@@ -280,7 +295,8 @@ class HistoryScreen(Screen):
             name = key.removeprefix(BROKEN_PREFIX)
             return broken_cells(next(b for b in self.broken if b.path.name == name))
         return summary_cells(self._by_id[key], key in self.marked, key in self.baseline_ids,
-                             narrow=self.size.width < WIDE, now=now or self.app.clock())
+                             narrow=self.size.width < WIDE, now=now or self.app.clock(),
+                             short_date=self.size.width < WIDE_DATE)
 
     def _update_row(self, key: str) -> None:
         """Redraw one row after a mark or baseline change (no refill: the order is unchanged)."""
@@ -415,9 +431,9 @@ class HistoryScreen(Screen):
         if key.startswith(BROKEN_PREFIX):
             self.notify("A broken file cannot be compared or exported.", severity="warning")
             return
+        # The cursor stays on the row marked: the person moves it (Down, Space marks the next one).
         self.marked ^= {key}
         self._update_row(key)
-        self.query_one(ResultsTable).action_move(1)
         self._show_count()
         self.refresh_bindings()
 
@@ -593,7 +609,7 @@ class HistoryScreen(Screen):
         results = self._read_all(rows)
         if results is None:
             return
-        self.app.push_screen(ExportModal(results, self.app.home, self.app.clock()))
+        self.app.push_screen(ExportModal(results, self.app.cwd, self.app.clock()))
 
 
 def split_tags(text: str) -> list[str]:

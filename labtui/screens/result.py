@@ -44,9 +44,12 @@ class StepList(RowTable, inherit_bindings=False):
     """The steps of the result; up and down choose the one shown below (page keys scroll the view)."""
 
     help_scope = "steps"
+    # With ids, so that help and the palette list them: here the cursor keys choose what is shown.
     BINDINGS = [
-        Binding("up", "move(-1)", "Previous step", show=False),
-        Binding("down", "move(1)", "Next step", show=False),
+        Binding("up", "move(-1)", "Previous step", id="result-previous-step", show=False,
+                tooltip="Show the step above: its charts, percentiles and command line"),
+        Binding("down", "move(1)", "Next step", id="result-next-step", show=False,
+                tooltip="Show the step below: its charts, percentiles and command line"),
     ]
 
 
