@@ -40,6 +40,10 @@ def test_compare_prints_a_table_json_and_markdown(labtui_home):
     assert md.returncode == 0
     rows = tables(md.stdout)[0]
     assert rows[0]["B vs A"] == "-40.0 %" and rows[0]["Verdict"] == "within noise"
+    # Latency figures are bare numbers: the metric says their unit, in the table and in Markdown.
+    metrics = [r["Metric"] for r in rows]
+    assert "mean latency (ms, lower is better)" in metrics and "p99 latency (ms, lower is better)" in metrics
+    assert "mean ms ↓" in out.stdout and "p99 ms ↓" in out.stdout
 
 
 def test_compare_bad_input_is_one_line_exit_2(labtui_home):
