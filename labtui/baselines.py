@@ -1,7 +1,9 @@
-"""Baselines: the result each disk and profile is checked against (`labtui check`, the TUI's History).
+"""Baselines: the runs each disk and profile is checked against (`labtui check`, the TUI's History).
 
 One baseline per (disk, profile), kept in `baselines.toml` under the data root, beside the
-results it points to, so marking one never rewrites a result file. The disk is identified by
+results it points to, so marking one never rewrites a result file. A baseline is a set of runs:
+the result marked, plus any results added to it (`labtui baseline ID --more N` runs and adds
+some), because only several runs tell a check how much the disk varies on its own. The disk is identified by
 model and serial where the kernel reports them, so a baseline follows the drive to another
 adapter or slot — the "did the swap change anything?" case. Writes are atomic and serialised
 with a lock; a baselines file that does not parse is reported and never overwritten.
@@ -25,12 +27,20 @@ FILE_NAME = "baselines.toml"
 SCHEMA = 1
 
 
+RECOMMENDED_RUNS = 3  # fewer runs per step tell a check too little about the disk's own noise
+
+
 @dataclass(frozen=True)
 class Baseline:
     disk: str  # disk_identity() of the result's target
     profile: str  # the profile's name
-    result_id: str
+    result_id: str  # the result marked
     marked: datetime
+    added: tuple[str, ...] = ()  # results added to it since: more runs of the same profile on the disk
+
+    @property
+    def result_ids(self) -> tuple[str, ...]:
+        return (self.result_id, *self.added)
 
 
 def disk_identity(target: TargetInfo, host_name: str | None) -> str:
@@ -75,7 +85,10 @@ def load(store: Store) -> list[Baseline]:
             marked = entry.get("marked")
             if not isinstance(marked, datetime):
                 raise ValueError("every baseline needs a marked date-time")
-            out.append(Baseline(entry["disk"], entry["profile"], entry["result"], marked))
+            added = entry.get("added", [])
+            if not isinstance(added, list) or not all(isinstance(a, str) for a in added):
+                raise ValueError("a baseline's added results must be a list of ids")
+            out.append(Baseline(entry["disk"], entry["profile"], entry["result"], marked, tuple(added)))
         return out
     except (tomllib.TOMLDecodeError, ValueError) as exc:
         raise StoreError(f"{file}: {exc} (fix or remove the file; labtui leaves it as it is)") from exc
@@ -85,7 +98,9 @@ def _save(store: Store, baselines: Sequence[Baseline]) -> None:
     data = {
         "schema": SCHEMA,
         "baselines": [
-            {"disk": b.disk, "profile": b.profile, "result": b.result_id, "marked": b.marked} for b in baselines
+            {"disk": b.disk, "profile": b.profile, "result": b.result_id, "marked": b.marked}
+            | ({"added": list(b.added)} if b.added else {})
+            for b in baselines
         ],
     }
     try:
@@ -108,13 +123,33 @@ def _locked(store: Store) -> Iterator[None]:
         yield
 
 
-def mark(store: Store, result: RunResult) -> tuple[Baseline, Baseline | None]:
-    """Make `result` the baseline of its disk and profile; returns it and the one it replaced."""
+def _usable(result: RunResult) -> None:
     if result.status != "completed":
         raise LabtuiError(f"result {result.id} is {result.status}: only a completed result can be a baseline")
     if not any(s.status == "completed" for s in result.steps):
         raise LabtuiError(f"result {result.id} has no completed step to check against")
-    baseline = Baseline(result_disk(result), result.profile.name, result.id, now())
+
+
+def runs_per_step(results: Sequence[RunResult]) -> int:
+    """The fewest completed runs any step of the baseline's results has (what a check can lean on)."""
+    counts: dict[str, int] = {}
+    for result in results:
+        for step in result.steps:
+            if step.status == "completed":
+                counts[step.name] = counts.get(step.name, 0) + 1
+    return min(counts.values(), default=0)
+
+
+def mark(store: Store, result: RunResult, added: Sequence[RunResult] = ()) -> tuple[Baseline, Baseline | None]:
+    """Make `result` (and `added`, more runs of it) the baseline of its disk and profile.
+
+    Returns it and the one it replaced.
+    """
+    _usable(result)
+    for other in added:
+        _same_kind(result, other)
+    ids = tuple(dict.fromkeys(r.id for r in added if r.id != result.id))
+    baseline = Baseline(result_disk(result), result.profile.name, result.id, now(), ids)
     with _locked(store):
         current = load(store)
         replaced = next((b for b in current if (b.disk, b.profile) == (baseline.disk, baseline.profile)), None)
@@ -123,20 +158,61 @@ def mark(store: Store, result: RunResult) -> tuple[Baseline, Baseline | None]:
     return baseline, replaced
 
 
-def clear(store: Store, result_id: str) -> list[Baseline]:
-    """Stop using a result as a baseline; returns what was removed (NotFoundError if nothing)."""
+def _same_kind(result: RunResult, other: RunResult) -> None:
+    _usable(other)
+    if (result_disk(other), other.profile.name) != (result_disk(result), result.profile.name):
+        raise LabtuiError(
+            f"result {other.id} ran {other.profile.name} on {result_disk(other)}, not {result.profile.name} on "
+            f"{result_disk(result)}: a baseline's runs must be of one profile on one disk"
+        )
+
+
+def add(store: Store, result: RunResult, more: Sequence[RunResult]) -> Baseline:
+    """Add `more` runs to the baseline that holds `result` (marking `result` first if none does)."""
+    for other in more:
+        _same_kind(result, other)
     with _locked(store):
         current = load(store)
-        removed = [b for b in current if b.result_id == result_id]
-        if not removed:
+        holder = next((b for b in current if result.id in b.result_ids), None)
+        if holder is None:
+            _usable(result)
+            holder = Baseline(result_disk(result), result.profile.name, result.id, now())
+        ids = tuple(dict.fromkeys(holder.added + tuple(r.id for r in more if r.id not in holder.result_ids)))
+        updated = Baseline(holder.disk, holder.profile, holder.result_id, holder.marked, ids)
+        kept = [b for b in current if (b.disk, b.profile) != (updated.disk, updated.profile)]
+        _save(store, kept + [updated])
+    return updated
+
+
+def holding(store: Store, result_id: str) -> Baseline | None:
+    """The baseline that holds a result (marked or added), if any."""
+    return next((b for b in load(store) if result_id in b.result_ids), None)
+
+
+def clear(store: Store, result_id: str) -> list[Baseline]:
+    """Stop using a result in a baseline; returns the baselines it was in (NotFoundError if none).
+
+    The marked result takes its whole baseline with it; an added run just leaves its baseline.
+    """
+    with _locked(store):
+        current = load(store)
+        touched = [b for b in current if result_id in b.result_ids]
+        if not touched:
             raise NotFoundError(f"result {result_id} is not a baseline")
-        _save(store, [b for b in current if b.result_id != result_id])
-    return removed
+        kept = []
+        for b in current:
+            if b.result_id == result_id:
+                continue
+            if result_id in b.added:
+                b = Baseline(b.disk, b.profile, b.result_id, b.marked, tuple(a for a in b.added if a != result_id))
+            kept.append(b)
+        _save(store, kept)
+    return touched
 
 
 def ids(store: Store) -> set[str]:
-    """The ids of the results that are baselines (for marking them in listings)."""
-    return {b.result_id for b in load(store)}
+    """The ids of the results that are baselines or part of one (for marking them in listings)."""
+    return {i for b in load(store) for i in b.result_ids}
 
 
 def find(store: Store, target: TargetInfo, host_name: str | None, profile: str | None = None) -> Baseline:

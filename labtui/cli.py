@@ -1,8 +1,9 @@
 """The `labtui` entry point: no argument opens the TUI; a sub-command runs headless.
 
 Exit codes are a contract for scripts: 0 ok, 1 a check or run failed, 2 bad input (with a
-one-line reason on stderr). Sub-commands live in `labtui.commands`, one module each, and import
-what they need only when they run, so `labtui --help` stays fast.
+one-line reason on stderr), 3 `check` could not tell (too noisy to see a regression).
+Sub-commands live in `labtui.commands`, one module each, and import what they need only when
+they run, so `labtui --help` stays fast.
 """
 
 from __future__ import annotations

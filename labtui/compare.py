@@ -1,4 +1,4 @@
-"""Comparison of results: steps matched by workload, figures with their spread, differences, verdicts.
+"""Comparison of results: steps matched by workload, figures with their run-to-run noise, differences, verdicts.
 
 Pure (no Textual, no rich): the CLI's `compare` and `check` and the TUI's Compare screen all
 read the same `Comparison`. The first result is the reference; every other one is compared with
@@ -11,12 +11,14 @@ they are called or wherever they sit. When a profile holds the same workload sev
 says so. A step whose only difference is the cache mode (a file system that refused O_DIRECT
 runs it buffered) is still matched, with a warning.
 
-Verdicts: a difference is "better" or "worse" only when it is larger than the tolerance and,
-where the spread is known, statistically significant (two-sided, 95 %); otherwise it is
-"within noise". The spread comes from repetitions where a result has several (Welch's t-test;
-one run against repetitions: a prediction t-test), else from the per-interval samples of
-single runs (autocorrelation-corrected; see labtui.stats), else there is none and the
-tolerance alone decides.
+Verdicts: only run-to-run noise (repetitions) can show a difference to be real. A difference is
+"better" or "worse" when it is larger than the tolerance and significant (two-sided, 95 %) by a
+t-test of the log figures: Welch's across repetitions on both sides, a prediction t-test for one
+run against repetitions. Each step's noise is pooled with the other steps' of the same result
+(labtui.stats: moderated toward their typical noise, never below its own). Significant but
+smaller than the tolerance is "within tolerance"; not significant is "within noise"; single
+runs on both sides are "noise unknown": the difference is shown and never called.
+Interval samples only describe how steady each run was.
 """
 
 from __future__ import annotations
@@ -33,20 +35,29 @@ from labtui.model import RunResult, Sample, Step, StepResult
 from labtui.stats import (
     ALPHA,
     CONFIDENCE,
-    REPETITIONS,
+    Noise,
+    Prior,
     Spread,
     TestResult,
-    single_against,
-    spread_of_intervals,
+    log_values,
+    noise_of,
+    noise_prior,
+    prediction,
+    runs_needed,
     spread_of_repetitions,
-    welch,
+    steadiness,
+    welch_of,
 )
 from labtui.units import format_duration, format_size
 
 DEFAULT_TOLERANCE_PCT = 5.0
-BETTER, WORSE, NOISE = "better", "worse", "within noise"
-VERDICTS = (BETTER, WORSE, NOISE)
-PASS, FAIL, INFO = "PASS", "FAIL", "INFO"
+BETTER, WORSE = "better", "worse"  # the only claims
+NOISE = "within noise"  # the run-to-run noise could explain the difference
+SMALL = "within tolerance"  # real by the noise, but smaller than the tolerance
+UNKNOWN = "noise unknown"  # single runs: nothing tells the difference from noise
+VERDICTS = (BETTER, WORSE, NOISE, SMALL, UNKNOWN)
+CLAIMS = (BETTER, WORSE)
+HINT_CHANGE = 0.10  # the sample-size hint: runs that would tell a change this large
 
 
 # --------------------------------------------------------------------------- metrics
@@ -116,11 +127,14 @@ def metrics_for(step: Step) -> tuple[Metric, ...]:
 
 @dataclass(frozen=True)
 class Figure:
-    """One result's value of one metric for one step: the mean over its repetitions, and its spread."""
+    """One result's value of one metric for one step: the mean over its repetitions, and its noise."""
 
     value: float
     values: tuple[float, ...]  # one per completed repetition, in order
-    spread: Spread | None  # repetitions where there are several, else the run's intervals, else None
+    spread: Spread | None  # of the repetitions (None for a single run): the confidence interval shown
+    logs: tuple[float, ...] | None = None  # the values' logarithms (None if any is zero)
+    noise: Noise | None = None  # run-to-run noise of the logs, pooled across the result's steps
+    steadiness: float | None = None  # how much the run's interval samples vary (CV; the median over runs)
 
     @property
     def n(self) -> int:
@@ -129,10 +143,10 @@ class Figure:
     @property
     def stdev(self) -> float | None:
         """Standard deviation across repetitions (None for a single run)."""
-        return self.spread.stdev if self.spread is not None and self.spread.basis == REPETITIONS else None
+        return self.spread.stdev if self.spread is not None else None
 
     def interval(self, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-        """The confidence interval of the value, or None where no spread is known."""
+        """The confidence interval of the mean, or None for a single run."""
         return self.spread.interval(self.value, confidence) if self.spread is not None else None
 
     def to_json(self, confidence: float = CONFIDENCE) -> dict[str, Any]:
@@ -145,68 +159,101 @@ class Figure:
             "ci_low": ci[0] if ci else None,
             "ci_high": ci[1] if ci else None,
             "spread": self.spread.describe() if self.spread else None,
+            "noise_pct": self.noise.relative_sd * 100 if self.noise else None,
+            "noise": self.noise.describe() if self.noise else None,
+            "steadiness_pct": self.steadiness * 100 if self.steadiness is not None else None,
         }
 
 
 @dataclass(frozen=True)
 class Delta:
-    """A figure against the reference's: the difference, and what it means."""
+    """A figure against the reference's: the difference, the verdict, and what decided it."""
 
     absolute: float
     relative_pct: float | None  # None when the reference is zero
-    verdict: str  # BETTER, WORSE or NOISE
+    verdict: str  # one of VERDICTS; only BETTER and WORSE are claims
     beyond_tolerance: bool
-    test: TestResult | None  # None where no spread is known on either side
-    reason: str  # one line saying why this verdict
+    test: TestResult | None  # None where no run-to-run noise is known
+    basis: str  # what decided it, short: "3 vs 3 runs, Welch p=0.004", "single runs"
+    reason: str  # one sentence: the difference, the verdict and why
+    hint: str | None = None  # how many runs would tell, where the noise is unknown
+    runs: tuple[int, int] = (1, 1)  # reference's and other's
+
+    @property
+    def claim(self) -> bool:
+        return self.verdict in CLAIMS
 
     def to_json(self) -> dict[str, Any]:
         return {
             "absolute": self.absolute,
             "relative_pct": self.relative_pct,
             "verdict": self.verdict,
+            "claim": self.claim,
             "beyond_tolerance": self.beyond_tolerance,
+            "decided_by": self.basis,
             "test": self.test.method if self.test else None,
             "p_value": self.test.p_value if self.test else None,
+            "runs": list(self.runs),
             "reason": self.reason,
+            "hint": self.hint,
         }
 
 
-def judge(
-    metric: Metric, reference: Figure, other: Figure, tolerance_pct: float, alpha: float = ALPHA
-) -> Delta:
-    """Compare `other` with `reference` for `metric`: better, worse or within noise, and why."""
+def fmt_p(p: float) -> str:
+    """A p-value as a table shows it."""
+    if p < 0.001:
+        return "p<0.001"
+    return f"p={p:.3f}" if p < 0.1 else f"p={p:.2f}"
+
+
+def judge(metric: Metric, reference: Figure, other: Figure, tolerance_pct: float, alpha: float = ALPHA,
+          hint: str | None = None) -> Delta:
+    """Compare `other` with `reference` for `metric`: a verdict, and what decided it."""
     absolute = other.value - reference.value
     relative = absolute / reference.value * 100.0 if reference.value else (0.0 if absolute == 0 else None)
     beyond = abs(relative) > tolerance_pct if relative is not None else absolute != 0
-    test = _test(reference, other)
     change = f"{relative:+.1f} %" if relative is not None else f"{absolute:+.4g} {metric.unit}"
+    runs = (reference.n, other.n)
+    test = test_of(reference, other)
     if absolute == 0:
-        return Delta(absolute, relative, NOISE, False, test, "no difference")
+        return Delta(absolute, relative, NOISE, False, test, "no difference", "no difference", runs=runs)
+    if test is None:
+        if reference.logs is None or other.logs is None:
+            basis = "zero figures: no relative test"
+            reason = f"{change}: a figure of zero has no relative noise to test it against"
+        else:
+            basis = "single runs"
+            reason = f"{change}: single runs cannot tell it from noise" + (f"; {hint}" if hint else "")
+        return Delta(absolute, relative, UNKNOWN, beyond, None, basis, reason, hint, runs)
+    basis = f"{runs[0]} vs {runs[1]} runs, {test.method} {fmt_p(test.p_value)}"
+    if not test.significant(alpha):
+        return Delta(absolute, relative, NOISE, beyond, test, basis,
+                     f"{change} is within the run-to-run noise ({basis})", runs=runs)
     if not beyond:
-        return Delta(absolute, relative, NOISE, False, test, f"{change} is within the ±{tolerance_pct:g} % tolerance")
-    if test is not None and not test.significant(alpha):
-        return Delta(absolute, relative, NOISE, True, test,
-                     f"{change}, but not significant: p = {test.p_value:.2g} ({test.method})")
+        return Delta(absolute, relative, SMALL, False, test, basis,
+                     f"{change} is real by the noise ({basis}) but within the ±{tolerance_pct:g} % tolerance",
+                     runs=runs)
     improved = (absolute > 0) == metric.higher_is_better
-    evidence = (f"significant: p = {test.p_value:.2g} ({test.method})" if test is not None
-                else "no spread known (single runs): the tolerance alone decides")
-    return Delta(absolute, relative, BETTER if improved else WORSE, True, test,
-                 f"{change} is beyond the ±{tolerance_pct:g} % tolerance; {evidence}")
+    return Delta(absolute, relative, BETTER if improved else WORSE, True, test, basis,
+                 f"{change} is beyond the ±{tolerance_pct:g} % tolerance and the run-to-run noise ({basis})",
+                 runs=runs)
 
 
-def _test(reference: Figure, other: Figure) -> TestResult | None:
-    a, b = reference.spread, other.spread
-    a_reps = a is not None and a.basis == REPETITIONS
-    b_reps = b is not None and b.basis == REPETITIONS
-    if a_reps and b_reps:
-        return welch(reference.value, a, other.value, b)
-    if a_reps and other.n == 1:
-        return single_against(other.value, a, reference.value)
-    if b_reps and reference.n == 1:
-        return single_against(reference.value, b, other.value)
-    if a is not None and b is not None and not a_reps and not b_reps:
-        return welch(reference.value, a, other.value, b)
+def test_of(reference: Figure, other: Figure) -> TestResult | None:
+    """The t-test of the two figures' log means, where run-to-run noise is known on either side."""
+    a, b = reference, other
+    if a.logs is None or b.logs is None:
+        return None
+    if a.noise is not None and b.noise is not None:
+        return welch_of(a.logs, a.noise, b.logs, b.noise)
+    if a.noise is not None and b.n == 1:
+        return prediction(b.logs[0], a.logs, a.noise, single_is_b=True)
+    if b.noise is not None and a.n == 1:
+        return prediction(a.logs[0], b.logs, b.noise, single_is_b=False)
     return None
+
+
+test_of.__test__ = False  # not a pytest test, whatever the name suggests
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -300,13 +347,25 @@ class Comparison:
     def method(self) -> str:
         """How the verdicts were reached, in one paragraph for the output."""
         return (
-            f"Differences are against {self.letters[0]}. A difference is better or worse only when it is larger "
-            f"than the ±{self.tolerance_pct:g} % tolerance and, where the spread is known, significant at "
-            f"{self.confidence:.0%} (two-sided): Welch's t-test across repetitions; one run against repetitions "
-            "by a prediction t-test; single runs by their interval samples (lag-1 autocorrelation-corrected, "
-            "assuming a stationary AR(1) series; they show how steady each run was, not run-to-run variation). "
-            "With no spread known the tolerance alone decides. Otherwise: within noise."
+            f"Differences are against {self.letters[0]}. Only run-to-run noise (repetitions) can show a difference "
+            f"to be real: better or worse means larger than the ±{self.tolerance_pct:g} % tolerance and significant "
+            f"at {self.confidence:.0%} (two-sided; each line on its own) by a t-test of the log figures, Welch's "
+            "across repetitions, a prediction test for one run against repetitions, with each step's noise pooled "
+            "with the other steps' of its result (never below its own). Within noise: not significant. Within "
+            "tolerance: significant but smaller. Noise unknown: single runs on both sides cannot tell a "
+            "difference from noise, whatever its size. Interval samples show how steady a run was, never a verdict."
         )
+
+    @property
+    def hints(self) -> tuple[str, ...]:
+        """The sample-size hints of lines whose noise is unknown, each once."""
+        seen: dict[str, None] = {}
+        for group in self.groups:
+            for row in group.rows:
+                for delta in row.deltas:
+                    if delta is not None and delta.verdict == UNKNOWN and delta.hint:
+                        seen.setdefault(delta.hint)
+        return tuple(seen)
 
     def to_json(self) -> dict[str, Any]:
         ids = [r.id for r in self.results]
@@ -314,6 +373,7 @@ class Comparison:
             "tolerance_pct": self.tolerance_pct,
             "confidence": self.confidence,
             "method": self.method,
+            "hints": list(self.hints),
             "results": [_result_json(r, letter) for r, letter in zip(self.results, self.letters)],
             "warnings": list(self.warnings),
             "context": [{"label": c.label, "values": list(c.values), "differs": c.differs} for c in self.context],
@@ -341,12 +401,21 @@ def _result_json(result: RunResult, letter: str) -> dict[str, Any]:
     }
 
 
+NoiseHint = Callable[[Step, Metric], str | None]
+
+
 def compare(
     results: Sequence[RunResult],
     tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     confidence: float = CONFIDENCE,
+    hint: NoiseHint | None = None,
 ) -> Comparison:
-    """Compare every result with the first. One result alone gives its figures and spreads."""
+    """Compare every result with the first. One result alone gives its figures and noise.
+
+    `hint(step, metric)` says how many runs would tell a difference where single runs cannot
+    (labtui.known_noise builds one from earlier runs of the same disk); without it the hint
+    says to repeat the runs.
+    """
     if not results:
         raise LabtuiError("nothing to compare: give at least one result")
     if not (tolerance_pct >= 0 and math.isfinite(tolerance_pct)):
@@ -355,9 +424,11 @@ def compare(
     alpha = 1.0 - confidence
     masters = _match(results)
     letters = [_letter(i) for i in range(len(results))]
+    raw = [_raw_figures(master, results) for master in masters]
+    priors = _priors(raw, len(results))
     groups = []
-    for master in masters:
-        groups.append(_group(master, results, letters, tolerance_pct, alpha))
+    for master, (occs, rows) in zip(masters, raw):
+        groups.append(_group(master, occs, rows, priors, letters, tolerance_pct, alpha, hint))
     warnings = _warnings(results, masters, letters) + _engine_bound_warnings(results, letters)
     return Comparison(results, tuple(groups), _context(results), tuple(warnings), tolerance_pct, confidence)
 
@@ -469,24 +540,71 @@ def _match(results: Sequence[RunResult]) -> list[_Master]:
     return masters
 
 
-def _group(master: _Master, results: Sequence[RunResult], letters: Sequence[str], tolerance_pct: float,
-           alpha: float) -> StepGroup:
-    n = len(results)
-    occs = [master.members.get(i) for i in range(n)]
-    steps = tuple(o.step if o else None for o in occs)
-    first = next(s for s in steps if s is not None)
+_RawRow = tuple[Metric, list[Figure | None]]
+
+
+def _raw_figures(master: _Master, results: Sequence[RunResult]) -> tuple[list[_Occurrence | None], list[_RawRow]]:
+    """Each result's figures for a group's metrics, before their noise is pooled across steps."""
+    occs = [master.members.get(i) for i in range(len(results))]
+    first = next(o.step for o in occs if o is not None)
     rows = []
     for metric in metrics_for(first):
-        figures = tuple(_figure(metric, o.members) if o else None for o in occs)
-        if all(f is None for f in figures):
-            continue
+        figures = [_figure(metric, o.members) if o else None for o in occs]
+        if any(f is not None for f in figures):
+            rows.append((metric, figures))
+    return occs, rows
+
+
+def _priors(raw: Sequence[tuple[list, list[_RawRow]]], count: int) -> dict[tuple[int, str], Prior]:
+    """Per result and metric: what its steps' repetitions say together about its relative noise."""
+    estimates: dict[tuple[int, str], list[tuple[float, float]]] = {}
+    for _occs, rows in raw:
+        for metric, figures in rows:
+            for i, figure in enumerate(figures):
+                if figure is not None and figure.noise is not None:
+                    estimates.setdefault((i, metric.key), []).append((figure.noise.own, figure.noise.df))
+    priors = {}
+    for key, pairs in estimates.items():
+        prior = noise_prior(pairs)
+        if prior is not None:
+            priors[key] = prior
+    return priors
+
+
+def _group(master: _Master, occs: Sequence[_Occurrence | None], raw_rows: Sequence[_RawRow],
+           priors: dict[tuple[int, str], Prior], letters: Sequence[str], tolerance_pct: float, alpha: float,
+           hint: NoiseHint | None) -> StepGroup:
+    steps = tuple(o.step if o else None for o in occs)
+    rows = []
+    for metric, raw in raw_rows:
+        figures = tuple(_pooled_noise(f, priors.get((i, metric.key))) if f else None for i, f in enumerate(raw))
         reference = figures[0]
         deltas = tuple(
-            judge(metric, reference, f, tolerance_pct, alpha) if i and reference is not None and f is not None else None
+            judge(metric, reference, f, tolerance_pct, alpha,
+                  _hint(hint, steps[i] or steps[0], metric) if reference.n == 1 and f.n == 1 else None)
+            if i and reference is not None and f is not None else None
             for i, f in enumerate(figures)
         )
         rows.append(MetricRow(metric, figures, deltas))
     return StepGroup(master.key, master.index + 1, steps, tuple(rows), tuple(_notes(master, occs, letters)))
+
+
+def _pooled_noise(figure: Figure, prior: Prior | None) -> Figure:
+    if figure.noise is None or prior is None or figure.logs is None:
+        return figure
+    return replace(figure, noise=noise_of(figure.logs, prior))
+
+
+def _hint(hint: NoiseHint | None, step: Step, metric: Metric) -> str:
+    known = hint(step, metric) if hint is not None else None
+    return known or "repeat both runs (--repeat 3 or more) to measure the noise"
+
+
+def hint_from(relative_sd: float, source: str, change: float = HINT_CHANGE) -> str:
+    """The sample-size hint for a figure whose noise is known from elsewhere (earlier runs)."""
+    n = runs_needed(relative_sd, change)
+    runs = f"about {n} runs each" if n is not None else "more than 100 runs each"
+    return f"{runs} would tell a {change * 100:.0f} % change (noise {relative_sd * 100:.1f} % {source})"
 
 
 def _notes(master: _Master, occs: Sequence[_Occurrence | None], letters: Sequence[str]) -> list[str]:
@@ -518,14 +636,16 @@ def _ordinal(n: int) -> str:
 
 def _figure(metric: Metric, members: Sequence[StepResult]) -> Figure | None:
     done = [m for m in members if m.status == "completed"]
-    values = [v for v in (metric.value(m) for m in done) if v is not None and math.isfinite(v)]
-    if not values:
+    pairs = [(v, m) for v, m in ((metric.value(m), m) for m in done) if v is not None and math.isfinite(v)]
+    if not pairs:
         return None
-    if len(values) >= 2:
-        spread = spread_of_repetitions(values)
-    else:
-        spread = spread_of_intervals(interval_series(metric, done[0])) if metric.series else None
-    return Figure(fmean(values), tuple(values), spread)
+    values = [v for v, _ in pairs]
+    logs = log_values(values)
+    cvs = [c for c in (steadiness(interval_series(metric, m)) for _, m in pairs) if c is not None]
+    return Figure(fmean(values), tuple(values), spread_of_repetitions(values),
+                  tuple(logs) if logs is not None else None,
+                  noise_of(logs) if logs is not None else None,
+                  median(cvs) if cvs else None)
 
 
 def interval_series(metric: Metric, result: StepResult) -> list[float]:
@@ -627,113 +747,3 @@ def _engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str])
             advice = cpubound.ADVICE.get(r.engine.name, cpubound.ADVICE["native"])
             warnings.append(f"{letter} ({r.id}) is CPU-bound in {which}: {advice}")
     return warnings
-
-
-# --------------------------------------------------------------------------- check
-
-
-@dataclass(frozen=True)
-class CheckLine:
-    """One metric of one step in a check: PASS, FAIL or INFO (shown, never failing)."""
-
-    group: StepGroup
-    metric: Metric
-    baseline: Figure | None
-    current: Figure | None
-    delta: Delta | None
-    outcome: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    comparison: Comparison
-    lines: tuple[CheckLine, ...]
-
-    @property
-    def failures(self) -> tuple[CheckLine, ...]:
-        return tuple(line for line in self.lines if line.outcome == FAIL)
-
-    @property
-    def passed(self) -> bool:
-        return not self.failures and any(line.outcome == PASS for line in self.lines)
-
-    @property
-    def unresolved(self) -> tuple[CheckLine, ...]:
-        """Passing lines that got worse beyond the tolerance, but not beyond the noise measured."""
-        return tuple(
-            line for line in self.lines
-            if line.outcome == PASS and line.delta is not None and line.delta.beyond_tolerance
-            and (line.delta.absolute < 0) == line.metric.higher_is_better
-        )
-
-    def summary(self) -> str:
-        """The verdict line: PASS or FAIL with what it rests on."""
-        tolerance = f"±{self.comparison.tolerance_pct:g} % tolerance"
-        steps = len({id(line.group) for line in self.lines})
-        if self.passed:
-            text = f"PASS: no metric of {steps} step{'s' if steps != 1 else ''} regressed beyond the {tolerance} and beyond noise"
-            if self.unresolved:
-                n = len(self.unresolved)
-                text += (f"; {n} got worse by more than the tolerance, but within noise too large to tell "
-                         "(see the ± margins; re-check when the machine is quiet)")
-            return text
-        if not self.failures:
-            return "FAIL: the re-run has no figure to compare with the baseline"
-        what = "; ".join(f"{f.group.name} {f.metric.label} {_change(f.delta)}" for f in self.failures[:3])
-        more = f" (and {len(self.failures) - 3} more)" if len(self.failures) > 3 else ""
-        return f"FAIL: {len(self.failures)} metric{'s' if len(self.failures) != 1 else ''} regressed: {what}{more}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "summary": self.summary(),
-            "unresolved": len(self.unresolved),
-            "baseline": self.comparison.results[0].id,
-            "result": self.comparison.results[-1].id,
-            "tolerance_pct": self.comparison.tolerance_pct,
-            "lines": [
-                {
-                    "step": line.group.name,
-                    "label": line.group.label,
-                    "metric": line.metric.key,
-                    "baseline": line.baseline.value if line.baseline else None,
-                    "current": line.current.value if line.current else None,
-                    "relative_pct": line.delta.relative_pct if line.delta else None,
-                    "verdict": line.delta.verdict if line.delta else None,
-                    "outcome": line.outcome,
-                    "reason": line.reason,
-                }
-                for line in self.lines
-            ],
-            "comparison": self.comparison.to_json(),
-        }
-
-
-def _change(delta: Delta | None) -> str:
-    if delta is None:
-        return "missing"
-    return f"{delta.relative_pct:+.1f} %" if delta.relative_pct is not None else f"{delta.absolute:+.4g}"
-
-
-def check(baseline: RunResult, current: RunResult, tolerance_pct: float) -> CheckReport:
-    """Judge a re-run against its baseline: FAIL where a metric got worse beyond tolerance and noise."""
-    comparison = compare([baseline, current], tolerance_pct)
-    lines = []
-    for group in comparison.groups:
-        if group.steps[0] is None:
-            continue  # a step the baseline never ran cannot regress
-        for row in group.rows:
-            base, now, delta = row.figures[0], row.figures[1], row.deltas[1]
-            if base is None:
-                continue
-            if now is None or delta is None:
-                outcome, reason = FAIL, "missing in the re-run"
-            elif not row.metric.gates_check:
-                outcome, reason = INFO, delta.reason
-            elif delta.verdict == WORSE:
-                outcome, reason = FAIL, delta.reason
-            else:
-                outcome, reason = PASS, delta.reason
-            lines.append(CheckLine(group, row.metric, base, now, delta, outcome, reason))
-    return CheckReport(comparison, tuple(lines))

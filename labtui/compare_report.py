@@ -12,21 +12,17 @@ from rich.text import Text
 
 from labtui import markdown
 from labtui.compare import (
+    fmt_p,
     BETTER,
-    FAIL,
-    INFO,
-    PASS,
     WORSE,
-    CheckReport,
     Comparison,
     Delta,
     Figure,
     Metric,
     StepGroup,
 )
+from labtui.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
 from labtui.report import fmt_iops, fmt_mib, fmt_ms
-from labtui.stats import REPETITIONS
-
 
 
 @dataclass(frozen=True)
@@ -43,7 +39,6 @@ class Palette:
 
 TERMINAL = Palette()
 ARROW = {"higher": "↑", "lower": "↓"}  # which way is better
-OUTCOME_STYLE = {PASS: "green", FAIL: "bold red", INFO: "dim"}
 
 
 def fmt_value(metric: Metric, value: float | None) -> str:
@@ -81,7 +76,7 @@ def fmt_figure(metric: Metric, figure: Figure | None) -> str:
 
 
 def fmt_margin(figure: Figure | None) -> str:
-    """"±x %": half the 95 % interval relative to the value ("" where no spread is known)."""
+    """"±x %": half the 95 % interval of the mean relative to the value ("" for a single run)."""
     ci = figure.interval() if figure is not None else None
     if ci is None or not figure.value:
         return ""
@@ -89,10 +84,27 @@ def fmt_margin(figure: Figure | None) -> str:
 
 
 def _verdict_cell(delta: Delta | None, style: str) -> Text:
+    """The verdict, and under it (dim) what decided it."""
     verdict = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
-    if delta is not None and delta.test is not None:
-        verdict.append("\n" + fmt_p(delta), style="dim")
+    if delta is not None and delta.basis != "no difference":
+        verdict.append("\n" + short_basis(delta), style="dim")
     return verdict
+
+
+def short_basis(delta: Delta) -> str:
+    """What decided a verdict, short enough for a table cell: "3 vs 3, p=0.004", "single runs"."""
+    if delta.test is None:
+        return delta.basis
+    return f"{delta.runs[0]} vs {delta.runs[1]}, {fmt_p(delta.test.p_value)}"
+
+
+def verdict_text(delta: Delta | None) -> str:
+    """The verdict with what decided it on one line: "worse · 3 vs 3 runs, Welch p=0.004"."""
+    if delta is None:
+        return "-"
+    if delta.basis == "no difference":
+        return delta.verdict
+    return f"{delta.verdict} · {delta.basis}"
 
 
 def _step_cells(group: StepGroup) -> list[Text]:
@@ -124,15 +136,6 @@ def fmt_change(delta: Delta | None) -> str:
     if delta.relative_pct is None:
         return f"{delta.absolute:+.4g}"
     return f"{delta.relative_pct:+.1f} %"
-
-
-def fmt_p(delta: Delta | None) -> str:
-    if delta is None or delta.test is None:
-        return ""
-    p = delta.test.p_value
-    if p < 0.001:
-        return "p<0.001"
-    return f"p={p:.3f}" if p < 0.1 else f"p={p:.2f}"
 
 
 def group_title(group: StepGroup) -> str:
@@ -186,7 +189,8 @@ def comparison_renderable(comparison: Comparison, palette: Palette = TERMINAL, *
         table.add_column(letter, justify="right")
         if i:
             table.add_column(f"{letter} vs A", justify="right")
-            table.add_column("verdict", min_width=len("within noise"))  # never cut: it is the answer
+            words = [row.deltas[i].verdict for g in comparison.groups for row in g.rows if row.deltas[i] is not None]
+            table.add_column("verdict", min_width=max(map(len, words), default=len("verdict")))  # never cut: the answer
     for group in comparison.groups:
         step_cells = _step_cells(group)
         for n, row in enumerate(group.rows):
@@ -215,53 +219,73 @@ def comparison_renderable(comparison: Comparison, palette: Palette = TERMINAL, *
     notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
     for note in notes:
         parts.append(Text(f"note: {note}", style="dim"))
+    for hint in comparison.hints:
+        parts.append(Text(f"noise unknown: single runs cannot tell a difference from noise; {hint}", style="dim"))
     if method:
         parts.append(Text(comparison.method, style="dim"))
     return Group(*parts)
 
 
 def statistics_table(comparison: Comparison) -> Table:
-    """One result's figures with mean, standard deviation and confidence interval per metric."""
+    """One result's figures: mean, standard deviation and confidence interval, run-to-run noise, steadiness."""
     table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
                   title=f"Statistics ({comparison.confidence:.0%} confidence intervals)")
     for name, justify in (("step", "left"), ("metric", "left"), ("n", "right"), ("mean", "right"),
-                          ("sd", "right"), ("CI", "right"), ("spread from", "left")):
+                          ("sd", "right"), ("CI", "right"), ("noise", "right"), ("steadiness", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    intervals = False
     for group in comparison.groups:
         for n, row in enumerate(group.rows):
             figure = row.figures[0]
             if figure is None:
                 continue
             ci = figure.interval(comparison.confidence)
-            spread = figure.spread
-            intervals = intervals or (spread is not None and spread.basis != REPETITIONS)
             table.add_row(
                 group_title(group) if n == 0 else "",
                 metric_name(row.metric),
                 str(figure.n),
                 fmt_value(row.metric, figure.value),
                 fmt_value(row.metric, figure.stdev) if figure.stdev is not None else "-",
-                f"{fmt_value(row.metric, ci[0])} – {fmt_value(row.metric, ci[1])}" if ci else "-",
-                spread.short() if spread else "one run, too few intervals",
+                f"{fmt_value(row.metric, ci[0])} – {fmt_value(row.metric, ci[1])}" if ci else "one run",
+                f"{figure.noise.relative_sd * 100:.1f} %" if figure.noise else "-",
+                f"±{figure.steadiness * 100:.1f} %" if figure.steadiness is not None else "-",
                 end_section=n == len(group.rows) - 1,
             )
-    if intervals:
-        table.caption = (
-            "Interval spreads: one run's per-interval samples, corrected for lag-1 autocorrelation r "
-            "(assumes a stationary AR(1) series). They show how steady the run was, not how much runs "
-            "differ from each other: repeat the run (--repeat N) for that."
-        )
+    table.caption = (
+        "noise: how much the figure varies from run to run (relative standard deviation of the repetitions, "
+        "pooled with the other steps'); only repetitions measure it (--repeat N). steadiness: how much one "
+        "run's interval samples vary (coefficient of variation, the median over runs): how steady the run "
+        "was, never evidence that two results differ."
+    )
     return table
 
 
-def check_renderable(report: CheckReport):
-    table = Table(box=box.SIMPLE_HEAD)
+OUTCOME_STYLE = {PASS: "green", FAIL: "bold red", INFO: "dim", DOUBT: "yellow", NOISY: "yellow"}
+
+
+def check_basis(line: CheckLine) -> str:
+    """What decided a check line, short enough for its table cell."""
+    delta = line.delta
+    if delta is None:
+        return "missing"
+    if not line.gating:
+        return short_basis(delta) if delta.basis != "no difference" else ""
+    if line.test is None:
+        return "single runs" if delta.runs == (1, 1) else "no test"
+    runs = f"{delta.runs[0]} vs {delta.runs[1]}"
+    if line.outcome == NOISY and line.noise_pct is not None:
+        return f"{runs}, noise {line.noise_pct:.0f} %"
+    if line.p_adjusted is not None and line.p_worse is not None:
+        holm = fmt_p(line.p_adjusted).removeprefix("p").removeprefix("=")
+        return f"{runs}, {fmt_p(line.p_worse)}, Holm {holm}"
+    return short_basis(delta)
+
+
+def check_renderable(report: CheckReport, title: str | None = None):
+    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left")
     for name, justify in (("step", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right"),
-                          ("change", "right"), ("verdict", "left"), ("result", "left")):
+                          ("change", "right"), ("result", "left"), ("decided by", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     lines = report.lines
-    unresolved = {id(line) for line in report.unresolved}
     n = 0
     for i, line in enumerate(lines):
         if i == 0 or lines[i - 1].group is not line.group:
@@ -273,9 +297,8 @@ def check_renderable(report: CheckReport):
             _figure_cell(line.metric, line.baseline),
             _figure_cell(line.metric, line.current),
             fmt_change(line.delta),
-            _verdict_cell(line.delta, "") if line.delta else Text("missing"),
-            Text(line.outcome + ("?" if id(line) in unresolved else ""),
-                 style="yellow" if id(line) in unresolved else OUTCOME_STYLE[line.outcome]),
+            Text(line.outcome, style=OUTCOME_STYLE[line.outcome]),
+            Text(check_basis(line), style="dim"),
             end_section=last,
         )
         n += 1
@@ -283,9 +306,19 @@ def check_renderable(report: CheckReport):
     parts.append(table)
     for row in report.comparison.differences:
         parts.append(Text(f"context differs: {row.label}: baseline {row.values[0]}, now {row.values[1]}", style="dim"))
-    if unresolved:
-        parts.append(Text("PASS? = worse by more than the tolerance, but not beyond the noise measured here", style="dim"))
-    parts.append(Text(report.summary(), style="bold green" if report.passed else "bold red"))
+    for group in report.comparison.groups:
+        for note in group.notes:
+            parts.append(Text(f"note: {group_title(group)}: {note}", style="dim"))
+    legend = [f"{PASS} no regression beyond the tolerance", f"{FAIL} regressed beyond it and beyond the noise"]
+    if report.doubtful:
+        legend.append(f"{DOUBT} worse, but not clearly beyond the noise")
+    if report.noisy:
+        legend.append(f"{NOISY} too noisy to see a regression of the tolerance")
+    if any(not line.gating for line in report.lines):
+        legend.append(f"{INFO} reported, never failing (--fail-on latency,p99,cpu makes them count)")
+    parts.append(Text("; ".join(legend), style="dim"))
+    style = {PASSED: "bold green", FAILED: "bold red", INCONCLUSIVE: "bold yellow"}[report.outcome]
+    parts.append(Text(report.summary(), style=style))
     return Group(*parts)
 
 
@@ -313,7 +346,7 @@ def comparison_markdown(comparison: Comparison) -> str:
                 if i:
                     delta = row.deltas[i]
                     cells.append(fmt_change(delta))
-                    cells.append(f"{delta.verdict} {fmt_p(delta)}".strip() if delta else "-")
+                    cells.append(verdict_text(delta))
             rows.append(cells)
     out = [f"**Comparison** (differences against A, tolerance ±{comparison.tolerance_pct:g} %)\n",
            markdown.table(headers, rows, align)]
@@ -326,6 +359,7 @@ def comparison_markdown(comparison: Comparison) -> str:
     for warning in comparison.warnings:
         out.append(f"> **Warning:** {markdown.cell(warning)}\n")
     notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
+    notes += [f"noise unknown: single runs cannot tell a difference from noise; {hint}" for hint in comparison.hints]
     if notes:
         out.append("\n".join(f"- {markdown.cell(n)}" for n in notes) + "\n")
     out.append(f"*{markdown.cell(comparison.method)}*\n")

@@ -1,32 +1,31 @@
-"""Statistics for benchmark figures: Student's t, confidence intervals, Welch's test, within-run spread.
+"""Statistics for benchmark figures: Student's t, run-to-run noise pooled across steps, tests, sample sizes.
 
 Pure Python (no scipy): the t distribution comes from the regularized incomplete beta function,
-which also serves non-integer degrees of freedom (Welch-Satterthwaite). Two sources of spread:
+which also serves non-integer degrees of freedom (Welch-Satterthwaite).
 
-- repetitions of a step (a profile's `repeat`): independent runs, so the textbook standard
-  error s / sqrt(n) with n - 1 degrees of freedom holds;
-- the per-interval samples of one run: consecutive intervals are autocorrelated (a slow second
-  tends to follow a slow second), so s / sqrt(n) would be too optimistic. The series is treated
-  as a stationary AR(1) process: with lag-1 autocorrelation r the effective number of
-  independent values is n (1 - r) / (1 + r). This spread says how steady the run was; it says
-  nothing about run-to-run variation (file placement, the drive's state, other load), which
-  only repetitions measure.
+Only repetitions (independent runs of a step) measure run-to-run noise, and only that noise can
+show a difference to be real. Noise is relative (a disk that varies 3 % at 50,000 IOPS varies
+about 3 % at 45,000), so tests work on the logarithms of the figures. With few runs a step's
+own variance is a poor estimate (3 runs: 2 degrees of freedom), so the steps of one result share
+what they know: each step's variance is moderated toward the result's typical one, by as much
+as the steps' variances agree (empirical Bayes, Smyth 2004, limma's moderated t), and never
+below the step's own estimate (a noisy step is not made to look quiet by its quiet neighbours).
+
+A run's per-interval samples tell how steady it was (their coefficient of variation); they say
+nothing about how much runs differ from each other (file placement, the drive's state, other
+load), so they never decide a verdict.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import NormalDist, fmean, stdev
+from statistics import NormalDist, fmean
 from typing import Sequence
 
 CONFIDENCE = 0.95
 ALPHA = 0.05  # two-sided significance level of the tests
-MIN_INTERVALS = 5  # fewer interval samples say too little about a run's spread
-MAX_AUTOCORRELATION = 0.9  # beyond this the AR(1) correction is itself unreliable; cap it
-
-REPETITIONS = "repetitions"
-INTERVALS = "intervals"
+MIN_INTERVALS = 3  # fewer interval samples say nothing about how steady a run was
 
 
 # --------------------------------------------------------------------------- the t distribution
@@ -96,6 +95,12 @@ def t_sf_two_sided(t: float, df: float) -> float:
     return betainc(df / 2.0, 0.5, df / (df + t * t))
 
 
+def t_pdf(t: float, df: float) -> float:
+    """The density of Student's t with `df` degrees of freedom."""
+    log_c = math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
+    return math.exp(log_c - (df + 1.0) / 2.0 * math.log1p(t * t / df))
+
+
 def t_quantile(p: float, df: float) -> float:
     """The t value below which a fraction `p` of Student's t with `df` degrees of freedom lies."""
     if not 0.0 < p < 1.0:
@@ -108,20 +113,27 @@ def t_quantile(p: float, df: float) -> float:
         return 0.0
     if p < 0.5:
         return -t_quantile(1.0 - p, df)
-    # The t quantile is at least the normal one; widen until it is bracketed, then bisect.
+    # The t quantile is at least the normal one; widen until it is bracketed, then Newton's
+    # method inside the bracket (bisecting wherever a step would leave it).
     lo = NormalDist().inv_cdf(p)
     hi = max(2.0 * lo, 1.0)
     while t_cdf(hi, df) < p:
         lo, hi = hi, hi * 2.0
+    x = 0.5 * (lo + hi)
     for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_cdf(mid, df) < p:
-            lo = mid
+        f = t_cdf(x, df) - p
+        if f < 0:
+            lo = x
         else:
-            hi = mid
-        if hi - lo <= 1e-13 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
+            hi = x
+        step = f / t_pdf(x, df)
+        nxt = x - step
+        if not lo < nxt < hi:
+            nxt = 0.5 * (lo + hi)
+        if abs(nxt - x) <= 1e-13 * max(1.0, abs(x)) or hi - lo <= 1e-13 * max(1.0, hi):
+            return nxt
+        x = nxt
+    return x
 
 
 def t_critical(df: float, confidence: float = CONFIDENCE) -> float:
@@ -129,25 +141,72 @@ def t_critical(df: float, confidence: float = CONFIDENCE) -> float:
     return t_quantile(0.5 + confidence / 2.0, df)
 
 
-# --------------------------------------------------------------------------- spread of a figure
+# --------------------------------------------------------------------------- digamma and trigamma
+
+
+def digamma(x: float) -> float:
+    """psi(x) for x > 0: the recurrence up to x >= 6, then the asymptotic series."""
+    result = 0.0
+    while x < 6.0:
+        result -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = f * (-1 / 12 + f * (1 / 120 + f * (-1 / 252 + f * (1 / 240 + f * (-1 / 132)))))
+    return result + math.log(x) - 0.5 / x + series
+
+
+def trigamma(x: float) -> float:
+    """psi'(x) for x > 0."""
+    result = 0.0
+    while x < 6.0:
+        result += 1.0 / (x * x)
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = 1.0 / x + f / 2.0 + f / x * (1 / 6 + f * (-1 / 30 + f * (1 / 42 + f * (-1 / 30 + f * 5 / 66))))
+    return result + series
+
+
+def trigamma_inverse(y: float) -> float:
+    """The x > 0 with psi'(x) = y (psi' falls steadily from +inf to 0)."""
+    if not y > 0:
+        raise ValueError("trigamma takes only positive values")
+    lo, hi = 1e-8, 1e8
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        if trigamma(mid) > y:
+            lo = mid
+        else:
+            hi = mid
+        if hi / lo < 1.0 + 1e-12:
+            break
+    return math.sqrt(lo * hi)
+
+
+# --------------------------------------------------------------------------- the spread of repetitions
+
+
+def variance(values: Sequence[float]) -> float:
+    """The sample variance in plain floats (statistics.variance is exact, and hundreds of times slower)."""
+    n = len(values)
+    if n < 2:
+        raise ValueError("a variance needs two values")
+    mean = math.fsum(values) / n
+    return math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+
+
+def stdev(values: Sequence[float]) -> float:
+    return math.sqrt(variance(values))
 
 
 @dataclass(frozen=True)
 class Spread:
-    """How precisely a figure is known: the standard error of its mean and the t's freedom."""
+    """How precisely repetitions fix a figure's mean: standard deviation, standard error, t's freedom."""
 
-    basis: str  # REPETITIONS or INTERVALS
-    n: int  # how many values (repetitions or interval samples)
-    mean: float  # of those values
-    stdev: float  # sample standard deviation of the values
-    stderr: float  # standard error of the mean (autocorrelation-corrected for intervals)
-    df: float  # degrees of freedom for Student's t
-    autocorrelation: float | None = None  # lag-1, intervals only (after capping)
-
-    @property
-    def effective_n(self) -> float:
-        """Independent values the spread is worth (n for repetitions, less for intervals)."""
-        return self.df + 1.0
+    n: int
+    mean: float
+    stdev: float
+    stderr: float
+    df: float
 
     def half_width(self, confidence: float = CONFIDENCE) -> float:
         """Half the width of the confidence interval of the mean."""
@@ -159,20 +218,8 @@ class Spread:
         width = self.half_width(confidence)
         return middle - width, middle + width
 
-    def short(self) -> str:
-        """A few words for a table cell."""
-        if self.basis == REPETITIONS:
-            return f"{self.n} repetitions"
-        return f"{self.n} intervals (~{self.effective_n:.1f} independent)"
-
     def describe(self) -> str:
-        """What the spread comes from and what it assumes, for a person reading the output."""
-        if self.basis == REPETITIONS:
-            return f"{self.n} repetitions (t-distribution, {self.n - 1} df)"
-        return (
-            f"{self.n} interval samples, lag-1 autocorrelation {self.autocorrelation:.2f}, "
-            f"worth {self.effective_n:.1f} independent values (AR(1) assumption)"
-        )
+        return f"{self.n} repetitions (t-distribution, {self.n - 1} df)"
 
 
 def spread_of_repetitions(values: Sequence[float]) -> Spread | None:
@@ -182,36 +229,120 @@ def spread_of_repetitions(values: Sequence[float]) -> Spread | None:
         return None
     n = len(clean)
     sd = stdev(clean)
-    return Spread(REPETITIONS, n, fmean(clean), sd, sd / math.sqrt(n), float(n - 1))
+    return Spread(n, fmean(clean), sd, sd / math.sqrt(n), float(n - 1))
 
 
-def lag1_autocorrelation(values: Sequence[float]) -> float:
-    """The lag-1 sample autocorrelation (0 for a constant series)."""
-    n = len(values)
-    if n < 2:
-        return 0.0
-    m = fmean(values)
-    dev = [v - m for v in values]
-    denominator = sum(d * d for d in dev)
-    if denominator == 0:
-        return 0.0
-    return sum(dev[i] * dev[i + 1] for i in range(n - 1)) / denominator
+def steadiness(series: Sequence[float]) -> float | None:
+    """How much one run's interval samples vary: their coefficient of variation (None if too few).
 
-
-def spread_of_intervals(values: Sequence[float]) -> Spread | None:
-    """The spread of one run's interval samples, corrected for autocorrelation (AR(1)).
-
-    Negative autocorrelation would shrink the error; it is treated as zero, which errs on the
-    side of calling a difference noise. None with fewer than MIN_INTERVALS samples.
+    A description of the run, not a measure of run-to-run noise: it never decides a verdict.
     """
-    clean = [v for v in values if v is not None and math.isfinite(v)]
-    n = len(clean)
-    if n < MIN_INTERVALS:
+    clean = [v for v in series if v is not None and math.isfinite(v)]
+    if len(clean) < MIN_INTERVALS:
         return None
-    r = min(max(lag1_autocorrelation(clean), 0.0), MAX_AUTOCORRELATION)
-    effective = n * (1.0 - r) / (1.0 + r)
-    sd = stdev(clean)
-    return Spread(INTERVALS, n, fmean(clean), sd, sd / math.sqrt(effective), max(effective - 1.0, 1.0), r)
+    mean = fmean(clean)
+    return stdev(clean) / abs(mean) if mean else None
+
+
+# --------------------------------------------------------------------------- run-to-run noise
+
+
+def log_values(values: Sequence[float]) -> list[float] | None:
+    """The natural logarithms of positive figures; None if any is zero or negative."""
+    if any(not (v > 0 and math.isfinite(v)) for v in values):
+        return None
+    return [math.log(v) for v in values]
+
+
+@dataclass(frozen=True)
+class Prior:
+    """What the steps of one result say together about its relative noise (empirical Bayes).
+
+    `variance` is the typical variance of a step's log figures; `df` how many degrees of
+    freedom that is worth to each step: infinite when the steps' variances agree as well as
+    chance allows, small when they clearly differ. `total_df` caps what pooling can give.
+    """
+
+    variance: float
+    df: float
+    steps: int
+    total_df: float
+
+
+def noise_prior(estimates: Sequence[tuple[float, float]]) -> Prior | None:
+    """The prior from the steps' (variance, degrees of freedom) pairs (Smyth 2004, section 6.2).
+
+    Each log sample variance scatters around the log of its true variance by trigamma(d/2) (its
+    sampling noise); what the steps' log variances scatter beyond that is how much the steps
+    truly differ, and fixes the prior's degrees of freedom. None with fewer than two steps.
+    """
+    pairs = [(v, d) for v, d in estimates if d > 0 and v > 0 and math.isfinite(v)]
+    if len(pairs) < 2:
+        return None
+    e = [math.log(v) - digamma(d / 2) + math.log(d / 2) for v, d in pairs]
+    mean_e = fmean(e)
+    spread = sum((x - mean_e) ** 2 for x in e) / (len(e) - 1)
+    excess = spread - fmean([trigamma(d / 2) for _, d in pairs])
+    total = float(sum(d for _, d in pairs))
+    if excess > 0:
+        d0 = 2.0 * trigamma_inverse(excess)
+        s0 = math.exp(mean_e + digamma(d0 / 2) - math.log(d0 / 2))
+        return Prior(s0, d0, len(pairs), total)
+    return Prior(math.exp(mean_e), math.inf, len(pairs), total)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The run-to-run noise of one figure: the variance of its log values and what it rests on."""
+
+    variance: float  # used in tests: the moderated one, never below `own`
+    df: float
+    runs: int  # the figure's own runs
+    own: float  # the variance of the figure's own runs alone
+    pooled_steps: int = 1  # steps whose variances informed it (1: its own runs only)
+
+    @property
+    def relative_sd(self) -> float:
+        """The run-to-run standard deviation as a fraction of the figure (about its CV)."""
+        return math.sqrt(math.expm1(self.variance))
+
+    def describe(self) -> str:
+        own = f"{self.runs} runs"
+        if self.pooled_steps > 1:
+            return f"{own}, noise pooled across {self.pooled_steps} steps ({self.df:.0f} df)"
+        return f"{own} ({self.df:.0f} df)"
+
+
+def noise_of(logs: Sequence[float], prior: Prior | None = None) -> Noise | None:
+    """A figure's noise from the logs of its runs, moderated by its result's prior; None for one run."""
+    n = len(logs)
+    if n < 2:
+        return None
+    own = variance(logs)
+    df = float(n - 1)
+    if prior is None:
+        return Noise(own, df, n, own)
+    moderated, pooled_df = moderate(own, df, prior)
+    return Noise(moderated, pooled_df, n, own, prior.steps)
+
+
+def moderate(own: float, df: float, prior: Prior | None) -> tuple[float, float]:
+    """A step's variance and degrees of freedom after pooling with its result's prior.
+
+    Shrunk toward the prior's variance by their degrees of freedom, and never below the step's
+    own: a step noisier than its neighbours keeps its own variance, and then only its own
+    degrees of freedom (claiming the pool's would make a noisy step look better known than it is).
+    """
+    if prior is None:
+        return own, df
+    if math.isinf(prior.df):
+        shrunk, total = prior.variance, prior.total_df
+    else:
+        shrunk = (prior.df * prior.variance + df * own) / (prior.df + df)
+        total = min(prior.df + df, prior.total_df)
+    if own >= shrunk:
+        return own, df
+    return shrunk, max(total, df)
 
 
 # --------------------------------------------------------------------------- tests
@@ -219,52 +350,108 @@ def spread_of_intervals(values: Sequence[float]) -> Spread | None:
 
 @dataclass(frozen=True)
 class TestResult:
-    """A two-sided test of "no difference": the statistic, its freedom and the p-value."""
+    """A t-test of "no difference" between two log means: the statistic, its freedom, p-values."""
 
     __test__ = False  # not a pytest class, whatever the name suggests
 
     method: str
-    statistic: float
+    statistic: float  # of (b - a); positive when b is higher
     df: float
-    p_value: float
+    p_value: float  # two-sided
+    stderr: float = 0.0  # of the difference of the log means
 
     def significant(self, alpha: float = ALPHA) -> bool:
         return self.p_value < alpha
 
+    def p_higher(self) -> float:
+        """One-sided p-value for "b is higher than a"."""
+        return _upper_tail(self.statistic, self.df)
 
-def welch(a_mean: float, a: Spread, b_mean: float, b: Spread) -> TestResult:
-    """Welch's unequal-variances t-test of b_mean - a_mean, from each side's standard error.
+    def p_lower(self) -> float:
+        """One-sided p-value for "b is lower than a"."""
+        return _upper_tail(-self.statistic, self.df)
 
-    The means are passed separately so a run's exact-count figure can be tested with the
-    spread of its intervals.
+
+def _upper_tail(t: float, df: float) -> float:
+    if math.isnan(t):
+        return 1.0
+    if math.isinf(t):
+        return 0.0 if t > 0 else 1.0
+    return 1.0 - t_cdf(t, df)
+
+
+def _t_test(method: str, diff: float, variance: float, df: float) -> TestResult:
+    if variance == 0:
+        # No spread at all: any difference is certain, none is none.
+        return TestResult(method, 0.0 if diff == 0 else math.copysign(math.inf, diff), math.inf,
+                          1.0 if diff == 0 else 0.0)
+    statistic = diff / math.sqrt(variance)
+    return TestResult(method, statistic, df, t_sf_two_sided(statistic, df), math.sqrt(variance))
+
+
+def welch(a_mean: float, a_se2: float, a_df: float, b_mean: float, b_se2: float, b_df: float,
+          method: str = "Welch") -> TestResult:
+    """Welch's unequal-variances t-test of b_mean - a_mean from each side's squared standard error."""
+    total = a_se2 + b_se2
+    if total == 0:
+        return _t_test(method, b_mean - a_mean, 0.0, math.inf)
+    df = total**2 / ((a_se2**2 / a_df if a_se2 else 0.0) + (b_se2**2 / b_df if b_se2 else 0.0))
+    return _t_test(method, b_mean - a_mean, total, df)
+
+
+def welch_of(a_logs: Sequence[float], a: Noise, b_logs: Sequence[float], b: Noise) -> TestResult:
+    """Welch's test of two figures' log means with their (moderated) noise: b against a."""
+    return welch(fmean(a_logs), a.variance / a.runs, a.df, fmean(b_logs), b.variance / b.runs, b.df)
+
+
+def prediction(single: float, logs: Sequence[float], noise: Noise, single_is_b: bool = True) -> TestResult:
+    """Is one run out of line with repeated runs? A prediction t-test on the logs.
+
+    Under "nothing changed" the single run is one more draw from the repetitions' distribution,
+    so (x - mean) / sqrt(s^2 (1 + 1/n)) follows t with the noise's degrees of freedom. Assumes
+    the single run varies as much as each of the repetitions does.
     """
-    va, vb = a.stderr**2, b.stderr**2
-    diff = b_mean - a_mean
-    method = f"Welch's t-test ({_basis_words(a)} vs {_basis_words(b)})"
-    if va + vb == 0:
-        # No spread at all on either side: any difference is certain, none is none.
-        return TestResult(method, 0.0 if diff == 0 else math.copysign(math.inf, diff), math.inf, 1.0 if diff == 0 else 0.0)
-    statistic = diff / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / ((va * va / a.df if va else 0.0) + (vb * vb / b.df if vb else 0.0))
-    return TestResult(method, statistic, df, t_sf_two_sided(statistic, df))
+    diff = single - fmean(logs) if single_is_b else fmean(logs) - single
+    return _t_test("prediction", diff, noise.variance * (1.0 + 1.0 / noise.runs), noise.df)
 
 
-def single_against(value: float, others: Spread, others_mean: float | None = None) -> TestResult:
-    """Is one run's `value` out of line with repeated runs? (A prediction-interval t-test.)
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values: reject where adjusted p < alpha keeps the family's error at alpha."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
 
-    Under "nothing changed" the single run comes from the repetitions' distribution, so
-    (mean - value) / (s * sqrt(1 + 1/n)) follows t with n - 1 df. Assumes the single run
-    varies as much as each of the repetitions does.
+
+# --------------------------------------------------------------------------- how many runs
+
+
+def runs_needed(relative_sd: float, change: float, *, alpha: float = ALPHA, power: float = 0.8,
+                one_sided: bool = False, fixed: int | None = None, limit: int = 100,
+                rise: bool = False) -> int | None:
+    """Runs per side (or, with `fixed`, on the other side of `fixed` runs) to tell a relative `change`.
+
+    A t-test of the log means with `relative_sd` noise tells a drop of `change` (0.10 = 10 %;
+    with `rise`, a rise of it) with probability `power`. None if even `limit` runs would not (a
+    `fixed` side too small).
     """
-    center = others.mean if others_mean is None else others_mean
-    method = f"t-test of one run against {_basis_words(others)} (assumes equal spread)"
-    scale = others.stdev * math.sqrt(1.0 + 1.0 / others.n)
-    diff = center - value
-    if scale == 0:
-        return TestResult(method, 0.0 if diff == 0 else math.copysign(math.inf, diff), others.df, 1.0 if diff == 0 else 0.0)
-    statistic = diff / scale
-    return TestResult(method, statistic, others.df, t_sf_two_sided(statistic, others.df))
-
-
-def _basis_words(spread: Spread) -> str:
-    return f"{spread.n} repetitions" if spread.basis == REPETITIONS else f"{spread.n} intervals"
+    if relative_sd <= 0:
+        return 2
+    sd = math.sqrt(math.log1p(relative_sd**2))
+    change = abs(change)
+    if not rise and change >= 1.0:
+        return 2  # a drop of 100 % or more: nothing left, any run tells
+    delta = math.log1p(change) if rise else -math.log1p(-change)
+    q = 1.0 - (alpha if one_sided else alpha / 2.0)
+    for n in range(2, limit + 1):
+        if fixed is None:
+            se, df = sd * math.sqrt(2.0 / n), 2.0 * n - 2.0
+        else:
+            se, df = sd * math.sqrt(1.0 / fixed + 1.0 / n), max(fixed + n - 2.0, 1.0)
+        if delta / se >= t_quantile(q, df) + t_quantile(power, df):
+            return n
+    return None

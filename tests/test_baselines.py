@@ -71,3 +71,29 @@ def test_a_broken_baselines_file_is_reported_and_never_overwritten(store):
         baselines.mark(store, result)
     assert baselines.path(store).read_text() == "this is [not toml"
 
+
+
+def test_a_baseline_is_a_set_of_runs_that_grows_and_shrinks(tmp_path):
+    store = Store(tmp_path)
+    first = store.save_result(run_result("r1", {READ: [50_000]}))[0]
+    more = store.save_result(run_result("r2", {READ: [50_100, 49_900]}, minutes=5))[0]
+    baseline, _ = baselines.mark(store, first, [more])
+    assert baseline.result_ids == ("r1", "r2") and baselines.runs_per_step([first, more]) == 3
+    again = baselines.add(store, first, [store.save_result(run_result("r3", {READ: [50_200]}, minutes=9))[0]])
+    assert again.result_ids == ("r1", "r2", "r3") and baselines.holding(store, "r3").result_id == "r1"
+    assert baselines.ids(store) == {"r1", "r2", "r3"}
+    baselines.clear(store, "r2")  # an added run leaves; the baseline stays
+    assert baselines.holding(store, "r1").result_ids == ("r1", "r3")
+    baselines.clear(store, "r1")  # the marked one takes the baseline with it
+    assert baselines.load(store) == []
+
+
+def test_runs_of_another_disk_or_profile_cannot_join_a_baseline(tmp_path):
+    store = Store(tmp_path)
+    first = run_result("r1", {READ: [50_000]})
+    elsewhere = run_result("r2", {READ: [50_000]}, target=replace(TARGET, serial="OTHER"))
+    with pytest.raises(LabtuiError, match="a baseline's runs must be of one profile on one disk"):
+        baselines.mark(store, first, [elsewhere])
+    with pytest.raises(LabtuiError, match="one profile on one disk"):
+        baselines.add(store, first, [run_result("r3", {READ: [1.0]}, profile_name="cdm-nvme")])
+    assert not baselines.path(store).exists()

@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 
 from conftest import labtui_cmd
@@ -30,20 +31,37 @@ def test_compare_prints_a_table_json_and_markdown(labtui_home):
     a, b = save_pair(labtui_home)
     out = run("compare", a, b)
     assert out.returncode == 0, out.stderr
-    assert "Read 64K random" in out.stdout and "worse" in out.stdout and "engines differ" in out.stdout
+    assert "Read 64K random" in out.stdout and "engines differ" in out.stdout
+    assert "noise unknown" in out.stdout and "single runs" in out.stdout and not re.search(r"%\s+(better|worse)\b", out.stdout)
+    assert "--repeat 3" in out.stdout  # nothing is known about this disk's noise: how to measure it
     data = json.loads(run("compare", a[:12], b, "--json").stdout)
     assert [r["id"] for r in data["results"]] == [a, b]
     read = next(s for s in data["steps"] if s["name"] == "Read 64K random")
-    assert read["metrics"][0]["deltas"][1]["verdict"] == "worse"
-    assert read["metrics"][0]["deltas"][1]["relative_pct"] == -40.0
+    delta = read["metrics"][0]["deltas"][1]
+    assert delta["verdict"] == "noise unknown" and delta["claim"] is False and delta["decided_by"] == "single runs"
+    assert delta["relative_pct"] == -40.0
     md = run("compare", a, b, "--markdown", "--tolerance", "50")
     assert md.returncode == 0
     rows = tables(md.stdout)[0]
-    assert rows[0]["B vs A"] == "-40.0 %" and rows[0]["Verdict"] == "within noise"
+    assert rows[0]["B vs A"] == "-40.0 %" and rows[0]["Verdict"] == "noise unknown · single runs"
     # Latency figures are bare numbers: the metric says their unit, in the table and in Markdown.
     metrics = [r["Metric"] for r in rows]
     assert "mean latency (ms, lower is better)" in metrics and "p99 latency (ms, lower is better)" in metrics
     assert "mean ms ↓" in out.stdout and "p99 ms ↓" in out.stdout
+
+
+def test_compare_of_single_runs_hints_from_earlier_runs_of_the_disk(labtui_home):
+    store = Store(labtui_home)
+    for i, iops in enumerate((50_000, 52_000, 48_500, 51_000)):  # earlier single runs: about 3 % apart
+        store.save_result(run_result(f"20261020-1{i}0000-e{i:03d}", {READ: [iops], WRITE: [40_000 + 500 * i]},
+                                     minutes=-60 * (i + 1)))
+    a, b = save_pair(labtui_home)
+    data = json.loads(run("compare", a, b, "--json").stdout)
+    read = next(s for s in data["steps"] if s["name"] == "Read 64K random")
+    hint = read["metrics"][0]["deltas"][1]["hint"]
+    assert hint.startswith("about ") and "runs each would tell a 10 % change" in hint
+    assert "in 4 earlier runs of quick-sanity on this disk" in hint
+    assert any("runs each would tell" in h for h in data["hints"])
 
 
 def test_compare_bad_input_is_one_line_exit_2(labtui_home):
@@ -90,5 +108,25 @@ def test_check_bad_input_exits_2_and_writes_nothing(labtui_home, tmp_path):
     assert bad_engine.returncode == 2 and "unknown engine" in bad_engine.stderr
     bad_repeat = run("check", "--baseline", a, "-t", str(target), "--repeat", "0", "--yes")
     assert bad_repeat.returncode == 2
+    for args in (("--fail-on", "p95"), ("--duration", "soon"), ("--file-size", "big"), ("--confirm", "-1")):
+        out = run("check", "--baseline", a, "-t", str(target), *args, "--yes")
+        assert out.returncode == 2 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, args
     assert list(target.iterdir()) == []
     assert len(list((labtui_home / "results").iterdir())) == 2
+
+
+def test_baseline_of_several_runs_and_the_advice_for_a_single_one(labtui_home):
+    store = Store(labtui_home)
+    ids = [store.save_result(run_result(f"20261101-1{i}0000-r{i:03d}", {READ: [50_000 + 100 * i]}, minutes=10 * i))[0].id
+           for i in range(3)]
+    single = run("baseline", ids[0])
+    assert single.returncode == 0 and "1 run per step" in single.stdout
+    assert f"labtui baseline {ids[0]} --more 2" in single.stdout.replace("\n", " ")
+    added = json.loads(run("baseline", ids[0], *ids[1:], "--add", "--json").stdout)
+    assert added["baseline"]["result"] == ids[0] and added["baseline"]["added"] == ids[1:]
+    assert added["runs_per_step"] == 3
+    listed = run("baseline")
+    assert f"{ids[0]} + 2 more" in listed.stdout
+    other = store.save_result(run_result("20261101-190000-zzzz", {READ: [1.0]}, profile_name="cdm-nvme"))[0]
+    refused = run("baseline", ids[0], other.id, "--add")
+    assert refused.returncode == 2 and "one profile on one disk" in refused.stderr

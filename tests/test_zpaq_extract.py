@@ -219,8 +219,10 @@ def test_check_re_runs_a_zpaq_extract_baseline_with_its_archive(archive, tmp_pat
     baseline = json.loads(first.stdout)["id"]
     out = subprocess.run(labtui_cmd("check", "--baseline", baseline, "--tolerance", "1000", "--confirm", "0",
                                     "--json", "--yes"), capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    # A one-run baseline of sub-second extractions on a busy machine may be too noisy to tell (3):
+    # never a FAIL, and the re-run is what this test is about.
     report = json.loads(out.stdout)
+    assert out.returncode in (0, 3) and report["outcome"] != "fail", out.stderr
     assert report["run_status"] == "completed" and len(report["runs"]) == 1
     rerun = json.loads(subprocess.run(labtui_cmd("show", report["runs"][0], "--json"), capture_output=True,
                                       text=True).stdout)

@@ -1,48 +1,139 @@
-"""Mark a result as the baseline of its disk and profile (what `labtui check` compares with), or list them."""
+"""Mark the runs a disk and profile are checked against (`labtui check`), add runs to them, or list them."""
 
 from __future__ import annotations
 
-HELP = "mark a result as the baseline for its disk and profile, clear one, or list them"
+HELP = "mark a result (and more runs) as the baseline for its disk and profile, add runs, clear, or list"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("id", nargs="?", help="result id (or unique prefix) to mark; without it, list the baselines")
-    parser.add_argument("--clear", action="store_true", help="stop using this result as a baseline")
+    parser.add_argument("ids", nargs="*", metavar="ID",
+                        help="result ids (or unique prefixes): the first is marked, the others join it as more runs "
+                             "of the same profile on the same disk; without any, list the baselines")
+    parser.add_argument("--add", action="store_true",
+                        help="add the results to the first one's existing baseline instead of replacing it")
+    parser.add_argument("--more", type=int, metavar="N",
+                        help="run the baseline's profile N more times now (on its target, or -t DIR) and add the runs")
+    parser.add_argument("-t", "--target", help="with --more: the directory to run in (default: the result's target)")
+    parser.add_argument("--clear", action="store_true", help="stop using this result in a baseline")
     parser.add_argument("--json", action="store_true", help="print JSON on stdout")
+    parser.add_argument("--yes", "-y", action="store_true", help="with --more: do not ask for confirmation")
 
 
 def run(args) -> int:
     from labtui import baselines
     from labtui.commands.common import open_store, print_json, stdout
-    from labtui.errors import LabtuiError
+    from labtui.errors import LabtuiError, ValidationError
 
     store = open_store()
     out = stdout()
-    if args.id is None:
-        if args.clear:
-            raise LabtuiError("--clear needs the id of the baseline to clear")
+    if not args.ids:
+        if args.clear or args.add or args.more:
+            raise LabtuiError("--clear, --add and --more need the id of a result")
         return _list(store, args.json)
-    result = store.find_result(args.id)
+    if args.more is not None and args.more < 1:
+        raise ValidationError("must be at least 1", "--more")
+    results = [store.find_result(key) for key in args.ids]
+    result = results[0]
     if args.clear:
+        if len(results) > 1:
+            raise LabtuiError("--clear takes one id")
         removed = baselines.clear(store, result.id)
         if args.json:
             print_json({"cleared": [_entry(b) for b in removed]})
         else:
             for b in removed:
-                out.print(f"{result.id} is no longer the baseline for {b.profile} on {b.disk}")
+                what = "the baseline" if b.result_id == result.id else "a run of the baseline"
+                out.print(f"{result.id} is no longer {what} for {b.profile} on {b.disk}")
         return 0
-    baseline, replaced = baselines.mark(store, result)
+    replaced = None
+    if args.add:
+        baseline = baselines.add(store, result, results[1:])
+    else:
+        baseline, replaced = baselines.mark(store, result, results[1:])
+    if args.more:
+        more = _run_more(store, result, args)
+        if more is None:
+            return 1
+        baseline = baselines.add(store, result, [more])
+    runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
     if args.json:
-        print_json({"baseline": _entry(baseline), "replaced": _entry(replaced) if replaced else None})
+        print_json({"baseline": _entry(baseline), "replaced": _entry(replaced) if replaced else None,
+                    "runs_per_step": runs})
         return 0
-    out.print(f"{result.id} is now the baseline for {baseline.profile} on {baseline.disk}")
+    held = f" ({len(baseline.result_ids)} results)" if len(baseline.result_ids) > 1 else ""
+    out.print(f"{result.id}{held} is now the baseline for {baseline.profile} on {baseline.disk}: "
+              f"{runs} run{'s' if runs != 1 else ''} per step")
     if replaced and replaced.result_id != result.id:
         out.print(f"(it replaces {replaced.result_id})")
+    if runs < baselines.RECOMMENDED_RUNS:
+        need = baselines.RECOMMENDED_RUNS - runs
+        out.print(f"With {runs} run{'s' if runs != 1 else ''} per step a check cannot tell how much this disk varies "
+                  f"on its own, so it can only see large regressions. `labtui baseline {result.id} --more {need}` "
+                  f"runs the profile {need} more time{'s' if need != 1 else ''} now and adds the runs "
+                  f"(or mark a `labtui run --repeat {baselines.RECOMMENDED_RUNS}` result).", style="yellow")
+        if args.more is None and _offer(result, need, args.target):
+            args.more, args.yes = need, True
+            more = _run_more(store, result, args)
+            if more is None:
+                return 1
+            baseline = baselines.add(store, result, [more])
+            runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
+            out.print(f"{more.id} added: the baseline for {baseline.profile} on {baseline.disk} has {runs} runs "
+                      "per step")
     return 0
 
 
+def _offer(result, need: int, target: str | None) -> bool:
+    """On an interactive terminal, offer to run the missing runs now."""
+    import sys
+
+    from labtui.units import format_size
+
+    if not sys.stdin.isatty():
+        return False
+    where = target or result.target.path
+    size = f", a {format_size(result.profile.file_size)} test file" if result.profile.needs_test_file else ""
+    try:
+        answer = input(f"Run {result.profile.name} {need} more time{'s' if need != 1 else ''} now on {where}{size}, "
+                       "and add the runs? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _run_more(store, result, args):
+    """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
+    import asyncio
+
+    from labtui.commands.common import stderr
+    from labtui.commands.progress import confirm, execute
+    from labtui.engine.runner import RunOptions, Runner
+    from labtui.errors import LabtuiError, ValidationError
+
+    try:
+        profile = result.profile.with_overrides(repeat=args.more)
+    except ValidationError as exc:
+        raise ValidationError(f"the profile stored in {result.id} cannot be re-run: {exc}") from None
+    engine = result.engine.name if result.profile.needs_test_file else "native"
+    runner = Runner(profile, args.target or result.target.path, store,
+                    RunOptions(engine=engine, tags=("baseline",), params=dict(result.params)))
+    plan = runner.preflight()
+    stderr().print(f"labtui baseline: running {profile.name} {args.more} more time{'s' if args.more != 1 else ''} on "
+                   f"{plan.directory} with {engine} to add to the baseline of {result.id}")
+    if not args.yes and not confirm(runner, plan):
+        raise LabtuiError("not run: nothing was added to the baseline")
+    asyncio.run(execute(runner, as_json=False, report=False))
+    more = runner.result
+    if more is None or more.status != "completed":
+        stderr().print(f"the runs did not complete ({more.status if more else 'nothing saved'}); "
+                       "nothing was added to the baseline")
+        return None
+    return more
+
+
 def _entry(b) -> dict:
-    return {"disk": b.disk, "profile": b.profile, "result": b.result_id, "marked": b.marked.isoformat()}
+    return {"disk": b.disk, "profile": b.profile, "result": b.result_id, "added": list(b.added),
+            "marked": b.marked.isoformat()}
 
 
 def _list(store, as_json: bool) -> int:
@@ -73,6 +164,7 @@ def _list(store, as_json: bool) -> int:
     for name in ("disk", "profile", "result", "state"):
         table.add_column(name)
     for b, state in rows:
-        table.add_row(b.disk, b.profile, b.result_id, state)
+        more = f" + {len(b.added)} more" if b.added else ""
+        table.add_row(b.disk, b.profile, b.result_id + more, state)
     out.print(table)
     return 0

@@ -1,14 +1,24 @@
-"""Re-run a baseline's profile and compare: PASS, or FAIL (exit 1) where a metric regressed beyond tolerance and noise."""
+"""Re-run a baseline's profile and judge it: PASS (exit 0), FAIL (exit 1), or cannot tell (exit 3).
+
+The baseline is a set of runs (labtui.baselines); the re-run runs the profile as many times as
+the baseline has runs (at least 3) and is judged by labtui.checks. A failing or doubtful first
+pass is confirmed by fresh runs judged on their own: the first pass was picked for looking bad,
+so only new runs can show that it reproduces.
+"""
 
 from __future__ import annotations
 
-HELP = "re-run a baseline's profile and fail (exit 1) on a regression"
+HELP = "re-run a baseline's profile: exit 0 PASS, 1 FAIL (a regression), 3 too noisy to tell"
 DEFAULT_TOLERANCE_PCT = 10.0
+DEFAULT_CONFIRM = 8  # runs in a second pass: a confirmation decides alone, so it needs power of its own
+MIN_RUNS = 3
+EXIT_CANNOT_TELL = 3
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--baseline", "-b", metavar="ID",
-                        help="the result to check against (default: the baseline marked for the target's disk)")
+                        help="a result to check against, with the runs added to its baseline "
+                             "(default: the baseline marked for the target's disk)")
     parser.add_argument("-p", "--profile", help="with no --baseline: whose baseline to use when the disk has several")
     parser.add_argument("-t", "--target",
                         help="directory to run in (default: the baseline's target; with no --baseline, the current one)")
@@ -16,11 +26,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--tolerance", type=float, default=None, metavar="PCT",
                         help=f"regression in percent that fails the check (default {DEFAULT_TOLERANCE_PCT:g})")
     parser.add_argument("--repeat", type=int, metavar="N",
-                        help="run the profile N times so only differences beyond the noise measured here fail "
-                             "(default: the baseline's own repeat count)")
-    parser.add_argument("--confirm", type=int, default=2, metavar="N",
-                        help="when the first pass regresses, run N more passes and judge them all together "
-                             "(default 2; 0 fails on the first pass)")
+                        help=f"runs of the profile in the re-run (default: as many as the baseline has, at least "
+                             f"{MIN_RUNS})")
+    parser.add_argument("--confirm", type=int, default=DEFAULT_CONFIRM, metavar="N",
+                        help="when the re-run fails or is doubtful, run the profile N more times and judge those "
+                             f"runs on their own (default {DEFAULT_CONFIRM}; 0 decides on the first pass)")
+    parser.add_argument("--fail-on", action="append", default=[], metavar="METRIC",
+                        help="also fail on these metrics: latency (mean), p99, cpu (comma-separated or repeated; "
+                             "by default only throughput, and wall time for command steps, decide)")
+    parser.add_argument("--duration", help="override every I/O step's duration (e.g. 3s) for a quick check")
+    parser.add_argument("--file-size", help="override the test file size (e.g. 256M) for a quick check")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a profile parameter for the re-run (default: the baseline's values)")
     parser.add_argument("--json", action="store_true", help="print the check as JSON on stdout")
@@ -30,7 +45,7 @@ def add_arguments(parser) -> None:
 
 
 def choose_baseline(store, args):
-    """The baseline result and a sentence saying how it was chosen (LabtuiError if there is none)."""
+    """The baseline's runs (the marked result first) and a sentence saying how they were chosen."""
     from labtui import baselines
     from labtui.engine import devices
     from labtui.errors import LabtuiError, NotFoundError
@@ -39,17 +54,29 @@ def choose_baseline(store, args):
         result = store.find_result(args.baseline)
         if result.status != "completed":
             raise LabtuiError(f"result {result.id} is {result.status}: check against a completed result")
-        return result, f"baseline {result.id} (given)"
-    target = args.target or "."
-    entry = baselines.find(store, devices.target_info(target), devices.host_info().name, args.profile)
-    try:
-        result = store.find_result(entry.result_id)
-    except LabtuiError as exc:
-        raise NotFoundError(
-            f"the baseline for {entry.profile} on {entry.disk} is result {entry.result_id}, which cannot be read "
-            f"({exc}); mark another with `labtui baseline ID`"
-        ) from None
-    return result, f"baseline {result.id}, marked for {entry.profile} on {entry.disk}"
+        entry = baselines.holding(store, result.id)
+        if entry is None or entry.result_id != result.id:
+            return [result], f"baseline {result.id} (given)"
+        how = f"baseline {result.id} (given)"
+    else:
+        target = args.target or "."
+        entry = baselines.find(store, devices.target_info(target), devices.host_info().name, args.profile)
+        how = f"baseline {entry.result_id}, marked for {entry.profile} on {entry.disk}"
+    runs = []
+    for rid in entry.result_ids:
+        try:
+            runs.append(store.find_result(rid))
+        except LabtuiError as exc:
+            if rid == entry.result_id:
+                raise NotFoundError(
+                    f"the baseline for {entry.profile} on {entry.disk} is result {rid}, which cannot be read "
+                    f"({exc}); mark another with `labtui baseline ID`"
+                ) from None
+            raise LabtuiError(f"run {rid} of the baseline for {entry.profile} on {entry.disk} cannot be read "
+                              f"({exc}); drop it with `labtui baseline {rid} --clear`") from None
+    if len(runs) > 1:
+        how += f" with {len(runs) - 1} more result{'s' if len(runs) > 2 else ''} ({', '.join(r.id for r in runs[1:])})"
+    return runs, how
 
 
 def _drive(runner):
@@ -66,24 +93,33 @@ def _drive(runner):
 def run(args) -> int:
     from dataclasses import replace
 
+    from labtui import baselines
+    from labtui.checks import FAILED, PASSED, confirmed, parse_fail_on
     from labtui.commands.common import open_store, print_json, stderr, stdout
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import EXIT_FAILED, EXIT_OK, confirm
-    from labtui.compare import check, pooled
+    from labtui.compare import pooled
     from labtui.compare_report import check_renderable
     from labtui.engine.runner import RunOptions, Runner
     from labtui.errors import ValidationError
     from labtui.params import parse_assignments
+    from labtui.units import format_duration, parse_duration, parse_size
 
     store = open_store()
     pct = tolerance(args, DEFAULT_TOLERANCE_PCT)
-    baseline, how = choose_baseline(store, args)
+    fail_on = parse_fail_on(args.fail_on)
     if args.repeat is not None and args.repeat < 1:
         raise ValidationError("must be at least 1", "--repeat")
     if args.confirm < 0:
         raise ValidationError("must be 0 or more", "--confirm")
+    duration = parse_duration(args.duration, field="--duration") if args.duration else None
+    file_size = parse_size(args.file_size, field="--file-size") if args.file_size else None
+    runs, how = choose_baseline(store, args)
+    baseline = runs[0]
+    base_runs = baselines.runs_per_step(runs)
+    repeat = args.repeat or max(MIN_RUNS, base_runs)
     try:
-        profile = baseline.profile.with_overrides(repeat=args.repeat)
+        profile = baseline.profile.with_overrides(duration=duration, file_size=file_size, repeat=repeat)
     except ValidationError as exc:
         raise ValidationError(f"the profile stored in baseline {baseline.id} cannot be re-run: {exc}") from None
     target = args.target or baseline.target.path
@@ -95,40 +131,59 @@ def run(args) -> int:
     plan = runner.preflight()
     err = stderr()
     err.print(f"labtui check: {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
-              f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}; re-running on {plan.directory} "
-              f"with {engine}, tolerance ±{pct:g} %")
+              f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}, {base_runs} run"
+              f"{'s' if base_runs != 1 else ''} per step; re-running {repeat} time{'s' if repeat != 1 else ''} on "
+              f"{plan.directory} with {engine}, tolerance ±{pct:g} %")
+    if base_runs < baselines.RECOMMENDED_RUNS:
+        err.print(f"labtui check: the baseline has {base_runs} run{'s' if base_runs != 1 else ''} per step: its own "
+                  f"noise is unknown and a check can only see large regressions; `labtui baseline {baseline.id} "
+                  f"--more {baselines.RECOMMENDED_RUNS - base_runs}` adds runs")
+    shorter = sorted({(s.duration, b.duration) for s, b in zip(profile.steps, baseline.profile.steps)
+                      if s.is_io and s.duration != b.duration})
+    if shorter or (file_size is not None and file_size != baseline.profile.file_size):
+        err.print("labtui check: a quick check: " + "; ".join(
+            [f"steps of {format_duration(b)} run for {format_duration(s)}" for s, b in shorter]
+            + ([f"a {args.file_size} test file instead of the baseline's"] if file_size is not None else []))
+            + ": short steps and small files can differ from the baseline for reasons of their own (caches, "
+              "warm-up); a FAIL is worth a full-length re-check")
     if not args.yes and not confirm(runner, plan):
         return 2
+    reference = pooled(runs) if len(runs) > 1 else baseline
     first = _drive(runner)
     if first is None:
         err.print("FAIL: the re-run was stopped before anything was saved")
         return EXIT_FAILED
-    runs = [first]
-    report = check(baseline, first, pct)
-    if not report.passed and first.status == "completed" and args.confirm:
-        # One slow run on a busy machine is not yet a regression: it must reproduce.
-        what = ", ".join(f"{f.group.name} {f.metric.label}" for f in report.failures[:3])
-        err.print(f"labtui check: {len(report.failures)} metric(s) regressed on the first pass ({what}); "
-                  f"confirming with {args.confirm} more pass{'es' if args.confirm > 1 else ''} "
-                  "(--confirm 0 skips this)")
-        extra = _drive(Runner(profile.with_overrides(repeat=args.confirm), target, store,
-                              replace(options, tags=("check", "confirmation"))))
-        if extra is not None:
-            runs.append(extra)
-            if extra.status == "completed":
-                report = check(baseline, pooled(runs), pct)
-    unfinished = next((r for r in runs if r.status != "completed"), None)
+
+    def more(report):
+        what = ", ".join(f"{l.group.name} {l.metric.label}" for l in (report.failures + report.doubtful)[:3])
+        err.print(f"labtui check: the first pass looks worse ({what}); confirming with {args.confirm} fresh "
+                  f"run{'s' if args.confirm > 1 else ''}, judged on their own (--confirm 0 decides on the first pass)")
+        return _drive(Runner(profile.with_overrides(repeat=args.confirm), target, store,
+                             replace(options, tags=("check", "confirmation"))))
+
+    reports, passes = confirmed(reference, first, pct, fail_on, more if args.confirm else None)
+    report = reports[-1]
+    unfinished = next((r for r in passes if r.status != "completed"), None)
     if args.json:
-        print_json(report.to_json() | {"run_status": unfinished.status if unfinished else "completed",
-                                       "runs": [r.id for r in runs]})
+        print_json(report.to_json() | {
+            "run_status": unfinished.status if unfinished else "completed",
+            "runs": [r.id for r in passes],
+            "baseline_runs": [r.id for r in runs],
+            "passes": [{"result": r.comparison.results[-1].id, "outcome": r.outcome, "summary": r.summary()}
+                       for r in reports],
+        })
     else:
         out = stdout()
-        if len(runs) > 1:
-            passes = sum(max((s.repetition for s in r.steps), default=0) for r in runs)
-            out.print(f"judged across {passes} runs of the profile: the first and {passes - 1} to confirm it")
-        out.print(check_renderable(report))
+        for i, r in enumerate(reports):
+            title = None
+            if len(reports) > 1:
+                title = ("First pass (it asked for confirmation; it does not decide)" if i == 0 else
+                         "Confirmation pass: fresh runs judged on their own: this decides")
+            out.print(check_renderable(r, title))
         if unfinished is not None:
             out.print(f"FAIL: the re-run is {unfinished.status}: {unfinished.error or 'see the result'}",
                       style="bold red")
-        out.print(f"re-run saved as {' and '.join(r.id for r in runs)}; baseline {baseline.id}")
-    return EXIT_OK if report.passed and unfinished is None else EXIT_FAILED
+        out.print(f"re-run saved as {' and '.join(r.id for r in passes)}; baseline {', '.join(r.id for r in runs)}")
+    if unfinished is not None or report.outcome == FAILED:
+        return EXIT_FAILED
+    return EXIT_OK if report.outcome == PASSED else EXIT_CANNOT_TELL

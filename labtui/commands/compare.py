@@ -1,4 +1,4 @@
-"""Compare results step by step: differences, their significance, and what differs in the context."""
+"""Compare results step by step: differences, verdicts and what decided them, and what differs in the context."""
 
 from __future__ import annotations
 
@@ -31,12 +31,13 @@ def run(args) -> int:
     from labtui.compare import DEFAULT_TOLERANCE_PCT, compare
     from labtui.compare_report import comparison_markdown, comparison_renderable
     from labtui.errors import LabtuiError
+    from labtui.known_noise import hint_from_store
 
     if len(args.ids) < 2:
         raise LabtuiError("compare needs at least two result ids (the first is the reference)")
     store = open_store()
     results = [store.find_result(key) for key in args.ids]
-    comparison = compare(results, tolerance(args, DEFAULT_TOLERANCE_PCT))
+    comparison = compare(results, tolerance(args, DEFAULT_TOLERANCE_PCT), hint=hint_from_store(store, results))
     if args.json:
         print_json(comparison.to_json())
     elif args.markdown:

@@ -1,5 +1,6 @@
 """Two or more results side by side: per step and metric the figures, the % difference against the
-first, and whether that is better, worse or within noise; what differs in their context; warnings.
+first, the verdict and what decided it (runs and p-value, or "single runs"); what differs in
+their context; warnings.
 
 The comparison is labtui.compare's (the CLI's `labtui compare` reads the same one), drawn with
 the theme's colours: success for better, error for worse. Escape goes back.
@@ -50,8 +51,10 @@ class CompareScreen(Screen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        from labtui.known_noise import hint_from_store
+
         try:
-            self.comparison = compare(self.results)
+            self.comparison = compare(self.results, hint=hint_from_store(self.app.store, self.results))
         except LabtuiError as exc:
             self.query_one("#compare-table", Static).update(f"Cannot compare: {exc}")
             return

@@ -554,8 +554,12 @@ class HistoryScreen(Screen):
                     return
                 baseline, replaced = baselines.mark(store, result)
                 was = f" (instead of {replaced.result_id})" if replaced else ""
+                runs = baselines.runs_per_step([result])
+                few = (f" It has {runs} run{'s' if runs != 1 else ''} per step, too few for a check to know the "
+                       f"disk's noise: `labtui baseline {current.id} --more {baselines.RECOMMENDED_RUNS - runs}` "
+                       "adds runs." if runs < baselines.RECOMMENDED_RUNS else "")
                 self.notify(f"{current.id} is the baseline of {baseline.profile} on {baseline.disk}{was}. "
-                            "`labtui check` compares re-runs with it.", title="Baseline set", timeout=8)
+                            f"`labtui check` compares re-runs with it.{few}", title="Baseline set", timeout=8)
             self.baseline_ids = baselines.ids(store)
         except LabtuiError as exc:
             self.notify(str(exc), title="Baseline", severity="error")

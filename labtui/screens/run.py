@@ -608,6 +608,7 @@ class RunScreen(Screen):
     def _show_comparison(self) -> None:
         from labtui.compare import compare
         from labtui.compare_report import comparison_renderable
+        from labtui.known_noise import hint_from_store
         from labtui.screens.compare import theme_palette
 
         box = self.query_one("#done-compare", Static)
@@ -618,7 +619,7 @@ class RunScreen(Screen):
             box.update(Text(f"No earlier completed run of {result.profile.name} on this disk to compare with.",
                             style="dim"))
             return
-        comparison = compare([previous, result])
+        comparison = compare([previous, result], hint=hint_from_store(self.app.store, [previous, result]))
         head = Text.assemble(("Against the previous run", "bold"),
                              f" of {result.profile.name} on this disk (A = {previous.id}, B = this run; "
                              "c shows it in full):")

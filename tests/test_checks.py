@@ -1,0 +1,192 @@
+"""`check` on synthetic results of known distributions: the primary metric decides, the family is
+corrected, doubtful and too-noisy lines are told apart from PASS and FAIL, each line says why."""
+
+import json
+import random
+from dataclasses import replace
+
+import pytest
+from synthetic import MIXED, READ, WRITE, run_result
+
+from labtui.checks import (
+    DOUBT,
+    FAIL,
+    FAILED,
+    INCONCLUSIVE,
+    INFO,
+    NOISY,
+    PASS,
+    PASSED,
+    check,
+    parse_fail_on,
+)
+from labtui.compare import pooled
+from labtui.errors import ValidationError
+from labtui.model import Step, StepResult
+
+
+def noisy(mean, sd, n, rng):
+    return [mean * rng.lognormvariate(0.0, sd) for _ in range(n)]
+
+
+def line(report, step, metric):
+    return next(l for l in report.lines if l.group.name == step and l.metric.key == metric)
+
+
+def test_an_unchanged_quiet_disk_passes_and_only_throughput_decides():
+    rng = random.Random(1)
+    base = run_result("a", {READ: [50_000, 50_400, 49_600], WRITE: [40_000, 40_300, 39_700]}, cpu=20.0)
+    same = run_result("b", {READ: [50_200, 50_600, 49_700], WRITE: [39_900, 40_400, 39_800]}, cpu=60.0,
+                      minutes=5)
+    report = check(base, same, 10)
+    assert report.outcome == PASSED and report.passed and report.summary().startswith("PASS")
+    assert {(l.group.name, l.metric.key) for l in report.gating} == {("Read 64K random", "iops"),
+                                                                   ("Write 64K random", "iops")}
+    assert {l.outcome for l in report.lines if not l.gating} == {INFO}  # latency, MiB/s and CPU (3x) only shown
+    assert "2 lines tested together (Holm, 0.5 % family error), 3 vs 3 runs" in report.summary()
+    read = line(report, "Read 64K random", "iops")
+    assert "would have shown" in read.reason and read.unseen_pct < 10  # it could have seen a 10 % regression
+
+
+def test_a_regression_beyond_tolerance_and_noise_fails_with_its_evidence():
+    rng = random.Random(2)
+    base = run_result("a", {READ: noisy(50_000, 0.02, 3, rng), WRITE: noisy(40_000, 0.02, 3, rng)})
+    slower = run_result("b", {READ: noisy(35_000, 0.02, 3, rng), WRITE: noisy(40_000, 0.02, 3, rng)}, minutes=5)
+    report = check(base, slower, 10)
+    assert report.outcome == FAILED and report.needs_confirmation
+    read = line(report, "Read 64K random", "iops")
+    assert read.outcome == FAIL and read.p_adjusted < 0.005 and read.p_adjusted >= read.p_worse
+    assert "beyond the ±10 % tolerance: 3 vs 3 runs, t-test p=" in read.reason and "Holm-adjusted" in read.reason
+    assert read.noise_pct == pytest.approx(2, abs=1.5) and read.test.df >= 4  # both sides' runs
+    assert line(report, "Read 64K random", "latency_mean_ms").outcome == INFO  # worse too, but not asked for
+    assert line(report, "Write 64K random", "iops").outcome == PASS
+    assert report.summary().startswith("FAIL: 1 line regressed") and "Read 64K random IOPS -3" in report.summary()
+    data = json.loads(json.dumps(report.to_json()))
+    assert data["outcome"] == "fail" and data["passed"] is False
+
+
+def test_fail_on_adds_latency_to_the_family():
+    rng = random.Random(3)
+    base = run_result("a", {READ: noisy(50_000, 0.01, 3, rng)}, latency_ms=1.0)
+    later = run_result("b", {READ: noisy(50_000, 0.01, 3, rng)}, latency_ms=1.5, minutes=5)
+    assert check(base, later, 10).outcome == PASSED
+    report = check(base, later, 10, parse_fail_on(["p99,latency"]))
+    assert line(report, "Read 64K random", "latency_p99_ms").outcome == FAIL
+    assert len(report.gating) == 3 and report.outcome == FAILED
+
+
+def test_fail_on_rejects_an_unknown_metric():
+    with pytest.raises(ValidationError, match="unknown metric 'p95'"):
+        parse_fail_on(["p99", "p95"])
+
+
+def test_holm_corrects_for_the_number_of_steps():
+    rng = random.Random(4)
+    steps = [replace(READ, name=f"Read {i}", outstanding=i) for i in range(1, 9)]
+    base = run_result("a", {s: noisy(50_000, 0.03, 3, rng) for s in steps})
+    now = run_result("b", {s: noisy(50_000, 0.03, 3, rng) for s in steps}, minutes=5)
+    report = check(base, now, 10)
+    lines = sorted(report.gating, key=lambda l: l.p_worse)
+    assert lines[0].p_adjusted == pytest.approx(min(1.0, 8 * lines[0].p_worse))
+    assert all(l.p_adjusted >= l.p_worse for l in lines)
+
+
+def test_worse_beyond_tolerance_but_not_beyond_noise_is_doubtful_and_asks_for_confirmation():
+    base = run_result("a", {READ: [50_000, 56_000, 44_000], WRITE: [40_000, 40_400, 39_600]})
+    dip = run_result("b", {READ: [44_000, 49_000, 39_000], WRITE: [40_000, 40_400, 39_600]}, minutes=5)
+    report = check(base, dip, 10)
+    read = line(report, "Read 64K random", "iops")
+    assert read.outcome == DOUBT and "not beyond the noise" in read.reason
+    assert report.needs_confirmation and report.outcome == INCONCLUSIVE and not report.passed
+
+
+def test_a_disk_too_noisy_to_tell_says_so_with_its_noise_and_how_many_runs_would_tell():
+    rng = random.Random(5)
+    base = run_result("a", {READ: noisy(50_000, 0.25, 3, rng), WRITE: noisy(40_000, 0.25, 3, rng)})
+    again = run_result("b", {READ: noisy(50_000, 0.25, 3, rng), WRITE: noisy(44_000, 0.25, 3, rng)}, minutes=5)
+    report = check(base, again, 10)
+    assert report.outcome == INCONCLUSIVE and not report.failures
+    unclear = report.noisy + report.doubtful
+    assert unclear and all(l.noise_pct > 10 for l in unclear)
+    summary = report.summary()
+    assert summary.startswith("CANNOT TELL: too noisy to tell a regression of the ±10 % tolerance")
+    assert "varies" in summary and "% from run to run" in summary and "runs" in report.runs_hint()
+
+
+def test_single_runs_on_both_sides_cannot_tell():
+    base = run_result("a", {READ: [50_000]})
+    report = check(base, run_result("b", {READ: [20_000]}, minutes=5), 10)
+    read = line(report, "Read 64K random", "iops")
+    assert read.outcome == NOISY and "single runs" in read.reason and report.outcome == INCONCLUSIVE
+
+
+def test_a_single_run_baseline_is_judged_against_the_reruns_noise():
+    rng = random.Random(6)
+    base = run_result("a", {READ: [50_000], WRITE: [40_000]})
+    throttled = run_result("b", {READ: noisy(2_000, 0.02, 3, rng), WRITE: noisy(2_000, 0.02, 3, rng)}, minutes=5)
+    report = check(base, throttled, 10)
+    assert report.outcome == FAILED
+    assert "1 vs 3 runs, prediction" in line(report, "Read 64K random", "iops").reason
+
+
+def test_a_real_but_small_regression_passes_and_says_so():
+    base = run_result("a", {READ: [50_000, 50_050, 49_950], WRITE: [40_000, 40_040, 39_960]})
+    small = run_result("b", {READ: [48_500, 48_550, 48_450], WRITE: [40_000, 40_040, 39_960]}, minutes=5)
+    report = check(base, small, 10)
+    read = line(report, "Read 64K random", "iops")
+    assert read.outcome == PASS and "real but within the ±10 % tolerance" in read.reason
+    assert report.passed and "1 got measurably worse, within the tolerance" in report.summary()
+
+
+def test_an_improvement_never_fails():
+    rng = random.Random(7)
+    base = run_result("a", {READ: noisy(50_000, 0.01, 3, rng)})
+    faster = run_result("b", {READ: noisy(80_000, 0.01, 3, rng)}, minutes=5)
+    assert check(base, faster, 10).outcome == PASSED
+
+
+def test_a_step_missing_from_the_rerun_fails():
+    base = run_result("a", {READ: [50_000, 50_100, 49_900], WRITE: [40_000, 40_100, 39_900]})
+    partial = run_result("b", {READ: [50_000, 50_100, 49_900]}, status="aborted", minutes=5)
+    report = check(base, partial, 10)
+    assert report.outcome == FAILED and {l.reason for l in report.failures} == {"missing in the re-run"}
+
+
+def test_command_steps_are_decided_by_wall_time():
+    extract = Step(name="Extract archive", kind="command", command="zpaq x a.zpaq")
+
+    def extraction(rid, seconds, minutes):
+        base = run_result(rid, {READ: [1.0]}, minutes=minutes)
+        steps = tuple(StepResult(step=extract, wall_seconds=s, exit_status=0, repetition=i + 1)
+                      for i, s in enumerate(seconds))
+        return replace(base, profile=replace(base.profile, name="zpaq-extract", steps=(extract,)), steps=steps)
+
+    report = check(extraction("a", [600, 606, 594], 0), extraction("b", [900, 909, 891], 5), 10)
+    [wall] = [l for l in report.gating]
+    assert wall.metric.key == "wall_seconds" and wall.outcome == FAIL and wall.regression_pct == pytest.approx(50)
+
+
+def test_mixed_steps_are_decided_by_their_total_throughput():
+    base = run_result("a", {MIXED: [10_000, 10_050, 9_950]})
+    report = check(base, run_result("b", {MIXED: [10_000, 10_050, 9_950]}, minutes=5), 10)
+    assert [l.metric.key for l in report.gating] == ["iops"]
+
+
+def test_a_baseline_of_several_results_pools_their_runs():
+    a1 = run_result("a1", {READ: [50_000]})
+    a2 = run_result("a2", {READ: [50_400, 49_700]}, minutes=2)
+    report = check(pooled([a1, a2]), run_result("b", {READ: [50_100, 49_900, 50_200]}, minutes=5), 10)
+    assert report.runs == (3, 3) and report.outcome == PASSED
+
+
+def test_an_unchanged_disk_rarely_fails_at_any_noise():
+    # The property the benchmark measures at scale (benchmarks/verdicts.py): seeded, so it cannot flake.
+    rng = random.Random(8)
+    steps = [replace(READ, name=f"Read {i}", outstanding=i) for i in range(1, 5)]
+    fails = 0
+    for trial in range(150):
+        sd = (0.02, 0.05, 0.1, 0.2, 0.3)[trial % 5]
+        base = run_result("a", {s: noisy(50_000, sd, 3, rng) for s in steps})
+        now = run_result("b", {s: noisy(50_000, sd, 3, rng) for s in steps}, minutes=5)
+        fails += check(base, now, 10).outcome == FAILED
+    assert fails <= 3
