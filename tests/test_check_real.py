@@ -1,10 +1,10 @@
 """Real runs of `labtui check` on a loop device: a 3-run baseline, an unchanged re-check that passes, a
-check on the device throttled to 100 IOPS by a blkio (or io) cgroup that fails and is confirmed,
+check on the device throttled to 30 IOPS by a blkio (or io) cgroup that fails and is confirmed,
 and `run --repeat` statistics. Short runs: 1 s steps on small files.
 
-The loop device's image lives in RAM (/dev/shm) where there is one, so the disk itself does not
-drift; the machine may still be busy, so the pass side uses a wide tolerance (90 %: a check that
-could still fail on a ten-fold drop), while throttling makes throughput ~100 times worse.
+The loop device's image lives in RAM (/dev/shm) where there is one, and a cgroup limits it to
+1,800 IOPS for the baseline and the unchanged re-check, so its figures hold steady however busy
+the machine is (the tolerance is 20 %); the regression is the same device limited to 30 IOPS.
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ from labtui.engine import devices
 from labtui.store import Store
 
 pytestmark = pytest.mark.slow
-THROTTLE_IOPS = 100
+# The RAM-backed loop device is so fast that the engine's CPU limits it, and a busy machine makes
+# its figures vary many times over; limited to STEADY_IOPS by a cgroup it is a steady disk whatever
+# else runs. THROTTLE_IOPS is the regression: 60 times slower.
+STEADY_IOPS = 1800
+THROTTLE_IOPS = 30
 PROFILE = """name = "check-real"
 file_size = "32MiB"
 free_space_margin = "0"
@@ -85,12 +89,22 @@ def labtui(home: Path, *args: str, preexec=None) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def baseline(loop_dir, tmp_path_factory):
+def steady(loop_dir):
+    """Join a cgroup that limits the loop device to STEADY_IOPS (for a subprocess's preexec_fn)."""
+    disk = devices.target_info(loop_dir).disk
+    if not disk:
+        pytest.skip(f"no block device under {loop_dir}")
+    with throttled_cgroup(disk, STEADY_IOPS) as group:
+        yield lambda: (group / "cgroup.procs").write_text(str(os.getpid()))
+
+
+@pytest.fixture(scope="module")
+def baseline(loop_dir, steady, tmp_path_factory):
     """A saved 3-run result on the loop device, marked as the baseline of that disk."""
     home = tmp_path_factory.mktemp("check-home")
     profile = home / "check-real.toml"
     profile.write_text(PROFILE)
-    out = labtui(home, "run", "-p", str(profile), "-t", str(loop_dir), "--json", "--yes")
+    out = labtui(home, "run", "-p", str(profile), "-t", str(loop_dir), "--json", "--yes", preexec=steady)
     assert out.returncode == 0, out.stderr
     result_id = json.loads(out.stdout)["id"]
     marked = labtui(home, "baseline", result_id)
@@ -99,21 +113,27 @@ def baseline(loop_dir, tmp_path_factory):
     return home, result_id
 
 
-def test_an_unchanged_recheck_against_the_marked_baseline_passes(baseline, loop_dir):
+def test_an_unchanged_recheck_against_the_marked_baseline_passes(baseline, loop_dir, steady):
     home, result_id = baseline
-    out = labtui(home, "check", "-t", str(loop_dir), "-p", "check-real", "--tolerance", "90", "--file-size", "16M",
-                 "--yes")
-    assert out.returncode == 0, out.stdout + out.stderr
+    out = labtui(home, "check", "-t", str(loop_dir), "-p", "check-real", "--tolerance", "20", "--file-size", "16M",
+                 "--yes", preexec=steady)
     assert f"baseline {result_id}, marked for check-real on" in out.stderr  # says which one it used
     assert "3 runs per step; re-running 3 times" in out.stderr
     assert "a quick check: a 16M test file instead of the baseline's" in out.stderr
+    # An unchanged disk never FAILs. It PASSes; only when the machine starves the engine (the whole
+    # suite at once on 2 CPUs: a 1 s step now and then runs at a tenth of the rate) can the check
+    # honestly say it cannot tell, with the noise it measured.
+    assert out.returncode in (0, 3), out.stdout + out.stderr
+    if out.returncode == 3:
+        assert "CANNOT TELL: too noisy" in out.stdout and "from run to run" in out.stdout
+        return
     # On a busy machine the first pass may look worse and be confirmed: the last table decides.
     last = out.stdout.split("Confirmation pass")[-1]
     lines = [line for line in last.splitlines() if ("↑" in line or "↓" in line) and
              (" PASS " in line or " FAIL " in line or " INFO " in line)]
     assert len(lines) == 10 and not any(" FAIL " in line for line in lines)
     assert sum(" PASS " in line for line in lines) == 2  # IOPS decides each step; the rest is shown
-    assert "PASS: no line regressed beyond the ±90 % tolerance; 2 lines tested together" in out.stdout
+    assert "PASS: no line regressed beyond the ±20 % tolerance; 2 lines tested together" in out.stdout
     store = Store(home)
     rerun = next(r for r in store.load_results()[0] if "check" in r.tags)
     assert rerun.profile.file_size == 16 * 1024**2 and {s.repetition for s in rerun.steps} == {1, 2, 3}
@@ -124,7 +144,7 @@ def test_an_unchanged_recheck_against_the_marked_baseline_passes(baseline, loop_
 def throttled_cgroup(disk: str, iops: int):
     """A cgroup whose processes get at most `iops` reads and writes per second on `disk`."""
     major_minor = Path(f"/sys/block/{disk}/dev").read_text().strip()
-    name = f"labtui-test-{os.getpid()}"
+    name = f"labtui-test-{os.getpid()}-{iops}"
     v1 = Path("/sys/fs/cgroup/blkio")
     group: Path | None = None
     try:
@@ -174,14 +194,16 @@ def test_a_check_on_a_throttled_disk_fails_and_the_confirmation_decides(baseline
                      "--repeat", "3", "--confirm", "3", "--json", "--yes", preexec=join)
     assert out.returncode == 1, out.stdout + out.stderr
     report = json.loads(out.stdout)
-    assert report["passed"] is False and report["outcome"] == "fail" and report["summary"].startswith("FAIL")
+    shown = json.dumps([{k: l[k] for k in ("step", "metric", "baseline", "current", "outcome", "reason")}
+                        for l in report["lines"] if l["gating"]], indent=1)
+    assert report["passed"] is False and report["outcome"] == "fail" and report["summary"].startswith("FAIL"), shown
     assert len(report["runs"]) == 2 and "confirming with 3 fresh runs, judged on their own" in out.stderr
     assert report["result"] == report["runs"][1] and report["runs"] == [p["result"] for p in report["passes"]]
     assert report["passes"][0]["outcome"] == "fail"  # the first pass asked for it; the second decided
     by_metric = {(line["step"], line["metric"]): line for line in report["lines"]}
     for step in ("Read 64K random", "Write 64K random"):
         iops = by_metric[(step, "iops")]
-        assert iops["outcome"] == "FAIL" and iops["current"] < THROTTLE_IOPS * 1.5 < iops["baseline"] / 2
+        assert iops["outcome"] == "FAIL" and iops["current"] < THROTTLE_IOPS * 1.5 < iops["baseline"] / 2, shown
         assert iops["verdict"] == "worse" and iops["p_adjusted"] < 0.005
         assert "3 vs 3 runs, t-test" in iops["reason"]
         assert by_metric[(step, "latency_mean_ms")]["outcome"] == "INFO"  # worse, but only --fail-on counts it
