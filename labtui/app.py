@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-import tomllib
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -28,7 +27,7 @@ from textual.scrollbar import ScrollBar
 from labtui.errors import LabtuiError
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
 from labtui.palette import LabtuiCommands, offered_bindings
-from labtui.store import Store
+from labtui.store import Store, loads_toml
 from labtui.targets import DeviceScan, Target, scan_devices
 from labtui.theming import (
     DEFAULT_THEME,
@@ -202,10 +201,10 @@ class LabtuiApp(App[None]):
         """Whether the settings file exists but does not parse (then labtui never writes it)."""
         path = self.store.settings_path()
         try:
-            tomllib.loads(path.read_text(encoding="utf-8"))
+            loads_toml(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return False
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
             self._startup_warnings.append((
                 "Settings not read",
                 f"{path}: {exc}. labtui leaves it as it is and remembers nothing until it is fixed or removed.",

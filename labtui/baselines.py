@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import tomllib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Iterator, Sequence
 
 from labtui.errors import LabtuiError, NotFoundError, StoreError
 from labtui.model import RunResult, TargetInfo, now
-from labtui.store import Store, atomic_write, dumps_toml
+from labtui.store import Store, atomic_write, dumps_toml, loads_toml
 
 FILE_NAME = "baselines.toml"
 SCHEMA = 1
@@ -72,7 +71,7 @@ def load(store: Store) -> list[Baseline]:
     except (OSError, UnicodeDecodeError) as exc:
         raise StoreError(f"{file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
         if data.get("schema", SCHEMA) != SCHEMA:
             raise ValueError(f"schema {data.get('schema')!r} is not one this labtui reads")
         entries = data.get("baselines", [])
@@ -90,7 +89,7 @@ def load(store: Store) -> list[Baseline]:
                 raise ValueError("a baseline's added results must be a list of ids")
             out.append(Baseline(entry["disk"], entry["profile"], entry["result"], marked, tuple(added)))
         return out
-    except (tomllib.TOMLDecodeError, ValueError) as exc:
+    except ValueError as exc:  # TOMLDecodeError too
         raise StoreError(f"{file}: {exc} (fix or remove the file; labtui leaves it as it is)") from exc
 
 

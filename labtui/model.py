@@ -17,6 +17,7 @@ from typing import Any
 
 from labtui.errors import ValidationError
 from labtui.params import BUILTIN_NAMES, SHELL_FIELDS, TEMPLATE_FIELDS, Param, check_template
+from labtui.printable import printable
 from labtui.units import format_duration, format_size, human_size, parse_duration, parse_size
 
 SCHEMA = 1
@@ -166,7 +167,7 @@ class Step:
         name = data.get("name")
         if not isinstance(name, str) or not name.strip():
             raise ValidationError("every step needs a non-empty name", f"{where}.name")
-        values: dict[str, Any] = {"name": name.strip(), "kind": kind}
+        values: dict[str, Any] = {"name": printable(name.strip()), "kind": kind}
         for key in ("block_size",):
             if key in data:
                 values[key] = parse_size(data[key], field=f"{where}.{key}", allow_zero=not check)
@@ -357,8 +358,8 @@ class Profile:
         # A key left out takes the dataclass default, so a file and Profile(...) mean the same.
         profile = cls(
             name=name,
-            title=data.get("title", name),
-            description=data.get("description", ""),
+            title=printable(data.get("title", name)),
+            description=printable(data.get("description", "")),
             file_size=parse_size(data.get("file_size", cls.file_size), field="file_size", allow_zero=not check),
             free_space_margin=parse_size(
                 data.get("free_space_margin", cls.free_space_margin), field="free_space_margin", allow_zero=True
@@ -655,6 +656,7 @@ class RunResult:
     tags: tuple[str, ...] = ()
     source: str = "run"  # "run" or "import"
     source_file: str | None = None  # the imported file's name
+    source_digest: str | None = None  # "sha256:<hex>" of the imported file: the same file imports once
     error: str | None = None  # why a run failed or was aborted
     warnings: tuple[str, ...] = ()
     params: dict[str, str] = field(default_factory=dict)  # the profile parameters' values in this run

@@ -119,6 +119,17 @@ def command_summary(s: StepResult) -> str:
     return line
 
 
+def p99_text(s: StepResult) -> str:
+    """A step's p99 latency; per direction where the step has none of its own.
+
+    Two directions' percentiles do not combine into the step's (that needs their histograms,
+    which a plain fio JSON report lacks); the step's p99 lies between them, so both are shown.
+    """
+    if s.latency.p99 is not None or s.read_latency.p99 is None or s.write_latency.p99 is None:
+        return fmt_ms(s.latency.p99)
+    return f"r {fmt_ms(s.read_latency.p99)} / w {fmt_ms(s.write_latency.p99)}"
+
+
 def result_steps_table(result: RunResult) -> Table:
     """The per-step summary printed at the end of a run and by `labtui show`."""
     table = Table(box=box.SIMPLE_HEAD)
@@ -142,7 +153,7 @@ def result_steps_table(result: RunResult) -> Table:
         if mixed:
             row.append(f"{fmt_iops(s.read.iops)} / {fmt_iops(s.write.iops)}" if s.step.kind != "command" else "")
         if ios:
-            row += ["", ""] if s.step.kind == "command" else [fmt_ms(s.latency.mean), fmt_ms(s.latency.p99)]
+            row += ["", ""] if s.step.kind == "command" else [fmt_ms(s.latency.mean), p99_text(s)]
         if commands:
             row += [fmt_wall(s.wall_seconds), fmt_mib(s.peak_mib_s)] if s.step.kind == "command" else ["", ""]
         table.add_row(*row, fmt_pct(s.cpu_percent))

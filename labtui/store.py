@@ -47,6 +47,7 @@ from labtui.model import (
     StepResult,
     new_result_id,
 )
+from labtui.printable import printable
 
 HOME_ENV = "LABTUI_HOME"
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
@@ -54,6 +55,10 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # Far above any result labtui writes (saving bounds the interval series, labtui.series, and never
 # writes a file past this); refuses to slurp a stray disk image.
 MAX_FILE_BYTES = 64 * 1024 * 1024
+# A profile is written by hand: a few kilobytes. One of megabytes is a mistake (or an attack) that
+# tomllib would take minutes and gigabytes to read.
+MAX_PROFILE_BYTES = 1024 * 1024
+MAX_ID_CHARS = 250  # a result file's name is the id and ".toml": 255 bytes at most on Linux file systems
 
 
 def data_home() -> Path:
@@ -266,7 +271,7 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
     if hint is str:
         if not isinstance(value, str):
             raise ValueError(f"{where}: expected a string, got {value!r}")
-        return value
+        return printable(value)  # a result file may come from anywhere: no escape codes reach a terminal
     if hint is datetime:
         if not isinstance(value, datetime):
             raise ValueError(f"{where}: expected a date-time, got {value!r}")
@@ -336,7 +341,7 @@ def dumps_toml(data: dict[str, Any]) -> str:
 
 def result_from_toml(text: str) -> RunResult:
     """Parse a result file's text; ValueError/TOMLDecodeError with a reason if it is not one."""
-    data = tomllib.loads(text)
+    data = loads_toml(text)
     schema = data.get("schema")
     if schema is None:
         raise ValueError("no schema number: not a labtui result file")
@@ -404,6 +409,7 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         "ended": result.ended.isoformat(),
         "source": result.source,
         "source_file": result.source_file,
+        "source_digest": result.source_digest,
         "profile": {"name": result.profile.name, "title": result.profile.title},
         "engine": _strip_none(_dataclass_to_plain(result.engine)),
         "host": _dataclass_to_plain(result.host),
@@ -507,6 +513,10 @@ class Store:
         return path
 
     def result_path(self, result_id: str) -> Path:
+        if len(result_id) > MAX_ID_CHARS:
+            # No file can have such a name (the kernel refuses it): not an id, and not one to echo whole.
+            raise NotFoundError(f"no result with id {result_id[:24]!r}… ({len(result_id)} characters; an id is at "
+                                f"most {MAX_ID_CHARS}, like 20240501-103005-a1b2)")
         if not _SAFE_ID.match(result_id):
             raise NotFoundError(f"no result with id {result_id!r}")
         return self.results_dir / f"{result_id}.toml"
@@ -668,8 +678,8 @@ class Store:
     def load_settings(self) -> dict[str, Any]:
         """Settings as a dict; a broken settings file reads as empty (and is left alone)."""
         try:
-            return tomllib.loads(self.settings_path().read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return loads_toml(self.settings_path().read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
             return {}
 
     def save_settings(self, settings: dict[str, Any]) -> None:
@@ -692,8 +702,9 @@ def _read_text(path: Path, what: str) -> str:
             raise StoreError(f"{path}: a directory, not a {what} file")
         if not stat.S_ISREG(info.st_mode):
             raise StoreError(f"{path}: not a regular file")  # reading a FIFO would hang the listing
-        if info.st_size > MAX_FILE_BYTES:
-            raise StoreError(f"{path}: {info.st_size} bytes is too large for a {what} file")
+        limit = MAX_PROFILE_BYTES if what == "profile" else MAX_FILE_BYTES
+        if info.st_size > limit:
+            raise StoreError(f"{path}: {info.st_size:,} bytes is too large for a {what} file (at most {limit:,})")
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         byte = exc.object[exc.start : exc.start + 1].hex()
@@ -713,10 +724,18 @@ def _load_user_profile(path: Path) -> Profile:
     return profile
 
 
+def loads_toml(text: str) -> dict[str, Any]:
+    """tomllib.loads, with a table or array nested past what Python can follow as a ValueError."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply to read (arrays or tables inside one another thousands of times)") from None
+
+
 def parse_profile_text(text: str, where: str, origin: str = "user") -> Profile:
     try:
-        data = tomllib.loads(text)
-    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
+        data = loads_toml(text)
+    except ValueError as exc:  # TOMLDecodeError, too deep, or an integer of more than 4300 digits
         raise ValidationError(f"{where}: not valid TOML: {exc}") from None
     schema = data.pop("schema", 1)
     if schema != 1:

@@ -26,7 +26,7 @@ from labtui.store import BrokenFile, Store, StoreError, atomic_write
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change: an older cache is then rebuilt, not misread.
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ class ResultSummary:
     tags: tuple[str, ...] = ()
     error: str | None = None
     source_file: str | None = None
+    source_digest: str | None = None
     steps: tuple[StepSummary, ...] = ()
 
     @classmethod
@@ -107,6 +108,7 @@ class ResultSummary:
             tags=tuple(result.tags),
             error=result.error,
             source_file=result.source_file,
+            source_digest=result.source_digest,
             steps=tuple(StepSummary.of(s) for s in result.steps),
         )
 
@@ -152,8 +154,8 @@ def _read_cache(path: Path) -> dict[str, Any]:
     """The cached entries by file name; empty when the cache is missing, broken or another version's."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}  # rebuilt from the result files, and written anew
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("schema") != SCHEMA:
         return {}
     entries = data.get("entries")
@@ -168,7 +170,7 @@ def _entry_from_cache(entry: Any, key: list[int], path: Path) -> ResultSummary |
         if "broken" in entry:
             return BrokenFile(path, str(entry["broken"]))
         return ResultSummary.from_json(entry["summary"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
         return None  # a damaged entry: read the file again
 
 

@@ -128,6 +128,8 @@ def load_theme_file(path: Path) -> Theme:
         raise ThemeError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ThemeError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ThemeError(f"{path}: not valid TOML: nested too deeply to read") from None
     return parse_theme(data, str(path))
 
 

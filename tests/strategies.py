@@ -35,7 +35,11 @@ from labtui.params import BUILTIN_NAMES, PARAM_TYPES, Param
 from labtui.units import MICROS
 
 TOML_INT = st.integers(min_value=0, max_value=2**63 - 1)
-text = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+# Text as labtui holds it: no control characters a terminal would obey (labtui.printable shows
+# them as escapes where text comes in), tabs and newlines kept.
+text = st.text(st.characters(exclude_categories=("Cs", "Cc"), include_characters="\t\n",
+                             exclude_characters="\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"),
+               max_size=40)
 # Step names are stored stripped; a name is never only whitespace.
 names = text.map(str.strip).filter(bool)
 numbers = st.floats(min_value=0, allow_nan=False, allow_infinity=False)

@@ -12,24 +12,37 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    """Each file imports whole or not at all; a bad file is reported and the others still import."""
+    """Each file imports whole or not at all; a bad file is reported and the others still import.
+
+    A file imported before (the same bytes, under any name) is not imported again: the command
+    says which results it already is, and changes nothing.
+    """
     import sys
     from dataclasses import replace
 
     from labtui.commands.common import open_store, print_json
     from labtui.engine.importers import import_file
     from labtui.errors import LabtuiError
+    from labtui.printable import printable
     from labtui.report import fmt_iops, fmt_mib
     from labtui.store import result_to_json
+    from labtui.summaries import load_summaries
 
     store = open_store()
+    rows, _broken = load_summaries(store)
     saved = []
+    known = []  # (file name, ids of the results it was imported as)
     failures = []
     for name in args.files:
+        shown = printable(name)
         try:
             results = import_file(name)
         except LabtuiError as exc:
-            failures.append(str(exc))
+            failures.append(printable(str(exc)))
+            continue
+        earlier = _earlier_imports(rows, results)
+        if earlier:
+            known.append((shown, earlier))
             continue
         done = []
         try:
@@ -42,17 +55,40 @@ def run(args) -> int:
                     store.delete_result(result.id)
                 except LabtuiError:
                     pass
-            failures.append(f"{name}: {exc}")
+            failures.append(f"{shown}: {exc}")
             continue
-        saved.extend((name, result, path) for result, path in done)
+        saved.extend((shown, result, path) for result, path in done)
+        rows.extend(_as_rows(done))  # the same file twice on one command line imports once
     if args.json:
-        print_json({"results": [result_to_json(result) for _, result, _ in saved]})
+        print_json({"results": [result_to_json(result) for _, result, _ in saved],
+                    "already_imported": [{"file": name, "ids": ids} for name, ids in known]})
     else:
         for name, result, path in saved:
             steps = ", ".join(f"{s.name}: {fmt_iops(s.total.iops)} IOPS {fmt_mib(s.total.mib_s)} MiB/s" for s in result.steps)
             engine = " ".join(x for x in (result.engine.name, result.engine.version) if x)
             host = f" ({result.host.name})" if result.host.name else ""
             print(f"{name}{host}: {engine}, {result.status}, {steps} -> {result.id}")
+        for name, ids in known:
+            tags = " (its tags are left as they are: tag it in History)" if args.tag else ""
+            print(f"{name}: already imported as {', '.join(ids)}; nothing changed{tags}")
     for message in failures:
         print(f"labtui: error: {message}", file=sys.stderr)
     return 2 if failures else 0
+
+
+def _earlier_imports(rows, results) -> list[str]:
+    """The ids under which these results (one file's) were imported before, if they were."""
+    digest = results[0].source_digest if results else None
+    same = [r.id for r in rows if r.source == "import" and digest and r.source_digest == digest]
+    if same:
+        return same
+    # Imported before results carried the file's digest: the same file, start and engine.
+    keys = {(r.source_file, r.started, r.engine.name) for r in results}
+    return [r.id for r in rows if r.source == "import" and r.source_digest is None
+            and (r.source_file, r.started, r.engine) in keys]
+
+
+def _as_rows(done):
+    from labtui.summaries import ResultSummary
+
+    return [ResultSummary.of(result, path.name) for result, path in done]

@@ -38,6 +38,7 @@ class Target:
     outstanding: int | None = None  # I/Os in flight per thread (-o)
     cache_off: bool | None = None
     file_size: int | None = None
+    device: str | None = None  # the block device under the file, where the Linux port names it
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,10 @@ class DiskSpdReport:
     started: datetime | None = None
     cpu_count: int | None = None
     timespans: tuple[Timespan, ...] = field(default=())
+
+
+_FIGURE = re.compile(r"^(\d+\.\d{3}|N/A)$")  # a %-ile table's cell
+_RATE = re.compile(r"^(\d+\.\d{2,3}|N/A)$")  # MiB/s, I/O per s, AvgLat, IopsStdDev, LatStdDev
 
 
 def looks_like_xml(text: str) -> bool:
@@ -435,6 +440,7 @@ def _text_target(path: str, body: str) -> Target:
         cache_off = None
     block = re.search(r"^\s*block size:\s*(\S+)", body, re.M)
     size = re.search(r"^\s*(?:file )?size:\s*(\S+)", body, re.M)
+    device = re.search(r"^\s*block device:\s*([A-Za-z0-9._-]+)\s*$", body, re.M)
     return Target(
         path=path,
         block_size=_size(block.group(1)) if block else None,
@@ -444,6 +450,7 @@ def _text_target(path: str, body: str) -> Target:
         outstanding=number(r"number of outstanding I/O operations(?: per thread)?:\s*(\d+)"),
         cache_off=cache_off,
         file_size=_size(size.group(1)) if size else None,
+        device=device.group(1) if device else None,
     )
 
 
@@ -462,6 +469,12 @@ def _table_totals(block: str, title: str, where: str) -> tuple[dict[str, str], d
         stripped = line.strip()
         if stripped.startswith("total:"):
             values = [v.strip() for v in stripped[len("total:") :].split("|")]
+            # Every column but the thread's and the file's: a line cut short has fewer.
+            # The rates and latencies have 2 or 3 decimals: a line cut inside its last number has fewer.
+            complete = all(v.isdigit() if name in ("bytes", "I/Os") else bool(_RATE.match(v))
+                           for name, v in zip(header[1:], values))
+            if len(values) < len(header) - 2 or not complete:
+                raise ReportError(f"{where}: the \"{title}\" total: line is incomplete (is the file cut short?)")
             return dict(zip(header[1:], values)), sizes
         cells = [c.strip() for c in line.split("|")]
         if len(cells) == len(header) and cells[0].isdigit():
@@ -485,6 +498,11 @@ def _percentile_table(block: str, where: str) -> dict[str, dict[str, float | Non
     tables = list(re.finditer(r"^\s*%-ile\s*\|\s*Read \(ms\)\s*\|\s*Write \(ms\)\s*\|\s*Total \(ms\)\s*$", block, re.M))
     if not tables:
         return {}
+    # With several targets a table per target (under its path) comes first, the total one last.
+    header_line = block.rfind("\n", 0, block.index("%-ile", tables[-1].start()))
+    before = block[:max(header_line, 0)].rsplit("\n", 1)[-1].strip()
+    if before not in ("", "total:", "Total latency distribution:"):
+        raise ReportError(f"{where}: the targets' %-ile tables are there but not the total one (is the file cut short?)")
     out: dict[str, dict[str, float | None]] = {"read": {}, "write": {}, "total": {}}
     for line in block[tables[-1].end() :].split("\n"):
         cells = [c.strip() for c in line.split("|")]
@@ -495,8 +513,20 @@ def _percentile_table(block: str, where: str) -> dict[str, dict[str, float | Non
         name = _PERCENTILE_LABELS.get(cells[0])
         if name is None:
             continue
+        if name == "max" and not all(_FIGURE.match(c) for c in cells[1:]):
+            # The report's last line: DiskSpd prints every figure with 3 decimals, so a number
+            # with fewer was cut.
+            raise ReportError(f"{where}: the %-ile table's max row is cut short")
         for direction, cell in zip(("read", "write", "total"), cells[1:]):
             out[direction][name] = _float(cell, f"{where} %-ile table")
+    # DiskSpd ends the table with max; the total's max is the larger direction's (a number cut
+    # in the last line would differ).
+    highs = [out[d].get("max") for d in ("read", "write")]
+    if "max" not in out["total"] or out["total"]["max"] is None:
+        raise ReportError(f"{where}: the %-ile table stops before its max row (is the file cut short?)")
+    if any(h is not None for h in highs) and out["total"]["max"] != max(h for h in highs if h is not None):
+        raise ReportError(f"{where}: the %-ile table's total max is not the larger of read and write "
+                          "(is the file cut short?)")
     return out
 
 
@@ -511,6 +541,13 @@ def _text_timespan(number: int, params: dict, block: str, linux: bool) -> Timesp
     totals, sizes = _table_totals(block, "Total IO", where)
     reads, _ = _table_totals(block, "Read IO", where)
     writes, _ = _table_totals(block, "Write IO", where)
+    for column in ("bytes", "I/Os"):
+        parts = [_column(row, (column,)) for row in (totals, reads, writes)]
+        if None not in parts:
+            total, read, write = (_int(p, f"{where} {column}") for p in parts)
+            if read + write != total:
+                raise ReportError(f"{where}: read and write {column} ({read} + {write}) do not add up to the total "
+                                  f"({total}): is the file cut short or edited?")
     stats = {}
     for name, row in (("read", reads), ("write", writes)):
         size = _column(row, ("bytes",))

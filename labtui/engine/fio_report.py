@@ -65,6 +65,7 @@ class FioOutput:
     reports: tuple[dict, ...]  # every complete fio report, in order (the final one last)
     messages: tuple[str, ...]  # the non-JSON lines around them (fio's errors and notices)
     first_error: str | None = None  # why the first JSON-looking part did not parse, if one did not
+    tail_error: str | None = None  # why a JSON-looking part after the last complete report did not parse
 
 
 def is_report(obj: Any) -> bool:
@@ -80,27 +81,31 @@ def split_output(text: str) -> FioOutput:
     if not starts and "{" in text:
         starts = [text.index("{")]
     pos = 0
+    errors: list[tuple[int, str]] = []  # (where the part began, why it did not parse)
+    last_report_end = 0
     for start in starts:
         if start < pos:
             continue
         try:
             obj, end = _DECODER.raw_decode(text, start)
         except json.JSONDecodeError as exc:
-            if first_error is None:
-                line = text.count("\n", 0, exc.pos) + 1
-                first_error = f"invalid JSON at line {line}: {exc.msg}"
+            line = text.count("\n", 0, exc.pos) + 1
+            errors.append((start, f"invalid JSON at line {line}: {exc.msg}"))
             continue
         except RecursionError:
-            first_error = first_error or "JSON nested too deeply"
+            errors.append((start, "JSON nested too deeply"))
             continue
         messages.extend(_lines(text[pos:start]))
         if is_report(obj):
             reports.append(obj)
+            last_report_end = end
         else:
             messages.append(text[start:end][:200])
         pos = end
     messages.extend(_lines(text[pos:]))
-    return FioOutput(tuple(reports), tuple(messages), first_error)
+    first_error = errors[0][1] if errors else None
+    tail_error = next((why for at, why in errors if at >= last_report_end), None) if reports else None
+    return FioOutput(tuple(reports), tuple(messages), first_error, tail_error)
 
 
 def _lines(text: str) -> list[str]:
@@ -262,13 +267,27 @@ def _latency(block: dict, legacy: bool, ios: int, where: str) -> Latency:
         value = points.get(point, binned)
         values[field] = value * to_ns / 1e6 if value is not None else None
     low, high = _optional(stat, "min", here), _optional(stat, "max", here)
-    summary = LatencySummary(
-        mean=mean * to_ns / 1e6,
-        min=low * to_ns / 1e6 if low is not None else None,
-        max=high * to_ns / 1e6 if high is not None else None,
-        **values,
-    )
+    low_ms = low * to_ns / 1e6 if low is not None else None
+    high_ms = high * to_ns / 1e6 if high is not None else None
+    summary = LatencySummary(mean=mean * to_ns / 1e6, min=low_ms, max=high_ms, **_within(values, low_ms, high_ms))
     return Latency(summary, n, mean * to_ns, bins, chosen)
+
+
+def _within(values: dict[str, float | None], low: float | None, high: float | None) -> dict[str, float | None]:
+    """Percentiles held between the measured extremes.
+
+    fio reports a percentile as the value of its histogram bucket, up to a few per cent above
+    the latencies in it: its p99.99 can read 151.9 ms where the slowest I/O took 143.9 ms. The
+    true percentile lies between min and max, so the nearer bound is the better figure.
+    """
+    out = {}
+    for key, value in values.items():
+        if value is not None and high is not None:
+            value = min(value, high)
+        if value is not None and low is not None:
+            value = max(value, low)
+        out[key] = value
+    return out
 
 
 def _bins(stat: dict, where: str) -> dict[int, int] | None:
@@ -324,9 +343,8 @@ def _combined(read: Latency, write: Latency) -> LatencySummary:
         to_ms = 1e3 / 1e6 if read.source in ("lat", "clat") else 1 / 1e6
         found = bins_percentiles(merged, [p for _, p in PERCENTILES])
         values = {field: (v * to_ms if v is not None else None) for (field, _), v in zip(PERCENTILES, found)}
-    return LatencySummary(
-        mean=mean_ms, min=min(lows) if lows else None, max=max(highs) if highs else None, **values
-    )
+    low, high = (min(lows) if lows else None), (max(highs) if highs else None)
+    return LatencySummary(mean=mean_ms, min=low, max=high, **_within(values, low, high))
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,11 @@ and the file's name.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -22,7 +25,19 @@ from pathlib import Path
 from labtui.engine import diskspd_report as ds
 from labtui.engine import fio_report as fr
 from labtui.errors import ReportError
-from labtui.model import EngineInfo, HostInfo, Profile, RunResult, Sample, StepResult, TargetInfo, new_result_id, now
+from labtui.model import (
+    EngineInfo,
+    HostInfo,
+    LatencySummary,
+    Profile,
+    RunResult,
+    Sample,
+    StepResult,
+    TargetInfo,
+    new_result_id,
+    now,
+)
+from labtui.printable import printable_fields
 
 MAX_BYTES = 64 * 1024 * 1024  # the largest DiskSpd XML with -D on a long run is a few MiB
 FORMATS = ("diskspd-xml", "diskspd-text", "fio-json")
@@ -35,22 +50,61 @@ _YEAR = 366 * 86400.0
 def import_file(path: str | Path) -> list[RunResult]:
     """The results in one report file; ReportError("<path>: <reason>") if it holds none."""
     path = Path(path)
+    data, mtime = _read_report(path)
     try:
-        if path.is_dir():
-            raise ReportError(f"{path}: is a directory (name the report files in it)")
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ReportError(f"{path}: {size} bytes is too large for a DiskSpd or fio report")
-        data = path.read_bytes()
-        mtime = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+        results = import_text(decode(data), path.name, file_time=mtime)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from None
+    digest = file_digest(data)
+    return [replace(r, source_digest=digest) for r in results]
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _read_report(path: Path) -> tuple[bytes, datetime]:
+    """The bytes of a regular file of at most MAX_BYTES, and its modification time.
+
+    Opened without blocking (a FIFO would wait for a writer forever) and checked on the open
+    descriptor, so a symlink to /dev/zero is seen for what it is; read up to the cap, never
+    trusting the size the file claims (0 for many special files).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise ReportError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ReportError(f"{path}: is a directory (name the report files in it)") from None
     except OSError as exc:
         raise ReportError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     try:
-        return import_text(decode(data), path.name, file_time=mtime)
-    except ReportError as exc:
-        raise ReportError(f"{path}: {exc}") from None
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ReportError(f"{path}: is a directory (name the report files in it)")
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((what for test, what in _KINDS if test(info.st_mode)), "not a regular file")
+            raise ReportError(f"{path}: is {kind}, not a report file")
+        if info.st_size > MAX_BYTES:
+            raise ReportError(f"{path}: {info.st_size} bytes is too large for a DiskSpd or fio report")
+        chunks, size = [], 0
+        while size <= MAX_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_BYTES:
+            raise ReportError(f"{path}: more than {MAX_BYTES} bytes is too large for a DiskSpd or fio report")
+        return b"".join(chunks), datetime.fromtimestamp(info.st_mtime, timezone.utc)
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def file_digest(data: bytes) -> str:
+    """What identifies a report whatever its name: importing the same bytes again finds the first import."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def decode(data: bytes) -> str:
@@ -97,8 +151,88 @@ def import_text(text: str, file_name: str, *, file_time: datetime | None = None)
     """The results in a report's text; `file_time` stands in when the report has no date."""
     kind = detect_format(text)
     if kind == "fio-json":
-        return _import_fio(text, file_name, file_time)
-    return [_import_diskspd(text, file_name, file_time)]
+        results = _import_fio(text, file_name, file_time)
+    else:
+        results = [_import_diskspd(text, file_name, file_time)]
+    results = [_with_latency_warnings(_measured(r)) for r in results]
+    if all(s.error == NOTHING_MEASURED for r in results for s in r.steps):
+        raise ReportError(f"it measured nothing: every {'job' if kind == 'fio-json' else 'timespan'} ran for 0 s")
+    # Job names, paths, host names and messages are the report's text: none may hold escape codes.
+    return [printable_fields(r) for r in results]
+
+
+NOTHING_MEASURED = "the report measured nothing: its runtime is 0 s"
+
+
+def _measured(result: RunResult) -> RunResult:
+    """A step that ran for no time has no figures (0 IOPS would be a measurement): it failed."""
+    steps = tuple(
+        replace(s, status="failed", error=NOTHING_MEASURED)
+        if s.status == "completed" and s.step.is_io and s.total.seconds <= 0 else s
+        for s in result.steps
+    )
+    if steps == result.steps:
+        return result
+    failed = next(s for s in steps if s.status == "failed")
+    return replace(result, steps=steps, status="failed", error=result.error or f"{failed.name}: {failed.error}")
+
+
+# Rounding in the reports (DiskSpd prints 3 decimals of a ms, fio's percentiles are bucket values).
+_SLACK = 0.02
+_PERCENT = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9), ("p9999", 99.99))
+
+
+def latency_contradiction(lat: LatencySummary) -> str | None:
+    """Why a step's latency figures cannot all be true, or None.
+
+    The mean of I/Os of which a fraction p took at most q_p, and the rest at most max, is at
+    most p*q_p + (1-p)*max (and at least p*min + (1-p)*q_p); percentiles never fall and never
+    pass the extremes. A report that breaks these was edited or damaged.
+    """
+    def loose(x: float) -> float:
+        return x * (1 + _SLACK) + 0.002
+
+    points = [(label, getattr(lat, key)) for key, label in
+              (("min", "min"), ("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"),
+               ("p999", "p99.9"), ("p9999", "p99.99"), ("max", "max"))]
+    known = [(label, v) for label, v in points if v is not None]
+    for (a, x), (b, y) in zip(known, known[1:]):
+        if x > loose(y):
+            return f"{a} {x:.4g} ms is above {b} {y:.4g} ms"
+    mean, low, high = lat.mean, lat.min, lat.max
+    if mean is None:
+        return None
+    if high is not None and mean > loose(high):
+        return f"the mean {mean:.4g} ms is above the maximum {high:.4g} ms"
+    if low is not None and loose(mean) < low:
+        return f"the mean {mean:.4g} ms is below the minimum {low:.4g} ms"
+    for key, p in _PERCENT:
+        q = getattr(lat, key)
+        if q is None:
+            continue
+        share = p / 100.0
+        if high is not None:
+            most = share * q + (1 - share) * high
+            if mean > loose(most):
+                return (f"the mean is {mean:.4g} ms, but with {p:g} % of I/Os within {q:.4g} ms and the slowest at "
+                        f"{high:.4g} ms it can be at most {most:.4g} ms")
+        least = share * (low or 0.0) + (1 - share) * q
+        if loose(mean) < least:
+            return (f"the mean is {mean:.4g} ms, but with {100 - p:g} % of I/Os at {q:.4g} ms or more it is at "
+                    f"least {least:.4g} ms")
+    return None
+
+
+def _with_latency_warnings(result: RunResult) -> RunResult:
+    warnings = list(result.warnings)
+    for step in result.steps:
+        for which, lat in (("", step.latency), ("read ", step.read_latency), ("write ", step.write_latency)):
+            why = latency_contradiction(lat)
+            if why:
+                warnings.append(f"{step.name}: the {which}latency figures contradict each other ({why}): the report "
+                                "was edited or damaged, and they are kept as it gives them")
+                break
+    return replace(result, warnings=tuple(dict.fromkeys(warnings))) if len(warnings) > len(result.warnings) else result
 
 
 def _profile(file_name: str, engine: str, steps: tuple, file_size: int, description: str) -> Profile:
@@ -141,6 +275,10 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
     if not out.reports:
         reason = out.first_error or "no complete report"
         raise ReportError(f"the fio JSON is cut short or broken ({reason})")
+    if out.tail_error:
+        # A --status-interval stream cut short: its last whole report is a mid-run snapshot.
+        raise ReportError(f"the fio JSON is cut short: the report after the last complete one is broken "
+                          f"({out.tail_error})")
     report = out.reports[-1]
     legacy = fr.is_legacy(report)
     version = fr.report_version(report)
@@ -170,6 +308,8 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
             where = f"job {fr.job_name(job)!r}"
             counters = fr.job_counters(job, legacy, where)
             seconds = counters.runtime_ms / 1000.0
+            if seconds > _YEAR:
+                raise ReportError(f"{where}: its runtime is longer than a year")
             longest = max(longest, seconds)
             start = job.get("job_start")
             if isinstance(start, (int, float)) and not isinstance(start, bool) and _when(start / 1000.0):
@@ -247,6 +387,14 @@ def _stream_samples(reports: tuple[dict, ...], index: int, warmup: float, legacy
 # --------------------------------------------------------------------------- DiskSpd
 
 
+def _diskspd_target(report: ds.DiskSpdReport, paths: list[str]) -> TargetInfo:
+    # The Linux port names the block device under the file ("block device: vda"); the report
+    # holds nothing more of the disk (no model, serial or size).
+    names = {t.device for span in report.timespans for t in span.targets if t.device}
+    name = names.pop() if len(names) == 1 else None
+    return TargetInfo(path=", ".join(paths) or "unknown", device=f"/dev/{name}" if name else None, disk=name)
+
+
 def _import_diskspd(text: str, file_name: str, file_time: datetime | None) -> RunResult:
     report = ds.parse_report(text)
     steps = []
@@ -288,7 +436,7 @@ def _import_diskspd(text: str, file_name: str, file_time: datetime | None) -> Ru
             os="Linux" if report.variant == "linux" else "Windows",
             cpu_count=report.cpu_count,
         ),
-        target=TargetInfo(path=", ".join(paths) or "unknown"),
+        target=_diskspd_target(report, paths),
         engine=EngineInfo("diskspd", report.version, report.command_line),
         profile=_profile(file_name, "DiskSpd", tuple(steps), file_size, f"DiskSpd {variant} report {file_name}"),
         steps=tuple(steps),

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from labtui.live import directions
 from labtui.model import RunResult, StepResult
-from labtui.report import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table
+from labtui.report import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_text
 from labtui.widgets.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -36,7 +36,7 @@ def step_cells(n: int, s: StepResult, repeat: bool) -> dict[str, str]:
         return {"n": str(n), "name": name, "label": s.step.label(), "iops": "", "mib_s": fmt_mib(s.total.mib_s),
                 "mean": wall, "p99": "", "cpu": fmt_pct(s.cpu_percent), "status": s.status}
     return {"n": str(n), "name": name, "label": s.step.label(), "iops": fmt_iops(s.total.iops),
-            "mib_s": fmt_mib(s.total.mib_s), "mean": fmt_ms(s.latency.mean), "p99": fmt_ms(s.latency.p99),
+            "mib_s": fmt_mib(s.total.mib_s), "mean": fmt_ms(s.latency.mean), "p99": p99_text(s),
             "cpu": fmt_pct(s.cpu_percent), "status": s.status}
 
 

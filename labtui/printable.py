@@ -1,0 +1,54 @@
+"""Text from outside labtui made safe to print: control characters shown as escapes, not obeyed.
+
+A job name in a fio report, a path in a DiskSpd report, a step name in a result file from
+another lab: any of them may hold terminal escape sequences (ESC [ ... , OSC 8 links, a bell,
+carriage returns that overwrite the line) or bidirectional overrides that reorder what is
+shown. Printed raw, they would recolour, move or hide what labtui prints, or reach the person's
+terminal as commands. They are replaced by their visible escape (ESC becomes the four
+characters "\\x1b") where such text enters labtui: imports, result files and profile files.
+Tabs and newlines stay: a command's output keeps its lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields, is_dataclass, replace
+from typing import Any
+
+# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional embeddings,
+# overrides and isolates (what "Trojan source" uses to show text in another order).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """`text` with every control character that a terminal would act on shown as its escape."""
+    return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
+
+
+def printable_fields(value: Any) -> Any:
+    """`value` (a dataclass, tuple, list, dict or string, nested) with every string made printable."""
+    if isinstance(value, str):
+        return printable(value)
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for f in fields(value):
+            if not f.init:
+                continue
+            item = getattr(value, f.name)
+            cleaned = printable_fields(item)
+            if cleaned is not item:
+                changes[f.name] = cleaned
+        return replace(value, **changes) if changes else value
+    if isinstance(value, tuple):
+        items = tuple(printable_fields(v) for v in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if isinstance(value, list):
+        return [printable_fields(v) for v in value]
+    if isinstance(value, dict):
+        return {printable_fields(k): printable_fields(v) for k, v in value.items()}
+    return value
