@@ -191,7 +191,9 @@ def test_warm_up_ios_never_leak_into_the_measured_counts(test_file, backend):
                                       native_backend=backend)
     assert result.status == "completed", result.error
     share = result.total.ios / engine.last_all_phase_ios
-    assert 0.05 < share < 0.6, (share, result.total.ios, engine.last_all_phase_ios)
+    # Only the upper bound tells a leak; how small the share gets depends on the machine's load
+    # during the half second measured (other tests, a busy CI runner), so the lower one is loose.
+    assert result.total.ios > 0 and share < 0.6, (share, result.total.ios, engine.last_all_phase_ios)
     assert result.total.seconds == pytest.approx(0.5, abs=1e-9)
     assert {e.phase for e in events if isinstance(e, SampleTaken)} == {"warmup", "measure"}
 
