@@ -151,3 +151,25 @@ def test_the_live_state_flags_a_cpu_bound_interval_and_keeps_it_when_merged():
     merged = merge_samples([calm, busy])
     assert merged.engine_bound is True and merged.engine_cpu_percent == pytest.approx(69.0)
     assert merge_samples([calm, calm]).engine_bound is None
+
+
+def test_the_headless_progress_says_cpu_bound_live_and_at_the_step_end():
+    import io
+
+    from rich.console import Console
+
+    from labtui.commands.progress import _Display
+    from labtui.engine.events import StepFinished, StepStarted
+    from labtui.model import Sample, StepResult
+
+    out = io.StringIO()
+    display = _Display(Console(file=out, width=200))
+    display.live_mode = False
+    step = Step(name="Read 4K", block_size=4096, duration=1, warmup=0)
+    display.handle(StepStarted(0, 1, step, 1, None))
+    display.handle(SampleTaken(0, "measure", Sample(t=1.0, seconds=1.0, read_ios=9000, engine_bound=True)))
+    live = Console(file=io.StringIO(), width=200, record=True)
+    live.print(display.render())
+    assert "CPU-bound: the engine's limit, not the disk's" in live.export_text()
+    display.handle(StepFinished(0, StepResult(step=step, engine_bound="a worker process used 99 % of a CPU")))
+    assert "Read 4K: 0.0 IOPS, 0.0 MiB/s [CPU-bound]" in out.getvalue()

@@ -130,7 +130,8 @@ class _Display:
                 p99 = x.read_lat_p99_ms if x.read_ios else x.write_lat_p99_ms
                 lines.append(Text(f"  IOPS {fmt_iops(x.iops)} (read {fmt_iops(x.read_iops)}, write {fmt_iops(x.write_iops)})  "
                                   f"{fmt_mib(x.mib_s)} MiB/s  latency {fmt_ms(lat)} ms (p99 {fmt_ms(p99)})  "
-                                  f"CPU {x.cpu_percent if x.cpu_percent is not None else '-'}%"))
+                                  f"CPU {x.cpu_percent if x.cpu_percent is not None else '-'}%"
+                                  + ("  CPU-bound: the engine's limit, not the disk's" if x.engine_bound else "")))
         return Group(*lines) if lines else Text("starting ...")
 
     def handle(self, event) -> None:
@@ -167,6 +168,8 @@ class _Display:
                 line = f"  {command_summary(r)}"
             if r.status != "completed":
                 line += f" [{r.status}: {r.error}]"
+            elif r.engine_bound:
+                line += " [CPU-bound]"
             self.say(line)
             if r.output_tail:
                 self.say("  last output:\n" + "\n".join(f"    {x}" for x in r.output_tail.splitlines()))
