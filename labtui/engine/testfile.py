@@ -41,9 +41,16 @@ class RandomBlocks:
     """Cheap incompressible data: a random pool, each 4 KiB block stamped so none repeats."""
 
     def __init__(self, pool_size: int = POOL) -> None:
-        self.pool = os.urandom(pool_size)
-        self._pool = memoryview(self.pool)  # slices of it copy nothing
+        self.pool_size = pool_size
+        self._pool: memoryview | None = None  # made on first use: stamping alone needs none
         self.nonce = int.from_bytes(secrets.token_bytes(8), "little")
+
+    @property
+    def pool(self) -> memoryview:
+        """The random bytes blocks are cut from (a view: slices of it copy nothing)."""
+        if self._pool is None:
+            self._pool = memoryview(os.urandom(self.pool_size))
+        return self._pool
 
     def fill(self, buffer: memoryview, offset: int) -> None:
         """Fill `buffer` (a multiple of 4 KiB, or smaller) with data for file `offset`.
@@ -51,8 +58,14 @@ class RandomBlocks:
         Safe to call from several threads at once (the pool is only read).
         """
         size = len(buffer)
-        start = (offset * 7919) % (len(self.pool) - size) if size < len(self.pool) else 0
-        buffer[:size] = self._pool[start : start + size]
+        pool = self.pool
+        start = (offset * 7919) % (len(pool) - size) if size < len(pool) else 0
+        buffer[:size] = pool[start : start + size]
+        self.stamp(buffer, offset)
+
+    def stamp(self, buffer: memoryview, offset: int) -> None:
+        """Stamp every 4 KiB block of `buffer` with its file offset and the nonce (16 bytes each)."""
+        size = len(buffer)
         if size % STAMP_EVERY == 0 and sys.byteorder == "little" and buffer.format == "B":
             # Whole blocks: the stamps as two strided stores of 64-bit words, not one call per block.
             words = buffer.cast("Q")
@@ -191,9 +204,9 @@ def write_test_file(
 
     `target` is a TestFile the caller made (and keeps), or a path that must not exist yet. The
     data goes through the descriptor the TestFile holds (never a new open by name); O_DIRECT is
-    switched on it for the writing and off again after. WRITERS threads each generate a 4 MiB
-    chunk and write it, so generating one chunk overlaps writing the others (the GIL is released
-    in the write): several writes are in flight, as with fio's iodepth.
+    switched on it for the writing and off again after. WRITERS threads each stamp a 4 MiB chunk
+    and write it, so making one chunk overlaps writing the others (the GIL is released in the
+    write): several writes are in flight, as with fio's iodepth.
 
     Calls `progress(bytes_done)` about every 0.2 s. Raises OSError (ENOSPC, EACCES, ...),
     TestFileChanged, or InterruptedError if `cancel` is set; the caller removes the partial file.
@@ -209,8 +222,8 @@ def write_test_file(
         if aligned < size:
             _set_direct(fd, False)
             direct = False
-            tail = bytearray(size - aligned)
-            data.fill(memoryview(tail), aligned)
+            tail = bytearray(os.urandom(size - aligned))
+            data.stamp(memoryview(tail), aligned)
             _write_all(fd, memoryview(tail), aligned)
         os.fsync(fd)
         if hasattr(os, "posix_fadvise"):
@@ -242,7 +255,13 @@ def _write_chunks(fd: int, data: RandomBlocks, size: int, progress, cancel: thre
         buf = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT requires
         view = memoryview(buf)
         part = None
+        # Each writer's buffer holds 4 MiB of its own random data; for every chunk only the blocks'
+        # stamps change (16 bytes in 4 KiB), so no chunk is copied: like RandomBlocks.fill's, the
+        # file's blocks are random bodies from a 16 MiB pool, each stamped with its own offset.
         try:
+            # Made here, so the writers make theirs at once (getrandom releases the GIL) and the
+            # first write does not wait for all of them.
+            view[:] = os.urandom(CHUNK)
             while not halt.is_set():
                 if cancel is not None and cancel.is_set():
                     halt.set()
@@ -253,7 +272,7 @@ def _write_chunks(fd: int, data: RandomBlocks, size: int, progress, cancel: thre
                     return
                 offset = chunk * CHUNK
                 part = view[: min(CHUNK, size - offset)]
-                data.fill(part, offset)
+                data.stamp(part, offset)
                 _write_all(fd, part, offset)
                 written[index] += len(part)
                 part.release()
