@@ -7,6 +7,8 @@ as the current step, its phase and timings, its per-interval samples and its run
 Samples are exact counts, so combining intervals stays honest (labtui.series). The chart buffer
 is bounded — when full, neighbouring intervals are merged pairwise — while the figures are
 updated from every sample as it arrives, so the bound never changes a mean, a minimum or a maximum.
+The charts' points (about two per cell of their width) are kept merged as samples arrive, so
+drawing a frame costs the same after an hour as after a second.
 """
 
 from __future__ import annotations
@@ -50,6 +52,45 @@ class SampleBuffer:
 
     def __len__(self) -> int:
         return len(self.samples)
+
+
+class ChartPoints:
+    """A step's intervals as at most `max_points` chart points, merged once as they arrive.
+
+    Every point but the newest merges `size` consecutive intervals (counted from the first); the
+    newest holds the intervals since, fewer than `size`. When the points would outnumber
+    `max_points`, neighbours are merged pairwise and `size` doubles. Unlike `downsample`, which
+    regroups the whole series on every call, each interval is merged about log2(n) times in all.
+    """
+
+    def __init__(self, max_points: int) -> None:
+        self.max_points = max(2, max_points)
+        self.size = 1
+        self._full: list[Sample] = []  # points of `size` intervals each
+        self._tail: list[Sample] = []  # the newest intervals (or merged runs of them)
+        self._tail_count = 0  # how many intervals the tail holds
+        self._tail_point: Sample | None = None  # the tail merged, until it changes
+
+    def add(self, sample: Sample) -> None:
+        self._tail.append(sample)
+        self._tail_count += 1
+        self._tail_point = None
+        if self._tail_count >= self.size:
+            self._full.append(merge_samples(self._tail))
+            self._tail, self._tail_count = [], 0
+        if len(self._full) + (1 if self._tail else 0) > self.max_points:
+            full = self._full
+            self._full = [merge_samples(full[i : i + 2]) for i in range(0, len(full) - 1, 2)]
+            if len(full) % 2:
+                # The odd one out starts the new, twice as long, tail.
+                self._tail = [full[-1], *self._tail]
+                self._tail_count += self.size
+            self.size *= 2
+
+    def points(self) -> list[Sample]:
+        if self._tail and self._tail_point is None:
+            self._tail_point = merge_samples(self._tail)
+        return self._full + ([self._tail_point] if self._tail_point is not None else [])
 
 
 # --------------------------------------------------------------------------- figures
@@ -121,6 +162,7 @@ class LiveStep:
         self.started = started
         self.began = began
         self.buffer = SampleBuffer(capacity)
+        self._points: ChartPoints | None = None
         self.last: SampleTaken | None = None
         self.result: StepResult | None = None
         self.ended: float | None = None
@@ -150,6 +192,8 @@ class LiveStep:
     def add(self, event: SampleTaken) -> None:
         self.last = event
         self.buffer.append(event.sample)
+        if self._points is not None:
+            self._points.add(event.sample)
         if event.phase != "measure":
             return
         sample = event.sample
@@ -159,6 +203,15 @@ class LiveStep:
 
     def directions(self) -> tuple[str, ...]:
         return directions(self.step)
+
+    def chart_points(self, max_points: int) -> list[Sample]:
+        """The samples so far as at most `max_points` points; rebuilt from the buffer only when
+        `max_points` changes (the chart was resized), otherwise kept up to date sample by sample."""
+        if self._points is None or self._points.max_points != max(2, max_points):
+            self._points = ChartPoints(max_points)
+            for sample in self.buffer.samples:
+                self._points.add(sample)
+        return self._points.points()
 
     def figures(self) -> list[FigureRow]:
         """Rows for the directions this step drives, then CPU."""

@@ -19,7 +19,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.live import LiveRun, SampleBuffer, downsample, merge_samples
+from labtui.live import ChartPoints, LiveRun, LiveStep, SampleBuffer, downsample, merge_samples
 from labtui.model import EngineInfo, Sample, Step, TargetInfo
 
 MIB = 1024 * 1024
@@ -51,6 +51,38 @@ def test_downsampling_keeps_every_io_and_second(counts, points):
     assert sum(s.read_ios for s in out) == sum(counts)
     assert sum(s.seconds for s in out) == pytest.approx(len(counts))
     assert out[-1].t == samples[-1].t
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=400), st.integers(2, 80))
+def test_chart_points_merged_as_samples_arrive_are_bounded_and_keep_every_io(counts, points):
+    view = ChartPoints(points)
+    samples = [sample(i + 1.0, c) for i, c in enumerate(counts)]
+    for s in samples:
+        view.add(s)
+    out = view.points()
+    assert len(out) <= points
+    assert len(out) > points // 4 or len(counts) <= points // 2  # merged no further than needed
+    assert sum(s.read_ios for s in out) == sum(counts)
+    assert sum(s.seconds for s in out) == pytest.approx(len(counts))
+    assert [s.t for s in out] == sorted(s.t for s in out) and out[-1].t == samples[-1].t
+    # Every point but the newest spans the same number of intervals.
+    assert len({s.seconds for s in out[:-1]}) <= 1
+
+
+def test_a_step_keeps_its_chart_points_up_to_date_and_rebuilds_them_for_another_width():
+    step = Step("Read", block_size=4096, duration=600.0, warmup=0.0)
+    live = LiveStep(StepStarted(0, 1, step, 1, "native"), began=0.0)
+    for i in range(100):
+        live.add(SampleTaken(0, "measure", sample(i + 1.0, 10 * i)))
+        if i == 10:
+            assert len(live.chart_points(40)) == 11  # asked for once: kept up to date from then on
+    kept = live.chart_points(40)
+    assert len(kept) <= 40 and sum(p.read_ios for p in kept) == sum(10 * i for i in range(100))
+    fresh = ChartPoints(40)
+    for s in live.buffer.samples:
+        fresh.add(s)
+    assert kept == fresh.points()
+    assert len(live.chart_points(16)) <= 16  # the chart was resized
 
 
 @given(st.lists(st.integers(0, 1000), min_size=1, max_size=200), st.integers(2, 16))

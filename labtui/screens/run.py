@@ -4,8 +4,9 @@ Before a run: the profile, the target, the engines that can run here, tags. Star
 everything the runner's preflight checks (a refusal is shown here, nothing is written), and for
 a raw block device asks the person to type its name. During the run the runner's events — the
 same stream `labtui run` prints — are consumed in a worker and kept in a `LiveRun`; the charts
-and figures are redrawn from it on a timer, twice a second at most, only when something new
-arrived and only while this screen is the one on show. Cancelling asks first; the runner then
+and figures are drawn from it as samples arrive, twice a second at most, only while this screen
+is the one on show, and a widget is repainted only where what it shows changed (the screen is
+laid out again only when a widget's size may have). Cancelling asks first; the runner then
 stops its workers, removes the test file and saves what was measured as an aborted result.
 At the end: a summary per step, and the comparison with the previous run of the same profile
 on the same disk, if there is one.
@@ -15,11 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import Callable
 
-from rich import box
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -44,7 +44,7 @@ from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.step_charts import StepCharts
 from labtui.widgets.styling import theme_style
 
-REDRAW_SECONDS = 0.5  # charts and figures: at most 2 Hz
+FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
 ENGINE_TITLES = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}
 NARROW = 100  # below this width one chart shows at a time
 
@@ -84,7 +84,8 @@ class RunScreen(Screen):
         self.outcome: RunResult | None = None
         self.previous: RunResult | None = None
         self._drawn_version = -1
-        self._drawn_step: int | None = None
+        self._last_frame = 0.0  # time.monotonic() of the last frame drawn
+        self._frame_timer = None  # a frame waiting for FRAME_SECONDS to pass since the last
         self._pending = None  # a run asked for by another screen (History's "run again")
         self._run_worker: Worker | None = None
         self._param_values: dict[str, dict[str, str]] = {}  # per profile: the values given last
@@ -128,11 +129,13 @@ class RunScreen(Screen):
             self.watch(self.app, name, lambda _value: self._show_setup(), init=False)
         self._set_state("idle")
         self._show_setup()
-        self.set_interval(REDRAW_SECONDS, self._tick)
+        self.set_interval(1.0, self._clock_tick)
         self.run_worker(self._check_engines, thread=True, exit_on_error=False, name="check-engines")
 
     def on_screen_resume(self) -> None:
-        self._drawn_version = -1  # hidden meanwhile: draw what arrived
+        if self.state in ("running", "stopping"):
+            self._drawn_version = -1  # hidden meanwhile: draw what arrived
+            self._want_frame()
         if self.app.pending_run is not None and self.state not in ("starting", "running", "stopping"):
             self._pending, self.app.pending_run = self.app.pending_run, None
             if self.engines:
@@ -140,7 +143,9 @@ class RunScreen(Screen):
 
     def on_resize(self) -> None:
         self.query_one(StepCharts).set_single(self.size.width < NARROW)
-        self._drawn_version = -1
+        if self.state in ("running", "stopping"):
+            self._drawn_version = -1
+            self.call_after_refresh(self._want_frame)  # once the charts have their new size
 
     def _set_state(self, state: str) -> None:
         self.state = state
@@ -363,7 +368,6 @@ class RunScreen(Screen):
         self.live = LiveRun(clock=lambda: self.app.clock().timestamp())
         self.outcome = self.previous = None
         self._drawn_version = -1
-        self._drawn_step = None
         self.app.run_active = True
         self.app.active_run = self
         self.app.remember_engine(runner.engine.name)
@@ -389,24 +393,48 @@ class RunScreen(Screen):
     # ------------------------------------------------------------------ live view
 
     def on_run_screen_progress(self, message: Progress) -> None:
-        if self.live is not None and self.live.preparing:
-            self._show_prepare()
+        self._want_frame()
 
     def on_run_screen_changed(self, message: Changed) -> None:
         self._show_live()
 
-    def _tick(self) -> None:
-        if self.state not in ("running", "stopping") or self.live is None or not self.is_current:
+    def _want_frame(self) -> None:
+        """Something new arrived: draw it now, or when the last frame is FRAME_SECONDS old.
+
+        Samples come once a second by default, so each is drawn as it arrives; faster ones (or
+        the test file's preparation, reported per few MiB) wait for the next frame, and a burst
+        is drawn once. Nothing is drawn while another screen is on show.
+        """
+        if self._frame_timer is not None or not self.is_current:
             return
+        wait = self._last_frame + FRAME_SECONDS - time.monotonic()
+        if wait <= 0:
+            self._frame()
+        else:
+            self._frame_timer = self.set_timer(wait, self._frame)
+
+    def _frame(self) -> None:
+        self._frame_timer = None
+        live = self.live
+        if self.state not in ("running", "stopping") or live is None or not self.is_current:
+            return
+        self._last_frame = time.monotonic()
         self._show_status()
-        if self.live.version != self._drawn_version:
-            self._drawn_version = self.live.version
+        if live.version != self._drawn_version:
+            self._drawn_version = live.version
+            self._show_prepare()
             self._show_numbers()
             self._draw_charts()
+
+    def _clock_tick(self) -> None:
+        # The run's clock and ETA move on even when no sample comes (a command step, a slow start).
+        if self.state in ("running", "stopping") and self.live is not None and self.is_current:
+            self._show_status()
 
     def _show_live(self) -> None:
         if self.live is None:
             return
+        self._drawn_version = self.live.version
         self._show_status()
         self._show_prepare()
         self._show_numbers()
@@ -420,11 +448,11 @@ class RunScreen(Screen):
         eta = live.eta_seconds()
         clock = f"run {human_duration(live.elapsed())} · ETA {human_duration(eta) if eta is not None else 'unknown'}"
         if self.state == "stopping":
-            status.update(Content.styled("Stopping: the workers are being stopped, the test file removed …", "$warning"))
+            show(status, Content.styled("Stopping: the workers are being stopped, the test file removed …", "$warning"))
             return
         if step is None:
             what = "writing the test file (incompressible data)" if live.prepare else "starting"
-            status.update(Content.assemble((what, "bold"), f" · {clock}"))
+            show(status, Content.assemble((what, "bold"), f" · {clock}"))
             return
         s = step.step
         phase = step.phase
@@ -443,7 +471,7 @@ class RunScreen(Screen):
             where = f"{phase} {human_duration(now)} (time limit {human_duration(s.timeout)})"
         label = f" ({s.label()})" if self.size.width >= NARROW else ""
         bound = (" · ", ("CPU-bound", "bold $warning")) if step.engine_bound else ()
-        status.update(Content.assemble(
+        show(status, Content.assemble(
             (f"Step {step.started.index + 1} of {step.started.total}", "bold"),
             f" · {s.name}{label}" + (f" #{step.started.repetition}" if step.started.repetition > 1 else ""),
             " · ", (where, "$accent"), *bound, f" · {clock}",
@@ -453,11 +481,12 @@ class RunScreen(Screen):
         live = self.live
         box = self.query_one("#run-prepare")
         preparing = live is not None and live.preparing
-        box.display = preparing
+        if box.display != preparing:
+            box.display = preparing
         if preparing and live.prepare is not None:
             p = live.prepare
             self.query_one("#prepare-bar", ProgressBar).update(total=max(1, p.bytes_total), progress=p.bytes_done)
-            self.query_one("#prepare-text", Static).update(prepare_text(p))
+            show(self.query_one("#prepare-text", Static), Content(prepare_text(p)))
 
     def _show_numbers(self) -> None:
         live = self.live
@@ -465,16 +494,13 @@ class RunScreen(Screen):
         step = live.current
         figures = self.query_one("#run-figures", Static)
         info = self.query_one("#run-info", Static)
-        if step is None:
-            figures.update("")
-        else:
-            figures.update(figures_table(step.figures(), self.app))
+        show(figures, figures_content(step.figures()) if step is not None else Content(""))
         command = self.query_one("#run-command", Static)
         if step is not None and step.started.command_line:
-            command.update(Text.assemble(("Command line: ", "bold"), step.started.command_line))
+            show(command, Content.assemble(("Command line: ", "bold"), step.started.command_line))
         else:
-            command.update("")
-        lines: list = []
+            show(command, Content(""))
+        lines: list[Content] = []
         if step is not None and step.result is None and step.engine_bound:
             # While it runs; once it ends the run's warning (with the step's verdict) says it.
             cpu = step.last.sample.engine_cpu_percent if step.last is not None else None
@@ -486,12 +512,12 @@ class RunScreen(Screen):
                 busy = f"the engine's worker runs {cpu:.0f} % of the time and waits for a CPU, or none is idle"
             engine = live.started.engine.name if live.started is not None else "native"
             advice = ADVICE.get(engine, ADVICE["native"])
-            lines.append(Text(f"CPU-bound: {busy}; {advice}", style=theme_style(self.app, "warning")))
+            lines.append(Content.styled(f"CPU-bound: {busy}; {advice}", "$warning"))
         if step is not None and step.result is not None and step.result.error:
-            lines.append(Text(f"step {step.result.status}: {step.result.error}", style=theme_style(self.app, "error")))
+            lines.append(Content.styled(f"step {step.result.status}: {step.result.error}", "$error"))
         for warning in live.warnings[-3:]:
-            lines.append(Text(f"warning: {warning}", style=theme_style(self.app, "warning")))
-        info.update(Group(*lines))
+            lines.append(Content.styled(f"warning: {warning}", "$warning"))
+        show(info, Content("\n").join(lines))
 
     def _draw_charts(self) -> None:
         live = self.live
@@ -505,14 +531,15 @@ class RunScreen(Screen):
             self.call_after_refresh(self._draw_charts)
             return
         step = live.current
-        samples = step.buffer.samples
+        points = charts.points
+        if not points:
+            return
         note = "warm-up" if step.phase == "warmup" else ""
-        charts.draw(samples, step.directions(), note)
+        charts.draw_points(step.chart_points(points), step.directions(), note)
 
     def action_next_chart(self) -> None:
         charts = self.query_one(StepCharts)
         self.notify(f"Showing {charts.cycle()}", timeout=2)
-        self._drawn_version = -1
         self.call_after_refresh(self._draw_charts)  # the chart shown has its size after the refresh
 
     # ------------------------------------------------------------------ cancelling
@@ -662,19 +689,42 @@ def find_previous(store, result: RunResult) -> RunResult | None:
         return None
 
 
-def figures_table(rows: list[FigureRow], app) -> Table:
-    """Now, mean over the measured time, and extremes per series; read and write in their theme colours."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("")
-    for name in ("now", "mean", "min", "max"):
-        table.add_column(name, justify="right", no_wrap=True)
-    colours = {"read": theme_style(app, "labtui-read"), "write": theme_style(app, "labtui-write")}
+def figures_content(rows: list[FigureRow]) -> Content:
+    """Now, mean over the measured time, and extremes per series; read and write in their theme colours.
+
+    Laid out as a Rich table with a simple head would be (columns three cells apart, a rule under
+    the head), but as Content: it is redrawn with every sample, and a table is measured and
+    rendered three times per update.
+    """
+    formats = {"IOPS": fmt_iops, "MiB/s": fmt_mib, "%": lambda v: "-" if v is None else f"{v:.1f}"}
+    labels, cells = [], []
     for row in rows:
         series = row.series
-        fmt = {"IOPS": fmt_iops, "MiB/s": fmt_mib, "%": lambda v: "-" if v is None else f"{v:.1f}"}.get(
-            series.unit, fmt_ms)
-        label = f"{series.direction} {series.quantity}".strip()
+        fmt = formats.get(series.unit, fmt_ms)
         unit = f" {series.unit}" if series.unit in ("ms", "%") else ""
-        table.add_row(Text(label + unit, style=colours.get(series.direction, "")),
-                      *(fmt(v) if v is not None else "-" for v in (row.current, row.mean, row.minimum, row.maximum)))
-    return table
+        labels.append((f"{series.direction} {series.quantity}".strip() + unit, series.direction))
+        cells.append([fmt(v) if v is not None else "-" for v in (row.current, row.mean, row.minimum, row.maximum)])
+    heads = ("now", "mean", "min", "max")
+    label_width = max((len(label) for label, _ in labels), default=0)
+    widths = [max([len(head)] + [len(c[i]) for c in cells]) for i, head in enumerate(heads)]
+    gap = "   "
+    lines = [Content.styled(" " * label_width + "".join(gap + h.rjust(w) for h, w in zip(heads, widths)), "bold"),
+             Content("─" * (label_width + sum(len(gap) + w for w in widths)))]
+    for (label, direction), values in zip(labels, cells):
+        colour = {"read": "$labtui-read", "write": "$labtui-write"}.get(direction, "")
+        lines.append(Content.assemble(
+            Content.styled(label.ljust(label_width), colour) if colour else label.ljust(label_width),
+            "".join(gap + v.rjust(w) for v, w in zip(values, widths))))
+    return Content("\n").join(lines)
+
+
+def show(widget: Static, content: Content) -> None:
+    """Show `content` in `widget` unless it shows it already. The screen is laid out again only
+    where the widget's size may change (other lines, or lines of other lengths): a new frame
+    of figures of the same widths repaints just that widget."""
+    old = widget.content
+    if isinstance(old, Content) and old == content and old.spans == content.spans:
+        return
+    same_shape = isinstance(old, Content) and [line.cell_length for line in old.split("\n")] == [
+        line.cell_length for line in content.split("\n")]
+    widget.update(content, layout=not same_shape)

@@ -1,17 +1,31 @@
 """A plotext line chart of one quantity (IOPS, MiB/s, latency) with read and write as separate series.
 
 Drawing a plotext chart costs milliseconds per hundred points, so the chart is given its lines
-already downsampled (labtui.live.downsample, to about twice its width: braille dots are two to a
-cell) and is redrawn only when its owner says so — on a timer, while it is on screen.
+already downsampled (to about twice its width: braille dots are two to a cell) and is redrawn
+only when its owner says so, while it is on screen.
+
+textual-plotext's own widget has plotext write its canvas as a string of ANSI escape codes, which
+Rich then parses back into styled text, on every repaint of the widget. Measured on the Run
+screen, that round trip cost more than plotext's drawing itself. Here the widget reads plotext's
+cell matrix (characters and colours) directly into strips, once per new set of lines, and
+repaints only the rows that changed (the axes, the title and empty rows mostly stay as they were).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
+from plotext._utility import ansi_end, colors_to_ansi, no_color, space as _SPACE
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from rich.text import Text
 from textual.color import Color, ColorParseError
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.style import Style
 from textual_plotext import PlotextPlot
 
 from labtui.widgets.glyphs import chart_marker
@@ -64,6 +78,8 @@ class LiveChart(PlotextPlot):
         self.unit = unit
         self.lines: list[Line] = []
         self.note = ""
+        self._strips: list[Strip] = []
+        self._drawn_for: tuple | None = None  # what the strips were drawn for: size, theme, style
 
     @property
     def points(self) -> int:
@@ -94,7 +110,45 @@ class LiveChart(PlotextPlot):
             xticks = nice_ticks(low, high, inside=True)
             plt.xlim(low, high)
             plt.xticks(xticks, [f"{compact(v)}s" for v in xticks])
-        self.refresh()
+        if self._drawn_for is None or self._drawn_for != self._drawing_key():
+            self._drawn_for = None
+            self.refresh()  # the size or the theme changed: everything is drawn anew
+            return
+        old = self._strips
+        self._draw()
+        changed = [y for y, strip in enumerate(self._strips) if y >= len(old) or strip != old[y]]
+        if changed:
+            width = self.size.width
+            self.refresh(*(Region(0, y, width, 1) for y in changed))
+
+    def _drawing_key(self) -> tuple:
+        return (self.size, self.app.theme, self.visual_style)
+
+    def _draw(self) -> None:
+        """plotext's cell matrix of the current lines, as strips (no ANSI codes in between)."""
+        width, height = self.size
+        key = self._drawing_key()
+        plot = self.plt
+        plot.plotsize(width, height)
+        plot._set_size(width, height)  # as textual-plotext's own render does (its issue 5)
+        plot.theme(self._get_plotext_theme_name(self.app.theme))
+        plot._set_sizes()
+        plot._build_matrix()
+        matrix = plot.monitor.matrix
+        base = self.visual_style
+        ansi_theme = self.app.ansi_theme
+        strips = []
+        for row in reversed(range(matrix.rows)):  # plotext's row 0 is the bottom one
+            strips.append(Strip(_row_segments(matrix, row, base, ansi_theme)).adjust_cell_length(width, base.rich_style))
+        self._strips = strips[:height]
+        self._drawn_for = key
+
+    def render_line(self, y: int) -> Strip:
+        if self._drawn_for != self._drawing_key():
+            self._draw()
+        if y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
 
     def _rgb(self, variable: str) -> tuple[int, int, int] | str:
         value = self.app.theme_variables.get(variable) or self.app.get_css_variables().get(variable)
@@ -102,3 +156,43 @@ class LiveChart(PlotextPlot):
             return Color.parse(value.split()[0]).rgb if value else "default"
         except (ColorParseError, IndexError):
             return "default"
+
+
+def _row_segments(matrix, row: int, base: Style, ansi_theme) -> list[Segment]:
+    """One row of plotext's matrix as segments: a run of cells per look. A blank cell looks the
+    same whatever its foreground, so blanks join the run they are in (fewer segments to write)."""
+    markers, fg, bg, st = matrix.marker[row], matrix.fullground[row], matrix.background[row], matrix.style[row]
+    segments = []
+    start = 0
+    look = None  # (foreground, style, background) of the run's first visible cell
+    for col in range(matrix.cols):
+        blank = markers[col] == _SPACE and st[col] == no_color
+        if look is None:
+            if not blank:
+                look = (fg[col], st[col], bg[col])
+                if col > start and bg[col] != bg[start]:
+                    segments.append(Segment("".join(markers[start:col]),
+                                            _cell_style(base, no_color, no_color, bg[start], ansi_theme)))
+                    start = col
+            elif bg[col] != bg[start]:
+                segments.append(Segment("".join(markers[start:col]),
+                                        _cell_style(base, no_color, no_color, bg[start], ansi_theme)))
+                start = col
+            continue
+        if (blank and bg[col] == look[2]) or (fg[col], st[col], bg[col]) == look:
+            continue
+        segments.append(Segment("".join(markers[start:col]), _cell_style(base, *look, ansi_theme)))
+        start = col
+        look = None if blank else (fg[col], st[col], bg[col])
+    if start < matrix.cols:
+        look = look or (no_color, no_color, bg[start])
+        segments.append(Segment("".join(markers[start:]), _cell_style(base, *look, ansi_theme)))
+    return segments
+
+
+@lru_cache(maxsize=256)
+def _cell_style(base: Style, fullground, style, background, ansi_theme) -> RichStyle:
+    """The style of a plotext cell, exactly as Rich reads plotext's ANSI codes for it, over `base`."""
+    decoded = Text.from_ansi(colors_to_ansi(fullground, style, background) + "x" + ansi_end)
+    cell = RichStyle.combine(span.style for span in decoded.spans if isinstance(span.style, RichStyle))
+    return (base + Style.from_rich_style(cell, ansi_theme)).rich_style

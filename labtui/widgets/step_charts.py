@@ -51,17 +51,30 @@ class StepCharts(Horizontal):
         self.set_single(self.single)
         return CHARTS[self.selected][1]
 
+    @property
+    def points(self) -> int:
+        """How many points fill the widest chart on screen (0 while none has its size yet)."""
+        return max((chart.points for chart in self.charts if chart.display and chart.size.width), default=0)
+
     def draw(self, samples: Sequence[Sample], directions: Sequence[str], note: str = "") -> None:
         """Redraw the charts on screen from `samples` (the others are left alone)."""
         for chart, (_key, _title, _unit, series) in zip(self.charts, CHARTS):
-            if not chart.display or chart.size.width == 0:
-                continue
-            points = downsample(samples, chart.points)
-            xs = [s.t for s in points]
-            lines = []
-            for direction in directions:
-                value = SERIES_BY_KEY[f"{direction}_{series}"].value
-                pairs = [(x, v) for x, v in zip(xs, map(value, points)) if v is not None]
-                if pairs:
-                    lines.append(Line(direction, [p[0] for p in pairs], [p[1] for p in pairs], COLOURS[direction]))
-            chart.show(lines, note)
+            if chart.display and chart.size.width:
+                _show(chart, series, downsample(samples, chart.points), directions, note)
+
+    def draw_points(self, points: Sequence[Sample], directions: Sequence[str], note: str = "") -> None:
+        """Redraw the charts on screen from `points`, already merged to about `self.points`."""
+        for chart, (_key, _title, _unit, series) in zip(self.charts, CHARTS):
+            if chart.display and chart.size.width:
+                _show(chart, series, points, directions, note)
+
+
+def _show(chart: LiveChart, series: str, points: Sequence[Sample], directions: Sequence[str], note: str) -> None:
+    xs = [s.t for s in points]
+    lines = []
+    for direction in directions:
+        value = SERIES_BY_KEY[f"{direction}_{series}"].value
+        pairs = [(x, v) for x, v in zip(xs, map(value, points)) if v is not None]
+        if pairs:
+            lines.append(Line(direction, [p[0] for p in pairs], [p[1] for p in pairs], COLOURS[direction]))
+    chart.show(lines, note)
