@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -116,13 +117,18 @@ async def test_cancel_asks_then_keeps_the_partial_result_as_aborted(labtui_home,
         screen = await open_run(pilot)
         await start_measuring(pilot, screen)
         await pilot.press("x")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-        assert "aborted" in screen_text(app)
+        await wait_for(pilot, lambda: "Stop the run?" in screen_text(app))
+        assert "marked aborted" in screen_text(app) and "Command line" not in screen_text(app)
         await pilot.press("n")
-        await wait_for(pilot, lambda: app.screen is screen)
-        assert screen.state == "running"
+        await wait_for(pilot, lambda: "Stop the run?" not in screen_text(app))
+        assert screen.state == "running" and "Command line" in screen_text(app)
+        await pilot.press("escape")  # asks too; a second Escape answers no
+        await wait_for(pilot, lambda: "Stop the run?" in screen_text(app))
         await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await wait_for(pilot, lambda: "Stop the run?" not in screen_text(app))
+        assert screen.state == "running"
+        await pilot.press("x")
+        await wait_for(pilot, lambda: "Stop the run?" in screen_text(app))
         await pilot.press("y")
         await wait_for(pilot, lambda: screen.state == "done", timeout=10, what="the run to stop")
         assert "Aborted" in screen_text(app) and "cancelled by the user" in screen_text(app)
@@ -338,3 +344,97 @@ async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home):
         assert "CPU-bound: the engine's busiest worker uses 97 % of a CPU;" in text
         assert "the engine's limit, not the disk's" in text and "-e fio" in text
         screen.stop()
+
+
+class EndingRunner(ScriptedRunner):
+    """A run that completes when told to: its result saved as completed (and `ended_at` set, as the
+    runner does), then its last events still on their way to the screen for `linger` seconds."""
+
+    def __init__(self, store: Store, result, linger: float = 0.0) -> None:
+        from tui_support import scripted_run
+
+        super().__init__(scripted_run(result, finished=False).script[:-1], None, result.engine.name)
+        self.store, self.final, self.linger = store, result, linger
+        self.end = asyncio.Event()
+        self.ended_at = None
+
+    async def events(self):
+        import time
+
+        from labtui.engine.events import RunFinished
+
+        for event in self.script:
+            yield event
+        await self.end.wait()
+        self.result, self.saved_path = self.store.save_result(self.final)
+        self.ended_at = time.monotonic()
+        await asyncio.sleep(self.linger)
+        yield RunFinished(self.result, self.saved_path)
+
+
+async def _asking(pilot, labtui_home, linger: float = 0.0):
+    from tui_support import wavy_result
+
+    app = pilot.app
+    screen = await open_run(pilot)
+    runner = EndingRunner(Store(labtui_home), wavy_result(), linger)
+    screen.begin(runner)
+    await wait_for(pilot, lambda: "measuring" in screen_text(app))
+    await pilot.press("x")
+    await wait_for(pilot, lambda: "Stop the run?" in screen_text(app))
+    return screen, runner
+
+
+def _key(name: str, at: float):
+    from textual import events
+
+    key = events.Key(name, name)
+    key.time = at  # when it came in from the terminal
+    return key
+
+
+async def test_a_cancel_confirmed_while_the_run_completes_still_aborts_it(labtui_home):
+    # y is typed, then the run completes before the busy UI gets to the key: the cancel wins.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, runner = await _asking(pilot, labtui_home, linger=0.3)
+        runner.end.set()
+        await wait_for(pilot, lambda: runner.ended_at is not None)
+        app.post_message(_key("y", runner.ended_at - 0.05))
+        await wait_for(pilot, lambda: screen.state == "done", what="the end")
+        assert screen.outcome.status == "aborted" and "Aborted" in screen_text(app)
+        assert "cancelled by the user" in screen_text(app)
+    (saved,) = Store(labtui_home).load_results()[0]
+    assert saved.status == "aborted" and saved.error.startswith("cancelled by the user")
+
+
+async def test_a_y_typed_before_the_end_but_read_after_it_still_aborts_the_run(labtui_home):
+    # The question was on screen when the run ended; the y typed just before is read only now.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, runner = await _asking(pilot, labtui_home)
+        runner.end.set()
+        await wait_for(pilot, lambda: screen.state == "done", what="the end")
+        assert screen.outcome.status == "completed" and "Stop the run?" not in screen_text(app)
+        app.post_message(_key("y", runner.ended_at - 0.05))
+        await wait_for(pilot, lambda: screen.outcome.status == "aborted", what="the late cancel")
+        assert "Aborted" in screen_text(app) and "against the previous run" not in screen_text(app).lower()
+    (saved,) = Store(labtui_home).load_results()[0]
+    assert saved.status == "aborted"
+
+
+async def test_a_cancel_confirmed_after_the_run_completed_leaves_it_completed(labtui_home):
+    import time
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, runner = await _asking(pilot, labtui_home, linger=0.3)
+        runner.end.set()
+        await wait_for(pilot, lambda: runner.ended_at is not None)
+        app.post_message(_key("y", time.monotonic()))  # typed after the run had completed
+        await wait_for(pilot, lambda: screen.state == "done", what="the end")
+        await pilot.pause(0.2)
+        assert screen.outcome.status == "completed" and "Completed" in screen_text(app)
+        assert any("kept as completed" in n.message for n in app._notifications)
+    (saved,) = Store(labtui_home).load_results()[0]
+    assert saved.status == "completed"

@@ -173,6 +173,15 @@ def _started_run(home: Path, disk_dir: Path, name: str) -> tuple[Terminal, Path]
     return term, target
 
 
+def assert_aborted_cleanly(home: Path, target: Path, workers: list[psutil.Process]) -> None:
+    """The run's workers are gone, its test file removed, its result saved as aborted."""
+    _gone, alive = psutil.wait_procs(workers, timeout=3)
+    assert alive == [], "the engine's workers outlived the run"
+    results, _ = Store(home).load_results()
+    assert [r.status for r in results] == ["aborted"]
+    assert not target.exists() or list(target.iterdir()) == []
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_aborts_the_run_keeps_the_result_and_restores_the_terminal(home, disk_dir, signum):
     term, target = _started_run(home, disk_dir, signum.name)
@@ -193,8 +202,32 @@ def test_a_signal_aborts_the_run_keeps_the_result_and_restores_the_terminal(home
             assert re.search(r"(?<!-)icanon", after) and re.search(r"(?<!-)\becho\b", after)
     finally:
         term.kill()
-    _gone, alive = psutil.wait_procs(workers, timeout=3)
-    assert alive == [], "the engine's workers outlived the run"
-    results, _ = Store(home).load_results()
-    assert [r.status for r in results] == ["aborted"]
-    assert not target.exists() or list(target.iterdir()) == []
+    assert_aborted_cleanly(home, target, workers)
+
+
+def test_a_confirmed_cancel_aborts_a_run_whose_workers_saturate_the_cpus(home, disk_dir):
+    # 4 KiB reads from the page cache never wait for the disk: with two worker processes per
+    # CPU, each with two threads, the CPUs are the limit and the UI has to compete for them.
+    threads = 2 * (os.cpu_count() or 1)
+    profile = short_profile("busy", "60s", threads=threads).replace('warmup = "0s"', 'warmup = "0s"\ncache = "on"')
+    (home / "profiles" / "busy.toml").write_text(profile.replace("outstanding = 4", "outstanding = 2"))
+    target = disk_dir / "cancel-busy"
+    Store(home).save_settings({"profile": "busy", "profile_origin": "user", "target": str(target)})
+    term = start(home, "cancel-busy", size=(80, 24))
+    try:
+        term.wait_for("Disks and volumes · read at", what="the disks")
+        term.keys("r")
+        term.wait_for("[native]", what="the run screen")
+        term.keys("s")
+        term.wait_for("measuring", what="the run measuring")
+        workers = term.labtui_process().children(recursive=True)
+        assert len(workers) >= threads
+        term.keys("x")
+        term.wait_for("Stop the run?", timeout=10, what="the question")
+        confirmed = time.monotonic()
+        term.keys("y")
+        shown = term.wait_for("Aborted:", timeout=3, what="the run aborted within 3 s of confirming")
+        assert time.monotonic() - confirmed < 3 and "cancelled by the user" in shown
+    finally:
+        term.kill()
+    assert_aborted_cleanly(home, target, workers)

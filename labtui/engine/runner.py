@@ -87,6 +87,9 @@ class Runner:
         self.result: RunResult | None = None
         self.saved_path: Path | None = None
         self.save_error: str | None = None  # why the result could not be saved (it is still in self.result)
+        # time.monotonic() when the run's outcome was decided: a cancel asked for before it
+        # (a key still queued in a busy UI) must still make the run aborted.
+        self.ended_at: float | None = None
         self._warnings: list[str] = []
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
         self._preparation: Preparation | None = None  # the test file's writing, once done
@@ -278,6 +281,7 @@ class Runner:
         except Exception as exc:  # noqa: BLE001 - an engine bug must still leave a saved, failed result
             status, error = "failed", f"internal error: {type(exc).__name__}: {exc}"
         finally:
+            self.ended_at = time.monotonic()
             self._cleanup(plan)
             result = RunResult(
                 id=self.run_id,

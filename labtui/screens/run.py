@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from dataclasses import replace
 from typing import Callable
 
 from rich.console import Group
@@ -57,6 +58,11 @@ class RunScreen(Screen):
         Binding("s", "start", "Start", id="run-start", tooltip="Start the profile on the target with the engine chosen"),
         Binding("x,escape", "cancel_run", "Cancel run", id="run-cancel",
                 tooltip="Stop the run (asks first); what was measured is kept, marked aborted"),
+        # The answers to "Stop the run?" (Escape answers no as well). The question names its keys;
+        # the footer stays as it is, as rebuilding it would cost more than asking.
+        Binding("y", "confirm_stop", "Stop the run", id="run-stop", show=False,
+                tooltip="Stop the run now; what was measured is kept, marked aborted"),
+        Binding("n", "keep_running", "Keep running", id="run-keep", show=False, tooltip="Do not stop the run"),
         Binding("v", "next_chart", "Next chart", id="run-next-chart",
                 tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
         Binding("o", "open_result", "Open result", id="run-open", tooltip="The finished run in full"),
@@ -87,6 +93,9 @@ class RunScreen(Screen):
         self._last_frame = 0.0  # time.monotonic() of the last frame drawn
         self._frame_timer = None  # a frame waiting for FRAME_SECONDS to pass since the last
         self._pending = None  # a run asked for by another screen (History's "run again")
+        self.asking = False  # whether "Stop the run?" is on screen
+        self._stop_confirmed_at: float | None = None  # when the person confirmed the cancel
+        self._late_y_possible = False  # the run ended with the question on screen
         self._run_worker: Worker | None = None
         self._param_values: dict[str, dict[str, str]] = {}  # per profile: the values given last
         self._consented = None  # what a raw device held when the person agreed to destroy it
@@ -116,6 +125,7 @@ class RunScreen(Screen):
                 yield Static(id="run-figures", markup=False)
                 yield Static(id="run-info", markup=False)
             yield Static(id="run-command", markup=False)
+            yield Static(id="run-question", markup=False)
         with VerticalScroll(id="run-done"):
             yield Static(id="done-title", markup=False)
             yield Static(id="done-summary", markup=False)
@@ -160,6 +170,8 @@ class RunScreen(Screen):
             return not busy
         if action == "cancel_run":
             return self.state == "running"
+        if action in ("confirm_stop", "keep_running"):
+            return self.state == "running" and self.asking
         if action == "next_chart":
             return self.state == "running" and self.size.width < NARROW
         if action == "open_result":
@@ -244,7 +256,7 @@ class RunScreen(Screen):
         elif name == "run":
             self._run_done(event.worker)
         elif name == "previous":
-            if event.state == WorkerState.SUCCESS:
+            if event.state == WorkerState.SUCCESS and self.outcome is not None and self.outcome.status == "completed":
                 self.previous = event.worker.result
                 self._show_comparison()
                 self.refresh_bindings()
@@ -545,19 +557,64 @@ class RunScreen(Screen):
     # ------------------------------------------------------------------ cancelling
 
     def action_cancel_run(self) -> None:
-        from labtui.screens.confirm import ConfirmModal
+        """Ask, in a line of the screen, whether to stop the run.
 
-        if self.state != "running":
+        Not a modal screen: measured with the charts on screen, pushing one (and dimming the
+        screen under it) cost about 80 ms of CPU and dismissing it 35 ms more, the question line
+        a few. On a machine whose CPUs the workers saturate, the UI gets a fraction of a CPU, so
+        that was the difference between answering at once and answering in a second.
+        """
+        if self.state != "running" or self.asking:
             return
+        self.asking = True
+        question = self.query_one("#run-question", Static)
+        text = Content.assemble(("Stop the run? ", "bold"), ("y", "bold"), " stops it (what was measured so far is "
+                                "kept, marked aborted; the test file is removed), ", ("n", "bold"), " keeps it running.")
+        show(question, text)
+        command = self.query_one("#run-command")
+        # As high as the command line it covers (if it fits there), so the charts keep their size.
+        needed = len(text.wrap(max(1, command.size.width - 2)))
+        question.styles.height = max(needed, command.outer_size.height)
+        question.display = True
+        command.display = False
 
-        def answer(stop: bool | None) -> None:
-            if stop:
-                self.stop()
+    def _close_question(self) -> None:
+        if self.asking:
+            self.asking = False
+            self.query_one("#run-question").display = False
+            self.query_one("#run-command").display = True
 
-        self.app.push_screen(ConfirmModal(
-            "Stop the run?",
-            "The workers stop and the test file is removed. What was measured so far is kept as a result "
-            "marked aborted.", yes="Stop the run", no="Keep running", danger=True), answer)
+    def on_key(self, event) -> None:
+        # The answer is taken here, as the key arrives at this screen, rather than by a binding a
+        # moment later: by then the run may have ended and the binding gone. The key's own time
+        # (taken as it came in, not when this busy loop got round to it) decides a race with the
+        # run's end (see _honour_cancel).
+        key = event.key
+        if self.asking and key in ("y", "n", "escape"):
+            event.stop()
+            event.prevent_default()
+            if key == "y":
+                self._confirm_stop(event.time)
+            else:
+                self._close_question()
+            return
+        late, self._late_y_possible = self._late_y_possible, False
+        if key == "y" and late and self.state == "done":
+            # The question was on screen when the run ended; this y may have been typed before.
+            event.stop()
+            self._stop_confirmed_at = event.time
+            self._honour_cancel()
+
+    def action_confirm_stop(self) -> None:
+        self._confirm_stop(time.monotonic())
+
+    def action_keep_running(self) -> None:
+        self._close_question()
+
+    def _confirm_stop(self, at: float) -> None:
+        self._close_question()
+        self._stop_confirmed_at = at
+        self.stop()
 
     def stop(self) -> Worker | None:
         """Cancel the run (the runner saves what it has as aborted); the worker that is stopping, if any."""
@@ -569,6 +626,30 @@ class RunScreen(Screen):
             self._show_status()
             worker.cancel()
         return worker
+
+    def _honour_cancel(self) -> None:
+        """A cancel confirmed before the run completed wins, even if the run completed before this
+        loop could act on it: the result is then kept as aborted, as asked. A cancel confirmed
+        after the run completed changes nothing (and says so)."""
+        at, runner, result = self._stop_confirmed_at, self.runner, self.outcome
+        self._stop_confirmed_at = None
+        if at is None or runner is None or result is None or result.status != "completed":
+            return
+        if runner.ended_at is None or at >= runner.ended_at:
+            self.notify("The run had completed before the cancel was confirmed: it is kept as completed.",
+                        title="Nothing to stop", timeout=8)
+            return
+        result = replace(result, status="aborted", error="cancelled by the user (confirmed as the run completed)")
+        if getattr(runner, "save_error", None) is None:  # else it is only on this screen: nothing to rewrite
+            try:
+                self.app.store.update_result(result)
+            except LabtuiError as exc:
+                self.notify(f"The result could not be marked aborted: {exc}", severity="error", timeout=12)
+                return
+        runner.result = self.outcome = result
+        self.previous = None
+        self._show_done()
+        self.refresh_bindings()
 
     async def abort(self) -> None:
         """Stop the run and wait until its partial result is saved (for quitting and signals)."""
@@ -586,12 +667,16 @@ class RunScreen(Screen):
         self.app.run_active = False
         self.app.active_run = None
         self.outcome = result
+        self._late_y_possible = self.asking
+        self._close_question()
         self._set_state("done")
         if worker.state == WorkerState.ERROR and result is None:
             error = worker.error
             reason = str(error) if isinstance(error, LabtuiError) else f"internal error: {type(error).__name__}: {error}"
             self._say(Content.assemble(("The run failed: ", "$error bold"), reason))
         self._show_done()
+        self._honour_cancel()
+        result = self.outcome
         self.query_one("#run-done", VerticalScroll).focus()  # arrows scroll the outcome
         if result is not None and result.status == "completed":
             self.run_worker(lambda: find_previous(self.app.store, result), thread=True, exit_on_error=False,
