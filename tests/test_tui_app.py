@@ -175,3 +175,27 @@ async def test_a_broken_settings_file_is_reported_and_never_overwritten(labtui_h
         await pilot.pause()
         assert any("config.toml" in str(n.message) for n in app._notifications)
     assert settings.read_text() == 'theme = "labtui-light\n'
+
+
+async def test_switching_screens_rebuilds_no_footer_whose_keys_stay_the_same(labtui_home, monkeypatch):
+    from labtui.screens.run import RunScreen
+    from labtui.widgets.keys_footer import KeysFooter
+
+    built = []
+    real_compose = KeysFooter.compose
+    monkeypatch.setattr(KeysFooter, "compose", lambda self: built.append(type(self.screen).__name__) or real_compose(self))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await disks_ready(pilot)
+        for key in "rdrd":  # each screen shown once: its footer built
+            await pilot.press(key)
+            await pilot.pause(0.2)
+        built.clear()
+        for key in "rdrd":
+            await pilot.press(key)
+            await wait_for(pilot, lambda: isinstance(app.screen, RunScreen if key == "r" else DisksScreen))
+            await pilot.pause(0.2)
+            # The footer on show leaves out its own screen's key.
+            footer = screen_text(app).splitlines()[-1]
+            assert ("d Disks" in footer) == (key == "r") and ("r Run" in footer) == (key == "d"), footer
+        assert built == []

@@ -2,7 +2,8 @@
 
 The footer rebuilds all its key widgets (and styles each one) whenever the screen's bindings
 are refreshed — on every focus change, every screen switch, every `refresh_bindings()` — even
-when the keys shown stay the same. Here a rebuild happens only when they differ.
+when the keys shown stay the same, and even while its screen is not on show. Here a rebuild
+happens only when they differ, on the screen on show.
 
 A screen with many keys (History has seventeen) fills 80 columns long before the app's own keys
 at the end; the keys that do not fit are simply cut off. "? Help" lists them all, so when the
@@ -48,6 +49,11 @@ class KeysFooter(Footer):
             self.call_later(self.recompose)
 
     def bindings_changed(self, screen: Screen) -> None:
+        if screen is self.screen and not screen.is_current:
+            # A screen switched away from still has its bindings refreshed (the app's keys change
+            # with the mode on show): rebuilding its hidden footer then, and again on coming back,
+            # cost more than half of switching screens. It is compared again when shown.
+            return
         if screen is self.screen and screen.app.app_focus and self.is_attached:
             shown = tuple((key, active.binding.description, active.enabled, active.tooltip)
                           for key, active in screen.active_bindings.items() if active.binding.show)
