@@ -27,6 +27,7 @@ from textual.scrollbar import ScrollBar
 from labtui.errors import LabtuiError
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
 from labtui.palette import LabtuiCommands, offered_bindings
+from labtui.priority import raise_ui_priority
 from labtui.store import Store, loads_toml
 from labtui.targets import DeviceScan, Target, scan_devices
 from labtui.theming import (
@@ -230,6 +231,8 @@ class LabtuiApp(App[None]):
             self.notify(message, title=title, severity="warning", timeout=12)
         if not self.is_headless:
             self._handle_signals()
+            # Textual's input and output threads exist by now: they are raised with the loop's.
+            raise_ui_priority()
 
     # ------------------------------------------------------------------ signals
 
