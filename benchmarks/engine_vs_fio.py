@@ -40,6 +40,7 @@ from labtui.engine.native import NativeEngine
 from labtui.engine.testfile import write_test_file
 from labtui.model import Step
 from labtui.units import parse_size
+from ramdisk import ram_disk as _ram_disk  # beside this script
 
 CELLS = {
     "4K rand read QD1": dict(block_size=4096, pattern="random", write_percent=0, threads=1, outstanding=1),
@@ -192,30 +193,9 @@ def fmt(value, spec):
 
 @contextlib.contextmanager
 def ram_disk(size: int):
-    """A RAM-backed ext4 file system (loop device over /dev/shm), removed afterwards by name."""
-    if os.geteuid() != 0:
-        raise SystemExit("--ram needs root (losetup, mkfs.ext4, mount)")
-    tag = f"engine-bench-{os.getpid()}"
-    image = Path(f"/dev/shm/{tag}.img")
-    mount = Path(f"/mnt/{tag}")
-    loop = None
-    try:
-        with open(image, "xb") as f:
-            f.truncate(2 * size + (512 << 20))  # the test file, the preparation's, and ext4's own blocks
-        loop = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True,
-                              check=True).stdout.strip()
-        subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True)
-        mount.mkdir()
-        subprocess.run(["mount", loop, str(mount)], check=True)
+    """A RAM-backed ext4 file system for the test file, the preparation's, and ext4's own blocks."""
+    with _ram_disk(2 * size + (512 << 20), "engine-bench") as (mount, _loop):
         yield mount
-    finally:
-        if mount.is_mount():
-            subprocess.run(["umount", str(mount)], check=False)
-        with contextlib.suppress(OSError):
-            mount.rmdir()
-        if loop:
-            subprocess.run(["losetup", "-d", loop], check=False)
-        image.unlink(missing_ok=True)
 
 
 def pairs(count: int, first, second) -> list[tuple]:
