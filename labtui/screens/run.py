@@ -439,7 +439,10 @@ class RunScreen(Screen):
             self._draw_charts()
 
     def _clock_tick(self) -> None:
-        # The run's clock and ETA move on even when no sample comes (a command step, a slow start).
+        # The run's clock and ETA move on even when no sample comes (a command step, a slow start);
+        # while samples come, each frame has moved them on already.
+        if time.monotonic() - self._last_frame < 1.0:
+            return
         if self.state in ("running", "stopping") and self.live is not None and self.is_current:
             self._show_status()
 
