@@ -57,11 +57,11 @@ class RunScreen(Screen):
     BINDINGS = [
         Binding("s", "start", "Start", id="run-start", tooltip="Start the profile on the target with the engine chosen"),
         Binding("x,escape", "cancel_run", "Cancel run", id="run-cancel",
-                tooltip="Stop the run (asks first); what was measured is kept, marked aborted"),
+                tooltip="Stop the run (asks first); the steps finished so far are kept, marked aborted"),
         # The answers to "Stop the run?" (Escape answers no as well). The question names its keys;
         # the footer stays as it is, as rebuilding it would cost more than asking.
         Binding("y", "confirm_stop", "Stop the run", id="run-stop", show=False,
-                tooltip="Stop the run now; what was measured is kept, marked aborted"),
+                tooltip="Stop the run now; the steps finished so far are kept, marked aborted"),
         Binding("n", "keep_running", "Keep running", id="run-keep", show=False, tooltip="Do not stop the run"),
         Binding("v", "next_chart", "Next chart", id="run-next-chart",
                 tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
@@ -571,7 +571,7 @@ class RunScreen(Screen):
             return
         self.asking = True
         question = self.query_one("#run-question", Static)
-        text = Content.assemble(("Stop the run? ", "bold"), ("y", "bold"), " stops it (what was measured so far is "
+        text = Content.assemble(("Stop the run? ", "bold"), ("y", "bold"), " stops it (the steps finished so far are "
                                 "kept, marked aborted; the test file is removed), ", ("n", "bold"), " keeps it running.")
         show(question, text)
         command = self.query_one("#run-command")
