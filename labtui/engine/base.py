@@ -19,6 +19,7 @@ from typing import Any, AsyncIterator, ClassVar, Protocol
 import psutil
 
 from labtui.engine.events import Event
+from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
 from labtui.model import Step, StepResult
 
@@ -86,6 +87,14 @@ class Engine(ABC):
     @abstractmethod
     def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
         """Run one step; yield samples and warnings, then a StepFinished."""
+
+    def needs(self, step: Step) -> StepNeeds:
+        """What `step` (as it will run: cache "off" only where O_DIRECT works) takes from the machine.
+
+        By default asynchronous I/O from a thread per `threads`; engines that start a thread per
+        I/O in flight, or reserve kernel AIO events, say so.
+        """
+        return StepNeeds(threads=step.threads)
 
 
 ENGINES: dict[str, str] = {

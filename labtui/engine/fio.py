@@ -36,6 +36,7 @@ from labtui.engine import cpubound
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
+from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
 from labtui.model import Step, StepResult
 
@@ -124,6 +125,14 @@ class FioEngine(Engine):
     def program(self) -> str:
         configured = self.settings.get("fio_path")
         return str(configured) if configured else "fio"
+
+    def needs(self, step: Step) -> StepNeeds:
+        # As fio_arguments translates it: libaio (an AIO event per I/O in flight) with cache off on
+        # Linux, else psync with a job per I/O in flight.
+        if sys.platform.startswith("linux") and step.cache == "off":
+            return StepNeeds(threads=step.threads, aio_events=step.threads * step.outstanding)
+        why = "fio's psync: a job per I/O in flight" + (" with the page cache on" if step.cache == "on" else "")
+        return StepNeeds(threads=step.threads * step.outstanding, why_threads=why)
 
     def check_available(self) -> None:
         configured = self.settings.get("fio_path")

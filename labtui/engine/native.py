@@ -36,6 +36,7 @@ from labtui.engine import cpubound, uring
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
+from labtui.engine.limits import StepNeeds
 from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.errors import LabtuiError
 from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
@@ -137,6 +138,14 @@ class NativeEngine(Engine):
             f"{format_duration(step.warmup)} warm-up + {format_duration(step.duration)}, "
             f"latency {'on' if step.latency else 'off'}, file {path} ({format_size(file_size)})"
         )
+
+    def needs(self, step: Step) -> StepNeeds:
+        backend, _ = self._backend(step, step.cache == "off")
+        if backend == "sync":
+            why = "one per I/O in flight with the page cache on" if step.cache == "on" else "one per I/O in flight"
+            return StepNeeds(threads=step.threads * step.outstanding, why_threads=why)
+        # One process per thread; kernel AIO reserves an event per I/O in flight, io_uring a ring each.
+        return StepNeeds(threads=step.threads, aio_events=step.threads * step.outstanding if backend == "aio" else 0)
 
     def _backend(self, step: Step, direct: bool) -> tuple[str, str | None]:
         return choose_backend(step, direct, str(self.settings.get("native_backend", "auto")),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from labtui.engine import cpubound, devices, guard, leftovers, subproc
+from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc
 from labtui.engine.base import Engine, Job, get_engine
 from labtui.engine.command import CommandEngine
 from labtui.engine.guardian import Guardian
@@ -121,6 +121,7 @@ class Runner:
             # missing engine.
             plan = self._preflight_raw(path)
             self.engine.check_available()
+            self._check_limits(plan)
             self.plan = plan
             return self.plan
         if self.profile.needs_test_file:
@@ -158,7 +159,7 @@ class Runner:
         # A memory file system may accept O_DIRECT (tmpfs does since Linux 6.6), yet its files
         # live in the page cache: there is no disk to bypass the cache to.
         in_memory = target.filesystem in MEMORY_FS
-        self.plan = Plan(
+        plan = Plan(
             target=target,
             directory=path,
             test_file=test_file,
@@ -166,7 +167,17 @@ class Runner:
             direct_io=o_direct_supported(existing) and not in_memory,
             file_size=self.profile.file_size,
         )
+        self._check_limits(plan)
+        self.plan = plan
         return self.plan
+
+    def _check_limits(self, plan: Plan) -> None:
+        """Refuse a step the machine cannot start (threads, kernel AIO events) before any byte is written."""
+        for step in self.profile.steps:
+            if not step.is_io:
+                continue
+            running = replace(step, cache="on") if step.cache == "off" and not plan.direct_io else step
+            limits.check(self.engine.needs(running), step.name, step.threads, step.outstanding)
 
     def _preflight_raw(self, path: Path) -> Plan:
         """A raw device: reading is fine; writing only when the guard clears it."""

@@ -1,0 +1,106 @@
+"""Preflight refuses a step the machine cannot start, before a byte is written: too many threads
+(a thread or fio job per I/O in flight), or more kernel AIO events than fs.aio-max-nr leaves."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import labtui_cmd, require_tool
+from labtui.engine import limits
+from labtui.engine.runner import RunOptions, Runner
+from labtui.errors import LabtuiError
+from labtui.model import Profile, Step
+from labtui.store import Store
+
+
+def profile(threads: int, outstanding: int, cache: str) -> Profile:
+    step = Step(name="deep", block_size=4096, threads=threads, outstanding=outstanding, duration=1.0, warmup=0.0,
+                cache=cache)
+    return Profile(name="deep", file_size=16 * 1024 * 1024, free_space_margin=0, steps=(step,))
+
+
+@pytest.fixture
+def aio_pool(tmp_path, monkeypatch):
+    """This test's fs.aio-max-nr and fs.aio-nr (the kernel's defaults, whatever this machine has set)."""
+    limit, used = tmp_path / "aio-max-nr", tmp_path / "aio-nr"
+    limit.write_text("65536\n")
+    used.write_text("128\n")
+    monkeypatch.setattr(limits, "AIO_MAX_NR", limit)
+    monkeypatch.setattr(limits, "AIO_NR", used)
+    return used
+
+
+def refused(runner: Runner, target: Path) -> str:
+    with pytest.raises(LabtuiError) as caught:
+        runner.preflight()
+    assert not target.exists()  # nothing written, not even the directory
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("engine", ["native", "fio"])
+def test_a_thread_per_io_in_flight_is_capped(tmp_path, disk_dir, engine):
+    target = disk_dir / f"limits-{engine}"
+    runner = Runner(profile(256, 1024, "on"), target, Store(tmp_path / "h"), RunOptions(engine=engine))
+    message = refused(runner, target)
+    assert "step 'deep' would start 262,144 threads (256 threads x 1024 outstanding" in message
+    assert "at most 1,024 for a step" in message and "cache off" in message
+
+
+def test_fio_with_the_page_cache_on_at_64_x_64_is_refused_before_the_file_is_written(tmp_path, disk_dir):
+    target = disk_dir / "limits-fio-64"
+    runner = Runner(profile(64, 64, "on"), target, Store(tmp_path / "h"), RunOptions(engine="fio"))
+    assert "would start 4,096 threads" in refused(runner, target)
+
+
+def test_cache_off_where_o_direct_is_refused_counts_as_cache_on(tmp_path):
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        pytest.skip("no tmpfs at /dev/shm")
+    target = shm / f"labtui-limits-{tmp_path.name}"
+    runner = Runner(profile(64, 64, "off"), target, Store(tmp_path / "h"))
+    assert "would start 4,096 threads" in refused(runner, target)  # in memory: the page cache it is
+
+
+@pytest.mark.parametrize("engine", ["native", "fio"])
+def test_deep_cache_off_queues_are_refused_naming_fs_aio_max_nr(tmp_path, disk_dir, aio_pool, engine):
+    target = disk_dir / f"aio-{engine}"
+    settings = {"native_backend": "aio"}  # the native engine's kernel AIO loop (io_uring needs no events)
+    runner = Runner(profile(256, 1024, "off"), target, Store(tmp_path / "h"),
+                    RunOptions(engine=engine, engine_settings=settings))
+    message = refused(runner, target)
+    assert "needs 262,144 kernel AIO events (256 threads x 1024 outstanding)" in message
+    assert "fs.aio-max-nr is 65,536 with 65,408 free" in message and "sysctl -w fs.aio-max-nr=524288" in message
+
+
+def test_events_other_programs_hold_count_against_the_pool(tmp_path, disk_dir, aio_pool):
+    runner = Runner(profile(16, 1024, "off"), disk_dir / "aio-shared", Store(tmp_path / "h"),
+                    RunOptions(engine_settings={"native_backend": "aio"}))
+    runner.preflight()  # 16,384 of 65,408 free
+    aio_pool.write_text("60000\n")
+    again = Runner(profile(16, 1024, "off"), disk_dir / "aio-shared", Store(tmp_path / "h"),
+                   RunOptions(engine_settings={"native_backend": "aio"}))
+    assert "with 5,536 free" in refused(again, disk_dir / "aio-shared")
+
+
+def test_io_uring_and_modest_steps_pass(tmp_path, disk_dir, aio_pool):
+    # A native cache-off step on io_uring holds a ring per worker, no AIO events; Q32T16 with the
+    # page cache on is 512 threads.
+    for step_profile in (profile(256, 1024, "off"), profile(16, 32, "on")):
+        runner = Runner(step_profile, disk_dir / "fine", Store(tmp_path / "h"),
+                        RunOptions(engine_settings={"native_backend": "io_uring", "missing_backends": {}}))
+        runner.preflight()
+
+
+def test_the_cli_says_so_in_one_line_and_writes_nothing(labtui_home, tmp_path):
+    require_tool("fio")
+    file = tmp_path / "deep.toml"
+    file.write_text('name = "deep"\nfile_size = "16MiB"\nfree_space_margin = "0"\n\n[[steps]]\nname = "Q64T64"\n'
+                    'block_size = "4KiB"\nthreads = 64\noutstanding = 64\nduration = "1s"\ncache = "on"\n')
+    target = tmp_path / "target"
+    out = subprocess.run(labtui_cmd("run", "-p", str(file), "-t", str(target), "-e", "fio", "--yes"),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "step 'Q64T64' would start 4,096 threads" in out.stderr and not target.exists()
