@@ -12,6 +12,7 @@ import argparse
 import importlib
 import keyword
 import os
+import re
 import sys
 
 from labtui import __version__
@@ -24,6 +25,13 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # "--duration -1s" or "--file-size -5G": a value to refuse with its reason, not an unknown
+        # option ("expected one argument"). argparse treats "-5" so, but not "-1s"; no option of
+        # labtui's starts with "-" and a digit, so any such word is a value.
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
+
     def error(self, message: str) -> None:  # argparse's default is a usage dump; keep it to one line
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 

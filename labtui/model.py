@@ -379,7 +379,7 @@ class Profile:
                 f"{self.name!r} is not a usable name (letters, digits, '.', '_' and '-', at most 80)", "name"
             )
         if not 1 <= self.repeat <= MAX_REPEAT:
-            raise ValidationError(f"repeat must be 1..{MAX_REPEAT}, got {self.repeat}", "repeat")
+            raise ValidationError(f"must be from 1 to {MAX_REPEAT}, got {self.repeat}", "repeat")
         if self.file_size <= 0:
             raise ValidationError("the test file size must be greater than zero", "file_size")
         if self.free_space_margin < 0:

@@ -75,7 +75,7 @@ def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -
     number, unit, text = parsed
     if unit not in _SIZE_UNITS:
         raise ValidationError(
-            f"unknown size unit {unit!r} in {text!r} (use B, K, M, G, T or KiB, MiB, GiB, TiB)", field
+            f"unknown size unit {unit!r} in {text!r} (use B, K, M, G, T, P or KiB, MiB, GiB, TiB, PiB)", field
         )
     if number < 0:
         raise ValidationError(f"a size cannot be negative: {text!r}", field)

@@ -274,7 +274,7 @@ def test_an_engine_that_crashes_or_hangs_fails_the_step_cleanly(disk_dir, tmp_pa
     result = runner.result
     assert result.status == "failed"
     reason = result.steps[0].error
-    assert ("killed by signal 9" in reason) if fault == "crash" else ("overran" in reason), reason
+    assert ("killed by SIGKILL (signal 9)" in reason) if fault == "crash" else ("overran" in reason), reason
     assert engine_workers() == []
     assert not list(disk_dir.glob("labtui-*.dat"))
     assert store.find_result(result.id).status == "failed"

@@ -105,7 +105,7 @@ def _run_more(store, result, args):
     """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
-    from labtui.commands.common import stderr
+    from labtui.commands.common import given, stderr
     from labtui.commands.progress import confirm, execute
     from labtui.engine.runner import RunOptions, Runner
     from labtui.errors import LabtuiError, ValidationError
@@ -115,7 +115,8 @@ def _run_more(store, result, args):
     except ValidationError as exc:
         raise ValidationError(f"the profile stored in {result.id} cannot be re-run: {exc}") from None
     engine = result.engine.name if result.profile.needs_test_file else "native"
-    runner = Runner(profile, args.target or result.target.path, store,
+    target = given(args.target, "--target", "a directory (. is the current one)") or result.target.path
+    runner = Runner(profile, target, store,
                     RunOptions(engine=engine, tags=("baseline",), params=dict(result.params)))
     plan = runner.preflight()
     stderr().print(f"labtui baseline: running {profile.name} {args.more} more time{'s' if args.more != 1 else ''} on "

@@ -95,7 +95,7 @@ def run(args) -> int:
 
     from labtui import baselines
     from labtui.checks import FAILED, PASSED, confirmed, parse_fail_on
-    from labtui.commands.common import open_store, print_json, stderr, stdout
+    from labtui.commands.common import given, open_store, print_json, stderr, stdout
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import EXIT_FAILED, EXIT_OK, confirm
     from labtui.compare import pooled
@@ -106,14 +106,16 @@ def run(args) -> int:
     from labtui.units import format_duration, parse_duration, parse_size
 
     store = open_store()
+    # An empty -t must not quietly mean the current directory.
+    given(args.target, "--target", "a directory (. is the current one)")
     pct = tolerance(args, DEFAULT_TOLERANCE_PCT)
     fail_on = parse_fail_on(args.fail_on)
     if args.repeat is not None and args.repeat < 1:
         raise ValidationError("must be at least 1", "--repeat")
     if args.confirm < 0:
         raise ValidationError("must be 0 or more", "--confirm")
-    duration = parse_duration(args.duration, field="--duration") if args.duration else None
-    file_size = parse_size(args.file_size, field="--file-size") if args.file_size else None
+    duration = parse_duration(args.duration, field="--duration") if given(args.duration, "--duration") else None
+    file_size = parse_size(args.file_size, field="--file-size") if given(args.file_size, "--file-size") else None
     runs, how = choose_baseline(store, args)
     baseline = runs[0]
     base_runs = baselines.runs_per_step(runs)

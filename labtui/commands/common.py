@@ -26,6 +26,15 @@ def stderr():
     return Console(stderr=True, highlight=False)
 
 
+def given(value: str | None, option: str, wanted: str = "a value") -> str | None:
+    """An option's value as given; an empty one is refused (`--duration ""` must not mean "none")."""
+    from labtui.errors import ValidationError
+
+    if value is not None and not value.strip():
+        raise ValidationError(f"is empty: give {wanted} or leave the option out", option)
+    return value
+
+
 def open_store():
     from labtui.store import Store
 

@@ -9,7 +9,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON on stdout")
     parser.add_argument("--profile", help="only results of this profile")
     parser.add_argument("--tag", help="only results carrying this tag")
-    parser.add_argument("--limit", type=int, default=0, help="at most this many (newest first)")
+    parser.add_argument("--limit", type=int, default=None, metavar="N", help="at most this many (newest first)")
 
 
 def summary(row) -> dict:
@@ -84,14 +84,17 @@ def history_table(results, *, wide: bool):
 
 def run(args) -> int:
     from labtui.commands.common import open_store, print_json, stdout, warn_broken
+    from labtui.errors import ValidationError
 
+    if args.limit is not None and args.limit < 1:
+        raise ValidationError(f"must be 1 or more, got {args.limit} (leave it out to list every result)", "--limit")
     everything, broken = open_store().summaries()
     results = everything[::-1]
     if args.profile:
         results = [r for r in results if r.profile == args.profile]
     if args.tag:
         results = [r for r in results if args.tag in r.tags]
-    if args.limit > 0:
+    if args.limit is not None:
         results = results[: args.limit]
     if args.json:
         print_json({

@@ -60,8 +60,11 @@ def confirm(runner, plan) -> bool:
     try:
         answer = input("Go ahead? [y/N] ")
     except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    err.print("Not started: nothing was written.")
+    return False
 
 
 class _Display:

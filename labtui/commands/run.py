@@ -25,12 +25,15 @@ def add_arguments(parser) -> None:
 
 def load_profile(store, args):
     """The profile asked for, with the quick-trial overrides applied (LabtuiError if invalid)."""
+    from labtui.commands.common import given
     from labtui.errors import ValidationError
     from labtui.units import parse_duration, parse_size
 
-    profile = store.profile(args.profile)
-    duration = parse_duration(args.duration, field="--duration") if args.duration else None
-    file_size = parse_size(args.file_size, field="--file-size") if args.file_size else None
+    # An empty -t must not quietly mean the current directory.
+    given(args.target, "--target", "a directory (. is the current one)")
+    profile = store.profile(given(args.profile, "--profile"))
+    duration = parse_duration(args.duration, field="--duration") if given(args.duration, "--duration") else None
+    file_size = parse_size(args.file_size, field="--file-size") if given(args.file_size, "--file-size") else None
     if args.repeat is not None and args.repeat < 1:
         raise ValidationError("must be at least 1", "--repeat")
     return profile.with_overrides(duration=duration, file_size=file_size, repeat=args.repeat)

@@ -27,7 +27,6 @@ import pwd
 import resource
 import secrets
 import shutil
-import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -122,16 +121,6 @@ def missing_program(program: str) -> str | None:
         return None
     hint = INSTALL_HINTS.get(program, "install it, or add its directory to the PATH")
     return f"{program} is not installed (it is not on the PATH): {hint}"
-
-
-def exit_text(returncode: int | None) -> str:
-    if returncode is None:
-        return "could not be started"
-    if returncode < 0:
-        with contextlib.suppress(ValueError):
-            return f"was killed by {signal.Signals(-returncode).name}"
-        return f"was killed by signal {-returncode}"
-    return f"exited with status {returncode}"
 
 
 class CommandEngine(Engine):
@@ -254,7 +243,7 @@ class CommandEngine(Engine):
                 outcome.fail(f"the setup command exceeded the time limit of {format_duration(step.timeout)} "
                              "and was stopped", output)
             elif returncode != 0:
-                outcome.fail(f"the setup command {exit_text(returncode)}", output)
+                outcome.fail(f"the setup command {subproc.exit_text(returncode)}", output)
             if outcome.status != "completed":
                 return
         if step.drop_caches:
@@ -326,7 +315,7 @@ class CommandEngine(Engine):
             outcome.fail(f"the command exceeded its time limit of {format_duration(step.timeout)} and was stopped "
                          "(with every process it started)", outcome.output)
         elif outcome.exit_status != 0:
-            outcome.fail(f"the command {exit_text(outcome.exit_status)}", outcome.output)
+            outcome.fail(f"the command {subproc.exit_text(outcome.exit_status)}", outcome.output)
 
     async def _wait_and_flush(self, proc, step: Step, workdir: Path, ended: list[float]) -> None:
         returncode = await subproc.wait_exit(proc)
@@ -341,7 +330,7 @@ class CommandEngine(Engine):
             if texts.cleanup and texts.workdir.is_dir():
                 returncode, output, timed_out = await self._run_shell(texts.cleanup, texts.workdir, step.timeout)
                 if timed_out or returncode != 0:
-                    what = "exceeded the time limit" if timed_out else exit_text(returncode)
+                    what = "exceeded the time limit" if timed_out else subproc.exit_text(returncode)
                     last = output_tail(output, lines=1)
                     outcome.warnings.append(f"the cleanup command of step {step.name!r} {what}"
                                             + (f": {last}" if last else ""))

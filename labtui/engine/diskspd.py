@@ -187,7 +187,7 @@ class DiskSpdEngine(Engine):
             # DiskSpd writes its complaints to stderr, or (older versions) to stdout
             lines = [line.strip() for line in "".join(err).splitlines() if line.strip()]
             lines = lines or [line.strip() for line in text.splitlines() if line.strip()]
-            raise EngineFailed(f"DiskSpd exited with status {returncode}: {lines[-1] if lines else 'no message'}")
+            raise EngineFailed(f"DiskSpd {subproc.exit_text(returncode)}: {lines[-1] if lines else 'no message'}")
         try:
             report = ds.parse_report(text)
         except ReportError as exc:

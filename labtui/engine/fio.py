@@ -212,7 +212,7 @@ class FioEngine(Engine):
     def _result(self, step, job, reports, tracker, meter, command_line, returncode, stderr) -> StepResult:
         detail = "; ".join(stderr[-3:])
         if not reports:
-            raise EngineFailed(f"fio exited with status {returncode} without a report" + (f": {detail}" if detail else ""))
+            raise EngineFailed(f"fio {subproc.exit_text(returncode)} without a report" + (f": {detail}" if detail else ""))
         final = reports[-1]
         try:
             result = fr.job_step_result(
@@ -229,7 +229,7 @@ class FioEngine(Engine):
             engine_cpu, bound = cpubound.verdict([each] * step.threads, seconds, result.cpu_percent)
             result = replace(result, engine_cpu_percent=engine_cpu, engine_bound=bound)
         if result.status == "completed" and returncode != 0:
-            result = replace(result, status="failed", error=f"fio exited with status {returncode}: {detail or 'no message'}")
+            result = replace(result, status="failed", error=f"fio {subproc.exit_text(returncode)}: {detail or 'no message'}")
         elif result.status != "completed" and detail:
             result = replace(result, error=f"{result.error}: {detail}")
         return result

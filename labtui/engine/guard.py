@@ -72,6 +72,7 @@ class DeviceFacts:
     dev_id: str = ""  # major:minor
     users: list[str] = field(default_factory=list)  # what sysfs shows using it, in words
     busy: bool = False  # an exclusive open failed with EBUSY
+    swap: bool = False  # it (or one of its partitions) is active swap space
     identity: dict[str, str] = field(default_factory=dict)  # what says it is still the same device
     head_digest: str = ""  # of its first _SCAN_BYTES
     tail_digest: str = ""  # of its last _TAIL_BYTES, from tail_offset
@@ -79,7 +80,18 @@ class DeviceFacts:
 
     @property
     def in_use(self) -> bool:
-        return bool(self.mounts or self.users or self.busy)
+        return bool(self.mounts or self.users or self.busy or self.swap)
+
+    def remedy(self) -> str:
+        """What to do before labtui may write to it: "unmount it", "swapoff /dev/X", ..."""
+        steps = []
+        if self.mounts:
+            steps.append("unmount it")
+        if self.swap:
+            steps.append(f"swapoff {self.path}")
+        if self.users or (self.busy and not (self.mounts or self.swap)) or not steps:
+            steps.append("stop what uses it")
+        return " and ".join(steps) + " first"
 
     @property
     def holds_data(self) -> bool:
@@ -90,8 +102,10 @@ class DeviceFacts:
         parts = []
         if self.mounts:
             parts.append("it is mounted at " + ", ".join(self.mounts))
+        if self.swap:
+            parts.append("it is active swap space")
         parts += self.users
-        if self.busy and not (self.mounts or self.users):
+        if self.busy and not (self.mounts or self.users or self.swap):
             parts.append(BUSY)
         return parts
 
@@ -161,9 +175,7 @@ def inspect_device(path: str | os.PathLike, *, fd: int | None = None, sys_root: 
         dev = (volume.device or "").removeprefix("/dev/")
         if dev in mounted_devices or (volume.dev_id == dev_id):
             mounts.append(volume.mount_point)
-    for swap in _active_swaps():
-        if os.path.realpath(swap) == text or Path(swap).name in mounted_devices:
-            mounts.append("swap")
+    swapping = any(os.path.realpath(swap) == text or Path(swap).name in mounted_devices for swap in _active_swaps())
     own = fd if fd is not None else os.open(text, os.O_RDONLY | os.O_CLOEXEC)
     try:
         head = os.pread(own, _SCAN_BYTES, 0)
@@ -176,7 +188,7 @@ def inspect_device(path: str | os.PathLike, *, fd: int | None = None, sys_root: 
     # blkid knows more formats and names them exactly; our scan covers machines without it.
     signatures = _blkid(text) or scan_signatures(head, tail)
     return DeviceFacts(
-        text, name, size, mounts, holders, signatures, partitions, dev_id=dev_id,
+        text, name, size, mounts, holders, signatures, partitions, dev_id=dev_id, swap=swapping,
         users=users_of(name, sys_root, partitions=partitions), identity=_identity(name, disk, sys_root),
         head_digest=hashlib.sha256(head).hexdigest(), tail_digest=hashlib.sha256(tail).hexdigest(),
         tail_offset=tail_offset,
@@ -318,15 +330,12 @@ def clear_raw_target(
             raise LabtuiError(f"cannot open {text}: {exc.strerror or exc}") from exc
         facts = inspect_device(text, sys_root=sys_root)
         facts.busy = True
-        raise LabtuiError(f"refusing to write to {facts.path}: {facts.describe()}; unmount it (and stop what uses "
-                          "it) first") from None
+        raise LabtuiError(f"refusing to write to {facts.path}: {facts.describe()}; {facts.remedy()}") from None
     lease = None
     try:
         facts = inspect_device(text, fd=fd, sys_root=sys_root)
         if facts.in_use:
-            raise LabtuiError(
-                f"refusing to write to {facts.path}: {facts.describe()}; unmount it (and stop what uses it) first"
-            )
+            raise LabtuiError(f"refusing to write to {facts.path}: {facts.describe()}; {facts.remedy()}")
         wanted = {facts.path, f"/dev/{facts.name}", facts.name, os.fspath(path)}
         if confirm is None or confirm not in wanted:
             what = facts.describe() if facts.holds_data else "it may hold data labtui cannot recognise"

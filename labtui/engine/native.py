@@ -32,7 +32,7 @@ import psutil
 
 from labtui import __version__
 from labtui.engine import native_worker as nw
-from labtui.engine import cpubound, uring
+from labtui.engine import cpubound, subproc, uring
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
@@ -309,7 +309,7 @@ class _Worker:
 
     def _death(self, stderr: bytes) -> str:
         code = self.proc.returncode
-        how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
+        how = subproc.exit_text(code)
         last = (stderr or b"").decode(errors="replace").strip().splitlines()
         return f"a worker process {how}" + (f": {last[-1]}" if last else "")
 

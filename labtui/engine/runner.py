@@ -137,20 +137,33 @@ class Runner:
         existing = path
         missing: list[Path] = []
         while not existing.exists():
+            if existing.is_symlink():
+                # A link to nowhere: making the directory would fail ("File exists") after the checks.
+                raise LabtuiError(f"{existing} is a symbolic link to {os.readlink(existing)}, which does not exist: "
+                                  "create that directory or give another target")
             missing.append(existing)
             if existing.parent == existing:
                 break
             existing = existing.parent
         if not existing.is_dir():
             raise LabtuiError(f"{existing} is not a directory")
-        if not os.access(existing, os.W_OK | os.X_OK):
-            raise LabtuiError(f"permission denied: cannot write in {existing}")
         try:
             st = os.statvfs(existing)
         except OSError as exc:
             raise LabtuiError(f"cannot inspect {existing}: {exc.strerror}") from exc
+        # Read-only first: access() refuses writing there too, and "permission denied" would send
+        # the person after file modes instead of the mount.
         if st.f_flag & getattr(os, "ST_RDONLY", 1):
-            raise LabtuiError(f"{existing} is on a read-only file system")
+            volume = devices.volume_of(existing)
+            if volume is not None and volume.mount_point == str(existing):
+                what = f"{existing} is mounted read-only"
+            elif volume is not None:
+                what = f"{existing} is on {volume.mount_point}, which is mounted read-only"
+            else:
+                what = f"{existing} is on a read-only file system"
+            raise LabtuiError(f"{what}: give a target on a writable file system (or remount it read-write)")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise LabtuiError(f"permission denied: cannot write in {existing}")
         shortfall = self.profile.space_shortfall(st.f_bavail * st.f_frsize)
         if shortfall:
             raise LabtuiError(f"not enough free space in {existing}: {shortfall}")

@@ -26,6 +26,17 @@ GRACE_SECONDS = 1.0  # a child gets this long to exit after SIGTERM before SIGKI
 PR_SET_PDEATHSIG = 1
 
 
+def exit_text(returncode: int | None) -> str:
+    """How a child ended, in words: "exited with status 1", "was killed by SIGKILL (signal 9)"."""
+    if returncode is None:
+        return "could not be started"
+    if returncode < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-returncode).name} (signal {-returncode})"
+        return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
 class Watcher(Protocol):
     def watch_group(self, pgid: int, token: str | None = None) -> None: ...
     def forget_group(self, pgid: int) -> None: ...

@@ -1,0 +1,155 @@
+"""What labtui says when it will not go ahead: each message names what was wrong and what to do,
+in one line, and nothing is written."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import labtui_cmd, require_root, require_tool
+from labtui.units import parse_size
+
+
+def run(*args, **kwargs):
+    return subprocess.run(labtui_cmd(*args), capture_output=True, text=True, timeout=60, **kwargs)
+
+
+def refusal(out) -> str:
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+    return out.stderr.strip()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--duration", "-1s"), "--duration: a duration cannot be negative: '-1s'"),
+    (("--file-size", "-5G"), "--file-size: a size cannot be negative: '-5G'"),
+    (("--duration", ""), "--duration: is empty: give a value or leave the option out"),
+    (("--file-size", " "), "--file-size: is empty: give a value or leave the option out"),
+    (("-t", ""), "--target: is empty: give a directory (. is the current one) or leave the option out"),
+    (("--file-size", "1X"), "--file-size: unknown size unit 'x' in '1X' (use B, K, M, G, T, P or KiB, MiB, GiB, TiB, PiB)"),
+])
+def test_run_refuses_bad_options_with_their_reason(labtui_home, tmp_path, args, message):
+    target = tmp_path / "target"
+    out = run("run", "-t", str(target), "--yes", *args, cwd=tmp_path)
+    assert refusal(out) == f"labtui: error: {message}"
+    assert not target.exists() and not list(tmp_path.rglob("labtui-*.dat"))
+
+
+def test_check_refuses_an_empty_duration_too(labtui_home):
+    assert "--duration: is empty" in refusal(run("check", "--duration", ""))
+    assert "--target: is empty" in refusal(run("check", "-t", ""))
+
+
+def test_petabytes_are_a_size_unit_the_message_names():
+    assert parse_size("1P") == parse_size("1PiB") == 1024**5
+
+
+def test_a_profile_with_repeat_out_of_range_says_it_once(labtui_home, tmp_path):
+    profile = tmp_path / "twice.toml"
+    profile.write_text('name = "twice"\nrepeat = 0\n\n[[steps]]\nname = "r"\nblock_size = "4K"\n')
+    message = refusal(run("run", "-p", str(profile), "-t", str(tmp_path / "t"), "--yes"))
+    assert message.endswith("repeat: must be from 1 to 100, got 0"), message
+
+
+@pytest.mark.parametrize("limit", ["0", "-1"])
+def test_history_limit_below_one_is_refused_not_everything(labtui_home, limit):
+    message = refusal(run("history", "--limit", limit))
+    assert message == f"labtui: error: --limit: must be 1 or more, got {limit} (leave it out to list every result)"
+
+
+def test_a_child_killed_by_a_signal_says_so():
+    from labtui.engine.subproc import exit_text
+
+    assert exit_text(-9) == "was killed by SIGKILL (signal 9)"
+    assert exit_text(3) == "exited with status 3" and exit_text(None) == "could not be started"
+
+
+def test_fio_killed_by_a_signal_is_reported_as_such(labtui_home, disk_dir, tmp_path):
+    require_tool("fio")
+    # A fio that dies of SIGKILL at once, as the OOM killer would do it.
+    fake = tmp_path / "fio"
+    fake.write_text("#!/bin/sh\ncase \"$1\" in --version) echo fio-3.33;; *) kill -9 $$;; esac\n")
+    fake.chmod(0o755)
+    (labtui_home / "config.toml").write_text(f'fio_path = "{fake}"\n')
+    target = disk_dir / "killed-fio"
+    out = run("run", "-e", "fio", "-t", str(target), "--duration", "1s", "--file-size", "16M", "--yes", "--json")
+    assert out.returncode == 1, out.stderr
+    assert "fio was killed by SIGKILL (signal 9)" in out.stderr.replace("\n", " ")
+    assert "status -9" not in out.stderr
+
+
+def test_a_dangling_symlink_target_is_named_before_anything_is_done(labtui_home, tmp_path):
+    link = tmp_path / "target"
+    link.symlink_to(tmp_path / "gone")
+    message = refusal(run("run", "-t", str(link), "--yes"))
+    assert f"{link} is a symbolic link to {tmp_path / 'gone'}, which does not exist" in message
+    assert not (tmp_path / "gone").exists()
+    deeper = refusal(run("run", "-t", str(link / "sub"), "--yes"))
+    assert "is a symbolic link to" in deeper
+
+
+def test_a_read_only_mount_is_called_read_only_not_permission_denied(labtui_home, tmp_path):
+    require_root("mounting a read-only tmpfs")
+    point = tmp_path / "ro"
+    point.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "labtui-test-ro", str(point)], check=True)
+    try:
+        message = refusal(run("run", "-t", str(point / "sub"), "--yes"))
+    finally:
+        subprocess.run(["umount", str(point)], check=True)
+    assert f"{point} is mounted read-only: give a target on a writable file system" in message
+    assert "permission denied" not in message
+
+
+def test_active_swap_is_called_swap_and_swapoff_is_what_to_do(labtui_home, tmp_path):
+    require_root("a loop device as swap")
+    for tool in ("losetup", "mkswap", "swapon", "swapoff"):
+        require_tool(tool)
+    image = tmp_path / "swap.img"
+    with open(image, "wb") as handle:
+        handle.truncate(32 * 1024 * 1024)
+    device = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    try:
+        subprocess.run(["mkswap", "-q", device], check=True, capture_output=True)
+        if subprocess.run(["swapon", device], capture_output=True).returncode != 0:
+            pytest.skip("swapon is not allowed here")
+        try:
+            message = refusal(run("run", "-t", device, "--destroy-data", device, "--yes"))
+        finally:
+            subprocess.run(["swapoff", device], check=True)
+    finally:
+        subprocess.run(["losetup", "-d", device], capture_output=True)
+    assert f"refusing to write to {device}: it is active swap space" in message
+    assert message.endswith(f"swapoff {device} first") and "mounted at swap" not in message
+
+
+def test_answering_no_says_nothing_was_written(labtui_home, disk_dir):
+    target = disk_dir / "answered-no"
+    primary, secondary = pty.openpty()  # a terminal on stdin: labtui asks before writing
+    proc = subprocess.Popen(labtui_cmd("run", "-t", str(target), "--duration", "1s", "--file-size", "16M"),
+                            stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    os.close(secondary)
+    try:
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and time.monotonic() < deadline:
+            os.write(primary, b"n\n")
+            try:
+                out, err = proc.communicate(timeout=2)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        else:
+            out, err = proc.communicate(timeout=5)
+    finally:
+        os.close(primary)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 2
+    assert "Go ahead? [y/N]" in out and "Not started: nothing was written." in err
+    assert not target.exists() or not any(target.iterdir())
