@@ -408,7 +408,9 @@ class RunScreen(Screen):
         self._want_frame()
 
     def on_run_screen_changed(self, message: Changed) -> None:
-        self._show_live()
+        # Hidden (History on show, a modal on top): nothing is drawn; on_screen_resume draws what came.
+        if self.is_current:
+            self._show_live()
 
     def _want_frame(self) -> None:
         """Something new arrived: draw it now, or when the last frame is FRAME_SECONDS old.
