@@ -27,7 +27,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.model import MIB, RunResult, Sample, Step, StepResult
+from labtui.model import MIB, STEP_STARTUP_SECONDS, RunResult, Sample, Step, StepResult
 from labtui.series import downsample, merge_samples  # noqa: F401 - downsample is the charts' (widgets import it here)
 from labtui.units import human_size
 
@@ -299,6 +299,12 @@ class LiveRun:
     def elapsed(self) -> float:
         return self.clock() - self.began if self.began is not None else 0.0
 
+    def step_startup(self, now: float) -> float:
+        """What a step takes beyond its plan: as the run's finished steps took it, else the model's figure."""
+        overruns = [s.elapsed(now) - s.planned_seconds for s in self.steps
+                    if s.ended is not None and s.planned_seconds is not None]
+        return max(0.0, sum(overruns) / len(overruns)) if overruns else STEP_STARTUP_SECONDS
+
     def eta_seconds(self) -> float | None:
         """Time left by the plan: the preparation's rate, then the steps' planned times.
 
@@ -312,9 +318,13 @@ class LiveRun:
         if any(not s.is_io for s in profile.steps):
             return None
         now = self.clock()
-        done = sum(s.planned_seconds or 0.0 for s in self.steps[:-1])
-        running = self.current.elapsed(now) if self.current is not None else 0.0
-        left = max(0.0, self.started.planned_seconds - done - running)
+        startup = self.step_startup(now)
+        # The plan without its start-ups, less the steps begun, plus a start-up for each to come.
+        plain = self.started.planned_seconds - STEP_STARTUP_SECONDS * self.started.steps_total
+        begun = sum(s.planned_seconds or 0.0 for s in self.steps)
+        left = max(0.0, plain - begun) + startup * max(0, self.started.steps_total - len(self.steps))
+        if self.current is not None and self.current.ended is None:
+            left += max(0.0, (self.current.planned_seconds or 0.0) + startup - self.current.elapsed(now))
         if self.current is None and self.prepare is not None:
             p = self.prepare
             rate = p.bytes_done / p.seconds if p.seconds > 0 else 0.0

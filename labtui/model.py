@@ -28,6 +28,12 @@ CACHE_MODES = ("off", "on")
 STEP_KINDS = ("io", "command")
 STATUSES = ("completed", "aborted", "failed")
 
+# What an I/O step takes beyond its warm-up, measured time and cool-down: the engine's workers
+# started and the test file opened, then stopped and their counts collected. Measured on 2 CPUs
+# (benchmarks/step_startup.py): native 0.15 s a step on a quiet machine and 0.25-0.5 s on a busy
+# one, fio 0.35-0.45 s. The live ETA puts what the run's own finished steps took in its place.
+STEP_STARTUP_SECONDS = 0.4
+
 # Upper bounds that catch typos ("threads = 800") before they fork hundreds of workers.
 MAX_THREADS = 256
 MAX_OUTSTANDING = 1024
@@ -310,11 +316,12 @@ class Profile:
 
     @property
     def planned_seconds(self) -> float:
-        """How long the steps take, warm-ups and cool-downs included (not the file preparation)."""
+        """How long the steps take: warm-ups, cool-downs and each I/O step's start-up included
+        (STEP_STARTUP_SECONDS), not the file preparation."""
         total = 0.0
         for step in self.steps:
             # A command takes as long as it takes: only its cool-down is known in advance.
-            run = step.duration + step.warmup if step.is_io else 0.0
+            run = step.duration + step.warmup + STEP_STARTUP_SECONDS if step.is_io else 0.0
             total += (run + step.cooldown) * self.repeat
         return total
 

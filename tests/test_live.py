@@ -151,6 +151,30 @@ def test_a_run_from_its_events():
     assert live.version == before + 1 and live.result is result and live.eta_seconds() == 0.0
 
 
+def test_the_eta_counts_each_steps_start_up_as_the_run_measures_it():
+    from labtui.model import STEP_STARTUP_SECONDS
+
+    result = make_result()
+    profile = result.profile  # two steps of 2 s warm-up + 10 s
+    read, write = profile.steps
+    clock = Clock()
+    live = LiveRun(clock)
+    live.handle(_started(profile))
+    # Before any step has run, the plan's own figure for each step's start-up.
+    assert profile.planned_seconds == pytest.approx(2 * (12 + STEP_STARTUP_SECONDS))
+    live.handle(StepStarted(0, 2, read, 1, "native: ..."))
+    assert live.eta_seconds() == pytest.approx(profile.planned_seconds)
+    clock.now += 13.5  # the first step took 1.5 s more than its 12 s: a slow start on a busy machine
+    live.handle(StepFinished(0, result.steps[0]))
+    assert live.step_startup(clock.now) == pytest.approx(1.5)
+    assert live.eta_seconds() == pytest.approx(12 + 1.5)  # the next step as this run starts its steps
+    live.handle(StepStarted(1, 2, write, 1, "native: ..."))
+    clock.now += 4.0
+    assert live.eta_seconds() == pytest.approx(12 + 1.5 - 4.0)
+    clock.now += 20.0  # past its plan: the ETA waits at zero, it never goes negative
+    assert live.eta_seconds() == 0.0
+
+
 def test_no_eta_while_a_command_step_is_in_the_plan():
     profile = replace(make_result().profile, steps=(Step("archive", kind="command", command="true"),))
     live = LiveRun(Clock())

@@ -10,6 +10,7 @@ from labtui.model import (
     MAX_OUTSTANDING,
     MAX_REPEAT,
     MAX_THREADS,
+    STEP_STARTUP_SECONDS,
     DirectionStats,
     EngineInfo,
     HostInfo,
@@ -197,7 +198,8 @@ def test_a_command_step_round_trips_with_its_own_keys_only():
 def test_a_command_takes_as_long_as_it_takes():
     profile = Profile(name="p", steps=(Step(name="c", kind="command", command="true", cooldown=3.0),
                                        Step(name="io", duration=10.0, warmup=2.0)), repeat=2)
-    assert profile.planned_seconds == 2 * (3.0 + 12.0)
+    # Each I/O step also starts and stops its engine's workers; a command has only its cool-down.
+    assert profile.planned_seconds == pytest.approx(2 * (3.0 + 12.0 + STEP_STARTUP_SECONDS))
 
 
 def test_peak_mib_s_ignores_a_short_last_interval():
@@ -283,7 +285,7 @@ def test_step_labels_and_workload_keys():
 
 def test_planned_seconds_and_overrides():
     profile = Profile.from_toml(profile_data(repeat=2, steps=[step_data(), step_data(name="w", write_percent=100)]))
-    assert profile.planned_seconds == 2 * 2 * (10 + 2)
+    assert profile.planned_seconds == pytest.approx(2 * 2 * (10 + 2 + STEP_STARTUP_SECONDS))
     quick = profile.with_overrides(duration=1.0, file_size=64 * MIB, repeat=1)
     assert [s.duration for s in quick.steps] == [1.0, 1.0] and quick.file_size == 64 * MIB and quick.repeat == 1
     with pytest.raises(ValidationError) as info:

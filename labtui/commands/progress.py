@@ -26,6 +26,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
+from labtui.model import STEP_STARTUP_SECONDS
 from labtui.report import command_summary, fmt_iops, fmt_mib, fmt_ms, fmt_pct, result_steps_table
 from labtui.units import format_size, human_duration, human_size
 
@@ -155,7 +156,7 @@ class _Display:
         elif isinstance(event, StepStarted):
             if self.step is not None:
                 st = self.step.step
-                self.done_planned += (st.duration + st.warmup if st.is_io else 0) + st.cooldown
+                self.done_planned += (st.duration + st.warmup + STEP_STARTUP_SECONDS if st.is_io else 0) + st.cooldown
             self.step, self.step_began, self.last = event, time.monotonic(), None
             if not self.live_mode:
                 self.say(f"step {event.index + 1}/{event.total}: {event.step.name}")
