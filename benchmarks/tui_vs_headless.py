@@ -239,6 +239,9 @@ class Tmux:
             self.client.kill()
             self.client.wait(5)
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        # A killed server leaves its socket file behind: remove it, by its name.
+        sockets = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+        (sockets / self.socket).unlink(missing_ok=True)
 
 
 def labtui_pid(term: Tmux) -> int:
