@@ -322,8 +322,10 @@ def _seconds_left(screen: str) -> float:
 def headless(home: Path, target: Path, profile: str, measure_seconds: float) -> Outcome:
     env = {**os.environ, "LABTUI_HOME": str(home)}
     before_files = {p.name for p in Store(home).result_files()}
+    # A session of its own, as the TUI has in its tmux pane: with the kernel's autogroups, CPU
+    # time is shared between sessions first, so both runs meet other work on equal terms.
     proc = subprocess.Popen([labtui(), "run", "-p", profile, "-t", str(target), "--yes", "--json"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stderr is not None and proc.stdout is not None
     meter = Meter(proc.pid)
     began: list[float] = []
