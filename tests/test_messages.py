@@ -153,3 +153,13 @@ def test_answering_no_says_nothing_was_written(labtui_home, disk_dir):
     assert proc.returncode == 2
     assert "Go ahead? [y/N]" in out and "Not started: nothing was written." in err
     assert not target.exists() or not any(target.iterdir())
+
+
+def test_progress_into_a_pipe_keeps_long_paths_whole(labtui_home, disk_dir):
+    target = disk_dir / ("a-directory-with-a-name-long-enough-to-pass-eighty-columns-" + "x" * 40)
+    profile = disk_dir / "brief.toml"
+    profile.write_text('name = "brief"\nfile_size = "1MiB"\nfree_space_margin = "0"\n\n[[steps]]\nname = "r"\n'
+                       'block_size = "4KiB"\nthreads = 1\noutstanding = 1\nduration = "200ms"\nwarmup = "0s"\n')
+    out = run("run", "-p", str(profile), "-t", str(target), "--yes")
+    assert out.returncode == 0, out.stderr
+    assert f"labtui: brief on {target} with native" in out.stderr  # one line, not folded at 80 columns

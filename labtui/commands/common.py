@@ -23,7 +23,9 @@ def stdout():
 def stderr():
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    # Into a pipe or a log, messages stay whole lines: rich would fold them at 80 columns, a long
+    # path included, which then can neither be copied nor found with grep.
+    return Console(stderr=True, highlight=False, soft_wrap=not sys.stderr.isatty())
 
 
 def given(value: str | None, option: str, wanted: str = "a value") -> str | None:

@@ -26,6 +26,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
+from labtui.commands.common import stderr
 from labtui.model import STEP_STARTUP_SECONDS
 from labtui.report import command_summary, fmt_iops, fmt_mib, fmt_ms, fmt_pct, result_steps_table
 from labtui.units import format_size, human_duration, human_size
@@ -39,7 +40,7 @@ def confirm(runner, plan) -> bool:
         return True
     profile = runner.profile
     disk = f"({plan.target.model or 'unknown disk'}, {plan.target.filesystem or '?'})"
-    err = Console(stderr=True, highlight=False)
+    err = stderr()
     if plan.raw_device and plan.device is not None:
         facts = plan.device
         about = f"{facts.dev_id}, {human_size(facts.size_bytes or 0)}, {plan.target.model or 'unknown model'}"
@@ -189,7 +190,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
     """
     from labtui.commands.common import print_json, result_json
 
-    console = Console(stderr=True, highlight=False)
+    console = stderr()
     display = _Display(console)
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
