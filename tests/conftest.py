@@ -27,10 +27,11 @@ TEXTUAL_ENV = ("TEXTUAL_ANIMATIONS", "TEXTUAL_COLOR_SYSTEM", "TEXTUAL_DIM_FACTOR
 
 @pytest.fixture(autouse=True)
 def machine_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in MACHINE_ENV:
+    for name in MACHINE_ENV + TEXTUAL_ENV:
         monkeypatch.delenv(name, raising=False)
-    for name in TEXTUAL_ENV:
-        monkeypatch.delenv(name, raising=False)
+        # Importing readline (pdb, pytest's debugging plugin) sets COLUMNS and LINES in the C
+        # environment behind os.environ's back, and subprocesses inherit that one.
+        os.unsetenv(name)
     monkeypatch.setenv("TERM", "xterm-256color")
 
 

@@ -104,8 +104,7 @@ def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path,
     other = tmp_path / "next"
     other.mkdir()
     out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "-t", str(other), "--duration", "1s",
-                                    "--file-size", "4M", "--yes"), capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, COLUMNS="400"))  # one message a line, paths unbroken
+                                    "--file-size", "4M", "--yes"), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert f"removed {left[0]}" in out.stderr and f"pid {proc.pid}" in out.stderr
     assert not left[0].exists()

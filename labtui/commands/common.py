@@ -21,11 +21,16 @@ def stdout():
 
 
 def stderr():
+    """Progress and messages: folded to a terminal's width; into a file or a pipe, whole lines.
+
+    Folded at rich's default 80 columns, a log cuts paths and ids in two: they can no longer be
+    copied or searched for.
+    """
     from rich.console import Console
 
-    # Into a pipe or a log, messages stay whole lines: rich would fold them at 80 columns, a long
-    # path included, which then can neither be copied nor found with grep.
-    return Console(stderr=True, highlight=False, soft_wrap=not sys.stderr.isatty())
+    console = Console(stderr=True, highlight=False)
+    console.soft_wrap = not console.is_terminal
+    return console
 
 
 def given(value: str | None, option: str, wanted: str = "a value") -> str | None:

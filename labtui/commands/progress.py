@@ -17,6 +17,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
+from labtui.commands.common import stderr, stdout
 from labtui.engine.events import (
     PrepareProgress,
     RunFinished,
@@ -26,7 +27,6 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.commands.common import stderr
 from labtui.model import STEP_STARTUP_SECONDS
 from labtui.report import command_summary, fmt_iops, fmt_mib, fmt_ms, fmt_pct, result_steps_table
 from labtui.units import format_size, human_duration, human_size
@@ -237,7 +237,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
             print_json(result_json(result) | {"saved_to": str(saved) if saved else None, "save_error": save_error})
     elif report:
         with contextlib.suppress(OSError):
-            out = Console(highlight=False)
+            out = stdout()
             out.print(result_steps_table(result))
             if result.profile.repeat > 1:
                 from labtui.compare import summarize
@@ -245,7 +245,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
 
                 out.print(statistics_table(summarize(result)))
             if save_error is None:
-                out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}")
+                out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}", soft_wrap=True)
     if save_error is not None:
         display.say(f"labtui: result {result.id} ({result.status}) was NOT saved: {save_error}; "
                     "its figures are only in this output", "red")
