@@ -163,8 +163,8 @@ class LabtuiApp(App[None]):
         self.profile = self._initial_profile(settings)
         directory = settings.get("target")
         if isinstance(directory, str) and directory.startswith("/"):
-            # The Disks screen fills in the volume facts once it has read the devices.
-            self.target = Target(Path(directory))
+            # The Disks screen fills in the volume (or raw device) facts once it has read the devices.
+            self.target = Target.at(Path(directory))
 
     def _engines_here(self) -> list[tuple[str, str | None]]:
         from labtui.engine.base import engine_availability
@@ -333,14 +333,11 @@ class LabtuiApp(App[None]):
         self._run_again(result)
 
     def _run_again(self, result: RunResult) -> None:
-        from labtui.engine.devices import volume_of
-
         # The profile exactly as it ran (durations and file size included), not today's file of that name.
         self.profile = replace(result.profile, origin=f"{RESULT_ORIGIN}:{result.id}")
         directory = Path(result.target.path)
         if self.target is None or self.target.directory != directory:
-            volumes = list(self.device_source().volumes)
-            self.target = Target.on(directory, volume_of(directory, volumes))
+            self.target = Target.at(directory, self.device_source())
         self.pending_run = result
         self.switch_mode("run")
         # A result or comparison opened from the Run screen stays on top of it in its mode: the Run

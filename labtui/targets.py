@@ -2,7 +2,8 @@
 
 Plain functions over `engine.devices` facts, shared by the TUI and anything else that offers a
 choice of target. Nothing is created here: the runner creates the directory when a run starts
-(and checks everything again in its preflight).
+(and checks everything again in its preflight). A raw block device is a target of its own kind:
+no volume, no test file, and what was found on it (the runner's guard decides again at the start).
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtui.engine.devices import Disk, Volume, list_disks, list_volumes, volume_of
+from labtui.engine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
 from labtui.errors import ValidationError
 from labtui.model import Profile
+from labtui.units import format_size, human_duration, human_size
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,9 @@ class DeviceScan:
 
     def disk(self, name: str | None) -> Disk | None:
         return next((d for d in self.disks if d.name == name), None) if name else None
+
+    def volume_of(self, path: Path) -> Volume | None:
+        return volume_of(path, list(self.volumes))
 
 
 def scan_devices() -> DeviceScan:
@@ -44,6 +49,45 @@ class Target:
     pseudo: bool = False
     read_only: bool = False
     free_bytes: int | None = None
+    # A raw block device: `directory` is its node; the I/O goes to the device's first bytes.
+    raw: bool = False
+    model: str | None = None
+    kind: str | None = None
+    size_bytes: int | None = None
+    dev_id: str | None = None
+    found: str | None = None  # what is on it and what uses it, as last read (the guard reads it again)
+
+    @classmethod
+    def at(cls, path: Path, scan: DeviceScan | None = None) -> Target:
+        """The target at `path`: a raw block device as itself (read now), anything else by its volume.
+
+        Reads the device's first and last sectors and asks blkid: call it off the UI thread where
+        the device may be slow. Without `scan` a raw device is known as such, its facts are not.
+        """
+        if is_block_device(path):
+            return cls.raw_device(path, scan)
+        return cls.on(path, scan.volume_of(path) if scan is not None else None)
+
+    @classmethod
+    def raw_device(cls, path: Path, scan: DeviceScan | None) -> Target:
+        from labtui.engine.guard import inspect_device
+
+        if scan is None:
+            return cls(path, raw=True)
+        disk = scan.disk(Path(os.path.realpath(path)).name)
+        try:
+            facts = inspect_device(path)
+        except OSError as exc:
+            found, size, dev_id = f"cannot read it: {exc.strerror or exc}", None, None
+        else:
+            found, size, dev_id = facts.describe(), facts.size_bytes, facts.dev_id
+            disk = disk or scan.disk(facts.name)
+        return cls(
+            directory=path, device=disk.path if disk else str(path), disk=disk.name if disk else None, raw=True,
+            read_only=bool(disk and disk.read_only), model=disk.model if disk else None,
+            kind=disk.kind if disk else None, size_bytes=size if size is not None else (disk.size_bytes if disk else None),
+            dev_id=dev_id, found=found,
+        )
 
     @classmethod
     def on(cls, directory: Path, volume: Volume | None) -> Target:
@@ -60,12 +104,45 @@ class Target:
             free_bytes=volume.free_bytes,
         )
 
+    @property
+    def what_device(self) -> str:
+        return device_words(self.model, self.kind, self.size_bytes)
+
     def describe(self) -> str:
-        """'/root on / (ext4 on vda)': the directory and what is under it."""
+        """'/root on / (ext4 on vda)': the directory and what is under it; a raw device by its model and size."""
+        if self.raw:
+            return f"{self.directory} (raw device" + (f": {self.what_device})" if self.found is not None else ")")
         if self.mount_point is None:
             return str(self.directory)
         under = ", ".join(x for x in (self.filesystem, self.disk or self.device) if x)
         return f"{self.directory} on {self.mount_point}" + (f" ({under})" if under else "")
+
+
+def device_words(model: str | None, kind: str | None, size_bytes: int | None) -> str:
+    """A raw device's model (or kind) and size: 'Samsung SSD 980 PRO 1TB, 932 GiB'."""
+    what = model or (f"{kind} disk, model unknown" if kind else "model unknown")
+    return f"{what}, {human_size(size_bytes)}"
+
+
+def describe_in_full(target: Target) -> str:
+    """The Run screen's target line after the path: the volume, or all that is known of a raw device."""
+    if not target.raw:
+        return target.describe().removeprefix(str(target.directory))
+    if target.found is None:
+        return " · raw block device (open the Disks screen to read what is on it)"
+    number = f" {target.dev_id}" if target.dev_id else ""
+    return f" · raw block device{number}, {target.what_device} · {target.found}"
+
+
+def run_extent(profile: Profile, target: Target | None) -> str:
+    """How long `profile` runs and what it writes besides: a test file, or a raw device's first bytes."""
+    about = f"about {human_duration(profile.planned_seconds)}"
+    if target is None or not target.raw:
+        return f"{about} + a {format_size(profile.file_size)} test file to write"
+    # The runner's own rule: the steps use the first file_size bytes, or the whole of a smaller device.
+    if target.size_bytes is not None and target.size_bytes <= profile.file_size:
+        return f"{about} on the whole device, no test file"
+    return f"{about} on the device's first {format_size(profile.file_size)}, no test file"
 
 
 def default_directory(volume: Volume, home: Path, volumes: tuple[Volume, ...] | list[Volume]) -> Path:

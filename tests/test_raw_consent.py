@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -321,7 +322,7 @@ def test_the_prompt_names_the_device_and_what_is_on_it_and_no_keeps_it(tmp_path,
             os.close(leader)
             os.close(follower)
         assert proc.returncode == 2
-        assert f"raw device {device}" in err and "destroyed" in err and "ext4" in err
+        assert f"raw device {device}" in err and "destroyed" in err and "ext4" in err and "16.0 MiB" in err
         assert "test file" not in err
         assert digest(device) == before
 
@@ -351,3 +352,88 @@ async def test_in_the_tui_what_the_person_was_shown_is_what_may_be_destroyed(lab
                            in screen_text(app), what="the refusal")
             assert screen.runner is None or screen.runner.result is None
         assert digest(device) == before
+
+
+# --------------------------------------------------------------------------- what the person is told
+
+
+def scan_with(device: str, model: str):
+    """The fake machine's scan with `device` among its disks, under a model name of the test's own."""
+    from labtui.engine.devices import Disk
+    from labtui.targets import DeviceScan
+    from tui_support import FAKE_DISKS, FAKE_VOLUMES
+
+    loop = Disk(name=Path(device).name, path=device, kind="virtual", transport="virtual", model=model,
+                size_bytes=16 * MIB)
+    return DeviceScan((*FAKE_DISKS, loop), FAKE_VOLUMES)
+
+
+def test_a_raw_target_is_described_as_the_device_not_the_volume_holding_its_node(tmp_path):
+    from labtui.targets import Target, describe_in_full, run_extent
+
+    with loop_device(tmp_path / "ext4.img", mkfs=True) as device:
+        target = Target.at(Path(device), scan_with(device, "Lab Loop SSD"))
+        assert target.raw and target.mount_point is None and target.free_bytes is None
+        assert target.describe() == f"{device} (raw device: Lab Loop SSD, 16.0 MiB)"
+        full = describe_in_full(target)
+        assert "raw block device 7:" in full and "Lab Loop SSD, 16.0 MiB" in full and "ext4" in full
+        assert " on /" not in full
+        profile = write_profile()  # 8 MiB of a 16 MiB device
+        # 0.3 s of writing and the step's start-up (0.4 s in the plan) round to a second.
+        assert run_extent(profile, target) == "about 0:01 on the device's first 8MiB, no test file"
+        assert "on the whole device" in run_extent(replace(profile, file_size=64 * MIB), target)
+        # Known as raw before anything is read (no scan yet), and never as a directory with a test file.
+        bare = Target.at(Path(device))
+        assert bare.raw and "test file to write" not in run_extent(profile, bare)
+
+
+async def test_the_run_screen_describes_a_raw_device_and_promises_no_test_file(labtui_home, tmp_path):
+    """Run again on a raw device: the Run screen names the device, its model, size and contents."""
+    from factories import make_result
+    from labtui.model import TargetInfo
+    from test_tui_run_choices import again_from_history, open_run
+    from tui_support import make_app, screen_text, wait_for
+    from labtui.screens.prompt import TextPrompt
+
+    with loop_device(tmp_path / "ext4.img", mkfs=True) as device:
+        before = digest(device)
+        result = make_result(profile=replace(write_profile(), name="raw-w"),
+                             target=TargetInfo(path=device, device=device, disk=Path(device).name))
+        Store(labtui_home).save_result(result)
+        app = make_app(labtui_home, device_source=lambda: scan_with(device, "Lab Loop SSD"))
+        async with app.run_test(size=(120, 35)) as pilot:
+            await open_run(pilot)
+            await again_from_history(pilot, result.id)
+            await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt), what="the consent prompt")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: "Not started" in screen_text(app), what="the Run screen again")
+            text = " ".join(screen_text(app).split())
+            assert f"Target {device} · raw block device" in text
+            assert "Lab Loop SSD, 16.0 MiB" in text and "type ext4" in text
+            assert "on the device's first 8MiB, no test file" in text
+            assert "test file to write" not in text and " on / " not in text
+            assert f"target {device} (raw device: Lab Loop SSD, 16.0 MiB)" in text  # the header
+            # The Disks screen reads the devices again: the target stays the device, read afresh.
+            overwrite(device, b"\0" * MIB)
+            before = digest(device)
+            await pilot.press("d")
+            await pilot.press("f5")
+            await wait_for(pilot, lambda: app.target.found is not None and "ext4" not in app.target.found,
+                           what="the device read again")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: "no partition table" in screen_text(app), what="the Run screen")
+            assert f"Target {device} · raw block device" in " ".join(screen_text(app).split())
+        assert digest(device) == before  # nothing but the test itself wrote to it
+
+
+def test_the_cli_promises_no_preparation_on_a_raw_device(tmp_path, labtui_home):
+    from conftest import labtui_cmd
+
+    with loop_device(tmp_path / "blank.img") as device:
+        proc = subprocess.run(
+            labtui_cmd("run", "-p", "quick-sanity", "-t", device, "--duration", "200ms", "--file-size", "8M",
+                       f"--destroy-data={device}", "--yes"),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert "on the device itself, no test file" in proc.stderr
+        assert "preparation" not in proc.stderr and "test file" not in proc.stderr.replace("no test file", "")

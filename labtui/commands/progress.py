@@ -29,6 +29,7 @@ from labtui.engine.events import (
 )
 from labtui.model import STEP_STARTUP_SECONDS
 from labtui.report import command_summary, fmt_iops, fmt_mib, fmt_ms, fmt_pct, result_steps_table
+from labtui.targets import device_words
 from labtui.units import format_size, human_duration, human_size
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -43,7 +44,7 @@ def confirm(runner, plan) -> bool:
     err = stderr()
     if plan.raw_device and plan.device is not None:
         facts = plan.device
-        about = f"{facts.dev_id}, {human_size(facts.size_bytes or 0)}, {plan.target.model or 'unknown model'}"
+        about = f"{facts.dev_id}, {device_words(plan.target.model, plan.target.kind, facts.size_bytes)}"
         if any(s.writes for s in profile.steps):
             err.print(f"labtui will WRITE to the raw device {facts.path} ({about}): {facts.describe()}. "
                       f"Every byte {profile.name} writes there ({format_size(plan.file_size)} from the start) is "
@@ -83,6 +84,7 @@ class _Display:
         self.total_planned = 0.0
         self.run_began = time.monotonic()
         self.done_planned = 0.0
+        self.raw_device = False  # a raw block device target: nothing to prepare
 
     def start(self) -> None:
         if self.live_mode:
@@ -143,7 +145,9 @@ class _Display:
         if isinstance(event, RunStarted):
             self.total_planned = event.planned_seconds
             steps = f"{event.steps_total} step{'s' if event.steps_total != 1 else ''}"
-            if event.profile.needs_test_file:
+            if self.raw_device:
+                timing = f"about {human_duration(event.planned_seconds)} on the device itself, no test file"
+            elif event.profile.needs_test_file:
                 timing = f"about {human_duration(event.planned_seconds)} plus preparation"
             else:
                 timing = "each command takes as long as it takes"
@@ -192,6 +196,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
 
     console = stderr()
     display = _Display(console)
+    display.raw_device = bool(getattr(getattr(runner, "plan", None), "raw_device", False))
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     received: list[str] = []

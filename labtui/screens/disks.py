@@ -162,6 +162,12 @@ class DisksScreen(Screen):
                         group="scan", exclusive=True)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name == "read-raw-target":
+            read: Target | None = event.worker.result if event.state == WorkerState.SUCCESS else None
+            current: Target | None = self.app.target
+            if read is not None and current is not None and current.directory == read.directory:
+                self.app.target = read
+            return
         if event.worker.name != "scan-devices":
             return
         table = self.query_one(VolumeTable)
@@ -181,14 +187,17 @@ class DisksScreen(Screen):
             self.notify(f"Could not read the disks: {reason}", severity="error")
 
     def _refresh_target(self) -> None:
-        """Fill in (or update) the chosen target's volume facts from the new scan."""
-        from labtui.engine.devices import volume_of
-
+        """Fill in (or update) the chosen target's volume (or raw device) facts from the new scan."""
         target: Target | None = self.app.target
         if target is None or self.scan is None:
             return
-        volume = volume_of(target.directory, list(self.scan.volumes))
-        self.app.target = Target.on(target.directory, volume)
+        if target.raw:
+            # Reading the device (its first sectors, blkid) is not for the UI thread.
+            scan = self.scan
+            self.run_worker(lambda: Target.at(target.directory, scan), thread=True, exit_on_error=False,
+                            name="read-raw-target", group="raw-target", exclusive=True)
+            return
+        self.app.target = Target.on(target.directory, self.scan.volume_of(target.directory))
 
     # ------------------------------------------------------------------ table
 

@@ -37,8 +37,8 @@ from labtui.errors import LabtuiError
 from labtui.live import FigureRow, LiveRun, prepare_text
 from labtui.model import Profile, RunResult
 from labtui.report import fmt_iops, fmt_mib, fmt_ms, result_steps_table
-from labtui.targets import Target
-from labtui.units import format_size, human_duration
+from labtui.targets import Target, describe_in_full, run_extent
+from labtui.units import human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -219,8 +219,7 @@ class RunScreen(Screen):
             if profile.repeat > 1:
                 parts.append(f"each run {profile.repeat} times")
             if profile.needs_test_file:
-                parts.append(f"about {human_duration(profile.planned_seconds)} + a {format_size(profile.file_size)} "
-                             "test file to write")
+                parts.append(run_extent(profile, target))
             if any(not step.is_io for step in profile.steps):
                 parts.append("commands take as long as they take")
             line = Content.assemble(("Profile  ", "$text-muted"), (profile.name, "bold"),
@@ -230,7 +229,7 @@ class RunScreen(Screen):
             where = Content.styled("Target   none: choose a volume and a directory on the Disks screen (d)", "$warning")
         else:
             where = Content.assemble(("Target   ", "$text-muted"), (str(target.directory), "bold"),
-                                     target.describe().removeprefix(str(target.directory)))
+                                     describe_in_full(target))
         self.query_one("#setup-target", Static).update(where)
 
     def _say(self, text: str | Content, severity: str = "") -> None:
