@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from pathlib import Path
 
@@ -59,31 +60,73 @@ def target(disk_dir, request) -> Path:
     return path
 
 
+class SampleValve:
+    """Holds the Run screen's event stream after each measured sample until the test lets it on.
+
+    The engine runs on meanwhile (its events queue up): what the screen shows is the run as of the
+    last sample let through, however fast or loaded the machine, and the run is still on for it.
+    """
+
+    def __init__(self, monkeypatch) -> None:
+        from labtui.engine.runner import Runner
+
+        self.allowed = 0
+        self.passed = 0
+        self.open = False
+        self._moved = asyncio.Event()
+        real_events = Runner.events
+        valve = self
+
+        async def events(runner):
+            # Closed with this stream, so a cancel still reaches the run (workers reaped, file removed).
+            async with contextlib.aclosing(real_events(runner)) as stream:
+                async for event in stream:
+                    yield event
+                    if isinstance(event, SampleTaken) and event.phase == "measure":
+                        valve.passed += 1
+                        while not valve.open and valve.passed >= valve.allowed:
+                            valve._moved.clear()
+                            await valve._moved.wait()
+
+        monkeypatch.setattr(Runner, "events", events)
+
+    def allow(self, samples: int) -> None:
+        self.allowed = samples
+        self._moved.set()
+
+    def release(self) -> None:
+        self.open = True
+        self._moved.set()
+
+
 async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, target, monkeypatch):
-    prepare(labtui_home, target, text=short_profile(duration="3s"))  # time to read the live view, however loaded
+    prepare(labtui_home, target, text=short_profile(duration="3s"))
     drawn = []
     real_show = LiveChart.show
     monkeypatch.setattr(LiveChart, "show", lambda self, *a, **k: drawn.append(self.id) or real_show(self, *a, **k))
+    valve = SampleValve(monkeypatch)
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_run(pilot)
         assert "Short trial" in screen_text(app) and str(target) in widget_text(app, "#setup-target")
         assert "[native]" in screen_text(app)
+        valve.allow(1)
         await pilot.press("s")
-        # One read of the screen, taken while the run is on (a loaded machine may end a short run
-        # between two reads).
+        # The run as of its first measured second: on, whatever the load.
         live = ("Step 1 of 1", "measuring", "read IOPS", "x Cancel run")
-        first = await wait_for(pilot, lambda: app.run_active and all(w in (text := screen_text(app)) for w in live)
+        first = await wait_for(pilot, lambda: measured(screen) == 1 and all(w in (text := screen_text(app)) for w in live)
                                and text, timeout=30, what="the first measured sample on screen")
-        assert "Command line: labtui native: 1 worker process x 4 outstanding" in first
-        await wait_for(pilot, lambda: measured(screen) >= 2 or screen.state == "done", timeout=30)
-        await pilot.pause(0.6)  # a redraw tick
-        # The figures moved on: the live view is not a still picture.
-        assert screen_text(app) != first or screen.state == "done"
+        assert app.run_active and "Command line: labtui native: 1 worker process x 4 outstanding" in first
+        valve.allow(2)
+        # The figures move on with the next sample: the live view is not a still picture.
+        await wait_for(pilot, lambda: measured(screen) == 2 and screen_text(app) != first, timeout=30,
+                       what="the second sample on screen")
+        assert app.run_active
         # While another screen is on show, the charts are not drawn.
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         hidden_from = len(drawn)
+        valve.release()
         await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the end of the run")
         assert len(drawn) == hidden_from
         await pilot.press("r")
@@ -98,8 +141,10 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
         history = app.screen
         await wait_for(pilot, lambda: first_id in [r.key for r in history.query_one("#results").rows])
         await pilot.press("a")
-        await wait_for(pilot, lambda: app.screen is screen and screen.state in ("starting", "running"))
-        await wait_for(pilot, lambda: screen.state == "done" and screen.previous is not None, timeout=40,
+        # The Run screen at once, then the second run's end (however quickly it came).
+        await wait_for(pilot, lambda: app.screen is screen)
+        await wait_for(pilot, lambda: screen.state == "done" and screen.outcome is not None
+                       and screen.outcome.id != first_id and screen.previous is not None, timeout=40,
                        what="the second run and its comparison")
         text = screen_text(app)
         assert f"A = {first_id}" in text and "B vs A" in text
@@ -300,6 +345,38 @@ async def test_a_burst_of_samples_is_drawn_once_per_tick(labtui_home, monkeypatc
         assert "read IOPS" in screen_text(app)
         worker = screen.stop()
         assert worker is not None
+
+
+async def test_a_warning_or_a_step_end_while_another_screen_is_shown_draws_no_chart(labtui_home, monkeypatch):
+    """The charts are drawn only while the Run screen is on show, then caught up when it is shown again."""
+    from labtui.engine.events import RunWarning, StepStarted
+    from labtui.model import EngineInfo, Sample, TargetInfo
+
+    drawn = []
+    real_show = LiveChart.show
+    monkeypatch.setattr(LiveChart, "show", lambda self, *a, **k: drawn.append(self.id) or real_show(self, *a, **k))
+    step = Step("Read 4K random", block_size=4096, threads=1, outstanding=4, duration=600, warmup=0)
+    profile = Profile("fast", steps=(step,), file_size=16 * MIB)
+    events = [RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo("native"), 1, 600.0),
+              StepStarted(0, 1, step, 1, "labtui native: ...")]
+    events += [SampleTaken(0, "measure", Sample(t=i + 1.0, seconds=1.0, read_ios=100, read_bytes=100 * 4096))
+               for i in range(3)]
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(ScriptedRunner(events))
+        await wait_for(pilot, lambda: screen.live.version >= len(events) and drawn, what="the charts drawn")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        hidden_from = len(drawn)
+        # What the run screen's consumer does with a warning (or a step's end) from the engine.
+        screen.live.handle(RunWarning("step 'Read 4K random' is CPU-bound"))
+        screen.post_message(RunScreen.Changed())
+        await pilot.pause(1.2)  # two redraw ticks
+        assert len(drawn) == hidden_from
+        await pilot.press("r")
+        await wait_for(pilot, lambda: len(drawn) > hidden_from, what="the charts drawn again on show")
+        screen.stop()
 
 
 async def test_the_test_file_preparation_shows_its_progress(labtui_home):

@@ -536,6 +536,11 @@ class RunScreen(Screen):
         show(info, Content("\n").join(lines))
 
     def _draw_charts(self) -> None:
+        if not self.is_current:
+            # A step's end or a warning arrives while another screen is on show: the tick draws
+            # what is new once this screen is shown again.
+            self._drawn_version = -1
+            return
         live = self.live
         charts = self.query_one(StepCharts)
         if live is None or live.current is None:
