@@ -33,3 +33,14 @@ def attach(image: Path, size_mib: int = 16, *, mkfs: str | None = None, partscan
         yield device
     finally:
         subprocess.run(["losetup", "-d", device], capture_output=True)
+
+
+def blocks_written(device: str | Path, block_size: int, length: int) -> int:
+    """How many `block_size` blocks of the first `length` bytes of a zeroed device hold anything.
+
+    What a timed random-write step covers depends on how many I/Os the machine managed in its
+    time: a test asks for at least one block, and no more than the run's own count of writes.
+    """
+    with open(device, "rb") as handle:
+        data = handle.read(length)
+    return sum(1 for offset in range(0, len(data), block_size) if data[offset:offset + block_size].count(0) < block_size)

@@ -22,7 +22,7 @@ import pytest
 
 from conftest import require_root
 from fakesys import FakeSys
-from loopdev import attach
+from loopdev import attach, blocks_written
 from labtui.engine import guard
 from labtui.engine.base import Job, get_engine
 from labtui.engine.events import StepFinished
@@ -92,9 +92,9 @@ def test_a_link_re_pointed_after_consent_does_not_redirect_the_writes(tmp_path):
         result = asyncio.run(runner.run())
         assert digest(ext4) == before, "the device the link now names was written"
         # The consent was for the blank device, and the run kept to it.
-        assert result.status == "completed" and result.steps[0].write.ios > 0
-        with open(blank, "rb") as handle:
-            assert handle.read(MIB).count(0) < MIB // 2
+        ios = result.steps[0].write.ios
+        assert result.status == "completed" and ios > 0
+        assert 1 <= blocks_written(blank, 65536, 8 * MIB) <= ios
 
 
 def test_a_file_system_written_onto_the_device_after_consent_is_refused(tmp_path):
