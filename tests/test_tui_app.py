@@ -7,7 +7,7 @@ from labtui.screens.disks import DisksScreen
 from labtui.screens.help import HelpScreen
 from labtui.screens.workload import WorkloadScreen
 from labtui.store import Store
-from tui_support import disks_ready, make_app, open_workload, palette_search, screen_text, wait_for
+from tui_support import disks_ready, make_app, open_workload, palette_search, palette_type, screen_text, wait_for
 
 
 async def test_starts_on_disks_and_switches_with_single_keys(labtui_home):
@@ -27,10 +27,7 @@ async def test_palette_reaches_the_workload_screen_by_name(labtui_home):
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         await disks_ready(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
-        await pilot.press(*"workload")
-        await pilot.pause(0.3)
+        await palette_search(pilot, "workload")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen), what="the workload screen")
         await pilot.pause(0.2)
@@ -45,8 +42,7 @@ async def test_palette_on_disks_finds_profiles_by_what_the_commands_are_for(labt
         text = screen_text(app)
         # The Workload screen (its purpose names profiles), and every profile by name.
         assert "Workload" in text and "Open profile cdm-nvme" in text
-        await pilot.press(*" cdm-nvme")
-        await pilot.pause(0.3)
+        await palette_type(pilot, " cdm-nvme")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen) and app.profile.name == "cdm-nvme",
                        what="cdm-nvme in the editor")
@@ -58,10 +54,7 @@ async def test_palette_offers_the_current_screens_actions(labtui_home):
         await disks_ready(pilot)
         calls = []
         app.device_source = lambda: calls.append(1) or app.screen.scan
-        await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
-        await pilot.press(*"refresh")
-        await pilot.pause(0.3)
+        await palette_search(pilot, "refresh")
         await pilot.press("enter")
         await wait_for(pilot, lambda: calls, what="a rescan from the palette")
 

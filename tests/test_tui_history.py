@@ -17,7 +17,8 @@ from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.result import ResultScreen
 from labtui.store import Store
-from tui_support import disks_ready, make_app, save_history, screen_text, set_text, wait_for, widget_text
+from tui_support import (disks_ready, make_app, palette_search, save_history, screen_text, set_text, wait_for,
+                          widget_text)
 
 
 async def open_history(pilot) -> HistoryScreen:
@@ -127,10 +128,7 @@ async def test_filtering_as_you_type_and_sorting_by_any_column(labtui_home):
         assert shown_ids(screen)[-2] == "20240502-091500-bbbb"  # the slowest, then the broken file
         await pilot.press("S")
         assert shown_ids(screen)[0] == "20240502-091500-bbbb"
-        await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
-        await pilot.press(*"sort by profile")
-        await pilot.pause(0.3)
+        await palette_search(pilot, "sort by profile")
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.sort_column == "profile", what="sorting from the palette")
 
@@ -181,10 +179,7 @@ async def test_compare_from_the_palette_on_another_screen(labtui_home):
         screen.marked = {"20240501-103005-aaaa", "20240505-120000-eeee"}
         await pilot.press("d")
         await disks_ready(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
-        await pilot.press(*"compare marked")
-        await pilot.pause(0.3)
+        await palette_search(pilot, "compare marked")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="compare from the palette")
         assert "engines differ" in screen_text(app)  # the import ran on DiskSpd: a cross-engine warning
@@ -329,10 +324,7 @@ async def test_the_palette_finds_history_by_its_name(labtui_home):
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 35)) as pilot:
         await disks_ready(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
-        await pilot.press(*"history")
-        await pilot.pause(0.3)
+        await palette_search(pilot, "history")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded)
         assert screen_text(app).count("quick-sanity") >= 5

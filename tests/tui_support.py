@@ -111,11 +111,32 @@ async def open_workload(pilot) -> None:
 
 
 async def palette_search(pilot, text: str) -> None:
-    """Open the command palette and type `text` into it, as a person would."""
+    """Open the command palette and type `text` into it, as a person would; return once the
+    search has finished (it runs in a worker: a fixed pause is too short on a loaded machine)."""
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
     await pilot.press("ctrl+p")
-    await pilot.pause(0.2)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette), what="the command palette")
+    await palette_type(pilot, text)
+
+
+async def palette_type(pilot, text: str) -> None:
+    """Type `text` on into the open command palette; return once its search has finished."""
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    palette = pilot.app.screen
+    assert isinstance(palette, CommandPalette)
+    wanted = palette.query_one(Input).value + text
     await pilot.press(*text)
-    await pilot.pause(0.3)
+
+    def searched() -> bool:
+        searching = any(w.group == CommandPalette._GATHER_COMMANDS_GROUP and not w.is_finished
+                        for w in pilot.app.workers)
+        return palette.query_one(Input).value == wanted and not searching
+
+    await wait_for(pilot, searched, what=f"the palette's search for {wanted!r}")
 
 
 def screen_text(app) -> str:
