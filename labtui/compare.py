@@ -690,7 +690,7 @@ _CONTEXT: tuple[tuple[str, Callable[[RunResult], Any]], ...] = (
     ("target", lambda r: r.target.path),
     ("engine", _engine),
     ("cache", _cache),
-    ("profile", lambda r: r.profile.name),
+    ("profile", lambda r: r.profile.shown_name),
     ("test file", lambda r: format_size(r.profile.file_size) if r.profile.needs_test_file else "none"),
     ("parameters", _params),
     ("kernel", lambda r: r.host.kernel),

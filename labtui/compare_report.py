@@ -149,7 +149,7 @@ def describe_result(comparison: Comparison, index: int) -> str:
         r.target.model or "unknown disk",
         r.target.filesystem or "unknown fs",
         " ".join(x for x in (r.engine.name, r.engine.version) if x),
-        r.profile.name,
+        r.profile.shown_name,
         r.started.astimezone().strftime("%Y-%m-%d %H:%M"),
     ]
     repeat = max((s.repetition for s in r.steps), default=1)

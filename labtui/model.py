@@ -268,6 +268,8 @@ def _int(value: Any, where: str) -> int:
 # The origin of a profile read back from a result (what ran then, not a profile file); the TUI
 # adds ":<result id>" when it runs such a profile again.
 RESULT_ORIGIN = "result"
+# The end of the title of a profile run with --duration, --file-size or --repeat.
+OVERRIDDEN = ", overridden"
 
 
 @dataclass(frozen=True)
@@ -285,6 +287,16 @@ class Profile:
     params: tuple[Param, ...] = ()
     # Where it came from: "builtin", "user" or a file path. Not part of the file's contents.
     origin: str = field(default="user", compare=False)
+
+    @property
+    def overridden(self) -> bool:
+        """Run with --duration, --file-size or --repeat: its description says how (with_overrides)."""
+        return self.title.endswith(OVERRIDDEN)
+
+    @property
+    def shown_name(self) -> str:
+        """'quick-sanity', or 'quick-sanity (overridden)' where it did not run as its file says."""
+        return f"{self.name} (overridden)" if self.overridden else self.name
 
     @property
     def io_steps(self) -> tuple[Step, ...]:
@@ -418,10 +430,25 @@ class Profile:
     def with_overrides(
         self, *, duration: float | None = None, file_size: int | None = None, repeat: int | None = None
     ) -> Profile:
-        """The quick-trial variant the CLI's --duration / --file-size / --repeat ask for."""
+        """The quick-trial variant the CLI's --duration / --file-size / --repeat ask for.
+
+        It keeps the name (it is that profile, overridden: compared and baselined as such), and says
+        so in its title and description, which describe what runs: the profile's own description
+        ("10 s each on a 1 GiB file") would be false of a 1 s trial on 64 MiB.
+        """
         steps = self.steps
+        edits = []
         if duration is not None:
             steps = tuple(replace(s, duration=duration) if s.is_io else s for s in steps)
+            was = sorted({s.duration for s in self.steps if s.is_io and s.duration != duration})
+            if was:
+                each = "every step" if len({s.duration for s in self.io_steps}) == 1 else "every I/O step"
+                edits.append(f"duration {format_duration(duration)} in {each} "
+                             f"(was {', '.join(format_duration(d) for d in was)})")
+        if file_size is not None and file_size != self.file_size:
+            edits.append(f"test file {format_size(file_size)} (was {format_size(self.file_size)})")
+        if repeat is not None and repeat != self.repeat:
+            edits.append(f"every step run {repeat} time{'s' if repeat != 1 else ''} (was {self.repeat})")
         profile = replace(
             self,
             steps=steps,
@@ -429,7 +456,14 @@ class Profile:
             repeat=self.repeat if repeat is None else repeat,
         )
         profile.validate()
-        return profile
+        if not edits:
+            return profile
+        title = self.title or self.name
+        return replace(
+            profile,
+            title=title if title.endswith(OVERRIDDEN) else title + OVERRIDDEN,
+            description=f"{self.name} overridden on the command line: {', '.join(edits)}",
+        )
 
 
 # --------------------------------------------------------------------------- context

@@ -205,6 +205,7 @@ def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = ST
         ("started", result.started.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")),
         ("duration", human_duration(result.seconds)),
         ("profile", f"{result.profile.name} ({result.profile.title})"),
+        *([("description", result.profile.description)] if result.profile.description else []),
         ("engine", " ".join(x for x in (result.engine.name, result.engine.version) if x)),
         ("host", f"{h.name or 'unknown'}, {h.os or 'unknown OS'}, kernel {h.kernel or 'unknown'}"),
         ("cpu / ram", f"{h.cpu_model or 'unknown'} x{h.cpu_count or '?'}, {human_size(h.ram_bytes)}"),

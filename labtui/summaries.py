@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from labtui.baselines import result_disk
-from labtui.model import SCHEMA, RunResult, StepResult
+from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult
 from labtui.store import BrokenFile, Store, StoreError, atomic_write
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change: an older cache is then rebuilt, not misread.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,12 @@ class ResultSummary:
     source_file: str | None = None
     source_digest: str | None = None
     steps: tuple[StepSummary, ...] = ()
+    profile_description: str = ""
+
+    @property
+    def overridden(self) -> bool:
+        """Run with --duration, --file-size or --repeat (its description then says what ran)."""
+        return self.profile_title.endswith(OVERRIDDEN)
 
     @classmethod
     def of(cls, result: RunResult, file: str) -> ResultSummary:
@@ -110,6 +116,7 @@ class ResultSummary:
             source_file=result.source_file,
             source_digest=result.source_digest,
             steps=tuple(StepSummary.of(s) for s in result.steps),
+            profile_description=result.profile.description,
         )
 
     def search_text(self) -> str:

@@ -1,6 +1,7 @@
 """The data model's rules: every validation error names its field; derived figures come from counts."""
 
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -294,6 +295,30 @@ def test_planned_seconds_and_overrides():
     with pytest.raises(ValidationError) as info:
         profile.with_overrides(repeat=0)
     assert info.value.field == "repeat"
+
+
+def test_an_overridden_profile_describes_what_runs_and_names_its_profile():
+    from labtui.store import builtin_profiles
+
+    original = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+    assert "10 s each on a 1 GiB file" in original.description and not original.overridden
+    quick = original.with_overrides(duration=1.0, file_size=64 * MIB)
+    assert quick.name == "quick-sanity" and quick.overridden and quick.shown_name == "quick-sanity (overridden)"
+    assert quick.title == "Quick sanity check, overridden"
+    assert quick.description == ("quick-sanity overridden on the command line: duration 1s in every step (was 10s), "
+                                 "test file 64MiB (was 1GiB)")
+    assert "10 s each" not in quick.description
+    # Overridden again (check --duration on an overridden baseline): said once, against what it was.
+    again = quick.with_overrides(duration=2.0)
+    assert again.title == "Quick sanity check, overridden" and "duration 2s in every step (was 1s)" in again.description
+    assert "every step run 3 times (was 1)" in original.with_overrides(repeat=3).description
+    # Steps of different lengths: every I/O step gets the new one; what they were is listed.
+    mixed = replace(original, steps=(original.steps[0], replace(original.steps[1], duration=5.0)))
+    assert "duration 1s in every I/O step (was 5s, 10s)" in mixed.with_overrides(duration=1.0).description
+    # What changes nothing is not an override.
+    assert original.with_overrides(duration=10.0, file_size=original.file_size, repeat=1) == original
+    # A result's profile keeps it through the file format.
+    assert Profile.from_toml(quick.to_toml()).description == quick.description
 
 
 def test_rates_derive_from_exact_counts():

@@ -374,6 +374,8 @@ class HistoryScreen(Screen):
             extra.append(Content.styled(f"baseline for {s.profile} on {s.disk}", "$accent"))
         if s.tags:
             extra.append(Content("tags: " + ", ".join(s.tags)))
+        if s.overridden:
+            extra.append(Content.styled(s.profile_description, "$warning"))
         if s.error:
             extra.append(Content.styled(s.error, "$warning"))
         if extra:

@@ -497,7 +497,7 @@ class WorkloadScreen(Screen):
                     "Save as a user profile",
                     f"{original.name} {why}. Save your version under a new name:",
                     self._free_name(original.name),
-                    lambda name: self._write(as_copy(self._text_base(original), replace(profile, name=name)),
+                    lambda name: self._write(self._copy_of(original, replace(profile, name=name)),
                                              overwrite=False),
                 )
                 return
@@ -505,7 +505,7 @@ class WorkloadScreen(Screen):
             if problem:
                 self.notify(problem, title="Not saved", severity="error")
                 return
-            self._write(as_copy(self._text_base(original), profile), overwrite=False)
+            self._write(self._copy_of(original, profile), overwrite=False)
         elif profile.name != original.name:
             problem = self._name_problem(profile.name)
             if problem:
@@ -514,6 +514,18 @@ class WorkloadScreen(Screen):
             self._write(profile, overwrite=False, replaces=original.name)
         else:
             self._write(profile, overwrite=True)
+
+    def _copy_of(self, original: Profile, copy: Profile) -> Profile:
+        """`copy` saved as a profile of its own: titled and described against what it came from."""
+        base = self._text_base(original)
+        if original.overridden:
+            # "…, overridden on the command line" was said of a run, not of a profile file: a
+            # copy is described against the file it came from, its changes listed as edits.
+            if copy.title == original.title:
+                copy = replace(copy, title=base.title)
+            if copy.description == original.description:
+                copy = replace(copy, description=base.description)
+        return as_copy(base, copy)
 
     def _text_base(self, original: Profile) -> Profile:
         """What a copy's title and description are written against: for a profile read from a
@@ -546,7 +558,7 @@ class WorkloadScreen(Screen):
 
         def make(name: str) -> None:
             assert self.draft is not None
-            self._write(as_copy(self._text_base(self.draft.original), replace(source, name=name)), overwrite=False)
+            self._write(self._copy_of(self.draft.original, replace(source, name=name)), overwrite=False)
 
         self._ask_name("Duplicate profile", f"A new user profile, copied from {source.name}. Its name:",
                        self._free_name(source.name), make)
