@@ -138,6 +138,7 @@ def test_the_preparation_is_recorded_in_the_result_json_toml_and_show(disk_dir, 
     p = result.preparation
     assert p.bytes == 24 * MIB + 4096 and p.seconds > 0 and p.direct is True
     assert progress[0] == 0 and progress[-1] == p.bytes and progress == sorted(progress)
+    assert progress.count(p.bytes) == 1, "the whole file is reported once (after its flush), not also as the writers end"
     as_json = result_to_json(result)["preparation"]
     assert as_json == {"bytes": p.bytes, "seconds": p.seconds, "mib_s": pytest.approx(p.mib_s), "direct": True}
     json.dumps(as_json)

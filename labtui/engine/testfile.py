@@ -294,8 +294,8 @@ def _write_chunks(fd: int, data: RandomBlocks, size: int, progress, cancel: thre
             t.join(0.2)
             if cancel is not None and cancel.is_set():
                 halt.set()
-            elif progress is not None and not halt.is_set():
-                progress(sum(written))
+            elif progress is not None and not halt.is_set() and sum(written) < size:
+                progress(sum(written))  # the whole file is reported once, after its flush
     if failures:
         raise failures[0]
     if cancel is not None and cancel.is_set():
