@@ -29,8 +29,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from labtui.model import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
-from labtui.store import Store, builtin_profiles
-from labtui.summaries import cache_path
+from labtui.results.store import Store, builtin_profiles
+from labtui.results.summaries import cache_path
 
 DISKS = [
     TargetInfo(path="/mnt/nvme/labtui", device="/dev/nvme0n1p1", disk="nvme0n1", kind="NVMe",

@@ -46,7 +46,7 @@ from pathlib import Path
 
 import psutil
 
-from labtui.store import Store
+from labtui.results.store import Store
 from labtui.units import parse_duration
 from ramdisk import ram_disk  # beside this script
 

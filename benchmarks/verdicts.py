@@ -3,7 +3,7 @@
 Every trial builds RunResults as the engines do (exact counts per direction, latency by Little's
 law, per-second samples of an autocorrelated AR(1) series around each run's figure) for the I/O
 steps of a built-in profile, with a known run-to-run noise per step, and runs them through
-labtui.compare.compare and labtui.checks.confirmed (the code `labtui compare` and `labtui check`
+labtui.analysis.comparison.compare and labtui.analysis.checks.confirmed (the code `labtui compare` and `labtui check`
 run). Steps' noise differs: each step's noise is the level times a factor from 1/sqrt(2) to
 sqrt(2) (log-uniform), so the noisiest step is twice as noisy as the quietest.
 
@@ -32,9 +32,9 @@ import time
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
-from labtui.checks import FAILED, INCONCLUSIVE, confirmed
+from labtui.analysis.checks import FAILED, INCONCLUSIVE, confirmed
 from labtui.commands.check import DEFAULT_CONFIRM, DEFAULT_TOLERANCE_PCT, MIN_RUNS
-from labtui.compare import CLAIMS, IOPS, WORSE, compare
+from labtui.analysis.comparison import CLAIMS, IOPS, WORSE, compare
 from labtui.model import (
     DirectionStats,
     EngineInfo,
@@ -46,7 +46,7 @@ from labtui.model import (
     StepResult,
     TargetInfo,
 )
-from labtui.store import builtin_profiles
+from labtui.results.store import builtin_profiles
 
 NOISE = (0.01, 0.03, 0.05, 0.10, 0.20)
 SPREAD = math.sqrt(2.0)  # a step's noise is the level times a factor in [1/SPREAD, SPREAD]

@@ -26,11 +26,11 @@ from textual.scrollbar import ScrollBar
 
 from labtui.errors import LabtuiError
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
-from labtui.palette import LabtuiCommands, offered_bindings
-from labtui.priority import raise_ui_priority
-from labtui.store import Store, loads_toml
-from labtui.targets import DeviceScan, Target, scan_devices
-from labtui.theming import (
+from labtui.tui.command_palette import LabtuiCommands, offered_bindings
+from labtui.tui.priority import raise_ui_priority
+from labtui.results.store import Store, loads_toml
+from labtui.tui.target_choice import DeviceScan, Target, scan_devices
+from labtui.tui.theming import (
     DEFAULT_THEME,
     LABTUI_VARIABLES,
     LAST_RESORT_THEME,
@@ -38,7 +38,7 @@ from labtui.theming import (
     shipped_theme_dir,
     user_theme_dir,
 )
-from labtui.widgets.glyphs import ConsoleScrollBarRender, key_display, plain_console
+from labtui.tui.glyphs import ConsoleScrollBarRender, key_display, plain_console
 
 _HERE = Path(__file__).resolve().parent
 # Textual's scrollbar, with whole-cell thumbs in an app that sets plain_glyphs.
@@ -139,7 +139,7 @@ class LabtuiApp(App[None]):
         plain_glyphs: bool | None = None,
     ) -> None:
         super().__init__()
-        # The Linux console's fonts lack braille, eighth blocks and ⏎ (labtui.widgets.glyphs).
+        # The Linux console's fonts lack braille, eighth blocks and ⏎ (labtui.tui.glyphs).
         self.plain_glyphs = plain_console() if plain_glyphs is None else plain_glyphs
         if self.plain_glyphs:
             self.add_class("-plain-glyphs")  # app.tcss swaps the borders the console cannot draw

@@ -5,9 +5,9 @@ from dataclasses import replace
 import pytest
 from synthetic import HOST, READ, TARGET, run_result
 
-from labtui import baselines
+from labtui.results import baselines
 from labtui.errors import LabtuiError, NotFoundError, StoreError
-from labtui.store import Store
+from labtui.results.store import Store
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ import pytest
 from conftest import labtui_cmd
 
 from labtui.engine import devices
-from labtui.store import Store
+from labtui.results.store import Store
 
 pytestmark = pytest.mark.slow
 # The RAM-backed loop device is so fast that the engine's CPU limits it, and a busy machine makes

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from synthetic import MIXED, READ, WRITE, run_result
 
-from labtui.checks import (
+from labtui.analysis.checks import (
     DOUBT,
     FAIL,
     FAILED,
@@ -20,7 +20,7 @@ from labtui.checks import (
     check,
     parse_fail_on,
 )
-from labtui.compare import pooled
+from labtui.analysis.comparison import pooled
 from labtui.errors import ValidationError
 from labtui.model import Step, StepResult
 

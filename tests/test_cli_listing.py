@@ -9,7 +9,7 @@ from conftest import labtui_cmd
 from factories import broken_files, make_result
 
 from labtui.cli import main
-from labtui.store import Store, result_to_json
+from labtui.results.store import Store, result_to_json
 
 
 def cli(capsys, *args):

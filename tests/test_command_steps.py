@@ -19,7 +19,7 @@ from labtui.engine.runner import RunOptions, Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.params import Param
-from labtui.store import Store
+from labtui.results.store import Store
 
 MIB = 1024 * 1024
 

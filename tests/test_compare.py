@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
-from labtui.compare import BETTER, NOISE, SMALL, UNKNOWN, WORSE, compare, pooled, summarize
+from labtui.analysis.comparison import BETTER, NOISE, SMALL, UNKNOWN, WORSE, compare, pooled, summarize
 
 
 def verdicts(comparison, index=1):
@@ -270,7 +270,7 @@ def test_the_terminal_table_names_a_step_once_and_never_cuts_a_verdict_at_80_col
     # Imported steps are often named by their workload ("RND64K Q8T4 R"): said once, not twice.
     from rich.console import Console
 
-    from labtui.compare_report import comparison_renderable
+    from labtui.render.comparison import comparison_renderable
 
     imported = replace(READ, name=READ.label())
     a = run_result("a", {imported: [3000], WRITE: [3000]})

@@ -11,7 +11,7 @@ from conftest import labtui_cmd
 from markdown_tables import tables
 from synthetic import READ, WRITE, run_result
 
-from labtui.store import Store
+from labtui.results.store import Store
 
 
 def run(*args):

@@ -1,28 +1,41 @@
-"""The engine, model and store know nothing of the UI: importing them loads no Textual."""
+"""The measuring and keeping layers know nothing of the UI: importing them loads no Textual and no Rich.
+
+This is the runtime check (it sees the importlib registries, e.g. the engines by name, which a static
+import graph cannot); tests/test_architecture.py checks the layers statically.
+"""
 
 import subprocess
 import sys
 
+UI = ("textual", "rich", "plotext")
+UI_MODULES = ("labtui.app", "labtui.screens", "labtui.widgets", "labtui.tui", "labtui.commands", "labtui.render")
 
-def test_core_imports_no_textual():
-    code = (
-        "import sys, pkgutil, importlib, labtui.engine, labtui.model, labtui.store\n"
-        "for m in pkgutil.walk_packages(labtui.engine.__path__, 'labtui.engine.'):\n"
-        "    importlib.import_module(m.name)\n"
-        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith(('textual.', 'labtui.screens', 'labtui.widgets', 'labtui.app')))\n"
-        "print(','.join(bad))\n"
+
+def imported_by(code: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", code + "\nprint(','.join(sorted(sys.modules)))"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip().split(",")
+
+
+def test_engine_results_analysis_and_the_vocabulary_import_no_ui():
+    loaded = imported_by(
+        "import sys, pkgutil, importlib, labtui\n"
+        "for package in ('labtui.engine', 'labtui.results', 'labtui.analysis'):\n"
+        "    p = importlib.import_module(package)\n"
+        "    for m in pkgutil.walk_packages(p.__path__, package + '.'):\n"
+        "        importlib.import_module(m.name)\n"
+        "for m in ('model', 'errors', 'units', 'params', 'series', 'printable'):\n"
+        "    importlib.import_module('labtui.' + m)\n"
+        "from labtui.engine.base import ENGINES, get_engine\n"
+        "for name in ENGINES:\n"
+        "    get_engine(name)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "", f"core modules import UI modules: {out.stdout}"
+    bad = [m for m in loaded if m.split(".")[0] in UI or m.startswith(UI_MODULES)]
+    assert bad == [], f"core modules import UI modules: {bad}"
 
 
-def test_comparison_core_imports_neither_textual_nor_rich():
-    # The CLI and the TUI's Compare screen share these; they must stay free of any presentation layer.
-    code = (
-        "import sys, labtui.compare, labtui.stats, labtui.baselines, labtui.export, labtui.markdown, labtui.summaries, "
-        "labtui.live\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich') or m.startswith('labtui.screens'))\n"
-        "print(','.join(bad))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "", f"comparison modules import presentation modules: {out.stdout}"
+def test_markdown_and_export_need_no_rich():
+    # Reports written into files and pipes: the CLI and the TUI's Compare screen share them.
+    loaded = imported_by("import sys, labtui.render.export, labtui.render.markdown")
+    bad = [m for m in loaded if m.split(".")[0] in UI or m.startswith(UI_MODULES[:-1])]
+    assert bad == [], f"export and markdown import presentation modules: {bad}"

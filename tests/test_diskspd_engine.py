@@ -21,7 +21,7 @@ from labtui.engine.diskspd import DiskSpdEngine
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepFinished
 from labtui.engine.runner import RunOptions, Runner
 from labtui.model import Profile, Step
-from labtui.store import Store, dumps_toml
+from labtui.results.store import Store, dumps_toml
 
 LINUX_REPORT = FIXTURES / "diskspd-text/diskspd-linux-port-rnd64k-read-F4-o128-reconstructed.txt"
 

@@ -16,7 +16,7 @@ from labtui.engine.cpubound import WorkerLoad, verdict
 from labtui.engine.events import RunWarning, SampleTaken
 from labtui.engine.runner import RunOptions, Runner
 from labtui.model import Profile, Step
-from labtui.store import Store, result_to_json
+from labtui.results.store import Store, result_to_json
 
 
 def test_a_worker_on_a_cpu_almost_all_the_time_is_cpu_bound():
@@ -123,7 +123,7 @@ def test_a_comparison_of_cpu_bound_figures_says_so():
     from dataclasses import replace
 
     from factories import make_result
-    from labtui.compare import compare
+    from labtui.analysis.comparison import compare
 
     a = make_result("20240501-103005-aaaa")
     bound = replace(a.steps[0], engine_bound="a worker process used 99 % of a CPU", engine_cpu_percent=99.0)
@@ -136,7 +136,7 @@ def test_a_comparison_of_cpu_bound_figures_says_so():
 
 def test_the_live_state_flags_a_cpu_bound_interval_and_keeps_it_when_merged():
     from labtui.engine.events import StepStarted
-    from labtui.live import LiveRun, merge_samples
+    from labtui.analysis.live import LiveRun, merge_samples
     from labtui.model import Sample
 
     step = Step(name="s", duration=3, warmup=0)

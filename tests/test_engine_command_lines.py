@@ -14,7 +14,7 @@ import pytest
 from labtui.engine.diskspd import DiskSpdEngine, diskspd_arguments
 from labtui.engine.fio import FioEngine, fio_arguments
 from labtui.model import Step
-from labtui.store import builtin_profiles
+from labtui.results.store import builtin_profiles
 
 PINNED = {
     ('quick-sanity', 'Read 64K random'): (

@@ -9,9 +9,9 @@ import pytest
 from markdown_tables import tables
 from synthetic import READ, WRITE, run_result
 
-from labtui import export, markdown
-from labtui.compare import compare
-from labtui.compare_report import comparison_markdown
+from labtui.render import export, markdown
+from labtui.analysis.comparison import compare
+from labtui.render.comparison import comparison_markdown
 from labtui.model import Step, StepResult
 
 

@@ -17,7 +17,7 @@ from conftest import labtui_cmd, require_tool
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
 from labtui.engine.runner import RunOptions, Runner
 from labtui.model import Profile, Step
-from labtui.store import Store
+from labtui.results.store import Store
 
 pytestmark = pytest.mark.slow
 

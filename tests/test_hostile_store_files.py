@@ -8,7 +8,7 @@ import subprocess
 import time
 
 from conftest import labtui_cmd
-from labtui.store import Store
+from labtui.results.store import Store
 from tui_support import make_app, save_history
 
 DEEP = 100_000  # far past Python's recursion limit

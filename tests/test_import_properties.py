@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES
-from labtui.engine.importers import decode, import_text
+from labtui.results.imports import decode, import_text
 from labtui.errors import LabtuiError
 from labtui.model import STATUSES, RunResult
-from labtui.store import result_from_toml, result_to_toml
+from labtui.results.store import result_from_toml, result_to_toml
 
 SOURCES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".md")
 CONTENT = {p.name: p.read_bytes() for p in SOURCES}

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, labtui_cmd
-from labtui.engine.importers import import_file, import_text
+from labtui.results.imports import import_file, import_text
 from labtui.errors import ReportError
 from labtui.model import LatencySummary
-from labtui.store import Store
+from labtui.results.store import Store
 
 FIO_MIXED = FIXTURES / "fio-json/fio-3.36-randrw128k-qd1-psync-default.json"
 FIO_TWO_FILES = FIXTURES / "fio-json/fio-3.26-readwrite256k-rw70-30-qd64-2files-libaio.json"
@@ -72,7 +72,7 @@ def test_fio_percentiles_never_pass_the_slowest_io():
 
 
 def test_a_mixed_step_shows_its_p99_per_direction_where_the_report_has_none_of_its_own():
-    from labtui.report import p99_text
+    from labtui.render.result_tables import p99_text
 
     (result,) = import_file(FIO_MIXED)
     step = result.steps[0]
@@ -87,7 +87,7 @@ def run_show(result) -> str:
 
     from rich.console import Console
 
-    from labtui.report import result_steps_table
+    from labtui.render.result_tables import result_steps_table
 
     console = Console(file=io.StringIO(), width=200, color_system=None)
     console.print(result_steps_table(result))
@@ -126,7 +126,7 @@ def test_a_job_of_no_time_among_others_fails_its_step():
 
 
 def test_latency_figures_that_cannot_all_be_true_are_named():
-    from labtui.engine.importers import latency_contradiction
+    from labtui.results.imports import latency_contradiction
 
     # Mean 253 ms, yet 99 % of I/Os within 1.5 ms and the slowest at 10 s: at most 101.5 ms.
     why = latency_contradiction(LatencySummary(mean=253.0, min=0.1, max=10_000.0, p50=0.5, p99=1.5))
@@ -207,7 +207,7 @@ def test_a_block_device_is_refused_without_reading_it():
 
 
 def test_a_file_whose_size_says_nothing_is_read_only_up_to_the_cap(monkeypatch):
-    from labtui.engine import importers
+    from labtui.results import imports as importers
 
     # /proc files are regular files of size 0 that hold kilobytes: the size is no guard.
     maps = Path("/proc/self/maps")

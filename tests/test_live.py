@@ -19,7 +19,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.live import ChartPoints, LiveRun, LiveStep, SampleBuffer, downsample, merge_samples
+from labtui.analysis.live import ChartPoints, LiveRun, LiveStep, SampleBuffer, downsample, merge_samples
 from labtui.model import EngineInfo, Sample, Step, TargetInfo
 
 MIB = 1024 * 1024

@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.visual import Visual, visualize
 from textual_plotext import PlotextPlot
 
-from labtui.theming import LABTUI_VARIABLES
+from labtui.tui.theming import LABTUI_VARIABLES
 from labtui.widgets.live_chart import Line, LiveChart, nice_ticks
 from tui_support import screen_text
 

@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
-from labtui.archive import BATCH_BYTES, ArchivePlan, plan_archive
+from labtui.engine.archive import BATCH_BYTES, ArchivePlan, plan_archive
 from labtui.errors import LabtuiError
 
 MIB = 1024 * 1024
@@ -151,7 +151,7 @@ def test_interrupted_while_zpaq_runs_it_stops_zpaq_and_removes_the_unfinished_ar
 def test_an_interrupt_while_a_block_is_generated_leaves_nothing_and_stays_an_interrupt(work, monkeypatch):
     # Ctrl+C can land inside the generator, while a slice of the shared buffer is in use: the
     # cleanup must not turn it into another error (closing a buffer that is still exported).
-    from labtui import archive
+    from labtui.engine import archive
 
     require_tool("zpaq")
     real_fill = archive.RandomBlocks.fill

@@ -298,7 +298,7 @@ def test_planned_seconds_and_overrides():
 
 
 def test_an_overridden_profile_describes_what_runs_and_names_its_profile():
-    from labtui.store import builtin_profiles
+    from labtui.results.store import builtin_profiles
 
     original = next(p for p in builtin_profiles() if p.name == "quick-sanity")
     assert "10 s each on a 1 GiB file" in original.description and not original.overridden

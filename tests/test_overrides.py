@@ -7,7 +7,7 @@ import subprocess
 
 from conftest import labtui_cmd
 from factories import make_result
-from labtui.store import Store, builtin_profiles
+from labtui.results.store import Store, builtin_profiles
 
 QUICK = next(p for p in builtin_profiles() if p.name == "quick-sanity")
 SAID = "quick-sanity overridden on the command line: duration 300ms in every step (was 10s), test file 4MiB (was 1GiB)"

@@ -13,7 +13,7 @@ from labtui.engine import limits
 from labtui.engine.runner import RunOptions, Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
-from labtui.store import Store
+from labtui.results.store import Store
 
 
 def profile(threads: int, outstanding: int, cache: str) -> Profile:

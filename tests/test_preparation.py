@@ -21,8 +21,8 @@ from labtui.engine import testfile
 from labtui.engine.runner import RunOptions, Runner
 from labtui.engine.testfile import CHUNK, TestFile, write_test_file
 from labtui.model import Profile, Step
-from labtui.report import context_table
-from labtui.store import Store, result_to_json
+from labtui.render.result_tables import context_table
+from labtui.results.store import Store, result_to_json
 
 MIB = 1024 * 1024
 

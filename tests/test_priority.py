@@ -18,7 +18,7 @@ from conftest import REPO, require_tool
 
 PROBE = """
 import json, os, subprocess, sys, threading
-from labtui.priority import raise_ui_priority
+from labtui.tui.priority import raise_ui_priority
 os.nice(int(sys.argv[1]))
 started = threading.Event()
 thread = threading.Thread(target=started.wait, daemon=True)  # a thread that exists before, as Textual's do

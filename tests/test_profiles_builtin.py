@@ -3,7 +3,7 @@
 import pytest
 
 from labtui.model import Profile, Step
-from labtui.store import builtin_profiles
+from labtui.results.store import builtin_profiles
 
 KIB, GIB = 1024, 1024**3
 

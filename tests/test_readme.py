@@ -36,7 +36,7 @@ def _section(title: str) -> str:
 
 
 def test_where_data_lives_matches_the_store(tmp_path, monkeypatch):
-    from labtui.store import Store
+    from labtui.results.store import Store
 
     text = _section("Where data lives")
     assert "LABTUI_HOME" in text

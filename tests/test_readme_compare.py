@@ -7,8 +7,8 @@ import pytest
 from conftest import REPO
 from synthetic import HOST, TARGET, step_result
 
-from labtui.compare import compare
-from labtui.compare_report import comparison_markdown
+from labtui.analysis.comparison import compare
+from labtui.render.comparison import comparison_markdown
 from labtui.model import EngineInfo, Profile, RunResult, Step
 
 BEGIN, END = "<!-- seed-comparison -->\n", "<!-- /seed-comparison -->"

@@ -28,7 +28,7 @@ from labtui.engine.runner import RunOptions, Runner
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
-from labtui.store import Store
+from labtui.results.store import Store
 
 MIB = 1024 * 1024
 

@@ -23,7 +23,7 @@ from labtui.engine.guard import check_raw_target, inspect_device, scan_signature
 from labtui.engine.runner import RunOptions, Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
-from labtui.store import Store
+from labtui.results.store import Store
 
 MIB = 1024 * 1024
 

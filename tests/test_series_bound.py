@@ -9,9 +9,10 @@ from dataclasses import replace
 import pytest
 
 from factories import make_result
-from labtui import series, store as store_module
+from labtui import series
+from labtui.results import store as store_module
 from labtui.model import Sample
-from labtui.store import Store
+from labtui.results.store import Store
 
 
 def fine_series(count: int, *, interval: float = 0.01, seed: int = 7) -> tuple[Sample, ...]:

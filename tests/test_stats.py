@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from labtui import stats
+from labtui.analysis import stats
 
 # scipy.stats.t.ppf(p, df) for p = 0.975, 0.995, 0.95
 T_TABLE = {

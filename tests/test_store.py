@@ -11,10 +11,10 @@ import pytest
 from conftest import REPO
 from factories import broken_files, make_result
 
-from labtui import store as store_module
+from labtui.results import store as store_module
 from labtui.errors import NotFoundError, StoreError, ValidationError
 from labtui.model import Profile, Step
-from labtui.store import BrokenFile, Store, atomic_write, data_home
+from labtui.results.store import BrokenFile, Store, atomic_write, data_home
 
 # --------------------------------------------------------------------------- where data lives
 
@@ -151,7 +151,7 @@ import sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 from factories import broken_files, make_result
-from labtui.store import Store
+from labtui.results.store import Store
 store = Store(Path(sys.argv[1]))
 for i in range(int(sys.argv[2])):
     store.save_result(make_result("race", tags=(sys.argv[3], str(i))))

@@ -10,9 +10,9 @@ import pytest
 from factories import broken_files, make_result
 from synthetic import READ, TARGET, run_result
 
-from labtui import summaries
-from labtui.store import Store
-from labtui.summaries import ResultSummary, cache_path, load_summaries, previous_comparable
+from labtui.results import summaries
+from labtui.results.store import Store
+from labtui.results.summaries import ResultSummary, cache_path, load_summaries, previous_comparable
 
 
 def _save(store: Store, n: int) -> list:

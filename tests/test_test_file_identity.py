@@ -21,7 +21,7 @@ from labtui.engine.runner import RunOptions, Runner
 from labtui.engine.testfile import TestFile, TestFileChanged, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
-from labtui.store import Store
+from labtui.results.store import Store
 
 MIB = 1024 * 1024
 

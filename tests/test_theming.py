@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from labtui.theming import LABTUI_VARIABLES, ThemeError, load_theme_file, load_themes, parse_theme, shipped_theme_dir
+from labtui.tui.theming import LABTUI_VARIABLES, ThemeError, load_theme_file, load_themes, parse_theme, shipped_theme_dir
 
 
 def test_the_shipped_themes_load_and_set_labtuis_variables():

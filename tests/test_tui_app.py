@@ -6,7 +6,7 @@ from labtui.screens.confirm import ConfirmModal
 from labtui.screens.disks import DisksScreen
 from labtui.screens.help import HelpScreen
 from labtui.screens.workload import WorkloadScreen
-from labtui.store import Store
+from labtui.results.store import Store
 from tui_support import disks_ready, make_app, open_workload, palette_search, palette_type, screen_text, wait_for
 
 

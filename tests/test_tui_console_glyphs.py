@@ -14,7 +14,7 @@ import pytest
 from labtui.screens.compare import CompareScreen
 from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.result import ResultScreen
-from labtui.widgets.glyphs import plain_console
+from labtui.tui.glyphs import plain_console
 from tui_support import (
     disks_ready,
     make_app,

@@ -9,9 +9,9 @@ import pytest
 from dataclasses import replace
 
 from labtui.screens.disks import SHRINK, DisksScreen, VolumeTable, pcie_link, table_rows
-from labtui.widgets.columns import fit_widths
+from labtui.tui.columns import fit_widths
 from labtui.screens.target_directory import TargetDirectoryModal
-from labtui.store import Store
+from labtui.results.store import Store
 from tui_support import FAKE_DISKS, FAKE_HOME, disks_ready, fake_scan, make_app, screen_text, wait_for
 from textual.widgets import Input
 

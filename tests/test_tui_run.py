@@ -18,7 +18,7 @@ from labtui.screens.history import HistoryScreen
 from labtui.screens.params import ParamsModal
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.run import RunScreen
-from labtui.store import Store
+from labtui.results.store import Store
 from labtui.widgets.live_chart import LiveChart
 from tui_support import (ScriptedRunner, disks_ready, make_app, screen_text, set_text, short_profile, wait_for,
                           widget_text)
@@ -293,7 +293,7 @@ async def test_a_raw_device_is_written_only_after_its_name_is_typed(labtui_home,
 
     if _can_make_loops():
         pytest.skip(_can_make_loops())
-    from labtui.targets import Target
+    from labtui.tui.target_choice import Target
 
     with loop_device(tmp_path, 32) as device:
         before = digest(device)

@@ -13,7 +13,7 @@ from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.result import ResultScreen
 from labtui.screens.run import RunScreen
 from labtui.screens.workload import WorkloadScreen
-from labtui.store import Store
+from labtui.results.store import Store
 from tui_support import disks_ready, make_app, open_workload, screen_text, set_text, short_profile, wait_for
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.run import RunScreen
-from labtui.store import Store
+from labtui.results.store import Store
 from tui_support import disks_ready, history_results, make_app, save_history, scripted_run, wait_for, wavy_result
 
 SIZES = [(80, 24), (120, 40)]

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import REPO, require_tool
 from labtui.engine.devices import list_volumes, volume_of
-from labtui.store import Store
+from labtui.results.store import Store
 from tui_support import short_profile
 
 class Terminal:

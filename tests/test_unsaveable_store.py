@@ -20,7 +20,7 @@ from labtui.engine.events import RunFinished, RunWarning
 from labtui.engine.runner import Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
-from labtui.store import Store
+from labtui.results.store import Store
 
 MIB = 1024 * 1024
 
@@ -150,7 +150,7 @@ def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
 
 
 async def test_the_tui_shows_a_result_it_could_not_save(labtui_home, tmp_path):
-    from labtui.targets import Target
+    from labtui.tui.target_choice import Target
     from tui_support import make_app, screen_text, wait_for
     from test_tui_run import open_run
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Callable
 
 from labtui.engine.devices import Disk, Volume
-from labtui.store import Store
-from labtui.targets import DeviceScan
+from labtui.results.store import Store
+from labtui.tui.target_choice import DeviceScan
 
 GIB = 1024**3
 FIXED_NOW = datetime(2025, 3, 14, 9, 26, 53)
@@ -289,7 +289,7 @@ def wavy_result(result_id: str = "20240507-101500-abcd"):
                                   read_lat_p99_ms=3 * lat if reads else None, write_lat_mean_ms=lat if writes else None,
                                   write_lat_p99_ms=3 * lat if writes else None, cpu_percent=12.0 + i % 5))
         # The step's totals are its samples' sums, as a real run's are.
-        from labtui.live import merge_samples
+        from labtui.analysis.live import merge_samples
         from labtui.model import DirectionStats, LatencySummary
 
         total = merge_samples(samples)

@@ -20,7 +20,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from labtui import baselines
+    from labtui.results import baselines
     from labtui.commands.common import open_store, print_json, stdout
     from labtui.errors import LabtuiError, ValidationError
 
@@ -141,7 +141,7 @@ def _list(store, as_json: bool) -> int:
     from rich import box
     from rich.table import Table
 
-    from labtui import baselines
+    from labtui.results import baselines
     from labtui.commands.common import print_json, stdout
     from labtui.errors import LabtuiError
 

@@ -1,7 +1,7 @@
 """Re-run a baseline's profile and judge it: PASS (exit 0), FAIL (exit 1), or cannot tell (exit 3).
 
-The baseline is a set of runs (labtui.baselines); the re-run runs the profile as many times as
-the baseline has runs (at least 3) and is judged by labtui.checks. A failing or doubtful first
+The baseline is a set of runs (labtui.results.baselines); the re-run runs the profile as many times as
+the baseline has runs (at least 3) and is judged by labtui.analysis.checks. A failing or doubtful first
 pass is confirmed by fresh runs judged on their own: the first pass was picked for looking bad,
 so only new runs can show that it reproduces.
 """
@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
 
 def choose_baseline(store, args):
     """The baseline's runs (the marked result first) and a sentence saying how they were chosen."""
-    from labtui import baselines
+    from labtui.results import baselines
     from labtui.engine import devices
     from labtui.errors import LabtuiError, NotFoundError
 
@@ -93,13 +93,13 @@ def _drive(runner):
 def run(args) -> int:
     from dataclasses import replace
 
-    from labtui import baselines
-    from labtui.checks import FAILED, PASSED, confirmed, parse_fail_on
+    from labtui.results import baselines
+    from labtui.analysis.checks import FAILED, PASSED, confirmed, parse_fail_on
     from labtui.commands.common import given, open_store, print_json, stderr, stdout
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import EXIT_FAILED, EXIT_OK, confirm
-    from labtui.compare import pooled
-    from labtui.compare_report import check_renderable
+    from labtui.analysis.comparison import pooled
+    from labtui.render.comparison import check_renderable
     from labtui.engine.runner import RunOptions, Runner
     from labtui.errors import ValidationError
     from labtui.params import parse_assignments

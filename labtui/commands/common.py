@@ -43,7 +43,7 @@ def given(value: str | None, option: str, wanted: str = "a value") -> str | None
 
 
 def open_store():
-    from labtui.store import Store
+    from labtui.results.store import Store
 
     return Store()
 
@@ -79,7 +79,7 @@ def warn_broken(broken) -> None:
 
 def result_json(result) -> dict:
     """A result's `--json` form plus, per step and metric, its mean, spread and 95 % interval."""
-    from labtui.compare import statistics_json, summarize
-    from labtui.store import result_to_json
+    from labtui.analysis.comparison import statistics_json, summarize
+    from labtui.results.store import result_to_json
 
     return result_to_json(result) | {"statistics": statistics_json(summarize(result))}

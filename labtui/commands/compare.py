@@ -28,10 +28,10 @@ def tolerance(args, default: float) -> float:
 
 def run(args) -> int:
     from labtui.commands.common import open_store, print_json, stdout
-    from labtui.compare import DEFAULT_TOLERANCE_PCT, compare
-    from labtui.compare_report import comparison_markdown, comparison_renderable
+    from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT, compare
+    from labtui.render.comparison import comparison_markdown, comparison_renderable
     from labtui.errors import LabtuiError
-    from labtui.known_noise import hint_from_store
+    from labtui.analysis.known_noise import hint_from_store
 
     if len(args.ids) < 2:
         raise LabtuiError("compare needs at least two result ids (the first is the reference)")

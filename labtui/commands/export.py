@@ -15,7 +15,7 @@ def run(args) -> int:
     import sys
 
     from labtui.commands.common import open_store, warn_broken
-    from labtui.export import render
+    from labtui.render.export import render
 
     store = open_store()
     if args.ids:

@@ -13,7 +13,7 @@ def add_arguments(parser) -> None:
 
 
 def summary(row) -> dict:
-    """The `--json` entry of one result (a labtui.summaries.ResultSummary)."""
+    """The `--json` entry of one result (a labtui.results.summaries.ResultSummary)."""
     return {
         "id": row.id,
         "started": row.started.isoformat(),
@@ -47,7 +47,7 @@ def history_table(results, *, wide: bool):
     from rich.table import Table
     from rich.text import Text
 
-    from labtui.report import fmt_iops, fmt_mib, fmt_time
+    from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_time
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)

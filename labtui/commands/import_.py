@@ -21,12 +21,12 @@ def run(args) -> int:
     from dataclasses import replace
 
     from labtui.commands.common import open_store, print_json
-    from labtui.engine.importers import import_file
+    from labtui.results.imports import import_file
     from labtui.errors import LabtuiError
     from labtui.printable import printable
-    from labtui.report import fmt_iops, fmt_mib
-    from labtui.store import result_to_json
-    from labtui.summaries import load_summaries
+    from labtui.render.result_tables import fmt_iops, fmt_mib
+    from labtui.results.store import result_to_json
+    from labtui.results.summaries import load_summaries
 
     store = open_store()
     rows, _broken = load_summaries(store)
@@ -89,6 +89,6 @@ def _earlier_imports(rows, results) -> list[str]:
 
 
 def _as_rows(done):
-    from labtui.summaries import ResultSummary
+    from labtui.results.summaries import ResultSummary
 
     return [ResultSummary.of(result, path.name) for result, path in done]

@@ -16,7 +16,7 @@ def _as_json(profile) -> dict:
 
 def run(args) -> int:
     from labtui.commands.common import open_store, print_json, stdout, warn_broken
-    from labtui.report import profiles_table, steps_table
+    from labtui.render.result_tables import profiles_table, steps_table
 
     store = open_store()
     if args.name:

@@ -28,8 +28,8 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.model import STEP_STARTUP_SECONDS
-from labtui.report import command_summary, fmt_iops, fmt_mib, fmt_ms, fmt_pct, result_steps_table
-from labtui.targets import device_words
+from labtui.render.result_tables import command_summary, fmt_iops, fmt_mib, fmt_ms, fmt_pct, result_steps_table
+from labtui.tui.target_choice import device_words
 from labtui.units import format_size, human_duration, human_size
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -245,8 +245,8 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
             out = stdout()
             out.print(result_steps_table(result))
             if result.profile.repeat > 1:
-                from labtui.compare import summarize
-                from labtui.compare_report import statistics_table
+                from labtui.analysis.comparison import summarize
+                from labtui.render.comparison import statistics_table
 
                 out.print(statistics_table(summarize(result)))
             if save_error is None:

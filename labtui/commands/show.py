@@ -14,9 +14,9 @@ def run(args) -> int:
     from rich.markup import escape
 
     from labtui.commands.common import open_store, print_json, result_json, stdout
-    from labtui.compare import summarize
-    from labtui.compare_report import statistics_table
-    from labtui.report import command_summary, context_table, latency_table, result_steps_table
+    from labtui.analysis.comparison import summarize
+    from labtui.render.comparison import statistics_table
+    from labtui.render.result_tables import command_summary, context_table, latency_table, result_steps_table
 
     result = open_store().find_result(args.id)
     if args.json:

@@ -1,5 +1,5 @@
-"""The measuring core: runs workloads on targets and reads other tools' results.
+"""The measuring core: runs workloads on targets, drives fio and DiskSpd and parses their output.
 
-Nothing under this package imports Textual or `labtui.screens`; the TUI and the headless CLI
+Nothing under this package imports Textual, Rich or `labtui.screens`; the TUI and the headless CLI
 consume the same typed event stream (`labtui.engine.events`).
 """

@@ -8,7 +8,7 @@ only when DiskSpd must create the file itself. Windows also gets `-C` (cool-down
 the Linux port rejects both and only writes its text report.
 
 DiskSpd prints nothing until it ends, so the live samples are the target disk's kernel counters
-(diskstats.DiskSampler). The step's result is DiskSpd's own report (diskspd_report), with its
+(diskstats.DiskSampler). The step's result is DiskSpd's own report (diskspd_parse), with its
 per-second counts as the series where the XML has them.
 """
 
@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 from typing import AsyncIterator
 
-from labtui.engine import diskspd_report as ds
+from labtui.engine import diskspd_parse as ds
 from labtui.engine import subproc
 from labtui.engine.base import Engine, EngineFailed, EngineUnavailable, Job
-from labtui.engine.diskspd_report import size_arg
+from labtui.engine.diskspd_parse import size_arg
 from labtui.engine.diskstats import DiskSampler
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared

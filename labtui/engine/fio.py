@@ -13,7 +13,7 @@ The translation (`fio_arguments`) keeps the native engine's shape:
 
 fio runs with `--output-format=json(+) --status-interval=1`: it prints a cumulative report every
 interval and the final one at the end. Consecutive reports are differenced into samples
-(fio_report.SampleTracker) and the final report is the step's result, with fio's own counts.
+(fio_parse.SampleTracker) and the final report is the step's result, with fio's own counts.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import AsyncIterator
 
 import psutil
 
-from labtui.engine import fio_report as fr
+from labtui.engine import fio_parse as fr
 from labtui.engine import subproc
 from labtui.engine import cpubound
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, cpu_percent_between

@@ -2,7 +2,7 @@
 first, the verdict and what decided it (runs and p-value, or "single runs"); what differs in
 their context; warnings.
 
-The comparison is labtui.compare's (the CLI's `labtui compare` reads the same one), drawn with
+The comparison is labtui.analysis.comparison's (the CLI's `labtui compare` reads the same one), drawn with
 the theme's colours: success for better, error for worse. Escape goes back.
 """
 
@@ -16,13 +16,13 @@ from textual.containers import ScrollableContainer
 from textual.screen import Screen
 from textual.widgets import Static
 
-from labtui.compare import Comparison, compare
-from labtui.compare_report import Palette, comparison_markdown, comparison_renderable
+from labtui.analysis.comparison import Comparison, compare
+from labtui.render.comparison import Palette, comparison_markdown, comparison_renderable
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
-from labtui.widgets.styling import theme_style
+from labtui.tui.styling import theme_style
 
 
 def theme_palette(app) -> Palette:
@@ -51,7 +51,7 @@ class CompareScreen(Screen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        from labtui.known_noise import hint_from_store
+        from labtui.analysis.known_noise import hint_from_store
 
         try:
             self.comparison = compare(self.results, hint=hint_from_store(self.app.store, self.results))
@@ -76,7 +76,7 @@ class CompareScreen(Screen):
         default = directory / f"labtui-compare-{self.app.clock().strftime('%Y%m%d-%H%M')}.md"
 
         def done(text: str | None) -> None:
-            from labtui.store import atomic_write
+            from labtui.results.store import atomic_write
 
             if text is None:
                 return

@@ -20,12 +20,12 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from labtui.engine.devices import Disk, Volume
-from labtui.targets import DeviceScan, Target, default_directory, refusal, space_shortfall
+from labtui.tui.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.units import human_size
-from labtui.widgets.columns import fit_widths, shorten
+from labtui.tui.columns import fit_widths, shorten
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
-from labtui.widgets.styling import theme_style
+from labtui.tui.styling import theme_style
 
 # Disks people benchmark come first; loop devices and RAM disks last.
 _LOOPISH = ("loop", "ram", "zram")

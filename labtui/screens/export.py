@@ -1,7 +1,7 @@
 """Export results to a file: CSV for spreadsheets, Markdown for posts and tickets, JSON for scripts.
 
 A modal with the format and the file name (in the directory labtui was started in, unless
-another is typed); it writes through labtui.export (the same rows as `labtui export`), never
+another is typed); it writes through labtui.render.export (the same rows as `labtui export`), never
 replaces an existing file, and says where the file went.
 """
 
@@ -18,9 +18,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from labtui import export
+from labtui.render import export
 from labtui.model import RunResult
-from labtui.store import atomic_write
+from labtui.results.store import atomic_write
 from labtui.widgets.choice import Choice
 
 SUFFIX = {"csv": ".csv", "markdown": ".md", "json": ".json"}

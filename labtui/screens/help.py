@@ -12,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from labtui.widgets.styling import theme_style
+from labtui.tui.styling import theme_style
 
 
 @dataclass(frozen=True)

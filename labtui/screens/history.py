@@ -1,6 +1,6 @@
 """The History screen: every saved result (runs and imports), filtered as you type, sorted, marked, acted on.
 
-The rows come from the summary index (labtui.summaries), so thousands of results list at once;
+The rows come from the summary index (labtui.results.summaries), so thousands of results list at once;
 a result's file is read in full only when it is opened, compared, tagged, exported or run
 again. Broken files are listed too, with the reason they cannot be read. Marked results
 (Space) are what Compare, Export and Delete act on; with none marked they act on the row under
@@ -23,17 +23,17 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
-from labtui import baselines
+from labtui.results import baselines
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
-from labtui.report import fmt_iops, fmt_mib, fmt_ms, fmt_time
-from labtui.store import BrokenFile
-from labtui.summaries import ResultSummary
-from labtui.widgets.columns import fit_widths
+from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_time
+from labtui.results.store import BrokenFile
+from labtui.results.summaries import ResultSummary
+from labtui.tui.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
-from labtui.widgets.styling import status_styles, theme_style
+from labtui.tui.styling import status_styles, theme_style
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
 COLUMNS: tuple[tuple[str, str], ...] = (

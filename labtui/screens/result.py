@@ -14,15 +14,15 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from labtui.live import directions
+from labtui.analysis.live import directions
 from labtui.model import RunResult, StepResult
-from labtui.report import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_text
-from labtui.widgets.columns import fit_widths
+from labtui.render.result_tables import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_text
+from labtui.tui.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.step_charts import StepCharts
-from labtui.widgets.styling import status_styles, theme_style
+from labtui.tui.styling import status_styles, theme_style
 
 STEP_COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("iops", "IOPS"), ("mib_s", "MiB/s"),
                 ("mean", "Mean ms"), ("p99", "p99 ms"), ("cpu", "CPU"), ("status", "Status"))

@@ -34,16 +34,16 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 from labtui.engine.cpubound import ADVICE
 from labtui.engine.events import PrepareProgress, SampleTaken
 from labtui.errors import LabtuiError
-from labtui.live import FigureRow, LiveRun, prepare_text
+from labtui.analysis.live import FigureRow, LiveRun, prepare_text
 from labtui.model import Profile, RunResult
-from labtui.report import fmt_iops, fmt_mib, fmt_ms, result_steps_table
-from labtui.targets import Target, describe_in_full, run_extent
+from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, result_steps_table
+from labtui.tui.target_choice import Target, describe_in_full, run_extent
 from labtui.units import human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.step_charts import StepCharts
-from labtui.widgets.styling import theme_style
+from labtui.tui.styling import theme_style
 
 FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
 ENGINE_TITLES = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}
@@ -727,9 +727,9 @@ class RunScreen(Screen):
                 Text("An aborted or failed run is not compared with earlier ones.", style="dim"))
 
     def _show_comparison(self) -> None:
-        from labtui.compare import compare
-        from labtui.compare_report import comparison_renderable
-        from labtui.known_noise import hint_from_store
+        from labtui.analysis.comparison import compare
+        from labtui.render.comparison import comparison_renderable
+        from labtui.analysis.known_noise import hint_from_store
         from labtui.screens.compare import theme_palette
 
         box = self.query_one("#done-compare", Static)
@@ -771,7 +771,7 @@ def checked(runner):
 
 def find_previous(store, result: RunResult) -> RunResult | None:
     """The previous completed run of the same profile on the same disk, read in full (None if none)."""
-    from labtui.summaries import previous_comparable
+    from labtui.results.summaries import previous_comparable
 
     rows, _broken = store.summaries()
     row = previous_comparable(rows, result)

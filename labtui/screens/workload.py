@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList
 
-from labtui.editing import PROFILE_FIELDS, ProfileDraft, changes, step_field_path, step_fields
+from labtui.tui.profile_draft import PROFILE_FIELDS, ProfileDraft, changes, step_field_path, step_fields
 from labtui.errors import LabtuiError, ValidationError
 from labtui.model import Profile
 from labtui.units import parse_size

@@ -28,7 +28,7 @@ from textual.strip import Strip
 from textual.style import Style
 from textual_plotext import PlotextPlot
 
-from labtui.widgets.glyphs import chart_marker
+from labtui.tui.glyphs import chart_marker
 
 
 @dataclass(frozen=True)

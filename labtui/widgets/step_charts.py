@@ -12,7 +12,7 @@ from typing import Sequence
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from labtui.live import SERIES_BY_KEY, downsample
+from labtui.analysis.live import SERIES_BY_KEY, downsample
 from labtui.model import Sample
 from labtui.widgets.live_chart import Line, LiveChart
 

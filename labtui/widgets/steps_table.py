@@ -7,7 +7,7 @@ from textual.widgets import DataTable
 
 from labtui.model import Step
 from labtui.units import format_duration
-from labtui.widgets.columns import fit_widths, shorten
+from labtui.tui.columns import fit_widths, shorten
 
 COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("time", "Time"), ("cache", "Cache"))
 # What gives way on a narrow terminal: the step's name first (the step form below shows it whole).

@@ -22,8 +22,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from labtui.engine import diskspd_report as ds
-from labtui.engine import fio_report as fr
+from labtui.engine import diskspd_parse as ds
+from labtui.engine import fio_parse as fr
 from labtui.errors import ReportError
 from labtui.model import (
     EngineInfo,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from labtui.editing import ProfileDraft, changes
+from labtui.tui.profile_draft import ProfileDraft, changes
 from labtui.errors import ValidationError
-from labtui.store import builtin_profiles
+from labtui.results.store import builtin_profiles
 
 QUICK = next(p for p in builtin_profiles() if p.name == "quick-sanity")
 

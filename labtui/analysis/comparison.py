@@ -15,7 +15,7 @@ Verdicts: only run-to-run noise (repetitions) can show a difference to be real. 
 "better" or "worse" when it is larger than the tolerance and significant (two-sided, 95 %) by a
 t-test of the log figures: Welch's across repetitions on both sides, a prediction t-test for one
 run against repetitions. Each step's noise is pooled with the other steps' of the same result
-(labtui.stats: moderated toward their typical noise, never below its own). Significant but
+(labtui.analysis.stats: moderated toward their typical noise, never below its own). Significant but
 smaller than the tolerance is "within tolerance"; not significant is "within noise"; single
 runs on both sides are "noise unknown": the difference is shown and never called.
 Interval samples only describe how steady each run was.
@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 from labtui.engine import cpubound
 from labtui.errors import LabtuiError
 from labtui.model import RunResult, Sample, Step, StepResult
-from labtui.stats import (
+from labtui.analysis.stats import (
     ALPHA,
     CONFIDENCE,
     Noise,
@@ -413,7 +413,7 @@ def compare(
     """Compare every result with the first. One result alone gives its figures and noise.
 
     `hint(step, metric)` says how many runs would tell a difference where single runs cannot
-    (labtui.known_noise builds one from earlier runs of the same disk); without it the hint
+    (labtui.analysis.known_noise builds one from earlier runs of the same disk); without it the hint
     says to repeat the runs.
     """
     if not results:

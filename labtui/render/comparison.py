@@ -10,8 +10,8 @@ from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
 
-from labtui import markdown
-from labtui.compare import (
+from labtui.render import markdown
+from labtui.analysis.comparison import (
     fmt_p,
     BETTER,
     WORSE,
@@ -21,8 +21,8 @@ from labtui.compare import (
     Metric,
     StepGroup,
 )
-from labtui.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
-from labtui.report import fmt_iops, fmt_mib, fmt_ms
+from labtui.analysis.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
+from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,7 @@ def shipped_theme_dir() -> Path:
     packaged = resources.files("labtui") / "themes"
     if packaged.is_dir():
         return Path(str(packaged))
-    return Path(__file__).resolve().parent.parent / "themes"
+    return Path(__file__).resolve().parents[2] / "themes"  # labtui/tui/theming.py: the checkout's root
 
 
 def user_theme_dir(config_dir: Path) -> Path:

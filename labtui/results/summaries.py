@@ -20,9 +20,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from labtui.baselines import result_disk
+from labtui.results.baselines import result_disk
 from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult
-from labtui.store import BrokenFile, Store, StoreError, atomic_write
+from labtui.results.store import BrokenFile, Store, StoreError, atomic_write
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change: an older cache is then rebuilt, not misread.

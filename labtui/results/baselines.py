@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 
 from labtui.errors import LabtuiError, NotFoundError, StoreError
 from labtui.model import RunResult, TargetInfo, now
-from labtui.store import Store, atomic_write, dumps_toml, loads_toml
+from labtui.results.store import Store, atomic_write, dumps_toml, loads_toml
 
 FILE_NAME = "baselines.toml"
 SCHEMA = 1

@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from labtui.baselines import result_disk
-from labtui.compare import Metric, NoiseHint, hint_from
+from labtui.results.baselines import result_disk
+from labtui.analysis.comparison import Metric, NoiseHint, hint_from
 from labtui.model import RunResult, Step
-from labtui.stats import variance
-from labtui.summaries import ResultSummary
+from labtui.analysis.stats import variance
+from labtui.results.summaries import ResultSummary
 
 # The figures the summary index keeps per step, by metric key.
 _FIELDS = {"iops": "iops", "mib_s": "mib_s", "latency_mean_ms": "latency_mean_ms",

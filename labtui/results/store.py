@@ -4,7 +4,7 @@ Layout under the data root (`LABTUI_HOME`, else the XDG data dir):
     results/<id>.toml     one file per run or import
     profiles/<name>.toml  user profiles (built-in ones are package data, never written)
     config.toml           settings such as the chosen theme
-    cache/                derived data, safe to delete (labtui.summaries: the results' summary index)
+    cache/                derived data, safe to delete (labtui.results.summaries: the results' summary index)
     running/<id>.json     a marker per run in progress (its process, its test file), so the next
                           run can clean up after one that was killed (labtui.engine.leftovers)
 A file that does not parse is reported with its path and reason and skipped; it is never
@@ -575,8 +575,8 @@ class Store:
         return good, broken
 
     def summaries(self, progress=None):
-        """A summary row per result and the broken files, from the cached index (labtui.summaries)."""
-        from labtui.summaries import load_summaries
+        """A summary row per result and the broken files, from the cached index (labtui.results.summaries)."""
+        from labtui.results.summaries import load_summaries
 
         return load_summaries(self, progress)
 

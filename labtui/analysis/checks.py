@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any, Callable, Sequence
 
-from labtui.compare import (
+from labtui.analysis.comparison import (
     CPU,
     pooled,
     IOPS,
@@ -39,7 +39,7 @@ from labtui.compare import (
 )
 from labtui.errors import ValidationError
 from labtui.model import RunResult, Step
-from labtui.stats import ALPHA, TestResult, holm, moderate, noise_prior, runs_needed, t_quantile, t_sf_two_sided
+from labtui.analysis.stats import ALPHA, TestResult, holm, moderate, noise_prior, runs_needed, t_quantile, t_sf_two_sided
 
 # The family's error: 0.5 % nominal, so that with the approximations (noise pooled across steps
 # whose noise differs, t-tests on few runs) an unchanged disk still fails fewer than 1 check in
@@ -254,7 +254,7 @@ def _tests(pairs: dict[int, tuple[Figure, Figure]]) -> dict[int, tuple[TestResul
 
     Under "nothing changed" the re-run varies as much as the baseline did, so each step's two
     sides share one variance (Student's t: more freedom than Welch's with three runs a side),
-    and the steps' variances are moderated toward each other as labtui.stats describes.
+    and the steps' variances are moderated toward each other as labtui.analysis.stats describes.
     """
     own: dict[int, tuple[float, float]] = {}
     for i, (base, now) in pairs.items():

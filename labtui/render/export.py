@@ -15,7 +15,7 @@ import math
 from datetime import timezone
 from typing import Any, Callable, Iterable, Sequence
 
-from labtui import markdown
+from labtui.render import markdown
 from labtui.model import RunResult, StepResult
 
 FORMATS = ("csv", "markdown", "json")
@@ -143,7 +143,7 @@ def _csv_cell(value: Any) -> str:
 
 
 def to_markdown(results: Sequence[RunResult]) -> str:
-    from labtui.report import fmt_iops, fmt_mib, fmt_ms, fmt_pct
+    from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_pct
 
     headers = ["Result", "Date (UTC)", "Disk", "File system", "Engine", "Profile", "Step", "Rep",
                "IOPS", "MiB/s", "Mean ms", "p99 ms", "CPU", "Wall s"]
