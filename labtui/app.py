@@ -24,12 +24,15 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 
+from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
+from labtui.engine.target_choice import DeviceScan, Target, scan_devices
 from labtui.errors import LabtuiError
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
+from labtui.results.files import loads_toml
+from labtui.results.store import Store
 from labtui.tui.command_palette import LabtuiCommands, offered_bindings
+from labtui.tui.glyphs import ConsoleScrollBarRender, key_display, plain_console
 from labtui.tui.priority import raise_ui_priority
-from labtui.results.store import Store, loads_toml
-from labtui.tui.target_choice import DeviceScan, Target, scan_devices
 from labtui.tui.theming import (
     DEFAULT_THEME,
     LABTUI_VARIABLES,
@@ -38,7 +41,6 @@ from labtui.tui.theming import (
     shipped_theme_dir,
     user_theme_dir,
 )
-from labtui.tui.glyphs import ConsoleScrollBarRender, key_display, plain_console
 
 _HERE = Path(__file__).resolve().parent
 # Textual's scrollbar, with whole-cell thumbs in an app that sets plain_glyphs.
@@ -96,7 +98,6 @@ SCREENS = {
     "history": TopScreen("h", "History", "Every saved result: filter, open, tag, compare, export, delete",
                          _history_screen),
 }
-SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 class LabtuiApp(App[None]):
@@ -243,7 +244,7 @@ class LabtuiApp(App[None]):
         alternate screen, the engine's workers and the test file left behind.
         """
         loop = asyncio.get_running_loop()
-        for signum in SIGNALS:
+        for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(signum, self._on_signal, signum)
 
@@ -257,8 +258,6 @@ class LabtuiApp(App[None]):
 
     def _detach_from_terminal(self) -> None:
         # The terminal is gone: writes to it would fail (and Textual's writer would then block).
-        from labtui.commands.progress import detach_from_terminal
-
         detach_from_terminal()
         # Stop the input thread reading a terminal that is not there. Only the flag: joining the
         # thread here (the driver's disable_input) would deadlock, as it may be waiting on this loop.
@@ -380,7 +379,6 @@ class LabtuiApp(App[None]):
 
     def action_help(self) -> None:
         from labtui.screens.help import HelpScreen
-
         from labtui.widgets.context_bar import ContextBar
 
         if self.screen.is_modal:

@@ -718,3 +718,21 @@ def new_result_id(started: datetime | None = None) -> str:
 def now() -> datetime:
     """The current time, timezone-aware and rounded to the microsecond TOML keeps."""
     return datetime.now(timezone.utc)
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def disk_identity(target: TargetInfo, host_name: str | None) -> str:
+    """A stable name for the disk under a target: model and serial, else model, disk and host."""
+    if target.model and target.serial:
+        return f"{target.model} #{target.serial}"
+    host = host_name or "unknown host"
+    if target.model:
+        return f"{target.model} ({target.disk or target.device or 'unknown device'}) on {host}"
+    where = target.mount_point or target.path
+    return f"{target.filesystem or 'unknown file system'} at {where} on {host}"
+
+
+def result_disk(result: RunResult) -> str:
+    return disk_identity(result.target, result.host.name)

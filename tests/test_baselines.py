@@ -7,6 +7,7 @@ from synthetic import HOST, READ, TARGET, run_result
 
 from labtui.results import baselines
 from labtui.errors import LabtuiError, NotFoundError, StoreError
+from labtui.model import disk_identity
 from labtui.results.store import Store
 
 
@@ -52,9 +53,9 @@ def test_the_baseline_follows_the_drive_by_serial_not_the_slot(store):
 
 def test_disks_without_a_serial_are_told_apart_by_host():
     no_serial = replace(TARGET, serial=None)
-    assert baselines.disk_identity(no_serial, "a") != baselines.disk_identity(no_serial, "b")
+    assert disk_identity(no_serial, "a") != disk_identity(no_serial, "b")
     tmpfs = replace(TARGET, model=None, serial=None, filesystem="tmpfs", mount_point="/dev/shm")
-    assert baselines.disk_identity(tmpfs, "a") == "tmpfs at /dev/shm on a"
+    assert disk_identity(tmpfs, "a") == "tmpfs at /dev/shm on a"
 
 
 def test_only_a_completed_result_can_be_a_baseline(store):

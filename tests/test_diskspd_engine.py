@@ -21,7 +21,8 @@ from labtui.engine.diskspd import DiskSpdEngine
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepFinished
 from labtui.engine.runner import RunOptions, Runner
 from labtui.model import Profile, Step
-from labtui.results.store import Store, dumps_toml
+from labtui.results.files import dumps_toml
+from labtui.results.store import Store
 
 LINUX_REPORT = FIXTURES / "diskspd-text/diskspd-linux-port-rnd64k-read-F4-o128-reconstructed.txt"
 

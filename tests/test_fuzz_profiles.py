@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from labtui.errors import LabtuiError
 from labtui.model import Profile
-from labtui.results.store import builtin_profiles, dumps_toml, parse_profile_text
+from labtui.results.files import dumps_toml
+from labtui.results.store import builtin_profiles, parse_profile_text
 from labtui.units import parse_duration, parse_size
 
 PROFILE_TEXTS = [dumps_toml(p.to_toml()) for p in builtin_profiles()]

@@ -14,7 +14,8 @@ from factories import broken_files, make_result
 from labtui.results import store as store_module
 from labtui.errors import NotFoundError, StoreError, ValidationError
 from labtui.model import Profile, Step
-from labtui.results.store import BrokenFile, Store, atomic_write, data_home
+from labtui.results.files import BrokenFile, atomic_write
+from labtui.results.store import Store, data_home
 
 # --------------------------------------------------------------------------- where data lives
 

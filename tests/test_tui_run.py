@@ -293,7 +293,7 @@ async def test_a_raw_device_is_written_only_after_its_name_is_typed(labtui_home,
 
     if _can_make_loops():
         pytest.skip(_can_make_loops())
-    from labtui.tui.target_choice import Target
+    from labtui.engine.target_choice import Target
 
     with loop_device(tmp_path, 32) as device:
         before = digest(device)

@@ -13,7 +13,7 @@ from typing import Callable
 
 from labtui.engine.devices import Disk, Volume
 from labtui.results.store import Store
-from labtui.tui.target_choice import DeviceScan
+from labtui.engine.target_choice import DeviceScan
 
 GIB = 1024**3
 FIXED_NOW = datetime(2025, 3, 14, 9, 26, 53)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from labtui.results.baselines import result_disk
+from labtui.model import result_disk
 from labtui.analysis.comparison import Metric, NoiseHint, hint_from
 from labtui.model import RunResult, Step
 from labtui.analysis.stats import variance

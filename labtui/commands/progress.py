@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 import time
@@ -27,9 +26,17 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
+from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
+from labtui.engine.target_choice import device_words
 from labtui.model import STEP_STARTUP_SECONDS
-from labtui.render.result_tables import command_summary, fmt_iops, fmt_mib, fmt_ms, fmt_pct, result_steps_table
-from labtui.tui.target_choice import device_words
+from labtui.render.result_tables import (
+    command_summary,
+    fmt_iops,
+    fmt_mib,
+    fmt_ms,
+    fmt_pct,
+    result_steps_table,
+)
 from labtui.units import format_size, human_duration, human_size
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -212,7 +219,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
             task.cancel()
         received.append(name)
 
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for sig in STOP_SIGNALS:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, on_signal, sig)
     display.start()
@@ -225,7 +232,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
         pass
     finally:
         display.stop()
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for sig in STOP_SIGNALS:
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(sig)
     result = runner.result
@@ -258,13 +265,3 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
     if result.status != "completed":
         return EXIT_FAILED
     return EXIT_OK
-
-
-def detach_from_terminal() -> None:
-    """Point the standard streams that are a terminal at /dev/null: after a hang-up, writing to it fails."""
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        with contextlib.suppress(OSError):
-            if os.isatty(fd):
-                os.dup2(devnull, fd)
-    os.close(devnull)

@@ -31,13 +31,14 @@ from typing import AsyncIterator
 import psutil
 
 from labtui import __version__
-from labtui.engine import native_worker as nw
 from labtui.engine import cpubound, subproc, uring
+from labtui.engine import native_common as nc
+from labtui.engine import native_worker as nw
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
-from labtui.engine.limits import StepNeeds
 from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
+from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
 from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
 from labtui.units import format_duration, format_size
@@ -158,14 +159,14 @@ class NativeEngine(Engine):
         if note:
             yield RunWarning(note)
         seed = secrets.randbits(48)
-        control_fd = _shared_file(nw.CONTROL_BYTES)
-        control_map = mmap.mmap(control_fd, nw.CONTROL_BYTES)
+        control_fd = _shared_file(nc.CONTROL_BYTES)
+        control_map = mmap.mmap(control_fd, nc.CONTROL_BYTES)
         control = memoryview(control_map).cast("d")
         workers: list[_Worker] = []
         maps: list = [control_map]
         try:
             for i in range(step.threads):
-                live_fd = _shared_file(nw.LIVE_BYTES)
+                live_fd = _shared_file(nc.LIVE_BYTES)
                 cfg = {
                     "path": str(job.path),
                     "file_size": job.file_size,
@@ -188,7 +189,7 @@ class NativeEngine(Engine):
                     "identity": job.hold.identity() if job.hold is not None else None,
                 }
                 try:
-                    live_map = mmap.mmap(live_fd, nw.LIVE_BYTES)
+                    live_map = mmap.mmap(live_fd, nc.LIVE_BYTES)
                     maps.append(live_map)
                     proc = await asyncio.create_subprocess_exec(
                         sys.executable, "-m", "labtui.engine.native_worker", json.dumps(cfg),
@@ -202,7 +203,7 @@ class NativeEngine(Engine):
             async for event in self._measure(step, job, workers, control, backend):
                 yield event
         finally:
-            control[nw.C_STOP] = 1.0
+            control[nc.C_STOP] = 1.0
             await _reap(workers)
             os.close(control_fd)
             for w in workers:
@@ -215,10 +216,10 @@ class NativeEngine(Engine):
     async def _wait_ready(self, workers: list[_Worker]) -> None:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
-            if all(w.live[nw.STATE] == nw.READY for w in workers):
+            if all(w.live[nc.STATE] == nc.READY for w in workers):
                 return
             for w in workers:
-                if w.live[nw.STATE] == nw.FAILED or w.exited:
+                if w.live[nc.STATE] == nc.FAILED or w.exited:
                     raise EngineFailed(await w.failure() or "a worker process could not start")
             if time.monotonic() > deadline:
                 raise EngineFailed(f"worker processes did not get ready within {START_TIMEOUT:.0f} s")
@@ -229,9 +230,9 @@ class NativeEngine(Engine):
         t_go = time.monotonic()
         t_measure = t_go + step.warmup
         t_end = t_measure + step.duration
-        control[nw.C_MEASURE] = t_measure
-        control[nw.C_END] = t_end
-        control[nw.C_GO] = 1.0
+        control[nc.C_MEASURE] = t_measure
+        control[nc.C_END] = t_end
+        control[nc.C_GO] = 1.0
 
         ticks = _ticks(t_go, t_measure, t_end, interval)
         sampler = _Sampler(workers, step.latency, step.block_size, t_go)
@@ -243,7 +244,7 @@ class NativeEngine(Engine):
             delay = tick - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            failed = [w for w in workers if w.live[nw.STATE] == nw.FAILED or w.exited]
+            failed = [w for w in workers if w.live[nc.STATE] == nc.FAILED or w.exited]
             if failed:
                 break
             phase = "measure" if tick > t_measure + 1e-9 else "warmup"
@@ -260,7 +261,7 @@ class NativeEngine(Engine):
         overrun = float(self.settings.get("overrun_seconds", OVERRUN))
         finals = await self._collect(workers, deadline=t_end + overrun + step.duration * 0.1)
         # Every I/O the workers completed, warm-up and drain included: what the kernel saw.
-        self.last_all_phase_ios = sum(w.live[nw.R_IOS] + w.live[nw.W_IOS] for w in workers)
+        self.last_all_phase_ios = sum(w.live[nc.R_IOS] + w.live[nc.W_IOS] for w in workers)
         self.last_traces = [f.get("trace", []) for f in finals]
         for note in dict.fromkeys(f["fallback"] for f in finals if f.get("fallback")):
             yield RunWarning(note)
@@ -380,15 +381,15 @@ class _Sampler:
         hist_r = hist_w = None
         for w in self.workers:
             live = w.live
-            r_ios += live[nw.R_IOS]
-            w_ios += live[nw.W_IOS]
-            r_lat += live[nw.R_LAT]
-            w_lat += live[nw.W_LAT]
-            beats += live[nw.BEAT] or self.t_go_ns
+            r_ios += live[nc.R_IOS]
+            w_ios += live[nc.W_IOS]
+            r_lat += live[nc.R_LAT]
+            w_lat += live[nc.W_LAT]
+            beats += live[nc.BEAT] or self.t_go_ns
             if self.latency:
                 view = memoryview(live).cast("B").cast("q")
-                hr = array("q", view[nw.HEADER : nw.HEADER + BUCKETS])
-                hw = array("q", view[nw.HEADER + BUCKETS : nw.HEADER + 2 * BUCKETS])
+                hr = array("q", view[nc.HEADER : nc.HEADER + BUCKETS])
+                hw = array("q", view[nc.HEADER + BUCKETS : nc.HEADER + 2 * BUCKETS])
                 hist_r = hr if hist_r is None else array("q", map(operator.add, hist_r, hr))
                 hist_w = hw if hist_w is None else array("q", map(operator.add, hist_w, hw))
         return r_ios, w_ios, r_lat, w_lat, beats / max(1, len(self.workers)), hist_r, hist_w

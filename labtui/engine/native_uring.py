@@ -20,7 +20,7 @@ import random
 import time
 from array import array
 
-from labtui.engine import native_worker as nw
+from labtui.engine import native_common as nw
 from labtui.engine import uring
 from labtui.engine.histogram import BUCKETS, SUB_BITS
 
@@ -38,7 +38,7 @@ def _run(cfg: dict, control, live, fd: int, ring: uring.Ring) -> dict:
     bs = cfg["block_size"]
     wp = cfg["write_percent"]
     latency = cfg["latency"]
-    buf, stride = nw._buffers(cfg, depth)
+    buf, stride = nw.buffers(cfg, depth)
     base_addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
     bufview = memoryview(buf)
     fixed = ring.register_buffers(base_addr, stride, depth)
@@ -60,10 +60,10 @@ def _run(cfg: dict, control, live, fd: int, ring: uring.Ring) -> dict:
     rnd = rng.random
     nblocks = cfg["file_size"] // bs
     seq = cfg["pattern"] == "sequential"
-    seq_start, seq_end = nw._region(cfg)
+    seq_start, seq_end = nw.region(cfg)
     pos = seq_start
     mixed = 0 < wp < 100
-    stamp = nw._STAMP.pack_into
+    stamp = nw.STAMP.pack_into
     nonce = cfg["seed"]
     stamp_positions = range(0, bs - 15, 4096)
 
@@ -71,12 +71,12 @@ def _run(cfg: dict, control, live, fd: int, ring: uring.Ring) -> dict:
     is_write = [1 if wp == 100 else 0] * depth
     trace_left = cfg.get("trace", 0)
     trace: list[tuple[int, bool]] = []
-    tally = nw._Tally()
+    tally = nw.Tally()
     ios, lat_sum, mins, maxs, hists = tally.ios, tally.lat_sum, tally.mins, tally.maxs, tally.hists
-    window = nw._CpuWindow()
+    window = nw.CpuWindow()
     writes_done = 0
 
-    t_measure, t_end = nw._wait_for_go(control, live)
+    t_measure, t_end = nw.wait_for_go(control, live)
     if t_end == 0:
         return {"stopped": True}
     publish = tally.publisher(control, live, latency)

@@ -27,37 +27,45 @@ import ctypes
 import errno
 import gc
 import json
-import mmap
 import os
 import pickle
-import sys
 import platform
 import random
 import signal
 import stat
-import struct
+import sys
 import threading
 import time
 from array import array
 
-from labtui.engine.cpubound import sched_times
 from labtui.engine.histogram import BUCKETS, SUB_BITS
-
-# live array layout (int64), one per worker
-STATE, R_IOS, W_IOS, R_LAT, W_LAT, ERRNO, BEAT = range(7)
-HEADER = 8
-LIVE_SIZE = HEADER + 2 * BUCKETS
-# control array layout (float64), shared by all workers
-C_MEASURE, C_END, C_STOP, C_GO = range(4)
-
-READY, RUNNING, DONE, FAILED = 1, 2, 3, -1
-PUBLISH_NS = 50_000_000
+from labtui.engine.native_common import (
+    BEAT,
+    C_STOP,
+    DONE,
+    ERRNO,
+    FAILED,
+    HEADER,
+    PUBLISH_NS,
+    R_IOS,
+    R_LAT,
+    STAMP,
+    STATE,
+    W_IOS,
+    W_LAT,
+    CpuWindow,
+    Tally,
+    buffers,
+    measured,
+    region,
+    shared_views,
+    wait_for_go,
+)
 
 _SYSCALLS = {
     "x86_64": {"io_setup": 206, "io_destroy": 207, "io_getevents": 208, "io_submit": 209},
     "aarch64": {"io_setup": 0, "io_destroy": 1, "io_submit": 2, "io_getevents": 4},
 }
-_STAMP = struct.Struct("<QQ")
 
 
 def aio_syscalls() -> dict[str, int] | None:
@@ -70,15 +78,8 @@ class _Timespec(ctypes.Structure):
     _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
 
 
-CONTROL_BYTES = 8 * 4
-LIVE_BYTES = 8 * LIVE_SIZE
 
 
-def shared_views(control_fd: int, live_fd: int) -> tuple[memoryview, memoryview, list]:
-    """The control (float64) and live (int64) arrays over the two shared memory files."""
-    control_map = mmap.mmap(control_fd, CONTROL_BYTES)
-    live_map = mmap.mmap(live_fd, LIVE_BYTES)
-    return memoryview(control_map).cast("d"), memoryview(live_map).cast("q"), [control_map, live_map]
 
 
 def main(argv: list[str]) -> int:
@@ -158,26 +159,8 @@ def _open(cfg: dict) -> int:
     return fd
 
 
-def _buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int]:
-    """`count` page-aligned buffers of one block, filled with random data for writes."""
-    bs = cfg["block_size"]
-    stride = -(-bs // 4096) * 4096
-    buf = mmap.mmap(-1, stride * count)
-    if cfg["write_percent"] > 0:
-        for i in range(count):
-            buf[i * stride : i * stride + bs] = os.urandom(bs)
-    return buf, stride
 
 
-def _wait_for_go(control, live) -> tuple[int, int]:
-    live[STATE] = READY
-    parent = os.getppid()
-    while control[C_GO] == 0.0:
-        if control[C_STOP] or os.getppid() != parent:
-            return 0, 0
-        time.sleep(0.0005)
-    live[STATE] = RUNNING
-    return int(control[C_MEASURE] * 1e9), int(control[C_END] * 1e9)
 
 
 def _run(cfg: dict, control, live) -> dict:
@@ -217,16 +200,6 @@ def _backend_name(cfg: dict) -> str:
     return cfg["backend"]
 
 
-def _region(cfg: dict) -> tuple[int, int]:
-    """The byte range this worker's sequential stream covers: its share of the file."""
-    bs = cfg["block_size"]
-    blocks = cfg["file_size"] // bs
-    workers = cfg["workers"]
-    share = blocks // workers
-    if share < cfg["outstanding"] or workers == 1:
-        return 0, blocks * bs
-    start = cfg["worker"] * share * bs
-    return start, start + share * bs
 
 
 # --------------------------------------------------------------------------- kernel AIO
@@ -242,7 +215,7 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     bs = cfg["block_size"]
     wp = cfg["write_percent"]
     latency = cfg["latency"]
-    buf, stride = _buffers(cfg, depth)
+    buf, stride = buffers(cfg, depth)
     base_addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
     bufview = memoryview(buf)
 
@@ -274,9 +247,9 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     rnd = rng.random
     nblocks = cfg["file_size"] // bs
     seq = cfg["pattern"] == "sequential"
-    seq_start, seq_end = _region(cfg)
+    seq_start, seq_end = region(cfg)
     pos = seq_start
-    stamp = _STAMP.pack_into
+    stamp = STAMP.pack_into
     nonce = cfg["seed"]
     stamp_positions = range(0, bs - 15, 4096)
 
@@ -285,12 +258,12 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     # Offsets of the first `trace` submissions in order, for tests that check the access pattern.
     trace_left = cfg.get("trace", 0)
     trace: list[tuple[int, bool]] = []
-    tally = _Tally()
+    tally = Tally()
     ios, lat_sum, mins, maxs, hists = tally.ios, tally.lat_sum, tally.mins, tally.maxs, tally.hists
-    window = _CpuWindow()
+    window = CpuWindow()
     writes_done = 0
 
-    t_measure, t_end = _wait_for_go(control, live)
+    t_measure, t_end = wait_for_go(control, live)
     if t_end == 0:
         syscall(calls["io_destroy"], c_ctx)
         return {"stopped": True}
@@ -390,122 +363,10 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
     return tally.finish(cfg, live, publish, snap_start, snap_end, window, trace, error)
 
 
-class _Tally:
-    """A loop's cumulative counts per direction (0 read, 1 write), warm-up included.
-
-    The measured figures are the difference of the snapshots taken at the window's two
-    boundaries; the live array gets the running totals every PUBLISH_NS.
-    """
-
-    __slots__ = ("ios", "lat_sum", "mins", "maxs", "hist_r", "hist_w", "hists")
-
-    def __init__(self) -> None:
-        self.ios = [0, 0]
-        self.lat_sum = [0, 0]
-        self.mins = [1 << 62, 1 << 62]
-        self.maxs = [0, 0]
-        self.hist_r = array("q", bytes(8 * BUCKETS))
-        self.hist_w = array("q", bytes(8 * BUCKETS))
-        self.hists = (self.hist_r, self.hist_w)
-
-    def publisher(self, control, live, latency: bool):
-        parent = os.getppid()
-        ios, lat_sum, hist_r, hist_w = self.ios, self.lat_sum, self.hist_r, self.hist_w
-
-        def publish(now: int) -> None:
-            if os.getppid() != parent:  # orphaned: the parent died without stopping us
-                control[C_STOP] = 1.0
-            live[R_IOS], live[W_IOS] = ios
-            live[R_LAT], live[W_LAT] = lat_sum
-            live[BEAT] = now
-            if latency:
-                live[HEADER : HEADER + BUCKETS] = hist_r
-                live[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
-
-        return publish
-
-    def snapshot(self) -> tuple:
-        return (self.ios[0], self.ios[1], self.lat_sum[0], self.lat_sum[1], bytes(self.hist_r), bytes(self.hist_w),
-                list(self.mins), list(self.maxs))
-
-    def start_window(self) -> None:
-        """At the start of measuring: the extremes count from here."""
-        self.mins[:] = [1 << 62, 1 << 62]
-        self.maxs[:] = [0, 0]
-
-    def finish(self, cfg: dict, live, publish, snap_start, snap_end, window, trace, error) -> dict:
-        """The worker's result from its snapshots (taken now where a boundary never came)."""
-        publish(time.monotonic_ns())
-        end = time.monotonic_ns()
-        if snap_end is None:
-            snap_end = self.snapshot()
-        if snap_start is None:
-            snap_start = snap_end
-        result = _measured(snap_start, snap_end, snap_end[6], snap_end[7], window.figures(), cfg["block_size"])
-        result["stopped_at_ns"] = end
-        result["trace"] = trace
-        if error is not None:
-            result["error"] = f"I/O error: {os.strerror(error[0]) if error[0] else error[1]} ({cfg['path']})"
-            live[STATE] = FAILED
-        else:
-            live[STATE] = DONE
-        return result
 
 
-class _CpuWindow:
-    """This process's CPU time and run-queue wait between the two window boundaries."""
-
-    __slots__ = ("cpu0", "cpu1", "sched0", "sched1")
-
-    def __init__(self) -> None:
-        self.cpu0 = self.cpu1 = None
-        self.sched0 = self.sched1 = None
-
-    def start(self) -> None:
-        self.cpu0 = time.process_time()
-        self.sched0 = sched_times()
-
-    def end(self) -> None:
-        self.cpu1 = time.process_time()
-        self.sched1 = sched_times()
-
-    def figures(self) -> dict:
-        """cpu_seconds and wait_seconds (None where the scheduler does not say) of the window."""
-        if self.cpu1 is None:
-            self.end()
-        if self.cpu0 is None:
-            self.cpu0, self.sched0 = self.cpu1, self.sched1
-        wait = None
-        if self.sched0 is not None and self.sched1 is not None:
-            wait = max(0, self.sched1[1] - self.sched0[1]) / 1e9
-        return {"cpu_seconds": self.cpu1 - self.cpu0, "wait_seconds": wait}
 
 
-def _measured(start: tuple, end: tuple, mins: list, maxs: list, cpu: dict, bs: int) -> dict:
-    r_ios = end[0] - start[0]
-    w_ios = end[1] - start[1]
-    hist_r = array("q", end[4])
-    hist_w = array("q", end[5])
-    base_r = array("q", start[4])
-    base_w = array("q", start[5])
-    for i in range(BUCKETS):
-        hist_r[i] -= base_r[i]
-        hist_w[i] -= base_w[i]
-    return {
-        "r_ios": r_ios,
-        "w_ios": w_ios,
-        "r_bytes": r_ios * bs,
-        "w_bytes": w_ios * bs,
-        "r_lat_ns": end[2] - start[2],
-        "w_lat_ns": end[3] - start[3],
-        "r_min": mins[0] if r_ios else None,
-        "r_max": maxs[0] if r_ios else None,
-        "w_min": mins[1] if w_ios else None,
-        "w_max": maxs[1] if w_ios else None,
-        "r_hist": hist_r.tobytes(),
-        "w_hist": hist_w.tobytes(),
-        **cpu,
-    }
 
 
 # --------------------------------------------------------------------------- threads
@@ -540,11 +401,11 @@ def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
     bs = cfg["block_size"]
     wp = cfg["write_percent"]
     latency = cfg["latency"]
-    buf, stride = _buffers(cfg, depth)
+    buf, stride = buffers(cfg, depth)
     bufview = memoryview(buf)
     nblocks = cfg["file_size"] // bs
     seq = cfg["pattern"] == "sequential"
-    seq_start, seq_end = _region(cfg)
+    seq_start, seq_end = region(cfg)
     seq_blocks = max(1, (seq_end - seq_start) // bs)
     counter = iter(range(1 << 62))  # next() on it is atomic under the GIL: one shared sequence
     lanes = [_Lane() for _ in range(depth)]
@@ -555,10 +416,10 @@ def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
     halt = [False]
     trace: list[tuple[int, bool]] = []
     trace_limit = cfg.get("trace", 0)
-    window = _CpuWindow()
+    window = CpuWindow()
 
     parent = os.getppid()
-    t_measure, t_end = _wait_for_go(control, live)
+    t_measure, t_end = wait_for_go(control, live)
     if t_end == 0:
         return {"stopped": True}
 
@@ -582,7 +443,7 @@ def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
         rnd = random.Random(cfg["seed"] * 1000 + slot).random
         view = bufview[slot * stride : slot * stride + bs]
         bufs = [view]
-        stamp = _STAMP.pack_into
+        stamp = STAMP.pack_into
         positions = range(0, bs - 15, 4096)
         lane = lanes[slot]
         ios, lat_sum, m_ios, m_lat, m_hist, mins, maxs = (
@@ -671,7 +532,7 @@ def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
     )
     mins = [min(lane.mins[d] for lane in lanes) for d in (0, 1)]
     maxs = [max(lane.maxs[d] for lane in lanes) for d in (0, 1)]
-    result = _measured(zero, end, mins, maxs, window.figures(), bs)
+    result = measured(zero, end, mins, maxs, window.figures(), bs)
     result["stopped_at_ns"] = time.monotonic_ns()
     result["trace"] = trace[:trace_limit]
     if errors:

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from labtui.errors import LabtuiError, NotFoundError, StoreError
-from labtui.model import RunResult, TargetInfo, now
-from labtui.results.store import Store, atomic_write, dumps_toml, loads_toml
+from labtui.model import RunResult, TargetInfo, disk_identity, now, result_disk
+from labtui.results.files import atomic_write, dumps_toml, loads_toml
+from labtui.results.store import Store
 
 FILE_NAME = "baselines.toml"
 SCHEMA = 1
@@ -40,21 +41,6 @@ class Baseline:
     @property
     def result_ids(self) -> tuple[str, ...]:
         return (self.result_id, *self.added)
-
-
-def disk_identity(target: TargetInfo, host_name: str | None) -> str:
-    """A stable name for the disk under a target: model and serial, else model, disk and host."""
-    if target.model and target.serial:
-        return f"{target.model} #{target.serial}"
-    host = host_name or "unknown host"
-    if target.model:
-        return f"{target.model} ({target.disk or target.device or 'unknown device'}) on {host}"
-    where = target.mount_point or target.path
-    return f"{target.filesystem or 'unknown file system'} at {where} on {host}"
-
-
-def result_disk(result: RunResult) -> str:
-    return disk_identity(result.target, result.host.name)
 
 
 def path(store: Store) -> Path:

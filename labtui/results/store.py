@@ -14,7 +14,6 @@ rewritten or deleted by a read.
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import json
 import math
@@ -25,13 +24,11 @@ import tempfile
 import tomllib
 import types
 import typing
-from dataclasses import MISSING, dataclass, fields, is_dataclass, replace
+from dataclasses import MISSING, fields, is_dataclass, replace
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
-
-import tomli_w
 
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
@@ -48,6 +45,7 @@ from labtui.model import (
     new_result_id,
 )
 from labtui.printable import printable
+from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_toml
 
 HOME_ENV = "LABTUI_HOME"
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
@@ -79,92 +77,6 @@ def config_home() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir("labtui", appauthor=False))
-
-
-# --------------------------------------------------------------------------- atomic files
-
-
-def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
-    """Write `text` to `path` so a reader sees the old file or the new one, never half of one.
-
-    With `exclusive`, fail with FileExistsError instead of replacing an existing file: the
-    final step is a hard link, which (unlike rename) refuses to overwrite.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = _file_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        # mkstemp makes the file private (0600); a result on a shared lab disk should be as
-        # readable as any other file the person creates (or keep the mode of the file it replaces).
-        with contextlib.suppress(OSError):
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if exclusive:
-            _link_exclusive(tmp, path)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-# File systems without hard links (FAT and exFAT USB sticks, some network shares) say so thus.
-_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK}
-
-
-def _link_exclusive(tmp: str, path: Path) -> None:
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        raise
-    except OSError as exc:
-        if exc.errno not in _NO_LINKS:
-            raise
-        # Claim the name with O_EXCL (which refuses an existing file too), then rename over the
-        # claim. A reader in between sees an empty file, which it reports and skips.
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        try:
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-            raise
-        return
-    # The result is saved once the link exists; a leftover hidden temp file must not undo that.
-    with contextlib.suppress(OSError):
-        os.unlink(tmp)
-
-
-def _file_mode(path: Path) -> int:
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    mask = os.umask(0o022)  # the only portable way to read it is to set it
-    os.umask(mask)
-    return mask
-
-
-def _fsync_dir(directory: Path) -> None:
-    # The rename is durable only once the directory entry is on disk too.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # --------------------------------------------------------------------------- (de)serialisation
@@ -324,21 +236,6 @@ def result_to_toml(result: RunResult) -> str:
     return dumps_toml(ordered)
 
 
-_MULTILINE_ARRAY = re.compile(r"\[\n((?: +[^\n]*,\n)+) *\]")
-
-
-def dumps_toml(data: dict[str, Any]) -> str:
-    """tomli_w's output with arrays of plain values on one line (a series stays a few lines)."""
-    text = tomli_w.dumps(data)
-    # Safe because tomli_w writes one complete literal per line and escapes "\n" in strings;
-    # arrays of tables are written as [[tables]], never inline. Split on "\n" alone: a string
-    # may hold other characters str.splitlines() breaks at ("\x85", "\u2028"), unescaped.
-    return _MULTILINE_ARRAY.sub(
-        lambda m: "[" + ", ".join(line.strip(" ").removesuffix(",") for line in m.group(1).split("\n")[:-1]) + "]",
-        text,
-    )
-
-
 def result_from_toml(text: str) -> RunResult:
     """Parse a result file's text; ValueError/TOMLDecodeError with a reason if it is not one."""
     data = loads_toml(text)
@@ -433,14 +330,6 @@ def _strip_none(data: dict[str, Any]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- the store
-
-
-@dataclass(frozen=True)
-class BrokenFile:
-    """A file in the store that could not be read, and why."""
-
-    path: Path
-    reason: str
 
 
 class Store:
@@ -722,14 +611,6 @@ def _load_user_profile(path: Path) -> Profile:
             f"rename the file to {profile.name}.toml or set name = {path.stem!r}"
         )
     return profile
-
-
-def loads_toml(text: str) -> dict[str, Any]:
-    """tomllib.loads, with a table or array nested past what Python can follow as a ValueError."""
-    try:
-        return tomllib.loads(text)
-    except RecursionError:
-        raise ValueError("nested too deeply to read (arrays or tables inside one another thousands of times)") from None
 
 
 def parse_profile_text(text: str, where: str, origin: str = "user") -> Profile:

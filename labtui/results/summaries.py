@@ -18,11 +18,14 @@ import os
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from labtui.results.baselines import result_disk
-from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult
-from labtui.results.store import BrokenFile, Store, StoreError, atomic_write
+from labtui.errors import StoreError
+from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult, result_disk
+from labtui.results.files import BrokenFile, atomic_write
+
+if TYPE_CHECKING:  # the store hands itself in: importing it here would make a cycle
+    from labtui.results.store import Store
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change: an older cache is then rebuilt, not misread.
@@ -74,7 +77,7 @@ class ResultSummary:
     host: str | None
     disk_model: str | None
     disk_kind: str | None
-    disk: str  # baselines.disk_identity(): the same disk whatever adapter or slot it sits in
+    disk: str  # model.disk_identity(): the same disk whatever adapter or slot it sits in
     target: str
     filesystem: str | None
     profile: str

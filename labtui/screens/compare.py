@@ -76,7 +76,7 @@ class CompareScreen(Screen):
         default = directory / f"labtui-compare-{self.app.clock().strftime('%Y%m%d-%H%M')}.md"
 
         def done(text: str | None) -> None:
-            from labtui.results.store import atomic_write
+            from labtui.results.files import atomic_write
 
             if text is None:
                 return

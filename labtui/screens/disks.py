@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from labtui.engine.devices import Disk, Volume
-from labtui.tui.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
+from labtui.engine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.units import human_size
 from labtui.tui.columns import fit_widths, shorten
 from labtui.widgets.context_bar import ContextBar

@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Static
 
 from labtui.render import export
 from labtui.model import RunResult
-from labtui.results.store import atomic_write
+from labtui.results.files import atomic_write
 from labtui.widgets.choice import Choice
 
 SUFFIX = {"csv": ".csv", "markdown": ".md", "json": ".json"}

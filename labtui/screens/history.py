@@ -27,7 +27,7 @@ from labtui.results import baselines
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_time
-from labtui.results.store import BrokenFile
+from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary
 from labtui.tui.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar

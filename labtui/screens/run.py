@@ -37,7 +37,7 @@ from labtui.errors import LabtuiError
 from labtui.analysis.live import FigureRow, LiveRun, prepare_text
 from labtui.model import Profile, RunResult
 from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, result_steps_table
-from labtui.tui.target_choice import Target, describe_in_full, run_extent
+from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.units import human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar

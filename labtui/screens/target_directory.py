@@ -19,7 +19,7 @@ from textual.widgets import Button, DirectoryTree, Input, Static
 from labtui.engine.devices import Volume
 from labtui.errors import ValidationError
 from labtui.model import Profile
-from labtui.tui.target_choice import check_directory, space_shortfall
+from labtui.engine.target_choice import check_directory, space_shortfall
 from labtui.units import human_size
 
 

@@ -8,7 +8,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from labtui.model import RESULT_ORIGIN, Profile
-from labtui.results.store import BrokenFile
+from labtui.results.files import BrokenFile
 
 
 def from_result(profile: Profile) -> str | None:
