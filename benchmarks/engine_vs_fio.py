@@ -260,14 +260,14 @@ def bench(args, size: int, directory: Path) -> int:
         for name, fields in cells.items():
             step = Step(name=name, duration=args.seconds, warmup=args.warmup, **fields)
             if args.uring:
-                runs = pairs(args.pairs, lambda: run_native(step, path, size, disk, settings),
-                             lambda: (run_fio(step, path, size), run_fio(step, path, size, "io_uring")))
+                runs = pairs(args.pairs, lambda step=step: run_native(step, path, size, disk, settings),
+                             lambda step=step: (run_fio(step, path, size), run_fio(step, path, size, "io_uring")))
                 natives = [n for n, _ in runs]
                 fios = [f for _, (f, _) in runs]
                 urings = [u for _, (_, u) in runs]
             else:
-                runs = pairs(args.pairs, lambda: run_native(step, path, size, disk, settings),
-                             lambda: run_fio(step, path, size))
+                runs = pairs(args.pairs, lambda step=step: run_native(step, path, size, disk, settings),
+                             lambda step=step: run_fio(step, path, size))
                 natives, fios, urings = [n for n, _ in runs], [f for _, f in runs], []
             rows.append(report_row(name, natives, fios, urings))
         if wanted(PREPARE):

@@ -24,8 +24,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 from labtui.model import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
@@ -80,7 +79,7 @@ def fake_result(i: int, started: datetime) -> RunResult:
 
 def fill(home: Path, count: int) -> None:
     store = Store(home)
-    base = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    base = datetime(2024, 1, 1, tzinfo=UTC)
     for i in range(count):
         store.save_result(fake_result(i, base + timedelta(hours=3 * i)))
 
@@ -164,7 +163,7 @@ def time_filter(home: Path, count: int, text: str, rows: Store) -> list[float]:
             expected = f"{matches} of {count}" if matches != count else f"{count} results"
             sent = time.perf_counter()
             term.keys(text[n - 1], literal=True)
-            term.wait(lambda s: expected in s, timeout=10, poll=0.002)
+            term.wait(lambda s, expected=expected: expected in s, timeout=10, poll=0.002)
             delays.append(time.perf_counter() - sent)
             time.sleep(max(0.0, 0.125 - (time.perf_counter() - sent)))  # 8 keys a second
         return delays

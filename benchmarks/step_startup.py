@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from labtui.engine.events import RunFinished, StepFinished, StepStarted  # noqa: E402
-from labtui.engine.runner import RunOptions, Runner  # noqa: E402
-from labtui.model import STEP_STARTUP_SECONDS  # noqa: E402
-from labtui.results.store import Store, builtin_profiles  # noqa: E402
+from labtui.engine.events import RunFinished, StepFinished, StepStarted
+from labtui.engine.runner import RunOptions, Runner
+from labtui.model import STEP_STARTUP_SECONDS
+from labtui.results.store import Store, builtin_profiles
 
 WARMUP, DURATION = 1.0, 2.0
 

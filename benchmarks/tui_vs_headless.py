@@ -184,7 +184,7 @@ class Tmux:
             text = text.rstrip("\n")
             if text.startswith("%begin"):
                 inside, out = True, []
-            elif inside and (text.startswith("%end") or text.startswith("%error")):
+            elif inside and text.startswith(("%end", "%error")):
                 if text.startswith("%error"):
                     raise RuntimeError(f"tmux: {' '.join(out)}")
                 return out

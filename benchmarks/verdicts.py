@@ -30,7 +30,7 @@ import random
 import sys
 import time
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 from labtui.analysis.checks import FAILED, INCONCLUSIVE, confirmed
 from labtui.commands.check import DEFAULT_CONFIRM, DEFAULT_TOLERANCE_PCT, MIN_RUNS
@@ -56,7 +56,7 @@ SHAPES = ("quick-sanity", "configmgr-sql", "cdm-standard")  # 2, 4 and 8 I/O ste
 HOST = HostInfo(name="bench", os="Linux", kernel="6.1", cpu_model="x", cpu_count=2)
 TARGET = TargetInfo(path="/mnt/x", device="/dev/x1", disk="x", kind="NVMe", model="Synthetic SSD", serial="1",
                     filesystem="ext4", mount_point="/mnt/x")
-EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 class Disk:
@@ -154,7 +154,7 @@ def check_trial(shape: str, noise: float, base_runs: int, drop: float, one_step:
     disk = Disk(STEPS[shape], noise, rng)
     baseline = disk.result(base_runs)
     names = [s.name for s in disk.steps]
-    shift = {n: 1.0 - drop for n in (names[:1] if one_step else names)} if drop else None
+    shift = dict.fromkeys(names[:1] if one_step else names, 1.0 - drop) if drop else None
     first = disk.result(max(MIN_RUNS, base_runs), shift)
     reports, _ = confirmed(baseline, first, DEFAULT_TOLERANCE_PCT,
                            more=lambda report: disk.result(DEFAULT_CONFIRM, shift))

@@ -15,7 +15,7 @@ import signal
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding

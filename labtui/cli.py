@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         # `labtui history | head`: the reader went away; not an error worth a message.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except Exception as exc:  # noqa: BLE001 - the edge: one line, not a traceback
+    except Exception as exc:  # the edge: one line, not a traceback
         if os.environ.get("LABTUI_DEBUG"):
             raise
         print(f"labtui: internal error: {type(exc).__name__}: {exc} (LABTUI_DEBUG=1 shows the traceback)", file=sys.stderr)

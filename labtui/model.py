@@ -12,7 +12,7 @@ import math
 import re
 import secrets
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 from labtui.errors import ValidationError
@@ -711,13 +711,13 @@ class RunResult:
 
 def new_result_id(started: datetime | None = None) -> str:
     """A sortable, unique-enough id: the start time plus random hex (the store enforces unique)."""
-    started = started or datetime.now(timezone.utc)
-    return started.astimezone(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+    started = started or datetime.now(UTC)
+    return started.astimezone(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
 def now() -> datetime:
     """The current time, timezone-aware and rounded to the microsecond TOML keeps."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 # --------------------------------------------------------------------------- identity

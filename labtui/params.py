@@ -18,7 +18,8 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from labtui.errors import ValidationError
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from labtui.model import RunResult, Sample
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 from labtui.model import (
@@ -23,7 +23,7 @@ from labtui.results.store import builtin_profiles, result_to_toml
 def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **changes) -> RunResult:
     """A completed quick-sanity run on an NVMe disk: two steps, three samples each."""
     profile = next(p for p in builtin_profiles() if p.name == "quick-sanity")
-    started = datetime(2024, 5, 1, 10, 30, 5, 123456, tzinfo=timezone.utc) + timedelta(minutes=minutes)
+    started = datetime(2024, 5, 1, 10, 30, 5, 123456, tzinfo=UTC) + timedelta(minutes=minutes)
     steps = []
     for index, step in enumerate(profile.steps):
         ios = 30_000 + index

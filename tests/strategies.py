@@ -8,7 +8,7 @@ non-ASCII in every string, None in every optional field.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, UTC
 
 from hypothesis import strategies as st
 
@@ -122,8 +122,9 @@ def profiles(draw, *, valid: bool = True) -> Profile:
 
 
 def datetimes():
-    zones = st.sampled_from([timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30))])
-    return st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1), timezones=zones)
+    zones = st.sampled_from([UTC, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30))])
+    # hypothesis takes naive bounds and adds the zones itself
+    return st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1), timezones=zones)  # noqa: DTZ001
 
 
 directions = st.builds(DirectionStats, ios=TOML_INT, bytes=TOML_INT, seconds=numbers)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
-from typing import Sequence
+from datetime import datetime, timedelta, UTC
+from collections.abc import Sequence
 
 from labtui.model import (
     DirectionStats,
@@ -23,7 +23,7 @@ READ = Step("Read 64K random", block_size=65536, pattern="random", write_percent
             duration=10.0, warmup=2.0)
 WRITE = replace(READ, name="Write 64K random", write_percent=100)
 MIXED = replace(READ, name="Mixed 70/30", write_percent=30)
-BASE_TIME = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+BASE_TIME = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 TARGET = TargetInfo(path="/mnt/lab", device="/dev/nvme0n1p1", disk="nvme0n1", kind="NVMe",
                     model="WD_BLACK SN850X 4000GB", serial="23000A800001", firmware="620361WD",
                     transport="nvme", pcie_speed="8.0 GT/s PCIe", pcie_width=4, filesystem="ext4",

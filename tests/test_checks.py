@@ -34,7 +34,6 @@ def line(report, step, metric):
 
 
 def test_an_unchanged_quiet_disk_passes_and_only_throughput_decides():
-    rng = random.Random(1)
     base = run_result("a", {READ: [50_000, 50_400, 49_600], WRITE: [40_000, 40_300, 39_700]}, cpu=20.0)
     same = run_result("b", {READ: [50_200, 50_600, 49_700], WRITE: [39_900, 40_400, 39_800]}, cpu=60.0,
                       minutes=5)
@@ -162,7 +161,7 @@ def test_command_steps_are_decided_by_wall_time():
         return replace(base, profile=replace(base.profile, name="zpaq-extract", steps=(extract,)), steps=steps)
 
     report = check(extraction("a", [600, 606, 594], 0), extraction("b", [900, 909, 891], 5), 10)
-    [wall] = [l for l in report.gating]
+    [wall] = report.gating
     assert wall.metric.key == "wall_seconds" and wall.outcome == FAIL and wall.regression_pct == pytest.approx(50)
 
 

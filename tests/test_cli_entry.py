@@ -56,7 +56,7 @@ def test_labtui_opens_the_tui_in_a_real_terminal_and_q_quits(labtui_home):
         _wait_for(session, "Disks and volumes")
         _wait_for(session, "read at")  # this machine's devices, read in the background
         _tmux(session, "send-keys", "-t", session, "w")
-        screen = _wait_for(session, "labtui · Workload")
+        _wait_for(session, "labtui · Workload")
         _wait_for(session, " configmgr-sql-quick")  # the profile list
         _tmux(session, "send-keys", "-t", session, "q")
         _wait_for(session, "EXITED=0")

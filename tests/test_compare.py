@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
-from labtui.analysis.comparison import BETTER, NOISE, SMALL, UNKNOWN, WORSE, compare, pooled, summarize
+from labtui.analysis.comparison import BETTER, NOISE, SMALL, UNKNOWN, WORSE, compare, summarize
 
 
 def verdicts(comparison, index=1):
@@ -217,7 +217,7 @@ def test_the_noise_of_a_step_is_pooled_with_its_neighbours_but_never_lowered():
     quiet = [100_000, 100_000 * 1.01, 100_000 * 0.99]
     steps = [replace(READ, name=f"Read {i}", outstanding=i) for i in range(1, 7)]
     lucky = [50_000, 50_010, 49_990]  # its own three runs happen to agree to 0.02 %
-    a = run_result("a", {**{s: quiet for s in steps}, WRITE: lucky})
+    a = run_result("a", {**dict.fromkeys(steps, quiet), WRITE: lucky})
     b = run_result("b", {**{s: [v * 0.995 for v in quiet] for s in steps}, WRITE: [49_200, 49_210, 49_190]},
                    minutes=5)
     c = compare([a, b], tolerance_pct=1)
@@ -228,7 +228,7 @@ def test_the_noise_of_a_step_is_pooled_with_its_neighbours_but_never_lowered():
     read = row(c, "Read 1", "iops").figures[0].noise  # above the pool: its own variance and freedom
     assert read.variance == pytest.approx(read.own) and read.df == 2
     noisy = [100_000, 130_000, 70_000]
-    n = run_result("n", {**{s: quiet for s in steps}, WRITE: noisy})
+    n = run_result("n", {**dict.fromkeys(steps, quiet), WRITE: noisy})
     assert row(compare([n]), "Write 64K random", "iops").figures[0].noise.variance == pytest.approx(
         row(compare([n]), "Write 64K random", "iops").figures[0].noise.own)  # never below its own
 

@@ -66,7 +66,7 @@ def starved_cpu():
     """
     saved = os.sched_getaffinity(0)
     cpu = max(saved)
-    spin = "import os; os.sched_setaffinity(0, {%d})\nwhile True: pass" % cpu
+    spin = f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"
     spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
     os.sched_setaffinity(0, {cpu})
     try:

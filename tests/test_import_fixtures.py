@@ -73,9 +73,10 @@ DISKSPD = {
     # XML: counts summed by hand over TestTimeSeconds
     "diskspd-xml/diskspd-2.0.21a-rnd4k-rw70-30-L-D.xml": (37162 / 120.01, 15753 / 120.01,
                                                           (152215552 + 64524288) / 120.01 / 2**20, 9, 2.266, 19.270),
-    "diskspd-xml/diskspd-2.0.21a-seq64k-read-t4-o2-nolatency.xml": (90970 / 30.02, 0.0, 5961809920 / 30.02 / 2**20, 9, None, None),
-    "diskspd-xml/diskspd-2.1.0dev-seq1m-si-2targets-rw70-30-L-D.xml": (4835 / 30.0, 2136 / 30.0,
-                                                                        (5069864960 + 2239758336) / 30.0 / 2**20, 9, 137.932, 1202.421),
+    "diskspd-xml/diskspd-2.0.21a-seq64k-read-t4-o2-nolatency.xml":
+        (90970 / 30.02, 0.0, 5961809920 / 30.02 / 2**20, 9, None, None),
+    "diskspd-xml/diskspd-2.1.0dev-seq1m-si-2targets-rw70-30-L-D.xml":
+        (4835 / 30.0, 2136 / 30.0, (5069864960 + 2239758336) / 30.0 / 2**20, 9, 137.932, 1202.421),
     "diskspd-xml/diskspd-2.2.0-rnd4k-q32t16-read-nolatency.xml": (896544 / 5.01, 0.0, 3672244224 / 5.01 / 2**20, 9, None, None),
     "diskspd-xml/diskspd-2.2.0-seq1m-q8t1-write-nolatency.xml": (0.0, 10425 / 5.0, 10931404800 / 5.0 / 2**20, 9, None, None),
 }

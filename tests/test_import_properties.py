@@ -67,7 +67,8 @@ def test_mutated_reports(name, data):
 
 JSON_VALUES = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=12), st.lists(st.integers(0, 5), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+    st.text(max_size=12), st.lists(st.integers(0, 5), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
 )
 
 

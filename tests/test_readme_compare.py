@@ -1,7 +1,7 @@
 """The README's comparison example is what `labtui compare --markdown` prints for the seed post's figures."""
 
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 import pytest
 from conftest import REPO
@@ -26,7 +26,7 @@ def seed_results() -> list[RunResult]:
     out = []
     for rid, adapter, minute, (r_iops, w_iops) in (("startech", "StarTech PEX4M2E1", 0, (53_859, 52_319)),
                                                     ("hp", "HP 933576-001", 30, (54_293, 52_321))):
-        started = datetime(2023, 3, 1, 10, minute, tzinfo=timezone.utc)
+        started = datetime(2023, 3, 1, 10, minute, tzinfo=UTC)
         steps = (step_result(read, r_iops, cpu=None), step_result(write, w_iops, cpu=None))
         steps = tuple(replace(s, latency=type(s.latency)(), read_latency=type(s.latency)(),
                               write_latency=type(s.latency)()) for s in steps)  # the post gives no latency

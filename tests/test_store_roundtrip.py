@@ -3,7 +3,7 @@
 import json
 import tempfile
 import tomllib
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -97,7 +97,7 @@ def test_a_long_series_stays_a_few_lines():
 
 
 def _result_with(step: StepResult) -> RunResult:
-    when = datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc)
+    when = datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
     return RunResult(id="20240102-030405-abcd", status="completed", started=when, ended=when, host=HostInfo(),
                      target=TargetInfo(path="/mnt/x"), engine=EngineInfo(name="native"),
                      profile=Profile(name="p", steps=(step.step,)), steps=(step,))

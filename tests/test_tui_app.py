@@ -186,7 +186,7 @@ async def test_switching_screens_rebuilds_no_footer_whose_keys_stay_the_same(lab
         built.clear()
         for key in "rdrd":
             await pilot.press(key)
-            await wait_for(pilot, lambda: isinstance(app.screen, RunScreen if key == "r" else DisksScreen))
+            await wait_for(pilot, lambda key=key: isinstance(app.screen, RunScreen if key == "r" else DisksScreen))
             await pilot.pause(0.2)
             # The footer on show leaves out its own screen's key.
             footer = screen_text(app).splitlines()[-1]

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
 
 from labtui.engine.events import RunStarted, SampleTaken
 from labtui.model import Profile, Step

@@ -9,14 +9,14 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from labtui.engine.devices import Disk, Volume
 from labtui.results.store import Store
 from labtui.engine.target_choice import DeviceScan
 
 GIB = 1024**3
-FIXED_NOW = datetime(2025, 3, 14, 9, 26, 53)
+FIXED_NOW = datetime(2025, 3, 14, 9, 26, 53)  # noqa: DTZ001 - the fake clock's local time, as the app's own clock reads
 FAKE_HOME = Path("/home/lab")
 FAKE_CWD = FAKE_HOME / "bench"  # where labtui was started (exports go there): a test that writes passes its own
 
@@ -114,7 +114,6 @@ async def palette_search(pilot, text: str) -> None:
     """Open the command palette and type `text` into it, as a person would; return once the
     search has finished (it runs in a worker: a fixed pause is too short on a loaded machine)."""
     from textual.command import CommandPalette
-    from textual.widgets import Input
 
     await pilot.press("ctrl+p")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette), what="the command palette")

@@ -27,7 +27,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from statistics import fmean, median
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from labtui.engine import cpubound
 from labtui.errors import LabtuiError

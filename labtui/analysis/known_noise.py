@@ -10,7 +10,7 @@ a 10 % change". Only a hint: it never decides a verdict, since the noise then ma
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from labtui.model import result_disk
 from labtui.analysis.comparison import Metric, NoiseHint, hint_from

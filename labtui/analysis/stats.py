@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist, fmean
-from typing import Sequence
+from collections.abc import Sequence
 
 CONFIDENCE = 0.95
 ALPHA = 0.05  # two-sided significance level of the tests

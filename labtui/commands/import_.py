@@ -63,7 +63,7 @@ def run(args) -> int:
         print_json({"results": [result_to_json(result) for _, result, _ in saved],
                     "already_imported": [{"file": name, "ids": ids} for name, ids in known]})
     else:
-        for name, result, path in saved:
+        for name, result, _path in saved:
             steps = ", ".join(f"{s.name}: {fmt_iops(s.total.iops)} IOPS {fmt_mib(s.total.mib_s)} MiB/s" for s in result.steps)
             engine = " ".join(x for x in (result.engine.name, result.engine.version) if x)
             host = f" ({result.host.name})" if result.host.name else ""

@@ -20,7 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from labtui.engine.command import missing_program
 from labtui.engine.testfile import RandomBlocks

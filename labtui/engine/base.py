@@ -14,7 +14,8 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
+from collections.abc import AsyncIterator
 
 import psutil
 

@@ -31,7 +31,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from labtui.engine import subproc
 from labtui.engine.base import CpuMeter, Engine, EngineUnavailable, Job
@@ -351,7 +352,7 @@ class CommandEngine(Engine):
         timed_out = False
         try:
             await asyncio.wait_for(subproc.wait_exit(proc), timeout=timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             timed_out = True
         finally:
             returncode = await subproc.stop(proc)

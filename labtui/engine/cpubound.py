@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 # A worker busy (running or runnable) this share of the window, or a machine idle less than
 # this share of one CPU, was limited by the CPU.

@@ -373,7 +373,8 @@ def list_volumes(
     whole = {e.dev_id for e in entries if e.root == "/"}
     volumes: dict[str, Volume] = {}
     for e in entries:
-        if not include_noise and (e.filesystem in NOISE_FS or _is_within(e.mount_point, "/proc") or _is_within(e.mount_point, "/sys")):
+        noise = e.filesystem in NOISE_FS or _is_within(e.mount_point, "/proc") or _is_within(e.mount_point, "/sys")
+        if not include_noise and noise:
             continue
         # root != "/" is a bind mount of a subtree, or a btrfs subvolume (which is a volume of its own).
         if not include_binds and e.root != "/" and (e.dev_id in whole or os.path.isfile(e.mount_point)):

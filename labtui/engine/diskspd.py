@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from labtui.engine import diskspd_parse as ds
 from labtui.engine import subproc
@@ -165,7 +165,7 @@ class DiskSpdEngine(Engine):
                 try:
                     await asyncio.wait_for(asyncio.shield(proc.wait()), timeout=max(0.0, tick - time.monotonic()))
                     break
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 if time.monotonic() > deadline:
                     raise EngineFailed(f"DiskSpd did not finish within {round(deadline - began)} s and was stopped")

@@ -17,7 +17,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from labtui.errors import ReportError, ValidationError
 from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
@@ -145,7 +145,7 @@ def _time(text: str | None) -> datetime | None:
     if not match:
         return None
     try:
-        return datetime(*(int(x) for x in match.groups()), tzinfo=timezone.utc)  # type: ignore[misc]
+        return datetime(*(int(x) for x in match.groups()), tzinfo=UTC)  # type: ignore[misc]
     except ValueError:
         return None
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
 
 from labtui.model import EngineInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
 
@@ -69,4 +68,4 @@ class RunFinished:
     path: Path | None  # where the store saved it
 
 
-Event = Union[RunStarted, PrepareProgress, StepStarted, SampleTaken, StepFinished, RunWarning, RunFinished]
+Event = RunStarted | PrepareProgress | StepStarted | SampleTaken | StepFinished | RunWarning | RunFinished

@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import psutil
 
@@ -181,7 +181,7 @@ class FioEngine(Engine):
                     )
                 try:
                     chunk = await asyncio.wait_for(proc.stdout.read(65536), timeout=remaining)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     continue
                 text = chunk.decode("utf-8", "replace") if chunk else ""
                 raw.append(text)

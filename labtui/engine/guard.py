@@ -51,7 +51,7 @@ _SIGNATURES: tuple[tuple[int, bytes, str], ...] = (
     (0, b"\xfcN+\xa9", "an md RAID member (v1.1)"),
     (32769, b"CD001", "an ISO 9660 image"),
 )
-_LVM_SECTORS = range(0, 4)
+_LVM_SECTORS = range(4)
 _SCAN_BYTES = 70 * 1024
 
 

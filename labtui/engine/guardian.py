@@ -38,7 +38,7 @@ class Guardian:
         self.process = process
 
     @classmethod
-    def start(cls) -> "Guardian":
+    def start(cls) -> Guardian:
         """A guardian for this process; one that does nothing where it cannot run (not POSIX)."""
         if os.name != "posix":
             return cls(None)

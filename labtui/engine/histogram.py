@@ -9,7 +9,7 @@ fixed 2,304 counters instead of a list of every sample.
 from __future__ import annotations
 
 from array import array
-from typing import Sequence
+from collections.abc import Sequence
 
 SUB_BITS = 7
 SUB_HALF = 1 << (SUB_BITS - 1)  # 64

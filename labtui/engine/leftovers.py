@@ -33,7 +33,7 @@ class RunMarker:
         self.data = data
 
     @classmethod
-    def create(cls, directory: Path, run_id: str, test_file: Path) -> "RunMarker":
+    def create(cls, directory: Path, run_id: str, test_file: Path) -> RunMarker:
         """Mark the run as owning `test_file` (about to be made). OSError if the marker cannot be made."""
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / f"{run_id}.json"

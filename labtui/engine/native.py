@@ -4,9 +4,9 @@ Like DiskSpd, a step's `threads` become that many worker processes (one interpre
 the GIL never serialises them), each keeping its `outstanding` I/Os in flight: io_uring on
 O_DIRECT files, kernel AIO where io_uring is missing or disabled, threads with the page cache
 on (or where neither exists), one blocking call per I/O at queue depth 1. The loop that ran is
-recorded in each step's result (`backend`); the `native_backend` setting picks one by name. This process only coordinates: it publishes
-the measure window, samples the workers' live counters once per interval, and merges their
-exact final counts and latency histograms into the step result.
+recorded in each step's result (`backend`); the `native_backend` setting picks one by name.
+This process only coordinates: it publishes the measure window, samples the workers' live counters
+once per interval, and merges their exact final counts and latency histograms into the step result.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import tempfile
 import time
 from array import array
 from pathlib import Path
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import psutil
 
@@ -274,7 +274,7 @@ class NativeEngine(Engine):
         try:
             return list(await asyncio.wait_for(asyncio.gather(*(w.result() for w in workers)),
                                                timeout=max(0.1, deadline - time.monotonic())))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise EngineFailed(
                 "the native engine's workers overran the step by too much and were stopped (a hung disk?)"
             ) from None

@@ -16,7 +16,8 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
+from collections.abc import AsyncIterator
 
 from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc
 from labtui.engine.base import Engine, Job, get_engine

@@ -18,7 +18,8 @@ import secrets
 import signal
 import sys
 from asyncio.subprocess import PIPE, STDOUT, Process
-from typing import Callable, Protocol
+from typing import Protocol
+from collections.abc import Callable
 
 from labtui.engine.guardian import TOKEN_ENV, kill_orphans
 
@@ -105,7 +106,7 @@ async def stop(proc: Process, grace: float = GRACE_SECONDS) -> int | None:
         _signal_group(proc, signal.SIGTERM)
         try:
             await asyncio.wait_for(asyncio.shield(proc.wait()), timeout=grace)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
     if proc.returncode is None:
         _signal_group(proc, signal.SIGKILL)

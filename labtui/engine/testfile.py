@@ -24,10 +24,9 @@ import stat
 import struct
 import sys
 import threading
-import time
 from array import array
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from labtui.errors import LabtuiError
 
@@ -97,7 +96,7 @@ class TestFile:
         self.dev, self.ino = st.st_dev, st.st_ino
 
     @classmethod
-    def create(cls, path: Path) -> "TestFile":
+    def create(cls, path: Path) -> TestFile:
         """Make `path`, which must not exist (not even as a dangling link): FileExistsError otherwise."""
         path = Path(path)
         dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

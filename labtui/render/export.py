@@ -12,8 +12,9 @@ import csv
 import io
 import json
 import math
-from datetime import timezone
-from typing import Any, Callable, Iterable, Sequence
+from datetime import UTC
+from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from labtui.render import markdown
 from labtui.model import RunResult, StepResult
@@ -39,7 +40,7 @@ def _latency(name: str) -> Getter:
 
 COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("result_id", lambda r, s: r.id),
-    ("started_utc", lambda r, s: r.started.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")),
+    ("started_utc", lambda r, s: r.started.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")),
     ("status", lambda r, s: r.status),
     ("source", lambda r, s: r.source),
     ("host", lambda r, s: r.host.name),

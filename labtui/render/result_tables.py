@@ -6,7 +6,7 @@ Formatting lives here once so the CLI tables, exports and the TUI show the same 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from rich import box
 from rich.style import StyleType

@@ -16,7 +16,7 @@ import fcntl
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from labtui.errors import LabtuiError, NotFoundError, StoreError
 from labtui.model import RunResult, TargetInfo, disk_identity, now, result_disk

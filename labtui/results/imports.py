@@ -19,7 +19,7 @@ import os
 import re
 import stat
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 from labtui.engine import diskspd_parse as ds
@@ -59,7 +59,10 @@ def import_file(path: str | Path) -> list[RunResult]:
     return [replace(r, source_digest=digest) for r in results]
 
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def _read_report(path: Path) -> tuple[bytes, datetime]:
@@ -95,7 +98,7 @@ def _read_report(path: Path) -> tuple[bytes, datetime]:
             size += len(chunk)
         if size > MAX_BYTES:
             raise ReportError(f"{path}: more than {MAX_BYTES} bytes is too large for a DiskSpd or fio report")
-        return b"".join(chunks), datetime.fromtimestamp(info.st_mtime, timezone.utc)
+        return b"".join(chunks), datetime.fromtimestamp(info.st_mtime, UTC)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     finally:
@@ -264,7 +267,7 @@ def _when(value: float | None) -> datetime | None:
     """An epoch time in seconds, if it is a plausible one."""
     if value is None or not 0 < value < 4_102_444_800:  # before 2100
         return None
-    return datetime.fromtimestamp(value, timezone.utc)
+    return datetime.fromtimestamp(value, UTC)
 
 
 # --------------------------------------------------------------------------- fio

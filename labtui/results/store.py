@@ -28,7 +28,8 @@ from dataclasses import MISSING, fields, is_dataclass, replace
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
@@ -444,7 +445,7 @@ class Store:
             raise StoreError(f"{path}: not valid TOML: {exc}") from exc
         except (ValueError, LabtuiError) as exc:
             raise StoreError(f"{path}: {exc}") from exc
-        except Exception as exc:  # noqa: BLE001 - a foreign file must never take the listing down
+        except Exception as exc:  # a foreign file must never take the listing down
             raise StoreError(f"{path}: not a labtui result ({type(exc).__name__}: {exc})") from exc
 
     def iter_results(self) -> Iterator[RunResult | BrokenFile]:

@@ -18,7 +18,8 @@ import os
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
 
 from labtui.errors import StoreError
 from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult, result_disk

@@ -8,7 +8,7 @@ the theme's colours: success for better, error for worse. Escape goes back.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -59,7 +59,8 @@ def table_rows(scan: DeviceScan) -> list[Row]:
         else:
             group = 1
         rank = order.get(v.disk, len(order)) if v.disk else len(order)
-        rows.append(((group, rank if group == 0 else 0, v.mount_point != "/", v.mount_point), Row(f"vol:{v.mount_point}", v, disk)))
+        place = (group, rank if group == 0 else 0, v.mount_point != "/", v.mount_point)
+        rows.append((place, Row(f"vol:{v.mount_point}", v, disk)))
     for d in scan.disks:
         if d.name in mounted_disks:
             continue

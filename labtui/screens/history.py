@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Callable
+from collections.abc import Callable
 
 from rich.style import Style
 from rich.text import Text

@@ -7,7 +7,7 @@ values the person typed (defaults apply to the ones left empty), or None when ca
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -6,7 +6,7 @@ returns the reason the text is refused (None when it is fine), so the rules stay
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import time
 from dataclasses import replace
-from typing import Callable
+from collections.abc import Callable
 
 from rich.console import Group
 from rich.text import Text

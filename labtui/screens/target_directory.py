@@ -8,7 +8,7 @@ that when a run starts.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -296,7 +296,7 @@ class WorkloadScreen(Screen):
         if not self.forms_ready:
             return
         step = self.draft.steps[self.step_index]
-        for key, spec in STEP_SPECS.items():
+        for key in STEP_SPECS:
             self._set_control(f"#s-{key}", step.values.get(key, ""))
         self._show_kind(step.kind)
 

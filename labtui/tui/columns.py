@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence, Union
+from collections.abc import Mapping, Sequence
 
 # Column key -> the least width it keeps; several of these are given up one after the other.
-Shrink = Union[Mapping[str, int], Sequence[Mapping[str, int]]]
+Shrink = Mapping[str, int] | Sequence[Mapping[str, int]]
 
 
 def shorten(text: str, width: int) -> str:

@@ -11,7 +11,7 @@ screen, whose purpose names profiles.
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 

@@ -9,7 +9,7 @@ cells, words. `LABTUI_GLYPHS=plain` asks for this anywhere (a terminal with a po
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 from textual._context import active_app
 from textual.scrollbar import ScrollBarRender

@@ -62,7 +62,8 @@ class StepDraft:
         """The step as a profile file would hold it (only the fields its kind has)."""
         values = self.values if values is None else values
         kind = values.get("kind", "io")
-        return {k: values[k] for k in step_fields(kind) if k in values and not (k in ("workdir", "setup", "cleanup") and values[k] == "")}
+        optional = ("workdir", "setup", "cleanup")
+        return {k: values[k] for k in step_fields(kind) if k in values and not (k in optional and values[k] == "")}
 
     def step(self, index: int) -> Step | None:
         try:

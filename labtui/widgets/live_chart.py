@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
 
 from plotext._utility import ansi_end, colors_to_ansi, no_color, space as _SPACE
 from rich.segment import Segment

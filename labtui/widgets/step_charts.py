@@ -7,7 +7,7 @@ time (`cycle` shows the next); a chart that is not displayed is not drawn at all
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal

@@ -1,0 +1,13 @@
+"""The code stays clean of the lint rules pyproject.toml's [tool.ruff] selects (run with the suite, so CI runs it)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_ruff_finds_nothing():
+    out = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise",
+                          "labtui", "tests", "benchmarks"], cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
