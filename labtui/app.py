@@ -26,7 +26,7 @@ from textual.scrollbar import ScrollBar
 
 from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.engine.target_choice import DeviceScan, Target, scan_devices
-from labtui.errors import LabtuiError
+from labtui.errors import ExitCode, LabtuiError
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
 from labtui.results.files import loads_toml
 from labtui.results.store import Store
@@ -267,7 +267,7 @@ class LabtuiApp(App[None]):
 
     async def _stop_and_exit(self) -> None:
         await self.stop_run()
-        self.exit(return_code=1 if self.aborted_result is not None else 0)
+        self.exit(return_code=ExitCode.FAILED if self.aborted_result is not None else ExitCode.OK)
 
     async def stop_run(self) -> None:
         """Stop the run that is going, if any, and wait until its partial result is saved."""

@@ -16,12 +16,11 @@ import re
 import sys
 
 from labtui import __version__
+from labtui.errors import ExitCode
 
 # Module names under labtui.commands, in the order `labtui --help` lists them.
 COMMANDS = ("run", "import", "disks", "profiles", "history", "show", "compare", "check", "baseline", "export",
             "make-archive")
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str) -> None:  # argparse's default is a usage dump; keep it to one line
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,25 +65,25 @@ def main(argv: list[str] | None = None) -> int:
             return run_app()
         except LabtuiError as exc:
             print(f"labtui: error: {exc}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
 
     try:
         return int(args.handler.run(args) or 0)
     except LabtuiError as exc:
         print(f"labtui: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except KeyboardInterrupt:
         print("labtui: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # `labtui history | head`: the reader went away; not an error worth a message.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        return ExitCode.OK
     except Exception as exc:  # the edge: one line, not a traceback
         if os.environ.get("LABTUI_DEBUG"):
             raise
         print(f"labtui: internal error: {type(exc).__name__}: {exc} (LABTUI_DEBUG=1 shows the traceback)", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
 
 
 if __name__ == "__main__":

@@ -1,4 +1,16 @@
-"""The project's own exceptions: each carries a message a person can act on."""
+"""The project's own exceptions, each carrying a message a person can act on, and the exit codes they map to."""
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """What `labtui` exits with (the README lists them): one place for the CLI, its commands and the TUI."""
+
+    OK = 0  # done; a check passed
+    FAILED = 1  # a run failed or was stopped, a result was not saved, a check found a regression
+    BAD_INPUT = 2  # a LabtuiError: wrong input, nothing done (or the person answered no)
+    CANNOT_TELL = 3  # a check too noisy to tell a regression of its tolerance from noise
+    INTERRUPTED = 130  # Ctrl+C outside a run, as a shell reports SIGINT
 
 
 class LabtuiError(Exception):

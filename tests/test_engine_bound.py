@@ -136,7 +136,8 @@ def test_a_comparison_of_cpu_bound_figures_says_so():
 
 def test_the_live_state_flags_a_cpu_bound_interval_and_keeps_it_when_merged():
     from labtui.engine.events import StepStarted
-    from labtui.analysis.live import LiveRun, merge_samples
+    from labtui.analysis.live import LiveRun
+    from labtui.series import merge_samples
     from labtui.model import Sample
 
     step = Step(name="s", duration=3, warmup=0)

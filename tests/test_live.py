@@ -19,7 +19,8 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.analysis.live import ChartPoints, LiveRun, LiveStep, SampleBuffer, downsample, merge_samples
+from labtui.analysis.live import ChartPoints, LiveRun, LiveStep, SampleBuffer
+from labtui.series import downsample, merge_samples
 from labtui.model import EngineInfo, Sample, Step, TargetInfo
 
 MIB = 1024 * 1024

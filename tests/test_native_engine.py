@@ -15,7 +15,7 @@ import pytest
 from labtui.engine import uring
 from labtui.engine.base import Job
 from labtui.engine.events import RunWarning, SampleTaken, StepFinished
-from labtui.engine.native import BACKENDS, NativeEngine, backend_for, choose_backend
+from labtui.engine.native import BACKENDS, NativeEngine, choose_backend
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Step
@@ -147,7 +147,7 @@ def test_random_offsets_are_aligned_spread_and_not_sequential(test_file, backend
 
 def test_page_cache_on_uses_the_blocking_loop(test_file):
     s = step(cache="on", write_percent=50, block_size=8192, threads=2, outstanding=3)
-    assert backend_for(s, direct=False) == "sync"
+    assert choose_backend(s, direct=False)[0] == "sync"
     result, _, engine = run_step(s, test_file, trace_offsets=100)
     assert result.status == "completed", result.error
     assert result.read.ios > 0 and result.write.ios > 0
@@ -174,7 +174,7 @@ def test_an_io_error_fails_the_step_with_the_reason(disk_dir, backend):
 
 def test_queue_depth_one_uses_one_blocking_call_per_io(test_file):
     s = step(outstanding=1, threads=1, write_percent=50, pattern="sequential", block_size=16384)
-    assert backend_for(s, direct=True) == "sync"
+    assert choose_backend(s, direct=True)[0] == "sync"
     result, _, engine = run_step(s, test_file, trace_offsets=200)
     assert result.status == "completed", result.error
     assert abs(100 * result.write.ios / result.total.ios - 50) <= 5

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from strategies import profiles, run_results, step_results
 
 from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
-from labtui.results.store import Store, _to_plain, dumps_json, result_from_toml, result_to_json, result_to_toml
+from labtui.results.store import Store, _to_plain, result_from_toml, result_to_json, result_to_toml
 
 few = settings(max_examples=40, deadline=None)
 
@@ -65,7 +65,7 @@ def test_results_saved_and_listed_read_back_equal(results: list[RunResult]):
 @few
 @given(run_results())
 def test_json_form_is_plain_json(result: RunResult):
-    data = json.loads(dumps_json(result_to_json(result)))
+    data = json.loads(json.dumps(result_to_json(result), default=str))
     assert data["id"] == result.id and data["schema"] == SCHEMA
     assert len(data["steps"]) == len(result.steps)
     for entry, step in zip(data["steps"], result.steps):

@@ -54,6 +54,16 @@ def test_check_directory_accepts_existing_and_creatable_paths(tmp_path):
     assert path == tmp_path / "new" / "deeper" and note.startswith("will be created") and not path.exists()
 
 
+def test_check_directory_refuses_a_link_to_nowhere_on_the_way(tmp_path):
+    # The run would fail making it ("File exists") after every check passed: said here, as the run says it.
+    volume = replace(ROOT, mount_point=str(tmp_path))
+    (tmp_path / "gone").symlink_to(tmp_path / "missing")
+    with pytest.raises(ValidationError, match="gone is a symbolic link to .*missing, which does not exist") as caught:
+        check_directory(str(tmp_path / "gone" / "deeper"), volume, [volume])
+    assert caught.value.field == "directory"
+    assert not (tmp_path / "missing").exists()
+
+
 @pytest.mark.parametrize("text, reason", [
     ("", "type the directory"),
     ("relative/dir", "is relative"),

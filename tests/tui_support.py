@@ -288,7 +288,7 @@ def wavy_result(result_id: str = "20240507-101500-abcd"):
                                   read_lat_p99_ms=3 * lat if reads else None, write_lat_mean_ms=lat if writes else None,
                                   write_lat_p99_ms=3 * lat if writes else None, cpu_percent=12.0 + i % 5))
         # The step's totals are its samples' sums, as a real run's are.
-        from labtui.analysis.live import merge_samples
+        from labtui.series import merge_samples
         from labtui.model import DirectionStats, LatencySummary
 
         total = merge_samples(samples)

@@ -28,7 +28,7 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.model import MIB, STEP_STARTUP_SECONDS, RunResult, Sample, Step, StepResult
-from labtui.series import downsample, merge_samples  # noqa: F401 - downsample is the charts' (widgets import it here)
+from labtui.series import merge_samples
 from labtui.units import human_size
 
 # Samples kept per step for the charts: an hour of one-second samples before the first merge.

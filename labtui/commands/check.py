@@ -12,7 +12,6 @@ HELP = "re-run a baseline's profile: exit 0 PASS, 1 FAIL (a regression), 3 too n
 DEFAULT_TOLERANCE_PCT = 10.0
 DEFAULT_CONFIRM = 8  # runs in a second pass: a confirmation decides alone, so it needs power of its own
 MIN_RUNS = 3
-EXIT_CANNOT_TELL = 3
 
 
 def add_arguments(parser) -> None:
@@ -97,7 +96,8 @@ def run(args) -> int:
     from labtui.analysis.checks import FAILED, PASSED, confirmed, parse_fail_on
     from labtui.commands.common import given, open_store, print_json, stderr, stdout
     from labtui.commands.compare import tolerance
-    from labtui.commands.progress import EXIT_FAILED, EXIT_OK, confirm
+    from labtui.commands.progress import confirm
+    from labtui.errors import ExitCode
     from labtui.analysis.comparison import pooled
     from labtui.render.comparison import check_renderable
     from labtui.engine.runner import RunOptions, Runner
@@ -149,12 +149,12 @@ def run(args) -> int:
             + ": short steps and small files can differ from the baseline for reasons of their own (caches, "
               "warm-up); a FAIL is worth a full-length re-check")
     if not args.yes and not confirm(runner, plan):
-        return 2
+        return ExitCode.BAD_INPUT
     reference = pooled(runs) if len(runs) > 1 else baseline
     first = _drive(runner)
     if first is None:
         err.print("FAIL: the re-run was stopped before anything was saved")
-        return EXIT_FAILED
+        return ExitCode.FAILED
 
     def more(report):
         what = ", ".join(f"{l.group.name} {l.metric.label}" for l in (report.failures + report.doubtful)[:3])
@@ -187,5 +187,5 @@ def run(args) -> int:
                       style="bold red")
         out.print(f"re-run saved as {' and '.join(r.id for r in passes)}; baseline {', '.join(r.id for r in runs)}")
     if unfinished is not None or report.outcome == FAILED:
-        return EXIT_FAILED
-    return EXIT_OK if report.outcome == PASSED else EXIT_CANNOT_TELL
+        return ExitCode.FAILED
+    return ExitCode.OK if report.outcome == PASSED else ExitCode.CANNOT_TELL

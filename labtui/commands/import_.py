@@ -22,7 +22,7 @@ def run(args) -> int:
 
     from labtui.commands.common import open_store, print_json
     from labtui.results.imports import import_file
-    from labtui.errors import LabtuiError
+    from labtui.errors import ExitCode, LabtuiError
     from labtui.printable import printable
     from labtui.render.result_tables import fmt_iops, fmt_mib
     from labtui.results.store import result_to_json
@@ -73,7 +73,7 @@ def run(args) -> int:
             print(f"{name}: already imported as {', '.join(ids)}; nothing changed{tags}")
     for message in failures:
         print(f"labtui: error: {message}", file=sys.stderr)
-    return 2 if failures else 0
+    return ExitCode.BAD_INPUT if failures else ExitCode.OK
 
 
 def _earlier_imports(rows, results) -> list[str]:

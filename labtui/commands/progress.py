@@ -28,6 +28,7 @@ from labtui.engine.events import (
 )
 from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.engine.target_choice import device_words
+from labtui.errors import ExitCode
 from labtui.model import STEP_STARTUP_SECONDS
 from labtui.render.result_tables import (
     command_summary,
@@ -39,7 +40,6 @@ from labtui.render.result_tables import (
 )
 from labtui.units import format_size, human_duration, human_size
 
-EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def confirm(runner, plan) -> bool:
@@ -89,7 +89,6 @@ class _Display:
         self.last: SampleTaken | None = None
         self.prepare: PrepareProgress | None = None
         self.total_planned = 0.0
-        self.run_began = time.monotonic()
         self.done_planned = 0.0
         self.raw_device = False  # a raw block device target: nothing to prepare
 
@@ -238,7 +237,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
     result = runner.result
     if result is None:
         display.say("labtui: the run was stopped before anything was saved")
-        return EXIT_FAILED
+        return ExitCode.FAILED
     save_error = getattr(runner, "save_error", None)
     if received:
         kept = f"saved as {result.id}" if save_error is None else "NOT saved"
@@ -261,7 +260,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
     if save_error is not None:
         display.say(f"labtui: result {result.id} ({result.status}) was NOT saved: {save_error}; "
                     "its figures are only in this output", "red")
-        return EXIT_FAILED
+        return ExitCode.FAILED
     if result.status != "completed":
-        return EXIT_FAILED
-    return EXIT_OK
+        return ExitCode.FAILED
+    return ExitCode.OK

@@ -45,6 +45,7 @@ def run(args) -> int:
     from labtui.commands.common import open_store
     from labtui.commands.progress import confirm, execute
     from labtui.engine.runner import RunOptions, Runner
+    from labtui.errors import ExitCode
     from labtui.params import parse_assignments
     from labtui.units import parse_duration
 
@@ -62,5 +63,5 @@ def run(args) -> int:
     plan = runner.preflight()
     if not args.yes and not confirm(runner, plan):
         runner.close()  # the raw device it holds is free again
-        return 2
+        return ExitCode.BAD_INPUT
     return asyncio.run(execute(runner, as_json=args.json))

@@ -103,6 +103,12 @@ ENGINES: dict[str, str] = {
     "fio": "labtui.engine.fio:FioEngine",
     "diskspd": "labtui.engine.diskspd:DiskSpdEngine",
 }
+# How each engine is named where people read it (without importing the engine).
+ENGINE_TITLES: dict[str, str] = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}
+
+
+def engine_title(name: str) -> str:
+    return ENGINE_TITLES.get(name, name)
 
 
 def engine_names() -> list[str]:

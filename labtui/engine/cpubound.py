@@ -98,12 +98,6 @@ def verdict(
     return cpu_percent, None
 
 
-def interval_bound(loads: Sequence[WorkerLoad], seconds: float, machine_cpu_percent: float | None,
-                   cpu_count: int | None = None) -> bool:
-    """Whether one live interval was CPU-bound (the same rule as a whole step's)."""
-    return verdict(loads, seconds, machine_cpu_percent, cpu_count)[1] is not None
-
-
 def warning(step_name: str, repetition: int, reason: str, engine: str = "native") -> str:
     """The run's warning for a CPU-bound step: it names the step and says "CPU-bound"."""
     which = f"{step_name!r}" + (f" (repetition {repetition})" if repetition > 1 else "")

@@ -48,12 +48,6 @@ def new_counts() -> array:
     return array("q", bytes(8 * BUCKETS))
 
 
-def merge(into: array, other: Sequence[int]) -> None:
-    for i, count in enumerate(other):
-        if count:
-            into[i] += count
-
-
 def percentiles(
     counts: Sequence[int], wanted: Sequence[float], lo_ns: int | None = None, hi_ns: int | None = None
 ) -> list[float | None]:

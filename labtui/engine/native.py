@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from array import array
+from typing import Any
 from pathlib import Path
 from collections.abc import AsyncIterator
 
@@ -109,14 +110,16 @@ def choose_backend(step: Step, direct: bool, wanted: str = "auto",
     return fallback, f"the {wanted} I/O loop cannot run here ({why}): {fallback} ran instead"
 
 
-def backend_for(step: Step, direct: bool, wanted: str = "auto") -> str:
-    return choose_backend(step, direct, wanted)[0]
-
-
 class NativeEngine(Engine):
     name = "native"
-    last_all_phase_ios = 0
-    last_traces: list = []
+
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+        super().__init__(settings)
+        # What the last step did beyond its result, per engine (never shared between engines): its
+        # I/Os in every phase, warm-up and drain included (the kernel cross-check compares them with
+        # /proc/diskstats), and with the trace_offsets setting, each worker's offsets.
+        self.last_all_phase_ios = 0
+        self.last_traces: list[list] = []
 
     def check_available(self) -> None:
         # Pure Python: always available; only a mistyped native_backend setting can stop it.

@@ -23,6 +23,7 @@ from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc
 from labtui.engine.base import Engine, Job, get_engine
 from labtui.engine.command import CommandEngine
 from labtui.engine.guardian import Guardian
+from labtui.engine.paths import nearest_existing
 from labtui.engine.events import (
     Event,
     PrepareProgress,
@@ -135,17 +136,7 @@ class Runner:
         if path.exists() and not path.is_dir():
             kind = "a file" if path.is_file() else "not a directory"
             raise LabtuiError(f"{path} exists and is {kind}: give a directory (labtui creates its own test file there)")
-        existing = path
-        missing: list[Path] = []
-        while not existing.exists():
-            if existing.is_symlink():
-                # A link to nowhere: making the directory would fail ("File exists") after the checks.
-                raise LabtuiError(f"{existing} is a symbolic link to {os.readlink(existing)}, which does not exist: "
-                                  "create that directory or give another target")
-            missing.append(existing)
-            if existing.parent == existing:
-                break
-            existing = existing.parent
+        existing, missing = nearest_existing(path)
         if not existing.is_dir():
             raise LabtuiError(f"{existing} is not a directory")
         try:

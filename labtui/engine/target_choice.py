@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labtui.engine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
-from labtui.errors import ValidationError
+from labtui.engine.paths import nearest_existing
+from labtui.errors import LabtuiError, ValidationError
 from labtui.model import Profile
 from labtui.units import format_size, human_duration, human_size
 
@@ -190,9 +191,10 @@ def check_directory(text: str, volume: Volume, volumes: tuple[Volume, ...] | lis
         raise ValidationError(f"{path} is on {where}, not on {volume.mount_point}", "directory")
     if path.exists() and not path.is_dir():
         raise ValidationError(f"{path} exists and is not a directory", "directory")
-    existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
+    try:
+        existing, _ = nearest_existing(path)
+    except LabtuiError as exc:
+        raise ValidationError(str(exc), "directory") from None
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValidationError(f"permission denied: cannot write in {existing}", "directory")
     if path.is_dir():

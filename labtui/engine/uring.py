@@ -143,7 +143,6 @@ class Ring:
         except BaseException:
             self.close()
             raise
-        self.fixed_buffers = False
         self.fixed_file = False
 
     def _map(self, p: _Params) -> None:
@@ -192,7 +191,6 @@ class Ring:
         """Pin `count` buffers of `stride` bytes at address `base` once, for the *_FIXED opcodes."""
         iovecs = (_Iovec * count)(*[_Iovec(base + i * stride, stride) for i in range(count)])
         ok = _syscall()(SYS_REGISTER, self.fd, REGISTER_BUFFERS, iovecs, count) >= 0
-        self.fixed_buffers = ok
         return ok
 
     def register_file(self, fd: int) -> bool:

@@ -40,7 +40,6 @@ from labtui.model import (
 from labtui.printable import printable_fields
 
 MAX_BYTES = 64 * 1024 * 1024  # the largest DiskSpd XML with -D on a long run is a few MiB
-FORMATS = ("diskspd-xml", "diskspd-text", "fio-json")
 _YEAR = 366 * 86400.0
 
 

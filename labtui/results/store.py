@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import math
 import os
 import re
@@ -33,6 +32,7 @@ from collections.abc import Iterator
 
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
+from labtui.engine.paths import nearest_existing
 from labtui.model import (
     RESULT_ORIGIN,
     SAMPLE_FIELDS,
@@ -368,9 +368,10 @@ class Store:
         Writes a result's worth of bytes into a probe file where the results directory is (or
         would be made) and removes it again: nothing is left behind, whatever the answer.
         """
-        existing = self.results_dir
-        while not existing.exists() and existing.parent != existing:
-            existing = existing.parent
+        try:
+            existing, _ = nearest_existing(self.results_dir)
+        except LabtuiError as exc:
+            raise StoreError(f"cannot save results in {self.results_dir}: {exc}") from None
         if not existing.is_dir():
             raise StoreError(f"cannot save results in {self.results_dir}: {existing} is not a directory"
                              + (f" (set {HOME_ENV} to a directory)" if existing == self.home else ""))
@@ -642,7 +643,3 @@ def _builtin_profiles() -> tuple[Profile, ...]:
             profiles.append(parse_profile_text(entry.read_text(encoding="utf-8"), f"built-in {entry.name}", "builtin"))
     order = ["quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract"]
     return tuple(sorted(profiles, key=lambda p: (order.index(p.name) if p.name in order else len(order), p.name)))
-
-
-def dumps_json(data: Any) -> str:
-    return json.dumps(data, indent=2, default=str)

@@ -39,10 +39,6 @@ class Row:
     volume: Volume | None
     disk: Disk | None
 
-    @property
-    def choosable(self) -> bool:
-        return self.volume is not None
-
 
 def table_rows(scan: DeviceScan) -> list[Row]:
     """Volumes grouped under their disks in discovery order (NVMe first); unusable ones last."""

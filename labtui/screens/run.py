@@ -31,6 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from labtui.engine.base import engine_title
 from labtui.engine.cpubound import ADVICE
 from labtui.engine.events import PrepareProgress, SampleTaken
 from labtui.errors import LabtuiError
@@ -46,7 +47,6 @@ from labtui.widgets.step_charts import StepCharts
 from labtui.tui.styling import theme_style
 
 FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
-ENGINE_TITLES = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}
 NARROW = 100  # below this width one chart shows at a time
 
 
@@ -187,14 +187,14 @@ class RunScreen(Screen):
 
     def _show_engines(self) -> None:
         row = self.query_one("#setup-engine-row")
-        available = [(ENGINE_TITLES.get(n, n), n) for n, why in self.engines if why is None]
+        available = [(engine_title(n), n) for n, why in self.engines if why is None]
         for old in self.query("#setup-engine"):
             old.remove()
         missing = [(n, why) for n, why in self.engines if why is not None]
         text = self.query_one("#setup-engines", Static)
         # The first clause of each reason ("fio is not installed"); the tooltip has the whole of it.
         text.update("; ".join(why.split(":")[0] for _n, why in missing))
-        text.tooltip = "\n".join(f"{ENGINE_TITLES.get(n, n)}: {why}" for n, why in missing) or None
+        text.tooltip = "\n".join(f"{engine_title(n)}: {why}" for n, why in missing) or None
         if not available:
             text.update("No engine can run here: " + "; ".join(why for _n, why in missing))
             return

@@ -8,11 +8,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static
 
+from labtui.engine.base import engine_title
 from labtui.errors import LabtuiError
 from labtui.model import Step
 
 # Shown in this order: DiskSpd first, because the lab scripts people compare against use it.
-ENGINES = (("diskspd", "DiskSpd"), ("fio", "fio"), ("native", "native"))
+ORDER = ("diskspd", "fio", "native")
 
 
 def engine_lines(step: Step, path: Path, file_size: int) -> list[tuple[str, str, bool]]:
@@ -23,7 +24,7 @@ def engine_lines(step: Step, path: Path, file_size: int) -> list[tuple[str, str,
         where = f" (in {step.workdir})" if step.workdir else ""
         return [("shell", f"{step.command}{where}", True)]
     lines = []
-    for name, label in ENGINES:
+    for name, label in ((n, engine_title(n)) for n in ORDER):
         try:
             engine = get_engine(name)
         except LabtuiError:
@@ -44,7 +45,7 @@ class CommandLines(VerticalScroll, can_focus=False):
         self._shown: list[tuple[str, str, bool]] | None = None
 
     def compose(self) -> ComposeResult:
-        for name, label in ENGINES:
+        for name, label in ((n, engine_title(n)) for n in ORDER):
             with Horizontal(classes="command-line", id=f"command-{name}"):
                 yield Label(label, classes="command-engine")
                 yield Static("", classes="command-text", markup=False)
