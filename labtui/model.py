@@ -497,6 +497,12 @@ class TargetInfo:
     pcie_width: int | None = None
     pcie_max_speed: str | None = None
     pcie_max_width: int | None = None
+    # The PCIe port the device hangs off (root port or switch): what the slot side could do.
+    pcie_port_max_speed: str | None = None
+    pcie_port_max_width: int | None = None
+    sata_speed: str | None = None  # the SATA link now, as libata says it: "6.0 Gbps"
+    sata_max_speed: str | None = None  # the fastest the drive supports (its IDENTIFY data)
+    usb_speed: str | None = None  # the USB device's signalling rate: "5000 Mb/s"
     filesystem: str | None = None
     mount_point: str | None = None
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-NVME_PCI = "devices/pci0000:00/0000:00:01.1/0000:01:00.0"
+NVME_PORT = "devices/pci0000:00/0000:00:01.1"  # the root port the NVMe's slot hangs off
+NVME_PCI = f"{NVME_PORT}/0000:01:00.0"
 NVME_CTRL = f"{NVME_PCI}/nvme/nvme0"
 SATA_SCSI = "devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0"
 USB_DEVICE = "devices/pci0000:00/0000:00:14.0/usb2/2-1"
@@ -17,6 +18,15 @@ def vpd_pg80(serial: str) -> bytes:
     """VPD page 0x80 as the kernel exposes it: a 4-byte header, then the serial padded with spaces."""
     body = serial.rjust(20).encode("ascii")
     return bytes([0, 0x80]) + len(body).to_bytes(2, "big") + body
+
+
+def identify(sata_generations: int) -> str:
+    """An ATA IDENTIFY page as /sys/class/ata_device/*/id shows it: 256 hex words, 8 a line; word 76
+    has a bit per SATA generation the drive supports (bit 1 = 1.5, 2 = 3.0, 3 = 6.0 Gb/s)."""
+    words = [0] * 256
+    words[0] = 0x0040
+    words[76] = sum(1 << gen for gen in range(1, sata_generations + 1)) | 0x0100  # and NCQ
+    return "\n".join(" ".join(f"{w:04x}" for w in words[i:i + 8]) for i in range(0, 256, 8))
 
 
 class FakeSys:
@@ -58,6 +68,25 @@ class FakeSys:
         self.link(f"dev/block/{dev}", path)
         return path
 
+    def pcie(self, pci: str, speed: str, width: int, max_speed: str, max_width: int) -> None:
+        """A PCI device's link: now and at most (the kernel's current_/max_link_* files)."""
+        self.file(f"{pci}/current_link_speed", speed)
+        self.file(f"{pci}/current_link_width", str(width))
+        self.file(f"{pci}/max_link_speed", max_speed)
+        self.file(f"{pci}/max_link_width", str(max_width))
+
+    def ata_link(self, scsi_device: str, speed: str, drive_generations: int) -> None:
+        """The libata link and device above a SATA disk's SCSI device (.../ataN/host*/target*/H:C:T:L)."""
+        port = scsi_device.split("/host")[0]
+        number = port.rsplit("/ata", 1)[1]
+        link = f"{port}/link{number}"
+        self.file(f"{link}/ata_link/link{number}/sata_spd", speed)
+        self.file(f"{link}/ata_link/link{number}/sata_spd_limit", "<unknown>")
+        self.file(f"{link}/ata_link/link{number}/hw_sata_spd_limit", "<unknown>")
+        self.file(f"{link}/dev{number}.0/ata_device/dev{number}.0/id", identify(drive_generations))
+        self.link(f"class/ata_link/link{number}", f"{link}/ata_link/link{number}")
+        self.link(f"class/ata_device/dev{number}.0", f"{link}/dev{number}.0/ata_device/dev{number}.0")
+
     def partition(self, disk_path: str, name: str, number: int, dev: str) -> str:
         path = f"{disk_path}/{name}"
         self.file(f"{path}/partition", str(number))
@@ -74,10 +103,8 @@ def build_lab_machine(root: Path) -> FakeSys:
     fake = FakeSys(root)
 
     # NVMe: controller nvme0 on a PCIe 4.0 x4 slot that trained at 3.0 x2.
-    fake.file(f"{NVME_PCI}/current_link_speed", "8.0 GT/s PCIe")
-    fake.file(f"{NVME_PCI}/current_link_width", "2")
-    fake.file(f"{NVME_PCI}/max_link_speed", "16.0 GT/s PCIe")
-    fake.file(f"{NVME_PCI}/max_link_width", "4")
+    fake.pcie(NVME_PCI, "8.0 GT/s PCIe", 2, "16.0 GT/s PCIe", 4)
+    fake.pcie(NVME_PORT, "8.0 GT/s PCIe", 2, "16.0 GT/s PCIe", 4)
     fake.file(f"{NVME_CTRL}/model", "Samsung SSD 980 PRO 1TB                 ")
     fake.file(f"{NVME_CTRL}/serial", "S5GXNF0R123456      ")
     fake.file(f"{NVME_CTRL}/firmware_rev", "5B2QGXA7")
@@ -93,6 +120,7 @@ def build_lab_machine(root: Path) -> FakeSys:
     fake.file(f"{SATA_SCSI}/model", "Samsung SSD 870 ")
     fake.file(f"{SATA_SCSI}/rev", "2B6Q")
     fake.file(f"{SATA_SCSI}/vpd_pg80", vpd_pg80("S6PNNS0T000111A"))
+    fake.ata_link(SATA_SCSI, "6.0 Gbps", 3)
     sda = fake.disk(f"{SATA_SCSI}/block", "sda", "8:0", sectors=976773168, rotational=0, device=SATA_SCSI)
     fake.partition(sda, "sda1", 1, "8:1")
     fake.partition(sda, "sda2", 2, "8:2")
@@ -100,6 +128,7 @@ def build_lab_machine(root: Path) -> FakeSys:
     # USB hard disk: a SATA drive behind a USB bridge, which has the serial.
     fake.file(f"{USB_DEVICE}/idVendor", "1058")
     fake.file(f"{USB_DEVICE}/serial", "575834314142")
+    fake.file(f"{USB_DEVICE}/speed", "5000")
     fake.file(f"{USB_SCSI}/vendor", "WD      ")
     fake.file(f"{USB_SCSI}/model", "My Passport 25E2")
     fake.file(f"{USB_SCSI}/rev", "4004")

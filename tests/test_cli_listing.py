@@ -197,6 +197,9 @@ def test_show_in_full_and_as_json(saved, capsys):
     code, out, _ = cli(capsys, "show", newer.id, "--json")
     data = json.loads(out)
     statistics = data.pop("statistics")  # the result's JSON form plus each figure's spread
+    limits = data.pop("bottleneck")  # ... and where each step's limit was
+    assert limits["link"]["name"] == "PCIe 3.0 x4" and [s["name"] for s in limits["steps"]] == ["Read 64K random",
+                                                                                            "Write 64K random"]
     assert data == json.loads(json.dumps(result_to_json(newer)))
     assert [m["metric"] for m in statistics[0]["metrics"]][:2] == ["iops", "mib_s"]
     assert data["status"] == "aborted" and data["error"] == "cancelled by the user"

@@ -8,7 +8,7 @@ import pytest
 
 from dataclasses import replace
 
-from labtui.screens.disks import SHRINK, DisksScreen, VolumeTable, pcie_link, table_rows
+from labtui.screens.disks import SHRINK, DisksScreen, VolumeTable, link_cell, table_rows
 from labtui.tui.columns import fit_widths
 from labtui.screens.target_directory import TargetDirectoryModal
 from labtui.results.store import Store
@@ -21,19 +21,29 @@ def test_rows_put_usable_disk_volumes_first_and_unusable_ones_last():
     assert keys == ["vol:/", "vol:/boot/efi", "vol:/data", "disk:sdb", "vol:/dev/shm", "vol:/mnt/iso"]
 
 
-def test_pcie_link_names_the_generation_and_flags_a_slower_link():
+def test_the_link_cell_names_the_generation_and_flags_a_slower_link():
     nvme = FAKE_DISKS[0]
-    assert pcie_link(nvme) == ("Gen3 x4 (max Gen4)", True)
-    assert pcie_link(replace(nvme, pcie_speed="16.0 GT/s PCIe")) == ("Gen4 x4", False)
-    assert pcie_link(replace(nvme, pcie_width=2)) == ("Gen3 x2 (max Gen4 x4)", True)
-    assert pcie_link(FAKE_DISKS[1]) == ("", False)
+    assert link_cell(nvme) == ("Gen3 x4 (max Gen4)", True)
+    assert link_cell(replace(nvme, pcie_speed="16.0 GT/s PCIe")) == ("Gen4 x4", False)
+    assert link_cell(replace(nvme, pcie_width=2)) == ("Gen3 x2 (max Gen4 x4)", True)
+    assert link_cell(FAKE_DISKS[1]) == ("SATA 6G", False)
+    assert link_cell(replace(FAKE_DISKS[1], sata_speed="3.0 Gbps")) == ("SATA 3G (max 6G)", True)
+    assert link_cell(FAKE_DISKS[2]) == ("", False)  # the kernel gave no link speed
 
 
-async def test_a_slower_pcie_link_is_explained(labtui_home):
+async def test_a_slower_link_is_flagged_before_any_run_with_what_it_costs(labtui_home):
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         await disks_ready(pilot)
-        assert "PCIe link Gen3 x4 (max Gen4): 8.0 GT/s PCIe x4, below the device's 16.0 GT/s PCIe x4" in screen_text(app)
+        text = " ".join(screen_text(app).split())
+        assert ("Link PCIe 3.0 x4, at most 3,938 MB/s: below the drive's PCIe 4.0 x4 (16 GT/s, 7,877 MB/s); "
+                "the port above it supports at most 8 GT/s: the slot, not the drive, sets the speed") in text
+        await _move_to(pilot, "vol:/data")
+        text = " ".join(screen_text(app).split())
+        assert "Link SATA 6 Gb/s (8b/10b encoding): at most 600 MB/s one direction at a time" in text
+    async with make_app(labtui_home).run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        assert "slow link" in screen_text(pilot.app)  # narrow: no Link column, the note says it
 
 
 def test_fit_widths_narrows_long_columns_down_to_their_minimum():

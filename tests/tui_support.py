@@ -24,9 +24,10 @@ FAKE_DISKS = (
     Disk(name="nvme0n1", path="/dev/nvme0n1", kind="NVMe", transport="nvme", model="Samsung SSD 980 PRO 1TB",
          serial="S5GXNX0T123456", firmware="5B2QGXA7", rotational=False, size_bytes=1000 * 1000**3,
          pcie_speed="8.0 GT/s PCIe", pcie_width=4, pcie_max_speed="16.0 GT/s PCIe", pcie_max_width=4,
-         partitions=["nvme0n1p1", "nvme0n1p2"]),
+         pcie_port_max_speed="8.0 GT/s PCIe", pcie_port_max_width=16, partitions=["nvme0n1p1", "nvme0n1p2"]),
     Disk(name="sda", path="/dev/sda", kind="SATA SSD", transport="sata", model="CT500MX500SSD1",
-         serial="2027E2912345", firmware="M3CR033", rotational=False, size_bytes=500 * 1000**3, partitions=["sda1"]),
+         serial="2027E2912345", firmware="M3CR033", rotational=False, size_bytes=500 * 1000**3,
+         sata_speed="6.0 Gbps", sata_max_speed="6.0 Gbps", partitions=["sda1"]),
     Disk(name="sdb", path="/dev/sdb", kind="HDD", transport="sata", model="ST4000DM004-2CV104",
          firmware="0001", rotational=True, size_bytes=4000 * 1000**3),
 )

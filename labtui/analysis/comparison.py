@@ -30,6 +30,7 @@ from statistics import fmean, median
 from typing import Any
 from collections.abc import Callable, Sequence
 
+from labtui.analysis.bottleneck import analyse, compared
 from labtui.engine import cpubound
 from labtui.errors import LabtuiError
 from labtui.model import RunResult, Sample, Step, StepResult
@@ -334,6 +335,9 @@ class Comparison:
     warnings: tuple[str, ...]
     tolerance_pct: float
     confidence: float = CONFIDENCE
+    # Per group (in order): what limited the step across the results, in words (labtui.analysis.
+    # bottleneck: the link, the CPU); None where nothing did but the drives themselves.
+    bottlenecks: tuple[str | None, ...] = ()
 
     @property
     def letters(self) -> tuple[str, ...]:
@@ -378,8 +382,14 @@ class Comparison:
             "results": [_result_json(r, letter) for r, letter in zip(self.results, self.letters)],
             "warnings": list(self.warnings),
             "context": [{"label": c.label, "values": list(c.values), "differs": c.differs} for c in self.context],
-            "steps": [g.to_json(ids, self.confidence) for g in self.groups],
+            "steps": [g.to_json(ids, self.confidence) | {"bottleneck": self.bottleneck(i)}
+                      for i, g in enumerate(self.groups)],
+            "bottleneck": [analyse(r).to_json() | {"id": r.id} for r in self.results],
         }
+
+    def bottleneck(self, index: int) -> str | None:
+        """What limited group `index` across the results, or None."""
+        return self.bottlenecks[index] if index < len(self.bottlenecks) else None
 
 
 def _letter(index: int) -> str:
@@ -431,7 +441,9 @@ def compare(
     for master, (occs, rows) in zip(masters, raw):
         groups.append(_group(master, occs, rows, priors, letters, tolerance_pct, alpha, hint))
     warnings = _warnings(results, masters, letters) + _engine_bound_warnings(results, letters)
-    return Comparison(results, tuple(groups), _context(results), tuple(warnings), tolerance_pct, confidence)
+    limits = compared(results, [[s.name if s else None for s in g.steps] for g in groups], letters)
+    return Comparison(results, tuple(groups), _context(results), tuple(warnings), tolerance_pct, confidence,
+                      tuple(limits))
 
 
 def pooled(runs: Sequence[RunResult]) -> RunResult:

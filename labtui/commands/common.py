@@ -78,8 +78,11 @@ def warn_broken(broken) -> None:
 
 
 def result_json(result) -> dict:
-    """A result's `--json` form plus, per step and metric, its mean, spread and 95 % interval."""
+    """A result's `--json` form plus, per step and metric, its mean, spread and 95 % interval, and
+    where each step's limit was (the link's ceiling and the share of it used)."""
+    from labtui.analysis.bottleneck import analyse
     from labtui.analysis.comparison import statistics_json, summarize
     from labtui.results.store import result_to_json
 
-    return result_to_json(result) | {"statistics": statistics_json(summarize(result))}
+    return result_to_json(result) | {"statistics": statistics_json(summarize(result)),
+                                     "bottleneck": analyse(result).to_json()}

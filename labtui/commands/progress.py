@@ -31,6 +31,7 @@ from labtui.engine.target_choice import device_words
 from labtui.errors import ExitCode
 from labtui.model import STEP_STARTUP_SECONDS
 from labtui.render.result_tables import (
+    bottleneck_renderable,
     command_summary,
     fmt_iops,
     fmt_mib,
@@ -255,6 +256,9 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
                 from labtui.render.comparison import statistics_table
 
                 out.print(statistics_table(summarize(result)))
+            limits = bottleneck_renderable(result, every=False)
+            if limits is not None:
+                out.print(limits, highlight=False)
             if save_error is None:
                 out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}", soft_wrap=True)
     if save_error is not None:

@@ -16,7 +16,7 @@ def run(args) -> int:
     from labtui.commands.common import open_store, print_json, result_json, stdout
     from labtui.analysis.comparison import summarize
     from labtui.render.comparison import statistics_table
-    from labtui.render.result_tables import command_summary, context_table, latency_table, result_steps_table
+    from labtui.render.result_tables import bottleneck_renderable, command_summary, context_table, latency_table, result_steps_table
 
     result = open_store().find_result(args.id)
     if args.json:
@@ -26,6 +26,9 @@ def run(args) -> int:
     out.print(context_table(result))
     out.print(result_steps_table(result))
     out.print(statistics_table(summarize(result)))
+    limits = bottleneck_renderable(result)
+    if limits is not None:
+        out.print(limits, highlight=False, soft_wrap=False)
     lat = latency_table(result.steps)
     if lat.row_count:
         out.print(lat)

@@ -52,6 +52,11 @@ class Disk:
     pcie_width: int | None = None
     pcie_max_speed: str | None = None
     pcie_max_width: int | None = None
+    pcie_port_max_speed: str | None = None  # the port upstream (root port or switch) can do at most this
+    pcie_port_max_width: int | None = None
+    sata_speed: str | None = None  # "6.0 Gbps" (libata's ata_link)
+    sata_max_speed: str | None = None  # the drive's fastest (its IDENTIFY data, word 76)
+    usb_speed: str | None = None  # "5000 Mb/s": the USB device the disk sits behind
     partitions: list[str] = field(default_factory=list)
     holders: list[str] = field(default_factory=list)  # dm / md devices built on it
 
@@ -251,19 +256,17 @@ def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
     if serial is None and transport == "usb":
         serial = _usb_serial(resolved)
     firmware = _read(device / "rev") or _read(device / "firmware_rev")
-    pcie = {}
+    link: dict = {}
     controller = _nvme_controller(name, block, sys_root)
     if controller is not None:
         model = _read(controller / "model") or model
         serial = _read(controller / "serial") or serial
         firmware = _read(controller / "firmware_rev") or firmware
-        pci = controller / "device"
-        pcie = {
-            "pcie_speed": _read(pci / "current_link_speed"),
-            "pcie_width": _read_int(pci / "current_link_width"),
-            "pcie_max_speed": _read(pci / "max_link_speed"),
-            "pcie_max_width": _read_int(pci / "max_link_width"),
-        }
+        link = _pcie_link(controller / "device")
+    elif transport == "sata":
+        link = _sata_link(str(resolved), sys_root)
+    elif transport == "usb":
+        link = {"usb_speed": _usb_speed(resolved)}
     if model and vendor and transport in ("sata", "scsi", "usb") and vendor not in ("ATA",) and not model.startswith(vendor):
         model = f"{vendor} {model}"
     if transport == "virtio" and not model:
@@ -286,8 +289,72 @@ def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
         size_bytes=sectors * 512 if sectors is not None else None,
         partitions=partitions,
         holders=holders,
-        **pcie,
+        **link,
     )
+
+
+def _pcie_link(pci: Path) -> dict:
+    """The PCIe link of a PCI device: now, the device's best, and the best of the port above it."""
+    facts = {
+        "pcie_speed": _read(pci / "current_link_speed"),
+        "pcie_width": _read_int(pci / "current_link_width"),
+        "pcie_max_speed": _read(pci / "max_link_speed"),
+        "pcie_max_width": _read_int(pci / "max_link_width"),
+    }
+    try:
+        port = pci.resolve().parent
+    except OSError:
+        return facts
+    if _PCI_ADDRESS.fullmatch(port.name):  # not the host bridge ("pci0000:00"): a root port or switch port
+        facts["pcie_port_max_speed"] = _read(port / "max_link_speed")
+        facts["pcie_port_max_width"] = _read_int(port / "max_link_width")
+    return facts
+
+
+_PCI_ADDRESS = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
+_SATA_GENERATIONS = {1: "1.5 Gbps", 2: "3.0 Gbps", 3: "6.0 Gbps"}  # IDENTIFY word 76, bits 1-3
+
+
+def _sata_link(resolved: str, sys_root: Path) -> dict:
+    """A libata disk's link speed (/sys/class/ata_link) and its drive's fastest (/sys/class/ata_device).
+
+    The disk's SCSI address H:C:T:L sits under the port it hangs off (".../ata3/host2/target2:0:0/2:0:0:0");
+    behind a port multiplier the target number is the multiplier's port, whose link is linkN.T.
+    """
+    port = re.search(r"/ata(\d+)/host\d+/target\d+:\d+:(\d+)/", resolved)
+    if port is None:
+        return {}
+    number, target = port.groups()
+    name = f"{number}.{target}" if (sys_root / "class" / "ata_link" / f"link{number}.{target}").exists() else number
+    speed = _read(sys_root / "class" / "ata_link" / f"link{name}" / "sata_spd")
+    return {
+        "sata_speed": speed if speed and speed[0].isdigit() else None,  # "<unknown>" while the link is down
+        "sata_max_speed": _identify_sata_speed(sys_root / "class" / "ata_device" / f"dev{name}.0" / "id"),
+    }
+
+
+def _identify_sata_speed(path: Path) -> str | None:
+    """The fastest SATA generation a drive claims in its IDENTIFY data (sysfs: 256 hex words)."""
+    words = (_read(path) or "").split()
+    try:
+        word = int(words[76], 16)
+    except (IndexError, ValueError):
+        return None
+    if word in (0, 0xFFFF):  # not reported
+        return None
+    best = max((gen for gen in _SATA_GENERATIONS if word & (1 << gen)), default=None)
+    return _SATA_GENERATIONS.get(best) if best else None
+
+
+def _usb_speed(resolved: Path) -> str | None:
+    """The signalling rate of the USB device a disk sits behind ("480", "5000": Mb/s)."""
+    for parent in resolved.parents:
+        if (parent / "idVendor").exists():
+            speed = _read(parent / "speed")
+            return f"{speed} Mb/s" if speed else None
+        if parent.name == "devices":
+            break
+    return None
 
 
 def _read_bool(path: Path) -> bool | None:
@@ -494,6 +561,11 @@ def _target_from(path: str, device: str | None, disk: Disk | None, volume: Volum
         pcie_width=disk.pcie_width if disk else None,
         pcie_max_speed=disk.pcie_max_speed if disk else None,
         pcie_max_width=disk.pcie_max_width if disk else None,
+        pcie_port_max_speed=disk.pcie_port_max_speed if disk else None,
+        pcie_port_max_width=disk.pcie_port_max_width if disk else None,
+        sata_speed=disk.sata_speed if disk else None,
+        sata_max_speed=disk.sata_max_speed if disk else None,
+        usb_speed=disk.usb_speed if disk else None,
         filesystem=volume.filesystem if volume else None,
         mount_point=volume.mount_point if volume else None,
     )

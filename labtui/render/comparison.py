@@ -160,6 +160,12 @@ def describe_result(comparison: Comparison, index: int) -> str:
     return f"{r.id}: " + ", ".join(parts)
 
 
+def bottleneck_lines(comparison: Comparison) -> list[tuple[str, str]]:
+    """(step title, what limited it across the results) for each step where something did."""
+    return [(group_title(g), line) for i, g in enumerate(comparison.groups)
+            if (line := comparison.bottleneck(i)) is not None]
+
+
 # --------------------------------------------------------------------------- terminal
 
 
@@ -216,6 +222,8 @@ def comparison_renderable(comparison: Comparison, palette: Palette = TERMINAL, *
         parts.append(ctx)
     elif len(letters) > 1:
         parts.append(Text("context: the same " + ", ".join(r.label for r in comparison.context), style="dim"))
+    for title, line in bottleneck_lines(comparison):
+        parts.append(Text.assemble(("bottleneck: ", "bold"), f"{title}: {line}"))
     notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
     for note in notes:
         parts.append(Text(f"note: {note}", style="dim"))
@@ -358,6 +366,10 @@ def comparison_markdown(comparison: Comparison) -> str:
         out.append(markdown.table(["", *letters], [[row.label, *row.values] for row in differences]))
     for warning in comparison.warnings:
         out.append(f"> **Warning:** {markdown.cell(warning)}\n")
+    limits = bottleneck_lines(comparison)
+    if limits:
+        out.append("\n".join(f"- **Bottleneck**, {markdown.cell(title)}: {markdown.cell(line)}"
+                              for title, line in limits) + "\n")
     notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
     notes += [f"noise unknown: single runs cannot tell a difference from noise; {hint}" for hint in comparison.hints]
     if notes:

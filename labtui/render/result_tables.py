@@ -9,10 +9,12 @@ from datetime import datetime
 from collections.abc import Iterable, Mapping
 
 from rich import box
+from rich.console import Group
 from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
 
+from labtui.analysis import bottleneck
 from labtui.model import Profile, RunResult, StepResult
 from labtui.params import Param
 from labtui.units import format_duration, format_size, human_duration, human_size
@@ -224,6 +226,25 @@ def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = ST
     for key, value in rows:
         table.add_row(key, value)
     return table
+
+
+def bottleneck_renderable(result: RunResult, *, every: bool = True, warning: StyleType = "yellow") -> Group | None:
+    """The link and its ceiling, then where each step's limit was. With `every` false (a run's summary)
+    only the steps the link, the CPU or a cache limited, and the link only if one did or it runs below
+    the drive's best; None when that leaves nothing to say."""
+    found = bottleneck.analyse(result)
+    shown = [s for s in found.steps if every or s.verdict not in (bottleneck.NOT_LINK, bottleneck.UNKNOWN)]
+    downgraded = found.link is not None and found.link.downgraded
+    if not every and not shown and not downgraded:
+        return None
+    if found.link is None:
+        lines = [Text(found.headline, style="dim")]
+    else:
+        lines = [Text.assemble(("link: ", "bold"), (found.headline, warning if downgraded else ""))]
+    for s in shown:
+        style = warning if s.verdict in (bottleneck.LINK, bottleneck.OVER, bottleneck.CPU) else ""
+        lines.append(Text.assemble(f"  {s.name}: ", (s.text, style)))
+    return Group(*lines)
 
 
 def _status_text(result: RunResult, styles: Mapping[str, StyleType]) -> Text:

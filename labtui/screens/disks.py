@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
+from labtui.analysis import bottleneck
 from labtui.engine.devices import Disk, Volume
 from labtui.engine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.units import human_size
@@ -65,36 +66,15 @@ def table_rows(scan: DeviceScan) -> list[Row]:
     return [row for _, row in sorted(rows, key=lambda item: item[0])]
 
 
-_GENERATIONS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
-
-
-def _generation(speed: str | None) -> str:
-    """'8.0 GT/s PCIe' -> 'Gen3': the name people compare adapters by."""
-    try:
-        rate = float((speed or "").split()[0])
-    except (ValueError, IndexError):
-        return "?"
-    return f"Gen{_GENERATIONS[rate]}" if rate in _GENERATIONS else f"{rate:g} GT/s"
-
-
-def pcie_link(disk: Disk | None) -> tuple[str, bool]:
-    """('Gen3 x4 (max Gen4)', True): the negotiated link, and whether it is below the device's best.
+def link_cell(disk: Disk | None) -> tuple[str, bool]:
+    """('Gen3 x4 (max Gen4)', True): the negotiated link, and whether it is below the drive's best.
 
     A link below its maximum is the classic sign of a slow adapter, slot or riser.
     """
-    if disk is None or not (disk.pcie_speed or disk.pcie_width):
+    link = bottleneck.link_of(disk) if disk is not None else None
+    if link is None:
         return "", False
-    now_gen, now_width = _generation(disk.pcie_speed), disk.pcie_width
-    link = f"{now_gen} x{now_width or '?'}"
-    slower = bool(disk.pcie_max_speed) and _generation(disk.pcie_max_speed) != now_gen
-    narrower = bool(disk.pcie_max_width) and disk.pcie_max_width != now_width
-    if slower and narrower:
-        link += f" (max {_generation(disk.pcie_max_speed)} x{disk.pcie_max_width})"
-    elif slower:
-        link += f" (max {_generation(disk.pcie_max_speed)})"
-    elif narrower:
-        link += f" (max x{disk.pcie_max_width})"
-    return link, slower or narrower
+    return link.short_with_best, link.downgraded
 
 
 def _volume_kind(volume: Volume) -> str:
@@ -108,7 +88,7 @@ def _volume_kind(volume: Volume) -> str:
 
 
 # Columns that give up width first when the table is too wide, and the least each keeps.
-SHRINK = {"mount": 10, "model": 10, "device": 8, "pcie": 10, "note": 13, "kind": 7}
+SHRINK = {"mount": 10, "model": 10, "device": 8, "link": 18, "note": 13, "kind": 7}
 
 
 class VolumeTable(DataTable):
@@ -209,8 +189,8 @@ class DisksScreen(Screen):
         if wide:
             columns.append(("size", "Size"))
         columns += [("free", "Free"), ("fs", "FS"), ("mount", "Mount point")]
-        if wide and any(c.get("pcie") for c in cells):
-            columns.append(("pcie", "PCIe link"))
+        if wide and any(c.get("link") for c in cells):
+            columns.append(("link", "Link"))
         if any(c.get("note") for c in cells):
             columns.append(("note", "Note"))
         return columns
@@ -241,8 +221,9 @@ class DisksScreen(Screen):
             texts = []
             for key, _label in columns:
                 value = shorten(row_cells.get(key, ""), widths[key])
-                cell_style = warn if key in ("free", "note") and row_cells.get("_low") else style
-                if key == "pcie" and pcie_link(row.disk)[1]:
+                cell_style = warn if (key in ("free", "note") and row_cells.get("_low")
+                                      or key == "note" and row_cells.get("_slow")) else style
+                if key == "link" and link_cell(row.disk)[1]:
                     cell_style = warn
                 texts.append(Text(value, style=cell_style or "", justify="right" if key in ("size", "free") else "left"))
             table.add_row(*texts, key=row.key)
@@ -262,7 +243,7 @@ class DisksScreen(Screen):
             "kind": disk.kind if disk else (_volume_kind(volume) if volume else ""),
             "model": (disk.model or "unknown") if disk else "",
             "size": human_size(volume.size_bytes if volume else disk.size_bytes if disk else None),
-            "pcie": pcie_link(disk)[0],
+            "link": link_cell(disk)[0],
         }
         if volume is None:
             cells.update(free="", fs="", mount="not mounted", note="")
@@ -275,6 +256,9 @@ class DisksScreen(Screen):
         low = volume.usable and space_shortfall(volume.free_bytes, profile) is not None
         if low:
             notes.append("low space")
+        slow = link_cell(disk)[1] and self.size.width < 110
+        if slow:
+            notes.append("slow link")  # wide, the Link column shows it
         cells.update(
             free=human_size(volume.free_bytes),
             fs=volume.filesystem,
@@ -283,6 +267,8 @@ class DisksScreen(Screen):
         )
         if low:
             cells["_low"] = "1"
+        if slow:
+            cells["_slow"] = "1"
         return cells
 
     def _profile_changed(self, _profile: object) -> None:
@@ -318,14 +304,12 @@ class DisksScreen(Screen):
             if disk.firmware:
                 facts.append(f"firmware {disk.firmware}")
             lines.append(Content(" · ".join(facts)))
-            link, degraded = pcie_link(disk)
-            if degraded:
-                best = f"{disk.pcie_max_speed or disk.pcie_speed or '?'} x{disk.pcie_max_width or disk.pcie_width or '?'}"
-                lines.append(Content.styled(
-                    f"PCIe link {link}: {disk.pcie_speed or '?'} x{disk.pcie_width or '?'}, below the device's "
-                    f"{best} (adapter, slot or riser?)", warn))
-            elif link:
-                lines.append(Content(f"PCIe link {link}: {disk.pcie_speed or '?'} x{disk.pcie_width or '?'}"))
+            note = bottleneck.disk_note(disk)
+            link = bottleneck.link_of(disk)
+            if note is not None:
+                lines.append(Content.styled(f"Link {note}", warn))
+            elif link is not None:
+                lines.append(Content(f"Link {link.describe()}"))
         if volume is None:
             lines.append(Content("Nothing on this disk is mounted: mount a file system on it to run here."))
             return lines

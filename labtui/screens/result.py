@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from labtui.analysis import bottleneck
 from labtui.analysis.live import directions
 from labtui.model import RunResult, StepResult
 from labtui.render.result_tables import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_text
@@ -68,6 +69,7 @@ class ResultScreen(Screen):
         self.result = result
         self.baseline = baseline
         self.step_index = 0
+        self.limits = bottleneck.analyse(result)
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Result")
@@ -147,7 +149,12 @@ class ResultScreen(Screen):
         latency = self.query_one("#step-latency", Static)
         latency.update(lat if lat.row_count else "No latency was measured for this step.")
         command = self.query_one("#step-command", Static)
-        command.update(Text.assemble(("Command line: ", "bold"), s.command_line or "not recorded"))
+        lines = [Text.assemble(("Command line: ", "bold"), s.command_line or "not recorded")]
+        limit = self.limits.step(s.name)
+        if limit is not None and limit.verdict != bottleneck.UNKNOWN:
+            style = theme_style(self.app, "warning") if limit.verdict != bottleneck.NOT_LINK else ""
+            lines.append(Text.assemble(("Limit: ", "bold"), (limit.text, style)))
+        command.update(Group(*lines))
 
     def action_scroll(self, pages: int) -> None:
         body = self.query_one("#result-body", VerticalScroll)

@@ -37,7 +37,7 @@ from labtui.engine.events import PrepareProgress, SampleTaken
 from labtui.errors import LabtuiError
 from labtui.analysis.live import FigureRow, LiveRun, prepare_text
 from labtui.model import Profile, RunResult
-from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, result_steps_table
+from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.units import human_duration
 from labtui.widgets.choice import Choice
@@ -720,6 +720,9 @@ class RunScreen(Screen):
             lines.append(Text(str(saved), style="dim"))
         for warning in result.warnings:
             lines.append(Text(f"warning: {warning}", style=theme_style(self.app, "warning")))
+        limits = bottleneck_renderable(result, every=False, warning=theme_style(self.app, "warning"))
+        if limits is not None:
+            lines.append(limits)
         title.update(Group(*lines))
         summary.update(result_steps_table(result) if result.steps else "No step finished.")
         if result.status != "completed":
