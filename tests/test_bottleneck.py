@@ -9,7 +9,7 @@ import pytest
 from fakesys import NVME_CTRL, NVME_PCI, NVME_PORT, SATA_SCSI, USB_DEVICE, USB_SCSI, FakeSys, build_lab_machine
 from hypothesis import given, settings
 from strategies import run_results
-from synthetic import MIXED, READ, TARGET, WRITE, run_result, step_result
+from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
 from labtui.analysis import bottleneck
 from labtui.analysis.bottleneck import CACHE, CPU, LINK, NOT_LINK, OVER, UNKNOWN, Link, analyse, link_of

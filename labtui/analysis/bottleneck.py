@@ -16,8 +16,9 @@ Works on anything with the target's link fields (a `TargetInfo`, a `Disk`): pure
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from labtui.model import RunResult, StepResult
 

@@ -16,7 +16,13 @@ def run(args) -> int:
     from labtui.commands.common import open_store, print_json, result_json, stdout
     from labtui.analysis.comparison import summarize
     from labtui.render.comparison import statistics_table
-    from labtui.render.result_tables import bottleneck_renderable, command_summary, context_table, latency_table, result_steps_table
+    from labtui.render.result_tables import (
+        bottleneck_renderable,
+        command_summary,
+        context_table,
+        latency_table,
+        result_steps_table,
+    )
 
     result = open_store().find_result(args.id)
     if args.json:
