@@ -17,7 +17,8 @@ from labtui.model import (
     StepResult,
     TargetInfo,
 )
-from labtui.results.store import builtin_profiles, result_to_toml
+from labtui.results.result_file import result_to_toml
+from labtui.results.store import builtin_profiles
 
 
 def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **changes) -> RunResult:

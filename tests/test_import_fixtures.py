@@ -14,7 +14,7 @@ import pytest
 
 from conftest import FIXTURES
 from labtui.results.imports import import_file
-from labtui.results.store import result_from_toml, result_to_toml
+from labtui.results.result_file import result_from_toml, result_to_toml
 
 # file -> one row per imported result: (host, read IOPS, write IOPS, MiB/s, [decimals printed],
 #          latency summary used, mean ms, p99 ms, status)

@@ -13,7 +13,7 @@ from conftest import FIXTURES
 from labtui.results.imports import decode, import_text
 from labtui.errors import LabtuiError
 from labtui.model import STATUSES, RunResult
-from labtui.results.store import result_from_toml, result_to_toml
+from labtui.results.result_file import result_from_toml, result_to_toml
 
 SOURCES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".md")
 CONTENT = {p.name: p.read_bytes() for p in SOURCES}

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from strategies import profiles, run_results, step_results
 
 from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
-from labtui.results.store import Store, _to_plain, result_from_toml, result_to_json, result_to_toml
+from labtui.results.result_file import _to_plain, result_from_toml, result_to_toml
+from labtui.results.store import Store, result_to_json
 
 few = settings(max_examples=40, deadline=None)
 

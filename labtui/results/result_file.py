@@ -1,0 +1,211 @@
+"""The result file: one TOML file per run or import, `results/<id>.toml` under the data root.
+
+This module is the format's reference; what a field means is in labtui.model, where each dataclass
+below is defined.
+
+    schema = 1                      # first: SCHEMA; a file of another schema is refused, never guessed
+    id = "20261201-110322-1087"     # the file's stem; UTC start, then 4 random hex digits
+    status = "completed"            # completed | aborted | failed (STATUSES)
+    started, ended                  # TOML date-times, with their zone
+    tags = [...]  warnings = [...]  error = "..."           # error only when failed or aborted
+    source, source_file, source_digest                      # only for a result imported from another tool
+    [params]                        # the values the profile's parameters had
+    [host]                          # HostInfo: name, os, kernel, cpu_model, cpu_count, ram_bytes
+    [target]                        # TargetInfo: path, device, disk, model, serial, transport,
+                                    #   pcie_speed/width and their maxima, filesystem, mount_point ...
+    [engine]                        # EngineInfo: name, version, command_line
+    [profile]                       # the profile as it ran, in the profile file's own keys
+    [[profile.steps]]               #   (labtui.model Step.to_toml), read back without validation:
+                                    #   a result keeps what ran even if today's rules refuse it
+    [preparation]                   # Preparation: bytes, seconds, direct (how the test file was written)
+    [[steps]]                       # StepResult, one per step and repetition, in the order they ran:
+                                    #   status, repetition, backend, cpu_percent, command_line ...
+      [steps.step]                  #   the step as it ran
+      [steps.read] [steps.write]    #   DirectionStats: ios, bytes, seconds (the measured counts)
+      [steps.latency] ...           #   LatencySummary in ms: mean, min, max, p50 ... p9999
+      [steps.series]                #   the interval series as columns, one array per Sample field
+                                    #   (SAMPLE_FIELDS): nan where an interval lacks the figure, the
+                                    #   column left out where none has it. `series` is the one key
+                                    #   named otherwise than its field (StepResult.samples)
+
+Rules: a field that is None is left out, and reads back as None; an unknown key or a missing
+required one is an error naming it (with its path, e.g. `steps[2].read: missing 'ios'`); text read
+back is made printable (a result file may come from anywhere: no escape codes reach a terminal).
+Rates (IOPS, MiB/s) are never stored: they are derived from the counts when shown.
+labtui.results.store decides where files go and bounds their size; this module turns a result into
+its text and back.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+import typing
+from dataclasses import MISSING, fields, is_dataclass
+from datetime import datetime
+from typing import Any
+
+from labtui.model import (
+    RESULT_ORIGIN,
+    SAMPLE_FIELDS,
+    SCHEMA,
+    STATUSES,
+    Profile,
+    RunResult,
+    Sample,
+    Step,
+    StepResult,
+)
+from labtui.printable import printable
+from labtui.results.files import dumps_toml, loads_toml
+
+
+def _to_plain(value: Any) -> Any:
+    """Turn a result dataclass tree into TOML-ready values; None fields are left out."""
+    if isinstance(value, (Profile, Step)):
+        return value.to_toml()
+    if isinstance(value, StepResult):
+        data = dataclass_to_plain(value, skip=("samples",))
+        if value.samples:
+            data["series"] = _samples_to_columns(value.samples)
+        return data
+    if is_dataclass(value):
+        return dataclass_to_plain(value)
+    if isinstance(value, (list, tuple)):
+        return [_to_plain(v) for v in value]
+    return value
+
+
+def dataclass_to_plain(value: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for f in fields(value):
+        if f.name in skip:
+            continue
+        item = getattr(value, f.name)
+        if item is None or (isinstance(item, dict) and not item):
+            continue
+        data[f.name] = _to_plain(item)
+    return data
+
+
+def _samples_to_columns(samples: tuple[Sample, ...]) -> dict[str, list]:
+    # Columns keep a 300-sample series to a few lines; None (not measured) is stored as nan.
+    columns: dict[str, list] = {}
+    for name in SAMPLE_FIELDS:
+        values = [getattr(s, name) for s in samples]
+        if all(v is None for v in values):
+            continue
+        columns[name] = [math.nan if v is None else v for v in values]
+    return columns
+
+
+def _columns_to_samples(columns: Any) -> tuple[Sample, ...]:
+    if not isinstance(columns, dict):
+        raise ValueError("series must be a table of columns")
+    unknown = set(columns) - set(SAMPLE_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown series column {sorted(unknown)[0]!r}")
+    lengths = {len(v) for v in columns.values() if isinstance(v, list)}
+    if len(lengths) > 1 or any(not isinstance(v, list) for v in columns.values()):
+        raise ValueError("series columns differ in length")
+    count = lengths.pop() if lengths else 0
+    hints = typing.get_type_hints(Sample)
+    samples = []
+    for i in range(count):
+        values = {}
+        for name, column in columns.items():
+            value = column[i]
+            if isinstance(value, float) and math.isnan(value):
+                value = None
+            values[name] = _from_plain(hints[name], value, f"series.{name}")
+        samples.append(Sample(**values))
+    return tuple(samples)
+
+
+def _from_plain(hint: Any, value: Any, where: str) -> Any:
+    """Check `value` against the annotation `hint` and build dataclasses; ValueError on mismatch."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        if value is None:
+            return None
+        return _from_plain(options[0], value, where)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"{where}: expected a table")
+        key_hint, item_hint = typing.get_args(hint)
+        return {_from_plain(key_hint, k, where): _from_plain(item_hint, v, f"{where}.{k}") for k, v in value.items()}
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: expected a list")
+        item = typing.get_args(hint)[0]
+        return tuple(_from_plain(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if hint is Profile:
+        return Profile.from_toml(value, origin=RESULT_ORIGIN, check=False)
+    if hint is Step:
+        return Step.from_toml(value, check=False)
+    if is_dataclass(hint):
+        return _dataclass_from_plain(hint, value, where)
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{where}: expected a whole number, got {value!r}")
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{where}: expected a string, got {value!r}")
+        return printable(value)  # a result file may come from anywhere: no escape codes reach a terminal
+    if hint is datetime:
+        if not isinstance(value, datetime):
+            raise ValueError(f"{where}: expected a date-time, got {value!r}")
+        return value
+    raise ValueError(f"{where}: cannot read a {hint!r}")
+
+
+def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
+    at = f"{where}: " if where else ""
+    if not isinstance(data, dict):
+        raise ValueError(f"{at}expected a table")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if cls is StepResult and key == "series":
+            values["samples"] = _columns_to_samples(value)
+            continue
+        if key not in names:
+            raise ValueError(f"{at}unknown key {key!r}")
+        values[key] = _from_plain(hints[key], value, f"{where}.{key}" if where else key)
+    required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
+    missing = [name for name in required if name not in values]
+    if missing:
+        raise ValueError(f"{at}missing {', '.join(repr(m) for m in missing)}")
+    return cls(**values)
+
+
+def result_to_toml(result: RunResult) -> str:
+    data = _to_plain(result)
+    # Schema first, so a person opening the file sees what format it is.
+    ordered = {"schema": data.pop("schema")} | data
+    return dumps_toml(ordered)
+
+
+def result_from_toml(text: str) -> RunResult:
+    """Parse a result file's text; ValueError/TOMLDecodeError with a reason if it is not one."""
+    data = loads_toml(text)
+    schema = data.get("schema")
+    if schema is None:
+        raise ValueError("no schema number: not a labtui result file")
+    if schema != SCHEMA:
+        raise ValueError(f"schema {schema!r} is not one this labtui reads (it reads {SCHEMA})")
+    result = _dataclass_from_plain(RunResult, data, "")
+    if result.status not in STATUSES:
+        raise ValueError(f"status {result.status!r} is not one of {', '.join(STATUSES)}")
+    return result
