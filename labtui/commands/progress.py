@@ -11,25 +11,25 @@ import contextlib
 import signal
 import sys
 import time
+from collections.abc import Callable
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
+from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
 from labtui.engine.events import (
     PrepareProgress,
     RunFinished,
     RunStarted,
     RunWarning,
-    SampleTaken,
     StepFinished,
     StepStarted,
 )
 from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.engine.target_choice import device_words
 from labtui.errors import ExitCode
-from labtui.model import STEP_STARTUP_SECONDS
 from labtui.render.result_tables import (
     bottleneck_renderable,
     command_summary,
@@ -79,18 +79,17 @@ def confirm(runner, plan) -> bool:
 
 
 class _Display:
-    """What the person watching sees: one live line block on a terminal, plain lines otherwise."""
+    """What the person watching sees: one live line block on a terminal, plain lines otherwise.
 
-    def __init__(self, console: Console) -> None:
+    What it shows of the run (the step, its phase, the figures, the ETA) is the LiveRun's, the
+    same fold of the event stream the TUI's Run screen draws from: both fronts agree.
+    """
+
+    def __init__(self, console: Console, clock: Callable[[], float] = time.monotonic) -> None:
         self.console = console
         self.live_mode = console.is_terminal
         self.live: Live | None = None
-        self.step: StepStarted | None = None
-        self.step_began = 0.0
-        self.last: SampleTaken | None = None
-        self.prepare: PrepareProgress | None = None
-        self.total_planned = 0.0
-        self.done_planned = 0.0
+        self.run = LiveRun(clock=clock, capacity=1)  # the latest sample is all a line shows
         self.raw_device = False  # a raw block device target: nothing to prepare
 
     def start(self) -> None:
@@ -114,43 +113,40 @@ class _Display:
                 self.live.update(self.render())
 
     def render(self):
+        run = self.run
+        eta = human_duration(run.eta_seconds())
         lines = []
-        if self.prepare is not None and self.step is None:
-            p = self.prepare
-            rate = p.bytes_done / p.seconds if p.seconds > 0 else 0
-            eta = (p.bytes_total - p.bytes_done) / rate if rate > 0 else None
-            lines.append(Text(f"preparing test file: {human_size(p.bytes_done)} of {human_size(p.bytes_total)} "
-                              f"({100 * p.fraction:.0f}%), {human_size(rate)}/s, ETA {human_duration(eta)}"))
-        if self.step is not None:
-            s = self.step
+        current = run.current
+        if run.prepare is not None and current is None:
+            p = run.prepare
+            lines.append(Text(f"preparing test file: {prepare_text(p)} ({100 * p.fraction:.0f}%), run ETA {eta}"))
+        if current is not None:
+            s = current.started
             step = s.step
-            elapsed = time.monotonic() - self.step_began
+            elapsed = current.elapsed(run.clock())
             if not step.is_io:
                 lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name} [running]  {human_duration(elapsed)} "
                                   f"(time limit {human_duration(step.timeout)})"))
-                if self.last is not None:
-                    x = self.last.sample
+                if current.last is not None:
+                    x = current.last.sample
                     lines.append(Text(f"  disk: read {fmt_mib(x.read_mib_s)} MiB/s, write {fmt_mib(x.write_mib_s)} MiB/s, "
                                       f"{fmt_iops(x.iops)} IOPS  CPU {fmt_pct(x.cpu_percent)}"))
                 return Group(*lines)
-            planned = step.duration + step.warmup
-            phase = self.last.phase if self.last else "starting"
-            remaining = max(0.0, self.total_planned - self.done_planned - elapsed)
-            lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name} [{phase}]  "
-                              f"{human_duration(elapsed)} of {human_duration(planned)}  run ETA {human_duration(remaining)}"))
-            if self.last is not None:
-                x = self.last.sample
+            lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name} [{current.phase}]  "
+                              f"{human_duration(elapsed)} of {human_duration(current.planned_seconds)}  run ETA {eta}"))
+            if current.last is not None:
+                x = current.last.sample
                 lat = x.read_lat_mean_ms if x.read_ios else x.write_lat_mean_ms
                 p99 = x.read_lat_p99_ms if x.read_ios else x.write_lat_p99_ms
                 lines.append(Text(f"  IOPS {fmt_iops(x.iops)} (read {fmt_iops(x.read_iops)}, write {fmt_iops(x.write_iops)})  "
                                   f"{fmt_mib(x.mib_s)} MiB/s  latency {fmt_ms(lat)} ms (p99 {fmt_ms(p99)})  "
                                   f"CPU {x.cpu_percent if x.cpu_percent is not None else '-'}%"
-                                  + ("  CPU-bound: the engine's limit, not the disk's" if x.engine_bound else "")))
+                                  + ("  CPU-bound: the engine's limit, not the disk's" if current.engine_bound else "")))
         return Group(*lines) if lines else Text("starting ...")
 
     def handle(self, event) -> None:
+        self.run.handle(event)
         if isinstance(event, RunStarted):
-            self.total_planned = event.planned_seconds
             steps = f"{event.steps_total} step{'s' if event.steps_total != 1 else ''}"
             if self.raw_device:
                 timing = f"about {human_duration(event.planned_seconds)} on the device itself, no test file"
@@ -160,20 +156,13 @@ class _Display:
                 timing = "each command takes as long as it takes"
             self.say(f"labtui: {event.profile.name} on {event.target.path} with {event.engine.name} ({steps}, {timing})")
         elif isinstance(event, PrepareProgress):
-            self.prepare = event
             if not self.live_mode and event.bytes_done in (0, event.bytes_total):
                 verb = "preparing" if event.bytes_done == 0 else "prepared"
                 self.say(f"{verb} the {human_size(event.bytes_total)} test file"
                          + (f" in {event.seconds:.1f} s" if event.bytes_done else ""))
         elif isinstance(event, StepStarted):
-            if self.step is not None:
-                st = self.step.step
-                self.done_planned += (st.duration + st.warmup + STEP_STARTUP_SECONDS if st.is_io else 0) + st.cooldown
-            self.step, self.step_began, self.last = event, time.monotonic(), None
             if not self.live_mode:
                 self.say(f"step {event.index + 1}/{event.total}: {event.step.name}")
-        elif isinstance(event, SampleTaken):
-            self.last = event
         elif isinstance(event, StepFinished):
             r = event.result
             if r.step.is_io:

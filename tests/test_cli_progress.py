@@ -1,0 +1,71 @@
+"""The headless progress shows what the TUI shows: the step, its phase and the run's ETA come from
+the same LiveRun fold of the event stream (labtui.analysis.live), on an injected clock."""
+
+import io
+
+from rich.console import Console
+
+from labtui.analysis.live import LiveRun
+from labtui.commands.progress import _Display
+from labtui.engine.events import PrepareProgress, RunStarted, SampleTaken, StepFinished, StepStarted
+from labtui.model import EngineInfo, Profile, Sample, Step, StepResult, TargetInfo
+from labtui.units import human_duration
+
+MIB = 1024 * 1024
+
+
+def shown(display: _Display) -> str:
+    screen = Console(file=io.StringIO(), width=200, record=True)
+    screen.print(display.render())
+    return screen.export_text()
+
+
+def test_the_headless_eta_is_the_live_runs_through_preparation_and_steps():
+    now = [100.0]
+    clock = lambda: now[0]  # noqa: E731 - the injected clock
+    read = Step(name="read", block_size=65536, duration=10, warmup=2)
+    write = Step(name="write", block_size=65536, write_percent=100, duration=10, warmup=2)
+    profile = Profile(name="p", file_size=64 * MIB, steps=(read, write))
+    display = _Display(Console(file=io.StringIO(), width=200), clock=clock)
+    display.live_mode = False
+    twin = LiveRun(clock=clock)  # what the TUI's Run screen would hold after the same events
+
+    def feed(event):
+        display.handle(event)
+        twin.handle(event)
+
+    feed(RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo(name="native"), 2, profile.planned_seconds))
+    now[0] += 0.5
+    feed(PrepareProgress(16 * MIB, 64 * MIB, 0.5))  # 32 MiB/s: 1.5 s of preparation left
+    text = shown(display)
+    assert "preparing test file: 16.0 MiB of 64.0 MiB at 32 MiB/s (25%)" in text
+    assert f"run ETA {human_duration(twin.eta_seconds())}" in text and twin.eta_seconds() is not None
+
+    now[0] += 1.5
+    feed(StepStarted(0, 2, read, 1, None))
+    now[0] += 3.0
+    feed(SampleTaken(0, "measure", Sample(t=1.0, seconds=1.0, read_ios=1000, read_bytes=1000 * 65536)))
+    text = shown(display)
+    assert "step 1/2: read [measure]  0:03 of 0:12" in text
+    assert f"run ETA {human_duration(twin.eta_seconds())}" in text
+    # 9 s of this step and its start-up, then the next one's 12 s and start-up.
+    assert 21.0 < twin.eta_seconds() < 23.0
+
+    now[0] += 9.0
+    feed(StepFinished(0, StepResult(step=read)))
+    feed(StepStarted(1, 2, write, 1, None))
+    assert "step 2/2: write [starting]  0:00 of 0:12" in shown(display)
+    assert f"run ETA {human_duration(twin.eta_seconds())}" in shown(display)
+
+
+def test_a_command_step_has_no_eta_headless_as_in_the_tui():
+    now = [0.0]
+    clock = lambda: now[0]  # noqa: E731 - the injected clock
+    tar = Step(name="tar", kind="command", command="true")
+    profile = Profile(name="c", steps=(tar,))
+    display = _Display(Console(file=io.StringIO(), width=200), clock=clock)
+    display.live_mode = False
+    display.handle(RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo(name="native"), 1, 0.0))
+    display.handle(StepStarted(0, 1, tar, 1, None))
+    now[0] += 4
+    assert "step 1/1: tar [running]  0:04 (time limit 1:00:00)" in shown(display)
