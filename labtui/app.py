@@ -47,7 +47,7 @@ _HERE = Path(__file__).resolve().parent
 ScrollBar.renderer = ConsoleScrollBarRender
 
 
-class Palette(CommandPalette):
+class ConsolePalette(CommandPalette):
     """Textual's command palette, with a search icon the Linux console can draw."""
 
     def on_mount(self) -> None:
@@ -375,7 +375,7 @@ class LabtuiApp(App[None]):
 
     def action_command_palette(self) -> None:
         if self.use_command_palette and not CommandPalette.is_open(self):
-            self.push_screen(Palette(id="--command-palette"))
+            self.push_screen(ConsolePalette(id="--command-palette"))
 
     def action_help(self) -> None:
         from labtui.screens.help import HelpScreen

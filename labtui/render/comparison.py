@@ -26,7 +26,7 @@ from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms
 
 
 @dataclass(frozen=True)
-class Palette:
+class VerdictColours:
     """The colours of a comparison: plain terminal colours for the CLI, the theme's in the TUI."""
 
     better: StyleType = "green"
@@ -37,7 +37,7 @@ class Palette:
         return {BETTER: self.better, WORSE: self.worse}.get(verdict, "dim")
 
 
-TERMINAL = Palette()
+TERMINAL = VerdictColours()
 ARROW = {"higher": "↑", "lower": "↓"}  # which way is better
 
 
@@ -169,7 +169,7 @@ def bottleneck_lines(comparison: Comparison) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- terminal
 
 
-def comparison_renderable(comparison: Comparison, palette: Palette = TERMINAL, *, method: bool = True):
+def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERMINAL, *, method: bool = True):
     """The whole comparison for a rich console: warnings, the table, context, notes, method.
 
     With `method` false the paragraph on how verdicts are reached is left out (a summary view
@@ -178,7 +178,7 @@ def comparison_renderable(comparison: Comparison, palette: Palette = TERMINAL, *
     letters = comparison.letters
     parts: list = []
     for warning in comparison.warnings:
-        parts.append(Text(f"warning: {warning}", style=palette.warning))
+        parts.append(Text(f"warning: {warning}", style=colours.warning))
     legend = Table(box=None, show_header=False, pad_edge=False)
     legend.add_column(style="bold")
     legend.add_column()
@@ -205,7 +205,7 @@ def comparison_renderable(comparison: Comparison, palette: Palette = TERMINAL, *
                 cells.append(_figure_cell(row.metric, figure))
                 if i:
                     delta = row.deltas[i]
-                    style = palette.verdict(delta.verdict) if delta else ""
+                    style = colours.verdict(delta.verdict) if delta else ""
                     cells.append(Text(fmt_change(delta), style=style))
                     cells.append(_verdict_cell(delta, style))
             table.add_row(*cells, end_section=n == len(group.rows) - 1)

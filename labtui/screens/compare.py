@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from labtui.analysis.comparison import Comparison, compare
-from labtui.render.comparison import Palette, comparison_markdown, comparison_renderable
+from labtui.render.comparison import VerdictColours, comparison_markdown, comparison_renderable
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.widgets.context_bar import ContextBar
@@ -25,8 +25,8 @@ from labtui.widgets.keys_footer import KeysFooter
 from labtui.tui.styling import theme_style
 
 
-def theme_palette(app) -> Palette:
-    return Palette(better=theme_style(app, "success", bold=True), worse=theme_style(app, "error", bold=True),
+def theme_colours(app) -> VerdictColours:
+    return VerdictColours(better=theme_style(app, "success", bold=True), worse=theme_style(app, "error", bold=True),
                    warning=theme_style(app, "warning"))
 
 
@@ -62,7 +62,7 @@ class CompareScreen(Screen):
         self.query_one("#compare-title", Static).update(
             f"{n} results, matched step by step by their workload; differences against A"
         )
-        self.query_one("#compare-table", Static).update(comparison_renderable(self.comparison, theme_palette(self.app)))
+        self.query_one("#compare-table", Static).update(comparison_renderable(self.comparison, theme_colours(self.app)))
         self.query_one("#compare-body").focus()
 
     def action_markdown(self) -> None:

@@ -733,7 +733,7 @@ class RunScreen(Screen):
         from labtui.analysis.comparison import compare
         from labtui.render.comparison import comparison_renderable
         from labtui.analysis.known_noise import hint_from_store
-        from labtui.screens.compare import theme_palette
+        from labtui.screens.compare import theme_colours
 
         box = self.query_one("#done-compare", Static)
         result, previous = self.outcome, self.previous
@@ -747,7 +747,7 @@ class RunScreen(Screen):
         head = Text.assemble(("Against the previous run", "bold"),
                              f" of {result.profile.name} on this disk (A = {previous.id}, B = this run; "
                              "c shows it in full):")
-        box.update(Group(head, comparison_renderable(comparison, theme_palette(self.app), method=False)))
+        box.update(Group(head, comparison_renderable(comparison, theme_colours(self.app), method=False)))
 
     def action_scroll(self, pages: int) -> None:
         done = self.query_one("#run-done", VerticalScroll)
