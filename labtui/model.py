@@ -38,12 +38,22 @@ STEP_STARTUP_SECONDS = 0.4
 MAX_THREADS = 256
 MAX_OUTSTANDING = 1024
 MAX_REPEAT = 100
+MAX_PAUSE = 3600.0
+
+# How a figure is made of a step's repetitions (the profile's `aggregate`): "mean" is their
+# average (KDiskMark, fio's loops), "best" the highest throughput and lowest latency of the
+# passes, each figure on its own (CrystalDiskMark). Statistics always use every repetition.
+AGGREGATES = ("mean", "best")
+# The profile's `repeat_order`: "profile" runs the whole profile `repeat` times over; "step" runs
+# each step `repeat` times in a row before the next (CrystalDiskMark, KDiskMark).
+REPEAT_ORDERS = ("profile", "step")
 SECTOR = 512
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 # Keys that mean something for one kind of step only: the other kind would silently ignore them.
-IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup", "cache", "latency")
+IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup", "cache", "latency",
+           "write_through")
 COMMAND_KEYS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires")
 
 
@@ -73,6 +83,12 @@ class Step:
     cooldown: float = 0.0
     cache: str = "off"
     latency: bool = True
+    # Writes go through the drive's volatile write cache to the media before they complete (O_DSYNC,
+    # fio sync=dsync, DiskSpd -Sh / -Sw); off, they complete once the drive has them (DiskSpd -Su,
+    # CrystalDiskMark's -S). The post's script asks for it (-h), CrystalDiskMark does not.
+    write_through: bool = False
+    # Idle seconds before each pass of this step (None: the profile's `pause`); never counted.
+    pause: float | None = None
     # kind = "command": time a shell command instead of generating I/O.
     command: str = ""  # run with /bin/sh -c; {name} placeholders (labtui.params)
     workdir: str = ""  # where it runs; relative to the target directory, which is the default
@@ -112,7 +128,7 @@ class Step:
             self.threads,
             self.outstanding,
             self.cache,
-        )
+        ) + (("write-through",) if self.write_through and self.writes else ())
 
     def label(self) -> str:
         """A CrystalDiskMark-style short label: "RND64K Q8T8 R", "SEQ1M Q8T1 W70"."""
@@ -140,6 +156,8 @@ class Step:
             data["drop_caches"] = self.drop_caches
             data["sync"] = self.sync
             data["cooldown"] = format_duration(self.cooldown)
+            if self.pause is not None:
+                data["pause"] = format_duration(self.pause)
             return data
         data.update(
             block_size=format_size(self.block_size),
@@ -153,6 +171,11 @@ class Step:
             cache=self.cache,
             latency=self.latency,
         )
+        # Written only where set, so profiles and results from before these keys read back the same.
+        if self.write_through:
+            data["write_through"] = True
+        if self.pause is not None:
+            data["pause"] = format_duration(self.pause)
         return data
 
     @classmethod
@@ -180,13 +203,13 @@ class Step:
         for key in ("duration", "timeout"):
             if key in data:
                 values[key] = parse_duration(data[key], field=f"{where}.{key}", allow_zero=not check)
-        for key in ("warmup", "cooldown"):
+        for key in ("warmup", "cooldown", "pause"):
             if key in data:
                 values[key] = parse_duration(data[key], field=f"{where}.{key}", allow_zero=True)
         for key in ("write_percent", "threads", "outstanding"):
             if key in data:
                 values[key] = _int(data[key], f"{where}.{key}")
-        for key in ("latency", "drop_caches", "sync"):
+        for key in ("latency", "drop_caches", "sync", "write_through"):
             if key in data:
                 if not isinstance(data[key], bool):
                     raise ValidationError(f"must be true or false, got {data[key]!r}", f"{where}.{key}")
@@ -215,6 +238,9 @@ class Step:
         for key in ("warmup", "cooldown"):
             if getattr(self, key) < 0:
                 raise ValidationError(f"{key} cannot be negative", f"{where}.{key}")
+        if self.pause is not None and not 0 <= self.pause <= MAX_PAUSE:
+            raise ValidationError(f"the pause must be 0 to {format_duration(MAX_PAUSE)}, got {self.pause:g} s",
+                                  f"{where}.pause")
         if self.kind == "command":
             if not self.command.strip():
                 raise ValidationError("a command step needs a command", f"{where}.command")
@@ -253,6 +279,27 @@ class Step:
             )
 
 
+# Profile keys of the presets (how repetitions run and are reported), read by _preset_values.
+PRESET_KEYS = ("aggregate", "repeat_order", "discard_first", "pause", "decimal_units")
+
+
+def _preset_values(data: dict) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key in ("aggregate", "repeat_order"):
+        if key in data:
+            if not isinstance(data[key], str):
+                raise ValidationError(f"must be a string, got {data[key]!r}", key)
+            values[key] = data[key]
+    for key in ("discard_first", "decimal_units"):
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise ValidationError(f"must be true or false, got {data[key]!r}", key)
+            values[key] = data[key]
+    if "pause" in data:
+        values["pause"] = parse_duration(data["pause"], field="pause", allow_zero=True)
+    return values
+
+
 def _int(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValidationError(f"must be a whole number, got {value!r}", where)
@@ -283,6 +330,12 @@ class Profile:
     free_space_margin: int = 1024**3
     repeat: int = 1
     steps: tuple[Step, ...] = ()
+    # How repetitions are run and reported (CrystalDiskMark and KDiskMark presets need them):
+    aggregate: str = "mean"  # the figure of a step's repetitions: AGGREGATES
+    repeat_order: str = "profile"  # REPEAT_ORDERS
+    discard_first: bool = False  # each step's first pass prepares the drive and is not counted
+    pause: float = 0.0  # idle seconds before every pass but the run's first (a step's own `pause` wins)
+    decimal_units: bool = False  # also show MB/s (10^6 bytes per second), as CrystalDiskMark does
     # Values the person supplies at run time (`--param name=value`), used as {name} in command steps.
     params: tuple[Param, ...] = ()
     # Where it came from: "builtin", "user" or a file path. Not part of the file's contents.
@@ -326,15 +379,52 @@ class Profile:
         """Whether any I/O step runs with the page cache off (and so needs a real disk under it)."""
         return any(s.is_io and s.cache == "off" for s in self.steps)
 
+    def pause_before(self, step: Step) -> float:
+        """The idle time before a pass of `step` (none before the run's first pass)."""
+        return self.pause if step.pause is None else step.pause
+
+    def passes(self) -> list[tuple[int, Step, int]]:
+        """Every pass the run makes, in order: (step index, step, repetition); repetition 0 is a
+        discarded preparing pass (`discard_first`), measured but never counted."""
+        order: list[tuple[int, Step, int]] = []
+        if self.repeat_order == "step":
+            for i, step in enumerate(self.steps):
+                if self.discard_first:
+                    order.append((i, step, 0))
+                order += [(i, step, rep) for rep in range(1, self.repeat + 1)]
+            return order
+        for rep in range(1, self.repeat + 1):
+            for i, step in enumerate(self.steps):
+                if self.discard_first and rep == 1:
+                    order.append((i, step, 0))
+                order.append((i, step, rep))
+        return order
+
+    @property
+    def passes_per_step(self) -> int:
+        """Passes run of each step, the discarded one included."""
+        return self.repeat + (1 if self.discard_first else 0)
+
+    def aggregation_text(self, n: int | None = None) -> str:
+        """How a step's figure is made of its `n` passes, for every output: "best of 3 (max throughput,
+        min latency; 1 preparing pass not counted)", "mean of 3", "single run"."""
+        n = self.repeat if n is None else n
+        prep = "; 1 preparing pass not counted" if self.discard_first else ""
+        if n <= 1:
+            return f"single run{' (' + prep[2:] + ')' if prep else ''}"
+        if self.aggregate == "best":
+            return f"best of {n} (max throughput, min latency{prep})"
+        return f"mean of {n}" + (f" ({prep[2:]})" if prep else "")
+
     @property
     def planned_seconds(self) -> float:
-        """How long the steps take: warm-ups, cool-downs and each I/O step's start-up included
-        (STEP_STARTUP_SECONDS), not the file preparation."""
+        """How long the steps take: warm-ups, cool-downs, pauses and each I/O step's start-up
+        included (STEP_STARTUP_SECONDS), not the file preparation."""
         total = 0.0
-        for step in self.steps:
+        for n, (_i, step, _rep) in enumerate(self.passes()):
             # A command takes as long as it takes: only its cool-down is known in advance.
             run = step.duration + step.warmup + STEP_STARTUP_SECONDS if step.is_io else 0.0
-            total += (run + step.cooldown) * self.repeat
+            total += run + step.cooldown + (self.pause_before(step) if n else 0.0)
         return total
 
     def to_toml(self) -> dict[str, Any]:
@@ -346,6 +436,17 @@ class Profile:
             "free_space_margin": format_size(self.free_space_margin),
             "repeat": self.repeat,
         }
+        # Written only where not the default, so files from before these keys read back the same.
+        if self.aggregate != "mean":
+            data["aggregate"] = self.aggregate
+        if self.repeat_order != "profile":
+            data["repeat_order"] = self.repeat_order
+        if self.discard_first:
+            data["discard_first"] = True
+        if self.pause:
+            data["pause"] = format_duration(self.pause)
+        if self.decimal_units:
+            data["decimal_units"] = True
         if self.params:
             data["params"] = {p.name: p.to_toml() for p in self.params}
         data["steps"] = [s.to_toml() for s in self.steps]
@@ -356,7 +457,8 @@ class Profile:
         """Read a profile table; `check=False` keeps foreign workloads (imports) as they were."""
         if not isinstance(data, dict):
             raise ValidationError("a profile must be a table")
-        known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "params", "steps", "schema"}
+        known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "params", "steps", "schema",
+                 *PRESET_KEYS}
         for key in data:
             if key not in known:
                 raise _unknown_key(key, known - {"schema"}, "")
@@ -385,6 +487,7 @@ class Profile:
             ),
             repeat=_int(data.get("repeat", cls.repeat), "repeat"),
             steps=steps,
+            **_preset_values(data),
             params=params,
             origin=origin,
         )
@@ -399,6 +502,12 @@ class Profile:
             )
         if not 1 <= self.repeat <= MAX_REPEAT:
             raise ValidationError(f"must be from 1 to {MAX_REPEAT}, got {self.repeat}", "repeat")
+        if self.aggregate not in AGGREGATES:
+            raise ValidationError(f"must be {' or '.join(AGGREGATES)}, got {self.aggregate!r}", "aggregate")
+        if self.repeat_order not in REPEAT_ORDERS:
+            raise ValidationError(f"must be {' or '.join(REPEAT_ORDERS)}, got {self.repeat_order!r}", "repeat_order")
+        if not 0 <= self.pause <= MAX_PAUSE:
+            raise ValidationError(f"must be 0 to {format_duration(MAX_PAUSE)}, got {self.pause:g} s", "pause")
         if self.file_size <= 0:
             raise ValidationError("the test file size must be greater than zero", "file_size")
         if self.free_space_margin < 0:

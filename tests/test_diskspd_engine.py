@@ -97,7 +97,7 @@ def test_run_through_the_stand_in(labtui_home, tmp_path):
     assert step.command_line == shlex.join([str(script), *argv])
     test_file = argv[-1]
     assert test_file.startswith(str(target)) and not any(a.startswith("-c") for a in argv)  # runner made the file
-    assert argv[:8] == ["-b64K", "-d1", "-W0", "-t2", "-o4", "-w0", "-r64K", "-Sh"]
+    assert argv[:8] == ["-b64K", "-d1", "-W0", "-t2", "-o4", "-w0", "-r64K", "-Sd"]  # O_DIRECT, no write-through
     warnings = [e.message for _, e in events if isinstance(e, RunWarning)]
     samples = [e for _, e in events if isinstance(e, SampleTaken)]
     if runner.plan.target.disk:  # the live view comes from the disk's kernel counters

@@ -19,13 +19,13 @@ from labtui.results.store import builtin_profiles
 PINNED = {
     ('quick-sanity', 'Read 64K random'): (
         '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=65536 --iodepth=8 --numjobs=4 --group_reporting --size=1073741824 --time_based --runtime=10 --ramp_time=2 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b64K -d10 -W2 -C0 -t4 -o8 -w0 -r64K -Sh -L -D -c1G -Rxml',
-        '-b64K -d10 -W2 -t4 -o8 -w0 -r64K -Sh -L -D',
+        '-b64K -d10 -W2 -C0 -t4 -o8 -w0 -r64K -Su -L -D -c1G -Rxml',
+        '-b64K -d10 -W2 -t4 -o8 -w0 -r64K -Sd -L -D',
     ),
     ('quick-sanity', 'Write 64K random'): (
         '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=65536 --iodepth=8 --numjobs=4 --group_reporting --size=1073741824 --time_based --runtime=10 --ramp_time=2 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b64K -d10 -W2 -C0 -t4 -o8 -w100 -r64K -Sh -L -D -Z1M -c1G -Rxml',
-        '-b64K -d10 -W2 -t4 -o8 -w100 -r64K -Sh -L -D -Zr',
+        '-b64K -d10 -W2 -C0 -t4 -o8 -w100 -r64K -Su -L -D -Z1M -c1G -Rxml',
+        '-b64K -d10 -W2 -t4 -o8 -w100 -r64K -Sd -L -D -Zr',
     ),
     ('configmgr-sql-quick', 'Read 64K random'): (
         '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=65536 --iodepth=8 --numjobs=8 --group_reporting --size=21474836480 --time_based --runtime=60 --ramp_time=5 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
@@ -33,7 +33,7 @@ PINNED = {
         '-b64K -d60 -W5 -t8 -o8 -w0 -r64K -Sh -L -D',
     ),
     ('configmgr-sql-quick', 'Write 64K random'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=65536 --iodepth=8 --numjobs=8 --group_reporting --size=21474836480 --time_based --runtime=60 --ramp_time=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --sync=dsync --bs=65536 --iodepth=8 --numjobs=8 --group_reporting --size=21474836480 --time_based --runtime=60 --ramp_time=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
         '-b64K -d60 -W5 -C0 -t8 -o8 -w100 -r64K -Sh -L -D -Z1M -c20G -Rxml',
         '-b64K -d60 -W5 -t8 -o8 -w100 -r64K -Sh -L -D -Zr',
     ),
@@ -48,94 +48,94 @@ PINNED = {
         '-b64K -d300 -W5 -t8 -o8 -w0 -r64K -Sh -L -D',
     ),
     ('configmgr-sql', 'Write 64K random 60s'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=65536 --iodepth=8 --numjobs=8 --group_reporting --size=21474836480 --time_based --runtime=60 --ramp_time=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --sync=dsync --bs=65536 --iodepth=8 --numjobs=8 --group_reporting --size=21474836480 --time_based --runtime=60 --ramp_time=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
         '-b64K -d60 -W5 -C0 -t8 -o8 -w100 -r64K -Sh -L -D -Z1M -c20G -Rxml',
         '-b64K -d60 -W5 -t8 -o8 -w100 -r64K -Sh -L -D -Zr',
     ),
     ('configmgr-sql', 'Write 64K random 300s'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=65536 --iodepth=8 --numjobs=8 --group_reporting --size=21474836480 --time_based --runtime=300 --ramp_time=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --sync=dsync --bs=65536 --iodepth=8 --numjobs=8 --group_reporting --size=21474836480 --time_based --runtime=300 --ramp_time=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
         '-b64K -d300 -W5 -C0 -t8 -o8 -w100 -r64K -Sh -L -D -Z1M -c20G -Rxml',
         '-b64K -d300 -W5 -t8 -o8 -w100 -r64K -Sh -L -D -Zr',
     ),
     ('cdm-standard', 'SEQ1M Q8T1 Read'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=1048576 --iodepth=8 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b1M -d5 -W1 -C0 -t1 -o8 -w0 -s1M -Sh -L -D -c1G -Rxml',
-        '-b1M -d5 -W1 -t1 -o8 -w0 -s1M -Sh -L -D',
-    ),
-    ('cdm-standard', 'SEQ1M Q8T1 Write'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=write --bs=1048576 --iodepth=8 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b1M -d5 -W1 -C0 -t1 -o8 -w100 -s1M -Sh -L -D -Z1M -c1G -Rxml',
-        '-b1M -d5 -W1 -t1 -o8 -w100 -s1M -Sh -L -D -Zr',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=1048576 --iodepth=8 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b1M -d5 -W0 -C0 -t1 -o8 -w0 -s1M -Su -L -D -c1G -Rxml',
+        '-b1M -d5 -W0 -t1 -o8 -w0 -s1M -Sd -L -D',
     ),
     ('cdm-standard', 'SEQ1M Q1T1 Read'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=1048576 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b1M -d5 -W1 -C0 -t1 -o1 -w0 -s1M -Sh -L -D -c1G -Rxml',
-        '-b1M -d5 -W1 -t1 -o1 -w0 -s1M -Sh -L -D',
-    ),
-    ('cdm-standard', 'SEQ1M Q1T1 Write'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=write --bs=1048576 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b1M -d5 -W1 -C0 -t1 -o1 -w100 -s1M -Sh -L -D -Z1M -c1G -Rxml',
-        '-b1M -d5 -W1 -t1 -o1 -w100 -s1M -Sh -L -D -Zr',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=1048576 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b1M -d5 -W0 -C0 -t1 -o1 -w0 -s1M -Su -L -D -c1G -Rxml',
+        '-b1M -d5 -W0 -t1 -o1 -w0 -s1M -Sd -L -D',
     ),
     ('cdm-standard', 'RND4K Q32T1 Read'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=32 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d5 -W1 -C0 -t1 -o32 -w0 -r4K -Sh -L -D -c1G -Rxml',
-        '-b4K -d5 -W1 -t1 -o32 -w0 -r4K -Sh -L -D',
-    ),
-    ('cdm-standard', 'RND4K Q32T1 Write'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=32 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d5 -W1 -C0 -t1 -o32 -w100 -r4K -Sh -L -D -Z1M -c1G -Rxml',
-        '-b4K -d5 -W1 -t1 -o32 -w100 -r4K -Sh -L -D -Zr',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=32 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d5 -W0 -C0 -t1 -o32 -w0 -r4K -Su -L -D -c1G -Rxml',
+        '-b4K -d5 -W0 -t1 -o32 -w0 -r4K -Sd -L -D',
     ),
     ('cdm-standard', 'RND4K Q1T1 Read'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d5 -W1 -C0 -t1 -o1 -w0 -r4K -Sh -L -D -c1G -Rxml',
-        '-b4K -d5 -W1 -t1 -o1 -w0 -r4K -Sh -L -D',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d5 -W0 -C0 -t1 -o1 -w0 -r4K -Su -L -D -c1G -Rxml',
+        '-b4K -d5 -W0 -t1 -o1 -w0 -r4K -Sd -L -D',
+    ),
+    ('cdm-standard', 'SEQ1M Q8T1 Write'): (
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=write --bs=1048576 --iodepth=8 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b1M -d5 -W0 -C0 -t1 -o8 -w100 -s1M -Su -L -D -Z1M -c1G -Rxml',
+        '-b1M -d5 -W0 -t1 -o8 -w100 -s1M -Sd -L -D -Zr',
+    ),
+    ('cdm-standard', 'SEQ1M Q1T1 Write'): (
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=write --bs=1048576 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b1M -d5 -W0 -C0 -t1 -o1 -w100 -s1M -Su -L -D -Z1M -c1G -Rxml',
+        '-b1M -d5 -W0 -t1 -o1 -w100 -s1M -Sd -L -D -Zr',
+    ),
+    ('cdm-standard', 'RND4K Q32T1 Write'): (
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=32 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d5 -W0 -C0 -t1 -o32 -w100 -r4K -Su -L -D -Z1M -c1G -Rxml',
+        '-b4K -d5 -W0 -t1 -o32 -w100 -r4K -Sd -L -D -Zr',
     ),
     ('cdm-standard', 'RND4K Q1T1 Write'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d5 -W1 -C0 -t1 -o1 -w100 -r4K -Sh -L -D -Z1M -c1G -Rxml',
-        '-b4K -d5 -W1 -t1 -o1 -w100 -r4K -Sh -L -D -Zr',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d5 -W0 -C0 -t1 -o1 -w100 -r4K -Su -L -D -Z1M -c1G -Rxml',
+        '-b4K -d5 -W0 -t1 -o1 -w100 -r4K -Sd -L -D -Zr',
     ),
     ('cdm-nvme', 'SEQ1M Q8T1 Read'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=1048576 --iodepth=8 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b1M -d5 -W1 -C0 -t1 -o8 -w0 -s1M -Sh -L -D -c1G -Rxml',
-        '-b1M -d5 -W1 -t1 -o8 -w0 -s1M -Sh -L -D',
-    ),
-    ('cdm-nvme', 'SEQ1M Q8T1 Write'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=write --bs=1048576 --iodepth=8 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b1M -d5 -W1 -C0 -t1 -o8 -w100 -s1M -Sh -L -D -Z1M -c1G -Rxml',
-        '-b1M -d5 -W1 -t1 -o8 -w100 -s1M -Sh -L -D -Zr',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=1048576 --iodepth=8 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b1M -d5 -W0 -C0 -t1 -o8 -w0 -s1M -Su -L -D -c1G -Rxml',
+        '-b1M -d5 -W0 -t1 -o8 -w0 -s1M -Sd -L -D',
     ),
     ('cdm-nvme', 'SEQ128K Q32T1 Read'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=131072 --iodepth=32 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b128K -d5 -W1 -C0 -t1 -o32 -w0 -s128K -Sh -L -D -c1G -Rxml',
-        '-b128K -d5 -W1 -t1 -o32 -w0 -s128K -Sh -L -D',
-    ),
-    ('cdm-nvme', 'SEQ128K Q32T1 Write'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=write --bs=131072 --iodepth=32 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b128K -d5 -W1 -C0 -t1 -o32 -w100 -s128K -Sh -L -D -Z1M -c1G -Rxml',
-        '-b128K -d5 -W1 -t1 -o32 -w100 -s128K -Sh -L -D -Zr',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=131072 --iodepth=32 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b128K -d5 -W0 -C0 -t1 -o32 -w0 -s128K -Su -L -D -c1G -Rxml',
+        '-b128K -d5 -W0 -t1 -o32 -w0 -s128K -Sd -L -D',
     ),
     ('cdm-nvme', 'RND4K Q32T16 Read'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=32 --numjobs=16 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d5 -W1 -C0 -t16 -o32 -w0 -r4K -Sh -L -D -c1G -Rxml',
-        '-b4K -d5 -W1 -t16 -o32 -w0 -r4K -Sh -L -D',
-    ),
-    ('cdm-nvme', 'RND4K Q32T16 Write'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=32 --numjobs=16 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d5 -W1 -C0 -t16 -o32 -w100 -r4K -Sh -L -D -Z1M -c1G -Rxml',
-        '-b4K -d5 -W1 -t16 -o32 -w100 -r4K -Sh -L -D -Zr',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=32 --numjobs=16 --group_reporting --size=1073741824 --time_based --runtime=5 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d5 -W0 -C0 -t16 -o32 -w0 -r4K -Su -L -D -c1G -Rxml',
+        '-b4K -d5 -W0 -t16 -o32 -w0 -r4K -Sd -L -D',
     ),
     ('cdm-nvme', 'RND4K Q1T1 Read'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d5 -W1 -C0 -t1 -o1 -w0 -r4K -Sh -L -D -c1G -Rxml',
-        '-b4K -d5 -W1 -t1 -o1 -w0 -r4K -Sh -L -D',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --norandommap --randrepeat=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d5 -W0 -C0 -t1 -o1 -w0 -r4K -Su -L -D -c1G -Rxml',
+        '-b4K -d5 -W0 -t1 -o1 -w0 -r4K -Sd -L -D',
+    ),
+    ('cdm-nvme', 'SEQ1M Q8T1 Write'): (
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=write --bs=1048576 --iodepth=8 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b1M -d5 -W0 -C0 -t1 -o8 -w100 -s1M -Su -L -D -Z1M -c1G -Rxml',
+        '-b1M -d5 -W0 -t1 -o8 -w100 -s1M -Sd -L -D -Zr',
+    ),
+    ('cdm-nvme', 'SEQ128K Q32T1 Write'): (
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=write --bs=131072 --iodepth=32 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b128K -d5 -W0 -C0 -t1 -o32 -w100 -s128K -Su -L -D -Z1M -c1G -Rxml',
+        '-b128K -d5 -W0 -t1 -o32 -w100 -s128K -Sd -L -D -Zr',
+    ),
+    ('cdm-nvme', 'RND4K Q32T16 Write'): (
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=32 --numjobs=16 --group_reporting --size=1073741824 --time_based --runtime=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d5 -W0 -C0 -t16 -o32 -w100 -r4K -Su -L -D -Z1M -c1G -Rxml',
+        '-b4K -d5 -W0 -t16 -o32 -w100 -r4K -Sd -L -D -Zr',
     ),
     ('cdm-nvme', 'RND4K Q1T1 Write'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --ramp_time=1 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d5 -W1 -C0 -t1 -o1 -w100 -r4K -Sh -L -D -Z1M -c1G -Rxml',
-        '-b4K -d5 -W1 -t1 -o1 -w100 -r4K -Sh -L -D -Zr',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=1 --numjobs=1 --group_reporting --size=1073741824 --time_based --runtime=5 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d5 -W0 -C0 -t1 -o1 -w100 -r4K -Su -L -D -Z1M -c1G -Rxml',
+        '-b4K -d5 -W0 -t1 -o1 -w100 -r4K -Sd -L -D -Zr',
     ),
 }
 
@@ -158,7 +158,10 @@ def test_command_lines(profile, step):
     assert " ".join(port) == linux + " /lab/labtui-test.dat"
     # DiskSpd rules the product card insists on
     assert "-r" not in win and "-r" not in port  # never a bare -r
-    assert ("-Sh" in win) == (step.cache == "off")
+    # -Sh (no cache, write-through) only where the profile asks for write-through: the post's
+    # script does (-h), CrystalDiskMark does not (-S, here -Su / the port's -Sd)
+    assert ("-Sh" in win) == ("-Sh" in port) == (step.cache == "off" and step.write_through)
+    assert ("-Su" in win) == ("-Sd" in port) == (step.cache == "off" and not step.write_through)
     assert not any(a.startswith(("-C", "-R")) for a in port)  # the Linux port rejects both
 
 

@@ -23,7 +23,8 @@ def test_the_builtins_in_a_stable_order():
         "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract"]
     for profile in builtin_profiles():
         profile.validate()
-        assert profile.origin == "builtin" and profile.title and profile.description and profile.repeat == 1
+        assert profile.origin == "builtin" and profile.title and profile.description
+        assert profile.repeat == (3 if profile.name.startswith("cdm-") else 1)
         assert all(s.cooldown == 0 for s in profile.steps)
         assert all(s.kind == "io" for s in profile.steps) or profile.name == "zpaq-extract"
 
@@ -72,22 +73,25 @@ def test_configmgr_sql_quick_is_the_same_shape_with_one_read_and_one_write():
 def test_crystaldiskmark_sets(name, sets):
     profile = by_name()[name]
     assert profile.file_size == GIB
-    # Each test of the set as a read step followed by a write step.
-    expected_labels = [f"{label} {rw}" for label in sets for rw in ("R", "W")]
+    # CrystalDiskMark runs every read test before every write test.
+    expected_labels = [f"{label} {rw}" for rw in ("R", "W") for label in sets]
     assert [s.label() for s in profile.steps] == expected_labels
-    assert [s.name for s in profile.steps] == [f"{label} {rw}" for label in sets for rw in ("Read", "Write")]
+    assert [s.name for s in profile.steps] == [f"{label} {rw}" for rw in ("Read", "Write") for label in sets]
     assert all(s.cache == "off" and s.latency for s in profile.steps)
+    # CrystalDiskMark 9: each test once to prepare (not counted), then 3 passes of 5 s without
+    # warm-up, 5 s apart, the best one reported, in MB/s of 10^6 bytes; DiskSpd -S (no write-through).
+    assert (profile.repeat, profile.repeat_order, profile.discard_first, profile.aggregate) == (3, "step", True, "best")
+    assert profile.pause == 5.0 and profile.decimal_units
+    assert all((s.duration, s.warmup, s.write_through, s.pause) == (5.0, 0.0, False, None) for s in profile.steps)
+    passes = profile.passes()
+    assert [(i, rep) for i, _s, rep in passes[:5]] == [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]
+    assert len(passes) == 4 * len(profile.steps)
 
 
-def test_quick_sanity():
-    sanity = by_name()["quick-sanity"]
-    assert sanity.file_size == GIB
-    assert [shape(s) for s in sanity.steps] == [
-        ("random", 64 * KIB, 4, 8, 0, 10.0, "off", True),
-        ("random", 64 * KIB, 4, 8, 100, 10.0, "off", True),
-    ]
-
-
-def test_builtins_survive_their_own_toml_form():
-    for profile in builtin_profiles():
-        assert Profile.from_toml(profile.to_toml(), origin="builtin") == profile
+def test_configmgr_sql_is_write_through_and_pauses_as_the_script_does():
+    # The script's DiskSpd -h (-Sh): the drive's write cache is bypassed too; and it sleeps 5 s
+    # between the 60 s and the 300 s run of each direction, not before the first write run.
+    sql = by_name()["configmgr-sql"]
+    assert all(s.write_through for s in sql.steps) and all(s.write_through for s in by_name()["configmgr-sql-quick"].steps)
+    assert [sql.pause_before(s) for s in sql.steps] == [0.0, 5.0, 0.0, 5.0]
+    assert sql.aggregate == "mean" and not sql.discard_first

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from labtui.analysis.bottleneck import analyse, compared
 from labtui.engine import cpubound
 from labtui.errors import LabtuiError
-from labtui.model import RunResult, Sample, Step, StepResult
+from labtui.model import MIB, RunResult, Sample, Step, StepResult
 from labtui.analysis.stats import (
     ALPHA,
     CONFIDENCE,
@@ -106,6 +106,10 @@ def _p99_latency(sample: Sample, step: Step) -> float | None:
 
 IOPS = Metric("iops", "IOPS", "IOPS", True, lambda s: s.total.iops, lambda x, _: x.iops)
 MIB_S = Metric("mib_s", "MiB/s", "MiB/s", True, lambda s: s.total.mib_s, lambda x, _: x.mib_s)
+# CrystalDiskMark's unit, 10^6 bytes per second (4.86 % above MiB/s): shown beside MiB/s for a
+# profile with decimal_units; the same measurement, so it never gates a check on its own.
+MB_S = Metric("mb_s", "MB/s", "MB/s", True, lambda s: s.total.bytes_per_second / 1e6,
+              lambda x, _: x.mib_s * MIB / 1e6, gates_check=False)
 READ_IOPS = Metric("read_iops", "read IOPS", "IOPS", True, lambda s: s.read.iops, lambda x, _: x.read_iops)
 WRITE_IOPS = Metric("write_iops", "write IOPS", "IOPS", True, lambda s: s.write.iops, lambda x, _: x.write_iops)
 LATENCY_MEAN = Metric("latency_mean_ms", "mean latency", "ms", False, lambda s: s.latency.mean, _mean_latency)
@@ -113,7 +117,7 @@ LATENCY_P99 = Metric("latency_p99_ms", "p99 latency", "ms", False, lambda s: s.l
 CPU = Metric("cpu_percent", "CPU", "%", False, lambda s: s.cpu_percent, lambda x, _: x.cpu_percent, gates_check=False)
 WALL = Metric("wall_seconds", "wall time", "s", False, lambda s: s.wall_seconds)
 
-METRICS = (IOPS, MIB_S, READ_IOPS, WRITE_IOPS, LATENCY_MEAN, LATENCY_P99, CPU, WALL)
+METRICS = (IOPS, MIB_S, MB_S, READ_IOPS, WRITE_IOPS, LATENCY_MEAN, LATENCY_P99, CPU, WALL)
 
 
 def metrics_for(step: Step) -> tuple[Metric, ...]:
@@ -129,7 +133,13 @@ def metrics_for(step: Step) -> tuple[Metric, ...]:
 
 @dataclass(frozen=True)
 class Figure:
-    """One result's value of one metric for one step: the mean over its repetitions, and its noise."""
+    """One result's value of one metric for one step, made of its repetitions, and its noise.
+
+    `value` is the headline figure as the result's profile aggregates it: the mean of the
+    repetitions, or (aggregate = "best", CrystalDiskMark's way) the best of them. The statistics
+    (spread, interval, noise, every test) are of the repetitions themselves and their mean:
+    a best-of figure is not a sample mean, and is never tested as one.
+    """
 
     value: float
     values: tuple[float, ...]  # one per completed repetition, in order
@@ -137,10 +147,27 @@ class Figure:
     logs: tuple[float, ...] | None = None  # the values' logarithms (None if any is zero)
     noise: Noise | None = None  # run-to-run noise of the logs, pooled across the result's steps
     steadiness: float | None = None  # how much the run's interval samples vary (CV; the median over runs)
+    aggregate: str = "mean"  # how `value` is made of `values` (Profile.aggregate)
 
     @property
     def n(self) -> int:
         return len(self.values)
+
+    @property
+    def mean(self) -> float:
+        return fmean(self.values)
+
+    @property
+    def best(self) -> bool:
+        """The headline is a best-of figure (not the mean) of several repetitions."""
+        return self.aggregate == "best" and self.n > 1
+
+    @property
+    def aggregation(self) -> str:
+        """How the headline was made, short: "best of 3", "mean of 3", "single run"."""
+        if self.n <= 1:
+            return "single run"
+        return f"{'best' if self.aggregate == 'best' else 'mean'} of {self.n}"
 
     @property
     def stdev(self) -> float | None:
@@ -148,13 +175,16 @@ class Figure:
         return self.spread.stdev if self.spread is not None else None
 
     def interval(self, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-        """The confidence interval of the mean, or None for a single run."""
-        return self.spread.interval(self.value, confidence) if self.spread is not None else None
+        """The confidence interval of the mean (of a best-of figure's repetitions too), or None for a single run."""
+        return self.spread.interval(self.mean, confidence) if self.spread is not None else None
 
     def to_json(self, confidence: float = CONFIDENCE) -> dict[str, Any]:
         ci = self.interval(confidence)
         return {
-            "mean": self.value,
+            "value": self.value,
+            "aggregate": self.aggregate if self.n > 1 else "single",
+            "aggregation": self.aggregation,
+            "mean": self.mean,
             "n": self.n,
             "values": list(self.values),
             "stdev": self.stdev,
@@ -215,6 +245,14 @@ def judge(metric: Metric, reference: Figure, other: Figure, tolerance_pct: float
     relative = absolute / reference.value * 100.0 if reference.value else (0.0 if absolute == 0 else None)
     beyond = abs(relative) > tolerance_pct if relative is not None else absolute != 0
     change = f"{relative:+.1f} %" if relative is not None else f"{absolute:+.4g} {metric.unit}"
+    if reference.best or other.best:
+        # The t-test is of the repetitions' means: so is the size the tolerance is held against.
+        # The best-of difference is shown; what is claimed rests on the means.
+        on_means = other.mean - reference.mean
+        mean_rel = on_means / reference.mean * 100.0 if reference.mean else None
+        beyond = abs(mean_rel) > tolerance_pct if mean_rel is not None else on_means != 0
+        means = f"{mean_rel:+.1f} %" if mean_rel is not None else f"{on_means:+.4g} {metric.unit}"
+        change = f"{change} ({reference.aggregation} vs {other.aggregation}; the means {means})"
     runs = (reference.n, other.n)
     test = test_of(reference, other)
     if absolute == 0:
@@ -512,8 +550,8 @@ class _Master:
 
 
 def _loose(key: tuple) -> tuple:
-    # The same workload whatever the cache mode (an io key ends with it).
-    return key[:-1] if key and key[0] == "io" else key
+    # The same workload whatever the cache mode and write-through (an io key ends with them).
+    return key[:6] if key and key[0] == "io" else key
 
 
 def _occurrences(result: RunResult) -> list[_Occurrence]:
@@ -561,8 +599,11 @@ def _raw_figures(master: _Master, results: Sequence[RunResult]) -> tuple[list[_O
     occs = [master.members.get(i) for i in range(len(results))]
     first = next(o.step for o in occs if o is not None)
     rows = []
-    for metric in metrics_for(first):
-        figures = [_figure(metric, o.members) if o else None for o in occs]
+    metrics = metrics_for(first)
+    if first.is_io and any(r.profile.decimal_units for r in results):
+        metrics = (*metrics[:2], MB_S, *metrics[2:])
+    for metric in metrics:
+        figures = [_figure(metric, o.members, results[i].profile.aggregate) if o else None for i, o in enumerate(occs)]
         if any(f is not None for f in figures):
             rows.append((metric, figures))
     return occs, rows
@@ -630,7 +671,11 @@ def _notes(master: _Master, occs: Sequence[_Occurrence | None], letters: Sequenc
     if len(durations) > 1:
         notes.append("durations differ: " + ", ".join(f"{l} {format_duration(o.step.duration)}" for l, o in present))
     if master.cache_mismatch:
-        notes.append("cache modes differ: " + ", ".join(f"{l} {o.step.cache}" for l, o in present))
+        if len({o.step.cache for _, o in present}) > 1:
+            notes.append("cache modes differ: " + ", ".join(f"{l} {o.step.cache}" for l, o in present))
+        if len({o.step.write_through for _, o in present}) > 1:
+            notes.append("write-through differs (each write waits for the media with it): "
+                         + ", ".join(f"{l} {'on' if o.step.write_through else 'off'}" for l, o in present))
     missing = [letter for letter, o in zip(letters, occs) if o is None]
     if missing:
         notes.append(f"not in {', '.join(missing)}")
@@ -647,7 +692,15 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _figure(metric: Metric, members: Sequence[StepResult]) -> Figure | None:
+def headline(metric: Metric, values: Sequence[float], aggregate: str = "mean") -> float:
+    """The figure of a step's repetitions as a profile aggregates them: their mean, or the best
+    (the highest where higher is better, else the lowest: CrystalDiskMark's max MB/s, min latency)."""
+    if aggregate == "best":
+        return max(values) if metric.higher_is_better else min(values)
+    return fmean(values)
+
+
+def _figure(metric: Metric, members: Sequence[StepResult], aggregate: str = "mean") -> Figure | None:
     done = [m for m in members if m.status == "completed"]
     pairs = [(v, m) for v, m in ((metric.value(m), m) for m in done) if v is not None and math.isfinite(v)]
     if not pairs:
@@ -655,10 +708,10 @@ def _figure(metric: Metric, members: Sequence[StepResult]) -> Figure | None:
     values = [v for v, _ in pairs]
     logs = log_values(values)
     cvs = [c for c in (steadiness(interval_series(metric, m)) for _, m in pairs) if c is not None]
-    return Figure(fmean(values), tuple(values), spread_of_repetitions(values),
+    return Figure(headline(metric, values, aggregate), tuple(values), spread_of_repetitions(values),
                   tuple(logs) if logs is not None else None,
                   noise_of(logs) if logs is not None else None,
-                  median(cvs) if cvs else None)
+                  median(cvs) if cvs else None, aggregate)
 
 
 def interval_series(metric: Metric, result: StepResult) -> list[float]:
@@ -688,6 +741,15 @@ def _cache(result: RunResult) -> str:
     return ", ".join(modes) if modes else "n/a"
 
 
+def _write_through(result: RunResult) -> str:
+    modes = sorted({"on" if s.step.write_through else "off" for s in result.steps if s.step.writes})
+    return ", ".join(modes) if modes else "n/a"
+
+
+def _figures(result: RunResult) -> str:
+    return result.profile.aggregation_text(max((s.repetition for s in result.steps), default=1))
+
+
 def _params(result: RunResult) -> str:
     return ", ".join(f"{name}={value}" for name, value in sorted(result.params.items())) or "none"
 
@@ -703,6 +765,8 @@ _CONTEXT: tuple[tuple[str, Callable[[RunResult], Any]], ...] = (
     ("target", lambda r: r.target.path),
     ("engine", _engine),
     ("cache", _cache),
+    ("write-through", _write_through),
+    ("figures", _figures),
     ("profile", lambda r: r.profile.shown_name),
     ("test file", lambda r: format_size(r.profile.file_size) if r.profile.needs_test_file else "none"),
     ("parameters", _params),
@@ -732,6 +796,12 @@ def _warnings(results: Sequence[RunResult], masters: Sequence[_Master], letters:
         warnings.append(
             "cache modes differ (" + ", ".join(f"{l} {c}" for l, c in zip(letters, caches)) + "): buffered I/O "
             "(cache on) measures the page cache as much as the disk"
+        )
+    aggregates = [r.profile.aggregation_text(max((s.repetition for s in r.steps), default=1)) for r in results]
+    if len({r.profile.aggregate for r in results}) > 1 and any(r.profile.aggregate == "best" for r in results):
+        warnings.append(
+            "figures are made differently (" + ", ".join(f"{l} {a}" for l, a in zip(letters, aggregates)) + "): a "
+            "best-of figure is higher than the mean of the same runs; the verdicts compare the repetitions' means"
         )
     params = [_params(r) for r in results]
     if len(set(params)) > 1:

@@ -1,4 +1,4 @@
-"""Export results as CSV, Markdown or JSON: one row per step, with the hardware and engine context."""
+"""Export results as CSV, Markdown, JSON or the ConfigMgr script's CSV: one row per step, with the hardware and engine context."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ HELP = "export results (all when no id is given) as csv, markdown or json"
 
 def add_arguments(parser) -> None:
     parser.add_argument("ids", nargs="*", metavar="ID", help="result ids or unique prefixes (default: every result)")
-    parser.add_argument("--format", "-f", choices=("csv", "markdown", "json"), default="csv",
-                        help="csv (default; opens in a spreadsheet), markdown or json")
+    parser.add_argument("--format", "-f", choices=("csv", "markdown", "json", "configmgr-csv"), default="csv",
+                        help="csv (default; opens in a spreadsheet), markdown, json, or configmgr-csv (the columns "
+                             "of the post's Test-ConfigMgrWorkload.ps1: ComputerName, Test, Disk, IOPS, Mbps = MiB/s, "
+                             "Latency, CPU)")
 
 
 def run(args) -> int:

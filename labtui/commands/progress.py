@@ -78,6 +78,13 @@ def confirm(runner, plan) -> bool:
     return False
 
 
+def pass_words(repetition: int) -> str:
+    """What a pass is beside its step's name: " #2", " (preparing pass, not counted)", or nothing for a first one."""
+    if repetition == 0:
+        return " (preparing pass, not counted)"
+    return f" #{repetition}" if repetition > 1 else ""
+
+
 class _Display:
     """What the person watching sees: one live line block on a terminal, plain lines otherwise.
 
@@ -132,7 +139,7 @@ class _Display:
                     lines.append(Text(f"  disk: read {fmt_mib(x.read_mib_s)} MiB/s, write {fmt_mib(x.write_mib_s)} MiB/s, "
                                       f"{fmt_iops(x.iops)} IOPS  CPU {fmt_pct(x.cpu_percent)}"))
                 return Group(*lines)
-            lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name} [{current.phase}]  "
+            lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name}{pass_words(s.repetition)} [{current.phase}]  "
                               f"{human_duration(elapsed)} of {human_duration(current.planned_seconds)}  run ETA {eta}"))
             if current.last is not None:
                 x = current.last.sample
@@ -162,11 +169,11 @@ class _Display:
                          + (f" in {event.seconds:.1f} s" if event.bytes_done else ""))
         elif isinstance(event, StepStarted):
             if not self.live_mode:
-                self.say(f"step {event.index + 1}/{event.total}: {event.step.name}")
+                self.say(f"step {event.index + 1}/{event.total}: {event.step.name}{pass_words(event.repetition)}")
         elif isinstance(event, StepFinished):
             r = event.result
             if r.step.is_io:
-                line = f"  {r.name}: {fmt_iops(r.total.iops)} IOPS, {fmt_mib(r.total.mib_s)} MiB/s"
+                line = f"  {r.name}{pass_words(r.repetition)}: {fmt_iops(r.total.iops)} IOPS, {fmt_mib(r.total.mib_s)} MiB/s"
                 if r.latency.mean is not None:
                     line += f", latency {fmt_ms(r.latency.mean)} ms (p99 {fmt_ms(r.latency.p99)})"
             else:

@@ -3,7 +3,7 @@
 Windows DiskSpd and the Linux port take mostly the same arguments (`diskspd_arguments`):
 `-b -d -W -t -o -w`, `-r<bs>` for random (never a bare `-r`, whose alignment differs between
 versions), `-s<bs>` sequential (with `-T` giving each thread its own region, as the native engine
-does), `-Sh` for cache off, `-L` latency, `-D` per-second counts, random write buffers, `-c<size>`
+does), `-S` as the step asks (`caching_arg`: no cache, and write-through or not), `-L` latency, `-D` per-second counts, random write buffers, `-c<size>`
 only when DiskSpd must create the file itself. Windows also gets `-C` (cool-down) and `-Rxml`;
 the Linux port rejects both and only writes its text report.
 
@@ -62,8 +62,9 @@ def diskspd_arguments(step: Step, path: str | Path, file_size: int, *, variant: 
         share = (file_size // step.block_size) // step.threads
         if step.threads > 1 and share >= step.outstanding:
             args.append(f"-T{size_arg(share * step.block_size)}")
-    if step.cache == "off":
-        args.append("-Sh")
+    caching = caching_arg(step, variant)
+    if caching:
+        args.append(caching)
     if step.latency:
         args.append("-L")
     args.append("-D")
@@ -77,6 +78,25 @@ def diskspd_arguments(step: Step, path: str | Path, file_size: int, *, variant: 
         args.append("-Rxml")
     args.append(str(path))
     return args
+
+
+def caching_arg(step: Step, variant: str) -> str | None:
+    """DiskSpd's -S for the step's cache mode and write-through, or None (DiskSpd's default: cached).
+
+    -Sh is not CrystalDiskMark's -S: it adds write-through, so every write waits for the media.
+    Windows: -Su no software cache (= -S), -Sh that plus write-through, -Sw write-through alone.
+    The Linux port: -Sd O_DIRECT, -Sh O_DIRECT|O_SYNC, -Ss O_SYNC.
+    """
+    # As the profile asks even for a read step (the post's script passes -h to its reads too):
+    # the same flags as the DiskSpd line a person knows; reads are not affected.
+    through = step.write_through
+    if step.cache == "off":
+        if through:
+            return "-Sh"
+        return "-Su" if variant == "windows" else "-Sd"
+    if through:
+        return "-Sw" if variant == "windows" else "-Ss"
+    return None
 
 
 def join_command(argv: list[str], variant: str) -> str:

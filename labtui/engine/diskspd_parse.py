@@ -37,6 +37,7 @@ class Target:
     threads: int | None = None  # threads per file (-t)
     outstanding: int | None = None  # I/Os in flight per thread (-o)
     cache_off: bool | None = None
+    write_through: bool = False  # hardware write cache bypassed (-Sh, -Sw)
     file_size: int | None = None
     device: str | None = None  # the block device under the file, where the Linux port names it
 
@@ -223,6 +224,7 @@ def _xml_target(node: ET.Element, where: str) -> Target:
     if cache_off is None and node.find("DisableOSCache") is not None:
         cache_off = False
     write = number("WriteRatio")
+    through = _xml_bool(_find(node, "WriteThrough")) or _xml_bool(_find(node, "DisableAllCache"))
     return Target(
         path=_undouble(_find(node, "Path") or "unknown"),
         block_size=number("BlockSize"),
@@ -231,6 +233,7 @@ def _xml_target(node: ET.Element, where: str) -> Target:
         threads=number("ThreadsPerFile"),
         outstanding=number("RequestCount"),
         cache_off=cache_off,
+        write_through=bool(through),
         file_size=number("FileSize"),
     )
 
@@ -449,6 +452,7 @@ def _text_target(path: str, body: str) -> Target:
         threads=number(r"^\s*threads per file:\s*(\d+)"),
         outstanding=number(r"number of outstanding I/O operations(?: per thread)?:\s*(\d+)"),
         cache_off=cache_off,
+        write_through=bool(re.search(r"writethrough on", body)),
         file_size=_size(size.group(1)) if size else None,
         device=device.group(1) if device else None,
     )
@@ -606,6 +610,7 @@ def timespan_workload(span: Timespan, fallback_name: str = "DiskSpd") -> Step:
         cooldown=span.cooldown_seconds or 0.0,
         cache="off" if first.cache_off else "on",
         latency=span.measure_latency,
+        write_through=first.write_through,
     )
     return step
 
@@ -668,7 +673,9 @@ def profile_command_line(span: Timespan) -> str:
         elif first.pattern == "sequential":
             args.append("-s")
         if first.cache_off:
-            args.append("-Sh")
+            args.append("-Sh" if first.write_through else "-Su")
+        elif first.write_through:
+            args.append("-Sw")
         if span.measure_latency:
             args.append("-L")
         if span.samples:

@@ -20,7 +20,7 @@ class RunStarted:
     profile: Profile
     target: TargetInfo
     engine: EngineInfo
-    steps_total: int  # steps x repeat
+    steps_total: int  # passes: steps x repeat, plus a discarded preparing pass per step where the profile has one
     planned_seconds: float  # steps only, not the file preparation
 
 
@@ -40,7 +40,7 @@ class StepStarted:
     index: int  # 0-based position in the run (repetitions included)
     total: int
     step: Step
-    repetition: int  # 1-based
+    repetition: int  # 1-based; 0 is a preparing pass whose figures are discarded (Profile.discard_first)
     command_line: str | None  # the engine invocation / settings for this step
 
 

@@ -4,6 +4,7 @@ The translation (`fio_arguments`) keeps the native engine's shape:
 - cache off on Linux: `ioengine=libaio`, `direct=1`, `numjobs` = threads, `iodepth` = outstanding;
   elsewhere, and with the page cache on (where libaio would block in io_submit and hold one I/O in
   flight per job), `psync` with one job per outstanding I/O — the native engine's threads backend;
+- write-through steps: `sync=dsync` (O_DSYNC), each write on the media before it completes;
 - `group_reporting`, so one job entry carries the step's exact counts;
 - `time_based` + `runtime` = duration, `ramp_time` = warm-up (fio resets its counters after it);
 - write buffers refilled with fresh random data for every I/O (nothing to compress or dedupe);
@@ -87,6 +88,8 @@ def fio_arguments(
     ]
     if 0 < step.write_percent < 100:
         args.append(f"--rwmixread={100 - step.write_percent}")
+    if step.write_through and step.writes:
+        args.append("--sync=dsync")  # O_DSYNC, as the native engine opens the file
     args += [f"--bs={step.block_size}", f"--iodepth={depth}", f"--numjobs={jobs}", "--group_reporting"]
     blocks = file_size // step.block_size
     share = blocks // jobs

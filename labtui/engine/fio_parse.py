@@ -668,6 +668,8 @@ def job_workload(job: dict, report: dict, measured_seconds: float, legacy: bool 
         cooldown=0.0,
         cache=cache,
         latency=True,
+        # sync=1 / sync / dsync: every write waits for the media (fio's O_SYNC or O_DSYNC).
+        write_through=str(options.get("sync", "")).strip().lower() in ("1", "true", "sync", "dsync"),
     )
 
 

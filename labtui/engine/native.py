@@ -138,7 +138,8 @@ class NativeEngine(Engine):
         return (
             f"labtui native: {step.threads} worker process{'es' if step.threads > 1 else ''} x "
             f"{step.outstanding} outstanding, {format_size(step.block_size)} {step.pattern} {mix}, "
-            f"{'O_DIRECT' if direct else 'page cache on'} ({self._backend(step, direct)[0]}), "
+            f"{'O_DIRECT' if direct else 'page cache on'}{' + O_DSYNC (write-through)' if step.write_through and step.writes else ''} "
+            f"({self._backend(step, direct)[0]}), "
             f"{format_duration(step.warmup)} warm-up + {format_duration(step.duration)}, "
             f"latency {'on' if step.latency else 'off'}, file {path} ({format_size(file_size)})"
         )
@@ -178,6 +179,7 @@ class NativeEngine(Engine):
                     "write_percent": step.write_percent,
                     "outstanding": step.outstanding,
                     "direct": direct,
+                    "write_through": step.write_through and step.writes,
                     "latency": step.latency,
                     "worker": i,
                     "workers": step.threads,

@@ -141,6 +141,9 @@ def _open(cfg: dict) -> int:
     flags = os.O_RDWR if cfg["write_percent"] > 0 else os.O_RDONLY
     if cfg["direct"]:
         flags |= os.O_DIRECT
+    if cfg.get("write_through"):
+        # Each write completes once it is on the media, not in the drive's volatile cache (FUA).
+        flags |= os.O_DSYNC
     # Never through a link; and what was opened is compared with what the runner holds, so no
     # re-pointed name between its check and this open can redirect the writes.
     fd = os.open(cfg["path"], flags | os.O_NOFOLLOW)

@@ -253,7 +253,8 @@ class Runner:
             engine_info = EngineInfo(self.engine.name, self.engine.version())
         else:
             engine_info = EngineInfo(CommandEngine.name)
-        steps_total = len(self.profile.steps) * self.profile.repeat
+        passes = self.profile.passes()
+        steps_total = len(passes)
         self._guardian = Guardian.start()
         subproc.watcher.set(self._guardian)  # this task's engine processes die with labtui
         emit(RunStarted(self.run_id, self.profile, plan.target, engine_info, steps_total, self.profile.planned_seconds))
@@ -267,29 +268,30 @@ class Runner:
                 emit(RunWarning(message))
             if plan.test_file is not None and not plan.raw_device:
                 await self._prepare(plan, emit)
-            index = 0
-            for repetition in range(1, self.profile.repeat + 1):
-                for step in self.profile.steps:
-                    hold = self._hold or self._lease
-                    if hold is not None and step.is_io:
-                        hold.verify(f"before step {index + 1}")
-                    if self._lease is not None and step.writes:
-                        self._lease.note_writes(plan.file_size)
-                    step = self._effective_step(step, plan, emit)
-                    result = await self._run_step(step, plan, index, steps_total, repetition, emit)
-                    results.append(result)
-                    index += 1
-                    if result.status != "completed":
-                        status, error = "failed", result.error or f"step {step.name!r} failed"
-                        break
-                    if step.cooldown > 0:
-                        await asyncio.sleep(step.cooldown)
-                if status != "completed":
+            for index, (_position, step, repetition) in enumerate(passes):
+                pause = self.profile.pause_before(step) if index else 0.0
+                if pause > 0:
+                    # Idle between passes (CrystalDiskMark's interval, the post's script's 5 s): the
+                    # drive settles, nothing is measured.
+                    await asyncio.sleep(pause)
+                hold = self._hold or self._lease
+                if hold is not None and step.is_io:
+                    hold.verify(f"before step {index + 1}")
+                if self._lease is not None and step.writes:
+                    self._lease.note_writes(plan.file_size)
+                step = self._effective_step(step, plan, emit)
+                result = await self._run_step(step, plan, index, steps_total, repetition, emit)
+                if repetition > 0:
+                    results.append(result)  # a discarded preparing pass (0) is shown live, never kept
+                if result.status != "completed":
+                    status, error = "failed", result.error or f"step {step.name!r} failed"
                     break
+                if step.cooldown > 0:
+                    await asyncio.sleep(step.cooldown)
         except asyncio.CancelledError:
             cancelled = True
             status, error = "aborted", "cancelled by the user"
-            if self._aborted_step is not None:
+            if self._aborted_step is not None and self._aborted_step.repetition > 0:
                 results.append(self._aborted_step)
             raise
         except (LabtuiError, OSError, InterruptedError) as exc:

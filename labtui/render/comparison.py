@@ -46,7 +46,7 @@ def fmt_value(metric: Metric, value: float | None) -> str:
         return "-"
     if metric.unit == "IOPS":
         return fmt_iops(value)
-    if metric.unit == "MiB/s":
+    if metric.unit in ("MiB/s", "MB/s"):
         return fmt_mib(value)
     if metric.unit == "ms":
         return fmt_ms(value)
@@ -76,11 +76,14 @@ def fmt_figure(metric: Metric, figure: Figure | None) -> str:
 
 
 def fmt_margin(figure: Figure | None) -> str:
-    """"±x %": half the 95 % interval of the mean relative to the value ("" for a single run)."""
+    """"±x %": half the 95 % interval of the mean relative to the mean ("" for a single run); for a
+    best-of figure, what it is ("best of 3"): an interval of the mean is not one of the best."""
+    if figure is not None and figure.best:
+        return f"({figure.aggregation})"
     ci = figure.interval() if figure is not None else None
-    if ci is None or not figure.value:
+    if ci is None or not figure.mean:
         return ""
-    return f"±{(ci[1] - ci[0]) / 2 / abs(figure.value) * 100:.1f} %"
+    return f"±{(ci[1] - ci[0]) / 2 / abs(figure.mean) * 100:.1f} %"
 
 
 def _verdict_cell(delta: Delta | None, style: str) -> Text:
@@ -153,8 +156,8 @@ def describe_result(comparison: Comparison, index: int) -> str:
         r.started.astimezone().strftime("%Y-%m-%d %H:%M"),
     ]
     repeat = max((s.repetition for s in r.steps), default=1)
-    if repeat > 1:
-        parts.append(f"{repeat} repetitions")
+    if repeat > 1 or r.profile.discard_first:
+        parts.append(r.profile.aggregation_text(repeat))
     if r.tags:
         parts.append("tags: " + ", ".join(r.tags))
     return f"{r.id}: " + ", ".join(parts)
@@ -238,8 +241,10 @@ def statistics_table(comparison: Comparison) -> Table:
     """One result's figures: mean, standard deviation and confidence interval, run-to-run noise, steadiness."""
     table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
                   title=f"Statistics ({comparison.confidence:.0%} confidence intervals)")
-    for name, justify in (("step", "left"), ("metric", "left"), ("n", "right"), ("mean", "right"),
-                          ("sd", "right"), ("CI", "right"), ("noise", "right"), ("steadiness", "right")):
+    best = any(f is not None and f.best for g in comparison.groups for r in g.rows for f in r.figures[:1])
+    columns = [("step", "left"), ("metric", "left"), ("n", "right")] + ([("best", "right")] if best else [])
+    columns += [("mean", "right"), ("sd", "right"), ("CI", "right"), ("noise", "right"), ("steadiness", "right")]
+    for name, justify in columns:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for group in comparison.groups:
         for n, row in enumerate(group.rows):
@@ -251,7 +256,8 @@ def statistics_table(comparison: Comparison) -> Table:
                 group_title(group) if n == 0 else "",
                 metric_name(row.metric),
                 str(figure.n),
-                fmt_value(row.metric, figure.value),
+                *([fmt_value(row.metric, figure.value) if figure.best else "-"] if best else []),
+                fmt_value(row.metric, figure.mean),
                 fmt_value(row.metric, figure.stdev) if figure.stdev is not None else "-",
                 f"{fmt_value(row.metric, ci[0])} – {fmt_value(row.metric, ci[1])}" if ci else "one run",
                 f"{figure.noise.relative_sd * 100:.1f} %" if figure.noise else "-",
@@ -259,7 +265,9 @@ def statistics_table(comparison: Comparison) -> Table:
                 end_section=n == len(group.rows) - 1,
             )
     table.caption = (
-        "noise: how much the figure varies from run to run (relative standard deviation of the repetitions, "
+        ("best: the step's figure, the best of its repetitions (max throughput, min latency); mean, sd, CI "
+         "and noise are of all the repetitions, which are what any verdict tests. " if best else "")
+        + "noise: how much the figure varies from run to run (relative standard deviation of the repetitions, "
         "pooled with the other steps'); only repetitions measure it (--repeat N). steadiness: how much one "
         "run's interval samples vary (coefficient of variation, the median over runs): how steady the run "
         "was, never evidence that two results differ."

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from labtui.render import markdown
 from labtui.model import RunResult, StepResult
 
-FORMATS = ("csv", "markdown", "json")
+FORMATS = ("csv", "markdown", "json", "configmgr-csv")
 
 Getter = Callable[[RunResult, StepResult], Any]
 
@@ -60,6 +60,8 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("step", lambda r, s: s.name),
     ("label", lambda r, s: s.step.label()),
     ("repetition", lambda r, s: s.repetition),
+    # How the profile makes a step's figure of these rows ("best of 3 (max throughput, ...)").
+    ("aggregate", lambda r, s: r.profile.aggregation_text(_repetitions(r))),
     ("step_status", lambda r, s: s.status),
     ("kind", lambda r, s: s.step.kind),
     ("block_size_bytes", _io(lambda s: s.step.block_size)),
@@ -68,6 +70,7 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("threads", _io(lambda s: s.step.threads)),
     ("outstanding", _io(lambda s: s.step.outstanding)),
     ("cache", _io(lambda s: s.step.cache)),
+    ("write_through", _io(lambda s: s.step.write_through)),
     ("duration_seconds", _io(lambda s: s.step.duration)),
     # For a command step the counts are the target disk's kernel counters over its wall time
     # (every I/O on that disk, not only the command's), so they are exported too.
@@ -78,6 +81,7 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("write_bytes", _counted(lambda s: s.write.bytes)),
     ("iops", _counted(lambda s: s.total.iops)),
     ("mib_s", _counted(lambda s: s.total.mib_s)),
+    ("mb_s", _counted(lambda s: s.total.bytes_per_second / 1e6)),
     ("read_iops", _counted(lambda s: s.read.iops)),
     ("read_mib_s", _counted(lambda s: s.read.mib_s)),
     ("write_iops", _counted(lambda s: s.write.iops)),
@@ -100,6 +104,10 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("error", lambda r, s: s.error),
 )
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
+
+
+def _repetitions(result: RunResult) -> int:
+    return max((s.repetition for s in result.steps), default=1)
 
 def rows(results: Iterable[RunResult]) -> list[dict[str, Any]]:
     """One dict per step (and repetition) of every result, keyed by COLUMN_NAMES."""
@@ -159,12 +167,79 @@ def to_markdown(results: Sequence[RunResult]) -> str:
             fmt_ms(row["latency_p99_ms"]), fmt_pct(row["cpu_percent"]),
             f"{row['wall_seconds']:.2f}" if row["wall_seconds"] is not None else "-",
         ])
-    return markdown.table(headers, table, align)
+    notes = []
+    for result in results:
+        n = _repetitions(result)
+        if n > 1 or result.profile.discard_first:
+            notes.append(f"- {result.id} ({result.profile.name}): a row per repetition; the profile's figure of "
+                         f"them is the {result.profile.aggregation_text(n)}")
+    return markdown.table(headers, table, align) + ("\n" + "\n".join(notes) + "\n" if notes else "")
+
+
+# The columns of Test-ConfigMgrWorkload.ps1's CSV (the seed post's script), in its order.
+CONFIGMGR_COLUMNS = ("ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU")
+
+
+def configmgr_rows(results: Iterable[RunResult]) -> list[dict[str, str]]:
+    """One row per I/O step of every result, as the post's script writes them from DiskSpd's text.
+
+    Test is the script's name for it ("Read Test 01", "Write Test 02": numbered per direction in
+    each result), Disk the volume (its mount point, as the script's drive letter), IOPS and Mbps
+    DiskSpd's "I/O per s" and "MiB/s" (so Mbps is MiB/s, 2^20 bytes), Latency the mean in ms and
+    CPU the machine's average use, formatted as DiskSpd prints them. A step run several times
+    gives its figure as the profile aggregates it (best or mean of the completed repetitions).
+    """
+    from labtui.analysis.comparison import CPU, IOPS, LATENCY_MEAN, MIB_S, headline
+
+    out = []
+    for result in results:
+        disk = result.target.mount_point or result.target.path
+        counts: dict[str, int] = {}
+        groups: dict[tuple, list[StepResult]] = {}
+        for s in result.steps:
+            if s.step.is_io and s.status == "completed":
+                groups.setdefault((s.name, s.step.workload_key()), []).append(s)
+        for members in groups.values():
+            step = members[0].step
+            kind = {0: "Read", 100: "Write"}.get(step.write_percent, "Mixed")
+            counts[kind] = counts.get(kind, 0) + 1
+
+            def figure(metric, members=members):
+                values = [v for v in (metric.value(m) for m in members) if v is not None and math.isfinite(v)]
+                return headline(metric, values, result.profile.aggregate) if values else None
+
+            latency, cpu = figure(LATENCY_MEAN), figure(CPU)
+            out.append({
+                "ComputerName": result.host.name or "",
+                "Test": f"{kind} Test {counts[kind]:02d}",
+                "Disk": disk,
+                "IOPS": f"{figure(IOPS):.2f}",
+                "Mbps": f"{figure(MIB_S):.2f}",
+                "Latency": f"{latency:.3f}" if latency is not None else "",
+                "CPU": f"{cpu:.2f}%" if cpu is not None else "",
+            })
+    return out
+
+
+def to_configmgr_csv(results: Sequence[RunResult]) -> str:
+    """The script's CSV: PowerShell's Export-Csv -NoTypeInformation quotes every field, CRLF lines."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, CONFIGMGR_COLUMNS, quoting=csv.QUOTE_ALL)
+    writer.writeheader()
+    for row in configmgr_rows(results):
+        writer.writerow({k: _formula_safe(v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def _formula_safe(text: str) -> str:
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def render(results: Sequence[RunResult], fmt: str) -> str:
     if fmt == "csv":
         return to_csv(results)
+    if fmt == "configmgr-csv":
+        return to_configmgr_csv(results)
     if fmt == "markdown":
         return to_markdown(results)
     if fmt == "json":

@@ -132,33 +132,83 @@ def p99_text(s: StepResult) -> str:
     return f"r {fmt_ms(s.read_latency.p99)} / w {fmt_ms(s.write_latency.p99)}"
 
 
+def fmt_mb(value: float | None) -> str:
+    """Bytes per second as MB/s (10^6), CrystalDiskMark's unit."""
+    return "-" if value is None else fmt_mib(value / 1e6)
+
+
 def result_steps_table(result: RunResult) -> Table:
-    """The per-step summary printed at the end of a run and by `labtui show`."""
+    """The per-step summary printed at the end of a run and by `labtui show`.
+
+    With repetitions, each step's passes are listed together and followed by the step's figure
+    as the profile aggregates them ("best of 3", "mean of 3"), which the caption explains; a
+    profile with decimal_units adds MB/s (10^6 bytes), CrystalDiskMark's unit, beside MiB/s.
+    """
+    from labtui.analysis.comparison import CPU, IOPS, LATENCY_MEAN, LATENCY_P99, headline
+
+    profile = result.profile
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("step", overflow="fold")
     mixed = any(s.read.ios and s.write.ios for s in result.steps if s.step.kind != "command")
     commands = any(s.step.kind == "command" for s in result.steps)
     ios = any(s.step.kind != "command" for s in result.steps)
-    names = ["IOPS", "MiB/s"] + (["read / write IOPS"] if mixed else [])
+    decimal = profile.decimal_units and ios
+    names = ["IOPS", "MiB/s"] + (["MB/s"] if decimal else []) + (["read / write IOPS"] if mixed else [])
     names += (["mean ms", "p99 ms"] if ios else []) + (["wall", "peak MiB/s"] if commands else []) + ["CPU"]
     for name in names:
         table.add_column(name, justify="right", no_wrap=True)
-    show_rep = result.profile.repeat > 1
+    show_rep = profile.repeat > 1 or any(s.repetition > 1 for s in result.steps)
+    groups: dict[tuple, list[StepResult]] = {}
     for s in result.steps:
-        iops, mib = step_headline(s)
-        name = f"{s.name} #{s.repetition}" if show_rep else s.name
-        if s.status != "completed":
-            name += f" ({s.status})"
-        if s.engine_bound:
-            name += " (CPU-bound)"
-        row = [name, fmt_iops(iops), fmt_mib(mib)]
+        groups.setdefault((s.name, s.step.workload_key()), []).append(s)
+    aggregated = False
+    for members in groups.values():
+        for s in members:
+            iops, mib = step_headline(s)
+            name = f"{s.name} #{s.repetition}" if show_rep else s.name
+            if s.status != "completed":
+                name += f" ({s.status})"
+            if s.engine_bound:
+                name += " (CPU-bound)"
+            row = [name, fmt_iops(iops), fmt_mib(mib)]
+            if decimal:
+                row.append(fmt_mb(s.total.bytes_per_second) if s.step.kind != "command" else "")
+            if mixed:
+                row.append(f"{fmt_iops(s.read.iops)} / {fmt_iops(s.write.iops)}" if s.step.kind != "command" else "")
+            if ios:
+                row += ["", ""] if s.step.kind == "command" else [fmt_ms(s.latency.mean), p99_text(s)]
+            if commands:
+                row += [fmt_wall(s.wall_seconds), fmt_mib(s.peak_mib_s)] if s.step.kind == "command" else ["", ""]
+            table.add_row(*row, fmt_pct(s.cpu_percent), end_section=show_rep and s is members[-1] and len(members) == 1)
+        done = [s for s in members if s.status == "completed"]
+        if len(done) < 2 or not done[0].step.is_io:
+            continue
+        aggregated = True
+
+        def figure(metric, done=done):
+            values = [v for v in (metric.value(s) for s in done) if v is not None]
+            return headline(metric, values, profile.aggregate) if values else None
+
+        best = profile.aggregate == "best"
+        mib = max(s.total.mib_s for s in done) if best else sum(s.total.mib_s for s in done) / len(done)
+        word = "best" if best else "mean"
+        row = [Text(f"{done[0].name}: {word} of {len(done)}", style="bold"), fmt_iops(figure(IOPS)), fmt_mib(mib)]
+        if decimal:
+            row.append(fmt_mib(mib * 1024 * 1024 / 1e6))
         if mixed:
-            row.append(f"{fmt_iops(s.read.iops)} / {fmt_iops(s.write.iops)}" if s.step.kind != "command" else "")
-        if ios:
-            row += ["", ""] if s.step.kind == "command" else [fmt_ms(s.latency.mean), p99_text(s)]
+            row.append("")
+        row += [fmt_ms(figure(LATENCY_MEAN)), fmt_ms(figure(LATENCY_P99))]
         if commands:
-            row += [fmt_wall(s.wall_seconds), fmt_mib(s.peak_mib_s)] if s.step.kind == "command" else ["", ""]
-        table.add_row(*row, fmt_pct(s.cpu_percent))
+            row += ["", ""]
+        table.add_row(*row, fmt_pct(figure(CPU)), style="bold", end_section=True)
+    if aggregated:
+        table.caption = f"each step's figure: {profile.aggregation_text()}"
+        if profile.aggregate == "best":
+            table.caption += ", each figure on its own, as CrystalDiskMark reports"
+        table.caption_justify = "left"
+    if decimal:
+        table.caption = (table.caption + "; " if table.caption else "") + "MB/s: 10^6 bytes per second, MiB/s: 2^20"
+        table.caption_justify = "left"
     return table
 
 

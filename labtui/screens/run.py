@@ -39,7 +39,7 @@ from labtui.analysis.live import FigureRow, LiveRun, prepare_text
 from labtui.model import Profile, RunResult
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.engine.target_choice import Target, describe_in_full, run_extent
-from labtui.units import human_duration
+from labtui.units import format_duration, human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -216,8 +216,10 @@ class RunScreen(Screen):
             line = Content.styled("Profile  none: choose one on the Workload screen (w)", "$warning")
         else:
             parts = [f"{len(profile.steps)} step{'s' if len(profile.steps) != 1 else ''}"]
-            if profile.repeat > 1:
-                parts.append(f"each run {profile.repeat} times")
+            if profile.repeat > 1 or profile.discard_first:
+                parts.append(f"each run {profile.passes_per_step} times, figure: {profile.aggregation_text()}")
+            if profile.pause:
+                parts.append(f"{format_duration(profile.pause)} pause between passes")
             if profile.needs_test_file:
                 parts.append(run_extent(profile, target))
             if any(not step.is_io for step in profile.steps):
@@ -489,7 +491,7 @@ class RunScreen(Screen):
         bound = (" · ", ("CPU-bound", "bold $warning")) if step.engine_bound else ()
         show(status, Content.assemble(
             (f"Step {step.started.index + 1} of {step.started.total}", "bold"),
-            f" · {s.name}{label}" + (f" #{step.started.repetition}" if step.started.repetition > 1 else ""),
+            f" · {s.name}{label}" + pass_words(step.started.repetition),
             " · ", (where, "$accent"), *bound, f" · {clock}",
         ))
 
@@ -764,6 +766,13 @@ class RunScreen(Screen):
 
         if self.outcome is not None and self.previous is not None:
             self.app.push_screen(CompareScreen([self.previous, self.outcome]))
+
+
+def pass_words(repetition: int) -> str:
+    """A pass beside its step's name: " #2", " · preparing pass, not counted", nothing for a first one."""
+    if repetition == 0:
+        return " · preparing pass, not counted"
+    return f" #{repetition}" if repetition > 1 else ""
 
 
 def checked(runner):

@@ -12,13 +12,18 @@ from dataclasses import replace
 from typing import Any
 
 from labtui.errors import ValidationError
-from labtui.model import Profile, Step
+from labtui.model import PRESET_KEYS, Profile, Step
 
 PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat")
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
              "cooldown", "cache", "latency")
 # `requires` (a list) has no control of its own yet: it is kept as the profile had it.
 COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown")
+
+
+# Keys the editor has no control for yet, kept as the profile has them (a preset's pauses,
+# write-through and aggregation must survive an edit of its other fields).
+KEPT_STEP_KEYS = {"io": ("write_through", "pause"), "command": ("pause",)}
 
 
 def step_fields(kind: str) -> tuple[str, ...]:
@@ -63,7 +68,9 @@ class StepDraft:
         values = self.values if values is None else values
         kind = values.get("kind", "io")
         optional = ("workdir", "setup", "cleanup")
-        return {k: values[k] for k in step_fields(kind) if k in values and not (k in optional and values[k] == "")}
+        table = {k: values[k] for k in step_fields(kind) if k in values and not (k in optional and values[k] == "")}
+        table.update({k: values[k] for k in KEPT_STEP_KEYS.get(kind, ()) if k in values})
+        return table
 
     def step(self, index: int) -> Step | None:
         try:
@@ -88,6 +95,8 @@ class ProfileDraft:
         self.good_fields = dict(self.fields)
         # Parameters are not edited here (yet): kept as they are, so the steps' {placeholders} still resolve.
         self.params: dict[str, Any] = data.get("params", {})
+        # So are the presets' keys (aggregate, pause, ...): an edit elsewhere keeps them.
+        self.kept: dict[str, Any] = {k: data[k] for k in PRESET_KEYS if k in data}
         self.steps = [StepDraft(s) for s in profile.steps]
 
     # ------------------------------------------------------------------ editing
@@ -145,7 +154,7 @@ class ProfileDraft:
 
     def _profile_from(self, fields: dict[str, Any], steps: list[dict[str, Any]]) -> Profile:
         params = {"params": self.params} if self.params else {}
-        return Profile.from_toml({**fields, **params, "steps": steps}, origin=self.original.origin)
+        return Profile.from_toml({**fields, **self.kept, **params, "steps": steps}, origin=self.original.origin)
 
     def accepted(self) -> Profile:
         """The profile as the model last accepted it, field by field (what the refused fields were
