@@ -27,7 +27,8 @@ from labtui.model import DirectionStats, LatencySummary, Profile, Step, StepResu
 from labtui.render.comparison import comparison_markdown, statistics_table
 from labtui.render.export import COLUMN_NAMES, render
 from labtui.render.result_tables import result_steps_table
-from labtui.results.store import Store, dumps_toml, loads_toml
+from labtui.results.files import dumps_toml, loads_toml
+from labtui.results.store import Store
 from labtui.tui.profile_draft import ProfileDraft
 from factories import make_result
 
