@@ -23,7 +23,7 @@ from labtui.engine.events import RunFinished, StepFinished, StepStarted
 from labtui.engine.fio import fio_arguments
 from labtui.engine.runner import RunOptions, Runner
 from labtui.errors import ValidationError
-from labtui.model import DirectionStats, LatencySummary, Profile, Step, StepResult
+from labtui.model import DirectionStats, LatencySummary, Profile, Step
 from labtui.render.comparison import comparison_markdown, statistics_table
 from labtui.render.export import COLUMN_NAMES, render
 from labtui.render.result_tables import result_steps_table

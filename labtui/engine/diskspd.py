@@ -3,8 +3,9 @@
 Windows DiskSpd and the Linux port take mostly the same arguments (`diskspd_arguments`):
 `-b -d -W -t -o -w`, `-r<bs>` for random (never a bare `-r`, whose alignment differs between
 versions), `-s<bs>` sequential (with `-T` giving each thread its own region, as the native engine
-does), `-S` as the step asks (`caching_arg`: no cache, and write-through or not), `-L` latency, `-D` per-second counts, random write buffers, `-c<size>`
-only when DiskSpd must create the file itself. Windows also gets `-C` (cool-down) and `-Rxml`;
+does), `-S` as the step asks (`caching_arg`: no cache, and write-through or not), `-L` latency,
+`-D` per-second counts, random write buffers, `-c<size>` only when DiskSpd must create the file
+itself. Windows also gets `-C` (cool-down) and `-Rxml`;
 the Linux port rejects both and only writes its text report.
 
 DiskSpd prints nothing until it ends, so the live samples are the target disk's kernel counters

@@ -135,10 +135,11 @@ class NativeEngine(Engine):
     def command_line(self, step: Step, path: str | Path, file_size: int) -> str:
         direct = step.cache == "off"
         mix = {0: "read", 100: "write"}.get(step.write_percent, f"{100 - step.write_percent}/{step.write_percent} read/write")
+        through = " + O_DSYNC (write-through)" if step.write_through and step.writes else ""
         return (
             f"labtui native: {step.threads} worker process{'es' if step.threads > 1 else ''} x "
             f"{step.outstanding} outstanding, {format_size(step.block_size)} {step.pattern} {mix}, "
-            f"{'O_DIRECT' if direct else 'page cache on'}{' + O_DSYNC (write-through)' if step.write_through and step.writes else ''} "
+            f"{'O_DIRECT' if direct else 'page cache on'}{through} "
             f"({self._backend(step, direct)[0]}), "
             f"{format_duration(step.warmup)} warm-up + {format_duration(step.duration)}, "
             f"latency {'on' if step.latency else 'off'}, file {path} ({format_size(file_size)})"

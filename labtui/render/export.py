@@ -204,9 +204,9 @@ def configmgr_rows(results: Iterable[RunResult]) -> list[dict[str, str]]:
             kind = {0: "Read", 100: "Write"}.get(step.write_percent, "Mixed")
             counts[kind] = counts.get(kind, 0) + 1
 
-            def figure(metric, members=members):
+            def figure(metric, members=members, aggregate=result.profile.aggregate):
                 values = [v for v in (metric.value(m) for m in members) if v is not None and math.isfinite(v)]
-                return headline(metric, values, result.profile.aggregate) if values else None
+                return headline(metric, values, aggregate) if values else None
 
             latency, cpu = figure(LATENCY_MEAN), figure(CPU)
             out.append({
