@@ -455,6 +455,8 @@ def _compared_line(found: list) -> str | None:
             line += f"the link, not {_BETWEEN[link.bus]}, limits this drive"
             if link.downgraded:
                 line += f", which supports {link.best_speed}"
+                if link.port_rate and link.best_rate and link.port_rate < link.best_rate:
+                    line += f" (the slot's port stops at {link.port_rate:g} GT/s)"
         else:
             line += "the link limits every drive here, so this step cannot tell them apart"
         return line

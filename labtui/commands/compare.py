@@ -12,6 +12,29 @@ def add_arguments(parser) -> None:
     form.add_argument("--markdown", action="store_true", help="print a Markdown table for a post or a ticket")
     parser.add_argument("--tolerance", type=float, default=None, metavar="PCT",
                         help="smallest difference in percent called better or worse (default 5)")
+    parser.add_argument("--svg", metavar="FILE.svg", default=None,
+                        help="also write the comparison as a picture: a bar chart per step with each result's "
+                             "figure and spread, and what differs (replaces FILE.svg)")
+
+
+def svg_path(text: str):
+    """Where --svg writes: a .svg file in a directory that exists (ValidationError otherwise)."""
+    import os
+    from pathlib import Path
+
+    from labtui.errors import ValidationError
+
+    path = Path(os.path.expanduser(text))
+    if path.suffix.lower() != ".svg":
+        raise ValidationError(f"{text} does not end in .svg: name the picture FILE.svg", "--svg")
+    if path.is_dir():
+        raise ValidationError(f"{path} is a directory", "--svg")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ValidationError(f"{parent} is not a directory", "--svg")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValidationError(f"permission denied: cannot write in {parent}", "--svg")
+    return path
 
 
 def tolerance(args, default: float) -> float:
@@ -27,7 +50,7 @@ def tolerance(args, default: float) -> float:
 
 
 def run(args) -> int:
-    from labtui.commands.common import open_store, print_json, stdout
+    from labtui.commands.common import open_store, print_json, stderr, stdout
     from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT, compare
     from labtui.render.comparison import comparison_markdown, comparison_renderable
     from labtui.errors import LabtuiError
@@ -35,9 +58,19 @@ def run(args) -> int:
 
     if len(args.ids) < 2:
         raise LabtuiError("compare needs at least two result ids (the first is the reference)")
+    picture = svg_path(args.svg) if args.svg is not None else None
     store = open_store()
     results = [store.find_result(key) for key in args.ids]
     comparison = compare(results, tolerance(args, DEFAULT_TOLERANCE_PCT), hint=hint_from_store(store, results))
+    if picture is not None:
+        from labtui.render.comparison_svg import comparison_svg
+        from labtui.results.files import atomic_write
+
+        try:
+            atomic_write(picture, comparison_svg(comparison))
+        except OSError as exc:
+            raise LabtuiError(f"--svg: cannot write {picture}: {exc.strerror or exc}") from exc
+        stderr().print(f"wrote the comparison picture to {picture}", highlight=False, soft_wrap=True, markup=False)
     if args.json:
         print_json(comparison.to_json())
     elif args.markdown:

@@ -8,7 +8,7 @@ the theme's colours: success for better, error for worse. Escape goes back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -36,6 +36,9 @@ class CompareScreen(Screen):
         Binding("escape", "app.pop_screen", "Back", id="compare-back", tooltip="Back to where you came from"),
         Binding("m", "markdown", "Markdown", id="compare-markdown",
                 tooltip="Write the comparison as a Markdown table (for a post or a ticket)"),
+        Binding("s", "picture", "Picture", id="compare-picture",
+                tooltip="Write the comparison as an SVG picture: a bar chart per step with each result's figure "
+                        "and spread, and what differs (for a post or a ticket)"),
     ]
 
     def __init__(self, results: Sequence[RunResult]) -> None:
@@ -66,14 +69,23 @@ class CompareScreen(Screen):
         self.query_one("#compare-body").focus()
 
     def action_markdown(self) -> None:
-        from labtui.screens.prompt import TextPrompt
+        self._write_file("Comparison as Markdown", "md", comparison_markdown)
+
+    def action_picture(self) -> None:
+        from labtui.render.comparison_svg import comparison_svg
+
+        self._write_file("Comparison as a picture (SVG)", "svg", comparison_svg)
+
+    def _write_file(self, title: str, suffix: str, render: Callable[[Comparison], str]) -> None:
+        """Ask for a file name (never an existing file) and write the comparison there as `render` draws it."""
         from labtui.screens.export import check_path
+        from labtui.screens.prompt import TextPrompt
 
         if self.comparison is None:
             return
         comparison = self.comparison
         directory = self.app.cwd
-        default = directory / f"labtui-compare-{self.app.clock().strftime('%Y%m%d-%H%M')}.md"
+        default = directory / f"labtui-compare-{self.app.clock().strftime('%Y%m%d-%H%M')}.{suffix}"
 
         def done(text: str | None) -> None:
             from labtui.results.files import atomic_write
@@ -84,13 +96,13 @@ class CompareScreen(Screen):
             if path is None:
                 return
             try:
-                atomic_write(path, comparison_markdown(comparison), exclusive=True)
+                atomic_write(path, render(comparison), exclusive=True)
             except OSError as exc:
                 self.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
                 return
-            self.notify(f"Written to {path}", title="Comparison as Markdown")
+            self.notify(f"Written to {path}", title=title)
 
         self.app.push_screen(TextPrompt(
-            "Comparison as Markdown",
+            title,
             f"The file to write (never replaced; a name alone goes in the current directory, {directory}):",
             str(default), check=lambda t: check_path(t, directory)[1] or None), done)
