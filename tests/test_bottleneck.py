@@ -333,3 +333,10 @@ def test_a_run_summary_names_only_what_limited_it():
     assert "Read 64K random: uses 90 % of a PCIe 3.0 x4 link" in shown and "Read 4K random" not in shown
     # A link below the drive's best is said even where no step met it.
     assert "below the drive's PCIe 4.0 x4" in text(run_result("q", {four_k: [9_000]}, target=SEED_TARGET))
+
+
+def test_a_best_of_profile_holds_its_best_repetition_against_the_link():
+    result = run_result("cdm", {READ: [iops_for(3000), iops_for(3500)]}, target=SEED_TARGET)
+    best = replace(result, profile=replace(result.profile, aggregate="best"))
+    assert analyse(best).step(READ.name).used_bytes_per_second == pytest.approx(3500 * MIB, rel=1e-6)
+    assert analyse(result).step(READ.name).used_bytes_per_second == pytest.approx(3250 * MIB, rel=1e-6)

@@ -133,3 +133,10 @@ async def test_the_compare_screen_exports_the_picture(labtui_home, tmp_path):
         await pilot.press("enter")
         await wait_for(pilot, lambda: (tmp_path / "adapters.svg").exists(), what="the picture")
     assert "3,366.0 MiB/s" in "\n".join(svg_lines((tmp_path / "adapters.svg").read_text()))
+
+
+def test_a_best_of_figure_says_so_beside_the_mean_s_interval():
+    a, b = results()
+    best = [replace(r, profile=replace(r.profile, aggregate="best")) for r in (a, b)]
+    text = "\n".join(svg_lines(comparison_svg(compare(best))))
+    assert "3,382.0 MiB/s" in text and "best of 3; the mean's 95 % CI" in text

@@ -3,8 +3,9 @@ figure with its spread, what differs in the context, what limited the steps; dra
 saved as SVG (Rich's own export), so no plotting stack of its own.
 
 Bars start at zero and share one scale per step, so their lengths compare honestly; a bar is the
-mean over a result's repetitions, and the whisker under it spans the 95 % confidence interval of
-that mean (a single run has none, and the picture says so).
+result's figure as its profile makes it (the mean of the repetitions, or the best of them), and the
+whisker under it spans the 95 % confidence interval of their mean (a single run has none, and the
+picture says so).
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def _spread_text(figure: Figure) -> str:
     interval = figure.interval()
     if interval is None:
         return "single run: spread unknown"
-    return f"95 % CI {interval[0]:,.1f} – {interval[1]:,.1f} ({figure.n} runs)"
+    of = f"{figure.aggregation}; the mean's " if figure.best else ""
+    return f"{of}95 % CI {interval[0]:,.1f} – {interval[1]:,.1f} ({figure.n} runs)"
 
 
 def step_chart(comparison: Comparison, group: StepGroup, row: MetricRow) -> Table:
@@ -141,8 +143,9 @@ def comparison_picture(comparison: Comparison) -> Group:
     for warning in comparison.warnings:
         parts.append(Text(f"warning: {warning}", style="yellow"))
     parts.append(Text(
-        "Bars: the mean over each result's repetitions, from zero on one scale per step; whiskers: the 95 % "
-        f"confidence interval of that mean. Verdicts against A, tolerance ±{comparison.tolerance_pct:g} %: "
+        "Bars: each result's figure (the mean of its repetitions, or the best where its profile reports the best, "
+        "as CrystalDiskMark does), from zero on one scale per step; whiskers: the 95 % confidence interval of the "
+        f"mean. Verdicts against A, tolerance ±{comparison.tolerance_pct:g} %: "
         "only repetitions can show a difference to be real (labtui compare explains each).", style="dim"))
     return Group(*parts)
 
