@@ -139,9 +139,12 @@ def test_random_offsets_are_aligned_spread_and_not_sequential(test_file, backend
     (trace,) = engine.last_traces
     offsets = [off for off, _ in trace]
     assert all(off % bs == 0 and 0 <= off <= FILE_SIZE - bs for off in offsets)
+    # However many I/Os a loaded machine gets through in the step (up to the 500 traced): 16,384
+    # offsets to draw from, so nearly all differ and hardly any follow one another.
+    assert len(offsets) >= 100, len(offsets)
     sequential_pairs = sum(1 for a, b in zip(offsets, offsets[1:]) if b == a + bs)
     assert sequential_pairs < 5
-    assert len(set(offsets)) > 450
+    assert len(set(offsets)) >= 0.95 * len(offsets)
     assert max(offsets) > FILE_SIZE * 0.8 and min(offsets) < FILE_SIZE * 0.2
 
 
