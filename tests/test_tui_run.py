@@ -515,3 +515,38 @@ async def test_a_cancel_confirmed_after_the_run_completed_leaves_it_completed(la
         assert any("kept as completed" in n.message for n in app._notifications)
     (saved,) = Store(labtui_home).load_results()[0]
     assert saved.status == "completed"
+
+
+async def test_start_before_the_engine_check_has_answered_says_so_and_starts_nothing(labtui_home, target):
+    """`s` pressed while the engines are still being checked is not "No engine can run here"."""
+    import threading
+
+    from tui_support import fake_engines
+
+    answered = threading.Event()
+
+    def slow_engines():
+        answered.wait(30)
+        return fake_engines()
+
+    app = make_app(labtui_home, engine_check=slow_engines)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await disks_ready(pilot)
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
+            screen = app.screen
+            from labtui.engine.target_choice import Target
+            from labtui.results.store import parse_profile_text
+
+            app.profile = parse_profile_text(short_profile(), "test")
+
+            app.target = Target(target)
+            await pilot.press("s")
+            await wait_for(pilot, lambda: "Still checking which engines" in screen_text(app), what="the answer")
+            assert "No engine can run here" not in screen_text(app)
+            assert screen.runner is None
+            answered.set()
+            await wait_for(pilot, lambda: screen.engines, what="the engine check")
+    finally:
+        answered.set()

@@ -292,6 +292,10 @@ class RunScreen(Screen):
             self._say("Choose a profile (w) and a target (d) first.", "warning")
             return
         engine = self.engine()
+        if engine is None and not self.engines:
+            # The engine check (a second or so: fio's and DiskSpd's versions) has not answered yet.
+            self._say("Still checking which engines can run here: press s again in a moment.", "warning")
+            return
         if engine is None:
             self._say("No engine can run here: see the engine line above.", "error")
             return
