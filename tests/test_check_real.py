@@ -229,7 +229,7 @@ def test_repeats_keep_every_repetition_and_report_mean_sd_and_interval(disk_dir,
     assert iops["mean"] == pytest.approx(statistics.fmean(per_rep))
     assert iops["stdev"] == pytest.approx(statistics.stdev(per_rep))
     half = 4.302652729749462 * iops["stdev"] / 3**0.5  # t(0.975, 2 df)
-    assert (iops["ci_low"], iops["ci_high"]) == (pytest.approx(iops["mean"] - half), pytest.approx(iops["mean"] + half))
+    assert (iops["ci_low"], iops["ci_high"]) == (pytest.approx(max(0.0, iops["mean"] - half)), pytest.approx(iops["mean"] + half))
     shown = labtui(home, "show", data["id"])
     assert "Statistics (95% confidence intervals)" in shown.stdout and "steadiness" in shown.stdout
     assert iops["noise_pct"] == pytest.approx(100 * math.sqrt(math.expm1(statistics.variance(math.log(v) for v in per_rep))))

@@ -1,5 +1,6 @@
 """Comparisons on synthetic results with known distributions: verdicts, matching, warnings, checks."""
 
+import io
 import json
 import random
 import statistics
@@ -8,7 +9,10 @@ from dataclasses import replace
 import pytest
 from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
-from labtui.analysis.comparison import BETTER, NOISE, SMALL, UNKNOWN, WORSE, compare, summarize
+from rich.console import Console
+
+from labtui.analysis.comparison import BETTER, IOPS, NOISE, SMALL, UNKNOWN, WORSE, compare, summarize
+from labtui.render.comparison import fmt_margin, fmt_value, statistics_table
 
 
 def verdicts(comparison, index=1):
@@ -252,6 +256,19 @@ def test_summary_reports_mean_sd_and_confidence_interval_per_metric():
     assert (figure.n, figure.value, figure.stdev) == (3, pytest.approx(12_000), pytest.approx(2_000))
     low, high = figure.interval()
     assert (high - low) / 2 == pytest.approx(4.302652729749462 * 2_000 / 3**0.5, rel=1e-6)
+
+
+def test_a_confidence_interval_never_reaches_below_zero():
+    # Three wildly different runs: the t interval of their mean reaches far below zero, which no IOPS can be.
+    summary = summarize(run_result("a", {READ: [2_000, 9_000, 30_000]}))
+    figure = summary.groups[0].row("iops").figures[0]
+    half = 4.302652729749462 * figure.stdev / 3**0.5
+    assert figure.mean - half < 0
+    assert figure.interval() == (0.0, pytest.approx(figure.mean + half))
+    assert fmt_margin(figure) == f"±{half / figure.mean * 100:.1f} %"  # the margin is still the whole half-width
+    text = Console(width=200, record=True, file=io.StringIO())
+    text.print(statistics_table(summary))
+    assert f"0 – {fmt_value(IOPS, figure.mean + half)}" in text.export_text()
 
 
 def test_comparison_json_is_plain_json():

@@ -175,8 +175,16 @@ class Figure:
         return self.spread.stdev if self.spread is not None else None
 
     def interval(self, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-        """The confidence interval of the mean (of a best-of figure's repetitions too), or None for a single run."""
-        return self.spread.interval(self.mean, confidence) if self.spread is not None else None
+        """The confidence interval of the mean (of a best-of figure's repetitions too), or None for a single run.
+
+        Every figure labtui measures is zero or more: the t interval of a few noisy repetitions can
+        reach below zero ("-2,882 - 22,500 IOPS"), which no mean can be. It is cut at zero, which
+        keeps its coverage (the true mean is never in the part cut off).
+        """
+        if self.spread is None:
+            return None
+        low, high = self.spread.interval(self.mean, confidence)
+        return max(0.0, low), high
 
     def to_json(self, confidence: float = CONFIDENCE) -> dict[str, Any]:
         ci = self.interval(confidence)

@@ -80,10 +80,10 @@ def fmt_margin(figure: Figure | None) -> str:
     best-of figure, what it is ("best of 3"): an interval of the mean is not one of the best."""
     if figure is not None and figure.best:
         return f"({figure.aggregation})"
-    ci = figure.interval() if figure is not None else None
-    if ci is None or not figure.mean:
+    if figure is None or figure.spread is None or not figure.mean:
         return ""
-    return f"±{(ci[1] - ci[0]) / 2 / abs(figure.mean) * 100:.1f} %"
+    # The t interval's half-width, whole: the interval shown may be cut at zero (Figure.interval).
+    return f"±{figure.spread.half_width() / abs(figure.mean) * 100:.1f} %"
 
 
 def _verdict_cell(delta: Delta | None, style: str) -> Text:
