@@ -20,7 +20,7 @@ from labtui.errors import ExitCode
 
 # Module names under labtui.commands, in the order `labtui --help` lists them.
 COMMANDS = ("run", "import", "disks", "profiles", "history", "show", "compare", "check", "baseline", "export",
-            "make-archive")
+            "make-archive", "agent")
 
 
 class _Parser(argparse.ArgumentParser):

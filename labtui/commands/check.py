@@ -41,6 +41,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--destroy-data", metavar="/dev/NAME",
                         help="for a raw block device target with write steps: name the device to allow them")
+    from labtui.commands.fleet import add_arguments as fleet_arguments
+
+    fleet_arguments(parser, run=False)
 
 
 def choose_baseline(store, args):
@@ -89,8 +92,14 @@ def _drive(runner):
     return runner.result
 
 
-def run(args) -> int:
+def run(args, drive=None) -> int:
+    """The check; `drive(runner)` runs each pass (default: live progress on stderr; the fleet agent streams)."""
     from dataclasses import replace
+
+    if getattr(args, "hosts", None):
+        from labtui.commands.fleet import run_fleet
+
+        return run_fleet(args, check=True)
 
     from labtui.results import baselines
     from labtui.analysis.checks import FAILED, PASSED, confirmed, parse_fail_on
@@ -151,7 +160,8 @@ def run(args) -> int:
     if not args.yes and not confirm(runner, plan):
         return ExitCode.BAD_INPUT
     reference = pooled(runs) if len(runs) > 1 else baseline
-    first = _drive(runner)
+    drive = drive or _drive
+    first = drive(runner)
     if first is None:
         err.print("FAIL: the re-run was stopped before anything was saved")
         return ExitCode.FAILED
@@ -160,7 +170,7 @@ def run(args) -> int:
         what = ", ".join(f"{l.group.name} {l.metric.label}" for l in (report.failures + report.doubtful)[:3])
         err.print(f"labtui check: the first pass looks worse ({what}); confirming with {args.confirm} fresh "
                   f"run{'s' if args.confirm > 1 else ''}, judged on their own (--confirm 0 decides on the first pass)")
-        return _drive(Runner(profile.with_overrides(repeat=args.confirm), target, store,
+        return drive(Runner(profile.with_overrides(repeat=args.confirm), target, store,
                              replace(options, tags=("check", "confirmation"))))
 
     reports, passes = confirmed(reference, first, pct, fail_on, more if args.confirm else None)

@@ -1,0 +1,194 @@
+"""The far end of `labtui run|check --hosts`: runs what arrives on stdin, streams its events as JSON lines.
+
+Started by the local labtui through `ssh` (no terminal); it speaks labtui.fleet.wire: a hello
+with its versions first, then the request (the profile travels in it), "ready" once preflight
+passed, the run's events from "start" on, the result file's text, and "bye" with its exit code.
+The result is saved in this host's store as any run is. A "stop" message, the end of stdin (the
+link or the local labtui gone), or SIGINT/SIGTERM/SIGHUP stop the run the way Ctrl+C stops a
+local one: workers reaped, test file removed, the partial result saved as aborted.
+"""
+
+from __future__ import annotations
+
+HELP = "the far end of run/check --hosts (labtui starts it over ssh; it speaks JSON lines)"
+
+EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
+REQUEST_SECONDS = 120.0  # a local labtui that connected and then says nothing is gone
+
+
+def add_arguments(parser) -> None:
+    del parser  # no options: everything arrives on stdin
+
+
+def run(args) -> int:
+    del args
+    import contextlib
+    import sys
+
+    from labtui.engine import devices
+    from labtui.errors import LabtuiError
+    from labtui.fleet import wire
+    from labtui.fleet.channel import Channel
+
+    channel = Channel.standard()
+    code = EXIT_REFUSED
+    try:
+        channel.send(wire.hello(devices.host_info()))
+        request = channel.receive(timeout=REQUEST_SECONDS)
+        if request is None:
+            return EXIT_REFUSED
+        kind = request.get("type")
+        try:
+            if kind == "run":
+                code = _run(request, channel)
+            elif kind == "check":
+                code = _check(request, channel)
+            else:
+                raise LabtuiError(f"unknown request {kind!r}")
+        except LabtuiError as exc:
+            channel.send({"type": "refused", "reason": str(exc)})
+            code = EXIT_REFUSED
+        channel.send({"type": "bye", "exit_code": code})
+        return code
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        channel.close()
+
+
+def _run(request: dict, channel) -> int:
+    from labtui.commands.common import open_store
+    from labtui.engine.runner import RunOptions, Runner
+    from labtui.errors import LabtuiError
+    from labtui.results.store import parse_profile_text
+
+    profile_text, target = request.get("profile"), request.get("target")
+    if not isinstance(profile_text, str) or not isinstance(target, str):
+        raise LabtuiError("a run request needs a profile and a target")
+    profile = parse_profile_text(profile_text, "the profile sent", origin="fleet")
+    store = open_store()
+    options = RunOptions(
+        engine=str(request.get("engine") or "native"),
+        tags=tuple(str(t) for t in request.get("tags") or ()),
+        keep_file=bool(request.get("keep_file")),
+        interval=float(request.get("interval") or 1.0),
+        params={str(k): str(v) for k, v in (request.get("params") or {}).items()},
+    )
+    runner = Runner(profile, target, store, options)
+    driver = _Driver(channel)
+    driver(runner)
+    result = runner.result
+    if result is None:
+        return EXIT_FAILED
+    return EXIT_OK if result.status == "completed" and runner.save_error is None else EXIT_FAILED
+
+
+def _check(request: dict, channel) -> int:
+    import argparse
+    import contextlib
+    import io
+    import json
+
+    from labtui.commands import check
+
+    def text(key):
+        value = request.get(key)
+        return None if value is None else str(value)
+
+    args = argparse.Namespace(
+        baseline=None, profile=text("profile"), target=text("target"), engine=text("engine"),
+        tolerance=request.get("tolerance"), repeat=request.get("repeat"),
+        confirm=int(request.get("confirm", check.DEFAULT_CONFIRM)),
+        fail_on=[str(x) for x in request.get("fail_on") or ()], duration=text("duration"),
+        file_size=text("file_size"), param=[str(x) for x in request.get("params") or ()],
+        json=True, yes=True, destroy_data=None,
+    )
+    driver = _Driver(channel)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = check.run(args, drive=driver)
+    if driver.calls == 0:
+        return code  # refused before a run (its reason went to stderr)
+    with contextlib.suppress(ValueError):
+        channel.send({"type": "check_report", "report": json.loads(printed.getvalue())})
+    return code
+
+
+class _Driver:
+    """Runs one runner at a time for the agent: "ready", wait for "start", the events, the result."""
+
+    def __init__(self, channel) -> None:
+        self.channel = channel
+        self.calls = 0
+
+    def __call__(self, runner):
+        import asyncio
+
+        from labtui.fleet import wire
+
+        plan = runner.preflight()
+        first = self.calls == 0
+        self.calls += 1
+        if first:
+            # Only the first pass waits: the hosts start together once; a check's later passes follow on.
+            self.channel.send({
+                "type": "ready", "target": wire.plain(plan.target), "directory": str(plan.directory),
+                "test_file": str(plan.test_file) if plan.test_file else None,
+                "planned_seconds": runner.profile.planned_seconds,
+            })
+            delay = self.channel.wait_for_start()
+            if delay is None:
+                runner.close()
+                return None
+            if not self.channel.sleep(delay):
+                runner.close()
+                return None
+        elif self.channel.stopped:
+            runner.close()
+            return None
+        asyncio.run(_stream(runner, self.channel))
+        return runner.result
+
+
+async def _stream(runner, channel) -> None:
+    import asyncio
+    import contextlib
+    import signal
+
+    from labtui.engine.events import RunFinished
+    from labtui.fleet import wire
+    from labtui.results.store import result_to_toml
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+
+    def stop() -> None:
+        loop.call_soon_threadsafe(task.cancel)
+
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for sig in signals:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, task.cancel)
+    channel.on_stop(stop)
+    try:
+        async for event in runner.events():
+            if isinstance(event, RunFinished):
+                break
+            channel.send(wire.event_to_wire(event))
+    except asyncio.CancelledError:
+        pass
+    finally:
+        channel.on_stop(None)
+        for sig in signals:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(sig)
+    result = runner.result
+    if result is None:
+        return
+    text = None
+    if runner.saved_path is not None:
+        with contextlib.suppress(OSError):
+            text = runner.saved_path.read_text(encoding="utf-8")
+    channel.send(wire.finished_message(text or result_to_toml(result),
+                                       str(runner.saved_path) if runner.saved_path else None, runner.save_error))

@@ -1,0 +1,132 @@
+"""The agent's side of the ssh link: wire messages in on stdin, out on stdout, and "stop" however it comes.
+
+stdin and stdout belong to the wire alone: the agent keeps private copies of them, points fd 1
+at stderr (anything printed by mistake cannot corrupt the stream) and fd 0 at /dev/null (a
+command step's shell must not read the local side's messages). A thread reads stdin; a "stop"
+message, end of file, or a line that is not the wire format all mean stop, as does a failed
+write (the link is gone: nobody is watching the run).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import threading
+from typing import Any, BinaryIO, Callable
+
+from labtui.fleet.wire import MAX_LINE_BYTES, WireError, dumps, loads
+
+
+class Channel:
+    def __init__(self, incoming: BinaryIO, out_fd: int) -> None:
+        self._in = incoming
+        self._out = out_fd
+        self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._callback: Callable[[], None] | None = None
+        self._send_lock = threading.Lock()
+        self.broken = False  # a write failed: the other end is gone
+        self._reader = threading.Thread(target=self._read, name="labtui-agent-stdin", daemon=True)
+        self._reader.start()
+
+    @classmethod
+    def standard(cls) -> Channel:
+        incoming = os.fdopen(os.dup(0), "rb", buffering=0)
+        out_fd = os.dup(1)
+        os.dup2(2, 1)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        return cls(incoming, out_fd)
+
+    # ------------------------------------------------------------------ in
+
+    def _read(self) -> None:
+        try:
+            while True:
+                line = self._in.readline(MAX_LINE_BYTES)
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    message = loads(line)
+                except WireError:
+                    break  # not the local labtui: stop rather than guess
+                if message["type"] == "stop":
+                    break
+                self._messages.put(message)
+        except (OSError, ValueError):
+            pass
+        self._stop()
+
+    def _stop(self) -> None:
+        with self._lock:
+            self._stopped.set()
+            callback = self._callback
+        self._messages.put(None)
+        if callback is not None:
+            callback()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    def on_stop(self, callback: Callable[[], None] | None) -> None:
+        """Call `callback` (from another thread) when the run must stop; at once if it already must."""
+        with self._lock:
+            self._callback = callback
+            now = callback is not None and self._stopped.is_set()
+        if now and callback is not None:
+            callback()
+
+    def receive(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next message; None once stopped (or after `timeout` seconds without one)."""
+        if self._stopped.is_set() and self._messages.empty():
+            return None
+        try:
+            return self._messages.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def wait_for_start(self) -> float | None:
+        """The delay a "start" message gives (seconds, at least 0); None if the run is not to start."""
+        while True:
+            message = self.receive()
+            if message is None:
+                return None
+            if message["type"] == "start":
+                delay = message.get("delay", 0)
+                if isinstance(delay, bool) or not isinstance(delay, (int, float)):
+                    return None
+                return max(0.0, min(float(delay), 3600.0))
+
+    def sleep(self, seconds: float) -> bool:
+        """Wait `seconds`; False if a stop came first."""
+        return not self._stopped.wait(seconds)
+
+    # ------------------------------------------------------------------ out
+
+    def send(self, message: dict[str, Any]) -> bool:
+        """Write one message; False (and stop) if the other end is gone."""
+        data = dumps(message)
+        with self._send_lock:
+            if self.broken:
+                return False
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(self._out, view)
+                    view = view[written:]
+            except OSError:
+                self.broken = True
+        if self.broken:
+            self._stop()
+            return False
+        return True
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._out)

@@ -1,0 +1,247 @@
+"""The fleet wire format: labtui's run events and the agent's conversation as JSON lines (protocol 1).
+
+`labtui agent` (on a lab host, started through `ssh`) and `labtui run|check --hosts` (the local
+side) talk one JSON object per line, UTF-8, each with a "type". Figures are exact counts, as in a
+result file; a value that was not measured is null (JSON has no NaN).
+
+Agent -> local, in order:
+    {"type": "hello", "protocol": 1, "labtui": "0.1.0", "schema": 1, "host": {HostInfo}}
+        first, before anything is run; the local side refuses a host whose protocol, labtui
+        version or file schema (profiles and results) differ from its own, and says so
+    {"type": "ready", "target": {TargetInfo}, "directory": "...", "test_file": "..." | null,
+     "planned_seconds": 12.4}
+        the request passed preflight (nothing written yet); the agent waits for "start"
+    {"type": "refused", "reason": "..."}
+        the request cannot run here (preflight, a bad profile, no baseline); the agent exits 2
+    then the run's events (labtui.engine.events), one line each:
+    {"type": "run_started", "run_id", "profile": {profile table}, "target": {TargetInfo},
+     "engine": {EngineInfo}, "steps_total", "planned_seconds"}
+    {"type": "prepare", "bytes_done", "bytes_total", "seconds"}
+    {"type": "step_started", "index", "total", "step": {step table}, "repetition", "command_line"}
+    {"type": "sample", "index", "phase": "warmup" | "measure", "sample": {Sample}}
+    {"type": "step_finished", "index", "result": {StepResult as in a result file, "samples": [...]}}
+    {"type": "warning", "message"}
+    {"type": "run_finished", "result": "<the result file's TOML text>", "path": "..." | null,
+     "save_error": "..." | null}
+        also sent after the run was stopped: the aborted result, as saved on the host
+    {"type": "check_report", "report": {what `labtui check --json` prints}}     (check only)
+    {"type": "bye", "exit_code": 0}
+        last: the agent's exit code (0 ok, 1 failed or aborted, 2 refused, 3 check could not tell)
+
+Local -> agent:
+    {"type": "run", "profile": "<profile TOML text>", "target", "engine", "tags": [...],
+     "params": {...}, "interval": 1.0, "keep_file": false}
+    {"type": "check", "target", "profile", "engine", "tolerance", "repeat", "confirm",
+     "fail_on": [...], "duration", "file_size", "params": [...]}
+    {"type": "start", "delay": 0.8}      start after this many seconds (the hosts' shared instant)
+    {"type": "stop"}                     stop the run (its partial result is saved as aborted)
+End of file on the agent's stdin (ssh gone, the local labtui killed) stops the run too.
+
+Lines that are not JSON objects before "hello" (a login shell's greeting) are skipped by the
+reader; after it, one is a protocol error.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from typing import Any
+
+from labtui import __version__
+from labtui.engine.events import (
+    Event,
+    PrepareProgress,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    SampleTaken,
+    StepFinished,
+    StepStarted,
+)
+from labtui.errors import LabtuiError
+from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, Sample, Step, StepResult, TargetInfo
+from labtui.results import store
+
+PROTOCOL = 1
+# A line longer than this is not one labtui wrote (a result is at most a few MiB of TOML).
+MAX_LINE_BYTES = 96 * 1024 * 1024
+
+
+class WireError(ValueError):
+    """A line that is not labtui's wire format (or a message of an unknown kind)."""
+
+
+def dumps(message: dict[str, Any]) -> bytes:
+    """One message as a line: compact JSON, NaN as null, newline-terminated."""
+    return json.dumps(_finite(message), separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n"
+
+
+def loads(line: bytes | str) -> dict[str, Any]:
+    """A line back as a message (WireError if it is not a JSON object with a type)."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"not a JSON line: {exc}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise WireError("not a message (a JSON object with a \"type\")")
+    return message
+
+
+def hello(host: HostInfo) -> dict[str, Any]:
+    return {"type": "hello", "protocol": PROTOCOL, "labtui": __version__, "schema": SCHEMA, "host": plain(host)}
+
+
+def mismatch(message: dict[str, Any]) -> str | None:
+    """Why a host's hello rules it out ("labtui 0.0.9 there, 0.1.0 here"), or None if it matches."""
+    theirs = (message.get("protocol"), message.get("labtui"), message.get("schema"))
+    if theirs[1] != __version__:
+        return f"it runs labtui {theirs[1]}, this is labtui {__version__}: install the same version on both"
+    if theirs[2] != SCHEMA:
+        return f"its profile and result format is schema {theirs[2]}, this labtui's is {SCHEMA}"
+    if theirs[0] != PROTOCOL:
+        return f"it speaks fleet protocol {theirs[0]}, this labtui speaks {PROTOCOL}"
+    return None
+
+
+# --------------------------------------------------------------------------- events
+
+
+def event_to_wire(event: Event) -> dict[str, Any]:
+    """An engine event as a wire message."""
+    if isinstance(event, RunStarted):
+        return {"type": "run_started", "run_id": event.run_id, "profile": event.profile.to_toml(),
+                "target": plain(event.target), "engine": plain(event.engine), "steps_total": event.steps_total,
+                "planned_seconds": event.planned_seconds}
+    if isinstance(event, PrepareProgress):
+        return {"type": "prepare", "bytes_done": event.bytes_done, "bytes_total": event.bytes_total,
+                "seconds": event.seconds}
+    if isinstance(event, StepStarted):
+        return {"type": "step_started", "index": event.index, "total": event.total, "step": event.step.to_toml(),
+                "repetition": event.repetition, "command_line": event.command_line}
+    if isinstance(event, SampleTaken):
+        return {"type": "sample", "index": event.index, "phase": event.phase, "sample": plain(event.sample)}
+    if isinstance(event, StepFinished):
+        return {"type": "step_finished", "index": event.index, "result": step_result_to_wire(event.result)}
+    if isinstance(event, RunWarning):
+        return {"type": "warning", "message": event.message}
+    if isinstance(event, RunFinished):
+        raise WireError("a run's end travels as its result file (finished_message), not as an event")
+    raise WireError(f"not an engine event: {type(event).__name__}")
+
+
+EVENT_TYPES = ("run_started", "prepare", "step_started", "sample", "step_finished", "warning")
+
+
+def event_from_wire(message: dict[str, Any]) -> Event:
+    """A wire message back as the engine event it stands for (WireError if it is not one)."""
+    kind = message.get("type")
+    try:
+        if kind == "run_started":
+            return RunStarted(
+                run_id=_str(message["run_id"]),
+                profile=Profile.from_toml(message["profile"], origin="fleet", check=False),
+                target=_model(TargetInfo, message["target"]),
+                engine=_model(EngineInfo, message["engine"]),
+                steps_total=_int(message["steps_total"]),
+                planned_seconds=_float(message["planned_seconds"]),
+            )
+        if kind == "prepare":
+            return PrepareProgress(_int(message["bytes_done"]), _int(message["bytes_total"]),
+                                   _float(message["seconds"]))
+        if kind == "step_started":
+            line = message.get("command_line")
+            return StepStarted(_int(message["index"]), _int(message["total"]),
+                               Step.from_toml(message["step"], check=False), _int(message["repetition"]),
+                               None if line is None else _str(line))
+        if kind == "sample":
+            phase = _str(message["phase"])
+            if phase not in ("warmup", "measure"):
+                raise WireError(f"unknown phase {phase!r}")
+            return SampleTaken(_int(message["index"]), phase, _model(Sample, message["sample"]))
+        if kind == "step_finished":
+            return StepFinished(_int(message["index"]), step_result_from_wire(message["result"]))
+        if kind == "warning":
+            return RunWarning(_str(message["message"]))
+    except KeyError as exc:
+        raise WireError(f"a {kind} message without {exc.args[0]!r}") from None
+    except (ValueError, TypeError, LabtuiError) as exc:  # LabtuiError: the model's ValidationError
+        raise WireError(f"a {kind} message that does not read: {exc}") from None
+    raise WireError(f"not an event message: {kind!r}")
+
+
+def step_result_to_wire(result: StepResult) -> dict[str, Any]:
+    data = store._to_plain(result)
+    data.pop("series", None)
+    data["samples"] = [plain(s) for s in result.samples]
+    return data
+
+
+def step_result_from_wire(data: Any) -> StepResult:
+    if not isinstance(data, dict):
+        raise WireError("a step result must be an object")
+    data = dict(data)
+    samples = data.pop("samples", [])
+    if not isinstance(samples, list):
+        raise WireError("a step result's samples must be a list")
+    result = _model(StepResult, data)
+    return replace(result, samples=tuple(_model(Sample, s) for s in samples))
+
+
+def finished_message(text: str, path: str | None, save_error: str | None) -> dict[str, Any]:
+    """The run's end: its result file's text, exactly as saved on the host (full context included)."""
+    return {"type": "run_finished", "result": text, "path": path, "save_error": save_error}
+
+
+def result_from_message(message: dict[str, Any]):
+    """The RunResult a run_finished message carries (WireError if its text is not a result file)."""
+    text = message.get("result")
+    if not isinstance(text, str):
+        raise WireError("a run_finished message without its result")
+    try:
+        return store.result_from_toml(text)
+    except ValueError as exc:
+        raise WireError(f"the host's result does not read: {exc}") from None
+
+
+# --------------------------------------------------------------------------- plain values
+
+
+def plain(value: Any) -> dict[str, Any]:
+    """A model dataclass as a JSON object: the keys of a result file, unmeasured fields left out."""
+    return store._dataclass_to_plain(value)
+
+
+def _model(cls: type, data: Any) -> Any:
+    try:
+        return store._dataclass_from_plain(cls, data, cls.__name__)
+    except ValueError as exc:
+        raise WireError(str(exc)) from None
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise WireError(f"expected a string, got {value!r}")
+    return value
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise WireError(f"expected a whole number, got {value!r}")
+    return value
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise WireError(f"expected a number, got {value!r}")
+    return float(value)

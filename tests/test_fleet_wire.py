@@ -1,0 +1,101 @@
+"""The fleet wire format: every engine event survives the trip as JSON lines; bad lines are refused, not crashed on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from factories import make_result
+from labtui import __version__
+from labtui.engine.events import (
+    PrepareProgress,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    SampleTaken,
+    StepFinished,
+    StepStarted,
+)
+from labtui.fleet import wire
+from labtui.model import SCHEMA, Sample
+from labtui.results.store import result_to_toml
+
+
+def _events():
+    result = make_result()
+    step = result.steps[0]
+    return [
+        RunStarted(result.id, result.profile, result.target, result.engine, 2, 24.8),
+        PrepareProgress(4 * 1024**2, 16 * 1024**2, 0.25),
+        StepStarted(0, 2, step.step, 1, step.command_line),
+        SampleTaken(0, "warmup", Sample(t=-1.0, seconds=1.0, read_ios=100, read_bytes=6_553_600)),
+        SampleTaken(0, "measure", step.samples[0]),
+        StepFinished(0, step),
+        StepFinished(1, result.steps[1]),
+        RunWarning("step 'Read 64K random' is CPU-bound"),
+    ]
+
+
+@pytest.mark.parametrize("event", _events(), ids=lambda e: type(e).__name__)
+def test_every_event_comes_back_as_it_left(event):
+    line = wire.dumps(wire.event_to_wire(event))
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    back = wire.event_from_wire(wire.loads(line))
+    assert back == event
+
+
+def test_a_run_ends_with_its_result_file_and_the_file_comes_back_whole():
+    result = make_result(tags=("bios-2.1",))
+    with pytest.raises(wire.WireError):
+        wire.event_to_wire(RunFinished(result, None))
+    message = wire.loads(wire.dumps(wire.finished_message(result_to_toml(result), "/srv/x.toml", None)))
+    assert wire.result_from_message(message) == result
+
+
+def test_unmeasured_figures_are_null_never_nan():
+    sample = Sample(t=1.0, seconds=1.0, read_ios=5, read_lat_mean_ms=float("nan"))
+    line = wire.dumps(wire.event_to_wire(SampleTaken(0, "measure", sample)))
+    assert b"NaN" not in line
+    assert json.loads(line)["sample"]["read_lat_mean_ms"] is None
+
+
+@pytest.mark.parametrize("line", [b"hello\n", b"[1, 2]\n", b'{"no": "type"}\n', b"{" * 100_000])
+def test_a_line_that_is_not_a_message_is_a_wire_error(line):
+    with pytest.raises(wire.WireError):
+        wire.loads(line)
+
+
+@pytest.mark.parametrize("message", [
+    {"type": "sample", "index": 0, "phase": "measure", "sample": {"t": "soon", "seconds": 1.0}},
+    {"type": "sample", "index": 0, "phase": "sideways", "sample": {"t": 1.0, "seconds": 1.0}},
+    {"type": "step_started", "index": 0, "total": 1, "step": {"name": "x", "colour": "red"}, "repetition": 1},
+    {"type": "step_finished", "index": 0, "result": {"status": "completed"}},
+    {"type": "prepare", "bytes_done": True, "bytes_total": 1, "seconds": 0},
+    {"type": "run_started"},
+    {"type": "mystery"},
+])
+def test_a_message_that_does_not_read_is_a_wire_error_not_a_crash(message):
+    with pytest.raises(wire.WireError):
+        wire.event_from_wire(message)
+
+
+def test_strings_from_a_host_reach_no_terminal_as_escape_codes():
+    message = wire.event_to_wire(RunWarning("fine"))
+    sample = {"type": "step_started", "index": 0, "total": 1, "repetition": 1, "command_line": "x",
+              "step": {"name": "evil \x1b]0;pwned\x07", "block_size": "4KiB"}}
+    assert wire.event_from_wire(message) == RunWarning("fine")
+    assert "\x1b" not in wire.event_from_wire(sample).step.name
+
+
+def test_hello_says_what_the_versions_are_and_a_mismatch_names_the_difference():
+    from labtui.model import HostInfo
+
+    hello = wire.loads(wire.dumps(wire.hello(HostInfo(name="bench-01", kernel="6.1.0"))))
+    assert (hello["protocol"], hello["labtui"], hello["schema"]) == (wire.PROTOCOL, __version__, SCHEMA)
+    assert hello["host"] == {"name": "bench-01", "kernel": "6.1.0"}
+    assert wire.mismatch(hello) is None
+    assert wire.mismatch(hello | {"labtui": "0.0.9"}) == (
+        f"it runs labtui 0.0.9, this is labtui {__version__}: install the same version on both")
+    assert "schema 2" in wire.mismatch(hello | {"schema": 2})
+    assert "protocol 7" in wire.mismatch(hello | {"protocol": 7})
