@@ -7,7 +7,8 @@ HELP = "run a workload profile on a target directory"
 
 def add_arguments(parser) -> None:
     parser.add_argument("-p", "--profile", default="quick-sanity", help="profile name or .toml file (default: quick-sanity)")
-    parser.add_argument("-t", "--target", default=".", help="directory on the volume to test (default: the current one)")
+    parser.add_argument("-t", "--target", help="directory on the volume to test (default: the current one; with "
+                        "--hosts, each host's own target)")
     parser.add_argument("-e", "--engine", default="native", help="native (default), fio or diskspd")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
@@ -21,6 +22,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--interval", default="1s", help="live sample interval (default 1s)")
     parser.add_argument("--destroy-data", metavar="/dev/NAME",
                         help="allow write steps on this raw block device (must name the target device)")
+    from labtui.commands.fleet import add_arguments as fleet_arguments
+
+    fleet_arguments(parser, run=True)
 
 
 def load_profile(store, args):
@@ -49,7 +53,17 @@ def run(args) -> int:
     from labtui.params import parse_assignments
     from labtui.units import parse_duration
 
+    if args.hosts:
+        from labtui.commands.fleet import run_fleet
+
+        return run_fleet(args, check=False)
+    if args.one_at_a_time:
+        from labtui.errors import ValidationError
+
+        raise ValidationError("goes with --hosts (one host after another)", "--one-at-a-time")
     store = open_store()
+    if args.target is None:
+        args.target = "."
     profile = load_profile(store, args)
     options = RunOptions(
         engine=args.engine,

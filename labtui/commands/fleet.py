@@ -1,0 +1,342 @@
+"""`labtui run --hosts FILE` and `labtui check --hosts FILE`: one profile on many hosts, a live table, a comparison.
+
+The hosts run `labtui agent` through ssh (labtui.fleet.session). Live progress goes to stderr: a
+table refreshed in place on a terminal, a line per host event otherwise. At the end stdout gets
+one line per host, then the cross-host comparison (or, with --json, a list of the hosts'
+results). Exit code 0 when every host completed (run) or passed (check); 1 when any did not; 3
+when none failed a check but some could not tell; Ctrl+C stops every host (their partial results
+are saved as aborted, there and here) and exits 1.
+"""
+
+from __future__ import annotations
+
+# Imported when a fleet command runs, not when `labtui --help` builds the parser (cli.py).
+import asyncio
+import contextlib
+import signal
+
+EXIT_OK, EXIT_FAILED, EXIT_CANNOT_TELL = 0, 1, 3
+SPARKS = "▁▂▃▄▅▆▇█"
+STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": "red", "aborted": "yellow",
+                "unreachable": "red", "refused": "red", "cannot tell": "yellow"}
+
+
+def add_arguments(parser, *, run: bool) -> None:
+    parser.add_argument("--hosts", metavar="FILE",
+                        help=f"{'run' if run else 'check'} on every host of this hosts file over ssh "
+                             "(see the README: Many hosts)")
+    parser.add_argument("--one-at-a-time", action="store_true",
+                        help="with --hosts: run the hosts one after another, not together (hosts on shared "
+                             "storage would disturb each other)")
+    if run:
+        parser.add_argument("--tolerance", type=float, default=None, metavar="PCT",
+                            help="with --hosts: the smallest difference in percent the hosts' comparison calls "
+                                 "better or worse (default 5)")
+
+
+def targets(hosts, given: str | None) -> dict[str, str]:
+    """Each host's target: -t for all, else its own; a host with neither is bad input."""
+    from labtui.errors import LabtuiError
+
+    missing = [h.name for h in hosts if given is None and h.target is None]
+    if missing:
+        raise LabtuiError(f"no target for {', '.join(missing)}: give `target` in the hosts file or -t DIR for every "
+                          "host (a test file is never written to a host's home directory by default)")
+    return {h.name: given if given is not None else str(h.target) for h in hosts}
+
+
+def run_request(args, store):
+    """The hosts, and the run request for each (the profile, with -p's overrides, travels in it)."""
+    from labtui.commands.common import given
+    from labtui.commands.run import load_profile
+    from labtui.errors import LabtuiError
+    from labtui.params import parse_assignments
+    from labtui.results.store import dumps_toml
+    from labtui.units import parse_duration
+
+    if args.destroy_data:
+        raise LabtuiError("--destroy-data cannot be used with --hosts: raw devices are run on one host at a time")
+    hosts = _hosts(args)
+    where = targets(hosts, given(args.target, "--target", "a directory"))
+    profile = load_profile(store, args)
+    text = dumps_toml(profile.to_toml())
+    interval = parse_duration(args.interval, field="--interval")
+    params = parse_assignments(args.param)
+
+    def request(host) -> dict:
+        return {"type": "run", "profile": text, "target": where[host.name], "engine": args.engine,
+                "tags": list(args.tag), "params": params, "interval": interval, "keep_file": args.keep_file}
+
+    return hosts, request
+
+
+def check_request(args):
+    """The hosts, and the check request for each: every host checks against its own baseline."""
+    from labtui.commands.common import given
+    from labtui.errors import LabtuiError
+
+    if args.baseline:
+        raise LabtuiError("--baseline cannot be used with --hosts: each host checks against its own baseline "
+                          "(marked there with `labtui baseline ID`); -p picks whose")
+    if args.destroy_data:
+        raise LabtuiError("--destroy-data cannot be used with --hosts")
+    hosts = _hosts(args)
+    where = targets(hosts, given(args.target, "--target", "a directory"))
+
+    def request(host) -> dict:
+        return {"type": "check", "target": where[host.name], "profile": args.profile, "engine": args.engine,
+                "tolerance": args.tolerance, "repeat": args.repeat, "confirm": args.confirm,
+                "fail_on": list(args.fail_on), "duration": args.duration, "file_size": args.file_size,
+                "params": list(args.param)}
+
+    return hosts, request
+
+
+def _hosts(args):
+    from labtui.fleet.hosts import load_hosts
+
+    return load_hosts(args.hosts)
+
+
+def ssh_program() -> str:
+    import shutil
+
+    from labtui.errors import LabtuiError
+
+    path = shutil.which("ssh")
+    if path is None:
+        raise LabtuiError("ssh is not installed here: --hosts runs the system ssh (apt-get install openssh-client)")
+    return path
+
+
+def run_fleet(args, *, check: bool) -> int:
+    from labtui.commands.common import open_store, stderr
+    from labtui.fleet.session import Fleet
+
+    store = open_store()
+    store.check_writable()  # the hosts' results are copied here: know before they run
+    hosts, request = check_request(args) if check else run_request(args, store)
+    ssh = ssh_program()
+    display = _Display(stderr(), check=check)
+    fleet = Fleet(hosts, request, store, one_at_a_time=args.one_at_a_time, ssh=ssh,
+                  on_change=display.changed, on_event=display.event)
+    display.fleet = fleet
+    asyncio.run(_drive(fleet, display))
+    return _report(fleet, args, check=check)
+
+
+async def _drive(fleet, display) -> None:
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    received: list[str] = []
+    task = asyncio.current_task()
+
+    def on_signal(signum: int) -> None:
+        name = signal.Signals(signum).name
+        received.append(name)
+        if len(received) == 1:
+            display.say(f"labtui: {name}: stopping every host (their partial results are kept as aborted)", "yellow")
+            fleet.stop(name)
+        elif task is not None:
+            task.cancel()  # a second one: stop waiting for the hosts' reports (they still clean up)
+
+    for sig in signals:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, on_signal, sig)
+    display.start()
+    try:
+        await fleet.run()
+    except asyncio.CancelledError:
+        pass
+    finally:
+        display.stop()
+        for sig in signals:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(sig)
+
+
+def _report(fleet, args, *, check: bool) -> int:
+    from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
+    from labtui.commands.common import print_json
+    from labtui.commands.compare import tolerance
+    from labtui.fleet.summary import summarize_hosts
+
+    runs = fleet.runs
+    pct = DEFAULT_TOLERANCE_PCT if check else tolerance(args, DEFAULT_TOLERANCE_PCT)
+    summary = summarize_hosts([(r.name, r.result) for r in runs if r.result is not None], pct)
+    if args.json:
+        with contextlib.suppress(OSError):
+            print_json([_host_json(r, summary) for r in runs])
+    else:
+        with contextlib.suppress(OSError):
+            _print_report(fleet, summary, check=check)
+    outcomes = [r.outcome for r in runs]
+    if all(o in ("completed", "pass") for o in outcomes):
+        return EXIT_OK
+    if check and all(o in ("pass", "cannot tell") for o in outcomes):
+        return EXIT_CANNOT_TELL
+    return EXIT_FAILED
+
+
+def _host_json(host_run, summary) -> dict:
+    from labtui.commands.common import result_json
+
+    result = host_run.result
+    return {
+        "host": host_run.name,
+        "ssh": host_run.host.where(),
+        "status": host_run.state,
+        "outcome": host_run.outcome,
+        "reason": host_run.reason,
+        "labtui": host_run.labtui,
+        "result": result_json(result) if result is not None else None,
+        "results": [r.id for r in host_run.results],
+        "saved_to": host_run.saved,
+        "saved_on_host": host_run.remote_saved,
+        "save_errors": host_run.save_errors,
+        "check": host_run.check_report,
+        "comparison": summary.to_json() if summary is not None and result is not None
+        and host_run.name in summary.hosts else None,
+    }
+
+
+def _print_report(fleet, summary, *, check: bool) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from labtui.commands.common import stdout
+    from labtui.render.comparison import comparison_renderable
+
+    out = stdout()
+    table = Table(title="Hosts", title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("Host", "Outcome", "Result", "Saved here", "Why"):
+        table.add_column(column, overflow="fold")
+    for r in fleet.runs:
+        outcome = r.outcome
+        result = r.result
+        why = r.reason or (r.check_report or {}).get("summary") or ""
+        table.add_row(r.name, Text(outcome, style=STATE_STYLES.get(outcome, "")),
+                      result.id if result else "-", r.saved[-1] if r.saved else "-", str(why))
+    out.print(table)
+    if fleet.start_instant is not None and len([r for r in fleet.runs if r.results]) > 1:
+        out.print("The hosts started together, at one shared instant.")
+    if summary is None:
+        return
+    out.print()
+    out.print(f"Across the hosts (each against {summary.reference}, the first that completed):", style="bold")
+    for spread in summary.steps:
+        fast, slow = spread.fastest, spread.slowest
+        unit = spread.unit if spread.unit != spread.metric else spread.metric
+        spread_text = f" ({spread.spread_pct:.1f} % apart)" if spread.spread_pct is not None else ""
+        best, worst = ("fastest", "slowest")
+        out.print(f"  {spread.step} ({spread.label}): {best} {fast[0]} {_fmt(fast[1], spread)} {unit}, "
+                  f"{worst} {slow[0]} {_fmt(slow[1], spread)} {unit}{spread_text}", soft_wrap=True)
+        if spread.differing:
+            claims = "; ".join(f"{h} {v} ({p:+.1f} %, {b})" if p is not None else f"{h} {v} ({b})"
+                               for h, v, p, b in spread.differing)
+            out.print(f"    beyond noise: {claims}", soft_wrap=True)
+        else:
+            out.print("    none differs from the reference beyond noise"
+                      + ("" if summary.noise_known else " that single runs can show (--repeat 3 lets labtui tell)"),
+                      soft_wrap=True)
+    if not check:
+        out.print()
+        out.print(comparison_renderable(summary.comparison))
+
+
+def _fmt(value: float, spread) -> str:
+    from labtui.render.result_tables import fmt_iops
+
+    return fmt_iops(value) if spread.metric == "IOPS" else f"{value:.1f}"
+
+
+def sparkline(values, width: int = 20) -> str:
+    """The last `width` values as block characters, scaled to their own maximum."""
+    values = list(values)[-width:]
+    if not values:
+        return ""
+    top = max(values)
+    if top <= 0:
+        return SPARKS[0] * len(values)
+    return "".join(SPARKS[min(len(SPARKS) - 1, int(v / top * (len(SPARKS) - 1) + 0.5))] for v in values)
+
+
+class _Display:
+    """The hosts' progress on stderr: a live table on a terminal, plain lines otherwise."""
+
+    def __init__(self, console, *, check: bool) -> None:
+        self.console = console
+        self.live_mode = console.is_terminal
+        self.live = None
+        self.fleet = None
+        self.check = check
+        self._said: dict[str, str] = {}
+
+    def start(self) -> None:
+        names = ", ".join(r.name for r in self.fleet.runs) if self.fleet else ""
+        self.say(f"labtui: {'checking' if self.check else 'running on'} {names}")
+        if self.live_mode:
+            from rich.live import Live
+
+            self.live = Live(self.render(), console=self.console, refresh_per_second=4, transient=True)
+            self.live.start()
+
+    def stop(self) -> None:
+        if self.live is not None:
+            with contextlib.suppress(Exception):
+                self.live.stop()
+            self.live = None
+
+    def say(self, message: str, style: str = "") -> None:
+        from rich.text import Text
+
+        with contextlib.suppress(Exception):
+            self.console.print(Text(message, style=style), soft_wrap=True)
+
+    def render(self):
+        from rich.table import Table
+        from rich.text import Text
+
+        from labtui.render.result_tables import fmt_iops, fmt_mib
+
+        table = Table(show_edge=False, pad_edge=False, box=None)
+        for column in ("host", "state", "step", "IOPS", "MiB/s", ""):
+            table.add_column(column, no_wrap=True)
+        for r in self.fleet.runs if self.fleet else ():
+            x = r.sample.sample if r.sample is not None and r.state == "running" else None
+            table.add_row(r.name, Text(r.state, style=STATE_STYLES.get(r.state, "")),
+                          r.step_text() + (f" [{r.phase}]" if r.phase and r.state == "running" else ""),
+                          fmt_iops(x.iops) if x else "", fmt_mib(x.mib_s) if x else "", sparkline(r.spark_mib))
+        return table
+
+    def changed(self, host_run) -> None:
+        from labtui.fleet.session import ABORTED, COMPLETED, FAILED
+
+        if self.live is not None:
+            with contextlib.suppress(Exception):
+                self.live.update(self.render())
+        if host_run.ended and self._said.get(host_run.name) != host_run.state:
+            self._said[host_run.name] = host_run.state
+            style = STATE_STYLES.get(host_run.state, "")
+            reason = f": {host_run.reason}" if host_run.reason and host_run.state != COMPLETED else ""
+            if host_run.state in (FAILED, ABORTED) or reason:
+                self.say(f"[{host_run.name}] {host_run.state}{reason}", style)
+            elif not self.live_mode:
+                self.say(f"[{host_run.name}] {host_run.state}", style)
+
+    def event(self, host_run, event) -> None:
+        from labtui.engine.events import RunWarning, StepFinished, StepStarted
+        from labtui.render.result_tables import fmt_iops, fmt_mib
+
+        if self.live_mode:
+            return
+        if isinstance(event, StepStarted):
+            self.say(f"[{host_run.name}] step {event.index + 1}/{event.total}: {event.step.name}")
+        elif isinstance(event, StepFinished):
+            res = event.result
+            line = f"[{host_run.name}]   {res.name}: {fmt_iops(res.total.iops)} IOPS, {fmt_mib(res.total.mib_s)} MiB/s"
+            if res.status != "completed":
+                line += f" [{res.status}: {res.error}]"
+            self.say(line)
+        elif isinstance(event, RunWarning):
+            self.say(f"[{host_run.name}] warning: {event.message}", "yellow")

@@ -1,0 +1,143 @@
+"""The hosts file (`--hosts FILE`): which lab hosts to run on, and the `ssh` command that reaches each.
+
+```toml
+[[hosts]]
+name = "bench-01"                 # how labtui names the host (unique in the file)
+ssh = "lab@bench-01.lab"          # the destination, as `ssh` takes it (a ~/.ssh/config alias works)
+port = 2222                       # optional
+ssh_options = ["-J", "jump.lab"]  # optional: more `ssh` arguments (-i KEY, -J JUMP, -o Option=value)
+target = "/mnt/nvme/labtui"       # optional: the directory to test there (-t gives it for every host)
+labtui = "~/.local/bin/labtui"    # optional: the command that starts labtui there (default: labtui)
+env = { LABTUI_HOME = "/srv/labtui" }   # optional: environment variables for it
+```
+
+labtui runs the system `ssh`, so keys, agents, `~/.ssh/config`, ProxyJump and known_hosts work
+as they do for the person. It always adds `-T` and `BatchMode=yes` (a password prompt would hang
+a run with no one to answer it), and keep-alives that notice a dead link within about 15 s.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labtui.errors import LabtuiError, ValidationError
+from labtui.results.store import loads_toml
+
+KEYS = ("name", "ssh", "port", "ssh_options", "target", "labtui", "env")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_HOSTS = 256
+MAX_FILE_BYTES = 1024 * 1024
+# ssh options labtui sets first (the first value of an option wins in ssh, so nobody can turn
+# BatchMode off by mistake), then the person's, then defaults they may override.
+FORCED_OPTIONS = ("-T", "-o", "BatchMode=yes")
+DEFAULT_OPTIONS = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=15")
+
+
+@dataclass(frozen=True)
+class Host:
+    name: str
+    ssh: str
+    port: int | None = None
+    ssh_options: tuple[str, ...] = ()
+    target: str | None = None
+    labtui: str = "labtui"
+    env: dict[str, str] = field(default_factory=dict)
+
+    def remote_command(self, *args: str) -> str:
+        """The command line the host's shell runs: the environment, labtui, its arguments."""
+        words = [f"{k}={shlex.quote(v)}" for k, v in self.env.items()]
+        prefix = f"env {' '.join(words)} " if words else ""
+        # `labtui` is the person's own command line ("~/venv/bin/python -m labtui"): not quoted.
+        return prefix + self.labtui + "".join(f" {shlex.quote(a)}" for a in args)
+
+    def ssh_argv(self, *args: str, ssh: str = "ssh") -> list[str]:
+        """`ssh` with labtui's options and the person's, reaching this host to run labtui with `args`."""
+        argv = [ssh, *FORCED_OPTIONS, *self.ssh_options, *DEFAULT_OPTIONS]
+        if self.port is not None:
+            argv += ["-p", str(self.port)]
+        return [*argv, "--", self.ssh, self.remote_command(*args)]
+
+    def where(self) -> str:
+        return f"{self.ssh}:{self.port}" if self.port is not None else self.ssh
+
+
+def load_hosts(path: str | os.PathLike) -> list[Host]:
+    """The hosts of a hosts file, in its order; ValidationError naming the file and entry otherwise."""
+    where = str(path)
+    file = Path(path).expanduser()
+    try:
+        if not file.is_file():
+            raise LabtuiError(f"no hosts file {where}" if not file.exists() else f"{where} is not a file")
+        if file.stat().st_size > MAX_FILE_BYTES:
+            raise LabtuiError(f"{where}: too large for a hosts file (at most {MAX_FILE_BYTES:,} bytes)")
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise LabtuiError(f"{where}: not UTF-8 text") from None
+    except OSError as exc:
+        raise LabtuiError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    return parse_hosts(text, where)
+
+
+def parse_hosts(text: str, where: str = "hosts file") -> list[Host]:
+    try:
+        data = loads_toml(text)
+    except ValueError as exc:
+        raise ValidationError(f"{where}: not valid TOML: {exc}") from None
+    unknown = sorted(set(data) - {"hosts"})
+    if unknown:
+        raise ValidationError(f"{where}: unknown key {unknown[0]!r} (a hosts file holds [[hosts]] tables)")
+    entries = data.get("hosts")
+    if not isinstance(entries, list) or not entries:
+        raise ValidationError(f"{where}: no [[hosts]] entries")
+    if len(entries) > MAX_HOSTS:
+        raise ValidationError(f"{where}: {len(entries)} hosts, at most {MAX_HOSTS}")
+    hosts = [_host(entry, f"{where}: hosts[{i + 1}]") for i, entry in enumerate(entries)]
+    seen: set[str] = set()
+    for i, host in enumerate(hosts):
+        if host.name in seen:
+            raise ValidationError(f"{where}: hosts[{i + 1}]: the name {host.name!r} is used twice")
+        seen.add(host.name)
+    return hosts
+
+
+def _host(entry: Any, where: str) -> Host:
+    if not isinstance(entry, dict):
+        raise ValidationError(f"{where}: must be a table")
+    for key in entry:
+        if key not in KEYS:
+            raise ValidationError(f"{where}: unknown key {key!r} (known: {', '.join(KEYS)})")
+    name = entry.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValidationError(f"{where}.name: needs a name of letters, digits, '.', '_' and '-' (got {name!r})")
+    where = f"{where} ({name})"
+    dest = entry.get("ssh")
+    if not isinstance(dest, str) or not dest.strip() or dest.startswith("-") or any(c.isspace() for c in dest):
+        raise ValidationError(f"{where}.ssh: needs the destination as ssh takes it, e.g. \"user@host\" (got {dest!r})")
+    port = entry.get("port")
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535):
+        raise ValidationError(f"{where}.port: must be a port number 1..65535 (got {port!r})")
+    options = entry.get("ssh_options", [])
+    if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+        raise ValidationError(f"{where}.ssh_options: must be a list of ssh arguments, e.g. [\"-J\", \"jump\"]")
+    target = entry.get("target")
+    if target is not None and (not isinstance(target, str) or not target.strip()):
+        raise ValidationError(f"{where}.target: must be a directory (got {target!r})")
+    labtui = entry.get("labtui", "labtui")
+    if not isinstance(labtui, str) or not labtui.strip():
+        raise ValidationError(f"{where}.labtui: must be the command that starts labtui there (got {labtui!r})")
+    env = entry.get("env", {})
+    if not isinstance(env, dict):
+        raise ValidationError(f"{where}.env: must be a table, e.g. {{ LABTUI_HOME = \"/srv/labtui\" }}")
+    for key, value in env.items():
+        if not _ENV_NAME.match(key):
+            raise ValidationError(f"{where}.env: {key!r} is not a variable name")
+        if not isinstance(value, str):
+            raise ValidationError(f"{where}.env.{key}: must be a string (got {value!r})")
+    return Host(name=name, ssh=dest, port=port, ssh_options=tuple(options), target=target, labtui=labtui.strip(),
+                env=dict(env))

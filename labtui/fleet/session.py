@@ -1,0 +1,483 @@
+"""The local side of a fleet run: one `ssh` per host, their event streams merged into one state per host.
+
+`Fleet.run()` connects to every host at once (each `ssh` in a session of its own, so a Ctrl+C
+on the terminal reaches labtui, which then stops every host in order, and not the ssh clients,
+which would cut the hosts off before they could report). Each host says hello (versions compared
+first), gets its request, passes preflight and waits; once every host is ready or out, all start
+at one shared instant (or one after another with `one_at_a_time`). Every result a host sends is
+copied into the local store, tagged `host:<name>`; a host cut off mid-run gets a partial result
+built from the events that arrived, saved as aborted with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import os
+import signal
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from labtui.engine.events import Event, PrepareProgress, RunStarted, RunWarning, SampleTaken, StepFinished, StepStarted
+from labtui.errors import LabtuiError
+from labtui.fleet import wire
+from labtui.fleet.hosts import Host
+from labtui.model import DirectionStats, HostInfo, RunResult, StepResult, now
+
+START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before
+HELLO_SECONDS = 60.0  # ssh's own ConnectTimeout covers the network; this covers a host that hangs after
+STOP_GRACE = 10.0  # after a stop, how long a host may take to clean up and report before ssh is killed
+SPARK_POINTS = 60  # recent measured intervals kept per host for the live sparkline
+
+# What a host is doing; the last five are where it ended.
+CONNECTING, WAITING, PREPARING, RUNNING = "connecting", "waiting", "preparing", "running"
+UNREACHABLE, REFUSED, COMPLETED, FAILED, ABORTED = "unreachable", "refused", "completed", "failed", "aborted"
+ENDED = (UNREACHABLE, REFUSED, COMPLETED, FAILED, ABORTED)
+
+
+@dataclass
+class HostRun:
+    """One host's part of a fleet run, kept up to date from its stream."""
+
+    host: Host
+    state: str = CONNECTING
+    reason: str | None = None  # why it is unreachable, refused, failed or aborted
+    facts: HostInfo | None = None  # from its hello
+    labtui: str | None = None  # its labtui version
+    started: RunStarted | None = None  # the current run (a check has one per pass)
+    step: StepStarted | None = None
+    phase: str | None = None
+    sample: SampleTaken | None = None
+    prepare: PrepareProgress | None = None
+    finished_steps: list[StepResult] = field(default_factory=list)
+    spark_iops: collections.deque = field(default_factory=lambda: collections.deque(maxlen=SPARK_POINTS))
+    spark_mib: collections.deque = field(default_factory=lambda: collections.deque(maxlen=SPARK_POINTS))
+    results: list[RunResult] = field(default_factory=list)  # the local copies, one per run (pass)
+    saved: list[str] = field(default_factory=list)  # where the local copies went
+    remote_saved: list[str] = field(default_factory=list)  # where the host saved its own
+    save_errors: list[str] = field(default_factory=list)
+    check_report: dict[str, Any] | None = None
+    exit_code: int | None = None  # the agent's, from its bye
+    warnings: list[str] = field(default_factory=list)
+    stderr: collections.deque = field(default_factory=lambda: collections.deque(maxlen=40))
+    _run_began: Any = None  # local time the current run started (for a partial result)
+    _measured: list = field(default_factory=list)  # the current step's measured samples (for a partial result)
+
+    @property
+    def name(self) -> str:
+        return self.host.name
+
+    @property
+    def ended(self) -> bool:
+        return self.state in ENDED
+
+    @property
+    def result(self) -> RunResult | None:
+        """The host's last result (a check's deciding pass)."""
+        return self.results[-1] if self.results else None
+
+    @property
+    def outcome(self) -> str:
+        """What decides the exit code: "pass", "fail", "cannot tell" for a check, else the state."""
+        if self.check_report is not None and self.state == COMPLETED:
+            return str(self.check_report.get("outcome"))
+        return self.state
+
+    def step_text(self) -> str:
+        if self.step is None:
+            if self.state == PREPARING and self.prepare is not None:
+                return f"test file {100 * self.prepare.fraction:.0f}%"
+            return ""
+        return f"{self.step.index + 1}/{self.step.total} {self.step.step.name}"
+
+
+class Fleet:
+    """Runs one request on many hosts; `on_change(host_run)` is called whenever a host's state moves."""
+
+    def __init__(self, hosts: list[Host], request: Callable[[Host], dict[str, Any]], store, *,
+                 one_at_a_time: bool = False, ssh: str = "ssh",
+                 on_change: Callable[[HostRun], None] | None = None,
+                 on_event: Callable[[HostRun, Event], None] | None = None) -> None:
+        self.runs = [HostRun(h) for h in hosts]
+        self._request = request
+        self.store = store
+        self.one_at_a_time = one_at_a_time
+        self.ssh = ssh
+        self.on_change = on_change or (lambda _run: None)
+        self.on_event = on_event or (lambda _run, _event: None)
+        self.stopping: str | None = None  # why every host is being stopped (a signal's name)
+        self.start_instant: float | None = None  # time.time() of the shared start
+        self._procs: dict[str, asyncio.subprocess.Process] = {}
+        self._ready: dict[str, asyncio.Event] = {h.name: asyncio.Event() for h in hosts}
+        self._go: dict[str, asyncio.Future] = {}
+        self._stop_event = asyncio.Event()
+
+    # ------------------------------------------------------------------ the whole fleet
+
+    async def run(self) -> list[HostRun]:
+        loop = asyncio.get_running_loop()
+        self._go = {r.name: loop.create_future() for r in self.runs}
+        sessions = [asyncio.create_task(self._session(r), name=f"fleet-{r.name}") for r in self.runs]
+        coordinator = asyncio.create_task(self._coordinate(sessions))
+        try:
+            await asyncio.gather(*sessions, return_exceptions=True)
+        finally:
+            coordinator.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await coordinator
+            for proc in self._procs.values():
+                _kill(proc)
+        for task, host_run in zip(sessions, self.runs):
+            exc = task.exception() if task.done() and not task.cancelled() else None
+            if exc is not None and not host_run.ended:
+                self._end(host_run, FAILED, f"internal error: {type(exc).__name__}: {exc}")
+        return self.runs
+
+    def stop(self, why: str = "stopped") -> None:
+        """Stop every host: those running save their partial results as aborted; the rest never start."""
+        if self.stopping is not None:
+            return
+        self.stopping = why
+        self._stop_event.set()
+        for host_run in self.runs:
+            go = self._go.get(host_run.name)
+            if go is not None and not go.done():
+                go.set_result(None)
+            proc = self._procs.get(host_run.name)
+            if proc is not None:
+                self._tell(proc, {"type": "stop"})
+                with contextlib.suppress(Exception):
+                    proc.stdin.close()
+
+    async def _coordinate(self, sessions) -> None:
+        # Everyone ready (or out) first: a shared start is one instant for all who can start.
+        await asyncio.gather(*(e.wait() for e in self._ready.values()))
+        ready = [r for r in self.runs if r.state == WAITING]
+        if self.stopping is not None or not ready:
+            return
+        if not self.one_at_a_time:
+            self.start_instant = time.time() + START_MARGIN
+            for host_run in ready:
+                self._go[host_run.name].set_result(max(0.0, self.start_instant - time.time()))
+            return
+        for host_run, task in zip(self.runs, sessions):
+            if host_run not in ready:
+                continue
+            if self.stopping is not None:
+                break
+            self._go[host_run.name].set_result(0.0)
+            await asyncio.wait({task})
+
+    # ------------------------------------------------------------------ one host
+
+    async def _session(self, host_run: HostRun) -> None:
+        host = host_run.host
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *host.ssh_argv("agent", ssh=self.ssh), stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                limit=wire.MAX_LINE_BYTES,
+            )
+        except OSError as exc:
+            self._end(host_run, UNREACHABLE, f"cannot start {self.ssh}: {exc.strerror or exc}")
+            self._ready[host.name].set()
+            return
+        self._procs[host.name] = proc
+        errors = asyncio.create_task(self._read_stderr(host_run, proc))
+        try:
+            await self._converse(host_run, proc)
+        finally:
+            self._ready[host.name].set()
+            with contextlib.suppress(Exception):
+                proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), timeout=STOP_GRACE if self.stopping else 30.0)
+            except asyncio.TimeoutError:
+                _kill(proc)
+                await proc.wait()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(errors, timeout=2.0)
+            if not host_run.ended:
+                self._cut_off(host_run, proc.returncode)
+
+    async def _converse(self, host_run: HostRun, proc) -> None:
+        host = host_run.host
+        try:
+            message = await asyncio.wait_for(self._hello(proc), timeout=HELLO_SECONDS)
+        except asyncio.TimeoutError:
+            message = None
+            _kill(proc)
+        if message is None:
+            await proc.wait()
+            self._end(host_run, UNREACHABLE, self._why_no_hello(host_run, proc.returncode))
+            return
+        with contextlib.suppress(LabtuiError, wire.WireError):
+            host_run.facts = wire._model(HostInfo, message.get("host", {}))
+        host_run.labtui = str(message.get("labtui"))
+        different = wire.mismatch(message)
+        if different:
+            self._end(host_run, REFUSED, f"{host.name} is refused: {different}")
+            return
+        if self.stopping is not None:
+            return
+        try:
+            request = self._request(host)
+        except LabtuiError as exc:
+            self._end(host_run, REFUSED, f"{host.name}: {exc}")
+            return
+        self._tell(proc, request)
+        message = await self._next(proc)
+        if message is None or message["type"] != "ready":
+            reason = message.get("reason") if message and message["type"] == "refused" else None
+            if reason is None:
+                await proc.wait()
+                reason = self._why_ended(host_run, proc.returncode, "before it was ready")
+            self._end(host_run, REFUSED if message else FAILED, f"{host.name}: {reason}")
+            await self._drain(host_run, proc)
+            return
+        host_run.state = WAITING
+        self.on_change(host_run)
+        self._ready[host.name].set()
+        delay = await self._go[host.name]
+        if delay is None:  # stopped before the start
+            self._end(host_run, ABORTED, f"not started: {self.stopping or 'stopped'}")
+            return
+        self._tell(proc, {"type": "start", "delay": delay})
+        await self._drain(host_run, proc)
+
+    async def _drain(self, host_run: HostRun, proc) -> None:
+        """Follow the host's stream to its end."""
+        while True:
+            message = await self._next(proc)
+            if message is None:
+                return
+            self._handle(host_run, message)
+
+    def _handle(self, host_run: HostRun, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind in wire.EVENT_TYPES:
+            try:
+                event = wire.event_from_wire(message)
+            except wire.WireError as exc:
+                host_run.warnings.append(f"a message from the host did not read: {exc}")
+                return
+            self._apply(host_run, event)
+            self.on_event(host_run, event)
+        elif kind == "run_finished":
+            self._finished(host_run, message)
+        elif kind == "check_report":
+            report = message.get("report")
+            host_run.check_report = report if isinstance(report, dict) else None
+        elif kind == "refused":
+            host_run.reason = str(message.get("reason"))
+        elif kind == "bye":
+            code = message.get("exit_code")
+            host_run.exit_code = code if isinstance(code, int) else None
+            self._settle(host_run)
+        self.on_change(host_run)
+
+    def _apply(self, host_run: HostRun, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            host_run.started, host_run._run_began = event, now()
+            host_run.finished_steps, host_run.step, host_run._measured = [], None, []
+            host_run.state = PREPARING if event.profile.needs_test_file else RUNNING
+        elif isinstance(event, PrepareProgress):
+            host_run.prepare = event
+        elif isinstance(event, StepStarted):
+            host_run.state, host_run.step, host_run.phase, host_run._measured = RUNNING, event, None, []
+        elif isinstance(event, SampleTaken):
+            host_run.sample, host_run.phase = event, event.phase
+            if event.phase == "measure":
+                host_run._measured.append(event.sample)
+                host_run.spark_iops.append(event.sample.iops)
+                host_run.spark_mib.append(event.sample.mib_s)
+        elif isinstance(event, StepFinished):
+            host_run.finished_steps.append(event.result)
+            host_run._measured = []
+        elif isinstance(event, RunWarning):
+            host_run.warnings.append(event.message)
+
+    def _finished(self, host_run: HostRun, message: dict[str, Any]) -> None:
+        try:
+            result = wire.result_from_message(message)
+        except wire.WireError as exc:
+            host_run.save_errors.append(str(exc))
+            return
+        if message.get("path"):
+            host_run.remote_saved.append(str(message["path"]))
+        if message.get("save_error"):
+            host_run.save_errors.append(f"not saved on {host_run.name}: {message['save_error']}")
+        self._keep(host_run, result)
+        host_run.started, host_run.step = None, None
+
+    def _keep(self, host_run: HostRun, result: RunResult) -> None:
+        tag = f"host:{host_run.name}"
+        copy = result if tag in result.tags else replace(result, tags=(*result.tags, tag))
+        try:
+            copy, path = self.store.save_result(copy)
+            host_run.saved.append(str(path))
+        except LabtuiError as exc:
+            host_run.save_errors.append(f"not saved here: {exc}")
+        host_run.results.append(copy)
+
+    def _settle(self, host_run: HostRun) -> None:
+        """The agent said bye: where the host ended."""
+        if host_run.ended:
+            return
+        result = host_run.result
+        if host_run.started is not None:
+            return  # a run without its end: _cut_off decides once the stream closes
+        if result is None:
+            if host_run.reason is not None or host_run.exit_code == 2:
+                self._end(host_run, REFUSED, f"{host_run.name}: {host_run.reason or self._last_error(host_run)}")
+            elif self.stopping:
+                self._end(host_run, ABORTED, f"not started: {self.stopping}")
+            else:
+                self._end(host_run, FAILED, f"{host_run.name}: {self._last_error(host_run) or 'no result'}")
+            return
+        unfinished = next((r for r in host_run.results if r.status != "completed"), None)
+        if unfinished is not None:
+            state = ABORTED if unfinished.status == "aborted" else FAILED
+            if state == ABORTED and self.stopping is not None:
+                why = f"stopped by {self.stopping}; its partial result is saved as aborted, there and here"
+            else:
+                why = f"{unfinished.status}: {unfinished.error or 'see the result'}"
+            self._end(host_run, state, f"{host_run.name}: {why}")
+        elif host_run.save_errors:
+            self._end(host_run, FAILED, f"{host_run.name}: {'; '.join(host_run.save_errors)}")
+        else:
+            self._end(host_run, COMPLETED, None)
+
+    def _cut_off(self, host_run: HostRun, returncode: int | None) -> None:
+        """The stream ended without the host's bye: say why, and keep what arrived as an aborted result."""
+        reason = self._why_ended(host_run, returncode, "mid-run" if host_run.started else "")
+        if host_run.started is not None:
+            self._keep(host_run, self._partial(host_run, reason))
+            host_run.started = None
+        if host_run.results or self.stopping:
+            self._end(host_run, ABORTED, f"{host_run.name}: {reason}")
+        else:
+            self._end(host_run, FAILED, f"{host_run.name}: {reason}")
+
+    def _partial(self, host_run: HostRun, reason: str) -> RunResult:
+        started = host_run.started
+        assert started is not None
+        steps = list(host_run.finished_steps)
+        if host_run.step is not None and host_run._measured:
+            steps.append(_partial_step(host_run.step, host_run._measured))
+        return RunResult(
+            id=started.run_id, status="aborted", started=host_run._run_began or now(), ended=now(),
+            host=host_run.facts or HostInfo(name=host_run.name), target=started.target, engine=started.engine,
+            profile=started.profile, steps=tuple(steps), error=reason,
+            warnings=(*host_run.warnings, f"built by the local labtui from the events {host_run.name} sent before "
+                      "it was cut off; the host did not report its end"),
+        )
+
+    def _end(self, host_run: HostRun, state: str, reason: str | None) -> None:
+        host_run.state, host_run.reason = state, reason
+        self.on_change(host_run)
+
+    # ------------------------------------------------------------------ the stream
+
+    async def _hello(self, proc) -> dict[str, Any] | None:
+        # A login shell may greet before labtui speaks: skip what is not a message.
+        while True:
+            line = await _readline(proc)
+            if line is None:
+                return None
+            try:
+                message = wire.loads(line)
+            except wire.WireError:
+                continue
+            if message["type"] == "hello":
+                return message
+
+    async def _next(self, proc) -> dict[str, Any] | None:
+        line = await _readline(proc)
+        while line is not None and not line.strip():
+            line = await _readline(proc)
+        if line is None:
+            return None
+        try:
+            return wire.loads(line)
+        except wire.WireError:
+            return None
+
+    async def _read_stderr(self, host_run: HostRun, proc) -> None:
+        while True:
+            try:
+                line = await proc.stderr.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                continue
+            if not line:
+                return
+            text = line.decode("utf-8", "replace").rstrip()
+            if text:
+                host_run.stderr.append(text)
+
+    def _tell(self, proc, message: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):
+            proc.stdin.write(wire.dumps(message))
+
+    def _last_error(self, host_run: HostRun) -> str | None:
+        for line in reversed(host_run.stderr):
+            line = line.strip()
+            if line and not line.startswith("Warning: Permanently added"):
+                return line.removeprefix("labtui: error: ")
+        return None
+
+    def _why_no_hello(self, host_run: HostRun, returncode: int | None) -> str:
+        last = self._last_error(host_run)
+        if returncode == 127 or (last and ("not found" in last or "No such file" in last)):
+            return (f"{host_run.name}: `{host_run.host.labtui}` did not start there ({last or 'command not found'}): "
+                    "install labtui on it, or set `labtui` in the hosts file to the command that starts it")
+        if returncode == 255:
+            return f"{host_run.name}: ssh {host_run.host.where()} failed: {last or 'no reason given'}"
+        return f"{host_run.name}: no labtui agent answered ({self._exit_words(returncode)}{': ' + last if last else ''})"
+
+    def _why_ended(self, host_run: HostRun, returncode: int | None, when: str) -> str:
+        last = self._last_error(host_run)
+        if self.stopping is not None:
+            return f"stopped by {self.stopping}" + (f" (the host did not report its end: {last})" if when else "")
+        what = f"the link to {host_run.host.where()} dropped" if returncode == 255 else (
+            f"labtui there ended without its result ({self._exit_words(returncode)})")
+        return f"{what}{' ' + when if when else ''}{': ' + last if last else ''}"
+
+    @staticmethod
+    def _exit_words(returncode: int | None) -> str:
+        if returncode is None:
+            return "still running"
+        if returncode < 0:
+            return f"killed by {signal.Signals(-returncode).name}"
+        if returncode > 128 and returncode - 128 in signal.Signals._value2member_map_:
+            return f"exit status {returncode}: killed by {signal.Signals(returncode - 128).name}"
+        return f"exit status {returncode}"
+
+
+def _partial_step(started: StepStarted, samples: list) -> StepResult:
+    """A step cut off mid-way, from the measured intervals that arrived: exact counts, no percentiles."""
+    seconds = sum(s.seconds for s in samples)
+    read = DirectionStats(sum(s.read_ios for s in samples), sum(s.read_bytes for s in samples), seconds)
+    write = DirectionStats(sum(s.write_ios for s in samples), sum(s.write_bytes for s in samples), seconds)
+    return StepResult(step=started.step, status="aborted", read=read, write=write, repetition=started.repetition,
+                      command_line=started.command_line, samples=tuple(samples),
+                      error=f"cut off mid-step: the figures are the {len(samples)} measured intervals that arrived")
+
+
+async def _readline(proc) -> bytes | None:
+    try:
+        line = await proc.stdout.readline()
+    except (ValueError, asyncio.LimitOverrunError, ConnectionError):
+        return None
+    return line or None
+
+
+def _kill(proc) -> None:
+    if proc.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()

@@ -1,0 +1,97 @@
+"""The comparison that ends a fleet run: per step, the fastest and slowest host, and who differs beyond noise.
+
+It is labtui's own comparison (labtui.analysis.comparison) of the hosts' results, the first host
+of the hosts file that completed as the reference, as `labtui compare A B C` would do: so the
+verdicts follow the same rules. Only better and worse are claims; with single runs the noise is
+unknown and the fastest and slowest are only the largest and smallest figures, never called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from labtui.analysis.comparison import Comparison, compare
+from labtui.model import RunResult
+
+
+@dataclass(frozen=True)
+class StepSpread:
+    """One step across the hosts: its headline figure per host, the extremes, and the claims."""
+
+    step: str
+    label: str
+    metric: str  # the label of the metric ranked: "IOPS", or "wall time" for a command step
+    unit: str
+    higher_is_better: bool
+    figures: tuple[tuple[str, float], ...]  # (host, value), best first
+    differing: tuple[tuple[str, str, float | None, str], ...]  # (host, verdict, % vs reference, what decided)
+
+    @property
+    def fastest(self) -> tuple[str, float]:
+        return self.figures[0]
+
+    @property
+    def slowest(self) -> tuple[str, float]:
+        return self.figures[-1]
+
+    @property
+    def spread_pct(self) -> float | None:
+        """How far the worst figure is from the best, in % of the best."""
+        best, worst = self.fastest[1], self.slowest[1]
+        return abs(best - worst) / best * 100 if best else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step, "label": self.label, "metric": self.metric, "unit": self.unit,
+            "fastest": {"host": self.fastest[0], "value": self.fastest[1]},
+            "slowest": {"host": self.slowest[0], "value": self.slowest[1]},
+            "spread_pct": self.spread_pct,
+            "figures": [{"host": h, "value": v} for h, v in self.figures],
+            "beyond_noise": [{"host": h, "verdict": v, "relative_pct": p, "decided_by": b}
+                             for h, v, p, b in self.differing],
+        }
+
+
+@dataclass(frozen=True)
+class HostsSummary:
+    hosts: tuple[str, ...]  # in the comparison's order: the reference first
+    comparison: Comparison
+    steps: tuple[StepSpread, ...]
+
+    @property
+    def reference(self) -> str:
+        return self.hosts[0]
+
+    @property
+    def noise_known(self) -> bool:
+        """Whether any verdict could rest on run-to-run noise (some result has repetitions)."""
+        return any(d is not None and d.test is not None
+                   for g in self.comparison.groups for r in g.rows for d in r.deltas)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reference": self.reference, "hosts": list(self.hosts), "noise_known": self.noise_known,
+                "steps": [s.to_json() for s in self.steps], "comparison": self.comparison.to_json()}
+
+
+def summarize_hosts(named: Sequence[tuple[str, RunResult]], tolerance_pct: float) -> HostsSummary | None:
+    """The hosts' completed results compared (None with fewer than two)."""
+    named = [(h, r) for h, r in named if r.status == "completed"]
+    if len(named) < 2:
+        return None
+    hosts = tuple(h for h, _ in named)
+    comparison = compare([r for _, r in named], tolerance_pct)
+    steps = []
+    for group in comparison.groups:
+        row = group.row("iops") if group.step.is_io else group.row("wall_seconds")
+        if row is None:
+            continue
+        figures = [(h, f.value) for h, f in zip(hosts, row.figures) if f is not None]
+        if len(figures) < 2:
+            continue
+        figures.sort(key=lambda hv: hv[1], reverse=row.metric.higher_is_better)
+        differing = tuple((h, d.verdict, d.relative_pct, d.basis) for h, d in zip(hosts, row.deltas)
+                          if d is not None and d.claim)
+        steps.append(StepSpread(group.name, group.label, row.metric.label, row.metric.unit,
+                                row.metric.higher_is_better, tuple(figures), differing))
+    return HostsSummary(hosts, comparison, tuple(steps))

@@ -1,0 +1,99 @@
+"""The hosts file: what it accepts, the one-line reason for what it refuses, and the ssh command it makes."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+
+import pytest
+
+from conftest import labtui_cmd
+from labtui.errors import LabtuiError
+from labtui.fleet.hosts import parse_hosts
+
+LAB = """
+[[hosts]]
+name = "bench-01"
+ssh = "lab@bench-01.lab"
+
+[[hosts]]
+name = "bench-02"
+ssh = "bench-02"
+port = 2222
+ssh_options = ["-J", "jump.lab", "-o", "ServerAliveInterval=2"]
+target = "/mnt/nvme/labtui"
+labtui = "~/venv/bin/python -m labtui"
+env = { LABTUI_HOME = "/srv/lab tui", TZ = "UTC" }
+"""
+
+
+def test_a_small_lab_reads_in_order_with_its_defaults():
+    one, two = parse_hosts(LAB)
+    assert (one.name, one.ssh, one.port, one.target, one.labtui, one.env) == (
+        "bench-01", "lab@bench-01.lab", None, None, "labtui", {})
+    assert two.port == 2222 and two.ssh_options == ("-J", "jump.lab", "-o", "ServerAliveInterval=2")
+
+
+def test_the_ssh_command_keeps_batch_mode_first_and_quotes_the_environment():
+    two = parse_hosts(LAB)[1]
+    argv = two.ssh_argv("agent")
+    # BatchMode first: ssh takes an option's first value, so no ssh_options can turn it off.
+    assert argv[:4] == ["ssh", "-T", "-o", "BatchMode=yes"]
+    assert argv.index("-J") < argv.index("ServerAliveInterval=5"), "the person's options come before the defaults"
+    assert argv[-4:-1] == ["2222", "--", "bench-02"]
+    remote = argv[-1]
+    assert remote == "env LABTUI_HOME='/srv/lab tui' TZ=UTC ~/venv/bin/python -m labtui agent"
+    assert shlex.split(remote)[1] == "LABTUI_HOME=/srv/lab tui"
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("", "no [[hosts]] entries"),
+    ("hosts = 3", "no [[hosts]] entries"),
+    ("[[host]]\nname = 'a'", "unknown key 'host'"),
+    ("[[hosts]]\nname = 'a'\nssh = 'a'\nport = 0", "hosts[1] (a).port: must be a port number"),
+    ("[[hosts]]\nname = 'a'\nssh = 'a'\nuser = 'root'", "unknown key 'user'"),
+    ("[[hosts]]\nname = 'a b'\nssh = 'a'", "hosts[1].name: needs a name"),
+    ("[[hosts]]\nname = 'a'\nssh = '-oProxyCommand=x'", ".ssh: needs the destination"),
+    ("[[hosts]]\nname = 'a'\nssh = 'a'\n[[hosts]]\nname = 'a'\nssh = 'b'", "the name 'a' is used twice"),
+    ("[[hosts]]\nname = 'a'\nssh = 'a'\nssh_options = '-J x'", "ssh_options: must be a list"),
+    ("[[hosts]]\nname = 'a'\nssh = 'a'\nenv = { 'A-B' = 'x' }", "'A-B' is not a variable name"),
+    ("[[hosts]]\nname = 'a'\nssh = 'a'\nenv = { A = 1 }", "env.A: must be a string"),
+    ("[[hosts]\n", "not valid TOML"),
+])
+def test_a_bad_hosts_file_is_refused_with_the_entry_and_reason(text, says):
+    with pytest.raises(LabtuiError) as caught:
+        parse_hosts(text, "lab.toml")
+    assert str(caught.value).startswith("lab.toml") and says in str(caught.value)
+
+
+def test_a_missing_hosts_file_is_bad_input_on_the_command_line(tmp_path, labtui_home):
+    for args in (["run", "--hosts", str(tmp_path / "nope.toml")], ["check", "--hosts", str(tmp_path / "nope.toml")]):
+        done = subprocess.run(labtui_cmd(*args), capture_output=True, text=True)
+        assert done.returncode == 2 and done.stderr.strip() == f"labtui: error: no hosts file {tmp_path / 'nope.toml'}"
+
+
+def test_a_host_without_a_target_is_refused_before_any_connection(tmp_path, labtui_home):
+    hosts = tmp_path / "lab.toml"
+    hosts.write_text(LAB)
+    done = subprocess.run(labtui_cmd("run", "--hosts", str(hosts)), capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.startswith("labtui: error: no target for bench-01: give `target` in the hosts file or -t DIR")
+    done = subprocess.run(labtui_cmd("check", "--hosts", str(hosts), "--baseline", "x", "-t", "/tmp"),
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "--baseline cannot be used with --hosts" in done.stderr
+    done = subprocess.run(labtui_cmd("run", "--one-at-a-time"), capture_output=True, text=True)
+    assert done.returncode == 2 and "--one-at-a-time: goes with --hosts" in done.stderr
+
+
+def test_the_readme_lab_is_a_hosts_file_labtui_reads():
+    import re
+
+    from conftest import REPO
+
+    section = (REPO / "README.md").read_text().split("## Many hosts", 1)[1].split("\n## ", 1)[0]
+    text = re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+    hosts = parse_hosts(text, "README")
+    assert [h.name for h in hosts] == ["bench-01", "bench-02", "bench-03"]
+    jump = hosts[2].ssh_argv("agent")
+    assert jump[jump.index("-J") + 1] == "lab@gateway.example.org"
+    assert hosts[1].remote_command("agent") == "env LABTUI_HOME=/srv/labtui /home/lab/.local/bin/labtui agent"

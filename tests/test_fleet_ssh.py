@@ -1,0 +1,276 @@
+"""`labtui run --hosts` and `labtui check --hosts` against real sshd hosts on loopback addresses.
+
+Every host is a real sshd (tests/sshlab.py); labtui reaches it with the system ssh and runs this
+checkout's labtui there with a LABTUI_HOME of the host's own. The profile exists only on the
+local side: it travels with the command.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, labtui_cmd
+from sshlab import SshLab
+
+pytestmark = pytest.mark.slow
+
+PROFILE = """\
+name = "fleet-small"
+title = "Fleet test"
+file_size = "16MiB"
+free_space_margin = "0"
+
+[[steps]]
+name = "Read 64K random"
+block_size = "64KiB"
+pattern = "random"
+threads = 1
+outstanding = 4
+duration = "{duration}"
+warmup = "0s"
+
+[[steps]]
+name = "Write 64K random"
+block_size = "64KiB"
+pattern = "random"
+write_percent = 100
+threads = 1
+outstanding = 4
+duration = "{duration}"
+warmup = "0s"
+"""
+
+
+@pytest.fixture
+def lab(tmp_path, disk_dir):
+    targets = Path(disk_dir) / tmp_path.name
+    targets.mkdir()
+    lab = SshLab(tmp_path / "lab", targets)
+    yield lab
+    lab.close()
+    shutil.rmtree(targets, ignore_errors=True)
+
+
+def _profile(tmp_path: Path, duration: str) -> Path:
+    path = tmp_path / "fleet-small.toml"
+    path.write_text(PROFILE.format(duration=duration))
+    return path
+
+
+def _local_results(labtui_home: Path) -> list[dict]:
+    out = subprocess.run(labtui_cmd("history", "--json"), capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["results"]
+
+
+def _wait(condition, seconds: float, what: str, proc=None) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"labtui ended while waiting for {what}: {proc.stderr.read()}")
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _gone(host, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not host.agents():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_two_hosts_run_together_and_their_results_come_home(lab, tmp_path, labtui_home):
+    alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
+    hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta)])
+    profile = _profile(tmp_path, "1s")
+    done = subprocess.run(labtui_cmd("run", "-p", str(profile), "--hosts", str(hosts), "--json", "--tag", "bios-2.1"),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [h["host"] for h in report] == ["alpha", "beta"]
+    for entry, host in zip(report, (alpha, beta)):
+        assert entry["status"] == "completed" and entry["outcome"] == "completed", entry
+        result = entry["result"]
+        assert [s["name"] for s in result["steps"]] == ["Read 64K random", "Write 64K random"]
+        assert all(s["total"]["ios"] > 0 for s in result["steps"])
+        assert set(result["tags"]) == {"bios-2.1", f"host:{host.name}"}
+        assert result["target"]["path"] == str(host.target)
+        # Saved there as any run is, and copied here with its full context.
+        remote = host.result_files()
+        assert [p.stem for p in remote] == [result["id"]] and entry["saved_on_host"] == [str(remote[0])]
+        assert Path(entry["saved_to"][0]).parent == labtui_home / "results"
+        assert list(host.target.iterdir()) == [], "the test file must be removed on the host"
+        assert not host.agents(), "labtui must have ended on the host"
+        comparison = entry["comparison"]
+        assert comparison["reference"] == "alpha" and comparison["hosts"] == ["alpha", "beta"]
+        assert {s["step"] for s in comparison["steps"]} == {"Read 64K random", "Write 64K random"}
+    local = _local_results(labtui_home)
+    assert sorted(r["id"] for r in local) == sorted(e["result"]["id"] for e in report)
+    # The copy holds what the host measured: its steps' exact counts.
+    for entry, host in zip(report, (alpha, beta)):
+        shown = subprocess.run(labtui_cmd("show", entry["result"]["id"], "--json"), capture_output=True, text=True,
+                               check=True)
+        copy = json.loads(shown.stdout)
+        remote_text = host.result_files()[0].read_text()
+        assert str(copy["steps"][0]["total"]["ios"]) in remote_text
+
+
+def test_plain_output_names_every_host_and_compares_them(lab, tmp_path, labtui_home):
+    alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
+    hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta)])
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts)),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "[alpha] step 1/2: Read 64K random" in done.stderr and "[beta] completed" in done.stderr
+    assert "Across the hosts (each against alpha" in done.stdout
+    assert "fastest" in done.stdout and "slowest" in done.stdout
+    assert "The hosts started together" in done.stdout
+
+
+def test_a_host_cut_off_or_killed_mid_run_is_aborted_while_the_others_complete(lab, tmp_path, labtui_home):
+    alpha, beta, gamma = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3"), lab.add("gamma", "127.0.0.4")
+    hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta), lab.entry(gamma)])
+    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "4s")), "--hosts", str(hosts), "--json"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(lambda: all(list(h.target.glob("labtui-*.dat")) for h in (alpha, beta, gamma)), 60,
+              "every host's test file", proc)
+        time.sleep(1.5)  # into the first step
+        beta.cut_link()  # the network goes: beta's labtui is left running, with nobody listening
+        gamma.kill_labtui()  # gamma's labtui is killed outright
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    report = {h["host"]: h for h in json.loads(out)}
+    assert report["alpha"]["status"] == "completed", report["alpha"]
+    for name in ("beta", "gamma"):
+        entry = report[name]
+        assert entry["status"] == "aborted", entry
+        assert entry["reason"].startswith(f"{name}: ") and ("dropped" in entry["reason"] or "ended" in entry["reason"])
+        # The partial result came home: what the host had measured before it went.
+        assert entry["result"]["status"] == "aborted" and entry["saved_to"]
+        assert entry["result"]["steps"] and entry["result"]["steps"][0]["total"]["ios"] > 0
+    # Cut off, beta's labtui noticed, stopped, removed its file and kept its own aborted result.
+    assert _gone(beta), "labtui kept running on a host whose link was cut"
+    _wait(lambda: list(beta.target.iterdir()) == [], 10, "beta's test file to go")
+    statuses = [json.loads(subprocess.run(labtui_cmd("history", "--json"), capture_output=True, text=True,
+                                          env=_env(beta.home), check=True).stdout)["results"][0]["status"]]
+    assert statuses == ["aborted"]
+    # Killed, gamma's labtui left its cleaning to its guardian: no file either.
+    _wait(lambda: list(gamma.target.iterdir()) == [], 10, "gamma's test file to go")
+    assert [r["status"] for r in _local_results(labtui_home) if "host:alpha" in r["tags"]] == ["completed"]
+    assert sorted(r["status"] for r in _local_results(labtui_home)) == ["aborted", "aborted", "completed"]
+
+
+def _env(home: Path) -> dict:
+    import os
+
+    return os.environ | {"LABTUI_HOME": str(home)}
+
+
+def test_ctrl_c_stops_every_host_and_leaves_nothing_behind(lab, tmp_path, labtui_home):
+    alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
+    hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta)])
+    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "60s")), "--hosts", str(hosts), "--json"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(lambda: all(list(h.target.glob("labtui-*.dat")) for h in (alpha, beta)), 60, "the test files", proc)
+        time.sleep(1.5)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert took < 10, f"took {took:.1f} s to stop the hosts"
+    assert "SIGINT: stopping every host" in err
+    report = json.loads(out)
+    for entry, host in zip(report, (alpha, beta)):
+        assert entry["status"] == "aborted" and "stopped by SIGINT" in entry["reason"], entry
+        assert entry["result"]["status"] == "aborted"
+        assert _gone(host, 5), f"labtui still runs on {host.name}"
+        assert list(host.target.iterdir()) == [], f"a test file was left on {host.name}"
+        # The host kept its own aborted result, and the same one came home.
+        assert [p.stem for p in host.result_files()] == [entry["result"]["id"]]
+    assert sorted(r["status"] for r in _local_results(labtui_home)) == ["aborted", "aborted"]
+
+
+def _other_version(tmp_path: Path) -> Path:
+    """A copy of labtui that says it is another version: a host that was not upgraded."""
+    root = tmp_path / "older"
+    shutil.copytree(REPO / "labtui", root / "labtui", ignore=shutil.ignore_patterns("__pycache__"))
+    init = root / "labtui" / "__init__.py"
+    text = init.read_text()
+    init.write_text(text.replace('__version__ = "', '__version__ = "0.0.1-older-than-'))
+    return root
+
+
+def test_a_version_mismatch_or_an_unreachable_host_is_refused_while_the_others_run(lab, tmp_path, labtui_home):
+    alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
+    older = lab.entry(beta, env={"PYTHONPATH": str(_other_version(tmp_path))})
+    nobody = lab.entry(alpha) | {"name": "gone", "ssh": "root@127.0.0.9"}
+    missing = lab.entry(alpha) | {"name": "bare", "labtui": "/nonexistent/labtui"}
+    hosts = lab.hosts_file([lab.entry(alpha), older, nobody, missing])
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts), "--json"),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    report = {h["host"]: h for h in json.loads(done.stdout)}
+    assert report["alpha"]["status"] == "completed"
+    refused = report["beta"]
+    assert refused["status"] == "refused" and refused["result"] is None
+    assert refused["reason"].startswith("beta is refused: it runs labtui 0.0.1-older-than-"), refused["reason"]
+    assert "\n" not in refused["reason"]
+    assert not beta.result_files() and list(beta.target.iterdir()) == [], "a refused host must be left untouched"
+    assert report["gone"]["status"] == "unreachable" and "127.0.0.9" in report["gone"]["reason"]
+    assert report["bare"]["status"] == "unreachable" and "did not start there" in report["bare"]["reason"]
+    assert f"[beta] refused: {refused['reason']}" in done.stderr
+
+
+def test_a_host_that_cannot_run_the_profile_says_why_and_nothing_is_written(lab, tmp_path, labtui_home):
+    alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
+    hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta, target=str(beta.target / "file.txt"))])
+    (beta.target / "file.txt").write_text("not a directory")
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts), "--json",
+                                     "--one-at-a-time"),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    report = {h["host"]: h for h in json.loads(done.stdout)}
+    assert report["alpha"]["status"] == "completed"
+    assert report["beta"]["status"] == "refused" and "is a file" in report["beta"]["reason"]
+    assert [p.name for p in beta.target.iterdir()] == ["file.txt"]
+
+
+def test_check_on_every_host_against_its_own_baseline(lab, tmp_path, labtui_home):
+    alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
+    profile = _profile(tmp_path, "1s")
+    for host in (alpha, beta):  # each host's baseline, made there
+        made = subprocess.run(labtui_cmd("run", "-p", str(profile), "-t", str(host.target), "--json", "--yes",
+                                         "--repeat", "2"), capture_output=True, text=True, env=_env(host.home))
+        assert made.returncode == 0, made.stderr
+        rid = json.loads(made.stdout)["id"]
+        subprocess.run(labtui_cmd("baseline", rid), capture_output=True, check=True, env=_env(host.home))
+    hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta)])
+    done = subprocess.run(labtui_cmd("check", "--hosts", str(hosts), "--json", "--repeat", "2", "--confirm", "0",
+                                     "--tolerance", "50"), capture_output=True, text=True, timeout=180)
+    report = json.loads(done.stdout)
+    outcomes = [h["outcome"] for h in report]
+    assert set(outcomes) <= {"pass", "cannot tell"}, report
+    assert done.returncode == (0 if set(outcomes) == {"pass"} else 3), done.stderr
+    for entry, host in zip(report, (alpha, beta)):
+        assert entry["check"]["baseline"] != entry["result"]["id"]
+        assert entry["result"]["tags"] == ["check", f"host:{host.name}"]
+        assert len(host.result_files()) == 2, "the check's run is saved on the host beside its baseline"
