@@ -138,8 +138,9 @@ class SshLab:
                 "LogLevel ERROR",
                 "",
             ]))
-            host.process = subprocess.Popen([self.sshd, "-D", "-e", "-f", str(config)], stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.DEVNULL, stderr=open(directory / "sshd.log", "wb"))
+            with open(directory / "sshd.log", "wb") as log:
+                host.process = subprocess.Popen([self.sshd, "-D", "-e", "-f", str(config)], stdin=subprocess.DEVNULL,
+                                                stdout=subprocess.DEVNULL, stderr=log)
             if self._listening(host):
                 break
             host.process.kill()

@@ -6,8 +6,8 @@ import shlex
 import subprocess
 
 import pytest
-
 from conftest import labtui_cmd
+
 from labtui.errors import LabtuiError
 from labtui.fleet.hosts import parse_hosts
 
@@ -91,7 +91,7 @@ def test_the_readme_lab_is_a_hosts_file_labtui_reads():
     from conftest import REPO
 
     section = (REPO / "README.md").read_text().split("## Many hosts", 1)[1].split("\n## ", 1)[0]
-    text = re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+    text = re.search(r"```toml\n(.*?)```", section, re.DOTALL).group(1)
     hosts = parse_hosts(text, "README")
     assert [h.name for h in hosts] == ["bench-01", "bench-02", "bench-03"]
     jump = hosts[2].ssh_argv("agent")

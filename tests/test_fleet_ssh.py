@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, labtui_cmd
 from sshlab import SshLab
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from factories import make_result
+
 from labtui import __version__
 from labtui.engine.events import (
     PrepareProgress,

@@ -58,7 +58,7 @@ def run(args) -> int:
 
 def _run(request: dict, channel) -> int:
     from labtui.commands.common import open_store
-    from labtui.engine.runner import RunOptions, Runner
+    from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import LabtuiError
     from labtui.results.store import parse_profile_text
 

@@ -45,13 +45,12 @@ def targets(hosts, given: str | None) -> dict[str, str]:
     return {h.name: given if given is not None else str(h.target) for h in hosts}
 
 
-def run_request(args, store):
+def run_request(args, store, load_profile):
     """The hosts, and the run request for each (the profile, with -p's overrides, travels in it)."""
     from labtui.commands.common import given
-    from labtui.commands.run import load_profile
     from labtui.errors import LabtuiError
     from labtui.params import parse_assignments
-    from labtui.results.store import dumps_toml
+    from labtui.results.files import dumps_toml
     from labtui.units import parse_duration
 
     if args.destroy_data:
@@ -109,13 +108,14 @@ def ssh_program() -> str:
     return path
 
 
-def run_fleet(args, *, check: bool) -> int:
+def run_fleet(args, *, check: bool, load_profile=None) -> int:
+    """The fleet run; `load_profile(store, args)` is `labtui run`'s own (its -p and overrides)."""
     from labtui.commands.common import open_store, stderr
     from labtui.fleet.session import Fleet
 
     store = open_store()
     store.check_writable()  # the hosts' results are copied here: know before they run
-    hosts, request = check_request(args) if check else run_request(args, store)
+    hosts, request = check_request(args) if check else run_request(args, store, load_profile)
     ssh = ssh_program()
     display = _Display(stderr(), check=check)
     fleet = Fleet(hosts, request, store, one_at_a_time=args.one_at_a_time, ssh=ssh,

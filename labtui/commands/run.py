@@ -56,7 +56,7 @@ def run(args) -> int:
     if args.hosts:
         from labtui.commands.fleet import run_fleet
 
-        return run_fleet(args, check=False)
+        return run_fleet(args, check=False, load_profile=load_profile)
     if args.one_at_a_time:
         from labtui.errors import ValidationError
 

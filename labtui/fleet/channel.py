@@ -13,7 +13,8 @@ import contextlib
 import os
 import queue
 import threading
-from typing import Any, BinaryIO, Callable
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 from labtui.fleet.wire import MAX_LINE_BYTES, WireError, dumps, loads
 

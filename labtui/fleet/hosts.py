@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from labtui.errors import LabtuiError, ValidationError
-from labtui.results.store import loads_toml
+from labtui.results.files import loads_toml
 
 KEYS = ("name", "ssh", "port", "ssh_options", "target", "labtui", "env")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")

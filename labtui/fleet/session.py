@@ -17,8 +17,9 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
 
 from labtui.engine.events import Event, PrepareProgress, RunStarted, RunWarning, SampleTaken, StepFinished, StepStarted
 from labtui.errors import LabtuiError
@@ -194,7 +195,7 @@ class Fleet:
                 proc.stdin.close()
             try:
                 await asyncio.wait_for(proc.wait(), timeout=STOP_GRACE if self.stopping else 30.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 _kill(proc)
                 await proc.wait()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -206,7 +207,7 @@ class Fleet:
         host = host_run.host
         try:
             message = await asyncio.wait_for(self._hello(proc), timeout=HELLO_SECONDS)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             message = None
             _kill(proc)
         if message is None:
@@ -371,8 +372,8 @@ class Fleet:
             id=started.run_id, status="aborted", started=host_run._run_began or now(), ended=now(),
             host=host_run.facts or HostInfo(name=host_run.name), target=started.target, engine=started.engine,
             profile=started.profile, steps=tuple(steps), error=reason,
-            warnings=(*host_run.warnings, f"built by the local labtui from the events {host_run.name} sent before "
-                      "it was cut off; the host did not report its end"),
+            warnings=(*host_run.warnings, (f"built by the local labtui from the events {host_run.name} sent before "
+                                           "it was cut off; the host did not report its end")),
         )
 
     def _end(self, host_run: HostRun, state: str, reason: str | None) -> None:
@@ -422,8 +423,8 @@ class Fleet:
             proc.stdin.write(wire.dumps(message))
 
     def _last_error(self, host_run: HostRun) -> str | None:
-        for line in reversed(host_run.stderr):
-            line = line.strip()
+        for raw in reversed(host_run.stderr):
+            line = raw.strip()
             if line and not line.startswith("Warning: Permanently added"):
                 return line.removeprefix("labtui: error: ")
         return None

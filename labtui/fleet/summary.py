@@ -8,8 +8,9 @@ unknown and the fastest and slowest are only the largest and smallest figures, n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from labtui.analysis.comparison import Comparison, compare
 from labtui.model import RunResult
