@@ -74,9 +74,23 @@ def _wait(condition, seconds: float, what: str, proc=None) -> None:
         if condition():
             return
         if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"labtui ended while waiting for {what}: {proc.stderr.read()}")
+            raise AssertionError(f"labtui ended while waiting for {what}")
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+class _Lines:
+    """What a process writes to a pipe, read as it comes (a thread), to wait for a line."""
+
+    def __init__(self, pipe) -> None:
+        import threading
+
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=lambda: self.lines.extend(iter(pipe.readline, "")), daemon=True)
+        self._thread.start()
+
+    def text(self) -> str:
+        return "".join(self.lines)
 
 
 def _gone(host, seconds: float = 10.0) -> bool:
@@ -139,19 +153,21 @@ def test_plain_output_names_every_host_and_compares_them(lab, tmp_path, labtui_h
 def test_a_host_cut_off_or_killed_mid_run_is_aborted_while_the_others_complete(lab, tmp_path, labtui_home):
     alpha, beta, gamma = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3"), lab.add("gamma", "127.0.0.4")
     hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta), lab.entry(gamma)])
-    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "4s")), "--hosts", str(hosts), "--json"),
+    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "6s")), "--hosts", str(hosts), "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    progress = _Lines(proc.stderr)
     try:
-        _wait(lambda: all(list(h.target.glob("labtui-*.dat")) for h in (alpha, beta, gamma)), 60,
-              "every host's test file", proc)
-        time.sleep(1.5)  # into the first step
+        _wait(lambda: all(f"[{h.name}] step 1/2" in progress.text() for h in (alpha, beta, gamma)), 60,
+              "every host's first step", proc)
+        time.sleep(2.5)  # a measured interval or two into it: some figures have come home
         beta.cut_link()  # the network goes: beta's labtui is left running, with nobody listening
         gamma.kill_labtui()  # gamma's labtui is killed outright
-        out, err = proc.communicate(timeout=120)
+        out = proc.stdout.read()
+        proc.wait(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 1, err
+    assert proc.returncode == 1, progress.text()
     report = {h["host"]: h for h in json.loads(out)}
     assert report["alpha"]["status"] == "completed", report["alpha"]
     for name in ("beta", "gamma"):
