@@ -10,9 +10,10 @@ local one: workers reaped, test file removed, the partial result saved as aborte
 
 from __future__ import annotations
 
+from labtui.errors import ExitCode
+
 HELP = "the far end of run/check --hosts (labtui starts it over ssh; it speaks JSON lines)"
 
-EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 REQUEST_SECONDS = 120.0  # a local labtui that connected and then says nothing is gone
 
 
@@ -31,12 +32,12 @@ def run(args) -> int:
     from labtui.fleet.channel import Channel
 
     channel = Channel.standard()
-    code = EXIT_REFUSED
+    code = ExitCode.BAD_INPUT
     try:
         channel.send(wire.hello(devices.host_info()))
         request = channel.receive(timeout=REQUEST_SECONDS)
         if request is None:
-            return EXIT_REFUSED
+            return ExitCode.BAD_INPUT
         kind = request.get("type")
         try:
             if kind == "run":
@@ -47,7 +48,7 @@ def run(args) -> int:
                 raise LabtuiError(f"unknown request {kind!r}")
         except LabtuiError as exc:
             channel.send({"type": "refused", "reason": str(exc)})
-            code = EXIT_REFUSED
+            code = ExitCode.BAD_INPUT
         channel.send({"type": "bye", "exit_code": code})
         return code
     finally:
@@ -79,8 +80,8 @@ def _run(request: dict, channel) -> int:
     driver(runner)
     result = runner.result
     if result is None:
-        return EXIT_FAILED
-    return EXIT_OK if result.status == "completed" and runner.save_error is None else EXIT_FAILED
+        return ExitCode.FAILED
+    return ExitCode.OK if result.status == "completed" and runner.save_error is None else ExitCode.FAILED
 
 
 def _check(request: dict, channel) -> int:

@@ -15,7 +15,8 @@ import asyncio
 import contextlib
 import signal
 
-EXIT_OK, EXIT_FAILED, EXIT_CANNOT_TELL = 0, 1, 3
+from labtui.errors import ExitCode
+
 SPARKS = "▁▂▃▄▅▆▇█"
 STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": "red", "aborted": "yellow",
                 "unreachable": "red", "refused": "red", "cannot tell": "yellow"}
@@ -172,10 +173,10 @@ def _report(fleet, args, *, check: bool) -> int:
             _print_report(fleet, summary, check=check)
     outcomes = [r.outcome for r in runs]
     if all(o in ("completed", "pass") for o in outcomes):
-        return EXIT_OK
+        return ExitCode.OK
     if check and all(o in ("pass", "cannot tell") for o in outcomes):
-        return EXIT_CANNOT_TELL
-    return EXIT_FAILED
+        return ExitCode.CANNOT_TELL
+    return ExitCode.FAILED
 
 
 def _host_json(host_run, summary) -> dict:
