@@ -79,6 +79,12 @@ def _history_screen() -> Screen:
     return HistoryScreen()
 
 
+def _fleet_screen() -> Screen:
+    from labtui.screens.fleet import FleetScreen
+
+    return FleetScreen()
+
+
 @dataclass(frozen=True)
 class TopScreen:
     """A top-level screen: a mode with its key, its palette title and what it is for."""
@@ -99,11 +105,14 @@ SCREENS = {
                          _history_screen),
 }
 
+# Many hosts at once: reached from the palette (and `labtui --hosts FILE`), not a footer key of every screen.
+FLEET = ("Fleet", "Many hosts over ssh: run the chosen profile on every host of a hosts file, one row per host")
+
 
 class LabtuiApp(App[None]):
     TITLE = "labtui"
     CSS_PATH = [_HERE / "app.tcss", *sorted((_HERE / "widgets").glob("*.tcss"))]
-    MODES = {mode: top.make for mode, top in SCREENS.items()}
+    MODES = {mode: top.make for mode, top in SCREENS.items()} | {"fleet": _fleet_screen}
     DEFAULT_MODE = "disks"
     COMMANDS = App.COMMANDS | {LabtuiCommands}
     BINDINGS = [
@@ -138,8 +147,10 @@ class LabtuiApp(App[None]):
         cwd: Path | None = None,
         cursor_blink: bool = True,
         plain_glyphs: bool | None = None,
+        hosts_file: str | None = None,
     ) -> None:
         super().__init__()
+        self.hosts_file = hosts_file  # `labtui --hosts FILE`: the Fleet screen opens it
         # The Linux console's fonts lack braille, eighth blocks and ⏎ (labtui.tui.glyphs).
         self.plain_glyphs = plain_console() if plain_glyphs is None else plain_glyphs
         if self.plain_glyphs:
@@ -230,6 +241,8 @@ class LabtuiApp(App[None]):
         self._remember_theme = True
         for title, message in self._startup_warnings:
             self.notify(message, title=title, severity="warning", timeout=12)
+        if self.hosts_file is not None:
+            self.switch_mode("fleet")
         if not self.is_headless:
             self._handle_signals()
             # Textual's input and output threads exist by now: they are raised with the loop's.
@@ -350,7 +363,7 @@ class LabtuiApp(App[None]):
 
     def screen_modes(self) -> list[tuple[str, str, str]]:
         """(mode, title, what it is for) of every top-level screen, for the palette."""
-        return [(mode, top.title, top.purpose) for mode, top in SCREENS.items()]
+        return [(mode, top.title, top.purpose) for mode, top in SCREENS.items()] + [("fleet", *FLEET)]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch_mode":
@@ -476,11 +489,11 @@ def working_directory(fallback: Path) -> Path:
         return fallback
 
 
-def run_app() -> int:
+def run_app(hosts_file: str | None = None) -> int:
     """Run the TUI until the person quits; the exit code for the shell."""
     import sys
 
-    app = LabtuiApp()
+    app = LabtuiApp(hosts_file=hosts_file)
     app.run()
     if app.stopped_by is not None and app.stopped_by != "SIGHUP":
         result = app.aborted_result

@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmark disks on lab machines. Without a command, opens the terminal UI.",
     )
     parser.add_argument("--version", action="version", version=f"labtui {__version__}")
+    parser.add_argument("--hosts", metavar="FILE", help="open the TUI on its Fleet screen with this hosts file")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         # A command named like a Python keyword lives in a module with a trailing underscore; "-" is "_".
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         from labtui.app import run_app
 
         try:
-            return run_app()
+            return run_app(hosts_file=args.hosts)
         except LabtuiError as exc:
             print(f"labtui: error: {exc}", file=sys.stderr)
             return ExitCode.BAD_INPUT

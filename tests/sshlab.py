@@ -95,6 +95,19 @@ class LabHost:
         return sorted((self.home / "results").glob("*.toml"))
 
 
+@contextlib.contextmanager
+def ssh_lab(tmp_path: Path, disk_dir: Path):
+    """An SshLab whose hosts' targets are on a disk where O_DIRECT works; every sshd stopped after."""
+    targets = Path(disk_dir) / tmp_path.name
+    targets.mkdir()
+    lab = SshLab(tmp_path / "lab", targets)
+    try:
+        yield lab
+    finally:
+        lab.close()
+        shutil.rmtree(targets, ignore_errors=True)
+
+
 class SshLab:
     def __init__(self, root: Path, target_root: Path) -> None:
         self.sshd = require_sshd()

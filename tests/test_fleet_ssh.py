@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, labtui_cmd
-from sshlab import SshLab
+from sshlab import ssh_lab
 
 pytestmark = pytest.mark.slow
 
@@ -49,12 +49,8 @@ warmup = "0s"
 
 @pytest.fixture
 def lab(tmp_path, disk_dir):
-    targets = Path(disk_dir) / tmp_path.name
-    targets.mkdir()
-    lab = SshLab(tmp_path / "lab", targets)
-    yield lab
-    lab.close()
-    shutil.rmtree(targets, ignore_errors=True)
+    with ssh_lab(tmp_path, disk_dir) as lab:
+        yield lab
 
 
 def _profile(tmp_path: Path, duration: str) -> Path:

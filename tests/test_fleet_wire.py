@@ -19,7 +19,7 @@ from labtui.engine.events import (
 )
 from labtui.fleet import wire
 from labtui.model import SCHEMA, Sample
-from labtui.results.store import result_to_toml
+from labtui.results.result_file import result_to_toml
 
 
 def _events():

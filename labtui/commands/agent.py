@@ -158,7 +158,7 @@ async def _stream(runner, channel) -> None:
 
     from labtui.engine.events import RunFinished
     from labtui.fleet import wire
-    from labtui.results.store import result_to_toml
+    from labtui.results.result_file import result_to_toml
 
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()

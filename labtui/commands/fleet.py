@@ -35,45 +35,31 @@ def add_arguments(parser, *, run: bool) -> None:
                                  "better or worse (default 5)")
 
 
-def targets(hosts, given: str | None) -> dict[str, str]:
-    """Each host's target: -t for all, else its own; a host with neither is bad input."""
-    from labtui.errors import LabtuiError
-
-    missing = [h.name for h in hosts if given is None and h.target is None]
-    if missing:
-        raise LabtuiError(f"no target for {', '.join(missing)}: give `target` in the hosts file or -t DIR for every "
-                          "host (a test file is never written to a host's home directory by default)")
-    return {h.name: given if given is not None else str(h.target) for h in hosts}
-
-
 def run_request(args, store, load_profile):
     """The hosts, and the run request for each (the profile, with -p's overrides, travels in it)."""
     from labtui.commands.common import given
     from labtui.errors import LabtuiError
+    from labtui.fleet.requests import run_request as request_for
+    from labtui.fleet.requests import targets
     from labtui.params import parse_assignments
-    from labtui.results.files import dumps_toml
     from labtui.units import parse_duration
 
     if args.destroy_data:
         raise LabtuiError("--destroy-data cannot be used with --hosts: raw devices are run on one host at a time")
     hosts = _hosts(args)
-    where = targets(hosts, given(args.target, "--target", "a directory"))
+    target = given(args.target, "--target", "a directory")
+    targets(hosts, target)  # every host has a target: refused before the profile is even read
     profile = load_profile(store, args)
-    text = dumps_toml(profile.to_toml())
-    interval = parse_duration(args.interval, field="--interval")
-    params = parse_assignments(args.param)
-
-    def request(host) -> dict:
-        return {"type": "run", "profile": text, "target": where[host.name], "engine": args.engine,
-                "tags": list(args.tag), "params": params, "interval": interval, "keep_file": args.keep_file}
-
-    return hosts, request
+    return hosts, request_for(hosts, profile, target=target, engine=args.engine, tags=args.tag,
+                              params=parse_assignments(args.param),
+                              interval=parse_duration(args.interval, field="--interval"), keep_file=args.keep_file)
 
 
 def check_request(args):
     """The hosts, and the check request for each: every host checks against its own baseline."""
     from labtui.commands.common import given
     from labtui.errors import LabtuiError
+    from labtui.fleet.requests import check_request as request_for
 
     if args.baseline:
         raise LabtuiError("--baseline cannot be used with --hosts: each host checks against its own baseline "
@@ -81,15 +67,10 @@ def check_request(args):
     if args.destroy_data:
         raise LabtuiError("--destroy-data cannot be used with --hosts")
     hosts = _hosts(args)
-    where = targets(hosts, given(args.target, "--target", "a directory"))
-
-    def request(host) -> dict:
-        return {"type": "check", "target": where[host.name], "profile": args.profile, "engine": args.engine,
-                "tolerance": args.tolerance, "repeat": args.repeat, "confirm": args.confirm,
-                "fail_on": list(args.fail_on), "duration": args.duration, "file_size": args.file_size,
-                "params": list(args.param)}
-
-    return hosts, request
+    return hosts, request_for(
+        hosts, target=given(args.target, "--target", "a directory"), profile=args.profile, engine=args.engine,
+        tolerance=args.tolerance, repeat=args.repeat, confirm=args.confirm, fail_on=list(args.fail_on),
+        duration=args.duration, file_size=args.file_size, params=list(args.param))
 
 
 def _hosts(args):
@@ -98,20 +79,10 @@ def _hosts(args):
     return load_hosts(args.hosts)
 
 
-def ssh_program() -> str:
-    import shutil
-
-    from labtui.errors import LabtuiError
-
-    path = shutil.which("ssh")
-    if path is None:
-        raise LabtuiError("ssh is not installed here: --hosts runs the system ssh (apt-get install openssh-client)")
-    return path
-
-
 def run_fleet(args, *, check: bool, load_profile=None) -> int:
     """The fleet run; `load_profile(store, args)` is `labtui run`'s own (its -p and overrides)."""
     from labtui.commands.common import open_store, stderr
+    from labtui.fleet.requests import ssh_program
     from labtui.fleet.session import Fleet
 
     store = open_store()

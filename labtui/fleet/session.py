@@ -19,9 +19,20 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
-from labtui.engine.events import Event, PrepareProgress, RunStarted, RunWarning, SampleTaken, StepFinished, StepStarted
+from labtui.analysis.live import LiveRun
+from labtui.engine.events import (
+    Event,
+    PrepareProgress,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    SampleTaken,
+    StepFinished,
+    StepStarted,
+)
 from labtui.errors import LabtuiError
 from labtui.fleet import wire
 from labtui.fleet.hosts import Host
@@ -63,6 +74,7 @@ class HostRun:
     exit_code: int | None = None  # the agent's, from its bye
     warnings: list[str] = field(default_factory=list)
     stderr: collections.deque = field(default_factory=lambda: collections.deque(maxlen=40))
+    live: LiveRun | None = None  # the current run as the Run screen keeps one: what the host's own view draws
     _run_began: Any = None  # local time the current run started (for a partial result)
     _measured: list = field(default_factory=list)  # the current step's measured samples (for a partial result)
 
@@ -281,6 +293,10 @@ class Fleet:
 
     def _apply(self, host_run: HostRun, event: Event) -> None:
         if isinstance(event, RunStarted):
+            host_run.live = LiveRun()
+        if host_run.live is not None:
+            host_run.live.handle(event)
+        if isinstance(event, RunStarted):
             host_run.started, host_run._run_began = event, now()
             host_run.finished_steps, host_run.step, host_run._measured = [], None, []
             host_run.state = PREPARING if event.profile.needs_test_file else RUNNING
@@ -310,18 +326,23 @@ class Fleet:
             host_run.remote_saved.append(str(message["path"]))
         if message.get("save_error"):
             host_run.save_errors.append(f"not saved on {host_run.name}: {message['save_error']}")
-        self._keep(host_run, result)
+        path = self._keep(host_run, result)
+        if host_run.live is not None:
+            host_run.live.handle(RunFinished(host_run.results[-1], path))
         host_run.started, host_run.step = None, None
 
-    def _keep(self, host_run: HostRun, result: RunResult) -> None:
+    def _keep(self, host_run: HostRun, result: RunResult) -> Path | None:
+        """Copy a host's result into the local store, tagged with the host's name; where it went."""
         tag = f"host:{host_run.name}"
         copy = result if tag in result.tags else replace(result, tags=(*result.tags, tag))
+        path = None
         try:
             copy, path = self.store.save_result(copy)
             host_run.saved.append(str(path))
         except LabtuiError as exc:
             host_run.save_errors.append(f"not saved here: {exc}")
         host_run.results.append(copy)
+        return path
 
     def _settle(self, host_run: HostRun) -> None:
         """The agent said bye: where the host ended."""

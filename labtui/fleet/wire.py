@@ -61,7 +61,7 @@ from labtui.engine.events import (
 )
 from labtui.errors import LabtuiError
 from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, Sample, Step, StepResult, TargetInfo
-from labtui.results import store
+from labtui.results import result_file
 
 PROTOCOL = 1
 # A line longer than this is not one labtui wrote (a result is at most a few MiB of TOML).
@@ -171,7 +171,7 @@ def event_from_wire(message: dict[str, Any]) -> Event:
 
 
 def step_result_to_wire(result: StepResult) -> dict[str, Any]:
-    data = store._to_plain(result)
+    data = result_file._to_plain(result)
     data.pop("series", None)
     data["samples"] = [plain(s) for s in result.samples]
     return data
@@ -199,7 +199,7 @@ def result_from_message(message: dict[str, Any]):
     if not isinstance(text, str):
         raise WireError("a run_finished message without its result")
     try:
-        return store.result_from_toml(text)
+        return result_file.result_from_toml(text)
     except ValueError as exc:
         raise WireError(f"the host's result does not read: {exc}") from None
 
@@ -209,12 +209,12 @@ def result_from_message(message: dict[str, Any]):
 
 def plain(value: Any) -> dict[str, Any]:
     """A model dataclass as a JSON object: the keys of a result file, unmeasured fields left out."""
-    return store._dataclass_to_plain(value)
+    return result_file.dataclass_to_plain(value)
 
 
 def _model(cls: type, data: Any) -> Any:
     try:
-        return store._dataclass_from_plain(cls, data, cls.__name__)
+        return result_file._dataclass_from_plain(cls, data, cls.__name__)
     except ValueError as exc:
         raise WireError(str(exc)) from None
 

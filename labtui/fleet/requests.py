@@ -1,0 +1,58 @@
+"""What the local side asks each host: its target, and the run or check request (the profile travels in it).
+
+Shared by `labtui run|check --hosts` and the TUI's Fleet screen, so both refuse the same things
+the same way before any host is reached.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from labtui.errors import LabtuiError
+from labtui.fleet.hosts import Host
+from labtui.model import Profile
+from labtui.results.files import dumps_toml
+
+Request = Callable[[Host], dict[str, Any]]
+
+
+def targets(hosts: Sequence[Host], given: str | None) -> dict[str, str]:
+    """Each host's target: `given` (-t) for all, else its own; a host with neither is refused."""
+    missing = [h.name for h in hosts if given is None and h.target is None]
+    if missing:
+        raise LabtuiError(f"no target for {', '.join(missing)}: give `target` in the hosts file or -t DIR for every "
+                          "host (a test file is never written to a host's home directory by default)")
+    return {h.name: given if given is not None else str(h.target) for h in hosts}
+
+
+def run_request(hosts: Sequence[Host], profile: Profile, *, target: str | None = None, engine: str = "native",
+                tags: Sequence[str] = (), params: dict[str, str] | None = None, interval: float = 1.0,
+                keep_file: bool = False) -> Request:
+    where = targets(hosts, target)
+    text = dumps_toml(profile.to_toml())
+    values = dict(params or {})
+
+    def request(host: Host) -> dict[str, Any]:
+        return {"type": "run", "profile": text, "target": where[host.name], "engine": engine, "tags": list(tags),
+                "params": values, "interval": interval, "keep_file": keep_file}
+
+    return request
+
+
+def check_request(hosts: Sequence[Host], *, target: str | None, **options: Any) -> Request:
+    """Each host's own `labtui check` with these options (profile, engine, tolerance, repeat, ...)."""
+    where = targets(hosts, target)
+
+    def request(host: Host) -> dict[str, Any]:
+        return {"type": "check", "target": where[host.name], **options}
+
+    return request
+
+
+def ssh_program() -> str:
+    path = shutil.which("ssh")
+    if path is None:
+        raise LabtuiError("ssh is not installed here: --hosts runs the system ssh (apt-get install openssh-client)")
+    return path

@@ -1,0 +1,381 @@
+"""The Fleet screen: the chosen profile on every host of a hosts file, over ssh, one row per host.
+
+The same fleet run as `labtui run --hosts FILE` (labtui.fleet.session): each host's row shows
+its state, step, IOPS and MiB/s of its latest interval, a sparkline of its recent MiB/s and, at
+the end, its verdict against the first host that completed (labtui.fleet.summary). Enter opens
+that host's run, live, with the charts of the Run screen. The rows are redrawn on a timer at
+most twice a second, whatever the number of hosts and samples.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Static
+
+from labtui.errors import LabtuiError
+from labtui.fleet.session import COMPLETED, ENDED, Fleet, HostRun
+from labtui.render.result_tables import fmt_iops, fmt_mib
+from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.keys_footer import KeysFooter
+
+FRAME_SECONDS = 0.5
+NARROW = 100
+SPARKS = "▁▂▃▄▅▆▇█"
+PLAIN_SPARKS = " .:-=+*#"  # the Linux console's font has no block elements
+SPARK_WIDTH = 16
+SETTING = "hosts_file"  # the hosts file last opened, remembered in the settings
+# (key, heading, width): the cells change with every sample, so the widths are fixed, not measured.
+COLUMNS = (("host", "Host", 12), ("state", "State", 11), ("step", "Step", 30), ("iops", "IOPS", 8),
+           ("mib", "MiB/s", 8), ("recent", "Recent MiB/s", SPARK_WIDTH), ("verdict", "Verdict", 48))
+STATE_STYLES = {"completed": "$success", "pass": "$success", "failed": "$error", "fail": "$error",
+                "unreachable": "$error", "refused": "$error", "aborted": "$warning", "cannot tell": "$warning"}
+
+
+def sparkline(values, width: int = SPARK_WIDTH, glyphs: str = SPARKS) -> str:
+    """The last `width` values as bars scaled to their own maximum."""
+    values = list(values)[-width:]
+    if not values:
+        return ""
+    top = max(values)
+    if top <= 0:
+        return glyphs[0] * len(values)
+    return "".join(glyphs[min(len(glyphs) - 1, round(v / top * (len(glyphs) - 1)))] for v in values)
+
+
+class FleetScreen(Screen):
+    CSS_PATH = "fleet.tcss"
+    AUTO_FOCUS = "#fleet-file"
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", id="fleet-start", priority=True,
+                tooltip="Run the chosen profile on every host of the hosts file"),
+        Binding("ctrl+x", "stop", "Stop all", id="fleet-stop", priority=True,
+                tooltip="Stop every host (asks first); their partial results are kept as aborted, there and here"),
+        Binding("ctrl+o", "toggle_order", "Together / one by one", id="fleet-order", priority=True,
+                tooltip="Start the hosts at one shared instant, or one after another (hosts on shared storage)"),
+        Binding("enter", "open_host", "Host's run", id="fleet-open",
+                tooltip="The host's run, live: its charts and figures"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hosts = []
+        self.fleet: Fleet | None = None
+        self.one_at_a_time = False
+        self._worker = None
+        self._dirty = False
+        self.summary = None
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("Fleet")
+        with Horizontal(id="fleet-bar"):
+            yield Static("Hosts file ", id="fleet-label")
+            yield Input(placeholder="a TOML file of [[hosts]] entries (see the README: Many hosts); Enter opens it",
+                        id="fleet-file", compact=True)
+        yield Static(id="fleet-status", markup=False)
+        yield DataTable(id="fleet-table", cursor_type="row", zebra_stripes=False)
+        yield Static(id="fleet-detail", markup=False)
+        yield Static(id="fleet-summary", markup=False)
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for key, label, width in COLUMNS:
+            table.add_column(label, key=key, width=width)
+        self.query_one("#fleet-file", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        given = getattr(self.app, "hosts_file", None)
+        remembered = given if given is not None else self.app.store.load_settings().get(SETTING)
+        if isinstance(remembered, str):
+            self.query_one("#fleet-file", Input).value = remembered
+            self.open_hosts(remembered)
+        else:
+            self._say("Give a hosts file and press Enter; ctrl+s then runs the chosen profile on every host.")
+        self.set_interval(FRAME_SECONDS, self._frame)
+
+    # ------------------------------------------------------------------ the hosts file
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "fleet-file":
+            self.open_hosts(event.value)
+
+    def open_hosts(self, path: str) -> bool:
+        from labtui.fleet.hosts import load_hosts
+
+        if self.running:
+            self._say("A fleet run is going: stop it (ctrl+x) before opening another hosts file.", "$warning")
+            return False
+        try:
+            hosts = load_hosts(path.strip()) if path.strip() else []
+        except LabtuiError as exc:
+            self._say(str(exc), "$error")
+            return False
+        if not hosts:
+            self._say("Give a hosts file (a TOML file of [[hosts]] entries).", "$warning")
+            return False
+        self.hosts = hosts
+        self.fleet = None
+        self.summary = None
+        self._remember(str(Path(path.strip()).expanduser()))
+        self._fill([HostRun(h) for h in hosts])
+        self._say(f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} in {path.strip()}: ctrl+s runs "
+                  f"{self._profile_name()} on {'each in turn' if self.one_at_a_time else 'all of them together'}.")
+        self.query_one(DataTable).focus()
+        return True
+
+    def _remember(self, path: str) -> None:
+        store = self.app.store
+        settings = store.load_settings()
+        if settings.get(SETTING) != path:
+            settings[SETTING] = path
+            try:
+                store.save_settings(settings)
+            except LabtuiError:
+                pass  # remembering is a courtesy: the run does not depend on it
+
+    def _engine(self) -> str:
+        remembered = self.app.store.load_settings().get("engine")
+        return remembered if isinstance(remembered, str) else "native"
+
+    def _profile_name(self) -> str:
+        profile = getattr(self.app, "profile", None)
+        return profile.name if profile is not None else "the chosen profile"
+
+    # ------------------------------------------------------------------ running
+
+    @property
+    def running(self) -> bool:
+        return self.fleet is not None and not all(r.ended for r in self.fleet.runs) and self.fleet.stopping is None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start":
+            return bool(self.hosts) and not self.running
+        if action == "stop":
+            return self.running
+        if action == "open_host":
+            return self.fleet is not None
+        return True
+
+    def action_start(self) -> None:
+        from labtui.fleet.requests import run_request, ssh_program
+
+        profile = getattr(self.app, "profile", None)
+        if profile is None:
+            self._say("Choose a profile first (Workload screen, w).", "$warning")
+            return
+        if self.app.run_active:
+            self._say("A run is going on the Run screen: one at a time.", "$warning")
+            return
+        try:
+            if profile.params:
+                raise LabtuiError(f"{profile.name} takes parameters ({', '.join(p.name for p in profile.params)}): "
+                                  "run it with `labtui run --hosts FILE --param NAME=VALUE`")
+            request = run_request(self.hosts, profile, engine=self._engine())
+            ssh = ssh_program()
+        except LabtuiError as exc:
+            self._say(str(exc), "$error")
+            return
+        self.summary = None
+        self.fleet = Fleet(self.hosts, request, self.app.store, one_at_a_time=self.one_at_a_time, ssh=ssh,
+                           on_change=self._changed)
+        self._fill(self.fleet.runs)
+        self.app.run_active = True
+        self.app.active_run = self  # quitting or a signal stops the hosts through abort()
+        self._say(f"Running {profile.name} on {len(self.hosts)} hosts "
+                  f"{'one after another' if self.one_at_a_time else 'together'} …")
+        self._worker = self.run_worker(self._drive(self.fleet), name="fleet", group="fleet", exclusive=True,
+                                       exit_on_error=False)
+        self.refresh_bindings()
+
+    async def _drive(self, fleet: Fleet) -> None:
+        from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
+        from labtui.fleet.summary import summarize_hosts
+
+        try:
+            await fleet.run()
+        finally:
+            self.app.run_active = False
+            if self.app.active_run is self:
+                self.app.active_run = None
+            if fleet is self.fleet:
+                self.summary = summarize_hosts([(r.name, r.result) for r in fleet.runs if r.result is not None],
+                                               DEFAULT_TOLERANCE_PCT)
+                self._done(fleet)
+
+    def _done(self, fleet: Fleet) -> None:
+        self._dirty = True
+        self._frame()
+        good = sum(1 for r in fleet.runs if r.outcome == COMPLETED)
+        stopped = f" (stopped: {fleet.stopping})" if fleet.stopping else ""
+        self._say(f"{good} of {len(fleet.runs)} hosts completed{stopped}; their results are in History, "
+                  "tagged host:NAME.", "$success" if good == len(fleet.runs) else "$warning")
+        self.query_one("#fleet-summary", Static).update(self._summary_text())
+        self.refresh_bindings()
+
+    def action_stop(self) -> None:
+        from labtui.screens.confirm import ConfirmModal
+
+        if not self.running:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.fleet is not None:
+                self.fleet.stop("the Fleet screen")
+                self._say("Stopping every host: each removes its test file and saves its partial result …",
+                          "$warning")
+                self.refresh_bindings()
+
+        self.app.push_screen(ConfirmModal("Stop every host?", "Each host stops its run, removes its test file and "
+                                          "keeps what it measured as an aborted result, there and here.",
+                                          yes="Stop all", no="Keep running", danger=True), answered)
+
+    async def abort(self) -> None:
+        """Stop every host without asking (the app is quitting or got a signal) and wait for their reports."""
+        fleet, worker = self.fleet, self._worker
+        if fleet is None:
+            return
+        fleet.stop(getattr(self.app, "stopped_by", None) or "quitting labtui")
+        if worker is not None:
+            with contextlib.suppress(Exception):
+                await worker.wait()
+
+    @property
+    def outcome(self):
+        """A result the stop left aborted (the app's exit message names it), if any."""
+        runs = self.fleet.runs if self.fleet is not None else []
+        return next((r.result for r in runs if r.result is not None and r.result.status == "aborted"), None)
+
+    def action_toggle_order(self) -> None:
+        if self.running:
+            self._say("The order is fixed once the hosts have started.", "$warning")
+            return
+        self.one_at_a_time = not self.one_at_a_time
+        self._say("The hosts will run " + ("one after another (for hosts on shared storage)." if self.one_at_a_time
+                                           else "together, from one shared instant."))
+
+    def on_resize(self) -> None:
+        # Narrow terminals: shorter step and sparkline columns; the verdict is in full below the table.
+        table = self.query_one(DataTable)
+        narrow = self.size.width < NARROW
+        table.columns["step"].width = 22 if narrow else 30
+        table.columns["recent"].width = SPARK_WIDTH // 2 if narrow else SPARK_WIDTH
+        table.refresh()
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        table = self.query_one(DataTable)
+        runs = self.fleet.runs if self.fleet is not None else [HostRun(h) for h in self.hosts]
+        if not runs or not table.row_count:
+            self.query_one("#fleet-detail", Static).update("")
+            return
+        r = runs[min(table.cursor_row, len(runs) - 1)]
+        parts = [r.host.where(), f"target {r.host.target or '-'}"]
+        if r.labtui:
+            parts.append(f"labtui {r.labtui}")
+        verdict = self._verdict(r) if self.fleet is not None else ""
+        if verdict:
+            parts.append(verdict)
+        self.query_one("#fleet-detail", Static).update(Content.assemble((r.name, "bold"), ": ", " · ".join(parts)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # Enter on a row: the table's own binding takes the key first.
+        event.stop()
+        self.action_open_host()
+
+    def action_open_host(self) -> None:
+        from labtui.screens.fleet_host import FleetHostScreen
+
+        host_run = self._selected()
+        if host_run is not None:
+            self.app.push_screen(FleetHostScreen(host_run))
+
+    def _selected(self) -> HostRun | None:
+        if self.fleet is None:
+            return None
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        return self.fleet.runs[min(table.cursor_row, len(self.fleet.runs) - 1)]
+
+    # ------------------------------------------------------------------ drawing
+
+    def _changed(self, _host_run: HostRun) -> None:
+        self._dirty = True
+
+    def _frame(self) -> None:
+        if not self._dirty or self.fleet is None or not self.is_current:
+            return
+        self._dirty = False
+        table = self.query_one(DataTable)
+        for host_run in self.fleet.runs:
+            for key, value in zip((k for k, _, _ in COLUMNS), self._cells(host_run)):
+                table.update_cell(host_run.name, key, value)
+        self._show_detail()
+
+    def _fill(self, runs) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        widest = max((len(r.name) for r in runs), default=4)
+        table.columns["host"].width = max(4, widest)
+        for host_run in runs:
+            table.add_row(*self._cells(host_run), key=host_run.name)
+        self.query_one("#fleet-summary", Static).update("")
+        self._show_detail()
+
+    def _cells(self, r: HostRun) -> tuple:
+        live = r.sample.sample if r.sample is not None and r.state == "running" else None
+        state = r.outcome if r.state in ENDED else r.state
+        if self.fleet is None or r not in self.fleet.runs:
+            state = "-"
+        elif r.state == "running":
+            state = {"warmup": "warm-up", "measure": "measuring"}.get(r.phase or "", "running")
+        step = r.step_text()
+        glyphs = PLAIN_SPARKS if getattr(self.app, "plain_glyphs", False) else SPARKS
+        # Content, not str: a DataTable reads a str as markup, and "[measure]" or a reason would vanish.
+        return (
+            Content(r.name),
+            Content.styled(state, STATE_STYLES.get(state, "")),
+            Content(step),
+            Content(fmt_iops(live.iops) if live else ""),
+            Content(fmt_mib(live.mib_s) if live else ""),
+            Content.styled(sparkline(r.spark_mib, glyphs=glyphs), "$accent"),
+            Content(self._verdict(r)),
+        )
+
+    def _verdict(self, r: HostRun) -> str:
+        if not r.ended:
+            return ""
+        if r.state != COMPLETED:
+            return (r.reason or "").removeprefix(f"{r.name}: ")
+        summary = self.summary
+        if summary is None or r.name not in summary.hosts:
+            return "done"
+        if r.name == summary.reference:
+            return "reference"
+        claims = [f"{verdict} in {s.step} ({pct:+.1f} %)" if pct is not None else f"{verdict} in {s.step}"
+                  for s in summary.steps for host, verdict, pct, _ in s.differing if host == r.name]
+        if claims:
+            return "; ".join(claims)
+        return "within noise" if summary.noise_known else "noise unknown (single runs)"
+
+    def _summary_text(self) -> str:
+        summary = self.summary
+        if summary is None:
+            return ""
+        lines = [f"Across the hosts (each against {summary.reference}):"]
+        for s in summary.steps:
+            apart = f" ({s.spread_pct:.1f} % apart)" if s.spread_pct is not None else ""
+            lines.append(f"  {s.step}: fastest {s.fastest[0]}, slowest {s.slowest[0]}{apart}")
+        if not summary.noise_known:
+            lines.append("Single runs cannot tell a difference from noise: repeat the runs to let labtui tell.")
+        return "\n".join(lines)
+
+    def _say(self, text: str, style: str = "") -> None:
+        self.query_one("#fleet-status", Static).update(Content.styled(text, style) if style else Content(text))
