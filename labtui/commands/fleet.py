@@ -17,7 +17,6 @@ import signal
 
 from labtui.errors import ExitCode
 
-SPARKS = "▁▂▃▄▅▆▇█"
 STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": "red", "aborted": "yellow",
                 "unreachable": "red", "refused": "red", "cannot tell": "yellow"}
 
@@ -187,8 +186,9 @@ def _print_report(fleet, summary, *, check: bool) -> None:
         outcome = r.outcome
         result = r.result
         why = r.reason or (r.check_report or {}).get("summary") or ""
-        table.add_row(r.name, Text(outcome, style=STATE_STYLES.get(outcome, "")),
-                      result.id if result else "-", r.saved[-1] if r.saved else "-", str(why))
+        # Text, not str: a reason comes from the host (ssh's stderr, a remote path) and is not markup.
+        table.add_row(Text(r.name), Text(outcome, style=STATE_STYLES.get(outcome, "")),
+                      Text(result.id if result else "-"), Text(r.saved[-1] if r.saved else "-"), Text(str(why)))
     out.print(table)
     if fleet.start_instant is not None and len([r for r in fleet.runs if r.results]) > 1:
         out.print("The hosts started together, at one shared instant.")
@@ -202,11 +202,11 @@ def _print_report(fleet, summary, *, check: bool) -> None:
         spread_text = f" ({spread.spread_pct:.1f} % apart)" if spread.spread_pct is not None else ""
         best, worst = ("fastest", "slowest")
         out.print(f"  {spread.step} ({spread.label}): {best} {fast[0]} {_fmt(fast[1], spread)} {unit}, "
-                  f"{worst} {slow[0]} {_fmt(slow[1], spread)} {unit}{spread_text}", soft_wrap=True)
+                  f"{worst} {slow[0]} {_fmt(slow[1], spread)} {unit}{spread_text}", soft_wrap=True, markup=False)
         if spread.differing:
             claims = "; ".join(f"{h} {v} ({p:+.1f} %, {b})" if p is not None else f"{h} {v} ({b})"
                                for h, v, p, b in spread.differing)
-            out.print(f"    beyond noise: {claims}", soft_wrap=True)
+            out.print(f"    beyond noise: {claims}", soft_wrap=True, markup=False)
         else:
             out.print("    none differs from the reference beyond noise"
                       + ("" if summary.noise_known else " that single runs can show (--repeat 3 lets labtui tell)"),
@@ -220,17 +220,6 @@ def _fmt(value: float, spread) -> str:
     from labtui.render.result_tables import fmt_iops
 
     return fmt_iops(value) if spread.metric == "IOPS" else f"{value:.1f}"
-
-
-def sparkline(values, width: int = 20) -> str:
-    """The last `width` values as block characters, scaled to their own maximum."""
-    values = list(values)[-width:]
-    if not values:
-        return ""
-    top = max(values)
-    if top <= 0:
-        return SPARKS[0] * len(values)
-    return "".join(SPARKS[min(len(SPARKS) - 1, int(v / top * (len(SPARKS) - 1) + 0.5))] for v in values)
 
 
 class _Display:
@@ -270,14 +259,16 @@ class _Display:
         from rich.text import Text
 
         from labtui.render.result_tables import fmt_iops, fmt_mib
+        from labtui.render.sparkline import sparkline
 
         table = Table(show_edge=False, pad_edge=False, box=None)
-        for column in ("host", "state", "step", "IOPS", "MiB/s", ""):
+        for column in ("host", "state", "step", "IOPS", "MiB/s", "recent MiB/s"):
             table.add_column(column, no_wrap=True)
         for r in self.fleet.runs if self.fleet else ():
             x = r.sample.sample if r.sample is not None and r.state == "running" else None
-            table.add_row(r.name, Text(r.state, style=STATE_STYLES.get(r.state, "")),
-                          r.step_text() + (f" [{r.phase}]" if r.phase and r.state == "running" else ""),
+            state = r.state_text()
+            # Text, not str: rich reads a str as markup (a host's name or step in brackets would vanish).
+            table.add_row(Text(r.name), Text(state, style=STATE_STYLES.get(state, "")), Text(r.step_text()),
                           fmt_iops(x.iops) if x else "", fmt_mib(x.mib_s) if x else "", sparkline(r.spark_mib))
         return table
 

@@ -36,6 +36,7 @@ from labtui.engine.events import (
 from labtui.errors import LabtuiError
 from labtui.fleet import wire
 from labtui.fleet.hosts import Host
+from labtui.printable import printable
 from labtui.model import DirectionStats, HostInfo, RunResult, StepResult, now
 
 START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before
@@ -96,6 +97,14 @@ class HostRun:
         """What decides the exit code: "pass", "fail", "cannot tell" for a check, else the state."""
         if self.check_report is not None and self.state == COMPLETED:
             return str(self.check_report.get("outcome"))
+        return self.state
+
+    def state_text(self) -> str:
+        """The state in a word, with a running step's phase: "warm-up", "measuring", "completed" ..."""
+        if self.state in ENDED:
+            return self.outcome
+        if self.state == RUNNING:
+            return {"warmup": "warm-up", "measure": "measuring"}.get(self.phase or "", RUNNING)
         return self.state
 
     def step_text(self) -> str:
@@ -228,7 +237,7 @@ class Fleet:
             return
         with contextlib.suppress(LabtuiError, wire.WireError):
             host_run.facts = wire._model(HostInfo, message.get("host", {}))
-        host_run.labtui = str(message.get("labtui"))
+        host_run.labtui = printable(str(message.get("labtui")))
         different = wire.mismatch(message)
         if different:
             self._end(host_run, REFUSED, f"{host.name} is refused: {different}")
@@ -243,7 +252,7 @@ class Fleet:
         self._tell(proc, request)
         message = await self._next(proc)
         if message is None or message["type"] != "ready":
-            reason = message.get("reason") if message and message["type"] == "refused" else None
+            reason = printable(str(message.get("reason"))) if message and message["type"] == "refused" else None
             if reason is None:
                 await proc.wait()
                 reason = self._why_ended(host_run, proc.returncode, "before it was ready")
@@ -284,7 +293,7 @@ class Fleet:
             report = message.get("report")
             host_run.check_report = report if isinstance(report, dict) else None
         elif kind == "refused":
-            host_run.reason = str(message.get("reason"))
+            host_run.reason = printable(str(message.get("reason")))
         elif kind == "bye":
             code = message.get("exit_code")
             host_run.exit_code = code if isinstance(code, int) else None
@@ -435,7 +444,7 @@ class Fleet:
                 continue
             if not line:
                 return
-            text = line.decode("utf-8", "replace").rstrip()
+            text = printable(line.decode("utf-8", "replace").rstrip())  # no escape codes from a host reach a terminal
             if text:
                 host_run.stderr.append(text)
 

@@ -20,15 +20,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from labtui.errors import LabtuiError
-from labtui.fleet.session import COMPLETED, ENDED, Fleet, HostRun
+from labtui.fleet.session import COMPLETED, Fleet, HostRun
 from labtui.render.result_tables import fmt_iops, fmt_mib
+from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 
 FRAME_SECONDS = 0.5
 NARROW = 100
-SPARKS = "▁▂▃▄▅▆▇█"
-PLAIN_SPARKS = " .:-=+*#"  # the Linux console's font has no block elements
 SPARK_WIDTH = 16
 SETTING = "hosts_file"  # the hosts file last opened, remembered in the settings
 # (key, heading, width): the cells change with every sample, so the widths are fixed, not measured.
@@ -36,17 +35,6 @@ COLUMNS = (("host", "Host", 12), ("state", "State", 11), ("step", "Step", 30), (
            ("mib", "MiB/s", 8), ("recent", "Recent MiB/s", SPARK_WIDTH), ("verdict", "Verdict", 48))
 STATE_STYLES = {"completed": "$success", "pass": "$success", "failed": "$error", "fail": "$error",
                 "unreachable": "$error", "refused": "$error", "aborted": "$warning", "cannot tell": "$warning"}
-
-
-def sparkline(values, width: int = SPARK_WIDTH, glyphs: str = SPARKS) -> str:
-    """The last `width` values as bars scaled to their own maximum."""
-    values = list(values)[-width:]
-    if not values:
-        return ""
-    top = max(values)
-    if top <= 0:
-        return glyphs[0] * len(values)
-    return "".join(glyphs[min(len(glyphs) - 1, round(v / top * (len(glyphs) - 1)))] for v in values)
 
 
 class FleetScreen(Screen):
@@ -331,13 +319,9 @@ class FleetScreen(Screen):
 
     def _cells(self, r: HostRun) -> tuple:
         live = r.sample.sample if r.sample is not None and r.state == "running" else None
-        state = r.outcome if r.state in ENDED else r.state
-        if self.fleet is None or r not in self.fleet.runs:
-            state = "-"
-        elif r.state == "running":
-            state = {"warmup": "warm-up", "measure": "measuring"}.get(r.phase or "", "running")
+        state = r.state_text() if self.fleet is not None and r in self.fleet.runs else "-"
         step = r.step_text()
-        glyphs = PLAIN_SPARKS if getattr(self.app, "plain_glyphs", False) else SPARKS
+        glyphs = PLAIN_BARS if getattr(self.app, "plain_glyphs", False) else BARS
         # Content, not str: a DataTable reads a str as markup, and "[measure]" or a reason would vanish.
         return (
             Content(r.name),
@@ -345,7 +329,7 @@ class FleetScreen(Screen):
             Content(step),
             Content(fmt_iops(live.iops) if live else ""),
             Content(fmt_mib(live.mib_s) if live else ""),
-            Content.styled(sparkline(r.spark_mib, glyphs=glyphs), "$accent"),
+            Content.styled(sparkline(r.spark_mib, SPARK_WIDTH, glyphs), "$accent"),
             Content(self._verdict(r)),
         )
 
