@@ -123,6 +123,9 @@ def test_two_hosts_run_together_and_their_results_come_home(lab, tmp_path, labtu
         comparison = entry["comparison"]
         assert comparison["reference"] == "alpha" and comparison["hosts"] == ["alpha", "beta"]
         assert {s["step"] for s in comparison["steps"]} == {"Read 64K random", "Write 64K random"}
+    # One shared start: the hosts ran at the same time.
+    a, b = (e["result"] for e in report)
+    assert a["started"] < b["ended"] and b["started"] < a["ended"]
     local = _local_results(labtui_home)
     assert sorted(r["id"] for r in local) == sorted(e["result"]["id"] for e in report)
     # The copy holds what the host measured: its steps' exact counts.
@@ -249,6 +252,18 @@ def test_a_version_mismatch_or_an_unreachable_host_is_refused_while_the_others_r
     assert report["gone"]["status"] == "unreachable" and "127.0.0.9" in report["gone"]["reason"]
     assert report["bare"]["status"] == "unreachable" and "did not start there" in report["bare"]["reason"]
     assert f"[beta] refused: {refused['reason']}" in done.stderr
+
+
+def test_one_at_a_time_runs_each_host_after_the_last_and_a_login_greeting_is_skipped(lab, tmp_path, labtui_home):
+    alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
+    chatty = lab.entry(beta)
+    chatty["labtui"] = f"echo 'Welcome to the lab: be kind to the disks'; {chatty['labtui']}"
+    hosts = lab.hosts_file([lab.entry(alpha), chatty])
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts), "--json",
+                                     "--one-at-a-time"), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    first, second = (h["result"] for h in json.loads(done.stdout))
+    assert first["ended"] <= second["started"], "the second host started before the first had finished"
 
 
 def test_a_host_that_cannot_run_the_profile_says_why_and_nothing_is_written(lab, tmp_path, labtui_home):

@@ -10,10 +10,9 @@ are saved as aborted, there and here) and exits 1.
 
 from __future__ import annotations
 
-# Imported when a fleet command runs, not when `labtui --help` builds the parser (cli.py).
-import asyncio
+# Everything else is imported when a fleet command runs, not when `labtui --help` builds the
+# parser (cli.py): asyncio alone would add tens of milliseconds to every start.
 import contextlib
-import signal
 
 from labtui.errors import ExitCode
 
@@ -80,6 +79,8 @@ def _hosts(args):
 
 def run_fleet(args, *, check: bool, load_profile=None) -> int:
     """The fleet run; `load_profile(store, args)` is `labtui run`'s own (its -p and overrides)."""
+    import asyncio
+
     from labtui.commands.common import open_store, stderr
     from labtui.fleet.requests import ssh_program
     from labtui.fleet.session import Fleet
@@ -97,6 +98,9 @@ def run_fleet(args, *, check: bool, load_profile=None) -> int:
 
 
 async def _drive(fleet, display) -> None:
+    import asyncio
+    import signal
+
     loop = asyncio.get_running_loop()
     signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     received: list[str] = []
