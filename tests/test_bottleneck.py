@@ -340,3 +340,50 @@ def test_a_best_of_profile_holds_its_best_repetition_against_the_link():
     best = replace(result, profile=replace(result.profile, aggregate="best"))
     assert analyse(best).step(READ.name).used_bytes_per_second == pytest.approx(3500 * MIB, rel=1e-6)
     assert analyse(result).step(READ.name).used_bytes_per_second == pytest.approx(3250 * MIB, rel=1e-6)
+
+
+def test_the_headless_run_summary_says_what_limited_the_run(capsys):
+    import asyncio
+
+    from tui_support import scripted_run
+
+    from labtui.commands.progress import execute
+
+    result = run_result("20261201-120000-abcd", {READ: [iops_for(3393)], WRITE: [iops_for(1000, WRITE)]},
+                        target=SEED_TARGET)
+    runner = scripted_run(result, finished=True)
+    runner.result = result  # the engine's runner holds its result when it says the run finished
+    assert asyncio.run(execute(runner, as_json=False)) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "link: PCIe 3.0 x4 (8 GT/s × 4 lanes, 128b/130b encoding): at most 3,938 MB/s each way" in out
+    assert "Read 64K random: uses 90 % of a PCIe 3.0 x4 link (3,558 MB/s of 3,938 MB/s): the link limits it" in out
+    assert "Write 64K random:" not in out  # 27 % of the link: not what limited it, so not a line of the summary
+
+
+def test_labtui_disks_shows_each_link_and_warns_of_a_slow_one(tmp_path, monkeypatch, capsys):
+    from labtui.engine import devices
+
+    fake = build_lab_machine(tmp_path / "sys")  # its NVMe trained at 8 GT/s x2 in a 16 GT/s x4 slot
+    found = [read_disk(name, fake.root) for name in ("nvme0n1", "sda", "sdb")]
+    monkeypatch.setattr(devices, "list_disks", lambda **_: found)
+    monkeypatch.setattr(devices, "list_volumes", lambda **_: [])
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["disks"]) == 0
+    out = capsys.readouterr().out
+    assert "Gen3 x2 (max Gen4 x4)" in out and "SATA 6G" in out and "USB 5G" in out
+    assert ("warning: /dev/nvme0n1: link PCIe 3.0 x2, at most 1,969 MB/s: below the drive's PCIe 4.0 x4 "
+            "(16 GT/s x4, 7,877 MB/s); the port above it supports more") in " ".join(out.split())
+    assert main(["disks", "--json"]) == 0
+    disks = {d["name"]: d for d in json.loads(capsys.readouterr().out)["disks"]}
+    assert disks["nvme0n1"]["link"]["downgraded"] and round(disks["nvme0n1"]["link"]["mb_s"]) == 1969
+    assert disks["sda"]["link"]["name"] == "SATA 6 Gb/s" and disks["sdb"]["link"]["name"] == "USB 3.2 Gen 1 (5 Gb/s)"
+
+
+def test_a_sata_link_speed_that_differs_is_in_what_differs():
+    slow = replace(SATA_TARGET, sata_speed="3.0 Gbps")
+    a = run_result("a", {READ: [iops_for(280)]}, target=slow)
+    b = run_result("b", {READ: [iops_for(530)]}, target=SATA_TARGET)
+    comparison = compare([a, b])
+    assert {row.label: row.values for row in comparison.differences}["SATA / USB link"] == ("3.0 Gbps", "6.0 Gbps")
+    assert comparison.bottlenecks[0] == ("A: the link limits it (98 % of a SATA 3 Gb/s link); "
+                                         "B: the link limits it (93 % of a SATA 6 Gb/s link)")

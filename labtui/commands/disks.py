@@ -16,6 +16,7 @@ def run(args) -> int:
     from rich import box
     from rich.table import Table
 
+    from labtui.analysis import bottleneck
     from labtui.commands.common import print_json, stdout
     from labtui.engine import devices
     from labtui.units import human_size
@@ -26,7 +27,7 @@ def run(args) -> int:
         print_json(
             {
                 "host": asdict(devices.host_info()),
-                "disks": [devices.as_dict(d) for d in disks],
+                "disks": [devices.as_dict(d) | {"link": _link_json(bottleneck.link_of(d), d)} for d in disks],
                 "volumes": [devices.as_dict(v) for v in volumes],
             }
         )
@@ -34,14 +35,22 @@ def run(args) -> int:
     out = stdout()
     table = Table(box=box.SIMPLE_HEAD, title="Disks", title_justify="left")
     for name, justify in (("disk", "left"), ("kind", "left"), ("model", "left"), ("size", "right"),
-                          ("firmware", "left"), ("PCIe link", "left"), ("serial", "left")):
+                          ("firmware", "left"), ("link", "left"), ("serial", "left")):
         # A serial or firmware is copied into notes and tickets: wrap it, never cut it short.
         table.add_column(name, justify=justify, no_wrap=name in ("disk", "size"),  # type: ignore[arg-type]
                          overflow="fold" if name in ("serial", "firmware") else "ellipsis")
+    notes = []
     for d in disks:
+        link = bottleneck.link_of(d)
         table.add_row(d.path, d.kind, d.model or "unknown", human_size(d.size_bytes), d.firmware or "-",
-                      d.pcie_link or "-", d.serial or "-")
+                      link.short_with_best if link else "-", d.serial or "-",
+                      style="yellow" if link is not None and link.downgraded else "")
+        note = bottleneck.disk_note(d)
+        if note:
+            notes.append(f"{d.path}: link {note}")
     out.print(table)
+    for note in notes:
+        out.print(f"warning: {note}", style="yellow", highlight=False, markup=False)
     table = Table(box=box.SIMPLE_HEAD, title="Volumes", title_justify="left")
     for name, justify in (("mount point", "left"), ("file system", "left"), ("device", "left"), ("disk", "left"),
                           ("size", "right"), ("free", "right"), ("note", "left")):
@@ -53,3 +62,12 @@ def run(args) -> int:
                       human_size(v.size_bytes), human_size(v.free_bytes), ", ".join(notes))
     out.print(table)
     return 0
+
+
+def _link_json(link, disk) -> dict | None:
+    """A disk's link for --json: its name, ceiling, and whether it runs below the drive's best."""
+    from labtui.analysis import bottleneck
+
+    if link is None:
+        return None
+    return link.to_json() | {"note": bottleneck.disk_note(disk)}
