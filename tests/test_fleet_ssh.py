@@ -7,6 +7,7 @@ local side: it travels with the command.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import signal
@@ -300,3 +301,33 @@ def test_check_on_every_host_against_its_own_baseline(lab, tmp_path, labtui_home
         assert entry["check"]["baseline"] != entry["result"]["id"]
         assert entry["result"]["tags"] == ["check", f"host:{host.name}"]
         assert len(host.result_files()) == 2, "the check's run is saved on the host beside its baseline"
+
+
+def test_a_host_that_hears_nothing_from_the_local_side_stops_its_run_and_cleans_up(lab, tmp_path, labtui_home):
+    import psutil
+
+    from labtui.fleet.wire import SILENCE_SECONDS
+
+    alpha = lab.add("alpha", "127.0.0.2")
+    hosts = lab.hosts_file([lab.entry(alpha)])
+    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "120s")), "--hosts", str(hosts)),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    progress = _Lines(proc.stderr)
+    clients = []
+    try:
+        _wait(lambda: "[alpha] step 1/2" in progress.text(), 60, "the first step", proc)
+        # Frozen, the local labtui neither pings nor closes the link: the ssh connection stays up
+        # and carries nothing, as across a network cut that sends no reset.
+        clients = psutil.Process(proc.pid).children(recursive=True)
+        proc.send_signal(signal.SIGSTOP)
+        frozen = time.monotonic()
+        assert _gone(alpha, SILENCE_SECONDS + 20), "the host kept running for a local side that went silent"
+        assert time.monotonic() - frozen > SILENCE_SECONDS - 6, "it stopped before the silence was long enough"
+        _wait(lambda: list(alpha.target.iterdir()) == [], 10, "the host's test file to go")
+        assert len(alpha.result_files()) == 1, "the host keeps its own aborted result"
+        assert 'status = "aborted"' in alpha.result_files()[0].read_text()
+    finally:
+        for p in (psutil.Process(proc.pid), *clients):
+            with contextlib.suppress(psutil.Error):
+                p.kill()
+        proc.wait()

@@ -4,7 +4,8 @@ stdin and stdout belong to the wire alone: the agent keeps private copies of the
 at stderr (anything printed by mistake cannot corrupt the stream) and fd 0 at /dev/null (a
 command step's shell must not read the local side's messages). A thread reads stdin; a "stop"
 message, end of file, or a line that is not the wire format all mean stop, as does a failed
-write (the link is gone: nobody is watching the run).
+write (the link is gone: nobody is watching the run) and SILENCE_SECONDS without a word from
+the local side, which pings every PING_SECONDS (a link cut without a reset ends no read).
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ import contextlib
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from labtui.fleet.wire import MAX_LINE_BYTES, WireError, dumps, loads
+from labtui.fleet.wire import MAX_LINE_BYTES, SILENCE_SECONDS, WireError, dumps, loads
 
 
 class Channel:
-    def __init__(self, incoming: BinaryIO, out_fd: int) -> None:
+    def __init__(self, incoming: BinaryIO, out_fd: int, silence: float | None = SILENCE_SECONDS) -> None:
         self._in = incoming
         self._out = out_fd
         self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
@@ -29,8 +31,13 @@ class Channel:
         self._callback: Callable[[], None] | None = None
         self._send_lock = threading.Lock()
         self.broken = False  # a write failed: the other end is gone
+        self.silent = False  # the local side said nothing for `silence` seconds
+        self.silence = silence
+        self.heard = time.monotonic()  # when the local side last said anything (its pings included)
         self._reader = threading.Thread(target=self._read, name="labtui-agent-stdin", daemon=True)
         self._reader.start()
+        if silence is not None:
+            threading.Thread(target=self._watch, name="labtui-agent-silence", daemon=True).start()
 
     @classmethod
     def standard(cls) -> Channel:
@@ -50,6 +57,7 @@ class Channel:
                 line = self._in.readline(MAX_LINE_BYTES)
                 if not line:
                     break
+                self.heard = time.monotonic()
                 if not line.strip():
                     continue
                 try:
@@ -58,10 +66,21 @@ class Channel:
                     break  # not the local labtui: stop rather than guess
                 if message["type"] == "stop":
                     break
-                self._messages.put(message)
+                if message["type"] != "ping":
+                    self._messages.put(message)
         except (OSError, ValueError):
             pass
         self._stop()
+
+    def _watch(self) -> None:
+        # A link that stops carrying anything (a network cut with no reset, a local labtui frozen or
+        # gone without closing) ends no read: the local side's silence is the sign.
+        assert self.silence is not None
+        while not self._stopped.wait(1.0):
+            if time.monotonic() - self.heard > self.silence:
+                self.silent = True
+                self._stop()
+                return
 
     def _stop(self) -> None:
         with self._lock:

@@ -208,9 +208,11 @@ class Fleet:
             return
         self._procs[host.name] = proc
         errors = asyncio.create_task(self._read_stderr(host_run, proc))
+        pings = asyncio.create_task(self._ping(proc))
         try:
             await self._converse(host_run, proc)
         finally:
+            pings.cancel()
             self._ready[host.name].set()
             with contextlib.suppress(Exception):
                 proc.stdin.close()
@@ -447,6 +449,13 @@ class Fleet:
             text = printable(line.decode("utf-8", "replace").rstrip())  # no escape codes from a host reach a terminal
             if text:
                 host_run.stderr.append(text)
+
+    async def _ping(self, proc) -> None:
+        """Tell the agent, every few seconds, that this side is still there (it stops after a silence)."""
+        while self.stopping is None:
+            await asyncio.sleep(wire.PING_SECONDS)
+            if self.stopping is None:
+                self._tell(proc, {"type": "ping"})
 
     def _tell(self, proc, message: dict[str, Any]) -> None:
         with contextlib.suppress(Exception):

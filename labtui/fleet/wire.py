@@ -35,7 +35,9 @@ Local -> agent:
      "fail_on": [...], "duration", "file_size", "params": [...]}
     {"type": "start", "delay": 0.8}      start after this many seconds (the hosts' shared instant)
     {"type": "stop"}                     stop the run (its partial result is saved as aborted)
-End of file on the agent's stdin (ssh gone, the local labtui killed) stops the run too.
+    {"type": "ping"}                     every 5 s: the local side is there
+End of file on the agent's stdin (ssh gone, the local labtui killed) stops the run too, and so
+do 30 s without any message (a link cut without a reset, a local labtui frozen).
 
 Lines that are not JSON objects before "hello" (a login shell's greeting) are skipped by the
 reader; after it, one is a protocol error.
@@ -64,6 +66,8 @@ from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, Sample, Step, St
 from labtui.results import result_file
 
 PROTOCOL = 1
+PING_SECONDS = 5.0  # the local side says at least this often that it is there
+SILENCE_SECONDS = 30.0  # an agent that hears nothing for this long stops its run (the link is gone)
 # A line longer than this is not one labtui wrote (a result is at most a few MiB of TOML).
 MAX_LINE_BYTES = 96 * 1024 * 1024
 
