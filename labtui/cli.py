@@ -41,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmark disks on lab machines. Without a command, opens the terminal UI.",
     )
     parser.add_argument("--version", action="version", version=f"labtui {__version__}")
-    parser.add_argument("--hosts", metavar="FILE", help="open the TUI on its Fleet screen with this hosts file")
+    # Its own dest: a sub-command's --hosts default would overwrite it (`labtui --hosts F run` is refused below).
+    parser.add_argument("--hosts", metavar="FILE", dest="tui_hosts",
+                        help="open the TUI on its Fleet screen with this hosts file")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         # A command named like a Python keyword lives in a module with a trailing underscore; "-" is "_".
@@ -58,12 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from labtui.errors import LabtuiError
 
+    if args.command is not None and args.tui_hosts is not None:
+        parser.error(f"--hosts before the command opens the TUI; give it after: labtui {args.command} --hosts FILE")
+
     if args.command is None:
         # Imported here: Textual takes a while to load, and `labtui --help` must stay fast.
         from labtui.app import run_app
 
         try:
-            return run_app(hosts_file=args.hosts)
+            return run_app(hosts_file=args.tui_hosts)
         except LabtuiError as exc:
             print(f"labtui: error: {exc}", file=sys.stderr)
             return ExitCode.BAD_INPUT

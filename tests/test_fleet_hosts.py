@@ -97,3 +97,8 @@ def test_the_readme_lab_is_a_hosts_file_labtui_reads():
     jump = hosts[2].ssh_argv("agent")
     assert jump[jump.index("-J") + 1] == "lab@gateway.example.org"
     assert hosts[1].remote_command("agent") == "env LABTUI_HOME=/srv/labtui /home/lab/.local/bin/labtui agent"
+
+
+def test_hosts_before_a_command_is_refused_rather_than_quietly_running_here(tmp_path, labtui_home):
+    done = subprocess.run(labtui_cmd("--hosts", str(tmp_path / "lab.toml"), "run"), capture_output=True, text=True)
+    assert done.returncode == 2 and "give it after: labtui run --hosts FILE" in done.stderr
