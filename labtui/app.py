@@ -135,6 +135,8 @@ class LabtuiApp(App[None]):
     active_run = None
     # A result whose run History asked to repeat; the Run screen takes it when it is shown.
     pending_run: RunResult | None = None
+    # The volumes the Disks screen asked to run the profile on, in turn; the Run screen takes them.
+    pending_sweep: list[Target] | None = None
 
     def __init__(
         self,
@@ -343,6 +345,22 @@ class LabtuiApp(App[None]):
                 danger=True), answer)
             return
         self._run_again(result)
+
+    def run_on_volumes(self, targets: list[Target]) -> None:
+        """Run the chosen profile on each of `targets` in turn (the Run screen starts them and ends on
+        their comparison), as `labtui run --all-volumes` does for every eligible volume."""
+        if self.run_active:
+            self.notify("A run is going: wait for it or cancel it on the Run screen (r).", severity="warning")
+            return
+        if self.profile is None:
+            self.notify("Choose a profile on the Workload screen (w) first.", severity="warning")
+            return
+        self.pending_sweep = list(targets)
+        self.switch_mode("run")
+        from labtui.screens.run import RunScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, RunScreen):
+            self.pop_screen()
 
     def _run_again(self, result: RunResult) -> None:
         # The profile exactly as it ran (durations and file size included), not today's file of that name.

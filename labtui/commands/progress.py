@@ -68,6 +68,11 @@ def confirm(runner, plan) -> bool:
     for step in profile.steps:
         if not step.is_io:
             err.print(f"  {step.name}: {runner.commands.command_line(step, plan.directory, 0)}", markup=False)
+    return go_ahead(err)
+
+
+def go_ahead(err) -> bool:
+    """Ask "Go ahead?" on the terminal; anything but yes (or end of input) leaves everything unwritten."""
     try:
         answer = input("Go ahead? [y/N] ")
     except EOFError:

@@ -9,6 +9,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("-p", "--profile", default="quick-sanity", help="profile name or .toml file (default: quick-sanity)")
     parser.add_argument("-t", "--target", help="directory on the volume to test (default: the current one; with "
                         "--hosts, each host's own target)")
+    parser.add_argument("--all-volumes", action="store_true",
+                        help="run on every fixed, writable volume with room for the test file, one result each "
+                             "(tagged volume:MOUNT), then compare them; the others are skipped with the reason")
     parser.add_argument("-e", "--engine", default="native", help="native (default), fio or diskspd")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
@@ -35,6 +38,8 @@ def load_profile(store, args):
 
     # An empty -t must not quietly mean the current directory.
     given(args.target, "--target", "a directory (. is the current one)")
+    if getattr(args, "all_volumes", False) and args.target is not None:
+        raise ValidationError("give a target or --all-volumes, not both", "--target")
     profile = store.profile(given(args.profile, "--profile"))
     duration = parse_duration(args.duration, field="--duration") if given(args.duration, "--duration") else None
     file_size = parse_size(args.file_size, field="--file-size") if given(args.file_size, "--file-size") else None
@@ -53,6 +58,10 @@ def run(args) -> int:
     from labtui.params import parse_assignments
     from labtui.units import parse_duration
 
+    if args.hosts and args.all_volumes:
+        from labtui.errors import ValidationError
+
+        raise ValidationError("runs on this machine's volumes: give --hosts or --all-volumes, not both", "--all-volumes")
     if args.hosts:
         from labtui.commands.fleet import run_fleet
 
@@ -62,9 +71,13 @@ def run(args) -> int:
 
         raise ValidationError("goes with --hosts (one host after another)", "--one-at-a-time")
     store = open_store()
-    if args.target is None:
+    if args.target is None and not args.all_volumes:
         args.target = "."
     profile = load_profile(store, args)
+    if args.all_volumes and args.destroy_data:
+        from labtui.errors import ValidationError
+
+        raise ValidationError("--all-volumes writes test files on mounted volumes, never a raw device", "--destroy-data")
     options = RunOptions(
         engine=args.engine,
         tags=tuple(args.tag),
@@ -73,7 +86,11 @@ def run(args) -> int:
         destroy_data=args.destroy_data,
         params=parse_assignments(args.param),
     )
-    runner = Runner(profile, args.target, store, options)
+    if args.all_volumes:
+        from labtui.commands.sweep import run_sweep
+
+        return run_sweep(profile, store, options, as_json=args.json, yes=args.yes)
+    runner = Runner(profile, args.target or ".", store, options)
     plan = runner.preflight()
     if not args.yes and not confirm(runner, plan):
         runner.close()  # the raw device it holds is free again

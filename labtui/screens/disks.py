@@ -2,7 +2,9 @@
 
 Discovery runs in a thread worker so the screen paints at once; F5 reads everything again.
 Enter on a volume opens the directory picker; a volume a run cannot use (read-only, or memory
-or a container overlay for a cache-off profile) is marked and refused with the reason.
+or a container overlay for a cache-off profile) is marked and refused with the reason. Space
+marks volumes and R runs the profile on each marked one in turn, as the seed post's script
+runs DiskSpd on every volume; the Run screen ends on their comparison.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from labtui.tui.columns import fit_widths, shorten
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.tui.styling import theme_style
+
+MARK = "•"  # before a marked volume's device, as History marks results
 
 # Disks people benchmark come first; loop devices and RAM disks last.
 _LOOPISH = ("loop", "ram", "zram")
@@ -108,12 +112,18 @@ class DisksScreen(Screen):
     BINDINGS = [
         Binding("f5,ctrl+r", "refresh_devices", "Refresh", id="disks-refresh",
                 tooltip="Read the disks, volumes and free space again"),
+        Binding("space", "mark", "Mark", id="disks-mark",
+                tooltip="Mark or unmark the volume: R runs the profile on each marked volume in turn"),
+        Binding("R", "run_marked", "Run on marked", id="disks-run-marked",
+                tooltip="Run the profile on each marked volume in turn, then compare the results"),
+        Binding("u", "unmark", "Unmark all", id="disks-unmark", show=False, tooltip="Clear every mark"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.scan: DeviceScan | None = None
         self.rows: dict[str, Row] = {}
+        self.marked: list[str] = []  # row keys of the marked volumes, in the order they were marked
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Disks")
@@ -227,6 +237,7 @@ class DisksScreen(Screen):
                     cell_style = warn
                 texts.append(Text(value, style=cell_style or "", justify="right" if key in ("size", "free") else "left"))
             table.add_row(*texts, key=row.key)
+        self.marked = [key for key in self.marked if key in self.rows]  # a volume unmounted meanwhile
         if keep in self.rows:
             table.move_cursor(row=table.get_row_index(keep))
         self._show_detail()
@@ -238,6 +249,8 @@ class DisksScreen(Screen):
             device = "" if volume.pseudo and not volume.device else (volume.device or volume.source).removeprefix("/dev/")
         else:
             device = disk.name if disk else ""
+        if row.key in self.marked:
+            device = f"{MARK} {device}"
         cells = {
             "device": device,
             "kind": disk.kind if disk else (_volume_kind(volume) if volume else ""),
@@ -273,6 +286,59 @@ class DisksScreen(Screen):
 
     def _profile_changed(self, _profile: object) -> None:
         self._fill()
+
+    # ------------------------------------------------------------------ marks
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("run_marked", "unmark"):
+            return bool(self.marked)
+        return True
+
+    def action_mark(self) -> None:
+        """Mark the volume under the cursor for a run on each marked volume (or unmark it)."""
+        row = self.current_row()
+        if row is None or self.scan is None:
+            return
+        if row.key in self.marked:
+            self.marked.remove(row.key)
+        else:
+            problem = self._sweep_problem(row)
+            if problem:
+                self.notify(problem, title="Cannot mark it", severity="warning")
+                return
+            self.marked.append(row.key)
+        self._fill()  # redraws the detail too
+        self.refresh_bindings()
+
+    def action_unmark(self) -> None:
+        self.marked = []
+        self._fill()
+        self.refresh_bindings()
+
+    def _sweep_problem(self, row: Row) -> str | None:
+        """Why a run on every marked volume could not use `row`, or None."""
+        if row.volume is None:
+            return f"{row.disk.path if row.disk else 'This disk'} has no mounted file system: mount one to run on it"
+        profile = self.app.profile
+        problem = refusal(row.volume, profile)
+        if problem is None and profile is not None:
+            problem = space_shortfall(row.volume.free_bytes, profile)
+        return problem
+
+    def action_run_marked(self) -> None:
+        """Run the profile on each marked volume in turn (the Run screen runs them and ends on their comparison)."""
+        if self.scan is None or not self.marked:
+            return
+        targets = []
+        volumes = list(self.scan.volumes)
+        for key in self.marked:
+            row = self.rows.get(key)
+            problem = "it is no longer mounted" if row is None else self._sweep_problem(row)
+            if problem:
+                self.notify(f"{key.removeprefix('vol:')}: {problem}", title="Not started", severity="error")
+                return
+            targets.append(Target.on(default_directory(row.volume, self.app.home, volumes), row.volume))
+        self.app.run_on_volumes(targets)
 
     # ------------------------------------------------------------------ detail and choice
 
@@ -329,6 +395,11 @@ class DisksScreen(Screen):
         elif profile is not None:
             lines.append(Content(f"Room for {profile.name}: it needs {human_size(profile.space_needed)}. "
                                  "Enter chooses this volume."))
+        if self.marked:
+            n = len(self.marked)
+            what = "this one" if n == 1 and row.key in self.marked else f"{n} volume{'s' if n != 1 else ''}"
+            lines.append(Content(f"Marked: {what}. R runs {profile.name if profile else 'the profile'} on each "
+                                 "marked volume in turn, then compares them."))
         return lines
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -99,6 +99,14 @@ class RunScreen(Screen):
         self._run_worker: Worker | None = None
         self._param_values: dict[str, dict[str, str]] = {}  # per profile: the values given last
         self._consented = None  # what a raw device held when the person agreed to destroy it
+        # A run on several volumes in turn (the Disks screen's marked ones): those still to run,
+        # the results so far, the volumes that could not start and why, and the run's inputs.
+        self._sweep: list[Target] | None = None
+        self._sweep_results: list[RunResult] = []
+        self._sweep_skipped: list[tuple[Target, str]] = []
+        self._sweep_total = 0
+        self._sweep_inputs: tuple[str, dict[str, str], tuple[str, ...]] | None = None
+        self._sweep_target: Target | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -150,6 +158,10 @@ class RunScreen(Screen):
             self._pending, self.app.pending_run = self.app.pending_run, None
             if self.engines:
                 self._start_pending()
+        if self.app.pending_sweep is not None and self.state not in ("starting", "running", "stopping"):
+            self._sweep, self.app.pending_sweep = list(self.app.pending_sweep), None
+            if self.engines:
+                self._start_sweep()
 
     def on_resize(self) -> None:
         self.query_one(StepCharts).set_single(self.size.width < NARROW)
@@ -252,6 +264,8 @@ class RunScreen(Screen):
             self._show_engines()
             if self._pending is not None:
                 self.call_after_refresh(self._start_pending)
+            elif self._sweep is not None:
+                self.call_after_refresh(self._start_sweep)
         elif name == "preflight":
             self._preflight_done(event.worker)
         elif name == "run":
@@ -302,7 +316,68 @@ class RunScreen(Screen):
         self._ask_params(profile, lambda params: self._ask_destroy(
             profile, target, lambda destroy: self._preflight(profile, target, engine, params, destroy)))
 
-    def _ask_params(self, profile: Profile, then: Callable[[dict[str, str]], None]) -> None:
+    # ------------------------------------------------------------------ several volumes in turn
+
+    def _start_sweep(self) -> None:
+        """Begin the run on each marked volume: the profile's parameters are asked once."""
+        targets = self._sweep
+        if not targets:
+            self._sweep = None
+            return
+        profile, engine = self.app.profile, self.engine()
+        if profile is None or engine is None:
+            self._sweep = None
+            self._say("Choose a profile (w) first." if profile is None else "No engine can run here: see the engine "
+                      "line above.", "warning" if profile is None else "error")
+            return
+        tags = self._typed_tags()
+        self._sweep_results, self._sweep_skipped, self._sweep_total = [], [], len(targets)
+
+        def go(params: dict[str, str]) -> None:
+            self._sweep_inputs = (engine, params, tags)
+            self._sweep_next()
+
+        def not_started() -> None:
+            self._sweep = None
+
+        self._ask_params(profile, go, not_started)
+
+    def _sweep_next(self) -> None:
+        """Start the next volume of the sweep, or end it on the comparison of its results."""
+        if self._sweep is None or self._sweep_inputs is None:
+            return
+        if not self._sweep:
+            self._end_sweep()
+            return
+        target = self._sweep.pop(0)
+        self._sweep_target = target
+        engine, params, tags = self._sweep_inputs
+        done = self._sweep_total - len(self._sweep)
+        self.notify(f"Volume {done} of {self._sweep_total}: {target.mount_point} ({target.directory})",
+                    title="Run on marked volumes")
+        self._preflight(self.app.profile, target, engine, params, None,
+                        tags=(*tags, f"volume:{target.mount_point}"))
+
+    def _end_sweep(self) -> None:
+        from labtui.screens.compare import CompareScreen
+
+        results = [r for r in self._sweep_results if r.status == "completed"]
+        skipped = self._sweep_skipped
+        self._sweep = self._sweep_inputs = self._sweep_target = None
+        lines = [f"{t.mount_point}: {why}" for t, why in skipped]
+        if skipped:
+            self.notify("\n".join(lines), title="Not run on", severity="warning", timeout=12)
+        if len(results) > 1:
+            self.app.push_screen(CompareScreen(results))
+        elif results:
+            self.notify("Only one volume ran to the end: nothing to compare it with.", title="Run on marked volumes")
+
+    def _typed_tags(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t.strip() for t in self.query_one("#setup-tags", Input).value.split(",")
+                                   if t.strip()))
+
+    def _ask_params(self, profile: Profile, then: Callable[[dict[str, str]], None],
+                    cancelled: Callable[[], None] | None = None) -> None:
         """A profile with parameters (zpaq-extract's archive) asks for their values, the last ones offered."""
         from labtui.screens.params import ParamsModal
 
@@ -313,6 +388,8 @@ class RunScreen(Screen):
         def answered(values: dict[str, str] | None) -> None:
             if values is None:
                 self._say("Not started.")
+                if cancelled is not None:
+                    cancelled()
                 return
             self._param_values[profile.name] = values
             then(values)
@@ -352,17 +429,17 @@ class RunScreen(Screen):
             check=lambda _text: None), answered)
 
     def _preflight(self, profile: Profile, target: Target, engine: str, params: dict[str, str],
-                   destroy: str | None) -> None:
+                   destroy: str | None, *, tags: tuple[str, ...] | None = None) -> None:
         from labtui.engine.runner import RunOptions, Runner
 
-        tags = tuple(dict.fromkeys(t.strip() for t in self.query_one("#setup-tags", Input).value.split(",")
-                                   if t.strip()))
+        tags = self._typed_tags() if tags is None else tags
         try:
             runner = Runner(profile, target.directory, self.app.store,
                             RunOptions(engine=engine, tags=tags, params=params, destroy_data=destroy,
                                        consented=self._consented if destroy else None))
         except LabtuiError as exc:
             self._say(f"Cannot start: {exc}", "error")
+            self._sweep_could_not(str(exc))
             return
         self._set_state("starting")
         self._say(f"Checking {target.directory} …")
@@ -375,6 +452,7 @@ class RunScreen(Screen):
             reason = str(error) if isinstance(error, LabtuiError) else f"internal error: {type(error).__name__}: {error}"
             self._set_state("done" if self.outcome is not None else "idle")
             self._say(Content.assemble(("Not started: ", "$error bold"), reason, "\nNothing was written."))
+            self._sweep_could_not(reason)
             return
         self.begin(worker.result)
 
@@ -696,6 +774,15 @@ class RunScreen(Screen):
         if result is not None and result.status == "completed":
             self.run_worker(lambda: find_previous(self.app.store, result), thread=True, exit_on_error=False,
                             name="previous")
+        if self._sweep is not None:
+            if result is not None:
+                self._sweep_results.append(result)
+            if result is None or result.status == "aborted":
+                # Cancelled: the volumes after this one are not run; what ran is still compared.
+                left = self._sweep or []
+                self._sweep_skipped += [(t, "not run: the run before it was stopped") for t in left]
+                self._sweep = []
+            self.call_after_refresh(self._sweep_next)
 
     def _show_done(self) -> None:
         result = self.outcome
@@ -754,6 +841,13 @@ class RunScreen(Screen):
                              f" of {result.profile.name} on this disk (A = {previous.id}, B = this run; "
                              "c shows it in full):")
         box.update(Group(head, comparison_renderable(comparison, theme_colours(self.app), method=False)))
+
+    def _sweep_could_not(self, reason: str) -> None:
+        """A volume of the sweep could not start: note why and go on with the next one."""
+        if self._sweep is None or self._sweep_target is None:
+            return
+        self._sweep_skipped.append((self._sweep_target, reason))
+        self.call_after_refresh(self._sweep_next)
 
     def action_scroll(self, pages: int) -> None:
         done = self.query_one("#run-done", VerticalScroll)

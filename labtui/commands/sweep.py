@@ -1,0 +1,135 @@
+"""`labtui run --all-volumes`: the profile on every eligible volume in turn, then their comparison.
+
+What the seed post's script does with DiskSpd, with labtui's results: one result per volume (tagged
+`volume:MOUNT`), each skipped volume named with its reason, and at the end the results compared
+(the first volume is the reference). The machine's volumes come from `engine.devices` unless a
+test passes them in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+from labtui.engine.volume_sweep import Skipped, SweepTarget, plan_sweep
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def run_sweep(profile, store, options, *, as_json: bool, yes: bool, volumes=None, disks=None,
+              home: Path | None = None) -> int:
+    from labtui.commands.common import stderr
+    from labtui.engine.devices import list_disks, list_volumes
+    from labtui.errors import LabtuiError
+
+    volumes = list_volumes() if volumes is None else volumes
+    disks = list_disks() if disks is None else disks
+    targets, skipped = plan_sweep(profile, volumes, disks, home or Path.home())
+    err = stderr()
+    for skip in skipped:
+        err.print(f"labtui: skipping {skip.volume.mount_point} ({skip.volume.filesystem}): {skip.reason}",
+                  markup=False, highlight=False)
+    if not targets:
+        raise LabtuiError(f"no volume can be tested with {profile.name}: each one was skipped (see above)")
+    if not yes and sys.stdin.isatty() and not _confirm(profile, targets, err):
+        return EXIT_BAD_INPUT
+    return asyncio.run(_sweep(profile, store, options, targets, skipped, as_json=as_json))
+
+
+def _confirm(profile, targets: Sequence[SweepTarget], err) -> bool:
+    from labtui.commands.progress import go_ahead
+    from labtui.units import format_size, human_duration
+
+    err.print(f"labtui will run {profile.name} (about {human_duration(profile.planned_seconds)} each) on "
+              f"{len(targets)} volume{'s' if len(targets) != 1 else ''}, writing a {format_size(profile.file_size)} "
+              "test file on each, one after another:", markup=False)
+    for t in targets:
+        err.print(f"  {t.volume.mount_point} ({t.volume.filesystem} on {t.volume.device}): {t.directory}", markup=False)
+    return go_ahead(err)
+
+
+async def _sweep(profile, store, options, targets: Sequence[SweepTarget], skipped: list[Skipped], *,
+                 as_json: bool) -> int:
+    from labtui.commands.common import print_json, result_json, stderr, stdout
+    from labtui.commands.progress import execute
+    from labtui.engine.runner import Runner
+    from labtui.errors import LabtuiError
+
+    err = stderr()
+    results = []
+    saved = []
+    failed = False
+    for n, target in enumerate(targets, 1):
+        volume = target.volume
+        err.print(f"labtui: volume {n} of {len(targets)}: {volume.mount_point} ({volume.filesystem} on "
+                  f"{volume.device})", markup=False, highlight=False)
+        runner = Runner(profile, target.directory, store, replace(options, tags=(*options.tags, target.tag)))
+        try:
+            await asyncio.to_thread(runner.preflight)
+        except LabtuiError as exc:
+            skipped.append(Skipped(volume, str(exc)))
+            err.print(f"labtui: skipping {volume.mount_point}: {exc}", markup=False, highlight=False)
+            continue
+        code = await execute(runner, as_json=False, report=False)
+        result = runner.result
+        if result is None:
+            failed = True
+            break
+        results.append(result)
+        saved.append((runner.saved_path, runner.save_error))
+        failed = failed or code != EXIT_OK
+        if result.status == "aborted":
+            err.print("labtui: the sweep was stopped; the volumes after this one were not tested", markup=False)
+            break
+    comparison = _comparison(results, store)
+    if as_json:
+        print_json({
+            "results": [result_json(r) | {"volume": t, "saved_to": str(p) if p else None, "save_error": e}
+                        for r, t, (p, e) in zip(results, [_volume_of(r) for r in results], saved)],
+            "skipped": [{"mount_point": s.volume.mount_point, "filesystem": s.volume.filesystem,
+                         "device": s.volume.device, "reason": s.reason} for s in skipped],
+            "comparison": comparison.to_json() if comparison is not None else None,
+        })
+    else:
+        _print(results, saved, skipped, comparison, stdout())
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _volume_of(result) -> str | None:
+    return next((t.removeprefix("volume:") for t in result.tags if t.startswith("volume:")), None)
+
+
+def _comparison(results, store):
+    from labtui.analysis.comparison import compare
+    from labtui.analysis.known_noise import hint_from_store
+
+    done = [r for r in results if r.status == "completed"]
+    return compare(done, hint=hint_from_store(store, done)) if len(done) > 1 else None
+
+
+def _print(results, saved, skipped: list[Skipped], comparison, out) -> None:
+    from rich.text import Text
+
+    from labtui.render.comparison import comparison_renderable
+    from labtui.render.result_tables import result_steps_table
+
+    for result, (path, error) in zip(results, saved):
+        out.print(Text(f"{_volume_of(result)}: {result.id} ({result.status})", style="bold"))
+        out.print(result_steps_table(result))
+        if error is None:
+            out.print(f"saved to {path}", soft_wrap=True, markup=False, highlight=False)
+        else:
+            out.print(f"NOT saved: {error}", soft_wrap=True, markup=False, highlight=False)
+    if skipped:
+        out.print(Text("Skipped volumes", style="bold"))
+        for s in skipped:
+            out.print(f"  {s.volume.mount_point} ({s.volume.filesystem}): {s.reason}", soft_wrap=True, markup=False,
+                      highlight=False)
+    if comparison is not None:
+        out.print(Text("The volumes compared (A is the first)", style="bold"))
+        out.print(comparison_renderable(comparison))
+    elif results:
+        out.print("Only one volume was tested: nothing to compare it with.", markup=False)

@@ -1,0 +1,132 @@
+"""Which volumes a run on every volume tests, where it writes on each, and why it skips the others.
+
+The seed post's script (Test-ConfigMgrWorkload.ps1) runs DiskSpd "against every volume on the
+server": every fixed local disk (WMI DriveType 3), skipping one without the test file's size plus
+10 GB free. Here that is every mounted file system on a fixed disk that can be written: memory and
+container file systems, network and other file systems with no disk under them, removable media,
+loop devices (a file on another file system), read-only mounts and a second mount of a file system
+already listed are skipped, each with its reason, and so is a volume without the profile's test
+file plus free-space margin free (configmgr-sql's margin is the script's 10 GiB). Pure: the caller
+passes the volumes and disks (a test injects them), and nothing is created here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from labtui.engine.devices import Disk, Volume
+from labtui.model import Profile
+
+# Loop devices are files on another file system; RAM disks and zram are memory.
+VIRTUAL_DISKS = ("loop", "ram", "zram")
+MEMORY_FS = ("tmpfs", "ramfs", "devtmpfs")
+CONTAINER_FS = ("overlay", "overlayfs", "aufs", "squashfs")
+
+
+@dataclass(frozen=True)
+class SweepTarget:
+    """A volume the sweep runs on, and the directory its test file goes in."""
+
+    volume: Volume
+    directory: Path
+
+    @property
+    def tag(self) -> str:
+        return volume_tag(self.volume)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    volume: Volume
+    reason: str
+
+
+def volume_tag(volume: Volume) -> str:
+    """The tag a sweep's result carries: which volume it ran on ("volume:/", "volume:/data")."""
+    return f"volume:{volume.mount_point}"
+
+
+def plan_sweep(
+    profile: Profile,
+    volumes: Sequence[Volume],
+    disks: Sequence[Disk],
+    home: Path,
+    *,
+    writable: Callable[[Path], bool] | None = None,
+) -> tuple[list[SweepTarget], list[Skipped]]:
+    """The volumes a sweep runs `profile` on, in order, and those it skips with their reasons.
+
+    `writable(path)` says whether this process may create the test file there (os.access on the
+    nearest existing directory unless a test injects it).
+    """
+    writable = writable or _writable
+    by_name = {d.name: d for d in disks}
+    chosen: list[SweepTarget] = []
+    skipped: list[Skipped] = []
+    seen: dict[str, str] = {}  # file system (dev id) -> the mount point it is tested at
+    for volume in volumes:
+        reason = _unfit(volume, by_name.get(volume.disk or ""), profile)
+        if reason is None and volume.dev_id and volume.dev_id in seen:
+            reason = f"the same file system as {seen[volume.dev_id]}, which is tested already"
+        directory = sweep_directory(volume, home, volumes)
+        if reason is None and not writable(directory):
+            reason = f"permission denied: cannot write in {_existing(directory)}"
+        if reason is not None:
+            skipped.append(Skipped(volume, reason))
+            continue
+        if volume.dev_id:
+            seen[volume.dev_id] = volume.mount_point
+        chosen.append(SweepTarget(volume, directory))
+    return chosen, skipped
+
+
+def _unfit(volume: Volume, disk: Disk | None, profile: Profile) -> str | None:
+    fs = volume.filesystem
+    if fs in MEMORY_FS:
+        return f"{fs} keeps its files in memory: no disk to measure"
+    if fs in CONTAINER_FS or (volume.pseudo and not volume.device):
+        return f"{fs} is a pseudo file system (a container's or an image's layers), not a disk"
+    if volume.read_only:
+        return "mounted read-only: nothing can be written there"
+    if not volume.device:
+        return f"{fs} from {volume.source} has no disk under it (network or virtual file system)"
+    name = volume.disk or os.path.basename(volume.device)
+    if name.startswith("loop"):
+        return f"on {name}, a loop device (a file on another file system), not a fixed disk"
+    if name.startswith(VIRTUAL_DISKS):
+        return f"on {name}, a memory device, not a fixed disk"
+    if disk is not None and disk.removable:
+        return f"on removable media ({disk.kind}, /dev/{disk.name}): not a fixed disk"
+    if disk is not None and disk.read_only:
+        return f"/dev/{disk.name} is read-only"
+    if volume.free_bytes is None:
+        return "its free space cannot be read"
+    shortfall = profile.space_shortfall(volume.free_bytes)
+    if shortfall:
+        return f"not enough free space: {shortfall}"
+    return None
+
+
+def sweep_directory(volume: Volume, home: Path, volumes: Sequence[Volume]) -> Path:
+    """Where the test file goes on `volume`: the home directory where it lives on this volume (a
+    person's own space), else `<mount point>/labtui` (created for the run and removed after)."""
+    # By the path alone (the deepest mount point holding it): the volumes may be a test's.
+    where = os.path.abspath(home)
+    owners = [v for v in volumes if where == v.mount_point or where.startswith(v.mount_point.rstrip("/") + "/")]
+    owner = max(owners, key=lambda v: len(v.mount_point), default=None)
+    if owner is not None and owner.mount_point == volume.mount_point:
+        return home
+    return Path(volume.mount_point) / "labtui"
+
+
+def _existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _writable(path: Path) -> bool:
+    return os.access(_existing(path), os.W_OK | os.X_OK)

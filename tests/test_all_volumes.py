@@ -1,0 +1,239 @@
+"""Every volume, as the post's script does: `labtui run --all-volumes`, its skip rules, its results
+tagged with their volume and compared, and the script's CSV (`export --format configmgr-csv`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import labtui_cmd
+from labtui.commands.sweep import run_sweep
+from labtui.engine.devices import Disk, Volume, list_disks, list_volumes
+from labtui.engine.runner import RunOptions
+from labtui.engine.volume_sweep import plan_sweep, volume_tag
+from labtui.model import Profile, Step
+from labtui.render.export import CONFIGMGR_COLUMNS, configmgr_rows, render
+from labtui.results.store import Store, builtin_profiles
+from factories import make_result
+
+GIB = 1024**3
+MIB = 1024**2
+
+DISKS = (
+    Disk(name="nvme0n1", path="/dev/nvme0n1", kind="NVMe", model="WD_BLACK SN850X 4000GB"),
+    Disk(name="sda", path="/dev/sda", kind="SATA SSD", model="CT500MX500SSD1"),
+    Disk(name="sdc", path="/dev/sdc", kind="USB", model="SanDisk Ultra", removable=True),
+    Disk(name="loop3", path="/dev/loop3", kind="virtual"),
+)
+
+
+def vol(mount: str, fs: str = "ext4", *, device: str | None = "/dev/nvme0n1p2", disk: str | None = "nvme0n1",
+        free: int | None = 400 * GIB, dev_id: str | None = None, **kw) -> Volume:
+    return Volume(mount_point=mount, source=device or fs, filesystem=fs, device=device, disk=disk,
+                  free_bytes=free, size_bytes=900 * GIB, dev_id=dev_id or f"id:{mount}", **kw)
+
+
+MACHINE = (
+    vol("/", dev_id="259:2"),
+    vol("/data", "xfs", device="/dev/sda1", disk="sda"),
+    vol("/small", device="/dev/sda2", disk="sda", free=25 * GIB),
+    vol("/dev/shm", "tmpfs", device=None, disk=None, pseudo=True),
+    vol("/var/lib/docker/overlay2/x/merged", "overlay", device=None, disk=None, pseudo=True),
+    vol("/mnt/share", "nfs4", device=None, disk=None),
+    vol("/mnt/iso", "iso9660", device="/dev/sr0", disk="sr0", read_only=True),
+    vol("/media/stick", "vfat", device="/dev/sdc1", disk="sdc"),
+    vol("/mnt/image", device="/dev/loop3", disk="loop3"),
+    vol("/srv/again", dev_id="259:2"),  # a second mount of the root file system
+)
+
+
+def test_the_scripts_rules_pick_fixed_writable_disks_with_room():
+    sql = next(p for p in builtin_profiles() if p.name == "configmgr-sql")  # 20 GiB file + 10 GiB margin
+    targets, skipped = plan_sweep(sql, MACHINE, DISKS, Path("/home/lab"), writable=lambda _p: True)
+    assert [t.volume.mount_point for t in targets] == ["/", "/data"]
+    assert [t.directory for t in targets] == [Path("/home/lab"), Path("/data/labtui")]  # home, on its volume
+    assert [t.tag for t in targets] == ["volume:/", "volume:/data"]
+    reasons = {s.volume.mount_point: s.reason for s in skipped}
+    assert set(reasons) == {v.mount_point for v in MACHINE} - {"/", "/data"}
+    assert reasons["/small"].startswith("not enough free space: configmgr-sql needs 30.0 GiB")
+    assert "in memory" in reasons["/dev/shm"]
+    assert "pseudo file system" in reasons["/var/lib/docker/overlay2/x/merged"]
+    assert "no disk under it" in reasons["/mnt/share"]
+    assert "read-only" in reasons["/mnt/iso"]
+    assert "removable media" in reasons["/media/stick"]
+    assert "loop device" in reasons["/mnt/image"]
+    assert reasons["/srv/again"] == "the same file system as /, which is tested already"
+    assert all("\n" not in r for r in reasons.values())
+
+
+def test_the_home_directory_is_used_on_its_own_volume_and_permission_is_checked():
+    profile = Profile(name="p", file_size=MIB, free_space_margin=0, steps=(Step(name="s", block_size=4096),))
+    targets, _ = plan_sweep(profile, MACHINE[:2], DISKS, Path("/data/lab"), writable=lambda _p: True)
+    assert [t.directory for t in targets] == [Path("/labtui"), Path("/data/lab")]
+    targets, skipped = plan_sweep(profile, MACHINE[:2], DISKS, Path("/data/lab"),
+                                  writable=lambda p: not str(p).startswith("/labtui"))
+    assert [t.volume.mount_point for t in targets] == ["/data"]
+    assert skipped[0].reason.startswith("permission denied: cannot write in /")
+
+
+def _tiny() -> Profile:
+    return Profile(name="tiny", title="tiny", file_size=16 * MIB, free_space_margin=0, steps=(
+        Step(name="Read 64K random", block_size=65536, threads=1, outstanding=2, duration=0.5, warmup=0.0),
+        Step(name="Write 64K random", block_size=65536, write_percent=100, threads=1, outstanding=2, duration=0.5,
+             warmup=0.0),
+    ))
+
+
+@pytest.fixture
+def disk_dir(disk_dir, request) -> Path:
+    """A directory of this test's own on the module's real disk directory."""
+    path = disk_dir / request.node.name.replace("[", "-").replace("]", "")
+    path.mkdir()
+    return path
+
+
+def _injected(disk_dir: Path) -> tuple[list[Volume], tuple[Disk, ...]]:
+    """Two "volumes" whose mount points are real directories on a real disk, and a tmpfs."""
+    volumes = []
+    for name in ("a", "b"):
+        (disk_dir / name).mkdir()
+        volumes.append(vol(str(disk_dir / name), device="/dev/sda1", disk="sda", dev_id=f"fake:{name}"))
+    volumes.append(vol("/dev/shm", "tmpfs", device=None, disk=None, pseudo=True))
+    return volumes, DISKS
+
+
+def test_a_sweep_runs_each_volume_in_turn_tags_the_results_and_compares_them(disk_dir, tmp_path, capsys):
+    store = Store(tmp_path / "home")
+    volumes, disks = _injected(disk_dir)
+    code = run_sweep(_tiny(), store, RunOptions(tags=("sweep",), interval=0.25), as_json=True, yes=True,
+                     volumes=volumes, disks=disks, home=tmp_path / "nowhere")
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    data = json.loads(captured.out)
+    assert [r["volume"] for r in data["results"]] == [str(disk_dir / "a"), str(disk_dir / "b")]
+    for r, name in zip(data["results"], "ab"):
+        assert r["status"] == "completed" and r["tags"] == ["sweep", f"volume:{disk_dir / name}"]
+        assert r["target"]["path"] == str(disk_dir / name / "labtui")
+        assert store.find_result(r["id"]).tags == ("sweep", f"volume:{disk_dir / name}")
+    assert [s["mount_point"] for s in data["skipped"]] == ["/dev/shm"] and "memory" in data["skipped"][0]["reason"]
+    assert "skipping /dev/shm (tmpfs): tmpfs keeps its files in memory" in captured.err
+    comparison = data["comparison"]
+    assert [r["id"] for r in comparison["results"]] == [r["id"] for r in data["results"]]
+    assert [s["name"] for s in comparison["steps"]] == ["Read 64K random", "Write 64K random"]
+    assert not list((disk_dir / "a").iterdir())  # the test file and the directory made for it are gone
+
+    # The same without --json: each volume's table, the skipped ones, and the comparison.
+    code = run_sweep(_tiny(), store, RunOptions(interval=0.25), as_json=False, yes=True, volumes=volumes,
+                     disks=disks, home=tmp_path / "nowhere")
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"{disk_dir / 'a'}: " in out and f"{disk_dir / 'b'}: " in out and "Skipped volumes" in out
+    assert "The volumes compared (A is the first)" in out and "B vs A" in out
+
+
+def test_a_sweep_with_nothing_to_test_is_a_one_line_error(tmp_path, labtui_home):
+    from labtui.errors import LabtuiError
+
+    with pytest.raises(LabtuiError, match="no volume can be tested with tiny: each one was skipped"):
+        run_sweep(_tiny(), Store(labtui_home), RunOptions(), as_json=False, yes=True,
+                  volumes=[vol("/dev/shm", "tmpfs", device=None, disk=None, pseudo=True)], disks=DISKS)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-t", "/tmp"], "give a target or --all-volumes, not both"),
+    (["--destroy-data", "/dev/sdz"], "never a raw device"),
+])
+def test_all_volumes_refuses_a_target_or_a_raw_device(labtui_home, args, message):
+    out = subprocess.run(labtui_cmd("run", "--all-volumes", "--yes", *args), capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_all_volumes_on_this_machine(labtui_home):
+    """The real thing: every eligible volume here gets a result, every other one a reason."""
+    profile = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+    trial = profile.with_overrides(duration=0.5, file_size=16 * MIB)
+    planned, _ = plan_sweep(trial, list_volumes(), list_disks(), Path.home())
+    out = subprocess.run(labtui_cmd("run", "--all-volumes", "-p", "quick-sanity", "--duration", "500ms",
+                                    "--file-size", "16M", "--json", "--yes"),
+                         capture_output=True, text=True, timeout=600)
+    if not planned:
+        # A container's overlay root and nothing else (as on some CI machines): said in one line.
+        assert out.returncode == 2 and "no volume can be tested" in out.stderr
+        return
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    tested = {r["volume"] for r in data["results"]}
+    skipped = {s["mount_point"]: s["reason"] for s in data["skipped"]}
+    still_there = {v.mount_point for v in list_volumes()}
+    for target in planned:
+        if target.volume.mount_point in still_there:  # another test's scratch mount may come and go
+            assert target.volume.mount_point in tested | set(skipped)
+    assert tested and all(reason for reason in skipped.values())
+    assert all(r["status"] == "completed" and volume_tag_of(r) for r in data["results"])
+    for mount, reason in skipped.items():
+        assert mount not in tested and "\n" not in reason
+
+
+def volume_tag_of(result: dict) -> str | None:
+    return next((t for t in result["tags"] if t.startswith("volume:")), None)
+
+
+# --------------------------------------------------------------------------- the script's CSV
+
+
+def _sql_result(result_id: str, mount: str, minutes: int = 0):
+    """A configmgr-sql result: its four steps, with the figures of make_result's two."""
+    sql = next(p for p in builtin_profiles() if p.name == "configmgr-sql")
+    base = make_result(result_id, minutes=minutes)
+    read, write = base.steps
+    steps = tuple(replace(read if not s.writes else write, step=s) for s in sql.steps)
+    return replace(base, profile=sql, steps=steps, tags=(volume_tag(vol(mount)),),
+                   target=replace(base.target, mount_point=mount, path=f"{mount}/labtui"))
+
+
+def test_configmgr_csv_has_the_scripts_columns_and_parses_back(tmp_path):
+    results = [_sql_result("a", "/"), _sql_result("b", "/data", minutes=20)]
+    text = render(results, "configmgr-csv")
+    assert text.splitlines()[0] == '"ComputerName","Test","Disk","IOPS","Mbps","Latency","CPU"'
+    assert text.endswith("\r\n")  # Export-Csv's line ends
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == list(CONFIGMGR_COLUMNS)
+    assert [(r["Disk"], r["Test"]) for r in rows] == [
+        (disk, test) for disk in ("/", "/data")
+        for test in ("Read Test 01", "Read Test 02", "Write Test 01", "Write Test 02")]
+    first = rows[0]
+    step = results[0].steps[0]
+    assert first["ComputerName"] == "labbox"
+    assert float(first["IOPS"]) == pytest.approx(step.total.iops, abs=0.005)
+    assert float(first["Mbps"]) == pytest.approx(step.total.mib_s, abs=0.005)  # DiskSpd's MiB/s
+    assert float(first["Latency"]) == pytest.approx(step.latency.mean, abs=0.0005)
+    assert first["CPU"] == "12.50%"
+
+
+def test_configmgr_csv_gives_a_repeated_step_its_profiles_figure():
+    base = make_result("rep")
+    read, write = base.steps
+    ios = [30_000, 33_000]
+    steps = tuple(replace(read, repetition=i + 1, read=replace(read.read, ios=n, bytes=n * 65536))
+                  for i, n in enumerate(ios))
+    best = replace(base, profile=replace(base.profile, repeat=2, aggregate="best"), steps=steps)
+    mean = replace(best, profile=replace(best.profile, aggregate="mean"))
+    assert [r["IOPS"] for r in configmgr_rows([best])] == ["3300.00"]
+    assert [r["IOPS"] for r in configmgr_rows([mean])] == ["3150.00"]
+
+
+def test_export_configmgr_csv_from_the_command_line(labtui_home):
+    store = Store(labtui_home)
+    store.save_result(_sql_result("20240501-103005-beef", "/mnt/nvme"))
+    out = subprocess.run(labtui_cmd("export", "--format", "configmgr-csv"), capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert len(rows) == 4 and {r["Disk"] for r in rows} == {"/mnt/nvme"}

@@ -1,0 +1,100 @@
+"""The Disks screen's marks: several volumes marked, the profile run on each in turn with the real
+native engine, ending on their comparison; volumes a run cannot use are refused a mark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from labtui.engine.devices import Volume
+from labtui.engine.target_choice import DeviceScan
+from labtui.results.store import Store
+from labtui.screens.compare import CompareScreen
+from labtui.screens.disks import DisksScreen, VolumeTable
+from tui_support import FAKE_DISKS, disks_ready, make_app, screen_text, short_profile, wait_for
+
+GIB = 1024**3
+
+
+@pytest.fixture
+def disk_dir(disk_dir, request) -> Path:
+    """A directory of this test's own on the module's real disk directory."""
+    path = disk_dir / request.node.name.replace("[", "-").replace("]", "")
+    path.mkdir()
+    return path
+
+
+def _machine(disk_dir: Path) -> DeviceScan:
+    """The fake disks, with two volumes whose mount points are real directories on a real disk."""
+    volumes = []
+    for name, disk in (("a", "nvme0n1"), ("b", "sda")):
+        (disk_dir / name).mkdir()
+        volumes.append(Volume(mount_point=str(disk_dir / name), source=f"/dev/{disk}1", filesystem="ext4",
+                              device=f"/dev/{disk}1", disk=disk, size_bytes=100 * GIB, free_bytes=50 * GIB,
+                              dev_id=f"fake:{name}"))
+    volumes.append(Volume(mount_point="/dev/shm", source="tmpfs", filesystem="tmpfs", pseudo=True,
+                          size_bytes=16 * GIB, free_bytes=16 * GIB, dev_id="0:25"))
+    return DeviceScan(FAKE_DISKS, tuple(volumes))
+
+
+def _prepare(home: Path) -> None:
+    store = Store(home)
+    store.profiles_dir.mkdir(parents=True, exist_ok=True)
+    (store.profiles_dir / "tiny.toml").write_text(short_profile("tiny", "500ms"))
+    store.save_settings({"profile": "tiny", "profile_origin": "user"})
+
+
+async def _move_to(pilot, key: str) -> None:
+    table = pilot.app.screen.query_one(VolumeTable)
+    table.move_cursor(row=table.get_row_index(key))
+    await pilot.pause()
+
+
+async def test_marked_volumes_run_in_turn_and_end_on_their_comparison(labtui_home, disk_dir):
+    _prepare(labtui_home)
+    scan = _machine(disk_dir)
+    a, b = (f"vol:{disk_dir / n}" for n in "ab")
+    app = make_app(labtui_home, device_source=lambda: scan)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        screen = app.screen
+        assert "Run on marked" not in screen_text(app)  # nothing marked: the key is not offered
+        await _move_to(pilot, "vol:/dev/shm")
+        await pilot.press("space")
+        # Memory: refused, with the reason.
+        assert screen.marked == [] and any("tmpfs (memory)" in str(n.message) for n in app._notifications)
+        for key in (a, b):
+            await _move_to(pilot, key)
+            await pilot.press("space")
+        assert screen.marked == [a, b]
+        text = screen_text(app)
+        assert "• nvme0n1" in text and "• sda1" in text and "Run on marked" in text and "Mark" in text
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), timeout=120,
+                       what="the comparison of the two volumes")
+        results = app.screen.results
+        assert [r.target.path for r in results] == [str(disk_dir / "a" / "labtui"), str(disk_dir / "b" / "labtui")]
+        assert [r.tags for r in results] == [(f"volume:{disk_dir / 'a'}",), (f"volume:{disk_dir / 'b'}",)]
+        assert all(r.status == "completed" for r in results)
+        assert "B vs A" in screen_text(app)
+        saved, _broken = Store(labtui_home).load_results()
+        assert {r.id for r in saved} == {r.id for r in results}
+
+
+async def test_a_space_mark_toggles_and_unmark_clears(labtui_home, disk_dir):
+    _prepare(labtui_home)
+    scan = _machine(disk_dir)
+    a = f"vol:{disk_dir / 'a'}"
+    app = make_app(labtui_home, device_source=lambda: scan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        screen: DisksScreen = app.screen
+        await _move_to(pilot, a)
+        await pilot.press("space")
+        assert screen.marked == [a]
+        await pilot.press("space")
+        assert screen.marked == []
+        await pilot.press("space")
+        await pilot.press("u")
+        assert screen.marked == []
