@@ -12,11 +12,11 @@ import asyncio
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from labtui.engine.volume_sweep import Skipped, SweepTarget, plan_sweep
+from labtui.errors import ExitCode
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def run_sweep(profile, store, options, *, as_json: bool, yes: bool, volumes=None, disks=None,
@@ -35,7 +35,7 @@ def run_sweep(profile, store, options, *, as_json: bool, yes: bool, volumes=None
     if not targets:
         raise LabtuiError(f"no volume can be tested with {profile.name}: each one was skipped (see above)")
     if not yes and sys.stdin.isatty() and not _confirm(profile, targets, err):
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     return asyncio.run(_sweep(profile, store, options, targets, skipped, as_json=as_json))
 
 
@@ -80,7 +80,7 @@ async def _sweep(profile, store, options, targets: Sequence[SweepTarget], skippe
             break
         results.append(result)
         saved.append((runner.saved_path, runner.save_error))
-        failed = failed or code != EXIT_OK
+        failed = failed or code != ExitCode.OK
         if result.status == "aborted":
             err.print("labtui: the sweep was stopped; the volumes after this one were not tested", markup=False)
             break
@@ -95,7 +95,7 @@ async def _sweep(profile, store, options, targets: Sequence[SweepTarget], skippe
         })
     else:
         _print(results, saved, skipped, comparison, stdout())
-    return EXIT_FAILED if failed else EXIT_OK
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 def _volume_of(result) -> str | None:

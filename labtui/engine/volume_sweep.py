@@ -15,9 +15,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from labtui.engine.devices import Disk, Volume
+from labtui.engine.paths import nearest_existing
+from labtui.errors import LabtuiError
 from labtui.model import Profile
 
 # Loop devices are files on another file system; RAM disks and zram are memory.
@@ -123,9 +125,10 @@ def sweep_directory(volume: Volume, home: Path, volumes: Sequence[Volume]) -> Pa
 
 
 def _existing(path: Path) -> Path:
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
+    try:
+        return nearest_existing(path)[0]
+    except LabtuiError:
+        return path.parent  # a link to nowhere: the runner's preflight says so when the run starts
 
 
 def _writable(path: Path) -> bool:
