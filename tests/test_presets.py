@@ -19,7 +19,7 @@ from conftest import labtui_cmd
 from labtui.analysis.comparison import BETTER, SMALL, compare, summarize
 from labtui.engine import native_worker
 from labtui.engine.diskspd import caching_arg, diskspd_arguments
-from labtui.engine.events import RunFinished, StepFinished, StepStarted
+from labtui.engine.events import Paused, RunFinished, StepFinished, StepStarted
 from labtui.engine.fio import fio_arguments
 from labtui.engine.runner import RunOptions, Runner
 from labtui.errors import ValidationError
@@ -198,6 +198,7 @@ def test_a_preset_with_pauses_and_best_of_runs_for_real(engine, disk_dir, tmp_pa
     # that it is not waited for is the plan's rule, tested above, not a time to race here).
     gaps = [t - finished[e.index - 1] for e, t in started[1:]]
     assert gaps[0] >= 0.6 and gaps[1] >= 0.6
+    assert [(e.seconds, e.before) for e in events if isinstance(e, Paused)] == [(0.6, 1), (0.6, 2)]
     # The preparing pass is measured, shown, and not kept: two repetitions per step.
     assert [(s.name, s.repetition) for s in result.steps] == [("read", 1), ("read", 2), ("write", 1), ("write", 2)]
     assert all(s.total.ios > 0 for s in result.steps)
@@ -235,6 +236,7 @@ def test_show_json_and_export_say_how_a_figure_was_aggregated(disk_dir, labtui_h
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "(preparing pass, not counted)" in out.stderr
+    assert "pausing 200ms before step 2 (the profile's pause)" in out.stderr
     data = json.loads(out.stdout)
     first = data["statistics"][0]["metrics"][0]
     assert first["metric"] == "iops" and first["aggregate"] == "best" and first["aggregation"] == "best of 2"
@@ -342,3 +344,17 @@ def test_export_columns_hold_the_new_facts():
     assert {"aggregate", "write_through", "mb_s"} <= set(COLUMN_NAMES)
     rows = list(csv.DictReader(io.StringIO(render([make_result()], "csv"))))
     assert rows[0]["aggregate"] == "single run" and rows[0]["write_through"] == "false"
+
+
+def test_the_live_state_knows_a_pause_until_the_next_pass_starts():
+    from labtui.analysis.live import LiveRun
+
+    now = [100.0]
+    live = LiveRun(clock=lambda: now[0])
+    step = preset().steps[0]
+    live.handle(StepStarted(0, 6, step, 0, None))
+    live.handle(Paused(0.6, 1))
+    assert live.pause is not None and live.pause[0].before == 1 and live.pause[1] == 100.0
+    now[0] = 100.6
+    live.handle(StepStarted(1, 6, step, 1, None))
+    assert live.pause is None

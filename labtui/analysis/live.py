@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 
 from labtui.engine.events import (
+    Paused,
     PrepareProgress,
     RunFinished,
     RunStarted,
@@ -252,6 +253,7 @@ class LiveRun:
         self.started: RunStarted | None = None
         self.began: float | None = None
         self.prepare: PrepareProgress | None = None
+        self.pause: tuple[Paused, float] | None = None  # the pause going on, and when it began
         self.steps: list[LiveStep] = []
         self.warnings: list[str] = []
         self.finished: RunFinished | None = None
@@ -275,7 +277,10 @@ class LiveRun:
             self.started, self.began = event, now
         elif isinstance(event, PrepareProgress):
             self.prepare = event
+        elif isinstance(event, Paused):
+            self.pause = (event, now)
         elif isinstance(event, StepStarted):
+            self.pause = None
             if self.current is not None and self.current.ended is None:
                 self.current.ended = now
             self.steps.append(LiveStep(event, now, self.capacity))

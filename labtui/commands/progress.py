@@ -20,6 +20,7 @@ from rich.text import Text
 from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
 from labtui.engine.events import (
+    Paused,
     PrepareProgress,
     RunFinished,
     RunStarted,
@@ -39,7 +40,7 @@ from labtui.render.result_tables import (
     fmt_pct,
     result_steps_table,
 )
-from labtui.units import format_size, human_duration, human_size
+from labtui.units import format_duration, format_size, human_duration, human_size
 
 
 
@@ -132,6 +133,11 @@ class _Display:
         if run.prepare is not None and current is None:
             p = run.prepare
             lines.append(Text(f"preparing test file: {prepare_text(p)} ({100 * p.fraction:.0f}%), run ETA {eta}"))
+        if run.pause is not None:
+            pause, began = run.pause
+            left = max(0.0, pause.seconds - (run.clock() - began))
+            lines.append(Text(f"pausing before step {pause.before + 1}: {human_duration(left)} left (the profile's pause)"))
+            return Group(*lines)
         if current is not None:
             s = current.started
             step = s.step
@@ -190,6 +196,9 @@ class _Display:
             self.say(line)
             if r.output_tail:
                 self.say("  last output:\n" + "\n".join(f"    {x}" for x in r.output_tail.splitlines()))
+        elif isinstance(event, Paused):
+            if not self.live_mode:
+                self.say(f"pausing {format_duration(event.seconds)} before step {event.before + 1} (the profile's pause)")
         elif isinstance(event, RunWarning):
             self.say(f"warning: {event.message}", "yellow")
         self.update()

@@ -1,7 +1,8 @@
 """The typed event stream of a run. The TUI and the headless CLI consume the same events.
 
 A run emits, in order: RunStarted, PrepareProgress (while the test file is written), then for
-each step StepStarted, SampleTaken (one per interval, warm-up included), StepFinished; RunWarning
+each step StepStarted, SampleTaken (one per interval, warm-up included), StepFinished, and Paused
+before a pass the profile pauses for; RunWarning
 may come at any time; RunFinished ends the stream (not sent if the consumer cancelled the run:
 the runner still saves the aborted result and keeps it in `Runner.result`).
 """
@@ -58,6 +59,14 @@ class StepFinished:
 
 
 @dataclass(frozen=True)
+class Paused:
+    """The run idles before its next pass (the profile's `pause`: CrystalDiskMark's interval)."""
+
+    seconds: float
+    before: int  # the index of the pass that follows
+
+
+@dataclass(frozen=True)
 class RunWarning:
     message: str
 
@@ -68,4 +77,4 @@ class RunFinished:
     path: Path | None  # where the store saved it
 
 
-Event = RunStarted | PrepareProgress | StepStarted | SampleTaken | StepFinished | RunWarning | RunFinished
+Event = RunStarted | PrepareProgress | StepStarted | SampleTaken | StepFinished | Paused | RunWarning | RunFinished

@@ -26,6 +26,7 @@ from labtui.engine.guardian import Guardian
 from labtui.engine.paths import nearest_existing
 from labtui.engine.events import (
     Event,
+    Paused,
     PrepareProgress,
     RunFinished,
     RunStarted,
@@ -273,6 +274,7 @@ class Runner:
                 if pause > 0:
                     # Idle between passes (CrystalDiskMark's interval, the post's script's 5 s): the
                     # drive settles, nothing is measured.
+                    emit(Paused(pause, index))
                     await asyncio.sleep(pause)
                 hold = self._hold or self._lease
                 if hold is not None and step.is_io:

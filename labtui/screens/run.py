@@ -229,7 +229,7 @@ class RunScreen(Screen):
         else:
             parts = [f"{len(profile.steps)} step{'s' if len(profile.steps) != 1 else ''}"]
             if profile.repeat > 1 or profile.discard_first:
-                parts.append(f"each run {profile.passes_per_step} times, figure: {profile.aggregation_text()}")
+                parts.append(f"each step run {profile.passes_per_step} times: {profile.aggregation_text()}")
             if profile.pause:
                 parts.append(f"{format_duration(profile.pause)} pause between passes")
             if profile.needs_test_file:
@@ -549,6 +549,13 @@ class RunScreen(Screen):
         clock = f"run {human_duration(live.elapsed())} · ETA {human_duration(eta) if eta is not None else 'unknown'}"
         if self.state == "stopping":
             show(status, Content.styled("Stopping: the workers are being stopped, the test file removed …", "$warning"))
+            return
+        if live.pause is not None:
+            pause, began = live.pause
+            left = max(0.0, pause.seconds - (live.clock() - began))
+            show(status, Content.assemble((f"Pause before step {pause.before + 1} of {live.started.steps_total}", "bold"),
+                                          f" · {human_duration(left)} left, nothing measured (the profile's pause)",
+                                          f" · {clock}"))
             return
         if step is None:
             what = "writing the test file (incompressible data)" if live.prepare else "starting"
