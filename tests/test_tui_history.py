@@ -265,7 +265,7 @@ async def test_an_aborted_result_cannot_be_a_baseline_and_says_why(labtui_home):
         assert any("only a completed result" in n.message for n in app._notifications)
 
 
-@pytest.mark.parametrize("fmt", ["csv", "json"])
+@pytest.mark.parametrize("fmt", ["csv", "json", "configmgr-csv"])
 async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
     save_history(labtui_home)
     out = tmp_path / f"out.{fmt}"
@@ -279,11 +279,18 @@ async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
         await wait_for(pilot, lambda: isinstance(app.screen, ExportModal))
         if fmt == "json":
             await pilot.press("space", "space")  # CSV -> Markdown -> JSON
+        elif fmt == "configmgr-csv":
+            await pilot.press("space", "space", "space")  # ... -> the post's script's CSV
         await set_text(pilot, "#export-path", str(tmp_path / "missing-dir" / "x.csv"))
         assert widget_text(app, "#export-error") == f"{tmp_path / 'missing-dir'} is not a directory"
         await set_text(pilot, "#export-path", str(out))
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen)
+    if fmt == "configmgr-csv":
+        rows = list(csv.DictReader(out.read_text().splitlines()))
+        assert list(rows[0]) == ["ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU"]
+        assert [r["Test"] for r in rows] == ["Read Test 01", "Write Test 01"] * 2
+        return
     if fmt == "csv":
         rows = list(csv.DictReader(out.read_text().splitlines()))
     else:

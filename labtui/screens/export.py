@@ -23,7 +23,7 @@ from labtui.model import RunResult
 from labtui.results.files import atomic_write
 from labtui.widgets.choice import Choice
 
-SUFFIX = {"csv": ".csv", "markdown": ".md", "json": ".json"}
+SUFFIX = {"csv": ".csv", "markdown": ".md", "json": ".json", "configmgr-csv": ".csv"}
 
 
 def default_path(directory: Path, moment: datetime, fmt: str) -> Path:
@@ -64,7 +64,8 @@ class ExportModal(ModalScreen[Path | None]):
                          id="export-what", markup=False)
             with Horizontal(id="export-format-row"):
                 yield Static("Format", classes="export-label")
-                yield Choice((("CSV", "csv"), ("Markdown", "markdown"), ("JSON", "json")), id="export-format")
+                yield Choice((("CSV", "csv"), ("Markdown", "markdown"), ("JSON", "json"),
+                              ("ConfigMgr CSV", "configmgr-csv")), id="export-format")
             yield Input(str(default_path(self.directory, self.moment, "csv")), id="export-path",
                         select_on_focus=False, compact=True)
             yield Static("", id="export-error", markup=False)
