@@ -755,7 +755,9 @@ def _write_through(result: RunResult) -> str:
 
 
 def _figures(result: RunResult) -> str:
-    return result.profile.aggregation_text(max((s.repetition for s in result.steps), default=1))
+    # How, not how many: a single-run baseline and its 3-run check make their figures the same way.
+    how = "best pass (max throughput, min latency)" if result.profile.aggregate == "best" else "mean of the passes"
+    return how + ("; a preparing pass not counted" if result.profile.discard_first else "")
 
 
 def _params(result: RunResult) -> str:
