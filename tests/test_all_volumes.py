@@ -148,6 +148,7 @@ def test_a_sweep_with_nothing_to_test_is_a_one_line_error(tmp_path, labtui_home)
 @pytest.mark.parametrize("args, message", [
     (["-t", "/tmp"], "give a target or --all-volumes, not both"),
     (["--destroy-data", "/dev/sdz"], "never a raw device"),
+    (["--hosts", "hosts.toml"], "give --hosts or --all-volumes, not both"),
 ])
 def test_all_volumes_refuses_a_target_or_a_raw_device(labtui_home, args, message):
     out = subprocess.run(labtui_cmd("run", "--all-volumes", "--yes", *args), capture_output=True, text=True,
