@@ -387,3 +387,12 @@ def test_a_sata_link_speed_that_differs_is_in_what_differs():
     assert {row.label: row.values for row in comparison.differences}["SATA / USB link"] == ("3.0 Gbps", "6.0 Gbps")
     assert comparison.bottlenecks[0] == ("A: the link limits it (98 % of a SATA 3 Gb/s link); "
                                          "B: the link limits it (93 % of a SATA 6 Gb/s link)")
+
+
+def test_at_its_best_is_said_only_where_the_drive_s_best_is_known():
+    at_best = replace(SEED_TARGET, pcie_max_speed=GEN3)
+    step = analyse(run_result("b", {READ: [iops_for(3393)]}, target=at_best)).step(READ.name)
+    assert step.text.endswith("the link limits it (the drive's own best link: its interface is the limit)")
+    unknown = replace(SEED_TARGET, pcie_max_speed=None, pcie_max_width=None)  # only the current link recorded
+    step = analyse(run_result("u", {READ: [iops_for(3393)]}, target=unknown)).step(READ.name)
+    assert step.text.endswith("the link limits it (whether the drive supports a faster link is not recorded)")

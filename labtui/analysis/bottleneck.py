@@ -136,6 +136,11 @@ class Link:
         return bool((self.best_rate and self.best_rate > self.rate) or (self.best_lanes and self.best_lanes > self.lanes))
 
     @property
+    def best_known(self) -> bool:
+        """Whether the kernel said what the drive supports at best (so "at its best" can be claimed)."""
+        return self.best_rate is not None and (self.bus != "PCIe" or self.best_lanes is not None)
+
+    @property
     def best_name(self) -> str | None:
         if not self.downgraded:
             return None
@@ -393,8 +398,10 @@ def step_bottleneck(members: Sequence[StepResult], link: Link | None, aggregate:
         text = f"uses {_pct(share)} of a {link.name} link ({moved} of {_mb(link.bytes_per_second)}): the link limits it"
         if link.downgraded:
             text += f"; the drive supports {link.best_name} ({link.best_speed}); {link.cause()}"
-        else:
+        elif link.best_known:
             text += " (the drive's own best link: its interface is the limit)"
+        else:
+            text += " (whether the drive supports a faster link is not recorded)"
     else:
         verdict = NOT_LINK
         text = f"uses {_pct(share)} of a {link.name} link ({moved}): the link is not the limit"
