@@ -612,6 +612,7 @@ class TargetInfo:
     sata_speed: str | None = None  # the SATA link now, as libata says it: "6.0 Gbps"
     sata_max_speed: str | None = None  # the fastest the drive supports (its IDENTIFY data)
     usb_speed: str | None = None  # the USB device's signalling rate: "5000 Mb/s"
+    sas_speed: str | None = None  # the SAS link's negotiated rate: "12.0 Gbit"
     filesystem: str | None = None
     mount_point: str | None = None
 

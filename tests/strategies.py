@@ -163,7 +163,8 @@ targets = st.builds(
     serial=maybe_text, firmware=maybe_text, transport=maybe_text, rotational=st.none() | st.booleans(),
     size_bytes=maybe_int, pcie_speed=maybe_text, pcie_width=maybe_int, pcie_max_speed=maybe_text,
     pcie_max_width=maybe_int, pcie_port_max_speed=maybe_text, pcie_port_max_width=maybe_int,
-    sata_speed=maybe_text, sata_max_speed=maybe_text, usb_speed=maybe_text, filesystem=maybe_text, mount_point=maybe_text,
+    sata_speed=maybe_text, sata_max_speed=maybe_text, usb_speed=maybe_text, sas_speed=maybe_text,
+    filesystem=maybe_text, mount_point=maybe_text,
 )
 engines = st.builds(EngineInfo, name=text, version=maybe_text, command_line=maybe_text)
 

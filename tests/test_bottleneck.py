@@ -384,7 +384,7 @@ def test_a_sata_link_speed_that_differs_is_in_what_differs():
     a = run_result("a", {READ: [iops_for(280)]}, target=slow)
     b = run_result("b", {READ: [iops_for(530)]}, target=SATA_TARGET)
     comparison = compare([a, b])
-    assert {row.label: row.values for row in comparison.differences}["SATA / USB link"] == ("3.0 Gbps", "6.0 Gbps")
+    assert {row.label: row.values for row in comparison.differences}["SATA / SAS / USB link"] == ("3.0 Gbps", "6.0 Gbps")
     assert comparison.bottlenecks[0] == ("A: the link limits it (98 % of a SATA 3 Gb/s link); "
                                          "B: the link limits it (93 % of a SATA 6 Gb/s link)")
 
@@ -396,3 +396,23 @@ def test_at_its_best_is_said_only_where_the_drive_s_best_is_known():
     unknown = replace(SEED_TARGET, pcie_max_speed=None, pcie_max_width=None)  # only the current link recorded
     step = analyse(run_result("u", {READ: [iops_for(3393)]}, target=unknown)).step(READ.name)
     assert step.text.endswith("the link limits it (whether the drive supports a faster link is not recorded)")
+
+
+def test_sas_from_the_phy_of_the_disk_s_port(tmp_path):
+    fake = FakeSys(tmp_path / "sys")
+    host = "devices/pci0000:00/0000:00:03.0/0000:02:00.0/host0"
+    scsi = f"{host}/port-0:0/end_device-0:0/target0:0:0/0:0:0:0"
+    fake.file(f"{host}/phy-0:0/sas_phy/phy-0:0/negotiated_linkrate", "12.0 Gbit")
+    fake.file(f"{host}/phy-0:0/sas_phy/phy-0:0/maximum_linkrate_hw", "12.0 Gbit")
+    fake.link(f"{host}/port-0:0/phy-0:0", f"{host}/phy-0:0")
+    fake.file(f"{scsi}/vendor", "SEAGATE ")
+    fake.file(f"{scsi}/model", "ST4000NM0025    ")
+    fake.disk(f"{scsi}/block", "sdc", "8:32", sectors=7814037168, rotational=1, device=scsi)
+    disk = read_disk("sdc", fake.root)
+    assert disk.sas_speed == "12.0 Gbit"
+    link = link_of(disk)
+    assert (link.name, link.short, round(link.bytes_per_second / 1e6), link.full_duplex) == (
+        "SAS 12 Gb/s", "SAS 12G", 1200, True)
+    assert round(Link("SAS", 22.5).bytes_per_second / 1e6) == 2400  # SAS-4: 128b/150b
+    (fake.root / host / "phy-0:0/sas_phy/phy-0:0/negotiated_linkrate").write_text("Unknown\n")
+    assert read_disk("sdc", fake.root).sas_speed is None

@@ -4,6 +4,7 @@ trained below what the drive supports, and the CPU-bound case.
 Only what the kernel reports is used. A PCIe link carries its transfer rate times its lanes, less
 its line code (8b/10b at 2.5 and 5 GT/s, 128b/130b at 8, 16 and 32 GT/s, none at 64 GT/s in flit
 mode), in each direction at once; a SATA link its line rate less 8b/10b, one direction at a time;
+SAS less 8b/10b (3, 6, 12 Gb/s) or 128b/150b (22.5 Gb/s), each way;
 USB 3 less 8b/10b (5 Gb/s) or 128b/132b (10 Gb/s and up) each way, USB 2 what its bulk transfers
 carry (13 packets of 512 bytes per 125 µs microframe). Those are ceilings before packet and
 protocol overhead, so a step that moves 85 % of one has met the link: NVMe drives top out near 90 %
@@ -32,7 +33,7 @@ VERDICTS = (LINK, NOT_LINK, CPU, CACHE, OVER, UNKNOWN)
 _PCIE_GENERATIONS = {2.5: "1.0", 5.0: "2.0", 8.0: "3.0", 16.0: "4.0", 32.0: "5.0", 64.0: "6.0"}
 _PCIE_CODE = {2.5: (8, 10), 5.0: (8, 10), 8.0: (128, 130), 16.0: (128, 130), 32.0: (128, 130), 64.0: (1, 1)}
 # What to look at when a link limits a drive that could go faster, by bus.
-_BETWEEN = {"PCIe": "the adapter", "SATA": "the controller", "USB": "the enclosure"}
+_BETWEEN = {"PCIe": "the adapter", "SATA": "the controller", "SAS": "the controller", "USB": "the enclosure"}
 
 
 def _number(text: str | None, unit: str) -> float | None:
@@ -75,6 +76,8 @@ class Link:
             return _PCIE_CODE.get(self.rate)
         if self.bus == "SATA":
             return (8, 10)
+        if self.bus == "SAS":
+            return (128, 150) if self.rate >= 22.5 else (8, 10)
         if self.rate >= 10_000:
             return (128, 132)
         if self.rate >= 5_000:
@@ -84,7 +87,7 @@ class Link:
     @property
     def full_duplex(self) -> bool:
         """Whether reads and writes each have their own lanes (so a mixed step uses the busier direction)."""
-        return self.bus == "PCIe" or (self.bus == "USB" and self.rate >= 5_000)
+        return self.bus in ("PCIe", "SAS") or (self.bus == "USB" and self.rate >= 5_000)
 
     @property
     def bytes_per_second(self) -> float:
@@ -97,6 +100,8 @@ class Link:
             return rate * 1e9 * payload / line * lanes / 8
         if self.bus == "SATA":
             return rate * 1e9 * 0.8 / 8
+        if self.bus == "SAS":
+            return rate * 1e9 * (128 / 150 if rate >= 22.5 else 0.8) / 8
         if rate >= 5_000:
             payload, line = (128, 132) if rate >= 10_000 else (8, 10)
             return rate * 1e6 * payload / line / 8
@@ -115,6 +120,8 @@ class Link:
             return f"PCIe {generation} x{lanes}" if generation else f"PCIe {rate:g} GT/s x{lanes}"
         if self.bus == "SATA":
             return f"SATA {rate:g} Gb/s"
+        if self.bus == "SAS":
+            return "SAS-4 (22.5 Gb/s)" if rate >= 22.5 else f"SAS {rate:g} Gb/s"
         names = {1.5: "USB 1.1 low speed", 12: "USB 1.1 full speed", 480: "USB 2.0", 5_000: "USB 3.2 Gen 1",
                  10_000: "USB 3.2 Gen 2", 20_000: "USB 3.2 Gen 2x2"}
         rate_text = f"{rate / 1000:g} Gb/s" if rate >= 1000 else f"{rate:g} Mb/s"
@@ -126,8 +133,8 @@ class Link:
         if self.bus == "PCIe":
             generation = _PCIE_GENERATIONS.get(self.rate)
             return f"Gen{generation[0]} x{self.lanes}" if generation else f"{self.rate:g}GT/s x{self.lanes}"
-        if self.bus == "SATA":
-            return f"SATA {self.rate:g}G"
+        if self.bus in ("SATA", "SAS"):
+            return f"{self.bus} {self.rate:g}G"
         return f"USB {self.rate / 1000:g}G" if self.rate >= 1000 else f"USB {self.rate:g}M"
 
     @property
@@ -216,7 +223,7 @@ class Link:
             "bus": self.bus,
             "name": self.name,
             "rate": self.rate,
-            "rate_unit": {"PCIe": "GT/s", "SATA": "Gb/s"}.get(self.bus, "Mb/s"),
+            "rate_unit": {"PCIe": "GT/s", "SATA": "Gb/s", "SAS": "Gb/s"}.get(self.bus, "Mb/s"),
             "lanes": self.lanes,
             "encoding": f"{self.code[0]}b/{self.code[1]}b" if self.code else None,
             "full_duplex": self.full_duplex,
@@ -249,6 +256,9 @@ def link_of(facts: Any) -> Link | None:
     rate = _number(getattr(facts, "sata_speed", None), "Gbps")
     if rate is not None:
         return Link("SATA", rate, best_rate=_number(getattr(facts, "sata_max_speed", None), "Gbps"))
+    rate = _number(getattr(facts, "sas_speed", None), "Gbit")
+    if rate is not None:
+        return Link("SAS", rate)
     return None
 
 

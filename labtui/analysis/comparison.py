@@ -771,7 +771,7 @@ _CONTEXT: tuple[tuple[str, Callable[[RunResult], Any]], ...] = (
     ("serial", lambda r: r.target.serial),
     ("firmware", lambda r: r.target.firmware),
     ("PCIe link", lambda r: r.target.pcie_link),
-    ("SATA / USB link", lambda r: r.target.sata_speed or r.target.usb_speed),
+    ("SATA / SAS / USB link", lambda r: r.target.sata_speed or r.target.sas_speed or r.target.usb_speed),
     ("file system", lambda r: r.target.filesystem),
     ("target", lambda r: r.target.path),
     ("engine", _engine),

@@ -57,6 +57,7 @@ class Disk:
     sata_speed: str | None = None  # "6.0 Gbps" (libata's ata_link)
     sata_max_speed: str | None = None  # the drive's fastest (its IDENTIFY data, word 76)
     usb_speed: str | None = None  # "5000 Mb/s": the USB device the disk sits behind
+    sas_speed: str | None = None  # "12.0 Gbit": the SAS phy the disk's port negotiated
     partitions: list[str] = field(default_factory=list)
     holders: list[str] = field(default_factory=list)  # dm / md devices built on it
 
@@ -267,6 +268,8 @@ def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
         link = _sata_link(str(resolved), sys_root)
     elif transport == "usb":
         link = {"usb_speed": _usb_speed(resolved)}
+    elif "/end_device-" in str(resolved):
+        link = {"sas_speed": _sas_speed(resolved)}
     if model and vendor and transport in ("sata", "scsi", "usb") and vendor not in ("ATA",) and not model.startswith(vendor):
         model = f"{vendor} {model}"
     if transport == "virtio" and not model:
@@ -344,6 +347,21 @@ def _identify_sata_speed(path: Path) -> str | None:
         return None
     best = max((gen for gen in _SATA_GENERATIONS if word & (1 << gen)), default=None)
     return _SATA_GENERATIONS.get(best) if best else None
+
+
+def _sas_speed(resolved: Path) -> str | None:
+    """The rate a SAS disk's link negotiated: the phys of the SAS port its end device hangs off
+    (.../port-H:N/end_device-H:N/target.../H:C:T:L; the port links to its phys)."""
+    port = next((parent for parent in resolved.parents if parent.name.startswith("port-")), None)
+    if port is None:
+        return None
+    rates = []
+    for phy in sorted(_iterdir(port)):
+        if phy.name.startswith("phy-"):
+            rate = _read(phy / "sas_phy" / phy.name / "negotiated_linkrate")
+            if rate and rate[0].isdigit():  # not "Unknown" or "Phy disabled"
+                rates.append(rate)
+    return rates[0] if len(set(rates)) == 1 else None  # a narrow port, or a wide one at one rate
 
 
 def _usb_speed(resolved: Path) -> str | None:
@@ -566,6 +584,7 @@ def _target_from(path: str, device: str | None, disk: Disk | None, volume: Volum
         sata_speed=disk.sata_speed if disk else None,
         sata_max_speed=disk.sata_max_speed if disk else None,
         usb_speed=disk.usb_speed if disk else None,
+        sas_speed=disk.sas_speed if disk else None,
         filesystem=volume.filesystem if volume else None,
         mount_point=volume.mount_point if volume else None,
     )

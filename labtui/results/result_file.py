@@ -13,7 +13,7 @@ below is defined.
     [host]                          # HostInfo: name, os, kernel, cpu_model, cpu_count, ram_bytes
     [target]                        # TargetInfo: path, device, disk, model, serial, transport,
                                     #   pcie_speed/width and their maxima, pcie_port_max_speed/width
-                                    #   (the slot's port), sata_speed, sata_max_speed, usb_speed (the link:
+                                    #   (the slot's port), sata_speed, sata_max_speed, usb_speed, sas_speed (the link:
                                     #   labtui.analysis.bottleneck; absent in older files), filesystem, mount_point ...
     [engine]                        # EngineInfo: name, version, command_line
     [profile]                       # the profile as it ran, in the profile file's own keys
