@@ -31,7 +31,8 @@ from labtui.model import RESULT_ORIGIN, Profile, RunResult
 from labtui.results.files import loads_toml
 from labtui.results.store import Store
 from labtui.tui.command_palette import LabtuiCommands, offered_bindings
-from labtui.tui.glyphs import ConsoleScrollBarRender, key_display, plain_console
+from labtui.tui.context import LabtuiContext, RunControl
+from labtui.tui.glyphs import ConsoleScrollBarRender, draws_plain, key_display, plain_console
 from labtui.tui.priority import raise_ui_priority
 from labtui.tui.theming import (
     DEFAULT_THEME,
@@ -51,7 +52,7 @@ class ConsolePalette(CommandPalette):
     """Textual's command palette, with a search icon the Linux console can draw."""
 
     def on_mount(self) -> None:
-        if getattr(self.app, "plain_glyphs", False):
+        if draws_plain(self.app):
             self.query_one(SearchIcon).icon = ">"
 
 
@@ -132,7 +133,7 @@ class LabtuiApp(App[None]):
     # The name of the profile with unsaved edits in the Workload screen, if any.
     unsaved_profile: var[str | None] = var(None)
     # The Run screen while its run is going (it can `abort()` it); None otherwise.
-    active_run = None
+    active_run: RunControl | None = None
     # A result whose run History asked to repeat; the Run screen takes it when it is shown.
     pending_run: RunResult | None = None
     # The volumes the Disks screen asked to run the profile on, in turn; the Run screen takes them.
@@ -405,7 +406,7 @@ class LabtuiApp(App[None]):
         return key_display(display, binding.key) if self.plain_glyphs else display
 
     def action_command_palette(self) -> None:
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]  # App[None] is an App
             self.push_screen(ConsolePalette(id="--command-palette"))
 
     def action_help(self) -> None:
@@ -497,6 +498,11 @@ class LabtuiApp(App[None]):
     def compare_marked(self) -> None:
         self.switch_mode("history")
         self.call_after_refresh(lambda: getattr(self.screen, "action_compare", lambda: None)())
+
+
+def _conforms(app: LabtuiApp) -> LabtuiContext:
+    # mypy checks here that the app is what the screens take it for (labtui.tui.context).
+    return app
 
 
 def working_directory(fallback: Path) -> Path:

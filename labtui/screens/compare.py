@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
-from textual.screen import Screen
 from textual.widgets import Static
 
 from labtui.analysis.comparison import Comparison, compare
@@ -23,6 +22,7 @@ from labtui.model import RunResult
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.tui.styling import theme_style
+from labtui.tui.context import LabtuiScreen
 
 
 def theme_colours(app) -> VerdictColours:
@@ -30,7 +30,7 @@ def theme_colours(app) -> VerdictColours:
                    warning=theme_style(app, "warning"))
 
 
-class CompareScreen(Screen):
+class CompareScreen(LabtuiScreen[None]):
     CSS_PATH = "compare.tcss"
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="compare-back", tooltip="Back to where you came from"),
@@ -57,7 +57,7 @@ class CompareScreen(Screen):
         from labtui.analysis.known_noise import hint_from_store
 
         try:
-            self.comparison = compare(self.results, hint=hint_from_store(self.app.store, self.results))
+            self.comparison = compare(self.results, hint=hint_from_store(self.lab.store, self.results))
         except LabtuiError as exc:
             self.query_one("#compare-table", Static).update(f"Cannot compare: {exc}")
             return
@@ -84,8 +84,8 @@ class CompareScreen(Screen):
         if self.comparison is None:
             return
         comparison = self.comparison
-        directory = self.app.cwd
-        default = directory / f"labtui-compare-{self.app.clock().strftime('%Y%m%d-%H%M')}.{suffix}"
+        directory = self.lab.cwd
+        default = directory / f"labtui-compare-{self.lab.clock().strftime('%Y%m%d-%H%M')}.{suffix}"
 
         def done(text: str | None) -> None:
             from labtui.results.files import atomic_write

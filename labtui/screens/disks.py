@@ -17,7 +17,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
@@ -29,6 +28,7 @@ from labtui.tui.columns import fit_widths, shorten
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.tui.styling import theme_style
+from labtui.tui.context import LabtuiScreen
 
 MARK = "•"  # before a marked volume's device, as History marks results
 
@@ -106,7 +106,7 @@ class VolumeTable(DataTable):
     ]
 
 
-class DisksScreen(Screen):
+class DisksScreen(LabtuiScreen[None]):
     CSS_PATH = "disks.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
@@ -145,15 +145,15 @@ class DisksScreen(Screen):
         table = self.query_one(VolumeTable)
         table.loading = True
         self.query_one("#volume-detail", Static).update("Reading disks and volumes…")
-        self.run_worker(self.app.device_source, thread=True, exit_on_error=False, name="scan-devices",
+        self.run_worker(self.lab.device_source, thread=True, exit_on_error=False, name="scan-devices",
                         group="scan", exclusive=True)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "read-raw-target":
             read: Target | None = event.worker.result if event.state == WorkerState.SUCCESS else None
-            current: Target | None = self.app.target
+            current: Target | None = self.lab.target
             if read is not None and current is not None and current.directory == read.directory:
-                self.app.target = read
+                self.lab.target = read
             return
         if event.worker.name != "scan-devices":
             return
@@ -161,7 +161,7 @@ class DisksScreen(Screen):
         if event.state == WorkerState.SUCCESS:
             table.loading = False
             self.scan = event.worker.result
-            stamp = self.app.clock().strftime("%H:%M:%S")
+            stamp = self.lab.clock().strftime("%H:%M:%S")
             self.query_one("#disks-panel").border_title = f"Disks and volumes · read at {stamp}"
             self._fill()
             self._refresh_target()
@@ -175,7 +175,7 @@ class DisksScreen(Screen):
 
     def _refresh_target(self) -> None:
         """Fill in (or update) the chosen target's volume (or raw device) facts from the new scan."""
-        target: Target | None = self.app.target
+        target: Target | None = self.lab.target
         if target is None or self.scan is None:
             return
         if target.raw:
@@ -184,7 +184,7 @@ class DisksScreen(Screen):
             self.run_worker(lambda: Target.at(target.directory, scan), thread=True, exit_on_error=False,
                             name="read-raw-target", group="raw-target", exclusive=True)
             return
-        self.app.target = Target.on(target.directory, self.scan.volume_of(target.directory))
+        self.lab.target = Target.on(target.directory, self.scan.volume_of(target.directory))
 
     # ------------------------------------------------------------------ table
 
@@ -212,7 +212,7 @@ class DisksScreen(Screen):
         keep = None
         if table.row_count:
             keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        profile = self.app.profile
+        profile = self.lab.profile
         rows = table_rows(self.scan)
         cells = [self._cells(row, profile) for row in rows]
         columns = self._columns(cells)
@@ -319,7 +319,7 @@ class DisksScreen(Screen):
         """Why a run on every marked volume could not use `row`, or None."""
         if row.volume is None:
             return f"{row.disk.path if row.disk else 'This disk'} has no mounted file system: mount one to run on it"
-        profile = self.app.profile
+        profile = self.lab.profile
         problem = refusal(row.volume, profile)
         if problem is None and profile is not None:
             problem = space_shortfall(row.volume.free_bytes, profile)
@@ -337,7 +337,7 @@ class DisksScreen(Screen):
             if problem:
                 self.notify(f"{key.removeprefix('vol:')}: {problem}", title="Not started", severity="error")
                 return
-            targets.append(Target.on(default_directory(row.volume, self.app.home, volumes), row.volume))
+            targets.append(Target.on(default_directory(row.volume, self.lab.home, volumes), row.volume))
         self.app.run_on_volumes(targets)
 
     # ------------------------------------------------------------------ detail and choice
@@ -364,7 +364,7 @@ class DisksScreen(Screen):
         """What a person wants to know before choosing this row, warnings in the warning colour."""
         lines: list[Content] = []
         warn = "$warning"
-        disk, volume, profile = row.disk, row.volume, self.app.profile
+        disk, volume, profile = row.disk, row.volume, self.lab.profile
         if disk is not None:
             facts = [disk.path, disk.kind, disk.model or "model unknown", human_size(disk.size_bytes)]
             if disk.firmware:
@@ -385,7 +385,7 @@ class DisksScreen(Screen):
         ))
         problem = refusal(volume, profile)
         shortfall = space_shortfall(volume.free_bytes, profile) if volume.usable else None
-        target: Target | None = self.app.target
+        target: Target | None = self.lab.target
         if problem:
             lines.append(Content.styled(f"Cannot be chosen: {problem}", warn))
         elif shortfall:
@@ -416,22 +416,22 @@ class DisksScreen(Screen):
             self.notify(f"{row.disk.path if row.disk else 'This disk'} has no mounted file system: "
                         "mount one to run on it", severity="warning")
             return
-        profile = self.app.profile
+        profile = self.lab.profile
         problem = refusal(row.volume, profile)
         if problem:
             self.notify(problem, title="Cannot run there", severity="error")
             return
         volumes = list(self.scan.volumes)
-        current: Target | None = self.app.target
+        current: Target | None = self.lab.target
         if current is not None and current.mount_point == row.volume.mount_point:
             start = current.directory
         else:
-            start = default_directory(row.volume, self.app.home, volumes)
+            start = default_directory(row.volume, self.lab.home, volumes)
         volume = row.volume
 
         def chosen(directory: Path | None) -> None:
             if directory is not None:
-                self.app.choose_target(Target.on(directory, volume))
+                self.lab.choose_target(Target.on(directory, volume))
 
         self.app.push_screen(TargetDirectoryModal(volume, volumes, start, profile), chosen)
 

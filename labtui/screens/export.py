@@ -22,6 +22,7 @@ from labtui.render import export
 from labtui.model import RunResult
 from labtui.results.files import atomic_write
 from labtui.widgets.choice import Choice
+from labtui.tui.context import cursor_blinks
 
 SUFFIX = {"csv": ".csv", "markdown": ".md", "json": ".json", "configmgr-csv": ".csv"}
 
@@ -77,7 +78,7 @@ class ExportModal(ModalScreen[Path | None]):
                 yield Button("Cancel", id="cancel", compact=True)
 
     def on_mount(self) -> None:
-        self.query_one(Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one(Input).cursor_blink = cursor_blinks(self.app)
         self.query_one(Choice).focus()
         self._check()
 

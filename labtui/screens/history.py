@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 from collections.abc import Callable
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -19,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
@@ -34,6 +34,7 @@ from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.tui.styling import status_styles, theme_style
+from labtui.tui.context import LabtuiScreen, cursor_blinks
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -52,7 +53,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 SORTABLE = tuple(key for key, _ in COLUMNS if key not in ("mark", "tags"))
 SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "target", "profile": "profile",
               "engine": "engine", "status": "status", "iops": "IOPS (first step)", "mib_s": "MiB/s (first step)"}
-SORT_KEYS: dict[str, Callable[[ResultSummary], object]] = {
+SORT_KEYS: dict[str, Callable[[ResultSummary], tuple[Any, ...]]] = {
     "date": lambda s: (s.started, s.id),
     "host": lambda s: ((s.host or "").lower(), s.started),
     "disk": lambda s: ((s.disk_model or "").lower(), s.started),
@@ -131,7 +132,7 @@ class ResultsTable(RowTable):
     help_scope = "results table"
 
 
-class HistoryScreen(Screen):
+class HistoryScreen(LabtuiScreen[None]):
     CSS_PATH = "history.tcss"
     AUTO_FOCUS = "#results"
     BINDINGS = [
@@ -181,7 +182,7 @@ class HistoryScreen(Screen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#history-filter", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one("#history-filter", Input).cursor_blink = cursor_blinks(self.app)
         self.query_one(ResultsTable).focus()
         self.action_reload()
 
@@ -197,7 +198,7 @@ class HistoryScreen(Screen):
                         exclusive=True)
 
     def _load(self) -> tuple[list[ResultSummary], list[BrokenFile], set[str], str | None]:
-        store = self.app.store
+        store = self.lab.store
         rows, broken = store.summaries(lambda done, total: self.app.call_from_thread(self._reading, done, total))
         try:
             ids = baselines.ids(store)
@@ -250,7 +251,7 @@ class HistoryScreen(Screen):
     def _refill(self, keep: str | None = None) -> None:
         table = self.query_one(ResultsTable)
         self._shown = self._matching(self._ordered())
-        now = self.app.clock()  # once for the whole table
+        now = self.lab.clock()  # once for the whole table
         cells = [self._cells(key, now) for key in self._shown]
         wide = self.size.width >= WIDE
         # A column is there where it tells the rows apart: tags where any result has them and, at
@@ -295,7 +296,7 @@ class HistoryScreen(Screen):
             name = key.removeprefix(BROKEN_PREFIX)
             return broken_cells(next(b for b in self.broken if b.path.name == name))
         return summary_cells(self._by_id[key], key in self.marked, key in self.baseline_ids,
-                             narrow=self.size.width < WIDE, now=now or self.app.clock(),
+                             narrow=self.size.width < WIDE, now=now or self.lab.clock(),
                              short_date=self.size.width < WIDE_DATE)
 
     def _update_row(self, key: str) -> None:
@@ -456,7 +457,7 @@ class HistoryScreen(Screen):
 
     def read(self, summary: ResultSummary) -> RunResult | None:
         """The result in full, from its file (the index is only a summary); None after telling why."""
-        store = self.app.store
+        store = self.lab.store
         try:
             return store.read_result(store.results_dir / summary.file)
         except LabtuiError as exc:
@@ -503,7 +504,7 @@ class HistoryScreen(Screen):
         if result.source == "import":
             self.notify("An imported result records another tool's run: its workload is re-run with labtui's "
                         "engines, which makes a new, comparable result.", title="Run again", timeout=6)
-        self.app.request_run(result)
+        self.lab.request_run(result)
 
     def action_tag(self) -> None:
         from labtui.screens.prompt import TextPrompt
@@ -524,7 +525,7 @@ class HistoryScreen(Screen):
                 return
             updated = replace(result, tags=tuple(split_tags(text)))
             try:
-                self.app.store.update_result(updated)
+                self.lab.store.update_result(updated)
             except LabtuiError as exc:
                 self.notify(str(exc), title="Tags not saved", severity="error")
                 return
@@ -544,7 +545,7 @@ class HistoryScreen(Screen):
         current = self.current()
         if current is None:
             return
-        store = self.app.store
+        store = self.lab.store
         try:
             if current.id in self.baseline_ids:
                 baselines.clear(store, current.id)
@@ -587,7 +588,7 @@ class HistoryScreen(Screen):
         self.app.push_screen(ConfirmModal(title, message, yes="Delete", no="Keep", danger=True), answer)
 
     def _delete(self, rows: list[ResultSummary]) -> None:
-        store = self.app.store
+        store = self.lab.store
         gone = []
         for s in rows:
             try:
@@ -615,7 +616,7 @@ class HistoryScreen(Screen):
         results = self._read_all(rows)
         if results is None:
             return
-        self.app.push_screen(ExportModal(results, self.app.cwd, self.app.clock()))
+        self.app.push_screen(ExportModal(results, self.lab.cwd, self.lab.clock()))
 
 
 def split_tags(text: str) -> list[str]:

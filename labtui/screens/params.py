@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Static
 from labtui.errors import ValidationError
 from labtui.model import Profile
 from labtui.params import resolve
+from labtui.tui.context import cursor_blinks
 
 
 class ParamsModal(ModalScreen[dict[str, str] | None]):
@@ -49,7 +50,7 @@ class ParamsModal(ModalScreen[dict[str, str] | None]):
 
     def on_mount(self) -> None:
         for field in self.query(Input):
-            field.cursor_blink = getattr(self.app, "cursor_blink", True)
+            field.cursor_blink = cursor_blinks(self.app)
         self.query(Input).first().focus()
         self.query_one("#params-error").display = False
 

@@ -14,6 +14,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from labtui.tui.context import cursor_blinks
+
 
 class TextPrompt(ModalScreen[str | None]):
     CSS_PATH = "prompt.tcss"
@@ -43,7 +45,7 @@ class TextPrompt(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         text_input = self.query_one(Input)
-        text_input.cursor_blink = getattr(self.app, "cursor_blink", True)
+        text_input.cursor_blink = cursor_blinks(self.app)
         text_input.focus()
         self._show(self.check(self.value) if self.value else None)
 

@@ -19,6 +19,7 @@ import contextlib
 import time
 from dataclasses import replace
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
@@ -27,7 +28,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
@@ -45,12 +45,19 @@ from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.step_charts import StepCharts
 from labtui.tui.styling import theme_style
+from labtui.tui.context import LabtuiScreen, cursor_blinks
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from labtui.engine.guard import DeviceFacts
+    from labtui.engine.runner import Runner
 
 FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
 NARROW = 100  # below this width one chart shows at a time
 
 
-class RunScreen(Screen):
+class RunScreen(LabtuiScreen[None]):
     CSS_PATH = "run.tcss"
     # Nothing focused at first: the screen's keys (s starts) work at once; Tab reaches the engine and tags.
     AUTO_FOCUS = ""
@@ -84,21 +91,21 @@ class RunScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.engines: list[tuple[str, str | None]] = []  # (name, why it cannot run here or None)
-        self.runner = None
+        self.runner: Runner | None = None
         self.live: LiveRun | None = None
         self.state = "idle"  # idle, starting, running, stopping, done
         self.outcome: RunResult | None = None
         self.previous: RunResult | None = None
         self._drawn_version = -1
         self._last_frame = 0.0  # time.monotonic() of the last frame drawn
-        self._frame_timer = None  # a frame waiting for FRAME_SECONDS to pass since the last
-        self._pending = None  # a run asked for by another screen (History's "run again")
+        self._frame_timer: Timer | None = None  # a frame waiting for FRAME_SECONDS to pass since the last
+        self._pending: RunResult | None = None  # a run asked for by another screen (History's "run again")
         self.asking = False  # whether "Stop the run?" is on screen
         self._stop_confirmed_at: float | None = None  # when the person confirmed the cancel
         self._late_y_possible = False  # the run ended with the question on screen
         self._run_worker: Worker | None = None
         self._param_values: dict[str, dict[str, str]] = {}  # per profile: the values given last
-        self._consented = None  # what a raw device held when the person agreed to destroy it
+        self._consented: DeviceFacts | None = None  # what a raw device held when the person agreed to destroy it
         # A run on several volumes in turn (the Disks screen's marked ones): those still to run,
         # the results so far, the volumes that could not start and why, and the run's inputs.
         self._sweep: list[Target] | None = None
@@ -142,7 +149,7 @@ class RunScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#run-setup").border_title = "Next run"
-        self.query_one("#setup-tags", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one("#setup-tags", Input).cursor_blink = cursor_blinks(self.app)
         for name in ("profile", "target"):
             self.watch(self.app, name, lambda _value: self._show_setup(), init=False)
         self._set_state("idle")
@@ -154,8 +161,8 @@ class RunScreen(Screen):
         if self.state in ("running", "stopping"):
             self._drawn_version = -1  # hidden meanwhile: draw what arrived
             self._want_frame()
-        if self.app.pending_run is not None and self.state not in ("starting", "running", "stopping"):
-            self._pending, self.app.pending_run = self.app.pending_run, None
+        if self.lab.pending_run is not None and self.state not in ("starting", "running", "stopping"):
+            self._pending, self.lab.pending_run = self.lab.pending_run, None
             if self.engines:
                 self._start_pending()
         if self.app.pending_sweep is not None and self.state not in ("starting", "running", "stopping"):
@@ -195,7 +202,7 @@ class RunScreen(Screen):
     # ------------------------------------------------------------------ setup
 
     def _check_engines(self) -> list[tuple[str, str | None]]:
-        return self.app.engine_check()
+        return self.lab.engine_check()
 
     def _show_engines(self) -> None:
         row = self.query_one("#setup-engine-row")
@@ -211,7 +218,7 @@ class RunScreen(Screen):
             text.update("No engine can run here: " + "; ".join(why for _n, why in missing))
             return
         choice = Choice(tuple(available), id="setup-engine")
-        remembered = self.app.store.load_settings().get("engine")
+        remembered = self.lab.store.load_settings().get("engine")
         row.mount(choice, before=text)
         if remembered in {n for _label, n in available}:
             choice.value = remembered
@@ -222,8 +229,8 @@ class RunScreen(Screen):
         return choices.first(Choice).value if choices else None
 
     def _show_setup(self) -> None:
-        profile: Profile | None = self.app.profile
-        target: Target | None = self.app.target
+        profile: Profile | None = self.lab.profile
+        target: Target | None = self.lab.target
         if profile is None:
             line = Content.styled("Profile  none: choose one on the Workload screen (w)", "$warning")
         else:
@@ -301,7 +308,7 @@ class RunScreen(Screen):
         if self.state in ("starting", "running", "stopping"):
             self.notify("A run is going: cancel it first (x).", severity="warning")
             return
-        profile, target = self.app.profile, self.app.target
+        profile, target = self.lab.profile, self.lab.target
         if profile is None or target is None:
             self._say("Choose a profile (w) and a target (d) first.", "warning")
             return
@@ -324,7 +331,7 @@ class RunScreen(Screen):
         if not targets:
             self._sweep = None
             return
-        profile, engine = self.app.profile, self.engine()
+        profile, engine = self.lab.profile, self.engine()
         if profile is None or engine is None:
             self._sweep = None
             self._say("Choose a profile (w) first." if profile is None else "No engine can run here: see the engine "
@@ -355,7 +362,7 @@ class RunScreen(Screen):
         done = self._sweep_total - len(self._sweep)
         self.notify(f"Volume {done} of {self._sweep_total}: {target.mount_point} ({target.directory})",
                     title="Run on marked volumes")
-        self._preflight(self.app.profile, target, engine, params, None,
+        self._preflight(self.lab.profile, target, engine, params, None,
                         tags=(*tags, f"volume:{target.mount_point}"))
 
     def _end_sweep(self) -> None:
@@ -434,7 +441,7 @@ class RunScreen(Screen):
 
         tags = self._typed_tags() if tags is None else tags
         try:
-            runner = Runner(profile, target.directory, self.app.store,
+            runner = Runner(profile, target.directory, self.lab.store,
                             RunOptions(engine=engine, tags=tags, params=params, destroy_data=destroy,
                                        consented=self._consented if destroy else None))
         except LabtuiError as exc:
@@ -460,12 +467,12 @@ class RunScreen(Screen):
         """Watch `runner` (its preflight passed) run: its events drive this screen until it ends."""
         self.runner = runner
         # The app's clock (fixed in tests and snapshots) times what the screen shows; the runner keeps its own.
-        self.live = LiveRun(clock=lambda: self.app.clock().timestamp())
+        self.live = LiveRun(clock=lambda: self.lab.clock().timestamp())
         self.outcome = self.previous = None
         self._drawn_version = -1
-        self.app.run_active = True
-        self.app.active_run = self
-        self.app.remember_engine(runner.engine.name)
+        self.lab.run_active = True
+        self.lab.active_run = self
+        self.lab.remember_engine(runner.engine.name)
         # The tags were this run's (the runner has them): the next run starts without any.
         self.query_one("#setup-tags", Input).value = ""
         self._say("")
@@ -590,7 +597,7 @@ class RunScreen(Screen):
         preparing = live is not None and live.preparing
         if box.display != preparing:
             box.display = preparing
-        if preparing and live.prepare is not None:
+        if live is not None and preparing and live.prepare is not None:
             p = live.prepare
             self.query_one("#prepare-bar", ProgressBar).update(total=max(1, p.bytes_total), progress=p.bytes_done)
             show(self.query_one("#prepare-text", Static), Content(prepare_text(p)))
@@ -742,7 +749,7 @@ class RunScreen(Screen):
         result = replace(result, status="aborted", error="cancelled by the user (confirmed as the run completed)")
         if getattr(runner, "save_error", None) is None:  # else it is only on this screen: nothing to rewrite
             try:
-                self.app.store.update_result(result)
+                self.lab.store.update_result(result)
             except LabtuiError as exc:
                 self.notify(f"The result could not be marked aborted: {exc}", severity="error", timeout=12)
                 return
@@ -764,8 +771,8 @@ class RunScreen(Screen):
     def _run_done(self, worker: Worker) -> None:
         runner = self.runner
         result: RunResult | None = runner.result if runner is not None else None
-        self.app.run_active = False
-        self.app.active_run = None
+        self.lab.run_active = False
+        self.lab.active_run = None
         self.outcome = result
         self._late_y_possible = self.asking
         self._close_question()
@@ -779,7 +786,7 @@ class RunScreen(Screen):
         result = self.outcome
         self.query_one("#run-done", VerticalScroll).focus()  # arrows scroll the outcome
         if result is not None and result.status == "completed":
-            self.run_worker(lambda: find_previous(self.app.store, result), thread=True, exit_on_error=False,
+            self.run_worker(lambda: find_previous(self.lab.store, result), thread=True, exit_on_error=False,
                             name="previous")
         if self._sweep is not None:
             if result is not None:
@@ -843,7 +850,7 @@ class RunScreen(Screen):
             box.update(Text(f"No earlier completed run of {result.profile.name} on this disk to compare with.",
                             style="dim"))
             return
-        comparison = compare([previous, result], hint=hint_from_store(self.app.store, [previous, result]))
+        comparison = compare([previous, result], hint=hint_from_store(self.lab.store, [previous, result]))
         head = Text.assemble(("Against the previous run", "bold"),
                              f" of {result.profile.name} on this disk (A = {previous.id}, B = this run; "
                              "c shows it in full):")

@@ -21,6 +21,7 @@ from labtui.errors import ValidationError
 from labtui.model import Profile
 from labtui.engine.target_choice import check_directory, space_shortfall
 from labtui.units import human_size
+from labtui.tui.context import cursor_blinks
 
 
 class FolderTree(DirectoryTree):
@@ -74,7 +75,7 @@ class TargetDirectoryModal(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         path_input = self.query_one("#target-path", Input)
-        path_input.cursor_blink = getattr(self.app, "cursor_blink", True)
+        path_input.cursor_blink = cursor_blinks(self.app)
         path_input.focus()
         path_input.cursor_position = len(path_input.value)
         tree = self.query_one(FolderTree)

@@ -17,7 +17,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList
 
@@ -32,6 +31,7 @@ from labtui.widgets.form_field import FormField
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.profile_list import ProfileList, from_result, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
+from labtui.tui.context import LabtuiScreen, cursor_blinks
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
 TEST_FILE_NAME = "labtui-test.dat"
@@ -135,7 +135,7 @@ def _control(prefix: str, spec: FieldSpec) -> Widget:
     return Input(compact=True, id=widget_id, select_on_focus=False)
 
 
-class WorkloadScreen(Screen):
+class WorkloadScreen(LabtuiScreen[None]):
     CSS_PATH = "workload.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
@@ -179,7 +179,7 @@ class WorkloadScreen(Screen):
         self.query_one("#commands").border_title = "As the engines run it"
         self.watch(self.app, "target", lambda _t: self._after_edit() if self.draft is not None else None, init=False)
         self.watch(self.app, "profile", self._follow, init=False)
-        current = self.app.profile
+        current = self.lab.profile
         if current is not None and from_result(current) is not None:
             self.ran = current
         self.reload_profiles()
@@ -196,7 +196,7 @@ class WorkloadScreen(Screen):
                         for spec in STEP_SPECS.values()]
         await self.query_one("#profile-form").mount_all(profile_fields)
         await self.query_one("#step-form").mount_all(step_fields_)
-        blink = getattr(self.app, "cursor_blink", True)
+        blink = cursor_blinks(self.app)
         for text_input in self.query(Input):
             text_input.cursor_blink = blink
         self.forms_ready = True
@@ -207,7 +207,7 @@ class WorkloadScreen(Screen):
     # ------------------------------------------------------------------ profiles
 
     def reload_profiles(self) -> None:
-        profiles, broken = self.app.store.profiles()
+        profiles, broken = self.lab.store.profiles()
         self.profiles = profiles
         for item in broken:
             self.notify(f"{item.path}: {item.reason}", title="Profile file skipped", severity="warning", timeout=10)
@@ -238,7 +238,7 @@ class WorkloadScreen(Screen):
         self._fill_step_form()
         self._after_edit()  # the steps table too
         self._highlight(self._opened_key)
-        self.app.choose_profile(profile)
+        self.lab.choose_profile(profile)
         self.refresh_bindings()  # Rename applies to user profiles only
 
     def _highlight(self, key: str | None) -> None:
@@ -353,13 +353,13 @@ class WorkloadScreen(Screen):
             self._show_space(errors)
         self._update_step_rows()
         self._show_commands(errors)
-        self.app.unsaved_profile = self.draft.original.name if self.draft.dirty else None
+        self.lab.unsaved_profile = self.draft.original.name if self.draft.dirty else None
 
     def _show_space(self, errors: dict[str, str]) -> None:
         """Whether the target (as last scanned) has room for the test file and the margin: the
         preflight's own rule, so what the editor accepts here a run does not refuse for space."""
         assert self.draft is not None
-        target = self.app.target
+        target = self.lab.target
         warning = None
         if target is not None and target.free_bytes is not None and not errors.keys() & {"file_size", "free_space_margin"}:
             try:
@@ -423,7 +423,7 @@ class WorkloadScreen(Screen):
             return
         if errors is None:
             errors = self.draft.errors()
-        target = self.app.target
+        target = self.lab.target
         directory = target.directory if target is not None else Path("/path/to/target")
         file_size = parse_size(self.draft.good_fields["file_size"])
         step = self.draft.step(self.step_index)
@@ -454,7 +454,7 @@ class WorkloadScreen(Screen):
                 return exc.reason
         if any(p.name == name and p.origin == "builtin" for p in self.profiles):
             return f"{name} is a built-in profile: choose another name so both stay available"
-        if name != allow and (self.app.store.profiles_dir / f"{name}.toml").exists():
+        if name != allow and (self.lab.store.profiles_dir / f"{name}.toml").exists():
             return f"a profile named {name} already exists"
         return None
 
@@ -536,7 +536,7 @@ class WorkloadScreen(Screen):
         return next((p for p in same if p.origin == "builtin"), same[0] if same else original)
 
     def _write(self, profile: Profile, *, overwrite: bool, replaces: str | None = None) -> None:
-        store = self.app.store
+        store = self.lab.store
         try:
             path = store.save_profile(profile, overwrite=overwrite)
             if replaces is not None and replaces != profile.name:
@@ -576,7 +576,7 @@ class WorkloadScreen(Screen):
             assert self.draft is not None
             if name == original.name:
                 return
-            store = self.app.store
+            store = self.lab.store
             try:
                 store.save_profile(replace(original, name=name), overwrite=False)
                 store.delete_profile(original.name)
@@ -593,7 +593,7 @@ class WorkloadScreen(Screen):
                 self._set_control("#p-name", name)
                 self._opened_key = profile_key(renamed)
                 self._highlight(self._opened_key)
-                self.app.choose_profile(renamed)
+                self.lab.choose_profile(renamed)
                 self._after_edit()
             else:
                 self._open(renamed)
@@ -616,7 +616,7 @@ class WorkloadScreen(Screen):
             if not delete:
                 return
             try:
-                self.app.store.delete_profile(original.name)
+                self.lab.store.delete_profile(original.name)
             except LabtuiError as exc:
                 self.notify(str(exc), title="Not deleted", severity="error")
                 return

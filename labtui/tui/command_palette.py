@@ -10,18 +10,21 @@ screen, whose purpose names profiles.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
-from collections.abc import Callable, Iterator
 
+from textual.binding import ActiveBinding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
 
-Command = tuple[str, str, Callable[[], object]]
+from labtui.tui.context import Command, lab
+
 # A match on what a command is for ranks below any match on a name (the matcher scores those 1
 # and up); the extras offered only to a search rank below both, in their own order.
 HELP_SCORE = 0.5
 
 
-def offered_bindings(screen) -> Iterator[tuple[str, object]]:
+def offered_bindings(screen: Screen) -> Iterator[tuple[str, ActiveBinding]]:
     """(key, active binding) for the keys labtui offers on `screen`: those with a description that
     the footer shows or that labtui named (an id); the widgets' cursor keys are left out."""
     for key, active in screen.active_bindings.items():
@@ -34,9 +37,10 @@ def offered_bindings(screen) -> Iterator[tuple[str, object]]:
 class LabtuiCommands(Provider):
     def _commands(self) -> Iterator[Command]:
         app = self.app
+        modes = lab(app).screen_modes()
         screen = self.screen
         seen: set[str] = set()
-        for mode, title, help_text in app.screen_modes():
+        for mode, title, help_text in modes:
             seen.add(title)
             yield (title, help_text, partial(app.switch_mode, mode))
         for _key, active in offered_bindings(screen):
@@ -54,9 +58,8 @@ class LabtuiCommands(Provider):
 
     async def startup(self) -> None:
         # Read once per opening of the palette, not once per key typed.
-        searches = getattr(self.app, "palette_searches", None)
         shown = {name for name, _help, _callback in self._commands()}
-        self._searches = [c for c in (searches() if searches else ()) if c[0] not in shown]
+        self._searches = [c for c in lab(self.app).palette_searches() if c[0] not in shown]
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._commands():

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from textual._context import active_app
 from textual.scrollbar import ScrollBarRender
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 def plain_console(environ: Mapping[str, str] = os.environ) -> bool:
@@ -20,6 +24,11 @@ def plain_console(environ: Mapping[str, str] = os.environ) -> bool:
     if wanted in ("plain", "full"):
         return wanted == "plain"
     return environ.get("TERM", "") == "linux"
+
+
+def draws_plain(app: App | None) -> bool:
+    """Whether `app` draws only glyphs the console has: labtui's app says; any other app draws in full."""
+    return bool(getattr(app, "plain_glyphs", False))
 
 
 # The chart marker: braille packs 2x4 dots in a cell; on the console, one bullet per cell.
@@ -43,7 +52,6 @@ class ConsoleScrollBarRender(ScrollBarRender):
 
     @classmethod
     def render_bar(cls, *args, **kwargs):
-        app = active_app.get(None)
-        if getattr(app, "plain_glyphs", False):
+        if draws_plain(active_app.get(None)):
             return _WholeCellBars.render_bar(*args, **kwargs)
         return super().render_bar(*args, **kwargs)

@@ -7,7 +7,7 @@ from textual.app import App
 from textual.color import Color, ColorParseError
 
 
-def theme_style(app: App, variable: str, **attributes: bool) -> Style:
+def theme_style(app: App, variable: str, *, bold: bool | None = None, dim: bool | None = None) -> Style:
     """A Rich style coloured by theme variable `variable` ("warning", "labtui-read", ...).
 
     Falls back to an uncoloured style if the variable is missing or not a plain colour, so a
@@ -18,7 +18,7 @@ def theme_style(app: App, variable: str, **attributes: bool) -> Style:
         colour = Color.parse(value.split()[0]).rich_color if value else None
     except (ColorParseError, IndexError):
         colour = None
-    return Style(color=colour, **attributes)
+    return Style(color=colour, bold=bold, dim=dim)
 
 
 # A result's status and the theme variable that colours it.

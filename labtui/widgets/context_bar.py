@@ -7,6 +7,8 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Static
 
+from labtui.tui.context import lab
+
 
 class ContextBar(Horizontal):
     """'labtui › Disks' on the left; the chosen profile and target on the right."""
@@ -25,10 +27,8 @@ class ContextBar(Horizontal):
         self.refresh_choice()
 
     def refresh_choice(self, _value: object = None) -> None:
-        app = self.app
-        profile = getattr(app, "profile", None)
-        target = getattr(app, "target", None)
-        unsaved = getattr(app, "unsaved_profile", None)
+        app = lab(self.app)
+        profile, target, unsaved = app.profile, app.target, app.unsaved_profile
         parts = [
             Content.assemble("profile ", (profile.name if profile else "none", "$foreground")),
         ]

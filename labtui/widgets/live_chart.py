@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 from collections.abc import Sequence
 
 from plotext._utility import ansi_end, colors_to_ansi, no_color, space as _SPACE
@@ -28,7 +29,7 @@ from textual.strip import Strip
 from textual.style import Style
 from textual_plotext import PlotextPlot
 
-from labtui.tui.glyphs import chart_marker
+from labtui.tui.glyphs import chart_marker, draws_plain
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class LiveChart(PlotextPlot):
         plt.clear_data()
         drawn = [line for line in lines if line.xs]
         top = max((max(line.ys) for line in drawn), default=0.0)
-        marker = chart_marker(getattr(self.app, "plain_glyphs", False))
+        marker = chart_marker(draws_plain(self.app))
         for line in drawn:
             plt.plot(list(line.xs), list(line.ys), label=line.label, marker=marker, color=self._rgb(line.colour))
         plt.title(f"{self.chart_title}{f' · {note}' if note else ''}")
@@ -132,9 +133,10 @@ class LiveChart(PlotextPlot):
         plot.plotsize(width, height)
         plot._set_size(width, height)  # as textual-plotext's own render does (its issue 5)
         plot.theme(self._get_plotext_theme_name(self.app.theme))
-        plot._set_sizes()
-        plot._build_matrix()
-        matrix = plot.monitor.matrix
+        drawing: Any = plot  # plotext's own drawing steps, which textual-plotext's type stubs leave out
+        drawing._set_sizes()
+        drawing._build_matrix()
+        matrix = drawing.monitor.matrix
         base = self.visual_style
         ansi_theme = self.app.ansi_theme
         strips = []

@@ -1,0 +1,92 @@
+"""The typed handle on the app: what labtui's screens and widgets use of it, and the base screen that gives it.
+
+Screens and widgets reach the app's shared state (the store, the chosen profile and target, the
+clock the tests fix) through `LabtuiContext` rather than through `labtui.app`, which imports the
+screens. `labtui.app` checks with mypy that its app keeps this side of the bargain. Textual's own
+side of the app (`push_screen`, `notify`, themes) stays on `self.app`.
+
+The modals and the widgets a test hosts in a bare Textual app (the chart, the prompts) read only
+display choices, each with the default a plain app would have (`cursor_blinks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from labtui.engine.target_choice import DeviceScan, Target
+    from labtui.model import Profile, RunResult
+    from labtui.results.store import Store
+
+ResultT = TypeVar("ResultT")
+
+# A command palette entry: (name, what it does, what runs when it is chosen).
+Command = tuple[str, str, Callable[[], object]]
+
+
+class RunControl(Protocol):
+    """The run that is going, as the app sees it: it can be stopped, and says how it ended."""
+
+    @property
+    def outcome(self) -> RunResult | None: ...
+
+    async def abort(self) -> None:
+        """Stop the run and wait until its partial result is saved."""
+        ...
+
+
+class LabtuiContext(Protocol):
+    """What the screens share through the app. Everything the machine provides can be injected."""
+
+    store: Store
+    clock: Callable[[], datetime]
+    home: Path
+    cwd: Path  # where exports go unless the person names another place
+    cursor_blink: bool
+    plain_glyphs: bool
+    device_source: Callable[[], DeviceScan]
+    engine_check: Callable[[], list[tuple[str, str | None]]]  # (engine, why it cannot run here or None)
+    # The choices a run uses (Textual reactives on the app: screens watch them by name).
+    profile: Profile | None
+    target: Target | None
+    run_active: bool
+    unsaved_profile: str | None  # the profile with unsaved edits in the Workload screen
+    active_run: RunControl | None
+    pending_run: RunResult | None  # a run History asked to repeat: the Run screen takes it
+
+    def choose_profile(self, profile: Profile) -> None: ...
+
+    def choose_target(self, target: Target) -> None: ...
+
+    def remember_engine(self, name: str) -> None: ...
+
+    def request_run(self, result: RunResult) -> None: ...
+
+    def screen_modes(self) -> list[tuple[str, str, str]]: ...
+
+    def palette_searches(self) -> Iterator[Command]: ...
+
+
+def lab(app: App) -> LabtuiContext:
+    """`app` as labtui's app (only labtui's app hosts the screens and widgets that ask)."""
+    return cast("LabtuiContext", app)
+
+
+def cursor_blinks(app: App) -> bool:
+    """Whether text cursors blink: labtui's app says (tests and snapshots stop them), any other app blinks."""
+    return bool(getattr(app, "cursor_blink", True))
+
+
+class LabtuiScreen(Screen[ResultT]):
+    """A screen of labtui's: `self.lab` is the app's shared state, typed."""
+
+    @property
+    def lab(self) -> LabtuiContext:
+        return lab(self.app)
