@@ -65,13 +65,14 @@ def fake_engines() -> list[tuple[str, str | None]]:
 
 
 def make_app(home: Path, *, device_source: Callable[[], DeviceScan] = fake_scan,
-             engine_check: Callable[[], list[tuple[str, str | None]]] = fake_engines, **kwargs):
+             engine_check: Callable[[], list[tuple[str, str | None]]] = fake_engines, store: Store | None = None,
+             **kwargs):
     """The app on the fake machine: its devices, engines, clock, home and current directory, and an xterm's glyphs
     (TERM and LABTUI_GLYPHS of the shell running the tests play no part unless a test passes them)."""
     from labtui.app import LabtuiApp
 
     kwargs.setdefault("plain_glyphs", False)
-    return LabtuiApp(store=Store(home), device_source=device_source, engine_check=engine_check,
+    return LabtuiApp(store=store or Store(home), device_source=device_source, engine_check=engine_check,
                      clock=lambda: FIXED_NOW, home=kwargs.pop("fake_home", FAKE_HOME), cwd=kwargs.pop("cwd", FAKE_CWD),
                      cursor_blink=False, **kwargs)
 

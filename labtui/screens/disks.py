@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import DataTable, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from labtui.analysis import bottleneck
 from labtui.engine.devices import Disk, Volume
@@ -29,6 +31,7 @@ from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.tui.styling import theme_style
 from labtui.tui.context import LabtuiScreen
+from labtui.tui.work import post_found, report_failure
 
 MARK = "•"  # before a marked volume's device, as History marks results
 
@@ -119,11 +122,26 @@ class DisksScreen(LabtuiScreen[None]):
         Binding("u", "unmark", "Unmark all", id="disks-unmark", show=False, tooltip="Clear every mark"),
     ]
 
+    class Scanned(Message):
+        """The disks and volumes, read in a worker."""
+
+        def __init__(self, scan: DeviceScan) -> None:
+            super().__init__()
+            self.scan = scan
+
+    class RawTargetRead(Message):
+        """The chosen raw device's facts (its first sectors, blkid), read in a worker."""
+
+        def __init__(self, target: Target) -> None:
+            super().__init__()
+            self.target = target
+
     def __init__(self) -> None:
         super().__init__()
         self.scan: DeviceScan | None = None
         self.rows: dict[str, Row] = {}
         self.marked: list[str] = []  # row keys of the marked volumes, in the order they were marked
+        self._scanning: Worker | None = None
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Disks")
@@ -145,33 +163,30 @@ class DisksScreen(LabtuiScreen[None]):
         table = self.query_one(VolumeTable)
         table.loading = True
         self.query_one("#volume-detail", Static).update("Reading disks and volumes…")
-        self.run_worker(self.lab.device_source, thread=True, exit_on_error=False, name="scan-devices",
-                        group="scan", exclusive=True)
+        self._scanning = self.scan_devices()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name == "read-raw-target":
-            read: Target | None = event.worker.result if event.state == WorkerState.SUCCESS else None
-            current: Target | None = self.lab.target
-            if read is not None and current is not None and current.directory == read.directory:
-                self.lab.target = read
-            return
-        if event.worker.name != "scan-devices":
-            return
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    def scan_devices(self) -> None:
+        post_found(self, self.Scanned(self.lab.device_source()))
+
+    def on_disks_screen_scanned(self, message: Scanned) -> None:
         table = self.query_one(VolumeTable)
-        if event.state == WorkerState.SUCCESS:
-            table.loading = False
-            self.scan = event.worker.result
-            stamp = self.lab.clock().strftime("%H:%M:%S")
-            self.query_one("#disks-panel").border_title = f"Disks and volumes · read at {stamp}"
-            self._fill()
-            self._refresh_target()
-            table.focus()
-            self.refresh_bindings()
-        elif event.state == WorkerState.ERROR:
-            table.loading = False
-            reason = f"{type(event.worker.error).__name__}: {event.worker.error}"
-            self.query_one("#volume-detail", Static).update(f"Could not read the disks: {reason} (F5 tries again)")
-            self.notify(f"Could not read the disks: {reason}", severity="error")
+        table.loading = False
+        self.scan = message.scan
+        stamp = self.lab.clock().strftime("%H:%M:%S")
+        self.query_one("#disks-panel").border_title = f"Disks and volumes · read at {stamp}"
+        self._fill()
+        self._refresh_target()
+        table.focus()
+        self.refresh_bindings()
+
+    def work_failed(self, worker: Worker, error: BaseException) -> None:
+        if worker is not self._scanning:
+            report_failure(self, "Could not read the target device", error)
+            return
+        self.query_one(VolumeTable).loading = False
+        text = report_failure(self, "Could not read the disks", error)
+        self.query_one("#volume-detail", Static).update(f"{text} (F5 tries again)")
 
     def _refresh_target(self) -> None:
         """Fill in (or update) the chosen target's volume (or raw device) facts from the new scan."""
@@ -180,11 +195,18 @@ class DisksScreen(LabtuiScreen[None]):
             return
         if target.raw:
             # Reading the device (its first sectors, blkid) is not for the UI thread.
-            scan = self.scan
-            self.run_worker(lambda: Target.at(target.directory, scan), thread=True, exit_on_error=False,
-                            name="read-raw-target", group="raw-target", exclusive=True)
+            self.read_raw_target(target.directory, self.scan)
             return
         self.lab.target = Target.on(target.directory, self.scan.volume_of(target.directory))
+
+    @work(thread=True, exclusive=True, group="raw-target", exit_on_error=False)
+    def read_raw_target(self, directory: Path, scan: DeviceScan) -> None:
+        post_found(self, self.RawTargetRead(Target.at(directory, scan)))
+
+    def on_disks_screen_raw_target_read(self, message: RawTargetRead) -> None:
+        current: Target | None = self.lab.target
+        if current is not None and current.directory == message.target.directory:
+            self.lab.target = message.target
 
     # ------------------------------------------------------------------ table
 

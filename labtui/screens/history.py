@@ -16,12 +16,14 @@ from typing import Any
 
 from rich.style import Style
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Input, Static
-from textual.worker import Worker, WorkerState
+from textual.message import Message
+from textual.worker import Worker
 
 from labtui.results import baselines
 from labtui.errors import LabtuiError
@@ -35,6 +37,7 @@ from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.tui.styling import status_styles, theme_style
 from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.work import post_found, report_failure
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -156,6 +159,15 @@ class HistoryScreen(LabtuiScreen[None]):
         Binding("f5,ctrl+r", "reload", "Reload", id="history-reload", tooltip="Read the results folder again"),
     ]
 
+    class Loaded(Message):
+        """The results folder's listing, read in a worker."""
+
+        def __init__(self, rows: list[ResultSummary], broken: list[BrokenFile], baseline_ids: set[str],
+                     problem: str | None) -> None:
+            super().__init__()
+            self.rows, self.broken, self.baseline_ids = rows, broken, baseline_ids
+            self.problem = problem  # why the baselines could not be read, if they could not
+
     def __init__(self) -> None:
         super().__init__()
         self.summaries: list[ResultSummary] = []
@@ -194,10 +206,10 @@ class HistoryScreen(LabtuiScreen[None]):
     # ------------------------------------------------------------------ loading
 
     def action_reload(self) -> None:
-        self.run_worker(self._load, thread=True, exit_on_error=False, name="load-history", group="history",
-                        exclusive=True)
+        self.load_results()
 
-    def _load(self) -> tuple[list[ResultSummary], list[BrokenFile], set[str], str | None]:
+    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
+    def load_results(self) -> None:
         store = self.lab.store
         rows, broken = store.summaries(lambda done, total: self.app.call_from_thread(self._reading, done, total))
         try:
@@ -205,7 +217,7 @@ class HistoryScreen(LabtuiScreen[None]):
             problem = None
         except LabtuiError as exc:
             ids, problem = set(), str(exc)
-        return rows, broken, ids, problem
+        post_found(self, self.Loaded(rows, broken, ids, problem))
 
     def _reading(self, done: int, total: int) -> None:
         if not self.loaded:
@@ -213,16 +225,13 @@ class HistoryScreen(LabtuiScreen[None]):
                 f"Reading the results: {done} of {total} (this builds the summary index once; "
                 "later listings read only what changed)")
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name != "load-history":
-            return
-        if event.state == WorkerState.SUCCESS:
-            rows, broken, ids, problem = event.worker.result
-            if problem:
-                self.notify(problem, title="Baselines not read", severity="warning", timeout=10)
-            self.show(rows, broken, ids)
-        elif event.state == WorkerState.ERROR:
-            self.notify(f"Could not read the results: {event.worker.error}", title="History", severity="error")
+    def on_history_screen_loaded(self, message: Loaded) -> None:
+        if message.problem:
+            self.notify(message.problem, title="Baselines not read", severity="warning", timeout=10)
+        self.show(message.rows, message.broken, message.baseline_ids)
+
+    def work_failed(self, worker: Worker, error: BaseException) -> None:
+        report_failure(self, "Could not read the results", error)
 
     def show(self, rows: list[ResultSummary], broken: list[BrokenFile], baseline_ids: set[str]) -> None:
         """Take a fresh listing; marks on results that still exist are kept."""

@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, ProgressBar, Static
-from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from labtui.engine.base import engine_title
 from labtui.engine.cpubound import ADVICE
@@ -46,6 +47,7 @@ from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.step_charts import StepCharts
 from labtui.tui.styling import theme_style
 from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.work import failure_text, post_found, report_failure
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -88,6 +90,31 @@ class RunScreen(LabtuiScreen[None]):
     class Changed(Message):
         """A step started or finished, or a warning came: redraw the step's frame now."""
 
+    class EnginesChecked(Message):
+        """Which engines can run here: (name, why it cannot, or None)."""
+
+        def __init__(self, engines: list[tuple[str, str | None]]) -> None:
+            super().__init__()
+            self.engines = engines
+
+    class PreflightPassed(Message):
+        """The runner's checks passed: the run can begin."""
+
+        def __init__(self, runner: Runner) -> None:
+            super().__init__()
+            self.runner = runner
+
+    class RunEnded(Message):
+        """The run's events have ended: it completed, was cancelled or failed (the runner has its result, if any)."""
+
+    class PreviousFound(Message):
+        """The previous completed run of `result`'s profile on its disk, or None."""
+
+        def __init__(self, result: RunResult, previous: RunResult | None) -> None:
+            super().__init__()
+            self.result = result
+            self.previous = previous
+
     def __init__(self) -> None:
         super().__init__()
         self.engines: list[tuple[str, str | None]] = []  # (name, why it cannot run here or None)
@@ -103,6 +130,8 @@ class RunScreen(LabtuiScreen[None]):
         self.asking = False  # whether "Stop the run?" is on screen
         self._stop_confirmed_at: float | None = None  # when the person confirmed the cancel
         self._late_y_possible = False  # the run ended with the question on screen
+        self._engines_worker: Worker | None = None
+        self._preflight_worker: Worker | None = None
         self._run_worker: Worker | None = None
         self._param_values: dict[str, dict[str, str]] = {}  # per profile: the values given last
         self._consented: DeviceFacts | None = None  # what a raw device held when the person agreed to destroy it
@@ -155,7 +184,7 @@ class RunScreen(LabtuiScreen[None]):
         self._set_state("idle")
         self._show_setup()
         self.set_interval(1.0, self._clock_tick)
-        self.run_worker(self._check_engines, thread=True, exit_on_error=False, name="check-engines")
+        self._engines_worker = self.check_engines()
 
     def on_screen_resume(self) -> None:
         if self.state in ("running", "stopping"):
@@ -201,8 +230,20 @@ class RunScreen(LabtuiScreen[None]):
 
     # ------------------------------------------------------------------ setup
 
-    def _check_engines(self) -> list[tuple[str, str | None]]:
-        return self.lab.engine_check()
+    @work(thread=True, exit_on_error=False)
+    def check_engines(self) -> None:
+        post_found(self, self.EnginesChecked(self.lab.engine_check()))
+
+    def on_run_screen_engines_checked(self, message: EnginesChecked) -> None:
+        self._engines_known(message.engines)
+
+    def _engines_known(self, engines: list[tuple[str, str | None]]) -> None:
+        self.engines = engines
+        self._show_engines()
+        if self._pending is not None:
+            self.call_after_refresh(self._start_pending)
+        elif self._sweep is not None:
+            self.call_after_refresh(self._start_sweep)
 
     def _show_engines(self) -> None:
         row = self.query_one("#setup-engine-row")
@@ -262,26 +303,21 @@ class RunScreen(LabtuiScreen[None]):
 
     # ------------------------------------------------------------------ starting
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        name = event.worker.name
-        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-            return
-        if name == "check-engines":
-            self.engines = event.worker.result if event.state == WorkerState.SUCCESS else []
-            self._show_engines()
-            if self._pending is not None:
-                self.call_after_refresh(self._start_pending)
-            elif self._sweep is not None:
-                self.call_after_refresh(self._start_sweep)
-        elif name == "preflight":
-            self._preflight_done(event.worker)
-        elif name == "run":
-            self._run_done(event.worker)
-        elif name == "previous":
-            if event.state == WorkerState.SUCCESS and self.outcome is not None and self.outcome.status == "completed":
-                self.previous = event.worker.result
-                self._show_comparison()
-                self.refresh_bindings()
+    def work_failed(self, worker: Worker, error: BaseException) -> None:
+        if worker is self._engines_worker:
+            report_failure(self, "Could not tell which engines can run here", error)
+            self._engines_known([])
+        elif worker is self._preflight_worker:
+            reason = failure_text(error)
+            self._set_state("done" if self.outcome is not None else "idle")
+            self._say(Content.assemble(("Not started: ", "$error bold"), reason, "\nNothing was written."))
+            self._sweep_could_not(reason)
+        elif worker is self._run_worker:
+            # The run's end (RunEnded) came first; a result, if one was saved, is on show by now.
+            if self.outcome is None:
+                self._say(Content.assemble(("The run failed: ", "$error bold"), failure_text(error)))
+        else:
+            report_failure(self, "Could not read the previous run", error)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "setup-tags":
@@ -450,20 +486,18 @@ class RunScreen(LabtuiScreen[None]):
             return
         self._set_state("starting")
         self._say(f"Checking {target.directory} …")
-        self.run_worker(lambda: checked(runner), thread=True, exit_on_error=False, name="preflight", group="run",
-                        exclusive=True)
+        self._preflight_worker = self.preflight(runner)
 
-    def _preflight_done(self, worker: Worker) -> None:
-        if worker.state != WorkerState.SUCCESS:
-            error = worker.error
-            reason = str(error) if isinstance(error, LabtuiError) else f"internal error: {type(error).__name__}: {error}"
-            self._set_state("done" if self.outcome is not None else "idle")
-            self._say(Content.assemble(("Not started: ", "$error bold"), reason, "\nNothing was written."))
-            self._sweep_could_not(reason)
-            return
-        self.begin(worker.result)
+    @work(thread=True, exclusive=True, group="run", exit_on_error=False)
+    def preflight(self, runner: Runner) -> None:
+        """The runner's checks, off the UI thread (they inspect the target and the devices); a refusal raises."""
+        runner.preflight()
+        post_found(self, self.PreflightPassed(runner))
 
-    def begin(self, runner) -> None:
+    def on_run_screen_preflight_passed(self, message: PreflightPassed) -> None:
+        self.begin(message.runner)
+
+    def begin(self, runner: Runner) -> None:
         """Watch `runner` (its preflight passed) run: its events drive this screen until it ends."""
         self.runner = runner
         # The app's clock (fixed in tests and snapshots) times what the screen shows; the runner keeps its own.
@@ -478,19 +512,22 @@ class RunScreen(LabtuiScreen[None]):
         self._say("")
         self._set_state("running")
         self._show_live()
-        self._run_worker = self.run_worker(self._consume(runner), name="run", group="run", exit_on_error=False,
-                                           exclusive=True)
+        self._run_worker = self.consume(runner)
 
-    async def _consume(self, runner) -> RunResult | None:
+    @work(exclusive=True, group="run", exit_on_error=False)
+    async def consume(self, runner: Runner) -> None:
+        """The runner's events into the live state; the run's end, however it ends (done, cancelled, failed), as RunEnded."""
         live = self.live
         assert live is not None
-        async for event in runner.events():
-            live.handle(event)
-            if isinstance(event, (SampleTaken, PrepareProgress)):
-                self.post_message(self.Progress())
-            else:
-                self.post_message(self.Changed())
-        return runner.result
+        try:
+            async for event in runner.events():
+                live.handle(event)
+                if isinstance(event, (SampleTaken, PrepareProgress)):
+                    self.post_message(self.Progress())
+                else:
+                    self.post_message(self.Changed())
+        finally:
+            self.post_message(self.RunEnded())
 
     # ------------------------------------------------------------------ live view
 
@@ -768,7 +805,7 @@ class RunScreen(LabtuiScreen[None]):
 
     # ------------------------------------------------------------------ the end
 
-    def _run_done(self, worker: Worker) -> None:
+    def on_run_screen_run_ended(self, message: RunEnded) -> None:
         runner = self.runner
         result: RunResult | None = runner.result if runner is not None else None
         self.lab.run_active = False
@@ -777,17 +814,12 @@ class RunScreen(LabtuiScreen[None]):
         self._late_y_possible = self.asking
         self._close_question()
         self._set_state("done")
-        if worker.state == WorkerState.ERROR and result is None:
-            error = worker.error
-            reason = str(error) if isinstance(error, LabtuiError) else f"internal error: {type(error).__name__}: {error}"
-            self._say(Content.assemble(("The run failed: ", "$error bold"), reason))
         self._show_done()
         self._honour_cancel()
         result = self.outcome
         self.query_one("#run-done", VerticalScroll).focus()  # arrows scroll the outcome
         if result is not None and result.status == "completed":
-            self.run_worker(lambda: find_previous(self.lab.store, result), thread=True, exit_on_error=False,
-                            name="previous")
+            self.look_up_previous(result)
         if self._sweep is not None:
             if result is not None:
                 self._sweep_results.append(result)
@@ -797,6 +829,16 @@ class RunScreen(LabtuiScreen[None]):
                 self._sweep_skipped += [(t, "not run: the run before it was stopped") for t in left]
                 self._sweep = []
             self.call_after_refresh(self._sweep_next)
+
+    @work(thread=True, exit_on_error=False)
+    def look_up_previous(self, result: RunResult) -> None:
+        post_found(self, self.PreviousFound(result, find_previous(self.lab.store, result)))
+
+    def on_run_screen_previous_found(self, message: PreviousFound) -> None:
+        if self.outcome is message.result and self.outcome.status == "completed":
+            self.previous = message.previous
+            self._show_comparison()
+            self.refresh_bindings()
 
     def _show_done(self) -> None:
         result = self.outcome
@@ -885,12 +927,6 @@ def pass_words(repetition: int) -> str:
     if repetition == 0:
         return " · preparing pass, not counted"
     return f" #{repetition}" if repetition > 1 else ""
-
-
-def checked(runner):
-    """The runner once its preflight passed (run in a thread: it inspects the target and devices)."""
-    runner.preflight()
-    return runner
 
 
 def find_previous(store, result: RunResult) -> RunResult | None:

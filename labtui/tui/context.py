@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from labtui.tui.work import report_failure
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -85,8 +88,17 @@ def cursor_blinks(app: App) -> bool:
 
 
 class LabtuiScreen(Screen[ResultT]):
-    """A screen of labtui's: `self.lab` is the app's shared state, typed."""
+    """A screen of labtui's: `self.lab` is the app's shared state, typed; a worker that fails is reported."""
 
     @property
     def lab(self) -> LabtuiContext:
         return lab(self.app)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # What a worker found comes as its own message; only a failure is handled here.
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.work_failed(event.worker, event.worker.error)
+
+    def work_failed(self, worker: Worker, error: BaseException) -> None:
+        """`worker` raised `error`. Screens that show a failure in place (and tell which work it was) override this."""
+        report_failure(self, "Could not finish what this screen was doing", error)
