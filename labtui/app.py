@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from collections.abc import Callable
+from typing import ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -113,7 +114,8 @@ FLEET = ("Fleet", "Many hosts over ssh: run the chosen profile on every host of 
 class LabtuiApp(App[None]):
     TITLE = "labtui"
     CSS_PATH = [_HERE / "app.tcss", *sorted((_HERE / "widgets").glob("*.tcss"))]
-    MODES = {mode: top.make for mode, top in SCREENS.items()} | {"fleet": _fleet_screen}
+    MODES: ClassVar[dict[str, str | Callable[[], Screen]]] = {
+        **{mode: top.make for mode, top in SCREENS.items()}, "fleet": _fleet_screen}
     DEFAULT_MODE = "disks"
     COMMANDS = App.COMMANDS | {LabtuiCommands}
     BINDINGS = [

@@ -14,6 +14,7 @@ import keyword
 import os
 import re
 import sys
+from typing import NoReturn
 
 from labtui import __version__
 from labtui.errors import ExitCode
@@ -31,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
         # labtui's starts with "-" and a digit, so any such word is a value.
         self._negative_number_matcher = re.compile(r"^-\.?\d")
 
-    def error(self, message: str) -> None:  # argparse's default is a usage dump; keep it to one line
+    def error(self, message: str) -> NoReturn:  # argparse's default is a usage dump; keep it to one line
         self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -49,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         # A command named like a Python keyword lives in a module with a trailing underscore; "-" is "_".
         stem = name.replace("-", "_")
         module = importlib.import_module(f"labtui.commands.{stem}{'_' if keyword.iskeyword(stem) else ''}")
-        command = sub.add_parser(name, help=module.HELP, description=module.__doc__.splitlines()[0])
+        command = sub.add_parser(name, help=module.HELP, description=(module.__doc__ or module.HELP).splitlines()[0])
         module.add_arguments(command)
         command.set_defaults(handler=module)
     return parser

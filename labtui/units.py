@@ -94,7 +94,7 @@ def parse_duration(value: str | int | float, *, field: str = "", allow_zero: boo
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValidationError(f"{value!r} is not a finite duration", field)
-        parsed = (Fraction(value), "", str(value))
+        parsed: tuple[Fraction, str, str] | None = (Fraction(value), "", str(value))
     else:
         parsed = _number_and_unit(value, "duration", "500ms, 10s, 5m, 1h", field)
     if parsed is None:

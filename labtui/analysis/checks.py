@@ -267,19 +267,20 @@ def _tests(pairs: dict[int, tuple[Figure, Figure]]) -> dict[int, tuple[TestResul
         own[i] = (ss / df, float(df))
     prior = noise_prior(list(own.values()))
     out = {}
-    for i, (variance, df) in own.items():
+    for i, (variance, own_df) in own.items():
         base, now = pairs[i]
-        variance, df = moderate(variance, df, prior)
-        diff = fmean(now.logs) - fmean(base.logs)
-        se2 = variance * (1.0 / len(base.logs) + 1.0 / len(now.logs))
+        a, b = base.logs or (), now.logs or ()
+        moderated, freedom = moderate(variance, own_df, prior)
+        diff = fmean(b) - fmean(a)
+        se2 = moderated * (1.0 / len(a) + 1.0 / len(b))
         method = "t-test" if base.n > 1 and now.n > 1 else "prediction"
         if se2 == 0:
             test = TestResult(method, 0.0 if diff == 0 else math.copysign(math.inf, diff), math.inf,
                               1.0 if diff == 0 else 0.0)
         else:
             t = diff / math.sqrt(se2)
-            test = TestResult(method, t, df, t_sf_two_sided(t, df), math.sqrt(se2))
-        out[i] = (test, math.sqrt(math.expm1(variance)) * 100.0)
+            test = TestResult(method, t, freedom, t_sf_two_sided(t, freedom), math.sqrt(se2))
+        out[i] = (test, math.sqrt(math.expm1(moderated)) * 100.0)
     return out
 
 
@@ -298,9 +299,12 @@ def check(baseline: RunResult, current: RunResult, tolerance_pct: float, fail_on
     family = max(sum(1 for _, _, g in rows if g), 1)
     tests: dict[int, tuple[TestResult, float]] = {}
     for key in {row.metric.key for _, row, gating in rows if gating}:
-        pairs = {i: (row.figures[0], row.figures[1]) for i, (_, row, gating) in enumerate(rows)
-                 if gating and row.metric.key == key and row.figures[1] is not None
-                 and row.figures[0].logs is not None and row.figures[1].logs is not None}
+        pairs: dict[int, tuple[Figure, Figure]] = {}
+        for i, (_, row, gating) in enumerate(rows):
+            base, now = row.figures[0], row.figures[1]
+            if (gating and row.metric.key == key and base is not None and now is not None
+                    and base.logs is not None and now.logs is not None):
+                pairs[i] = (base, now)
         tests.update(_tests(pairs))
     order = sorted(tests)
     raw = {i: _worse_p(rows[i][1].metric, tests[i][0]) for i in order}
@@ -308,6 +312,7 @@ def check(baseline: RunResult, current: RunResult, tolerance_pct: float, fail_on
     lines = []
     for i, (group, row, gating) in enumerate(rows):
         base, now, delta = row.figures[0], row.figures[1], row.deltas[1]
+        assert base is not None  # the rows are those with a baseline figure
         metric = row.metric
         if now is None or delta is None:
             lines.append(CheckLine(group, metric, base, now, delta, FAIL if gating else INFO,

@@ -301,7 +301,7 @@ def test_of(reference: Figure, other: Figure) -> TestResult | None:
     return None
 
 
-test_of.__test__ = False  # not a pytest test, whatever the name suggests
+test_of.__test__ = False  # type: ignore[attr-defined]  # not a pytest test, whatever the name suggests
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -657,8 +657,8 @@ def _pooled_noise(figure: Figure, prior: Prior | None) -> Figure:
     return replace(figure, noise=noise_of(figure.logs, prior))
 
 
-def _hint(hint: NoiseHint | None, step: Step, metric: Metric) -> str:
-    known = hint(step, metric) if hint is not None else None
+def _hint(hint: NoiseHint | None, step: Step | None, metric: Metric) -> str:
+    known = hint(step, metric) if hint is not None and step is not None else None
     return known or "repeat both runs (--repeat 3 or more) to measure the noise"
 
 

@@ -32,7 +32,7 @@ def run(args) -> int:
     from labtui.fleet.channel import Channel
 
     channel = Channel.standard()
-    code = ExitCode.BAD_INPUT
+    code: int = ExitCode.BAD_INPUT
     try:
         channel.send(wire.hello(devices.host_info()))
         request = channel.receive(timeout=REQUEST_SECONDS)

@@ -13,8 +13,14 @@ from __future__ import annotations
 # Everything else is imported when a fleet command runs, not when `labtui --help` builds the
 # parser (cli.py): asyncio alone would add tens of milliseconds to every start.
 import contextlib
+from typing import TYPE_CHECKING
 
 from labtui.errors import ExitCode
+
+if TYPE_CHECKING:
+    from rich.live import Live
+
+    from labtui.fleet.session import Fleet
 
 STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": "red", "aborted": "yellow",
                 "unreachable": "red", "refused": "red", "cannot tell": "yellow"}
@@ -232,8 +238,8 @@ class _Display:
     def __init__(self, console, *, check: bool) -> None:
         self.console = console
         self.live_mode = console.is_terminal
-        self.live = None
-        self.fleet = None
+        self.live: Live | None = None
+        self.fleet: Fleet | None = None
         self.check = check
         self._said: dict[str, str] = {}
 

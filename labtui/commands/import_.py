@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from labtui.model import RunResult
+
 HELP = "import DiskSpd or fio result files"
 
 
@@ -30,7 +37,7 @@ def run(args) -> int:
 
     store = open_store()
     rows, _broken = load_summaries(store)
-    saved = []
+    saved: list[tuple[str, RunResult, Path]] = []
     known = []  # (file name, ids of the results it was imported as)
     failures = []
     for name in args.files:

@@ -25,7 +25,7 @@ def run(args) -> int:
     plan = plan_archive(args.out, parse_size(args.size, field="--size"), args.files, args.method)
     live = sys.stderr.isatty()
     every = 0.5 if live else 10.0  # seconds between updates of the same phase (a log file needs few)
-    last = [0.0, ""]
+    last: list = [0.0, ""]  # when and what was last shown
 
     def progress(what: str, done: int, total: int) -> None:
         now = time.monotonic()

@@ -129,17 +129,20 @@ def make_archive(plan: ArchivePlan, progress: Progress | None = None) -> Archive
         batch: list[str] = []
         batch_bytes = 0
         width = len(str(plan.files))
+
+        def phase(what: str) -> Callable[[int], None]:
+            return lambda done: report(what, done, plan.size)
+
         try:
             for number, size in enumerate(plan.file_sizes, 1):
                 name = f"{DATA_DIR}/file-{number:0{width}d}.bin"
                 what = f"writing file {number} of {plan.files}"
-                offset = _write_file(work / name, size, data, view, offset,
-                                     lambda done, what=what: report(what, done, plan.size))
+                offset = _write_file(work / name, size, data, view, offset, phase(what))
                 batch.append(name)
                 batch_bytes += size
                 if batch_bytes >= BATCH_BYTES or number == plan.files:
                     what = f"adding {len(batch)} file{'s' if len(batch) > 1 else ''} to the archive"
-                    _zpaq_add(plan, work, batch, lambda done, what=what: report(what, done, plan.size))
+                    _zpaq_add(plan, work, batch, phase(what))
                     for done in batch:
                         (work / done).unlink()
                     batch, batch_bytes = [], 0

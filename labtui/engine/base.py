@@ -46,6 +46,9 @@ class TargetHold(Protocol):
     def identity(self) -> dict[str, int]:
         """{"dev", "ino"} of a file or {"rdev"} of a device, to compare with fstat() after an open."""
 
+    def check(self) -> str | None:
+        """What changed about the path since the runner took hold of it, or None."""
+
 
 @dataclass(frozen=True)
 class Job:

@@ -395,14 +395,24 @@ async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
         try:
             value = func(*args)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-            # Bound as a default: Python unbinds `exc` when the except block ends, before the loop
+            # Passed as an argument: Python unbinds `exc` when the except block ends, before the loop
             # runs the callback, and the awaiting step would then wait forever.
-            loop.call_soon_threadsafe(lambda error=exc: future.done() or future.set_exception(error))
+            loop.call_soon_threadsafe(_fail_future, future, exc)
         else:
-            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(value))
+            loop.call_soon_threadsafe(_settle_future, future, value)
 
     threading.Thread(target=work, name=f"labtui-{func.__name__}", daemon=True).start()
     return await future
+
+
+def _settle_future(future: asyncio.Future, value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _fail_future(future: asyncio.Future, error: BaseException) -> None:
+    if not future.done():
+        future.set_exception(error)
 
 
 def _child_cpu_seconds(before: resource.struct_rusage) -> float:

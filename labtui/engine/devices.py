@@ -15,6 +15,7 @@ import socket
 import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -257,7 +258,7 @@ def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
     if serial is None and transport == "usb":
         serial = _usb_serial(resolved)
     firmware = _read(device / "rev") or _read(device / "firmware_rev")
-    link: dict = {}
+    link: dict[str, Any] = {}
     controller = _nvme_controller(name, block, sys_root)
     if controller is not None:
         model = _read(controller / "model") or model
@@ -474,7 +475,7 @@ def list_volumes(
 
 def _volume(entry: MountEntry, sys_root: Path) -> Volume:
     dev_id: str | None = entry.dev_id
-    if dev_id.startswith("0:"):
+    if dev_id is not None and dev_id.startswith("0:"):
         # An anonymous device number (btrfs, bcachefs, NFS, tmpfs ...): the source names the disk, if any.
         dev_id = _dev_id_of_source(entry.source, sys_root)
     device, disk = disk_of_device(dev_id, sys_root) if dev_id else (None, None)

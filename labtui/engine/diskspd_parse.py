@@ -146,7 +146,8 @@ def _time(text: str | None) -> datetime | None:
     if not match:
         return None
     try:
-        return datetime(*(int(x) for x in match.groups()), tzinfo=UTC)  # type: ignore[misc]
+        year, month, day, hour, minute, second = (int(x) for x in match.groups())
+        return datetime(year, month, day, hour, minute, second, tzinfo=UTC)
     except ValueError:
         return None
 
@@ -547,11 +548,12 @@ def _text_timespan(number: int, params: dict, block: str, linux: bool) -> Timesp
     writes, _ = _table_totals(block, "Write IO", where)
     for column in ("bytes", "I/Os"):
         parts = [_column(row, (column,)) for row in (totals, reads, writes)]
-        if None not in parts:
-            total, read, write = (_int(p, f"{where} {column}") for p in parts)
-            if read + write != total:
-                raise ReportError(f"{where}: read and write {column} ({read} + {write}) do not add up to the total "
-                                  f"({total}): is the file cut short or edited?")
+        texts = [p for p in parts if p is not None]
+        if len(texts) == len(parts):
+            total, read_count, write_count = (_int(p, f"{where} {column}") for p in texts)
+            if read_count + write_count != total:
+                raise ReportError(f"{where}: read and write {column} ({read_count} + {write_count}) do not add up to "
+                                  f"the total ({total}): is the file cut short or edited?")
     stats = {}
     for name, row in (("read", reads), ("write", writes)):
         size = _column(row, ("bytes",))

@@ -202,7 +202,9 @@ def is_legacy(report: dict) -> bool:
             return int(major.group(1)) < 3
     jobs = report.get("jobs", report.get("client_stats"))
     job = jobs[0] if isinstance(jobs, list) and jobs and isinstance(jobs[0], dict) else {}
-    read = job.get("read") if isinstance(job.get("read"), dict) else {}
+    read = job.get("read")
+    if not isinstance(read, dict):
+        read = {}
     return "clat" in read and "clat_ns" not in read
 
 
@@ -395,7 +397,7 @@ def job_counters(job: dict, legacy: bool = False, where: str = "job") -> Counter
 def latency_source(job: dict, legacy: bool = False) -> str | None:
     """Which latency block the figures come from ("lat_ns", "clat_ns", "lat", "clat")."""
     counters = job_counters(job, legacy)
-    sources = {x.source for x in (counters.read_latency, counters.write_latency) if x.n}
+    sources = {x.source for x in (counters.read_latency, counters.write_latency) if x.n and x.source}
     return sources.pop() if len(sources) == 1 else (" and ".join(sorted(sources)) if sources else None)
 
 
@@ -497,10 +499,6 @@ def merge_samples(first: Sample, second: Sample) -> Sample:
         parts = [(v, n) for v, n in ((a, na), (b, nb)) if v is not None and n]
         return sum(v * n for v, n in parts) / sum(n for _, n in parts) if parts else None
 
-    p99 = {
-        "read_lat_p99_ms": max((x for x in (first.read_lat_p99_ms, second.read_lat_p99_ms) if x is not None), default=None),
-        "write_lat_p99_ms": max((x for x in (first.write_lat_p99_ms, second.write_lat_p99_ms) if x is not None), default=None),
-    }
     return Sample(
         t=second.t,
         seconds=round(first.seconds + second.seconds, 6),
@@ -511,7 +509,9 @@ def merge_samples(first: Sample, second: Sample) -> Sample:
         read_lat_mean_ms=mean(first.read_lat_mean_ms, first.read_ios, second.read_lat_mean_ms, second.read_ios),
         write_lat_mean_ms=mean(first.write_lat_mean_ms, first.write_ios, second.write_lat_mean_ms, second.write_ios),
         cpu_percent=first.cpu_percent if second.cpu_percent is None else second.cpu_percent,
-        **p99,
+        read_lat_p99_ms=max((x for x in (first.read_lat_p99_ms, second.read_lat_p99_ms) if x is not None), default=None),
+        write_lat_p99_ms=max((x for x in (first.write_lat_p99_ms, second.write_lat_p99_ms) if x is not None),
+                             default=None),
     )
 
 

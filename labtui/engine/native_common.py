@@ -31,7 +31,7 @@ CONTROL_BYTES = 8 * 4
 LIVE_BYTES = 8 * LIVE_SIZE
 
 
-def shared_views(control_fd: int, live_fd: int) -> tuple[memoryview, memoryview, list]:
+def shared_views(control_fd: int, live_fd: int) -> tuple[memoryview[float], memoryview[int], list[mmap.mmap]]:
     """The control (float64) and live (int64) arrays over the two shared memory files."""
     control_map = mmap.mmap(control_fd, CONTROL_BYTES)
     live_map = mmap.mmap(live_fd, LIVE_BYTES)
@@ -140,8 +140,10 @@ class CpuWindow:
     __slots__ = ("cpu0", "cpu1", "sched0", "sched1")
 
     def __init__(self) -> None:
-        self.cpu0 = self.cpu1 = None
-        self.sched0 = self.sched1 = None
+        self.cpu0: float | None = None
+        self.cpu1: float | None = None
+        self.sched0: tuple[int, int] | None = None
+        self.sched1: tuple[int, int] | None = None
 
     def start(self) -> None:
         self.cpu0 = time.process_time()
@@ -157,6 +159,7 @@ class CpuWindow:
             self.end()
         if self.cpu0 is None:
             self.cpu0, self.sched0 = self.cpu1, self.sched1
+        assert self.cpu0 is not None and self.cpu1 is not None  # end() has set them
         wait = None
         if self.sched0 is not None and self.sched1 is not None:
             wait = max(0, self.sched1[1] - self.sched0[1]) / 1e9

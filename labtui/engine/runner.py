@@ -256,8 +256,8 @@ class Runner:
             engine_info = EngineInfo(CommandEngine.name)
         passes = self.profile.passes()
         steps_total = len(passes)
-        self._guardian = Guardian.start()
-        subproc.watcher.set(self._guardian)  # this task's engine processes die with labtui
+        guardian = self._guardian = Guardian.start()
+        subproc.watcher.set(guardian)  # this task's engine processes die with labtui
         emit(RunStarted(self.run_id, self.profile, plan.target, engine_info, steps_total, self.profile.planned_seconds))
         results: list[StepResult] = []
         status, error = "completed", None
@@ -282,11 +282,11 @@ class Runner:
                 if self._lease is not None and step.writes:
                     self._lease.note_writes(plan.file_size)
                 step = self._effective_step(step, plan, emit)
-                result = await self._run_step(step, plan, index, steps_total, repetition, emit)
+                step_result = await self._run_step(step, plan, index, steps_total, repetition, emit)
                 if repetition > 0:
-                    results.append(result)  # a discarded preparing pass (0) is shown live, never kept
-                if result.status != "completed":
-                    status, error = "failed", result.error or f"step {step.name!r} failed"
+                    results.append(step_result)  # a discarded preparing pass (0) is shown live, never kept
+                if step_result.status != "completed":
+                    status, error = "failed", step_result.error or f"step {step.name!r} failed"
                     break
                 if step.cooldown > 0:
                     await asyncio.sleep(step.cooldown)
@@ -321,22 +321,25 @@ class Runner:
             )
             self.result = result
             try:
-                self.result, self.saved_path = self.store.save_result(result)
+                result, self.saved_path = self.store.save_result(result)
+                self.result = result
             except LabtuiError as exc:
                 self.save_error = str(exc)
             except Exception as exc:  # noqa: BLE001 - the measured result must still reach the person
                 self.save_error = f"internal error: {type(exc).__name__}: {exc}"
-            self._guardian.close()  # everything is cleaned up: it can go
+            guardian.close()  # everything is cleaned up: it can go
             if not cancelled:
                 if error:
                     emit(RunWarning(f"run {status}: {error}"))
                 if self.save_error is not None:
                     emit(RunWarning(f"the result was not saved: {self.save_error}"))
-                emit(RunFinished(self.result, self.saved_path))
+                emit(RunFinished(result, self.saved_path))
                 emit(_END)
 
     async def _prepare(self, plan: Plan, emit) -> None:
         assert plan.test_file is not None
+        guardian = self._guardian
+        assert guardian is not None  # _run started it
         total = plan.file_size
         begun = time.monotonic()
         loop = asyncio.get_running_loop()
@@ -348,7 +351,7 @@ class Runner:
         if running is not None:
             try:
                 self._marker = leftovers.RunMarker.create(running, self.run_id, plan.test_file)
-                self._guardian.watch_file(self._marker.path, *self._marker.identity(), marker=True)
+                guardian.watch_file(self._marker.path, *self._marker.identity(), marker=True)
             except OSError as exc:
                 message = (f"cannot note the run in {running} ({_reason(exc)}): should labtui be killed, the next "
                            f"run will not know that {plan.test_file} is its test file")
@@ -358,7 +361,7 @@ class Runner:
             self._hold = TestFile.create(plan.test_file)
             if self._marker is not None:
                 self._marker.record(self._hold.dev, self._hold.ino, plan.file_size)
-            self._guardian.watch_file(plan.test_file, self._hold.dev, self._hold.ino)
+            guardian.watch_file(plan.test_file, self._hold.dev, self._hold.ino)
         except FileExistsError:
             what = "a symbolic link" if plan.test_file.is_symlink() else "a file"
             raise LabtuiError(

@@ -18,7 +18,7 @@ import secrets
 import signal
 import sys
 from asyncio.subprocess import PIPE, STDOUT, Process
-from typing import Protocol
+from typing import Any, Protocol
 from collections.abc import Callable
 
 from labtui.engine.guardian import TOKEN_ENV, kill_orphans
@@ -71,7 +71,7 @@ async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool =
 
     With `merge_output`, stderr goes into the stdout pipe, interleaved as the child wrote them.
     """
-    kwargs = {"start_new_session": True, "preexec_fn": die_with_parent()} if sys.platform != "win32" else {}
+    kwargs: dict[str, Any] = {"start_new_session": True, "preexec_fn": die_with_parent()} if sys.platform != "win32" else {}
     # Everything the child starts inherits the token, whatever group or session it moves to.
     token = secrets.token_hex(8)
     proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=PIPE,
@@ -137,7 +137,7 @@ async def wait_exit(proc: Process, poll_seconds: float = 0.01) -> int:
     if fd is not None:
         loop = asyncio.get_running_loop()
         exited = loop.create_future()
-        loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+        loop.add_reader(fd, _settle, exited)
         try:
             await exited
         finally:
@@ -146,6 +146,11 @@ async def wait_exit(proc: Process, poll_seconds: float = 0.01) -> int:
     while proc.returncode is None:  # asyncio's child watcher reaps it a moment later
         await asyncio.sleep(poll_seconds)
     return proc.returncode
+
+
+def _settle(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def group_alive(proc: Process) -> bool:

@@ -16,6 +16,7 @@ import errno
 import mmap
 import os
 import platform
+from typing import Any, ClassVar, Literal
 
 # The same numbers on every architecture (they were added after the tables were unified).
 SYS_SETUP, SYS_ENTER, SYS_REGISTER = 425, 426, 427
@@ -67,8 +68,8 @@ class _CqOffsets(ctypes.Structure):
 
 
 class _Params(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_uint32) for n in ("sq_entries", "cq_entries", "flags", "sq_thread_cpu",
-                                               "sq_thread_idle", "features", "wq_fd")] + [
+    _fields_: ClassVar[list[tuple[str, Any]]] = [(n, ctypes.c_uint32) for n in (
+        "sq_entries", "cq_entries", "flags", "sq_thread_cpu", "sq_thread_idle", "features", "wq_fd")] + [
         ("resv", ctypes.c_uint32 * 3), ("sq_off", _SqOffsets), ("cq_off", _CqOffsets)]
 
 
@@ -93,7 +94,7 @@ def probe() -> str | None:
     global _probed
     if _probed is False:
         _probed = _probe()
-    return _probed
+    return None if _probed is True else _probed
 
 
 def _probe() -> str | None:
@@ -106,7 +107,7 @@ def _probe() -> str | None:
             errno.ENOSYS: "this kernel has no io_uring (Linux 5.6 or later has it)",
             errno.EPERM: "io_uring is disabled here (sysctl kernel.io_uring_disabled, or a seccomp filter)",
             errno.EACCES: "io_uring is disabled here (sysctl kernel.io_uring_disabled, or a seccomp filter)",
-        }.get(exc.errno)
+        }.get(exc.errno or 0)
         return hint or str(exc)
     except (OSError, ValueError) as exc:
         return f"io_uring could not be set up: {exc}"
@@ -177,12 +178,12 @@ class Ring:
         self.sqe16 = self._view(sqes, "H")  # [32i + 20] buf_index
         self.sq_entries = p.sq_entries
 
-    def _view(self, m: mmap.mmap, fmt: str) -> memoryview:
+    def _view(self, m: mmap.mmap, fmt: Literal["B", "H", "I", "i", "q"]) -> memoryview[int]:
         view = memoryview(m)
         self._views.append(view)
         return self._cast(view, fmt)
 
-    def _cast(self, view: memoryview, fmt: str) -> memoryview:
+    def _cast(self, view: memoryview[int], fmt: Literal["B", "H", "I", "i", "q"]) -> memoryview[int]:
         cast = view.cast(fmt)
         self._views.append(cast)
         return cast

@@ -170,8 +170,9 @@ class Fleet:
             proc = self._procs.get(host_run.name)
             if proc is not None:
                 self._tell(proc, {"type": "stop"})
-                with contextlib.suppress(Exception):
-                    proc.stdin.close()
+                if proc.stdin is not None:
+                    with contextlib.suppress(Exception):
+                        proc.stdin.close()
 
     async def _coordinate(self, sessions) -> None:
         # Everyone ready (or out) first: a shared start is one instant for all who can start.
@@ -214,8 +215,9 @@ class Fleet:
         finally:
             pings.cancel()
             self._ready[host.name].set()
-            with contextlib.suppress(Exception):
-                proc.stdin.close()
+            if proc.stdin is not None:
+                with contextlib.suppress(Exception):
+                    proc.stdin.close()
             try:
                 await asyncio.wait_for(proc.wait(), timeout=STOP_GRACE if self.stopping else 30.0)
             except TimeoutError:

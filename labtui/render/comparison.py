@@ -78,15 +78,17 @@ def fmt_figure(metric: Metric, figure: Figure | None) -> str:
 def fmt_margin(figure: Figure | None) -> str:
     """"±x %": half the 95 % interval of the mean relative to the mean ("" for a single run); for a
     best-of figure, what it is ("best of 3"): an interval of the mean is not one of the best."""
-    if figure is not None and figure.best:
+    if figure is None:
+        return ""
+    if figure.best:
         return f"({figure.aggregation})"
-    if figure is None or figure.spread is None or not figure.mean:
+    if figure.spread is None or not figure.mean:
         return ""
     # The t interval's half-width, whole: the interval shown may be cut at zero (Figure.interval).
     return f"±{figure.spread.half_width() / abs(figure.mean) * 100:.1f} %"
 
 
-def _verdict_cell(delta: Delta | None, style: str) -> Text:
+def _verdict_cell(delta: Delta | None, style: StyleType) -> Text:
     """The verdict, and under it (dim) what decided it."""
     verdict = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
     if delta is not None and delta.basis != "no difference":
@@ -198,7 +200,7 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
         table.add_column(letter, justify="right")
         if i:
             table.add_column(f"{letter} vs A", justify="right")
-            words = [row.deltas[i].verdict for g in comparison.groups for row in g.rows if row.deltas[i] is not None]
+            words = [d.verdict for g in comparison.groups for row in g.rows if (d := row.deltas[i]) is not None]
             table.add_column("verdict", min_width=max(map(len, words), default=len("verdict")))  # never cut: the answer
     for group in comparison.groups:
         step_cells = _step_cells(group)
@@ -220,8 +222,8 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
         ctx.add_column("")
         for letter in letters:
             ctx.add_column(letter)
-        for row in differences:
-            ctx.add_row(row.label, *row.values)
+        for difference in differences:
+            ctx.add_row(difference.label, *difference.values)
         parts.append(ctx)
     elif len(letters) > 1:
         parts.append(Text("context: the same " + ", ".join(r.label for r in comparison.context), style="dim"))

@@ -9,7 +9,7 @@ from datetime import datetime
 from collections.abc import Iterable, Mapping
 
 from rich import box
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
@@ -170,7 +170,7 @@ def result_steps_table(result: RunResult) -> Table:
                 name += f" ({s.status})"
             if s.engine_bound:
                 name += " (CPU-bound)"
-            row = [name, fmt_iops(iops), fmt_mib(mib)]
+            row: list[str | Text] = [name, fmt_iops(iops), fmt_mib(mib)]
             if decimal:
                 row.append(fmt_mb(s.total.bytes_per_second) if s.step.kind != "command" else "")
             if mixed:
@@ -251,7 +251,7 @@ def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = ST
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
-    rows = [
+    rows: list[tuple[str, RenderableType]] = [
         ("id", result.id),
         ("status", _status_text(result, status_styles)),
         ("started", result.started.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")),

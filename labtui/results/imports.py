@@ -288,12 +288,13 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
     interrupted = next((m for m in out.messages if "terminating on signal" in m), None)
     fio_errors = [m for m in out.messages if not m.startswith("{")]
     ended_at = None
-    for key, scale in (("timestamp_ms", 1e-3), ("timestamp", 1.0)):
-        value = report.get(key)
+    for field_name, scale in (("timestamp_ms", 1e-3), ("timestamp", 1.0)):
+        value = report.get(field_name)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             ended_at = ended_at or _when(value * scale)
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[str, ...], list[int]] = {}
     for i, job in enumerate(jobs):
+        key: tuple[str, ...]
         if "client_stats" in report:
             key = ("all",) if job.get("jobname") == fr.AGGREGATE_JOB else ("host", str(job.get("hostname")), str(job.get("port")))
         else:
@@ -304,7 +305,7 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
         steps: list[StepResult] = []
         warnings: list[str] = []
         longest = 0.0
-        starts = []
+        starts: list[datetime] = []
         for i in indexes:
             job = jobs[i]
             where = f"job {fr.job_name(job)!r}"
@@ -314,8 +315,9 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
                 raise ReportError(f"{where}: its runtime is longer than a year")
             longest = max(longest, seconds)
             start = job.get("job_start")
-            if isinstance(start, (int, float)) and not isinstance(start, bool) and _when(start / 1000.0):
-                starts.append(_when(start / 1000.0))
+            began = _when(start / 1000.0) if isinstance(start, (int, float)) and not isinstance(start, bool) else None
+            if began:
+                starts.append(began)
             step = fr.job_workload(job, report, seconds, legacy)
             samples = _stream_samples(out.reports, i, step.warmup, legacy) if len(out.reports) > 1 else ()
             result = fr.job_step_result(

@@ -146,7 +146,7 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
         return Profile.from_toml(value, origin=RESULT_ORIGIN, check=False)
     if hint is Step:
         return Step.from_toml(value, check=False)
-    if is_dataclass(hint):
+    if isinstance(hint, type) and is_dataclass(hint):
         return _dataclass_from_plain(hint, value, where)
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

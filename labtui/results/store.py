@@ -296,7 +296,10 @@ class Store:
         good: list[RunResult] = []
         broken: list[BrokenFile] = []
         for item in self.iter_results():
-            (broken if isinstance(item, BrokenFile) else good).append(item)
+            if isinstance(item, BrokenFile):
+                broken.append(item)
+            else:
+                good.append(item)
         good.sort(key=lambda r: (r.started, r.id))
         return good, broken
 

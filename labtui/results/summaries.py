@@ -224,7 +224,10 @@ def load_summaries(
                 entry = {"key": key, "broken": row.reason}
             else:
                 entry = {"key": key, "summary": row.to_json()}
-        (broken if isinstance(row, BrokenFile) else good).append(row)
+        if isinstance(row, BrokenFile):
+            broken.append(row)
+        else:
+            good.append(row)
         entries[file.name] = entry
     if changed or set(cached) != set(entries):
         _write_cache(path, entries)

@@ -356,11 +356,11 @@ class DisksScreen(LabtuiScreen[None]):
         for key in self.marked:
             row = self.rows.get(key)
             problem = "it is no longer mounted" if row is None else self._sweep_problem(row)
-            if problem:
+            if problem or row is None or row.volume is None:  # _sweep_problem names a row without a volume
                 self.notify(f"{key.removeprefix('vol:')}: {problem}", title="Not started", severity="error")
                 return
             targets.append(Target.on(default_directory(row.volume, self.lab.home, volumes), row.volume))
-        self.app.run_on_volumes(targets)
+        self.lab.run_on_volumes(targets)
 
     # ------------------------------------------------------------------ detail and choice
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
+from textual.widgets.data_table import ColumnKey
+from textual.worker import Worker
 
 from labtui.errors import LabtuiError
 from labtui.fleet.session import COMPLETED, Fleet, HostRun
@@ -25,6 +27,12 @@ from labtui.render.result_tables import fmt_iops, fmt_mib
 from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.tui.context import LabtuiScreen, cursor_blinks
+
+if TYPE_CHECKING:
+    from labtui.fleet.hosts import Host
+    from labtui.model import RunResult
+    from labtui.fleet.summary import HostsSummary
 
 FRAME_SECONDS = 0.5
 NARROW = 100
@@ -37,7 +45,7 @@ STATE_STYLES = {"completed": "$success", "pass": "$success", "failed": "$error",
                 "unreachable": "$error", "refused": "$error", "aborted": "$warning", "cannot tell": "$warning"}
 
 
-class FleetScreen(Screen):
+class FleetScreen(LabtuiScreen[None]):
     CSS_PATH = "fleet.tcss"
     AUTO_FOCUS = "#fleet-file"
     BINDINGS = [
@@ -53,12 +61,12 @@ class FleetScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.hosts = []
+        self.hosts: list[Host] = []
         self.fleet: Fleet | None = None
         self.one_at_a_time = False
-        self._worker = None
+        self._worker: Worker | None = None
         self._dirty = False
-        self.summary = None
+        self.summary: HostsSummary | None = None
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Fleet")
@@ -76,9 +84,9 @@ class FleetScreen(Screen):
         table = self.query_one(DataTable)
         for key, label, width in COLUMNS:
             table.add_column(label, key=key, width=width)
-        self.query_one("#fleet-file", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
-        given = getattr(self.app, "hosts_file", None)
-        remembered = given if given is not None else self.app.store.load_settings().get(SETTING)
+        self.query_one("#fleet-file", Input).cursor_blink = cursor_blinks(self.app)
+        given = self.lab.hosts_file
+        remembered = given if given is not None else self.lab.store.load_settings().get(SETTING)
         if isinstance(remembered, str):
             self.query_one("#fleet-file", Input).value = remembered
             self.open_hosts(remembered)
@@ -117,7 +125,7 @@ class FleetScreen(Screen):
         return True
 
     def _remember(self, path: str) -> None:
-        store = self.app.store
+        store = self.lab.store
         settings = store.load_settings()
         if settings.get(SETTING) != path:
             settings[SETTING] = path
@@ -127,11 +135,11 @@ class FleetScreen(Screen):
                 pass  # remembering is a courtesy: the run does not depend on it
 
     def _engine(self) -> str:
-        remembered = self.app.store.load_settings().get("engine")
+        remembered = self.lab.store.load_settings().get("engine")
         return remembered if isinstance(remembered, str) else "native"
 
     def _profile_name(self) -> str:
-        profile = getattr(self.app, "profile", None)
+        profile = self.lab.profile
         return profile.name if profile is not None else "the chosen profile"
 
     # ------------------------------------------------------------------ running
@@ -152,11 +160,11 @@ class FleetScreen(Screen):
     def action_start(self) -> None:
         from labtui.fleet.requests import run_request, ssh_program
 
-        profile = getattr(self.app, "profile", None)
+        profile = self.lab.profile
         if profile is None:
             self._say("Choose a profile first (Workload screen, w).", "$warning")
             return
-        if self.app.run_active:
+        if self.lab.run_active:
             self._say("A run is going on the Run screen: one at a time.", "$warning")
             return
         try:
@@ -169,11 +177,11 @@ class FleetScreen(Screen):
             self._say(str(exc), "$error")
             return
         self.summary = None
-        self.fleet = Fleet(self.hosts, request, self.app.store, one_at_a_time=self.one_at_a_time, ssh=ssh,
+        self.fleet = Fleet(self.hosts, request, self.lab.store, one_at_a_time=self.one_at_a_time, ssh=ssh,
                            on_change=self._changed)
         self._fill(self.fleet.runs)
-        self.app.run_active = True
-        self.app.active_run = self  # quitting or a signal stops the hosts through abort()
+        self.lab.run_active = True
+        self.lab.active_run = self  # quitting or a signal stops the hosts through abort()
         self._say(f"Running {profile.name} on {len(self.hosts)} hosts "
                   f"{'one after another' if self.one_at_a_time else 'together'} …")
         self._worker = self.run_worker(self._drive(self.fleet), name="fleet", group="fleet", exclusive=True,
@@ -187,9 +195,9 @@ class FleetScreen(Screen):
         try:
             await fleet.run()
         finally:
-            self.app.run_active = False
-            if self.app.active_run is self:
-                self.app.active_run = None
+            self.lab.run_active = False
+            if self.lab.active_run is self:
+                self.lab.active_run = None
             if fleet is self.fleet:
                 self.summary = summarize_hosts([(r.name, r.result) for r in fleet.runs if r.result is not None],
                                                DEFAULT_TOLERANCE_PCT)
@@ -227,13 +235,13 @@ class FleetScreen(Screen):
         fleet, worker = self.fleet, self._worker
         if fleet is None:
             return
-        fleet.stop(getattr(self.app, "stopped_by", None) or "quitting labtui")
+        fleet.stop(self.lab.stopped_by or "quitting labtui")
         if worker is not None:
             with contextlib.suppress(Exception):
                 await worker.wait()
 
     @property
-    def outcome(self):
+    def outcome(self) -> RunResult | None:
         """A result the stop left aborted (the app's exit message names it), if any."""
         runs = self.fleet.runs if self.fleet is not None else []
         return next((r.result for r in runs if r.result is not None and r.result.status == "aborted"), None)
@@ -250,8 +258,8 @@ class FleetScreen(Screen):
         # Narrow terminals: shorter step and sparkline columns; the verdict is in full below the table.
         table = self.query_one(DataTable)
         narrow = self.size.width < NARROW
-        table.columns["step"].width = 22 if narrow else 30
-        table.columns["recent"].width = SPARK_WIDTH // 2 if narrow else SPARK_WIDTH
+        table.columns[ColumnKey("step")].width = 22 if narrow else 30
+        table.columns[ColumnKey("recent")].width = SPARK_WIDTH // 2 if narrow else SPARK_WIDTH
         table.refresh()
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
@@ -311,7 +319,7 @@ class FleetScreen(Screen):
         table = self.query_one(DataTable)
         table.clear()
         widest = max((len(r.name) for r in runs), default=4)
-        table.columns["host"].width = max(4, widest)
+        table.columns[ColumnKey("host")].width = max(4, widest)
         for host_run in runs:
             table.add_row(*self._cells(host_run), key=host_run.name)
         self.query_one("#fleet-summary", Static).update("")
@@ -321,7 +329,7 @@ class FleetScreen(Screen):
         live = r.sample.sample if r.sample is not None and r.state == "running" else None
         state = r.state_text() if self.fleet is not None and r in self.fleet.runs else "-"
         step = r.step_text()
-        glyphs = PLAIN_BARS if getattr(self.app, "plain_glyphs", False) else BARS
+        glyphs = PLAIN_BARS if self.lab.plain_glyphs else BARS
         # Content, not str: a DataTable reads a str as markup, and "[measure]" or a reason would vanish.
         return (
             Content(r.name),

@@ -194,8 +194,8 @@ class RunScreen(LabtuiScreen[None]):
             self._pending, self.lab.pending_run = self.lab.pending_run, None
             if self.engines:
                 self._start_pending()
-        if self.app.pending_sweep is not None and self.state not in ("starting", "running", "stopping"):
-            self._sweep, self.app.pending_sweep = list(self.app.pending_sweep), None
+        if self.lab.pending_sweep is not None and self.state not in ("starting", "running", "stopping"):
+            self._sweep, self.lab.pending_sweep = list(self.lab.pending_sweep), None
             if self.engines:
                 self._start_sweep()
 
@@ -398,8 +398,11 @@ class RunScreen(LabtuiScreen[None]):
         done = self._sweep_total - len(self._sweep)
         self.notify(f"Volume {done} of {self._sweep_total}: {target.mount_point} ({target.directory})",
                     title="Run on marked volumes")
-        self._preflight(self.lab.profile, target, engine, params, None,
-                        tags=(*tags, f"volume:{target.mount_point}"))
+        profile = self.lab.profile
+        if profile is None:  # the sweep started with one; nothing unchooses it
+            self._end_sweep()
+            return
+        self._preflight(profile, target, engine, params, None, tags=(*tags, f"volume:{target.mount_point}"))
 
     def _end_sweep(self) -> None:
         from labtui.screens.compare import CompareScreen
@@ -597,7 +600,8 @@ class RunScreen(LabtuiScreen[None]):
         if live.pause is not None:
             pause, began = live.pause
             left = max(0.0, pause.seconds - (live.clock() - began))
-            show(status, Content.assemble((f"Pause before step {pause.before + 1} of {live.started.steps_total}", "bold"),
+            total = live.started.steps_total if live.started is not None else "?"
+            show(status, Content.assemble((f"Pause before step {pause.before + 1} of {total}", "bold"),
                                           f" · {human_duration(left)} left, nothing measured (the profile's pause)",
                                           f" · {clock}"))
             return

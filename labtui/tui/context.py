@@ -52,6 +52,7 @@ class LabtuiContext(Protocol):
     clock: Callable[[], datetime]
     home: Path
     cwd: Path  # where exports go unless the person names another place
+    hosts_file: str | None  # `labtui --hosts FILE`: the Fleet screen opens it
     cursor_blink: bool
     plain_glyphs: bool
     device_source: Callable[[], DeviceScan]
@@ -62,7 +63,9 @@ class LabtuiContext(Protocol):
     run_active: bool
     unsaved_profile: str | None  # the profile with unsaved edits in the Workload screen
     active_run: RunControl | None
+    stopped_by: str | None  # the signal that is ending the app, if one is
     pending_run: RunResult | None  # a run History asked to repeat: the Run screen takes it
+    pending_sweep: list[Target] | None  # volumes the Disks screen marked to run on in turn: the Run screen takes them
 
     def choose_profile(self, profile: Profile) -> None: ...
 
@@ -71,6 +74,8 @@ class LabtuiContext(Protocol):
     def remember_engine(self, name: str) -> None: ...
 
     def request_run(self, result: RunResult) -> None: ...
+
+    def run_on_volumes(self, targets: list[Target]) -> None: ...
 
     def screen_modes(self) -> list[tuple[str, str, str]]: ...
 
