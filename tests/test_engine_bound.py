@@ -47,6 +47,8 @@ def test_the_warning_names_the_step_says_cpu_bound_and_what_to_do():
     text = cpubound.warning("Read 4K", 2, "a worker process used 97 % of a CPU")
     assert "CPU-bound" in text and "'Read 4K' (repetition 2)" in text
     assert "this figure is the engine's limit, not the disk's: try more threads or -e fio" in text
+    # A discarded preparing pass (Profile.discard_first) is named as such.
+    assert "step 'Read 4K' (its preparing pass, not counted) is CPU-bound" in cpubound.warning("Read 4K", 0, "busy")
 
 
 def test_scheduler_times_of_this_process_grow_as_it_runs():

@@ -100,5 +100,6 @@ def verdict(
 
 def warning(step_name: str, repetition: int, reason: str, engine: str = "native") -> str:
     """The run's warning for a CPU-bound step: it names the step and says "CPU-bound"."""
-    which = f"{step_name!r}" + (f" (repetition {repetition})" if repetition > 1 else "")
+    which = f"{step_name!r}" + (f" (repetition {repetition})" if repetition > 1 else
+                                " (its preparing pass, not counted)" if repetition == 0 else "")
     return f"step {which} is CPU-bound: {reason}; {ADVICE.get(engine, ADVICE['native'])}"
