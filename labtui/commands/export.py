@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-HELP = "export results (all when no id is given) as csv, markdown or json"
+HELP = "export results (all when no id is given) as csv, markdown, json or the ConfigMgr script's csv"
 
 
 def add_arguments(parser) -> None:
+    from labtui.render.export import FORMATS
+
     parser.add_argument("ids", nargs="*", metavar="ID", help="result ids or unique prefixes (default: every result)")
-    parser.add_argument("--format", "-f", choices=("csv", "markdown", "json", "configmgr-csv"), default="csv",
+    parser.add_argument("--format", "-f", choices=tuple(FORMATS), default="csv",
                         help="csv (default; opens in a spreadsheet), markdown, json, or configmgr-csv (the columns "
                              "of the post's Test-ConfigMgrWorkload.ps1: ComputerName, Test, Disk, IOPS, Mbps = MiB/s, "
                              "Latency, CPU)")

@@ -13,13 +13,12 @@ import io
 import json
 import math
 from datetime import UTC
+from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Iterable, Sequence
 
 from labtui.render import markdown
 from labtui.model import RunResult, StepResult
-
-FORMATS = ("csv", "markdown", "json", "configmgr-csv")
 
 Getter = Callable[[RunResult, StepResult], Any]
 
@@ -235,13 +234,27 @@ def _formula_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+@dataclass(frozen=True)
+class ExportFormat:
+    """One way out: how the TUI's export dialog names it, a file's ending, and the writer."""
+
+    label: str
+    suffix: str
+    write: Callable[[Sequence[RunResult]], str]
+
+
+# Every export format, in the order they are offered: `labtui export --format`, the dialog and its
+# file endings all read this.
+FORMATS: dict[str, ExportFormat] = {
+    "csv": ExportFormat("CSV", ".csv", to_csv),
+    "markdown": ExportFormat("Markdown", ".md", to_markdown),
+    "json": ExportFormat("JSON", ".json", lambda results: json.dumps(to_json(results), indent=2, allow_nan=False) + "\n"),
+    "configmgr-csv": ExportFormat("ConfigMgr CSV", ".csv", to_configmgr_csv),
+}
+
+
 def render(results: Sequence[RunResult], fmt: str) -> str:
-    if fmt == "csv":
-        return to_csv(results)
-    if fmt == "configmgr-csv":
-        return to_configmgr_csv(results)
-    if fmt == "markdown":
-        return to_markdown(results)
-    if fmt == "json":
-        return json.dumps(to_json(results), indent=2, allow_nan=False) + "\n"
-    raise ValueError(f"unknown export format {fmt!r}")
+    spec = FORMATS.get(fmt)
+    if spec is None:
+        raise ValueError(f"unknown export format {fmt!r}")
+    return spec.write(results)

@@ -24,11 +24,10 @@ from labtui.results.files import atomic_write
 from labtui.widgets.choice import Choice
 from labtui.tui.context import cursor_blinks
 
-SUFFIX = {"csv": ".csv", "markdown": ".md", "json": ".json", "configmgr-csv": ".csv"}
 
 
 def default_path(directory: Path, moment: datetime, fmt: str) -> Path:
-    return directory / f"labtui-export-{moment.strftime('%Y%m%d-%H%M')}{SUFFIX[fmt]}"
+    return directory / f"labtui-export-{moment.strftime('%Y%m%d-%H%M')}{export.FORMATS[fmt].suffix}"
 
 
 def check_path(text: str, directory: Path) -> tuple[Path | None, str]:
@@ -65,8 +64,7 @@ class ExportModal(ModalScreen[Path | None]):
                          id="export-what", markup=False)
             with Horizontal(id="export-format-row"):
                 yield Static("Format", classes="export-label")
-                yield Choice((("CSV", "csv"), ("Markdown", "markdown"), ("JSON", "json"),
-                              ("ConfigMgr CSV", "configmgr-csv")), id="export-format")
+                yield Choice(tuple((f.label, name) for name, f in export.FORMATS.items()), id="export-format")
             yield Input(str(default_path(self.directory, self.moment, "csv")), id="export-path",
                         select_on_focus=False, compact=True)
             yield Static("", id="export-error", markup=False)
@@ -85,8 +83,8 @@ class ExportModal(ModalScreen[Path | None]):
     def on_choice_changed(self, event: Choice.Changed) -> None:
         path_input = self.query_one(Input)
         path = Path(path_input.value)
-        if path.suffix in SUFFIX.values():
-            path_input.value = str(path.with_suffix(SUFFIX[event.value]))
+        if path.suffix in {f.suffix for f in export.FORMATS.values()}:
+            path_input.value = str(path.with_suffix(export.FORMATS[event.value].suffix))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._check()
