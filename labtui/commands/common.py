@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 from typing import Any
@@ -49,19 +48,10 @@ def open_store():
 
 
 def print_json(data: Any) -> None:
-    json.dump(_finite(data), sys.stdout, indent=2, default=str, allow_nan=False)
+    from labtui.results.files import json_safe
+
+    json.dump(json_safe(data), sys.stdout, indent=2, default=str, allow_nan=False)
     sys.stdout.write("\n")
-
-
-def _finite(value: Any) -> Any:
-    # JSON has no NaN: a figure that could not be computed is null.
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def warn_broken(broken) -> None:

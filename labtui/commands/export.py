@@ -6,7 +6,7 @@ HELP = "export results (all when no id is given) as csv, markdown, json or the C
 
 
 def add_arguments(parser) -> None:
-    from labtui.render.export import FORMATS
+    from labtui.render.export_formats import FORMATS
 
     parser.add_argument("ids", nargs="*", metavar="ID", help="result ids or unique prefixes (default: every result)")
     parser.add_argument("--format", "-f", choices=tuple(FORMATS), default="csv",

@@ -46,7 +46,6 @@ reader; after it, one is a protocol error.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import replace
 from typing import Any
 
@@ -64,6 +63,7 @@ from labtui.engine.events import (
 from labtui.errors import LabtuiError
 from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, Sample, Step, StepResult, TargetInfo
 from labtui.results import result_file
+from labtui.results.files import json_safe
 
 PROTOCOL = 1
 PING_SECONDS = 5.0  # the local side says at least this often that it is there
@@ -78,7 +78,7 @@ class WireError(ValueError):
 
 def dumps(message: dict[str, Any]) -> bytes:
     """One message as a line: compact JSON, NaN as null, newline-terminated."""
-    return json.dumps(_finite(message), separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n"
+    return json.dumps(json_safe(message), separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n"
 
 
 def loads(line: bytes | str) -> dict[str, Any]:
@@ -221,16 +221,6 @@ def _model(cls: type, data: Any) -> Any:
         return result_file._dataclass_from_plain(cls, data, cls.__name__)
     except ValueError as exc:
         raise WireError(str(exc)) from None
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def _str(value: Any) -> str:

@@ -13,12 +13,13 @@ import io
 import json
 import math
 from datetime import UTC
-from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Iterable, Sequence
 
 from labtui.render import markdown
+from labtui.render.export_formats import FORMATS
 from labtui.model import RunResult, StepResult
+from labtui.results.files import json_safe
 
 Getter = Callable[[RunResult, StepResult], Any]
 
@@ -113,13 +114,8 @@ def rows(results: Iterable[RunResult]) -> list[dict[str, Any]]:
     out = []
     for result in results:
         for step in result.steps:
-            out.append({name: _finite(get(result, step)) for name, get in COLUMNS})
+            out.append({name: json_safe(get(result, step)) for name, get in COLUMNS})
     return out
-
-
-def _finite(value: Any) -> Any:
-    # A figure that could not be computed is empty, in JSON (null) and CSV alike.
-    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def to_json(results: Sequence[RunResult]) -> dict[str, Any]:
@@ -234,27 +230,18 @@ def _formula_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-@dataclass(frozen=True)
-class ExportFormat:
-    """One way out: how the TUI's export dialog names it, a file's ending, and the writer."""
-
-    label: str
-    suffix: str
-    write: Callable[[Sequence[RunResult]], str]
-
-
-# Every export format, in the order they are offered: `labtui export --format`, the dialog and its
-# file endings all read this.
-FORMATS: dict[str, ExportFormat] = {
-    "csv": ExportFormat("CSV", ".csv", to_csv),
-    "markdown": ExportFormat("Markdown", ".md", to_markdown),
-    "json": ExportFormat("JSON", ".json", lambda results: json.dumps(to_json(results), indent=2, allow_nan=False) + "\n"),
-    "configmgr-csv": ExportFormat("ConfigMgr CSV", ".csv", to_configmgr_csv),
+# The writer of each format of labtui.render.export_formats (the names, labels and file endings).
+WRITERS: dict[str, Callable[[Sequence[RunResult]], str]] = {
+    "csv": to_csv,
+    "markdown": to_markdown,
+    "json": lambda results: json.dumps(to_json(results), indent=2, allow_nan=False) + "\n",
+    "configmgr-csv": to_configmgr_csv,
 }
+assert WRITERS.keys() == FORMATS.keys(), "every export format has a writer, and only those"
 
 
 def render(results: Sequence[RunResult], fmt: str) -> str:
-    spec = FORMATS.get(fmt)
-    if spec is None:
+    write = WRITERS.get(fmt)
+    if write is None:
         raise ValueError(f"unknown export format {fmt!r}")
-    return spec.write(results)
+    return write(results)

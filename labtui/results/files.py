@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import os
 import re
 import stat
@@ -133,3 +134,17 @@ class BrokenFile:
 
     path: Path
     reason: str
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with every NaN and infinity, however deep in dicts and lists, as None.
+
+    JSON has no NaN: a figure that could not be computed is null (and an empty CSV cell).
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -23,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from labtui.errors import StoreError
 from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult, result_disk
-from labtui.results.files import BrokenFile, atomic_write
+from labtui.results.files import BrokenFile, atomic_write, json_safe
 
 if TYPE_CHECKING:  # the store hands itself in: importing it here would make a cycle
     from labtui.results.store import Store
@@ -59,10 +58,10 @@ class StepSummary:
             status=step.status,
             iops=step.total.iops,
             mib_s=step.total.mib_s,
-            latency_mean_ms=_finite(step.latency.mean),
-            latency_p99_ms=_finite(step.latency.p99),
-            cpu_percent=_finite(step.cpu_percent),
-            wall_seconds=_finite(step.wall_seconds),
+            latency_mean_ms=json_safe(step.latency.mean),
+            latency_p99_ms=json_safe(step.latency.p99),
+            cpu_percent=json_safe(step.cpu_percent),
+            wall_seconds=json_safe(step.wall_seconds),
         )
 
 
@@ -145,11 +144,6 @@ class ResultSummary:
         values["tags"] = tuple(values["tags"])
         values["steps"] = tuple(StepSummary(**s) for s in values["steps"])
         return cls(**values)
-
-
-def _finite(value: Any) -> Any:
-    # JSON has no NaN: a figure that could not be computed is stored as null.
-    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def cache_path(store: Store) -> Path:

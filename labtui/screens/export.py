@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from labtui.render import export
+from labtui.render.export_formats import FORMATS
 from labtui.model import RunResult
 from labtui.results.files import atomic_write
 from labtui.widgets.choice import Choice
@@ -27,7 +28,7 @@ from labtui.tui.context import cursor_blinks
 
 
 def default_path(directory: Path, moment: datetime, fmt: str) -> Path:
-    return directory / f"labtui-export-{moment.strftime('%Y%m%d-%H%M')}{export.FORMATS[fmt].suffix}"
+    return directory / f"labtui-export-{moment.strftime('%Y%m%d-%H%M')}{FORMATS[fmt].suffix}"
 
 
 def check_path(text: str, directory: Path) -> tuple[Path | None, str]:
@@ -64,7 +65,7 @@ class ExportModal(ModalScreen[Path | None]):
                          id="export-what", markup=False)
             with Horizontal(id="export-format-row"):
                 yield Static("Format", classes="export-label")
-                yield Choice(tuple((f.label, name) for name, f in export.FORMATS.items()), id="export-format")
+                yield Choice(tuple((f.label, name) for name, f in FORMATS.items()), id="export-format")
             yield Input(str(default_path(self.directory, self.moment, "csv")), id="export-path",
                         select_on_focus=False, compact=True)
             yield Static("", id="export-error", markup=False)
@@ -83,8 +84,8 @@ class ExportModal(ModalScreen[Path | None]):
     def on_choice_changed(self, event: Choice.Changed) -> None:
         path_input = self.query_one(Input)
         path = Path(path_input.value)
-        if path.suffix in {f.suffix for f in export.FORMATS.values()}:
-            path_input.value = str(path.with_suffix(export.FORMATS[event.value].suffix))
+        if path.suffix in {f.suffix for f in FORMATS.values()}:
+            path_input.value = str(path.with_suffix(FORMATS[event.value].suffix))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._check()
