@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from strategies import profiles, run_results, step_results
 
 from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
-from labtui.results.result_file import _to_plain, result_from_toml, result_to_toml
+from labtui.results.result_file import to_plain, result_from_toml, result_to_toml
 from labtui.results.store import Store, result_to_json
 
 few = settings(max_examples=40, deadline=None)
@@ -78,7 +78,7 @@ def test_json_form_is_plain_json(result: RunResult):
 @few
 @given(step_results)
 def test_a_series_is_stored_as_columns_with_gaps(step: StepResult):
-    data = _to_plain(step)
+    data = to_plain(step)
     if not step.samples:
         assert "series" not in data
         return

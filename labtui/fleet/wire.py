@@ -175,7 +175,7 @@ def event_from_wire(message: dict[str, Any]) -> Event:
 
 
 def step_result_to_wire(result: StepResult) -> dict[str, Any]:
-    data = result_file._to_plain(result)
+    data = result_file.to_plain(result)
     data.pop("series", None)
     data["samples"] = [plain(s) for s in result.samples]
     return data
@@ -218,7 +218,7 @@ def plain(value: Any) -> dict[str, Any]:
 
 def _model(cls: type, data: Any) -> Any:
     try:
-        return result_file._dataclass_from_plain(cls, data, cls.__name__)
+        return result_file.dataclass_from_plain(cls, data, cls.__name__)
     except ValueError as exc:
         raise WireError(str(exc)) from None
 

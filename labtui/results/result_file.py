@@ -62,7 +62,7 @@ from labtui.printable import printable
 from labtui.results.files import dumps_toml, loads_toml
 
 
-def _to_plain(value: Any) -> Any:
+def to_plain(value: Any) -> Any:
     """Turn a result dataclass tree into TOML-ready values; None fields are left out."""
     if isinstance(value, (Profile, Step)):
         return value.to_toml()
@@ -74,7 +74,7 @@ def _to_plain(value: Any) -> Any:
     if is_dataclass(value):
         return dataclass_to_plain(value)
     if isinstance(value, (list, tuple)):
-        return [_to_plain(v) for v in value]
+        return [to_plain(v) for v in value]
     return value
 
 
@@ -86,7 +86,7 @@ def dataclass_to_plain(value: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]
         item = getattr(value, f.name)
         if item is None or (isinstance(item, dict) and not item):
             continue
-        data[f.name] = _to_plain(item)
+        data[f.name] = to_plain(item)
     return data
 
 
@@ -147,7 +147,7 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
     if hint is Step:
         return Step.from_toml(value, check=False)
     if isinstance(hint, type) and is_dataclass(hint):
-        return _dataclass_from_plain(hint, value, where)
+        return dataclass_from_plain(hint, value, where)
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{where}: expected a number, got {value!r}")
@@ -171,7 +171,7 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
     raise ValueError(f"{where}: cannot read a {hint!r}")
 
 
-def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
+def dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
     at = f"{where}: " if where else ""
     if not isinstance(data, dict):
         raise ValueError(f"{at}expected a table")
@@ -193,7 +193,7 @@ def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
 
 
 def result_to_toml(result: RunResult) -> str:
-    data = _to_plain(result)
+    data = to_plain(result)
     # Schema first, so a person opening the file sees what format it is.
     ordered = {"schema": data.pop("schema")} | data
     return dumps_toml(ordered)
@@ -207,7 +207,7 @@ def result_from_toml(text: str) -> RunResult:
         raise ValueError("no schema number: not a labtui result file")
     if schema != SCHEMA:
         raise ValueError(f"schema {schema!r} is not one this labtui reads (it reads {SCHEMA})")
-    result = _dataclass_from_plain(RunResult, data, "")
+    result = dataclass_from_plain(RunResult, data, "")
     if result.status not in STATUSES:
         raise ValueError(f"status {result.status!r} is not one of {', '.join(STATUSES)}")
     return result
