@@ -40,6 +40,7 @@ from labtui.engine.native import NativeEngine
 from labtui.engine.testfile import write_test_file
 from labtui.model import Step
 from labtui.units import parse_size
+from labtui.settings import EngineSettings
 from ramdisk import ram_disk as _ram_disk  # beside this script
 
 CELLS = {
@@ -74,7 +75,7 @@ def disk_counts(disk: str | None) -> tuple[int, int] | None:
     return (c.read_count + c.write_count, c.read_bytes + c.write_bytes) if c else None
 
 
-def run_native(step: Step, path: Path, size: int, disk: str | None, settings: dict) -> Outcome:
+def run_native(step: Step, path: Path, size: int, disk: str | None, settings: EngineSettings) -> Outcome:
     engine = NativeEngine(settings)
     job = Job(path=path, file_size=size)
 
@@ -240,7 +241,7 @@ def bench(args, size: int, directory: Path) -> int:
     disk = devices.target_info(directory).disk
     wanted = lambda name: not args.cells or any(c.lower() in name.lower() for c in args.cells)  # noqa: E731
     cells = {k: v for k, v in CELLS.items() if wanted(k)}
-    settings = {"native_backend": args.backend}
+    settings = EngineSettings(native_backend=args.backend)
     fio_version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
     cpu_model = devices.host_info().cpu_model or "unknown CPU"
     print(f"# {time.strftime('%Y-%m-%d %H:%M %Z')} host {os.uname().nodename} ({cpu_model}, {psutil.cpu_count()} CPUs), "

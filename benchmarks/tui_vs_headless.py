@@ -48,6 +48,7 @@ import psutil
 
 from labtui.results.store import Store
 from labtui.units import parse_duration
+from labtui.settings import Settings
 from ramdisk import ram_disk  # beside this script
 
 PROFILE = """schema = 1
@@ -254,7 +255,7 @@ def labtui_pid(term: Tmux) -> int:
 def under_tui(home: Path, target: Path, profile: str, measure_seconds: float, keys: bool, timeout: float) -> Outcome:
     """One run in the TUI; with `keys`, probing key latency while it runs, and ending with a confirmed cancel."""
     store = Store(home)
-    store.save_settings({"profile": profile, "profile_origin": "user", "target": str(target)})
+    store.save_settings(Settings(profile=profile, profile_origin="user", target=str(target)))
     before_files = {p.name for p in store.result_files()}
     term = Tmux(120, 35, f"env -u COLUMNS -u LINES LABTUI_HOME={home} TERM=xterm-256color {labtui()}")
     latencies: list[float] = []

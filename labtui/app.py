@@ -29,8 +29,8 @@ from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.engine.target_choice import DeviceScan, Target, scan_devices
 from labtui.errors import ExitCode, LabtuiError
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
-from labtui.results.files import loads_toml
 from labtui.results.store import Store
+from labtui.settings import Settings
 from labtui.tui.command_palette import LabtuiCommands, offered_bindings
 from labtui.tui.context import LabtuiContext, RunControl
 from labtui.tui.glyphs import ConsoleScrollBarRender, draws_plain, key_display, plain_console
@@ -173,20 +173,27 @@ class LabtuiApp(App[None]):
         self.stopped_by: str | None = None  # the signal that ended the app, if one did
         self.aborted_result: RunResult | None = None  # the run such a signal (or quitting) stopped
         self._remember_theme = False
-        self._settings_broken = self._check_settings_file()
+        # config.toml, read once: the screens read the settings from here, and choices are saved through it.
+        found = self.store.read_settings()
+        self.settings = found.settings
+        self._settings_broken = found.broken is not None  # then labtui never writes the file
+        if found.broken is not None:
+            self._startup_warnings.append((
+                "Settings not read",
+                f"{found.broken}. labtui leaves it as it is and remembers nothing until it is fixed or removed.",
+            ))
+        self._startup_warnings += [("Setting ignored", problem) for problem in found.problems.values()]
         self._register_themes()
         # Restored before any screen exists, so every screen starts from the same choices.
-        settings = self.store.load_settings()
-        self.profile = self._initial_profile(settings)
-        directory = settings.get("target")
-        if isinstance(directory, str) and directory.startswith("/"):
+        self.profile = self._initial_profile(self.settings)
+        if self.settings.target is not None:
             # The Disks screen fills in the volume (or raw device) facts once it has read the devices.
-            self.target = Target.at(Path(directory))
+            self.target = Target.at(Path(self.settings.target))
 
     def _engines_here(self) -> list[tuple[str, str | None]]:
         from labtui.engine.base import engine_availability
 
-        return engine_availability(self.store.load_settings())
+        return engine_availability(self.settings.engines)
 
     # ------------------------------------------------------------------ themes
 
@@ -197,8 +204,8 @@ class LabtuiApp(App[None]):
         for problem in problems:
             self._startup_warnings.append(("Theme file skipped", f"{problem.path}: {problem.reason}"))
         fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else LAST_RESORT_THEME
-        wanted = self.store.load_settings().get("theme")
-        if isinstance(wanted, str) and wanted in self.available_themes:
+        wanted = self.settings.theme
+        if wanted is not None and wanted in self.available_themes:
             self.theme = wanted
         else:
             if wanted:
@@ -213,32 +220,21 @@ class LabtuiApp(App[None]):
 
     def watch_theme(self, name: str) -> None:
         if self._remember_theme:
-            self._save_setting("theme", name)
+            self._save_settings(theme=name)
 
-    def _check_settings_file(self) -> bool:
-        """Whether the settings file exists but does not parse (then labtui never writes it)."""
-        path = self.store.settings_path()
-        try:
-            loads_toml(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return False
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            self._startup_warnings.append((
-                "Settings not read",
-                f"{path}: {exc}. labtui leaves it as it is and remembers nothing until it is fixed or removed.",
-            ))
-            return True
-        return False
-
-    def _save_setting(self, key: str, value: object) -> None:
+    def _save_settings(self, **choices: str) -> None:
+        """Remember `choices` (theme=..., target=...) in config.toml, beside whatever else the file holds now."""
         if self._settings_broken:
             return
+        current = self.store.load_settings()  # edited by hand meanwhile, perhaps: that is kept
+        updated = current.changed(**choices)
         try:
-            settings = self.store.load_settings()
-            if settings.get(key) != value:
-                self.store.save_settings({**settings, key: value})
+            if updated != current:
+                self.store.save_settings(updated)
         except LabtuiError as exc:
             self.notify(str(exc), title="Settings not saved", severity="warning")
+            return
+        self.settings = updated
 
     # ------------------------------------------------------------------ start
 
@@ -295,9 +291,9 @@ class LabtuiApp(App[None]):
         await run.abort()
         self.aborted_result = run.outcome
 
-    def _initial_profile(self, settings: dict) -> Profile | None:
-        name = settings.get("profile")
-        builtin = settings.get("profile_origin") == "builtin"
+    def _initial_profile(self, settings: Settings) -> Profile | None:
+        name = settings.profile
+        builtin = settings.profile_origin == "builtin"
         profiles, _broken = self.store.profiles()
         for p in profiles:
             if p.name == name and (p.origin == "builtin") == builtin:
@@ -311,17 +307,19 @@ class LabtuiApp(App[None]):
         self.profile = profile
         if profile.origin.partition(":")[0] == RESULT_ORIGIN:
             return
-        self._save_setting("profile", profile.name)
-        self._save_setting("profile_origin", "builtin" if profile.origin == "builtin" else "user")
+        self._save_settings(profile=profile.name, profile_origin="builtin" if profile.origin == "builtin" else "user")
 
     def choose_target(self, target: Target) -> None:
         """Make `target` the place a run writes, and remember it for next time."""
         self.target = target
-        self._save_setting("target", str(target.directory))
+        self._save_settings(target=str(target.directory))
         self.notify(f"Runs write to {target.describe()}", title="Target chosen")
 
     def remember_engine(self, name: str) -> None:
-        self._save_setting("engine", name)
+        self._save_settings(engine=name)
+
+    def remember_hosts_file(self, path: str) -> None:
+        self._save_settings(hosts_file=path)
 
     def request_run(self, result: RunResult) -> None:
         """Run `result`'s profile again on its target with its engine: the Run screen starts it.

@@ -9,6 +9,7 @@ import time
 
 from conftest import labtui_cmd
 from labtui.results.store import Store
+from labtui.settings import Settings
 from tui_support import make_app, save_history
 
 DEEP = 100_000  # far past Python's recursion limit
@@ -86,7 +87,7 @@ def test_deeply_nested_settings_and_themes_do_not_stop_the_tui(labtui_home):
     app = make_app(labtui_home)
     titles = [title for title, _ in app._startup_warnings]
     assert "Settings not read" in titles and "Theme file skipped" in titles
-    assert store.load_settings() == {}
+    assert store.load_settings() == Settings()
 
 
 def test_a_huge_profile_is_refused_at_once(labtui_home, tmp_path):

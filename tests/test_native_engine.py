@@ -19,6 +19,7 @@ from labtui.engine.native import BACKENDS, NativeEngine, choose_backend
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Step
+from labtui.settings import EngineSettings
 
 FILE_SIZE = 64 * 1024 * 1024
 QUICK = dict(duration=0.4, warmup=0.0)  # for tests that look at what was issued, not at rates
@@ -41,7 +42,7 @@ def test_file(disk_dir) -> Path:
 
 
 def run_step(step: Step, path: Path, size: int = FILE_SIZE, **settings):
-    engine = NativeEngine(settings)
+    engine = NativeEngine(EngineSettings(**settings))
     events = []
 
     async def go():
@@ -221,7 +222,7 @@ def test_a_backend_asked_for_by_name_falls_back_where_it_cannot_run_and_says_why
         choose_backend(deep, True, "spdk", missing={})
     # Refused before anything is written: the runner's preflight asks the engine first.
     with pytest.raises(LabtuiError, match="native_backend must be auto or one of io_uring, aio, sync, got 'spdk'"):
-        NativeEngine({"native_backend": "spdk"}).check_available()
+        NativeEngine(EngineSettings(native_backend="spdk")).check_available()
 
 
 def test_a_missing_io_uring_runs_kernel_aio_records_it_and_warns(test_file):
@@ -273,7 +274,7 @@ step = Step(name="t", block_size=4096, threads=2, outstanding=8, duration=0.4, w
 out = {"probe": probe, "warnings": []}
 
 async def go():
-    async for e in NativeEngine({}).run_step(step, Job(path=path, file_size=size, interval=0.2)):
+    async for e in NativeEngine().run_step(step, Job(path=path, file_size=size, interval=0.2)):
         if isinstance(e, RunWarning):
             out["warnings"].append(e.message)
         if isinstance(e, StepFinished):

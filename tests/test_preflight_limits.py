@@ -14,6 +14,7 @@ from labtui.engine.runner import RunOptions, Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.settings import EngineSettings
 
 
 def profile(threads: int, outstanding: int, cache: str) -> Profile:
@@ -67,7 +68,7 @@ def test_cache_off_where_o_direct_is_refused_counts_as_cache_on(tmp_path):
 @pytest.mark.parametrize("engine", ["native", "fio"])
 def test_deep_cache_off_queues_are_refused_naming_fs_aio_max_nr(tmp_path, disk_dir, aio_pool, engine):
     target = disk_dir / f"aio-{engine}"
-    settings = {"native_backend": "aio"}  # the native engine's kernel AIO loop (io_uring needs no events)
+    settings = EngineSettings(native_backend="aio")  # the native engine's kernel AIO loop (io_uring needs no events)
     runner = Runner(profile(256, 1024, "off"), target, Store(tmp_path / "h"),
                     RunOptions(engine=engine, engine_settings=settings))
     message = refused(runner, target)
@@ -77,11 +78,11 @@ def test_deep_cache_off_queues_are_refused_naming_fs_aio_max_nr(tmp_path, disk_d
 
 def test_events_other_programs_hold_count_against_the_pool(tmp_path, disk_dir, aio_pool):
     runner = Runner(profile(16, 1024, "off"), disk_dir / "aio-shared", Store(tmp_path / "h"),
-                    RunOptions(engine_settings={"native_backend": "aio"}))
+                    RunOptions(engine_settings=EngineSettings(native_backend="aio")))
     runner.preflight()  # 16,384 of 65,408 free
     aio_pool.write_text("60000\n")
     again = Runner(profile(16, 1024, "off"), disk_dir / "aio-shared", Store(tmp_path / "h"),
-                   RunOptions(engine_settings={"native_backend": "aio"}))
+                   RunOptions(engine_settings=EngineSettings(native_backend="aio")))
     assert "with 5,536 free" in refused(again, disk_dir / "aio-shared")
 
 
@@ -90,7 +91,7 @@ def test_io_uring_and_modest_steps_pass(tmp_path, disk_dir, aio_pool):
     # page cache on is 512 threads.
     for step_profile in (profile(256, 1024, "off"), profile(16, 32, "on")):
         runner = Runner(step_profile, disk_dir / "fine", Store(tmp_path / "h"),
-                        RunOptions(engine_settings={"native_backend": "io_uring", "missing_backends": {}}))
+                        RunOptions(engine_settings=EngineSettings(native_backend="io_uring", missing_backends={})))
         runner.preflight()
 
 

@@ -30,6 +30,7 @@ from labtui.engine.runner import RunOptions, Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.settings import EngineSettings
 
 MIB = 1024 * 1024
 
@@ -195,7 +196,7 @@ def test_every_engine_re_checks_the_device_right_before_it_writes(tmp_path, engi
             fake = tmp_path / "diskspd"  # a DiskSpd stand-in that overwrites its target if it ever starts
             fake.write_text("#!/bin/sh\nfor a; do f=$a; done\nprintf overwritten > \"$f\"\n")
             fake.chmod(0o755)
-            eng = get_engine(engine, {"diskspd_path": str(fake)})
+            eng = get_engine(engine, EngineSettings(diskspd_path=str(fake)))
             step = write_profile().steps[0]
             job = Job(path=Path(lease.path), file_size=8 * MIB, raw_device=True, hold=lease)
 

@@ -29,6 +29,7 @@ from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.settings import EngineSettings
 
 MIB = 1024 * 1024
 
@@ -259,7 +260,7 @@ def test_cli_run_bad_input_is_one_line_exit_2(disk_dir, labtui_home, args, messa
 def test_an_engine_that_crashes_or_hangs_fails_the_step_cleanly(disk_dir, tmp_path, fault):
     store = Store(tmp_path / "home")
     profile = small_profile(steps=(replace(small_profile().steps[0], duration=1.0, warmup=0.0),))
-    runner = Runner(profile, disk_dir, store, RunOptions(interval=0.2, engine_settings={"overrun_seconds": 1.0}))
+    runner = Runner(profile, disk_dir, store, RunOptions(interval=0.2, engine_settings=EngineSettings(overrun_seconds=1.0)))
 
     async def go():
         async for event in runner.events():

@@ -16,6 +16,7 @@ from labtui.errors import NotFoundError, StoreError, ValidationError
 from labtui.model import Profile, Step
 from labtui.results.files import BrokenFile, atomic_write
 from labtui.results.store import Store, data_home
+from labtui.settings import Settings
 
 # --------------------------------------------------------------------------- where data lives
 
@@ -365,11 +366,12 @@ def test_broken_user_profiles_are_listed_and_left_alone(labtui_home):
 
 def test_settings_round_trip_and_a_broken_settings_file_is_left_alone(labtui_home):
     store = Store()
-    assert store.load_settings() == {}
-    store.save_settings({"theme": "nord", "baseline": "20240501-103005-beef"})
-    assert store.load_settings() == {"theme": "nord", "baseline": "20240501-103005-beef"}
+    assert store.load_settings() == Settings() and store.read_settings().broken is None
+    store.save_settings(Settings(theme="nord", extra={"baseline": "20240501-103005-beef"}))
+    assert store.load_settings() == Settings(theme="nord", extra={"baseline": "20240501-103005-beef"})
     store.settings_path().write_bytes(b"theme = \xff")
-    assert store.load_settings() == {}
+    assert store.load_settings() == Settings()
+    assert str(store.settings_path()) in (store.read_settings().broken or "")
     assert store.settings_path().read_bytes() == b"theme = \xff"
 
 

@@ -22,6 +22,7 @@ from labtui.engine.testfile import TestFile, TestFileChanged, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.settings import EngineSettings
 
 MIB = 1024 * 1024
 
@@ -115,7 +116,7 @@ def test_every_engine_checks_the_file_right_before_it_opens_it(tmp_path, engine)
         fake = tmp_path / "diskspd"
         fake.write_text("#!/bin/sh\nfor a; do f=$a; done\nprintf overwritten > \"$f\"\n")
         fake.chmod(0o755)
-        eng = get_engine(engine, {"diskspd_path": str(fake)})
+        eng = get_engine(engine, EngineSettings(diskspd_path=str(fake)))
         step = Step(name="w", block_size=65536, write_percent=100, threads=1, outstanding=1, duration=0.5,
                     warmup=0.0, cache="on")
 

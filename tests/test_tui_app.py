@@ -7,6 +7,7 @@ from labtui.screens.disks import DisksScreen
 from labtui.screens.help import HelpScreen
 from labtui.screens.workload import WorkloadScreen
 from labtui.results.store import Store
+from labtui.settings import Settings
 from tui_support import disks_ready, make_app, open_workload, palette_search, palette_type, screen_text, wait_for
 
 
@@ -110,7 +111,7 @@ async def test_theme_is_remembered_across_starts(labtui_home):
         assert app.theme == "labtui-dark"
         app.theme = "labtui-high-contrast"
         await pilot.pause()
-    assert Store(labtui_home).load_settings()["theme"] == "labtui-high-contrast"
+    assert Store(labtui_home).load_settings().theme == "labtui-high-contrast"
     again = make_app(labtui_home)
     async with again.run_test(size=(80, 24)) as pilot:
         await disks_ready(pilot)
@@ -132,7 +133,7 @@ def _user_theme_chosen(home, file_name: str, text: str, name: str):
     themes = home / "themes"
     themes.mkdir()
     (themes / file_name).write_text(text)
-    Store(home).save_settings({"theme": name})
+    Store(home).save_settings(Settings(theme=name))
     return make_app(home)
 
 

@@ -12,6 +12,7 @@ from labtui.screens.disks import SHRINK, DisksScreen, VolumeTable, link_cell, ta
 from labtui.tui.columns import fit_widths
 from labtui.screens.target_directory import TargetDirectoryModal
 from labtui.results.store import Store
+from labtui.settings import Settings
 from tui_support import FAKE_DISKS, FAKE_HOME, disks_ready, fake_scan, make_app, screen_text, wait_for
 from textual.widgets import Input
 
@@ -129,7 +130,7 @@ async def test_choose_the_root_volume_and_type_a_directory(labtui_home, tmp_path
         assert app.target is not None and app.target.directory == wanted
         assert app.target.mount_point == "/" and app.target.disk == "nvme0n1"
         assert "target " + str(wanted)[:20] in screen_text(app)
-    assert Store(labtui_home).load_settings()["target"] == str(wanted)
+    assert Store(labtui_home).load_settings().target == str(wanted)
 
 
 async def test_other_volumes_default_to_a_labtui_folder_at_their_mount_point(labtui_home):
@@ -177,7 +178,7 @@ async def test_unusable_rows_say_why_and_cannot_be_chosen(labtui_home, row, show
 
 
 async def test_a_remembered_target_gets_its_volume_facts_after_the_scan(labtui_home, tmp_path):
-    Store(labtui_home).save_settings({"target": str(tmp_path)})
+    Store(labtui_home).save_settings(Settings(target=str(tmp_path)))
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         await disks_ready(pilot)

@@ -8,6 +8,7 @@ from labtui.results.store import Store
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.fleet import FleetScreen
 from labtui.screens.fleet_host import FleetHostScreen
+from labtui.settings import Settings
 from sshlab import ssh_lab
 from tui_support import make_app, short_profile, wait_for, widget_text
 
@@ -24,7 +25,7 @@ def _prepare(home, duration: str) -> None:
     store = Store(home)
     store.profiles_dir.mkdir(parents=True, exist_ok=True)
     (store.profiles_dir / "tiny.toml").write_text(short_profile("tiny", duration))
-    store.save_settings({"profile": "tiny", "profile_origin": "user"})
+    store.save_settings(Settings(profile="tiny", profile_origin="user"))
 
 
 def _cells(screen: FleetScreen, row: str) -> list[str]:

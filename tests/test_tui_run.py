@@ -19,6 +19,7 @@ from labtui.screens.prompt import TextPrompt
 from labtui.screens.run import RunScreen
 from labtui.results.store import Store
 from labtui.widgets.live_chart import LiveChart
+from labtui.settings import Settings
 from tui_support import (ScriptedRunner, disks_ready, make_app, screen_text, set_text, short_profile, wait_for,
                           widget_text)
 
@@ -30,7 +31,7 @@ def prepare(home: Path, target: Path, profile: str = "tiny", text: str | None = 
     store = Store(home)
     store.profiles_dir.mkdir(parents=True, exist_ok=True)
     (store.profiles_dir / f"{profile}.toml").write_text(text or short_profile(profile))
-    store.save_settings({"profile": profile, "profile_origin": "user", "target": str(target)})
+    store.save_settings(Settings(profile=profile, profile_origin="user", target=str(target)))
 
 
 async def open_run(pilot) -> RunScreen:
@@ -245,7 +246,7 @@ async def test_tags_typed_before_the_run_are_saved_with_it(labtui_home, target):
         await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the run")
     results, _ = Store(labtui_home).load_results()
     assert results[0].tags == ("hp-adapter", "slot-2")
-    assert Store(labtui_home).load_settings()["engine"] == "native"
+    assert Store(labtui_home).load_settings().engine == "native"
 
 
 PARAM_PROFILE = """schema = 1

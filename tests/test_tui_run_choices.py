@@ -14,6 +14,7 @@ from labtui.screens.result import ResultScreen
 from labtui.screens.run import RunScreen
 from labtui.screens.workload import WorkloadScreen
 from labtui.results.store import Store
+from labtui.settings import Settings
 from tui_support import disks_ready, make_app, open_workload, screen_text, set_text, short_profile, wait_for
 
 
@@ -30,7 +31,7 @@ def prepare(home: Path, target: Path, *names: str) -> None:
     store.profiles_dir.mkdir(parents=True, exist_ok=True)
     for name in names:
         (store.profiles_dir / f"{name}.toml").write_text(short_profile(name, duration="1s"))
-    store.save_settings({"profile": names[0], "profile_origin": "user", "target": str(target)})
+    store.save_settings(Settings(profile=names[0], profile_origin="user", target=str(target)))
 
 
 async def open_run(pilot) -> RunScreen:

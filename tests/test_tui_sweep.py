@@ -12,6 +12,7 @@ from labtui.engine.target_choice import DeviceScan
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
 from labtui.screens.disks import DisksScreen, VolumeTable
+from labtui.settings import Settings
 from tui_support import FAKE_DISKS, disks_ready, make_app, screen_text, short_profile, wait_for
 
 GIB = 1024**3
@@ -42,7 +43,7 @@ def _prepare(home: Path) -> None:
     store = Store(home)
     store.profiles_dir.mkdir(parents=True, exist_ok=True)
     (store.profiles_dir / "tiny.toml").write_text(short_profile("tiny", "500ms"))
-    store.save_settings({"profile": "tiny", "profile_origin": "user"})
+    store.save_settings(Settings(profile="tiny", profile_origin="user"))
 
 
 async def _move_to(pilot, key: str) -> None:

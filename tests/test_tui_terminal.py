@@ -22,6 +22,7 @@ import pytest
 from conftest import REPO, require_tool
 from labtui.engine.devices import list_volumes, volume_of
 from labtui.results.store import Store
+from labtui.settings import Settings
 from tui_support import short_profile
 
 class Terminal:
@@ -163,7 +164,7 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
 def _started_run(home: Path, disk_dir: Path, name: str) -> tuple[Terminal, Path]:
     target = disk_dir / f"signal-{name}"
     (home / "profiles" / "e2e.toml").write_text(short_profile("e2e", "60s"))
-    Store(home).save_settings({"profile": "e2e", "profile_origin": "user", "target": str(target)})
+    Store(home).save_settings(Settings(profile="e2e", profile_origin="user", target=str(target)))
     term = start(home, name, size=(100, 30))
     term.wait_for("Disks and volumes · read at", what="the disks")
     term.keys("r")
@@ -212,7 +213,7 @@ def test_a_confirmed_cancel_aborts_a_run_whose_workers_saturate_the_cpus(home, d
     profile = short_profile("busy", "60s", threads=threads).replace('warmup = "0s"', 'warmup = "0s"\ncache = "on"')
     (home / "profiles" / "busy.toml").write_text(profile.replace("outstanding = 4", "outstanding = 2"))
     target = disk_dir / "cancel-busy"
-    Store(home).save_settings({"profile": "busy", "profile_origin": "user", "target": str(target)})
+    Store(home).save_settings(Settings(profile="busy", profile_origin="user", target=str(target)))
     term = start(home, "cancel-busy", size=(80, 24))
     try:
         term.wait_for("Disks and volumes · read at", what="the disks")

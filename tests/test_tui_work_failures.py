@@ -11,6 +11,7 @@ from labtui.screens.disks import DisksScreen
 from labtui.screens.history import HistoryScreen
 from labtui.screens.run import RunScreen
 from labtui.tui.work import failure_text
+from labtui.settings import Settings
 from tui_support import disks_ready, fake_scan, make_app, screen_text, short_profile, wait_for, widget_text
 
 
@@ -68,7 +69,7 @@ async def test_a_preflight_that_raises_a_plain_error_is_shown_in_place_and_nothi
     (store.profiles_dir / "tiny.toml").write_text(short_profile("tiny"))
     target = tmp_path / "target"
     target.mkdir()
-    store.save_settings({"profile": "tiny", "profile_origin": "user", "target": str(target)})
+    store.save_settings(Settings(profile="tiny", profile_origin="user", target=str(target)))
 
     def preflight(self):
         raise RuntimeError("the probe broke")

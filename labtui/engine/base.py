@@ -23,6 +23,7 @@ from labtui.engine.events import Event
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
 from labtui.model import Step, StepResult
+from labtui.settings import EngineSettings
 
 
 class EngineUnavailable(LabtuiError):
@@ -74,8 +75,8 @@ class Engine(ABC):
     # What a step that was cancelled had measured, for the aborted result (None: nothing useful).
     partial_result: StepResult | None = None
 
-    def __init__(self, settings: dict[str, Any] | None = None) -> None:
-        self.settings = settings or {}
+    def __init__(self, settings: EngineSettings | None = None) -> None:
+        self.settings = settings or EngineSettings()
 
     @abstractmethod
     def check_available(self) -> None:
@@ -123,7 +124,7 @@ def engine_names() -> list[str]:
     return names
 
 
-def engine_availability(settings: dict[str, Any] | None = None) -> list[tuple[str, str | None]]:
+def engine_availability(settings: EngineSettings | None = None) -> list[tuple[str, str | None]]:
     """Each engine's name and why it cannot run here (None where it can): what this machine has."""
     found: list[tuple[str, str | None]] = []
     for name in engine_names():
@@ -135,7 +136,7 @@ def engine_availability(settings: dict[str, Any] | None = None) -> list[tuple[st
     return found
 
 
-def get_engine(name: str, settings: dict[str, Any] | None = None) -> Engine:
+def get_engine(name: str, settings: EngineSettings | None = None) -> Engine:
     """The engine registered under `name`; LabtuiError for an unknown one."""
     spec = ENGINES.get(name)
     if spec is None or name not in engine_names():

@@ -42,6 +42,7 @@ from labtui.errors import ValidationError
 from labtui.model import DirectionStats, Sample, Step, StepResult
 from labtui.params import expand, placeholders
 from labtui.units import format_duration
+from labtui.settings import EngineSettings
 
 SHELL = "/bin/sh"
 TAIL_LINES = 20  # output lines kept with a failed step
@@ -129,7 +130,7 @@ class CommandEngine(Engine):
 
     name = "command"
 
-    def __init__(self, settings: dict[str, Any] | None = None, params: dict[str, str] | None = None) -> None:
+    def __init__(self, settings: EngineSettings | None = None, params: dict[str, str] | None = None) -> None:
         super().__init__(settings)
         self.params = dict(params or {})
         # One scratch name per run: each step makes it fresh and removes it when it ends.

@@ -35,6 +35,7 @@ from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
 from labtui.errors import ReportError
 from labtui.model import Sample, Step
+from labtui.settings import EngineSettings
 
 OVERRUN = 30.0  # seconds past its planned end after which DiskSpd is declared hung
 NAMES = ("diskspd", "diskspd.exe")
@@ -107,14 +108,14 @@ def join_command(argv: list[str], variant: str) -> str:
 class DiskSpdEngine(Engine):
     name = "diskspd"
 
-    def __init__(self, settings=None) -> None:
+    def __init__(self, settings: EngineSettings | None = None) -> None:
         super().__init__(settings)
         self.variant = "windows" if sys.platform == "win32" else "linux"
         self._version: str | None = None
 
     @property
     def program(self) -> str:
-        configured = self.settings.get("diskspd_path")
+        configured = self.settings.diskspd_path
         if configured:
             return str(configured)
         for name in NAMES:
@@ -123,7 +124,7 @@ class DiskSpdEngine(Engine):
         return NAMES[0]
 
     def check_available(self) -> None:
-        configured = self.settings.get("diskspd_path")
+        configured = self.settings.diskspd_path
         if configured:
             if not subproc.is_executable(str(configured)):
                 raise EngineUnavailable(f"the setting diskspd_path is {configured!r}, which is not an executable file")

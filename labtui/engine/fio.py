@@ -40,6 +40,7 @@ from labtui.engine.guard import ensure_cleared
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
 from labtui.model import Step, StepResult
+from labtui.settings import EngineSettings
 
 INSTALL_HINT = "fio is not installed: apt-get install fio (dnf install fio, brew install fio)"
 OVERRUN = 15.0  # seconds past its planned end after which a step is declared hung
@@ -118,7 +119,7 @@ def fio_arguments(
 class FioEngine(Engine):
     name = "fio"
 
-    def __init__(self, settings=None) -> None:
+    def __init__(self, settings: EngineSettings | None = None) -> None:
         super().__init__(settings)
         self._version: str | None = None
         # fio's whole stdout for each step run, in order: its own numbers, to check ours against.
@@ -126,7 +127,7 @@ class FioEngine(Engine):
 
     @property
     def program(self) -> str:
-        configured = self.settings.get("fio_path")
+        configured = self.settings.fio_path
         return str(configured) if configured else "fio"
 
     def needs(self, step: Step) -> StepNeeds:
@@ -138,7 +139,7 @@ class FioEngine(Engine):
         return StepNeeds(threads=step.threads * step.outstanding, why_threads=why)
 
     def check_available(self) -> None:
-        configured = self.settings.get("fio_path")
+        configured = self.settings.fio_path
         if configured:
             if not subproc.is_executable(str(configured)):
                 raise EngineUnavailable(f"the setting fio_path is {configured!r}, which is not an executable file")

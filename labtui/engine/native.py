@@ -25,9 +25,8 @@ import sys
 import tempfile
 import time
 from array import array
-from typing import Any
 from pathlib import Path
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
 import psutil
 
@@ -43,6 +42,7 @@ from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
 from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
 from labtui.units import format_duration, format_size
+from labtui.settings import EngineSettings
 
 START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
 STOP_GRACE = 1.0  # seconds workers get to drain in-flight I/Os before being killed
@@ -85,7 +85,7 @@ def missing_backends() -> dict[str, str]:
 
 
 def choose_backend(step: Step, direct: bool, wanted: str = "auto",
-                   missing: dict[str, str] | None = None) -> tuple[str, str | None]:
+                   missing: Mapping[str, str] | None = None) -> tuple[str, str | None]:
     """The I/O loop for `step`, and why it is not the one `wanted` (None when it is).
 
     io_uring first, then kernel AIO, both only where they are really asynchronous (O_DIRECT)
@@ -113,7 +113,7 @@ def choose_backend(step: Step, direct: bool, wanted: str = "auto",
 class NativeEngine(Engine):
     name = "native"
 
-    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+    def __init__(self, settings: EngineSettings | None = None) -> None:
         super().__init__(settings)
         # What the last step did beyond its result, per engine (never shared between engines): its
         # I/Os in every phase, warm-up and drain included (the kernel cross-check compares them with
@@ -123,7 +123,7 @@ class NativeEngine(Engine):
 
     def check_available(self) -> None:
         # Pure Python: always available; only a mistyped native_backend setting can stop it.
-        wanted = str(self.settings.get("native_backend", "auto"))
+        wanted = self.settings.native_backend or "auto"
         if wanted != "auto" and wanted not in BACKENDS:
             raise EngineUnavailable(
                 f"native_backend must be auto or one of {', '.join(BACKENDS)}, got {wanted!r} (in config.toml)"
@@ -154,8 +154,7 @@ class NativeEngine(Engine):
         return StepNeeds(threads=step.threads, aio_events=step.threads * step.outstanding if backend == "aio" else 0)
 
     def _backend(self, step: Step, direct: bool) -> tuple[str, str | None]:
-        return choose_backend(step, direct, str(self.settings.get("native_backend", "auto")),
-                              self.settings.get("missing_backends"))
+        return choose_backend(step, direct, self.settings.native_backend or "auto", self.settings.missing_backends)
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
         ensure_cleared(job, step.writes)
@@ -186,7 +185,7 @@ class NativeEngine(Engine):
                     "workers": step.threads,
                     "seed": seed + i * 7_919,
                     "backend": backend,
-                    "trace": int(self.settings.get("trace_offsets", 0)),
+                    "trace": self.settings.trace_offsets,
                     "control_fd": control_fd,
                     "live_fd": live_fd,
                     "parent": os.getpid(),  # the worker dies with this process (see native_worker)
@@ -264,7 +263,7 @@ class NativeEngine(Engine):
                 yield SampleTaken(job.index, phase, sample)
         cpu_percent = meter.stop()
 
-        overrun = float(self.settings.get("overrun_seconds", OVERRUN))
+        overrun = self.settings.overrun_seconds or OVERRUN
         finals = await self._collect(workers, deadline=t_end + overrun + step.duration * 0.1)
         # Every I/O the workers completed, warm-up and drain included: what the kernel saw.
         self.last_all_phase_ios = sum(w.live[nc.R_IOS] + w.live[nc.W_IOS] for w in workers)

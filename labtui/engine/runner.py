@@ -39,6 +39,7 @@ from labtui.errors import LabtuiError
 from labtui.model import EngineInfo, Preparation, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
 from labtui.params import resolve
 from labtui.units import format_size
+from labtui.settings import EngineSettings, Settings, SettingsFile
 
 _END = object()
 MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
@@ -47,7 +48,7 @@ MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
 @dataclass
 class RunOptions:
     engine: str = "native"
-    engine_settings: dict[str, Any] = field(default_factory=dict)
+    engine_settings: EngineSettings | None = None  # None: those of the store's config.toml
     tags: tuple[str, ...] = ()
     keep_file: bool = False
     interval: float = 1.0  # seconds between live samples
@@ -78,10 +79,14 @@ class Runner:
         self.target_arg = str(target)
         self.store = store
         self.options = options or RunOptions()
-        # Engines read their settings (fio_path, diskspd_path) from the store's config.toml;
-        # options given here win.
-        load_settings = getattr(store, "load_settings", None)
-        settings = {**(load_settings() if callable(load_settings) else {}), **self.options.engine_settings}
+        # Engines read their settings (fio_path, diskspd_path) from the store's config.toml, unless
+        # the options bring them (the TUI's, read once).
+        settings = self.options.engine_settings
+        problems: list[str] = []
+        if settings is None:
+            read_settings = getattr(store, "read_settings", None)
+            found = read_settings() if callable(read_settings) else SettingsFile(Settings(), {}, None)
+            settings, problems = found.settings.engines, found.engine_problems
         self.engine: Engine = get_engine(self.options.engine, settings)
         self.commands: CommandEngine | None = None  # runs the command steps, once parameters are resolved
         self.params: dict[str, str] = {}  # every parameter's value for this run (defaults included)
@@ -93,7 +98,7 @@ class Runner:
         # time.monotonic() when the run's outcome was decided: a cancel asked for before it
         # (a key still queued in a busy UI) must still make the run aborted.
         self.ended_at: float | None = None
-        self._warnings: list[str] = []
+        self._warnings: list[str] = list(problems)  # a setting of the wrong type, ignored: the run says so
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
         self._preparation: Preparation | None = None  # the test file's writing, once done
         self._cancel_prepare = threading.Event()

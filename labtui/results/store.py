@@ -36,6 +36,7 @@ from labtui.model import (
 )
 from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_toml
 from labtui.results.result_file import dataclass_to_plain, result_from_toml, result_to_toml
+from labtui.settings import Settings, SettingsFile
 
 HOME_ENV = "LABTUI_HOME"
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
@@ -404,16 +405,26 @@ class Store:
     def settings_path(self) -> Path:
         return self.config_dir / "config.toml"
 
-    def load_settings(self) -> dict[str, Any]:
-        """Settings as a dict; a broken settings file reads as empty (and is left alone)."""
+    def read_settings(self) -> SettingsFile:
+        """The settings file, read: the settings, the problems with its values, and why it does not parse, if it
+        does not (then it reads as the defaults, and is left alone). A missing file is the defaults."""
+        path = self.settings_path()
         try:
-            return loads_toml(self.settings_path().read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
-            return {}
+            data = loads_toml(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return SettingsFile(Settings(), {}, None)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            return SettingsFile(Settings(), {}, f"{path}: {exc}")
+        settings, problems = Settings.from_toml(data, str(path))
+        return SettingsFile(settings, problems, None)
 
-    def save_settings(self, settings: dict[str, Any]) -> None:
+    def load_settings(self) -> Settings:
+        """The settings; a broken file reads as the defaults."""
+        return self.read_settings().settings
+
+    def save_settings(self, settings: Settings) -> None:
         try:
-            atomic_write(self.settings_path(), dumps_toml(settings))
+            atomic_write(self.settings_path(), dumps_toml(settings.to_toml()))
         except OSError as exc:
             raise StoreError(f"cannot save settings: {exc.strerror or exc}") from exc
 

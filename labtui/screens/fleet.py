@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 FRAME_SECONDS = 0.5
 NARROW = 100
 SPARK_WIDTH = 16
-SETTING = "hosts_file"  # the hosts file last opened, remembered in the settings
 # (key, heading, width): the cells change with every sample, so the widths are fixed, not measured.
 COLUMNS = (("host", "Host", 12), ("state", "State", 11), ("step", "Step", 30), ("iops", "IOPS", 8),
            ("mib", "MiB/s", 8), ("recent", "Recent MiB/s", SPARK_WIDTH), ("verdict", "Verdict", 48))
@@ -86,8 +85,8 @@ class FleetScreen(LabtuiScreen[None]):
             table.add_column(label, key=key, width=width)
         self.query_one("#fleet-file", Input).cursor_blink = cursor_blinks(self.app)
         given = self.lab.hosts_file
-        remembered = given if given is not None else self.lab.store.load_settings().get(SETTING)
-        if isinstance(remembered, str):
+        remembered = given if given is not None else self.lab.settings.hosts_file
+        if remembered is not None:
             self.query_one("#fleet-file", Input).value = remembered
             self.open_hosts(remembered)
         else:
@@ -125,18 +124,10 @@ class FleetScreen(LabtuiScreen[None]):
         return True
 
     def _remember(self, path: str) -> None:
-        store = self.lab.store
-        settings = store.load_settings()
-        if settings.get(SETTING) != path:
-            settings[SETTING] = path
-            try:
-                store.save_settings(settings)
-            except LabtuiError:
-                pass  # remembering is a courtesy: the run does not depend on it
+        self.lab.remember_hosts_file(path)
 
     def _engine(self) -> str:
-        remembered = self.lab.store.load_settings().get("engine")
-        return remembered if isinstance(remembered, str) else "native"
+        return self.lab.settings.engine or "native"
 
     def _profile_name(self) -> str:
         profile = self.lab.profile

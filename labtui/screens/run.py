@@ -259,7 +259,7 @@ class RunScreen(LabtuiScreen[None]):
             text.update("No engine can run here: " + "; ".join(why for _n, why in missing))
             return
         choice = Choice(tuple(available), id="setup-engine")
-        remembered = self.lab.store.load_settings().get("engine")
+        remembered = self.lab.settings.engine
         row.mount(choice, before=text)
         if remembered in {n for _label, n in available}:
             choice.value = remembered
@@ -481,8 +481,8 @@ class RunScreen(LabtuiScreen[None]):
         tags = self._typed_tags() if tags is None else tags
         try:
             runner = Runner(profile, target.directory, self.lab.store,
-                            RunOptions(engine=engine, tags=tags, params=params, destroy_data=destroy,
-                                       consented=self._consented if destroy else None))
+                            RunOptions(engine=engine, engine_settings=self.lab.settings.engines, tags=tags, params=params,
+                                       destroy_data=destroy, consented=self._consented if destroy else None))
         except LabtuiError as exc:
             self._say(f"Cannot start: {exc}", "error")
             self._sweep_could_not(str(exc))

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from labtui.engine.target_choice import DeviceScan, Target
     from labtui.model import Profile, RunResult
     from labtui.results.store import Store
+    from labtui.settings import Settings
 
 ResultT = TypeVar("ResultT")
 
@@ -49,6 +50,7 @@ class LabtuiContext(Protocol):
     """What the screens share through the app. Everything the machine provides can be injected."""
 
     store: Store
+    settings: Settings  # config.toml as read at start, and as the choices since have changed it
     clock: Callable[[], datetime]
     home: Path
     cwd: Path  # where exports go unless the person names another place
@@ -72,6 +74,8 @@ class LabtuiContext(Protocol):
     def choose_target(self, target: Target) -> None: ...
 
     def remember_engine(self, name: str) -> None: ...
+
+    def remember_hosts_file(self, path: str) -> None: ...
 
     def request_run(self, result: RunResult) -> None: ...
 
