@@ -551,3 +551,25 @@ async def test_start_before_the_engine_check_has_answered_says_so_and_starts_not
             await wait_for(pilot, lambda: screen.engines, what="the engine check")
     finally:
         answered.set()
+
+
+async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_home, target):
+    """A check that failed has answered: `s` then says no engine can run, not that it is still checking."""
+
+    def broken_engines():
+        raise RuntimeError("the check broke")
+
+    app = make_app(labtui_home, engine_check=broken_engines)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.engines_known,
+                       what="the failed engine check")
+        from labtui.engine.target_choice import Target
+        from labtui.results.store import parse_profile_text
+
+        app.profile = parse_profile_text(short_profile(), "test")
+        app.target = Target(target)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "No engine can run here" in screen_text(app), what="the answer")
+        assert "Still checking" not in screen_text(app)

@@ -118,6 +118,7 @@ class RunScreen(LabtuiScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.engines: list[tuple[str, str | None]] = []  # (name, why it cannot run here or None)
+        self.engines_known = False  # the check has answered (or failed, and said so)
         self.runner: Runner | None = None
         self.live: LiveRun | None = None
         self.state = "idle"  # idle, starting, running, stopping, done
@@ -238,7 +239,7 @@ class RunScreen(LabtuiScreen[None]):
         self._engines_known(message.engines)
 
     def _engines_known(self, engines: list[tuple[str, str | None]]) -> None:
-        self.engines = engines
+        self.engines, self.engines_known = engines, True
         self._show_engines()
         if self._pending is not None:
             self.call_after_refresh(self._start_pending)
@@ -349,7 +350,7 @@ class RunScreen(LabtuiScreen[None]):
             self._say("Choose a profile (w) and a target (d) first.", "warning")
             return
         engine = self.engine()
-        if engine is None and not self.engines:
+        if engine is None and not self.engines_known:
             # The engine check (a second or so: fio's and DiskSpd's versions) has not answered yet.
             self._say("Still checking which engines can run here: press s again in a moment.", "warning")
             return
