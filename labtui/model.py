@@ -53,7 +53,7 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 # Keys that mean something for one kind of step only: the other kind would silently ignore them.
 IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup", "cache", "latency",
-           "write_through")
+           "write_through", "steady_state", "steady_window", "steady_max_rounds")
 COMMAND_KEYS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires")
 
 
@@ -62,6 +62,105 @@ def _unknown_key(key: Any, known: Any, where: str) -> ValidationError:
     close = difflib.get_close_matches(str(key), sorted(known), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ValidationError(f"unknown key {key!r}{hint}", where)
+
+
+# --------------------------------------------------------------------------- steady state
+
+STEADY_WINDOW = 5  # SNIA PTS 2.0: the measurement window is the last 5 rounds
+STEADY_MAX_ROUNDS = 25  # SNIA PTS 2.0: a test that is not steady after 25 rounds says so and stops
+MAX_STEADY_ROUNDS = 1000
+MAX_PRECONDITION = 10  # sequential passes over the test file before the steps
+STEADY_FIGURES = ("iops", "mib_s", "latency")  # what a rule tracks: IOPS, MiB/s, mean latency (ms)
+SNIA_RANGE_PERCENT = 20.0  # the window's max - min, in % of its mean, at most
+SNIA_EXCURSION_PERCENT = 10.0  # the best-fit line's rise or fall over the window, in % of its mean, at most
+# fio's single criteria (its `steadystate=` option), each with the figure it tracks and its test:
+# "deviation" = every round within the limit of the window's mean, "slope" = the least-squares
+# slope per round within the limit. fio has no latency criteria: lat and lat_slope apply fio's
+# two tests to the mean latency.
+FIO_CRITERIA = {
+    "iops": ("iops", "deviation"),
+    "iops_slope": ("iops", "slope"),
+    "bw": ("mib_s", "deviation"),
+    "bw_slope": ("mib_s", "slope"),
+    "lat": ("latency", "deviation"),
+    "lat_slope": ("latency", "slope"),
+}
+_RULE_HELP = ("'snia' (or 'snia:mib_s', 'snia:latency') or a fio criterion with its limit such as "
+              "'iops_slope:0.1%' or 'bw:5%' (iops, iops_slope, bw, bw_slope, lat, lat_slope)")
+
+
+@dataclass(frozen=True)
+class SteadyRule:
+    """When a step is steady: SNIA PTS 2.0's rule ("snia") or one of fio's criteria, as fio means it.
+
+    A fio limit is in % of the window's mean, or without "%" in the figure's own unit as fio's:
+    IOPS, bytes/s for bw (fio counts bandwidth in bytes/s), milliseconds for lat.
+    """
+
+    name: str  # "snia" or a key of FIO_CRITERIA
+    figure: str  # one of STEADY_FIGURES
+    limit: float = 0.0  # a fio criterion's threshold
+    percent: bool = True
+    window: int = STEADY_WINDOW
+    max_rounds: int = STEADY_MAX_ROUNDS
+
+    @property
+    def snia(self) -> bool:
+        return self.name == "snia"
+
+    @property
+    def test(self) -> str:
+        """"snia", "deviation" or "slope"."""
+        return "snia" if self.snia else FIO_CRITERIA[self.name][1]
+
+    def figure_of(self, ios: int, nbytes: int, seconds: float, latency_ms: float | None) -> float | None:
+        """A round's tracked figure from its exact counts; None where it cannot be told."""
+        if self.figure == "latency":
+            return latency_ms
+        if seconds <= 0:
+            return None
+        return ios / seconds if self.figure == "iops" else nbytes / seconds / MIB
+
+    @property
+    def text(self) -> str:
+        """The rule as a step's `steady_state` spells it."""
+        if self.snia:
+            return "snia" if self.figure == "iops" else f"snia:{self.figure}"
+        return f"{self.name}:{self.limit:.15g}{'%' if self.percent else ''}"
+
+    @classmethod
+    def parse(cls, text: str, *, window: int = STEADY_WINDOW, max_rounds: int = STEADY_MAX_ROUNDS,
+              where: str = "step") -> SteadyRule:
+        field_ = f"{where}.steady_state"
+        name, _, arg = str(text).strip().lower().partition(":")
+        name, arg = name.strip(), arg.strip()
+        if name == "snia":
+            figure = arg or "iops"
+            if figure not in STEADY_FIGURES:
+                raise ValidationError(f"SNIA's rule tracks iops, mib_s or latency, got {figure!r}", field_)
+            if window != STEADY_WINDOW:
+                raise ValidationError(f"SNIA's rule judges a window of {STEADY_WINDOW} rounds, not {window} "
+                                      "(a fio criterion such as 'iops_slope:1%' takes any window)",
+                                      f"{where}.steady_window")
+            rule = cls("snia", figure, window=window, max_rounds=max_rounds)
+        elif name in FIO_CRITERIA:
+            number = arg.removesuffix("%").strip()
+            try:
+                limit = float(number)
+            except ValueError:
+                raise ValidationError(f"{name} needs a limit such as '{name}:1%' or '{name}:{'2' if name == 'iops' else '0.5%'}', "
+                                      f"got {text!r}", field_) from None
+            if not math.isfinite(limit) or limit < 0:
+                raise ValidationError(f"the limit must be a number of 0 or more, got {arg!r}", field_)
+            rule = cls(name, FIO_CRITERIA[name][0], limit, arg.endswith("%"), window, max_rounds)
+        else:
+            raise ValidationError(f"steady_state must be {_RULE_HELP}, got {text!r}", field_)
+        if not 2 <= window <= MAX_STEADY_ROUNDS:
+            raise ValidationError(f"the window must be 2..{MAX_STEADY_ROUNDS} rounds, got {window}", f"{where}.steady_window")
+        if not window <= max_rounds <= MAX_STEADY_ROUNDS:
+            raise ValidationError(f"at most {window}..{MAX_STEADY_ROUNDS} rounds (at least the window), got {max_rounds}",
+                                  f"{where}.steady_max_rounds")
+        return rule
 
 
 # --------------------------------------------------------------------------- workload
@@ -98,10 +197,30 @@ class Step:
     drop_caches: bool = False  # drop the page cache before the command (needs root)
     sync: bool = True  # flush the file systems when the command ends, inside the timed window
     requires: tuple[str, ...] = ()  # programs that must be installed (checked before the run)
+    # Run to steady state (SteadyRule): `duration` is then one round's length, `warmup` comes
+    # before the first round; "" = a plain timed step.
+    steady_state: str = ""
+    steady_window: int = STEADY_WINDOW  # rounds in the measurement window
+    steady_max_rounds: int = STEADY_MAX_ROUNDS  # the step stops here, steady or not
 
     @property
     def is_io(self) -> bool:
         return self.kind == "io"
+
+    @property
+    def steady(self) -> SteadyRule | None:
+        """The steady-state rule this step runs to, or None (a plain timed step)."""
+        if not self.is_io or not self.steady_state:
+            return None
+        return SteadyRule.parse(self.steady_state, window=self.steady_window, max_rounds=self.steady_max_rounds)
+
+    @property
+    def planned_seconds(self) -> float:
+        """Warm-up and measured time (every round a steady-state step may take: an upper bound)."""
+        if not self.is_io:
+            return 0.0
+        rounds = self.steady_max_rounds if self.steady_state else 1
+        return self.warmup + self.duration * rounds
 
     @property
     def reads(self) -> bool:
@@ -176,6 +295,9 @@ class Step:
             data["write_through"] = True
         if self.pause is not None:
             data["pause"] = format_duration(self.pause)
+        if self.steady_state:
+            data.update(steady_state=self.steady_state, steady_window=self.steady_window,
+                        steady_max_rounds=self.steady_max_rounds)
         return data
 
     @classmethod
@@ -206,7 +328,7 @@ class Step:
         for key in ("warmup", "cooldown", "pause"):
             if key in data:
                 values[key] = parse_duration(data[key], field=f"{where}.{key}", allow_zero=True)
-        for key in ("write_percent", "threads", "outstanding"):
+        for key in ("write_percent", "threads", "outstanding", "steady_window", "steady_max_rounds"):
             if key in data:
                 values[key] = _int(data[key], f"{where}.{key}")
         for key in ("latency", "drop_caches", "sync", "write_through"):
@@ -214,7 +336,7 @@ class Step:
                 if not isinstance(data[key], bool):
                     raise ValidationError(f"must be true or false, got {data[key]!r}", f"{where}.{key}")
                 values[key] = data[key]
-        for key in ("pattern", "cache", "command", "workdir", "setup", "cleanup"):
+        for key in ("pattern", "cache", "command", "workdir", "setup", "cleanup", "steady_state"):
             if key in data:
                 if not isinstance(data[key], str):
                     raise ValidationError(f"must be a string, got {data[key]!r}", f"{where}.{key}")
@@ -272,6 +394,11 @@ class Step:
             )
         if self.duration <= 0:
             raise ValidationError("duration must be greater than zero", f"{where}.duration")
+        if self.steady_state:
+            rule = SteadyRule.parse(self.steady_state, window=self.steady_window, max_rounds=self.steady_max_rounds,
+                                    where=where)
+            if rule.figure == "latency" and not self.latency:
+                raise ValidationError("tracking latency to steady state needs latency = true", f"{where}.latency")
         if file_size is not None and file_size < self.block_size:
             raise ValidationError(
                 f"the test file ({format_size(file_size)}) is smaller than one block ({format_size(self.block_size)})",
@@ -336,6 +463,9 @@ class Profile:
     discard_first: bool = False  # each step's first pass prepares the drive and is not counted
     pause: float = 0.0  # idle seconds before every pass but the run's first (a step's own `pause` wins)
     decimal_units: bool = False  # also show MB/s (10^6 bytes per second), as CrystalDiskMark does
+    # Sequential passes over the whole test file (or device) before the steps: SNIA's
+    # preconditioning (it asks for 2, twice the capacity). 0 = none.
+    precondition: int = 0
     # Values the person supplies at run time (`--param name=value`), used as {name} in command steps.
     params: tuple[Param, ...] = ()
     # Where it came from: "builtin", "user" or a file path. Not part of the file's contents.
@@ -354,6 +484,11 @@ class Profile:
     @property
     def io_steps(self) -> tuple[Step, ...]:
         return tuple(s for s in self.steps if s.is_io)
+
+    @property
+    def writes(self) -> bool:
+        """Whether a run writes to its target: a step that writes, or preconditioning."""
+        return self.precondition > 0 or any(s.writes for s in self.steps)
 
     @property
     def needs_test_file(self) -> bool:
@@ -423,7 +558,7 @@ class Profile:
         total = 0.0
         for n, (_i, step, _rep) in enumerate(self.passes()):
             # A command takes as long as it takes: only its cool-down is known in advance.
-            run = step.duration + step.warmup + STEP_STARTUP_SECONDS if step.is_io else 0.0
+            run = step.planned_seconds + STEP_STARTUP_SECONDS if step.is_io else 0.0
             total += run + step.cooldown + (self.pause_before(step) if n else 0.0)
         return total
 
@@ -447,6 +582,8 @@ class Profile:
             data["pause"] = format_duration(self.pause)
         if self.decimal_units:
             data["decimal_units"] = True
+        if self.precondition:
+            data["precondition"] = self.precondition
         if self.params:
             data["params"] = {p.name: p.to_toml() for p in self.params}
         data["steps"] = [s.to_toml() for s in self.steps]
@@ -457,8 +594,8 @@ class Profile:
         """Read a profile table; `check=False` keeps foreign workloads (imports) as they were."""
         if not isinstance(data, dict):
             raise ValidationError("a profile must be a table")
-        known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "params", "steps", "schema",
-                 *PRESET_KEYS}
+        known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "precondition", "params",
+                 "steps", "schema", *PRESET_KEYS}
         for key in data:
             if key not in known:
                 raise _unknown_key(key, known - {"schema"}, "")
@@ -486,6 +623,7 @@ class Profile:
                 data.get("free_space_margin", cls.free_space_margin), field="free_space_margin", allow_zero=True
             ),
             repeat=_int(data.get("repeat", cls.repeat), "repeat"),
+            precondition=_int(data.get("precondition", cls.precondition), "precondition"),
             steps=steps,
             **_preset_values(data),
             params=params,
@@ -510,6 +648,10 @@ class Profile:
             raise ValidationError(f"must be 0 to {format_duration(MAX_PAUSE)}, got {self.pause:g} s", "pause")
         if self.file_size <= 0:
             raise ValidationError("the test file size must be greater than zero", "file_size")
+        if not 0 <= self.precondition <= MAX_PRECONDITION:
+            raise ValidationError(f"must be from 0 to {MAX_PRECONDITION} passes, got {self.precondition}", "precondition")
+        if self.precondition and not self.needs_test_file:
+            raise ValidationError("there is nothing to precondition: no step does I/O", "precondition")
         if self.free_space_margin < 0:
             raise ValidationError("the free-space margin cannot be negative", "free_space_margin")
         if not self.steps:
@@ -735,6 +877,51 @@ SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
 
 
 @dataclass(frozen=True)
+class SteadyCriterion:
+    """One condition of a steady-state rule, as judged over the window."""
+
+    name: str  # "range", "excursion" (SNIA) or "deviation", "slope" (fio)
+    value: float | None  # in % of the window's mean (percent), else the limit's unit; None: no mean to judge by
+    limit: float
+    percent: bool
+    held: bool
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    """How a steady-state step went: every round's figure, the window judged, each criterion.
+
+    The step's counts and latency are the window's (SNIA reports the steady-state window).
+    """
+
+    rule: str  # as the step spelled it: "snia", "iops_slope:0.1%"
+    figure: str  # what each round's figure is: iops, mib_s or latency (mean, ms)
+    round_seconds: float
+    window: int  # rounds in the measurement window
+    max_rounds: int
+    attained: bool
+    rounds: tuple[float, ...] = ()  # every round's figure, in order
+    window_start: int | None = None  # the judged window's first round (1-based); None: too few rounds
+    window_figures: tuple[float, ...] = ()  # the figures judged (fio judges its own per-second figures)
+    mean: float | None = None  # the window's mean figure
+    slope: float | None = None  # the window's best-fit line, per round
+    criteria: tuple[SteadyCriterion, ...] = ()
+    judged_by: str = "labtui"  # "fio" where fio's own steadystate check decided
+
+    @property
+    def finished(self) -> bool:
+        """Whether the step stops after these rounds: steady, or at its round limit."""
+        return self.attained or len(self.rounds) >= self.max_rounds
+
+    @property
+    def verdict(self) -> str:
+        """"steady after 7 rounds" or "not steady after 25 rounds"."""
+        count = len(self.rounds)
+        rounds = f"{count} round{'s' if count != 1 else ''}"
+        return f"steady after {rounds}" if self.attained else f"not steady after {rounds}"
+
+
+@dataclass(frozen=True)
 class StepResult:
     step: Step
     status: str = "completed"
@@ -761,6 +948,7 @@ class StepResult:
     # Each stored interval merges up to this many measured ones (the series was longer than a
     # result file keeps: labtui.series); None when every interval is kept as measured.
     series_merged: int | None = None
+    steady_state: SteadyState | None = None  # a step run to steady state (None for a plain timed step)
 
     @property
     def total(self) -> DirectionStats:
@@ -800,6 +988,21 @@ class Preparation:
 
 
 @dataclass(frozen=True)
+class Precondition:
+    """The sequential fill of the test file (or device) before the steps, SNIA's preconditioning."""
+
+    passes: int
+    bytes: int = 0  # written in all passes
+    seconds: float = 0.0
+    pass_seconds: tuple[float, ...] = ()  # each pass's time: a later pass slower than the first shows the drive's cache filling
+    direct: bool | None = None  # written with O_DIRECT
+
+    @property
+    def mib_s(self) -> float:
+        return self.bytes / self.seconds / MIB if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
 class RunResult:
     id: str
     status: str
@@ -818,6 +1021,7 @@ class RunResult:
     warnings: tuple[str, ...] = ()
     params: dict[str, str] = field(default_factory=dict)  # the profile parameters' values in this run
     preparation: Preparation | None = None  # the test file's writing (None: no file was written)
+    precondition: Precondition | None = None  # the profile's sequential passes before the steps
     schema: int = SCHEMA
 
     @property
