@@ -107,6 +107,7 @@ def _run_more(store, result, args):
 
     from labtui.commands.common import given, stderr
     from labtui.commands.progress import confirm, execute
+    from labtui.analysis import steady
     from labtui.engine.runner import RunOptions, Runner
     from labtui.errors import LabtuiError, ValidationError
 
@@ -117,7 +118,8 @@ def _run_more(store, result, args):
     engine = result.engine.name if result.profile.needs_test_file else "native"
     target = given(args.target, "--target", "a directory (. is the current one)") or result.target.path
     runner = Runner(profile, target, store,
-                    RunOptions(engine=engine, tags=("baseline",), params=dict(result.params)))
+                    RunOptions(engine=engine, tags=("baseline",), params=dict(result.params),
+                               judge=steady.judge))
     plan = runner.preflight()
     stderr().print(f"labtui baseline: running {profile.name} {args.more} more time{'s' if args.more != 1 else ''} on "
                    f"{plan.directory} with {engine} to add to the baseline of {result.id}")

@@ -109,6 +109,7 @@ def run(args, drive=None) -> int:
     from labtui.errors import ExitCode
     from labtui.analysis.comparison import pooled
     from labtui.render.comparison import check_renderable
+    from labtui.analysis import steady
     from labtui.engine.runner import RunOptions, Runner
     from labtui.errors import ValidationError
     from labtui.params import parse_assignments
@@ -137,7 +138,8 @@ def run(args, drive=None) -> int:
     # A profile of command steps only ran no I/O engine (its result says "command"): any will do.
     engine = args.engine or (baseline.engine.name if baseline.profile.needs_test_file else "native")
     params = {**baseline.params, **parse_assignments(args.param)}
-    options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params)
+    options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params,
+                         judge=steady.judge)
     runner = Runner(profile, target, store, options)
     plan = runner.preflight()
     err = stderr()

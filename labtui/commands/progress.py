@@ -17,14 +17,17 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
+from labtui.analysis import steady
 from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
 from labtui.engine.events import (
     Paused,
+    PreconditionProgress,
     PrepareProgress,
     RunFinished,
     RunStarted,
     RunWarning,
+    SteadyRound,
     StepFinished,
     StepStarted,
 )
@@ -104,6 +107,8 @@ class _Display:
         self.live: Live | None = None
         self.run = LiveRun(clock=clock, capacity=1)  # the latest sample is all a line shows
         self.raw_device = False  # a raw block device target: nothing to prepare
+        self.precondition: PreconditionProgress | None = None
+        self.round: SteadyRound | None = None  # the current steady-state step's last round
 
     def start(self) -> None:
         if self.live_mode:
@@ -138,6 +143,8 @@ class _Display:
             left = max(0.0, pause.seconds - (run.clock() - began))
             lines.append(Text(f"pausing before step {pause.before + 1}: {human_duration(left)} left (the profile's pause)"))
             return Group(*lines)
+        if self.precondition is not None and current is None:
+            lines.append(Text(precondition_line(self.precondition)))
         if current is not None:
             s = current.started
             step = s.step
@@ -150,8 +157,13 @@ class _Display:
                     lines.append(Text(f"  disk: read {fmt_mib(x.read_mib_s)} MiB/s, write {fmt_mib(x.write_mib_s)} MiB/s, "
                                       f"{fmt_iops(x.iops)} IOPS  CPU {fmt_pct(x.cpu_percent)}"))
                 return Group(*lines)
+            # A steady-state step may end at any round: its time is the longest it may take.
+            most = "at most " if step.steady_state else ""
             lines.append(Text(f"step {s.index + 1}/{s.total}: {step.name}{pass_words(s.repetition)} [{current.phase}]  "
-                              f"{human_duration(elapsed)} of {human_duration(current.planned_seconds)}  run ETA {eta}"))
+                              f"{human_duration(elapsed)} of {most}{human_duration(current.planned_seconds)}  "
+                              f"run ETA {most}{eta}"))
+            if self.round is not None and self.round.index == s.index:
+                lines += [Text(line) for line in round_lines(self.round.state)]
             if current.last is not None:
                 x = current.last.sample
                 lat = x.read_lat_mean_ms if x.read_ios else x.write_lat_mean_ms
@@ -178,6 +190,18 @@ class _Display:
                 verb = "preparing" if event.bytes_done == 0 else "prepared"
                 self.say(f"{verb} the {human_size(event.bytes_total)} test file"
                          + (f" in {event.seconds:.1f} s" if event.bytes_done else ""))
+        elif isinstance(event, PreconditionProgress):
+            self.precondition = event
+            if not self.live_mode and event.bytes_done == 0:
+                self.say(f"preconditioning: {event.passes} sequential pass{'es' if event.passes != 1 else ''} "
+                         f"over the test file ({human_size(event.bytes_total)} to write)")
+            elif not self.live_mode and event.passes_done == event.passes:
+                self.say(f"preconditioned: {human_size(event.bytes_total)} written in {event.seconds:.1f} s")
+        elif isinstance(event, SteadyRound):
+            self.round = event
+            if not self.live_mode:
+                for line in round_lines(event.state):
+                    self.say(line)
         elif isinstance(event, StepStarted):
             if not self.live_mode:
                 self.say(f"step {event.index + 1}/{event.total}: {event.step.name}{pass_words(event.repetition)}")
@@ -189,6 +213,8 @@ class _Display:
                     line += f", latency {fmt_ms(r.latency.mean)} ms (p99 {fmt_ms(r.latency.p99)})"
             else:
                 line = f"  {command_summary(r)}"
+            if r.steady_state is not None:
+                line += f" [{r.steady_state.verdict}]"
             if r.status != "completed":
                 line += f" [{r.status}: {r.error}]"
             elif r.engine_bound:
@@ -202,6 +228,36 @@ class _Display:
         elif isinstance(event, RunWarning):
             self.say(f"warning: {event.message}", "yellow")
         self.update()
+
+
+def precondition_line(p: PreconditionProgress) -> str:
+    """'preconditioning: pass 1 of 2, 1.2 GiB of 4 GiB (30%), 850 MiB/s, ETA 0:12'"""
+    rate = p.bytes_done / p.seconds if p.seconds > 0 else 0
+    current = min(p.passes, p.passes_done + 1)
+    return (f"preconditioning: pass {current} of {p.passes}, {human_size(p.bytes_done)} of {human_size(p.bytes_total)} "
+            f"({100 * p.fraction:.0f}%), {human_size(rate)}/s, ETA {human_duration(p.eta_seconds)}")
+
+
+def round_lines(state) -> list[str]:
+    """A steady-state round as it came: its figure, then how far each criterion is from holding."""
+    unit = steady.FIGURE_UNITS[state.figure]
+    figure = state.rounds[-1]
+    if state.figure == "iops":
+        text = f"{figure:,.0f}"
+    elif state.figure == "latency":
+        text = f"{figure:,.3g}"
+    else:
+        text = f"{figure:,.1f}"
+    head = f"  round {len(state.rounds)}/{state.max_rounds}: {text} {unit}"
+    if not state.criteria:
+        return [f"{head} (judged once {state.window} rounds are in)"]
+    judged = "" if state.judged_by == "labtui" else f" ({state.judged_by})"
+    lines = [f"{head}; {'steady' if state.attained else 'not steady yet'} over rounds "
+             f"{state.window_start}-{len(state.rounds)}{judged}"]
+    lines += [f"    {steady.criterion_text(c, state.figure)}" for c in state.criteria]
+    if state.finished and not state.attained:
+        lines.append(f"    {state.verdict}: the step ends here")
+    return lines
 
 
 async def execute(runner, *, as_json: bool, report: bool = True) -> int:

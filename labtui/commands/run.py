@@ -53,6 +53,7 @@ def run(args) -> int:
 
     from labtui.commands.common import open_store
     from labtui.commands.progress import confirm, execute
+    from labtui.analysis import steady
     from labtui.engine.runner import RunOptions, Runner
     from labtui.errors import ExitCode
     from labtui.params import parse_assignments
@@ -85,6 +86,7 @@ def run(args) -> int:
         interval=parse_duration(args.interval, field="--interval"),
         destroy_data=args.destroy_data,
         params=parse_assignments(args.param),
+        judge=steady.judge,
     )
     if args.all_volumes:
         from labtui.commands.sweep import run_sweep

@@ -14,16 +14,20 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, ClassVar, Protocol
-from collections.abc import AsyncIterator
 
 import psutil
 
 from labtui.engine.events import Event
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
-from labtui.model import Step, StepResult
+from labtui.model import SteadyRule, SteadyState, Step, StepResult
 from labtui.settings import EngineSettings
+
+# Judges a steady-state rule on the rounds so far (labtui.analysis.steady.judge): handed in by
+# the front end, since the judging lives above the engine (which only measures the rounds).
+SteadyJudge = Callable[[SteadyRule, Sequence[float], float], SteadyState]
 
 
 class EngineUnavailable(LabtuiError):
@@ -66,6 +70,12 @@ class Job:
     disk: str | None = None  # kernel name of the target's disk, for counters (psutil)
     params: dict[str, str] = field(default_factory=dict)  # profile parameters (--param k=v)
     hold: TargetHold | None = None  # what the runner holds of `path` (None: a bare path, in tests)
+    judge: SteadyJudge | None = None  # for steps run to steady state
+
+    def steady_judge(self) -> SteadyJudge:
+        if self.judge is None:
+            raise LabtuiError("a step runs to steady state but nothing was given to judge its rounds (Job.judge)")
+        return self.judge
 
 
 class Engine(ABC):

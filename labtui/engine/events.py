@@ -1,10 +1,11 @@
 """The typed event stream of a run. The TUI and the headless CLI consume the same events.
 
 A run emits, in order: RunStarted, PrepareProgress (while the test file is written), then for
-each step StepStarted, SampleTaken (one per interval, warm-up included), StepFinished, and Paused
-before a pass the profile pauses for; RunWarning
-may come at any time; RunFinished ends the stream (not sent if the consumer cancelled the run:
-the runner still saves the aborted result and keeps it in `Runner.result`).
+each step StepStarted, SampleTaken (one per interval, warm-up included), SteadyRound (after each
+round of a step run to steady state), StepFinished, and Paused before a pass the profile pauses
+for; PreconditionProgress comes between the preparation and the first step of a profile that
+preconditions; RunWarning may come at any time; RunFinished ends the stream (not sent if the
+consumer cancelled the run: the runner still saves the aborted result and keeps it in `Runner.result`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtui.model import EngineInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
+from labtui.model import EngineInfo, Profile, RunResult, Sample, Step, SteadyState, StepResult, TargetInfo
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,28 @@ class PrepareProgress:
 
 
 @dataclass(frozen=True)
+class PreconditionProgress:
+    """The sequential passes over the test file before the steps (the profile's `precondition`)."""
+
+    bytes_done: int  # over all passes
+    bytes_total: int  # passes x the file's size
+    seconds: float  # since preconditioning began
+    passes: int
+    passes_done: int = 0
+
+    @property
+    def fraction(self) -> float:
+        return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
+
+    @property
+    def eta_seconds(self) -> float | None:
+        """Time left at the rate so far; None before anything was written."""
+        if self.bytes_done <= 0 or self.seconds <= 0:
+            return None
+        return (self.bytes_total - self.bytes_done) * self.seconds / self.bytes_done
+
+
+@dataclass(frozen=True)
 class StepStarted:
     index: int  # 0-based position in the run (repetitions included)
     total: int
@@ -50,6 +73,14 @@ class SampleTaken:
     index: int
     phase: str  # "warmup" or "measure"; only measured samples are kept in the result
     sample: Sample  # sample.t is negative during warm-up (seconds before measuring starts)
+
+
+@dataclass(frozen=True)
+class SteadyRound:
+    """A round of a steady-state step has ended: every round so far, judged (state.rounds[-1] is this one)."""
+
+    index: int
+    state: SteadyState
 
 
 @dataclass(frozen=True)
@@ -77,4 +108,5 @@ class RunFinished:
     path: Path | None  # where the store saved it
 
 
-Event = RunStarted | PrepareProgress | StepStarted | SampleTaken | StepFinished | Paused | RunWarning | RunFinished
+Event = (RunStarted | PrepareProgress | PreconditionProgress | StepStarted | SampleTaken | SteadyRound | StepFinished
+         | Paused | RunWarning | RunFinished)

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from array import array
+from dataclasses import replace
 from pathlib import Path
 from collections.abc import AsyncIterator, Mapping
 
@@ -35,7 +36,7 @@ from labtui.engine import cpubound, subproc, uring
 from labtui.engine import native_common as nc
 from labtui.engine import native_worker as nw
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job
-from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
+from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.guard import ensure_cleared
 from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.engine.limits import StepNeeds
@@ -232,20 +233,34 @@ class NativeEngine(Engine):
 
     async def _measure(self, step, job, workers, control, backend) -> AsyncIterator[Event]:
         interval = max(0.1, job.interval)
+        rule = step.steady
+        judge = job.steady_judge() if rule is not None else None
+        # A steady-state step measures round after round without a pause, and ends early when
+        # the rule holds: the workers get the latest end it may have, then a stop.
+        rounds = rule.max_rounds if rule is not None else 1
         t_go = time.monotonic()
         t_measure = t_go + step.warmup
-        t_end = t_measure + step.duration
+        t_end = t_measure + step.duration * rounds
         control[nc.C_MEASURE] = t_measure
         control[nc.C_END] = t_end
         control[nc.C_GO] = 1.0
 
-        ticks = _ticks(t_go, t_measure, t_end, interval)
+        ticks = _ticks(t_go, t_measure, t_measure + step.duration, interval)
+        boundaries = {len(ticks) - 1: 1}  # tick index -> the round it ends
+        for k in range(2, rounds + 1):
+            ticks += _ticks(t_measure, t_measure, t_measure + step.duration * k, interval,
+                            begin=t_measure + step.duration * (k - 1))
+            boundaries[len(ticks) - 1] = k
         sampler = _Sampler(workers, step.latency, step.block_size, t_go)
         meter = CpuMeter()
         samples: list[Sample] = []
+        readings = [sampler.prev]  # the workers' cumulative counters where each round began and ended
+        figures: list[float] = []
+        state = None
+        t_stop = t_end
         if step.warmup <= 0:
             meter.start()
-        for tick in ticks:
+        for i, tick in enumerate(ticks):
             delay = tick - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -257,10 +272,20 @@ class NativeEngine(Engine):
             if abs(tick - t_measure) < 1e-9:
                 meter.start()
                 phase = "warmup"
+                readings = [sampler.prev]
             if sample is not None:
                 if phase == "measure":
                     samples.append(sample)
                 yield SampleTaken(job.index, phase, sample)
+            if judge is not None and i in boundaries:
+                readings.append(sampler.prev)
+                figures.append(_round_figure(rule, readings[-2], readings[-1], step.block_size))
+                state = judge(rule, figures, step.duration)
+                yield SteadyRound(job.index, state)
+                if state.finished:
+                    control[nc.C_STOP] = 1.0  # steady (or out of rounds): the workers stop now
+                    t_stop = tick
+                    break
         cpu_percent = meter.stop()
 
         overrun = self.settings.overrun_seconds or OVERRUN
@@ -272,8 +297,13 @@ class NativeEngine(Engine):
             yield RunWarning(note)
         errors = [f.get("error") for f in finals if f.get("error")]
         status, error = ("failed", errors[0]) if errors else ("completed", None)
-        yield StepFinished(job.index, _step_result(step, job, finals, t_end - t_measure, samples, cpu_percent,
-                                                   self.command_line(step, job.path, job.file_size), status, error))
+        result = _step_result(step, job, finals, t_stop - t_measure, samples, cpu_percent,
+                              self.command_line(step, job.path, job.file_size), status, error)
+        if rule is not None:
+            if state is None:
+                state = judge(rule, figures, step.duration)
+            result = _window_result(result, state, readings, step)
+        yield StepFinished(job.index, result)
 
     async def _collect(self, workers: list[_Worker], deadline: float) -> list[dict]:
         try:
@@ -336,17 +366,18 @@ async def _reap(workers: list[_Worker]) -> None:
         await settle(0.5)
 
 
-def _ticks(t_go: float, t_measure: float, t_end: float, interval: float) -> list[float]:
+def _ticks(t_go: float, t_measure: float, t_end: float, interval: float, begin: float | None = None) -> list[float]:
     """Sample instants: every interval through warm-up, one exactly at the start of measuring,
-    then every interval, the last exactly at the end."""
+    then every interval, the last exactly at the end. With `begin` (a later round of a
+    steady-state step), only those from `begin` to the end."""
     ticks = []
     t = t_go + interval
-    while t < t_measure - 1e-6:
+    while begin is None and t < t_measure - 1e-6:
         ticks.append(t)
         t += interval
-    if t_measure > t_go:
+    if begin is None and t_measure > t_go:
         ticks.append(t_measure)
-    t = t_measure + interval
+    t = (t_measure if begin is None else begin) + interval
     while t < t_end - 0.25 * interval:
         ticks.append(t)
         t += interval
@@ -435,6 +466,49 @@ class _Sampler:
             engine_cpu_percent=engine_cpu,
             engine_bound=engine_bound,
         )
+
+
+def _round_figure(rule, before: tuple, after: tuple, block_size: int) -> float:
+    """A round's tracked figure from the workers' cumulative counters at its two ends."""
+    ios = (after[0] - before[0]) + (after[1] - before[1])
+    seconds = (after[4] - before[4]) / 1e9
+    latency = ((after[2] - before[2]) + (after[3] - before[3])) / ios / 1e6 if ios else None
+    figure = rule.figure_of(ios, ios * block_size, seconds, latency)
+    return figure if figure is not None else 0.0
+
+
+def _window_result(result: StepResult, state, readings: list[tuple], step: Step) -> StepResult:
+    """The step's result as its measurement window measured it (SNIA reports the window).
+
+    The counts are the workers' exact cumulative ones at the window's two ends (published with
+    their own timestamps); latency comes from the histograms' difference over it. Extremes are
+    not kept per round: the window's min and max are unknown, its percentiles are not.
+    """
+    rounds = len(readings) - 1
+    if rounds < 1:
+        return replace(result, steady_state=state)
+    first = max(0, rounds - state.window)
+    before, after = readings[first], readings[-1]
+    seconds = round((after[4] - before[4]) / 1e9, 6)
+    r_ios, w_ios = after[0] - before[0], after[1] - before[1]
+    bs = step.block_size
+    read_latency = write_latency = latency = LatencySummary()
+    if step.latency and after[5] is not None:
+        hist_r = array("q", map(operator.sub, after[5], before[5]))
+        hist_w = array("q", map(operator.sub, after[6], before[6]))
+        r_lat, w_lat = after[2] - before[2], after[3] - before[3]
+        read_latency = _latency(hist_r, r_lat, r_ios, None, None)
+        write_latency = _latency(hist_w, w_lat, w_ios, None, None)
+        latency = _latency(array("q", map(operator.add, hist_r, hist_w)), r_lat + w_lat, r_ios + w_ios, None, None)
+    return replace(
+        result,
+        read=DirectionStats(r_ios, r_ios * bs, seconds),
+        write=DirectionStats(w_ios, w_ios * bs, seconds),
+        latency=latency,
+        read_latency=read_latency,
+        write_latency=write_latency,
+        steady_state=state,
+    )
 
 
 def _p99_ms(now: array, prev: array | None) -> float | None:

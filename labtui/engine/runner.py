@@ -20,13 +20,14 @@ from typing import Any
 from collections.abc import AsyncIterator
 
 from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc
-from labtui.engine.base import Engine, Job, get_engine
+from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
 from labtui.engine.command import CommandEngine
 from labtui.engine.guardian import Guardian
 from labtui.engine.paths import nearest_existing
 from labtui.engine.events import (
     Event,
     Paused,
+    PreconditionProgress,
     PrepareProgress,
     RunFinished,
     RunStarted,
@@ -36,7 +37,18 @@ from labtui.engine.events import (
 )
 from labtui.engine.testfile import TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
-from labtui.model import EngineInfo, Preparation, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
+from labtui.model import (
+    EngineInfo,
+    Precondition,
+    Preparation,
+    Profile,
+    RunResult,
+    Step,
+    StepResult,
+    TargetInfo,
+    new_result_id,
+    now,
+)
 from labtui.params import resolve
 from labtui.units import format_size
 from labtui.settings import EngineSettings, Settings, SettingsFile
@@ -57,6 +69,9 @@ class RunOptions:
     # and (where the person was shown it, as in the TUI) what was on it when they agreed.
     destroy_data: str | None = None
     consented: guard.DeviceFacts | None = None
+    # Judges the rounds of steps run to steady state (labtui.analysis.steady.judge): the front
+    # end hands it in, the engine only measures.
+    judge: SteadyJudge | None = None
 
 
 @dataclass
@@ -101,6 +116,7 @@ class Runner:
         self._warnings: list[str] = list(problems)  # a setting of the wrong type, ignored: the run says so
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
         self._preparation: Preparation | None = None  # the test file's writing, once done
+        self._precondition: Precondition | None = None  # the sequential passes, once done
         self._cancel_prepare = threading.Event()
         self._hold: TestFile | None = None  # the test file this run made, once made
         self._lease: guard.DeviceLease | None = None  # the raw device cleared for writing, held until the end
@@ -114,6 +130,8 @@ class Runner:
         if self.plan is not None:
             return self.plan
         self.profile.validate()
+        if self.options.judge is None and any(s.steady for s in self.profile.steps):
+            raise LabtuiError("this profile runs steps to steady state, but nothing was given to judge their rounds")
         check_store = getattr(self.store, "check_writable", None)
         if callable(check_store):
             check_store()  # a result that cannot be saved must be known before the run, not after
@@ -194,7 +212,7 @@ class Runner:
         """A raw device: reading is fine; writing only when the guard clears it."""
         if any(not s.is_io for s in self.profile.steps):
             raise LabtuiError(f"{path} is a block device: command steps need a directory on a mounted file system")
-        writes = any(s.writes for s in self.profile.steps)
+        writes = self.profile.writes
         facts, lease = guard.clear_raw_target(path, writes=writes, confirm=self.options.destroy_data,
                                               consented=self.options.consented)
         size = min(self.profile.file_size, facts.size_bytes or 0)
@@ -274,6 +292,8 @@ class Runner:
                 emit(RunWarning(message))
             if plan.test_file is not None and not plan.raw_device:
                 await self._prepare(plan, emit)
+            if self.profile.precondition:
+                await self._precondition_target(plan, emit)
             for index, (_position, step, repetition) in enumerate(passes):
                 pause = self.profile.pause_before(step) if index else 0.0
                 if pause > 0:
@@ -323,6 +343,7 @@ class Runner:
                 warnings=tuple(self._warnings),
                 params=dict(self.params),
                 preparation=self._preparation,
+                precondition=self._precondition,
             )
             self.result = result
             try:
@@ -376,16 +397,17 @@ class Runner:
         except OSError as exc:
             raise LabtuiError(f"cannot create the test file {plan.test_file}: {_reason(exc)}") from exc
         emit(PrepareProgress(0, total, 0.0))
+        direct = await self._write_whole(self._hold, total, plan.direct_io, progress, f"the test file {plan.test_file}")
+        # Creating the file to its flush: what a person waits for before the first step.
+        self._preparation = Preparation(total, round(time.monotonic() - begun, 6), direct)
+
+    async def _write_whole(self, hold, size: int, direct: bool, progress, what: str) -> bool:
+        """Write `size` bytes of random data sequentially over `hold` (in a thread); whether with O_DIRECT."""
         worker = asyncio.ensure_future(
-            asyncio.to_thread(
-                write_test_file, self._hold, total, direct=plan.direct_io, progress=progress,
-                cancel=self._cancel_prepare,
-            )
+            asyncio.to_thread(write_test_file, hold, size, direct=direct, progress=progress, cancel=self._cancel_prepare)
         )
         try:
-            direct = await asyncio.shield(worker)
-            # Creating the file to its flush: what a person waits for before the first step.
-            self._preparation = Preparation(total, round(time.monotonic() - begun, 6), direct)
+            return await asyncio.shield(worker)
         except asyncio.CancelledError:
             # The writer thread cannot be killed; tell it to stop and wait (it checks per 4 MiB).
             self._cancel_prepare.set()
@@ -393,7 +415,36 @@ class Runner:
                 await asyncio.wait_for(asyncio.shield(worker), timeout=1.5)
             raise
         except OSError as exc:
-            raise LabtuiError(f"cannot write the test file {plan.test_file}: {_reason(exc)}") from exc
+            raise LabtuiError(f"cannot write {what}: {_reason(exc)}") from exc
+
+    async def _precondition_target(self, plan: Plan, emit) -> None:
+        """SNIA's preconditioning: the whole test file (or the device's share) written sequentially,
+        `precondition` times over, before the first step; each pass's time is kept."""
+        hold = self._hold or self._lease
+        assert hold is not None and plan.test_file is not None
+        passes, size = self.profile.precondition, plan.file_size
+        total = passes * size
+        hold.verify("before preconditioning")
+        if self._lease is not None:
+            self._lease.note_writes(size)
+        loop = asyncio.get_running_loop()
+        begun = time.monotonic()
+        pass_seconds: list[float] = []
+        direct = plan.direct_io
+        emit(PreconditionProgress(0, total, 0.0, passes))
+        for done_passes in range(passes):
+            before = done_passes * size
+
+            def progress(done: int, before: int = before, done_passes: int = done_passes) -> None:
+                loop.call_soon_threadsafe(emit, PreconditionProgress(
+                    before + done, total, time.monotonic() - begun, passes, done_passes))
+
+            started = time.monotonic()
+            direct = await self._write_whole(hold, size, plan.direct_io, progress, str(plan.test_file)) and direct
+            pass_seconds.append(round(time.monotonic() - started, 6))
+        seconds = round(time.monotonic() - begun, 6)
+        self._precondition = Precondition(passes, total, seconds, tuple(pass_seconds), direct)
+        emit(PreconditionProgress(total, total, seconds, passes, passes))
 
     def _effective_step(self, step: Step, plan: Plan, emit) -> Step:
         """The step as it will really run: cache off falls back to on where O_DIRECT is refused."""
@@ -425,6 +476,7 @@ class Runner:
             disk=plan.target.disk,
             params=dict(self.params),
             hold=(self._hold or self._lease) if step.is_io else None,
+            judge=self.options.judge,
         )
         engine = self._engine_for(step)
         command_line = engine.command_line(step, job.path, job.file_size)

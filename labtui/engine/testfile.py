@@ -27,8 +27,15 @@ import threading
 from array import array
 from pathlib import Path
 from collections.abc import Callable
+from typing import Protocol
 
 from labtui.errors import LabtuiError
+
+class DeviceHold(Protocol):
+    """What write_test_file needs of a target held open elsewhere (a raw device's lease)."""
+
+    fd: int
+
 
 CHUNK = 4 * 1024 * 1024
 STAMP_EVERY = 4096
@@ -192,7 +199,7 @@ def o_direct_supported(directory: Path, device: Path | None = None) -> bool:
 
 
 def write_test_file(
-    target: Path | TestFile,
+    target: Path | TestFile | DeviceHold,
     size: int,
     *,
     direct: bool,
@@ -201,7 +208,8 @@ def write_test_file(
 ) -> bool:
     """Write `size` bytes of random data into the test file, then flush it; whether with O_DIRECT.
 
-    `target` is a TestFile the caller made (and keeps), or a path that must not exist yet. The
+    `target` is a TestFile the caller made (and keeps), a raw device's lease (anything holding
+    the open descriptor as `fd`: preconditioning), or a path that must not exist yet. The
     data goes through the descriptor the TestFile holds (never a new open by name); O_DIRECT is
     switched on it for the writing and off again after. WRITERS threads each stamp a 4 MiB chunk
     and write it, so making one chunk overlaps writing the others (the GIL is released in the
@@ -210,7 +218,7 @@ def write_test_file(
     Calls `progress(bytes_done)` about every 0.2 s. Raises OSError (ENOSPC, EACCES, ...),
     TestFileChanged, or InterruptedError if `cancel` is set; the caller removes the partial file.
     """
-    made = target if isinstance(target, TestFile) else TestFile.create(Path(target))
+    made = TestFile.create(Path(target)) if isinstance(target, (str, os.PathLike)) else target
     fd = made.fd
     direct = used_direct = direct and _set_direct(fd, True)
     try:

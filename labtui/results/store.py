@@ -125,6 +125,8 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
             "command_line": s.command_line,
             "samples": len(s.samples),
         }
+        if s.steady_state is not None:
+            entry["steady_state"] = steady_state_json(s.steady_state)
         if s.error:
             entry["error"] = s.error
         if s.step.kind == "command":
@@ -152,6 +154,7 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         "params": dict(result.params),
         "warnings": list(result.warnings),
         "preparation": _preparation_json(result.preparation),
+        "precondition": _precondition_json(result.precondition),
         "steps": steps,
     }
 
@@ -160,6 +163,23 @@ def _preparation_json(p) -> dict[str, Any] | None:
     if p is None:
         return None
     return {"bytes": p.bytes, "seconds": p.seconds, "mib_s": p.mib_s, "direct": p.direct}
+
+
+def steady_state_json(state) -> dict[str, Any]:
+    """A steady-state step's record: every field (None ones too: a script tests `mean is null`), and its verdict."""
+    data = {f.name: getattr(state, f.name) for f in fields(state) if f.name != "criteria"}
+    data["rounds"] = list(state.rounds)
+    data["window_figures"] = list(state.window_figures)
+    data["criteria"] = [{f.name: getattr(c, f.name) for f in fields(c)} for c in state.criteria]
+    data["verdict"] = state.verdict
+    return data
+
+
+def _precondition_json(p) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {"passes": p.passes, "bytes": p.bytes, "seconds": p.seconds, "pass_seconds": list(p.pass_seconds),
+            "mib_s": p.mib_s, "direct": p.direct}
 
 
 def _strip_none(data: dict[str, Any]) -> dict[str, Any]:

@@ -452,7 +452,7 @@ class RunScreen(LabtuiScreen[None]):
 
         path = target.directory
         self._consented = None
-        if not (is_block_device(path) and any(s.writes for s in profile.steps)):
+        if not (is_block_device(path) and profile.writes):
             then(None)
             return
         try:
@@ -477,13 +477,15 @@ class RunScreen(LabtuiScreen[None]):
 
     def _preflight(self, profile: Profile, target: Target, engine: str, params: dict[str, str],
                    destroy: str | None, *, tags: tuple[str, ...] | None = None) -> None:
+        from labtui.analysis import steady
         from labtui.engine.runner import RunOptions, Runner
 
         tags = self._typed_tags() if tags is None else tags
         try:
             runner = Runner(profile, target.directory, self.lab.store,
                             RunOptions(engine=engine, engine_settings=self.lab.settings.engines, tags=tags, params=params,
-                                       destroy_data=destroy, consented=self._consented if destroy else None))
+                                       destroy_data=destroy, consented=self._consented if destroy else None,
+                                       judge=steady.judge))
         except LabtuiError as exc:
             self._say(f"Cannot start: {exc}", "error")
             self._sweep_could_not(str(exc))
