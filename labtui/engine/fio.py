@@ -20,9 +20,11 @@ interval and the final one at the end. Consecutive reports are differenced into 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import shlex
 import shutil
+import signal
 import sys
 import time
 from dataclasses import replace
@@ -35,11 +37,11 @@ from labtui.engine import fio_parse as fr
 from labtui.engine import subproc
 from labtui.engine import cpubound
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, cpu_percent_between
-from labtui.engine.events import Event, SampleTaken, StepFinished
+from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.guard import ensure_cleared
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
-from labtui.model import Step, StepResult
+from labtui.model import MIB, DirectionStats, LatencySummary, SteadyCriterion, SteadyState, Step, StepResult
 from labtui.settings import EngineSettings
 
 INSTALL_HINT = "fio is not installed: apt-get install fio (dnf install fio, brew install fio)"
@@ -56,6 +58,13 @@ def _time(seconds: float) -> str:
 def _filename(path: str | Path) -> str:
     # fio reads ':' in a filename as a separator between several files.
     return str(path).replace(":", "\\:")
+
+
+def fio_judges(step: Step) -> bool:
+    """Whether fio's own steadystate check expresses the step's rule exactly: one of fio's criteria
+    on IOPS or bandwidth, over rounds of one second (fio judges one data point per second)."""
+    rule = step.steady
+    return rule is not None and not rule.snia and rule.figure in ("iops", "mib_s") and step.duration == 1.0
 
 
 def fio_arguments(
@@ -99,9 +108,23 @@ def fio_arguments(
         args += [f"--size={share * step.block_size}", f"--offset_increment={share * step.block_size}"]
     else:
         args.append(f"--size={blocks * step.block_size}")
-    args += ["--time_based", f"--runtime={_time(step.duration)}"]
+    rule = step.steady
+    if rule is None:
+        runtime = step.duration
+    elif fio_judges(step):
+        # fio collects its data from ss_ramp + 1 s after its ramp: room for max_rounds data points.
+        runtime = step.warmup + 1 + rule.max_rounds
+    else:
+        runtime = step.duration * rule.max_rounds  # labtui stops it when the rule holds
+    args += ["--time_based", f"--runtime={_time(runtime)}"]
     if step.warmup > 0:
         args.append(f"--ramp_time={_time(step.warmup)}")
+    if rule is not None and fio_judges(step):
+        args += [f"--steadystate={rule.name}:{rule.limit:.15g}{'%' if rule.percent else ''}",
+                 f"--ss_dur={rule.window}"]
+        if step.warmup > 0:
+            # Without it fio's check would count from before its ramp's reset of the counters.
+            args.append(f"--ss_ramp={_time(step.warmup)}")
     if random:
         args += ["--norandommap", "--randrepeat=0"]
     if step.writes:
@@ -173,7 +196,10 @@ class FioEngine(Engine):
             meter.start()
         last_cpu = psutil.cpu_times()
         reports: list[dict] = []
-        deadline = time.monotonic() + step.warmup + step.duration * 1.1 + OVERRUN
+        rounds = _Rounds(step, job) if step.steady is not None else None
+        stopped = False  # labtui stopped fio: the rule held (its exit status then says nothing)
+        planned = step.planned_seconds if not fio_judges(step) else step.warmup * 2 + 1 + step.steady.max_rounds
+        deadline = time.monotonic() + step.warmup + planned * 1.1 + OVERRUN
         try:
             assert proc.stdout is not None
             while True:
@@ -201,6 +227,14 @@ class FioEngine(Engine):
                     last_cpu = cpu
                     if taken is not None:
                         yield SampleTaken(job.index, taken[0], taken[1])
+                    if rounds is not None and taken is not None and taken[0] == "measure":
+                        state = rounds.add(fr.job_counters(_only_job(report), fr.is_legacy(report)))
+                        if state is not None:
+                            yield SteadyRound(job.index, state)
+                            if state.finished and not stopped and not rounds.by_fio:
+                                stopped = True
+                                with contextlib.suppress(ProcessLookupError):
+                                    proc.send_signal(signal.SIGINT)  # fio ends its jobs and prints the final report
                 if not chunk:
                     break
             returncode = await proc.wait()
@@ -211,7 +245,10 @@ class FioEngine(Engine):
         tracker.finish()
         self.raw_outputs.append("".join(raw))
         stderr = fr.split_output("".join(errors)).messages + tuple(stream.messages)
-        yield StepFinished(job.index, self._result(step, job, reports, tracker, meter, command_line, returncode, stderr))
+        result = self._result(step, job, reports, tracker, meter, command_line, 0 if stopped else returncode, stderr)
+        if rounds is not None and result.status == "completed":
+            result = rounds.result(result, _only_job(reports[-1]), fr.is_legacy(reports[-1]))
+        yield StepFinished(job.index, result)
 
     def _result(self, step, job, reports, tracker, meter, command_line, returncode, stderr) -> StepResult:
         detail = "; ".join(stderr[-3:])
@@ -245,3 +282,91 @@ def _only_job(report: dict) -> dict:
     except ReportError as exc:
         raise EngineFailed(f"fio's report could not be read: {exc}") from exc
     return jobs[0]
+
+
+class _Rounds:
+    """A steady-state step's rounds from fio's cumulative reports, and its window's figures.
+
+    Each measured report closes an interval; a round ends with the first report at or past its
+    length (within a quarter interval). The reports' counters where rounds end are kept: the
+    window is their difference, exact.
+    """
+
+    def __init__(self, step: Step, job: Job) -> None:
+        rule = step.steady
+        assert rule is not None
+        self.step, self.rule = step, rule
+        self.judge = job.steady_judge()
+        self.by_fio = fio_judges(step)
+        self.slack = 0.25 * job.interval
+        self.bounds = [fr.empty_counters()]  # fio resets every counter when its ramp ends
+        self.figures: list[float] = []
+        self.state: SteadyState | None = None
+        # fio's check collects from ss_ramp + 1 s after the job began, its ramp (= ss_ramp) included:
+        # the first measured second is not one of its data points.
+        self.skip = 1.0 if self.by_fio else 0.0
+
+    def add(self, counters: fr.Counters) -> SteadyState | None:
+        """The state after this report, if it ends a round (None otherwise)."""
+        start = self.bounds[-1].runtime_ms / 1000.0
+        if counters.runtime_ms / 1000.0 - start < self.step.duration - self.slack:
+            return None
+        if self.by_fio and counters.runtime_ms / 1000.0 < self.skip + self.step.duration - self.slack:
+            self.bounds[-1] = counters  # before fio's first data point: not a round
+            return None
+        before = self.bounds[-1]
+        self.bounds.append(counters)
+        ios = counters.read_ios + counters.write_ios - before.read_ios - before.write_ios
+        nbytes = counters.read_bytes + counters.write_bytes - before.read_bytes - before.write_bytes
+        latency = fr.span_latency_both(before, counters).mean
+        figure = self.rule.figure_of(ios, nbytes, (counters.runtime_ms - before.runtime_ms) / 1000.0, latency)
+        self.figures.append(figure if figure is not None else 0.0)
+        state = self.judge(self.rule, self.figures, self.step.duration)
+        if self.by_fio:
+            # fio decides when to stop; the rounds are labtui's own view of the same seconds.
+            state = replace(state, attained=False, criteria=(), window_start=None, window_figures=(), mean=None,
+                            slope=None, judged_by="fio")
+        self.state = state
+        return state
+
+    def result(self, result: StepResult, job: dict, legacy: bool) -> StepResult:
+        state = self.state or self.judge(self.rule, self.figures, self.step.duration)
+        if self.by_fio:
+            state = self._fios_verdict(state, job)
+        rounds = len(self.bounds) - 1
+        if rounds < 1:
+            return replace(result, steady_state=state)
+        before, after = self.bounds[max(0, rounds - self.rule.window)], self.bounds[-1]
+        seconds = (after.runtime_ms - before.runtime_ms) / 1000.0
+        read = DirectionStats(after.read_ios - before.read_ios, after.read_bytes - before.read_bytes, seconds)
+        write = DirectionStats(after.write_ios - before.write_ios, after.write_bytes - before.write_bytes, seconds)
+        latency = LatencySummary()
+        read_latency = write_latency = LatencySummary()
+        if self.step.latency:
+            latency = fr.span_latency_both(before, after)
+            read_latency = fr.span_latency(before.read_latency, after.read_latency)
+            write_latency = fr.span_latency(before.write_latency, after.write_latency)
+        return replace(result, read=read, write=write, latency=latency, read_latency=read_latency,
+                       write_latency=write_latency, steady_state=state)
+
+    def _fios_verdict(self, state: SteadyState, job: dict) -> SteadyState:
+        """fio's own verdict from its report's `steadystate` object, in labtui's units."""
+        fio = fr.job_steadystate(job)
+        if fio is None:
+            raise EngineFailed("fio was asked to judge steady state but its report has no steadystate object")
+        scale = 1.0 if self.rule.figure == "iops" else 1.0 / MIB  # fio's bandwidth is bytes/s
+        window = fio.iops if self.rule.figure == "iops" else fio.bw
+        mean = fio.iops_mean if self.rule.figure == "iops" else fio.bw_mean
+        rounds = state.rounds[: self.rule.max_rounds]
+        return replace(
+            state,
+            rounds=rounds,
+            attained=fio.attained,
+            window_start=max(1, len(rounds) - fio.duration + 1) if rounds else None,
+            window_figures=tuple(v * scale for v in window),
+            mean=mean * scale if mean is not None else None,
+            slope=fio.slope * scale if fio.slope is not None else None,
+            criteria=(SteadyCriterion(self.rule.test, abs(fio.criterion), self.rule.limit, self.rule.percent,
+                                      fio.attained),),
+            judged_by="fio",
+        )

@@ -492,6 +492,112 @@ def _interval_latency(before: Latency, after: Latency) -> tuple[float | None, fl
     return (mean_ms if mean_ms >= 0 else None), p99
 
 
+def span_latency(before: Latency, after: Latency) -> LatencySummary:
+    """Latency between two cumulative reports: the exact mean, percentiles from json+ histograms'
+    difference; the extremes of a span are not reported (fio's min and max are the whole run's)."""
+    n = after.n - before.n
+    if n <= 0 or after.mean_ns <= 0:
+        return LatencySummary()
+    mean_ms = (after.mean_ns * after.n - before.mean_ns * before.n) / n / 1e6
+    values: dict[str, float | None] = {field: None for field, _ in PERCENTILES}
+    if after.bins is not None:
+        old = before.bins or {}
+        delta = {v: c - old.get(v, 0) for v, c in after.bins.items() if c - old.get(v, 0) > 0}
+        scale = 1e3 if after.source in ("lat", "clat") else 1.0
+        found = bins_percentiles(delta, [p for _, p in PERCENTILES]) if delta else [None] * len(PERCENTILES)
+        values = {field: (v * scale / 1e6 if v is not None else None) for (field, _), v in zip(PERCENTILES, found)}
+    return LatencySummary(mean=mean_ms if mean_ms >= 0 else None, **values)
+
+
+def span_latency_both(before: Counters, after: Counters) -> LatencySummary:
+    """Both directions' latency between two reports (histograms merged where both have them)."""
+    merged_before = _merged_latency(before.read_latency, before.write_latency)
+    merged_after = _merged_latency(after.read_latency, after.write_latency)
+    return span_latency(merged_before, merged_after)
+
+
+def _merged_latency(read: Latency, write: Latency) -> Latency:
+    n = read.n + write.n
+    if not n:
+        return Latency(source=read.source or write.source)
+    bins = None
+    if read.bins is not None and write.bins is not None and (read.source == write.source or not read.n or not write.n):
+        bins = dict(read.bins)
+        for value, count in write.bins.items():
+            bins[value] = bins.get(value, 0) + count
+    elif read.bins is not None and not write.n:
+        bins = read.bins
+    elif write.bins is not None and not read.n:
+        bins = write.bins
+    mean = (read.mean_ns * read.n + write.mean_ns * write.n) / n
+    return Latency(LatencySummary(), n, mean, bins, read.source or write.source)
+
+
+def empty_counters() -> Counters:
+    """Where fio's counters start after its ramp (it resets them all)."""
+    return Counters(0, 0, 0, 0, 0, Latency(), Latency())
+
+
+@dataclass(frozen=True)
+class FioSteadyState:
+    """A job's `steadystate` object: what fio's own check judged (fio 2.19 and later)."""
+
+    criterion_name: str  # "iops_slope", "bw", ...
+    limit_text: str  # as fio echoes it: "50.000000%"
+    duration: int  # seconds in fio's window (ss_dur)
+    attained: bool
+    criterion: float  # fio's value: in % of the mean where the limit is, else in IOPS or bytes/s
+    percent: bool
+    slope: float | None
+    max_deviation: float | None
+    iops_mean: float | None
+    bw_mean: float | None  # bytes/s
+    iops: tuple[float, ...]  # fio's per-second data over its window, oldest first
+    bw: tuple[float, ...]  # bytes/s
+
+
+def job_steadystate(job: dict, where: str = "job") -> FioSteadyState | None:
+    """The job's `steadystate` object, or None where fio judged none."""
+    block = job.get("steadystate")
+    if block is None:
+        return None
+    if not isinstance(block, dict):
+        raise ReportError(f"{where}.steadystate is not a JSON object")
+    here = f"{where}.steadystate"
+    spec = block.get("ss")
+    criterion = block.get("criterion")
+    if not isinstance(spec, str) or ":" not in spec:
+        raise ReportError(f"{here}.ss is not a criterion such as 'iops_slope:0.1%'")
+    name, limit_text = spec.split(":", 1)
+    percent = str(criterion).endswith("%")
+    try:
+        value = float(str(criterion).removesuffix("%"))
+    except ValueError:
+        raise ReportError(f"{here}.criterion is not a number: {str(criterion)[:30]!r}") from None
+    data = _table(block, "data", here)
+
+    def series(key: str) -> tuple[float, ...]:
+        raw = data.get(key, [])
+        if not isinstance(raw, list):
+            raise ReportError(f"{here}.data.{key} is not a list")
+        return tuple(_number(v, f"{here}.data.{key}") for v in raw)
+
+    return FioSteadyState(
+        criterion_name=name.lower(),
+        limit_text=limit_text,
+        duration=_count(block, "duration", here),
+        attained=bool(_number(block.get("attained", 0), f"{here}.attained")),
+        criterion=value,
+        percent=percent,
+        slope=_optional(block, "slope", here),
+        max_deviation=_optional(block, "max_deviation", here),
+        iops_mean=_optional(data, "iops_mean", f"{here}.data"),
+        bw_mean=_optional(data, "bw_mean", f"{here}.data"),
+        iops=series("iops"),
+        bw=series("bw"),
+    )
+
+
 def merge_samples(first: Sample, second: Sample) -> Sample:
     """One sample covering two consecutive intervals (for a final sliver too short to show)."""
 
