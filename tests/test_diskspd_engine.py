@@ -143,3 +143,67 @@ def test_cancel_kills_diskspd_within_two_seconds(labtui_home, tmp_path):
     assert runner.result.status == "aborted"
     alive = subprocess.run(["pgrep", "-f", str(script)], capture_output=True, text=True).stdout.split()
     assert not alive
+
+
+def _rounds_stand_in(tmp_path, reports):
+    """A stand-in that appends each invocation's arguments as a line and prints the reports in turn."""
+    script = tmp_path / "diskspd"
+    calls = tmp_path / "calls.txt"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys, time\n"
+        "if sys.argv[1:] == ['-?']:\n"
+        "    sys.exit(print('Usage: diskspd [options] target1 [ target2 [ target3 ...] ]'))\n"
+        f"calls = open({str(calls)!r}, 'a+')\n"
+        "calls.seek(0)\n"
+        "n = len(calls.read().splitlines())\n"
+        "calls.write(' '.join(sys.argv[1:]) + '\\n')\n"
+        "calls.close()\n"
+        "time.sleep(0.1)\n"
+        f"reports = {[str(r) for r in reports]!r}\n"
+        "sys.stdout.write(open(reports[n % len(reports)]).read())\n"
+    )
+    script.chmod(0o755)
+    return script, calls
+
+
+def test_a_steady_state_step_is_one_diskspd_run_per_round(labtui_home, tmp_path):
+    from labtui.analysis import steady
+
+    report = FIXTURES / "diskspd-text/diskspd-2.0.21a-rnd8k-write-t32-o16-L-D.txt"  # 68813396 I/Os in 900.01 s, -L
+    script, calls = _rounds_stand_in(tmp_path, [report])
+    configure(labtui_home, script)
+    profile = _profile(duration=2.0, warmup=3.0, steady_state="snia")
+    runner = Runner(profile, tmp_path / "target", Store(labtui_home), RunOptions(engine="diskspd", judge=steady.judge))
+    events = asyncio.run(_run(runner))
+    (step,) = [e.result for _, e in events if isinstance(e, StepFinished)]
+    assert step.status == "completed", step.error
+    # The same report five times over: steady after five rounds (range and slope 0), and no sixth run.
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 5
+    assert lines[0].split()[:3] == ["-b64K", "-d2", "-W3"]
+    assert all(line.split()[:3] == ["-b64K", "-d2", "-W0"] for line in lines[1:])  # warm-up before the first only
+    state = step.steady_state
+    assert state.attained and state.verdict == "steady after 5 rounds" and state.judged_by == "labtui"
+    assert state.rounds == (68813396 / 900.01,) * 5
+    assert [c.value for c in state.criteria] == [0.0, pytest.approx(0.0, abs=1e-9)]
+    # The window's figures: its five runs' exact counts summed; the mean weighted by I/Os, the extremes
+    # of theirs, and no percentiles (those of separate runs do not combine).
+    assert step.total.ios == 5 * 68813396 and step.total.seconds == pytest.approx(5 * 900.01)
+    assert (step.latency.mean, step.latency.min, step.latency.max) == (pytest.approx(6.696), 0.074, 159.27)
+    assert step.latency.p99 is None
+
+
+def test_a_never_steady_diskspd_step_stops_at_the_round_limit(labtui_home, tmp_path):
+    from labtui.analysis import steady
+
+    other = FIXTURES / "diskspd-text/diskspd-2.0.21a-rnd8k-write-t32-o16-L-D.txt"
+    script, calls = _rounds_stand_in(tmp_path, [LINUX_REPORT, other])
+    configure(labtui_home, script)
+    profile = _profile(steady_state="iops:1%", steady_window=2, steady_max_rounds=3)
+    runner = Runner(profile, tmp_path / "target", Store(labtui_home), RunOptions(engine="diskspd", judge=steady.judge))
+    events = asyncio.run(_run(runner))
+    (step,) = [e.result for _, e in events if isinstance(e, StepFinished)]
+    assert step.status == "completed", step.error
+    assert len(calls.read_text().splitlines()) == 3
+    assert step.steady_state.verdict == "not steady after 3 rounds" and not step.steady_state.attained

@@ -33,6 +33,7 @@ from labtui.engine.diskspd_parse import size_arg
 from labtui.engine.diskstats import DiskSampler
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared
+from labtui.engine.rounds import run_in_rounds
 from labtui.errors import ReportError
 from labtui.model import Sample, Step
 from labtui.settings import EngineSettings
@@ -150,6 +151,11 @@ class DiskSpdEngine(Engine):
         return join_command(self.arguments(step, path, file_size), self.variant)
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        if step.steady is not None:
+            # DiskSpd runs for a fixed time: one run per round (labtui.engine.rounds).
+            async for event in run_in_rounds(self, step, job):
+                yield event
+            return
         argv = self.arguments(step, job.path, job.file_size)
         command_line = join_command(argv, self.variant)
         for name in ("duration", "warmup") + (("cooldown",) if self.variant == "windows" else ()):
