@@ -137,6 +137,18 @@ PINNED = {
         '-b4K -d5 -W0 -C0 -t1 -o1 -w100 -r4K -Su -L -D -Z1M -c1G -Rxml',
         '-b4K -d5 -W0 -t1 -o1 -w100 -r4K -Sd -L -D -Zr',
     ),
+    # Steady state: fio runs for every round the step may take (labtui stops it when SNIA's rule
+    # holds); DiskSpd runs once per round of -d60.
+    ('snia-lite', 'RND4K Q32 70/30 steady'): (
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randrw --rwmixread=70 --bs=4096 --iodepth=8 --numjobs=4 --group_reporting --size=17179869184 --time_based --runtime=1500 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d60 -W0 -C0 -t4 -o8 -w30 -r4K -Sh -L -D -Z1M -c16G -Rxml',
+        '-b4K -d60 -W0 -t4 -o8 -w30 -r4K -Sh -L -D -Zr',
+    ),
+    ('snia-lite', 'RND4K Q32 write steady'): (
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=8 --numjobs=4 --group_reporting --size=17179869184 --time_based --runtime=1500 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '-b4K -d60 -W0 -C0 -t4 -o8 -w100 -r4K -Sh -L -D -Z1M -c16G -Rxml',
+        '-b4K -d60 -W0 -t4 -o8 -w100 -r4K -Sh -L -D -Zr',
+    ),
 }
 
 # I/O steps: command steps (zpaq-extract) have no fio or DiskSpd form.

@@ -20,7 +20,7 @@ def shape(step: Step) -> tuple:
 
 def test_the_builtins_in_a_stable_order():
     assert [p.name for p in builtin_profiles()] == [
-        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract"]
+        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract", "snia-lite"]
     for profile in builtin_profiles():
         profile.validate()
         assert profile.origin == "builtin" and profile.title and profile.description
@@ -95,3 +95,19 @@ def test_configmgr_sql_is_write_through_and_pauses_as_the_script_does():
     assert all(s.write_through for s in sql.steps) and all(s.write_through for s in by_name()["configmgr-sql-quick"].steps)
     assert [sql.pause_before(s) for s in sql.steps] == [0.0, 5.0, 0.0, 5.0]
     assert sql.aggregate == "mean" and not sql.discard_first
+
+
+def test_snia_lite_preconditions_then_runs_two_workloads_to_snia_steady_state():
+    profile = by_name()["snia-lite"]
+    assert profile.precondition == 2 and profile.file_size == 16 * GIB
+    assert [shape(s) for s in profile.steps] == [
+        ("random", 4 * KIB, 4, 8, 30, 60.0, "off", True),
+        ("random", 4 * KIB, 4, 8, 100, 60.0, "off", True),
+    ]
+    for step in profile.steps:
+        assert step.steady == Step(name="x", steady_state="snia").steady  # SNIA's rule: 5-round window, 25 rounds
+        assert step.queue_depth == 32 and step.warmup == 0
+    # The quick-trial overrides: --duration is the round, --file-size what preconditioning writes.
+    trial = profile.with_overrides(duration=1.0, file_size=256 * 1024**2)
+    assert all(s.duration == 1.0 and s.steady_state == "snia" for s in trial.steps)
+    assert trial.file_size == 256 * 1024**2 and trial.precondition == 2
