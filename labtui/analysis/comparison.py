@@ -486,7 +486,8 @@ def compare(
     groups = []
     for master, (occs, rows) in zip(masters, raw):
         groups.append(_group(master, occs, rows, priors, letters, tolerance_pct, alpha, hint))
-    warnings = _warnings(results, masters, letters) + _engine_bound_warnings(results, letters)
+    warnings = (_warnings(results, masters, letters) + _steady_warnings(results, masters, letters)
+                + _engine_bound_warnings(results, letters))
     limits = compared(results, [[s.name if s else None for s in g.steps] for g in groups], letters)
     return Comparison(results, tuple(groups), _context(results), tuple(warnings), tolerance_pct, confidence,
                       tuple(limits))
@@ -791,7 +792,56 @@ def _context(results: Sequence[RunResult]) -> tuple[ContextRow, ...]:
     rows = []
     for label, get in _CONTEXT:
         rows.append(ContextRow(label, tuple(str(v) if v not in (None, "") else "unknown" for v in map(get, results))))
+    # Only where some result preconditioned or ran to steady state: older comparisons read as before.
+    if any(r.precondition is not None or r.profile.precondition for r in results):
+        rows.append(ContextRow("preconditioning", tuple(_preconditioning(r) for r in results)))
+    if any(s.steady_state is not None for r in results for s in r.steps):
+        rows.append(ContextRow("steady state", tuple(_steadiness(r) for r in results)))
     return tuple(rows)
+
+
+def _preconditioning(result: RunResult) -> str:
+    p = result.precondition
+    if p is None:
+        return "none" if not result.profile.precondition else "not done"
+    return f"{p.passes} pass{'es' if p.passes != 1 else ''} ({format_size(p.bytes)})"
+
+
+def _steadiness(result: RunResult) -> str:
+    states = [s.steady_state for s in result.steps if s.step.is_io]
+    judged = [st for st in states if st is not None]
+    if not judged:
+        return "timed steps"
+    steady = sum(1 for st in judged if st.attained)
+    return f"{steady} of {len(judged)} steps steady" + (f", {len(states) - len(judged)} timed" if len(states) > len(judged) else "")
+
+
+def _steady_state_of(occurrence: _Occurrence) -> str:
+    """"steady after 7 rounds", "not steady after 25 rounds" or "timed" (its repetitions' first that is not steady)."""
+    states = [m.steady_state for m in occurrence.members if m.status == "completed"]
+    if not states or all(st is None for st in states):
+        return "a timed step"
+    unsteady = [st for st in states if st is None or not st.attained]
+    pick = unsteady[0] if unsteady else states[0]
+    return pick.verdict if pick is not None else "a timed step"
+
+
+def _steady_warnings(results: Sequence[RunResult], masters: Sequence[_Master], letters: Sequence[str]) -> list[str]:
+    """One warning per matched step where one side reached steady state and another did not."""
+    warnings = []
+    for master in masters:
+        present = [(letters[i], occ) for i, occ in sorted(master.members.items())]
+        verdicts = [(letter, _steady_state_of(occ)) for letter, occ in present]
+        steady = [v.startswith("steady") for _, v in verdicts]
+        if len(verdicts) < 2 or not any(steady) or all(steady):
+            continue
+        name = present[0][1].step.name
+        warnings.append(
+            f"steady state differs in {name!r} (" + ", ".join(f"{l} {v}" for l, v in verdicts) + "): a figure not "
+            "at steady state may still include the drive's cache or its fresh blocks, so part of the difference "
+            "is the drive's state, not the hardware"
+        )
+    return warnings
 
 
 def _warnings(results: Sequence[RunResult], masters: Sequence[_Master], letters: Sequence[str]) -> list[str]:

@@ -23,6 +23,7 @@ def run(args) -> int:
         latency_table,
         result_steps_table,
     )
+    from labtui.render.steady_state import steady_steps, steady_summary_lines
 
     result = open_store().find_result(args.id)
     if args.json:
@@ -38,6 +39,8 @@ def run(args) -> int:
     lat = latency_table(result.steps)
     if lat.row_count:
         out.print(lat)
+    for s in steady_steps(result.steps):
+        out.print("\n".join(steady_summary_lines(s)), highlight=False, soft_wrap=True, markup=False)
     for s in result.steps:
         if s.command_line:
             out.print(f"[bold]{escape(s.name)}[/]: {escape(s.command_line)}", highlight=False, soft_wrap=True, markup=True)

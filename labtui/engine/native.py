@@ -142,7 +142,7 @@ class NativeEngine(Engine):
             f"{step.outstanding} outstanding, {format_size(step.block_size)} {step.pattern} {mix}, "
             f"{'O_DIRECT' if direct else 'page cache on'}{through} "
             f"({self._backend(step, direct)[0]}), "
-            f"{format_duration(step.warmup)} warm-up + {format_duration(step.duration)}, "
+            f"{format_duration(step.warmup)} warm-up + {_measured_time(step)}, "
             f"latency {'on' if step.latency else 'off'}, file {path} ({format_size(file_size)})"
         )
 
@@ -466,6 +466,13 @@ class _Sampler:
             engine_cpu_percent=engine_cpu,
             engine_bound=engine_bound,
         )
+
+
+def _measured_time(step: Step) -> str:
+    """"10s", or for a steady-state step "1m rounds until snia holds (at most 25)"."""
+    if not step.steady_state:
+        return format_duration(step.duration)
+    return f"{format_duration(step.duration)} rounds until {step.steady_state} holds (at most {step.steady_max_rounds})"
 
 
 def _round_figure(rule, before: tuple, after: tuple, block_size: int) -> float:

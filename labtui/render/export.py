@@ -34,6 +34,10 @@ def _counted(get: Callable[[StepResult], Any]) -> Getter:
     return lambda r, s: get(s) if s.step.is_io or s.total.seconds > 0 else None
 
 
+def _steady(get: Callable[[Any], Any]) -> Getter:
+    return lambda r, s: get(s.steady_state) if s.steady_state is not None else None
+
+
 def _latency(name: str) -> Getter:
     return _io(lambda s: getattr(s.latency, name))
 
@@ -102,6 +106,21 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("exit_status", lambda r, s: s.exit_status),
     ("params", lambda r, s: ";".join(f"{k}={v}" for k, v in sorted(r.params.items())) or None),
     ("error", lambda r, s: s.error),
+    # Preconditioning and steady state (empty where the run had none): the rule, whether it held,
+    # after how many rounds, the window's mean, each criterion's value, every round's figure.
+    ("precondition_passes", lambda r, s: r.precondition.passes if r.precondition is not None else None),
+    ("precondition_seconds", lambda r, s: r.precondition.seconds if r.precondition is not None else None),
+    ("steady_rule", _steady(lambda st: st.rule)),
+    ("steady_figure", _steady(lambda st: st.figure)),
+    ("steady_attained", _steady(lambda st: st.attained)),
+    ("steady_rounds", _steady(lambda st: len(st.rounds))),
+    ("steady_round_seconds", _steady(lambda st: st.round_seconds)),
+    ("steady_window_start", _steady(lambda st: st.window_start)),
+    ("steady_window_mean", _steady(lambda st: st.mean)),
+    ("steady_criteria", _steady(lambda st: ";".join(
+        f"{c.name}={c.value!r}{'%' if c.percent else ''}<{'=' if c.name in ('range', 'excursion') else ''}"
+        f"{c.limit!r}:{'held' if c.held else 'not held'}" for c in st.criteria) or None)),
+    ("steady_round_figures", _steady(lambda st: ";".join(repr(v) for v in st.rounds) or None)),
 )
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 
@@ -152,8 +171,13 @@ def to_markdown(results: Sequence[RunResult]) -> str:
     headers = ["Result", "Date (UTC)", "Disk", "File system", "Engine", "Profile", "Step", "Rep",
                "IOPS", "MiB/s", "Mean ms", "p99 ms", "CPU", "Wall s"]
     align = [markdown.LEFT] * 8 + [markdown.RIGHT] * 6
+    found = rows(results)
+    steady = any(row["steady_rule"] for row in found)
+    if steady:
+        headers.append("Steady state")
+        align.append(markdown.LEFT)
     table = []
-    for row in rows(results):
+    for row in found:
         table.append([
             row["result_id"], row["started_utc"], row["disk_model"] or "unknown", row["filesystem"] or "unknown",
             " ".join(x for x in (row["engine"], row["engine_version"]) if x), row["profile"],
@@ -162,6 +186,11 @@ def to_markdown(results: Sequence[RunResult]) -> str:
             fmt_ms(row["latency_p99_ms"]), fmt_pct(row["cpu_percent"]),
             f"{row['wall_seconds']:.2f}" if row["wall_seconds"] is not None else "-",
         ])
+        if steady:
+            rounds = row["steady_rounds"]
+            table[-1].append("" if not row["steady_rule"] else
+                             f"{'steady' if row['steady_attained'] else 'not steady'} after {rounds} rounds "
+                             f"({row['steady_rule']})")
     notes = []
     for result in results:
         n = _repetitions(result)

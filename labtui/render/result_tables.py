@@ -76,6 +76,22 @@ def profiles_table(profiles: Iterable[Profile]) -> Table:
     return table
 
 
+def verdict_cell(state) -> str:
+    """The steady column of a step table: "yes, 7 rounds" / "NO, 25 rounds" / "" for a timed step."""
+    if state is None:
+        return ""
+    count = len(state.rounds)
+    return f"{'yes' if state.attained else 'NO'}, {count} round{'s' if count != 1 else ''}"
+
+
+def precondition_text(p) -> str:
+    """"2 sequential passes, 32 GiB written in 62.1 s (528 MiB/s, O_DIRECT; each pass 29.1 s, 33.0 s)"."""
+    passes = ", ".join(f"{x:,.1f} s" for x in p.pass_seconds)
+    how = ", O_DIRECT" if p.direct else ""
+    return (f"{p.passes} sequential pass{'es' if p.passes != 1 else ''}, {human_size(p.bytes)} written in "
+            f"{p.seconds:,.1f} s ({p.mib_s:,.0f} MiB/s{how}; each pass {passes})")
+
+
 def steps_table(profile: Profile) -> Table:
     table = Table(box=box.SIMPLE_HEAD, title=f"{profile.name}: {profile.title}", title_justify="left")
     for name, justify in (
@@ -155,6 +171,8 @@ def result_steps_table(result: RunResult) -> Table:
     decimal = profile.decimal_units and ios
     names = ["IOPS", "MiB/s"] + (["MB/s"] if decimal else []) + (["read / write IOPS"] if mixed else [])
     names += (["mean ms", "p99 ms"] if ios else []) + (["wall", "peak MiB/s"] if commands else []) + ["CPU"]
+    steady = any(s.steady_state is not None for s in result.steps)
+    names += ["steady"] if steady else []
     for name in names:
         table.add_column(name, justify="right", no_wrap=True)
     show_rep = profile.repeat > 1 or any(s.repetition > 1 for s in result.steps)
@@ -179,7 +197,10 @@ def result_steps_table(result: RunResult) -> Table:
                 row += ["", ""] if s.step.kind == "command" else [fmt_ms(s.latency.mean), p99_text(s)]
             if commands:
                 row += [fmt_wall(s.wall_seconds), fmt_mib(s.peak_mib_s)] if s.step.kind == "command" else ["", ""]
-            table.add_row(*row, fmt_pct(s.cpu_percent), end_section=show_rep and s is members[-1] and len(members) == 1)
+            row.append(fmt_pct(s.cpu_percent))
+            if steady:
+                row.append(verdict_cell(s.steady_state))
+            table.add_row(*row, end_section=show_rep and s is members[-1] and len(members) == 1)
         done = [s for s in members if s.status == "completed"]
         if len(done) < 2 or not done[0].step.is_io:
             continue
@@ -200,7 +221,10 @@ def result_steps_table(result: RunResult) -> Table:
         row += [fmt_ms(figure(LATENCY_MEAN)), fmt_ms(figure(LATENCY_P99))]
         if commands:
             row += ["", ""]
-        table.add_row(*row, fmt_pct(figure(CPU)), style="bold", end_section=True)
+        row.append(fmt_pct(figure(CPU)))
+        if steady:
+            row.append("")
+        table.add_row(*row, style="bold", end_section=True)
     if aggregated:
         table.caption = f"each step's figure: {profile.aggregation_text()}"
         if profile.aggregate == "best":
@@ -268,6 +292,8 @@ def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = ST
         ("file system", f"{t.filesystem or 'unknown'} on {t.mount_point or 'unknown'}"),
         ("test file", _test_file_text(result)),
     ]
+    if result.precondition is not None:
+        rows.append(("preconditioning", precondition_text(result.precondition)))
     rows += [(f"parameter {name}", value) for name, value in result.params.items()]
     if result.source == "import":
         rows.append(("imported from", result.source_file or "unknown file"))
