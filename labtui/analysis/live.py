@@ -20,15 +20,17 @@ from collections.abc import Callable
 
 from labtui.engine.events import (
     Paused,
+    PreconditionProgress,
     PrepareProgress,
     RunFinished,
     RunStarted,
     RunWarning,
     SampleTaken,
+    SteadyRound,
     StepFinished,
     StepStarted,
 )
-from labtui.model import MIB, STEP_STARTUP_SECONDS, RunResult, Sample, Step, StepResult
+from labtui.model import MIB, STEP_STARTUP_SECONDS, RunResult, Sample, SteadyState, Step, StepResult
 from labtui.series import merge_samples
 from labtui.units import human_size
 
@@ -167,6 +169,7 @@ class LiveStep:
         self.last: SampleTaken | None = None
         self.result: StepResult | None = None
         self.ended: float | None = None
+        self.steady: SteadyState | None = None  # a steady-state step's rounds so far, judged
         # The measured samples (warm-up excluded) merged into one: exact sums, from which the means derive.
         self._total: Sample | None = None
         self._extremes = {s.key: Extremes() for s in SERIES}
@@ -237,11 +240,12 @@ class LiveStep:
 
     @property
     def planned_seconds(self) -> float | None:
-        """Warm-up, measured time and cool-down; None for a command (it takes as long as it takes)."""
+        """Warm-up, measured time and cool-down; None for a command (it takes as long as it takes).
+        A steady-state step's is its longest (every round it may take)."""
         step = self.step
         if not step.is_io:
             return None
-        return step.warmup + step.duration + step.cooldown
+        return step.planned_seconds + step.cooldown
 
 
 class LiveRun:
@@ -254,6 +258,7 @@ class LiveRun:
         self.began: float | None = None
         self.prepare: PrepareProgress | None = None
         self.pause: tuple[Paused, float] | None = None  # the pause going on, and when it began
+        self.precondition: PreconditionProgress | None = None
         self.steps: list[LiveStep] = []
         self.warnings: list[str] = []
         self.finished: RunFinished | None = None
@@ -268,6 +273,11 @@ class LiveRun:
         return self.prepare is not None and not self.steps and self.prepare.bytes_done < self.prepare.bytes_total
 
     @property
+    def preconditioning(self) -> bool:
+        p = self.precondition
+        return p is not None and not self.steps and p.passes_done < p.passes
+
+    @property
     def result(self) -> RunResult | None:
         return self.finished.result if self.finished is not None else None
 
@@ -279,6 +289,11 @@ class LiveRun:
             self.prepare = event
         elif isinstance(event, Paused):
             self.pause = (event, now)
+        elif isinstance(event, PreconditionProgress):
+            self.precondition = event
+        elif isinstance(event, SteadyRound):
+            if self.current is not None and self.current.started.index == event.index:
+                self.current.steady = event.state
         elif isinstance(event, StepStarted):
             self.pause = None
             if self.current is not None and self.current.ended is None:
@@ -336,7 +351,20 @@ class LiveRun:
             if rate <= 0:
                 return None
             left += (p.bytes_total - p.bytes_done) / rate
+        if self.current is None and self.precondition is not None:
+            eta = self.precondition.eta_seconds
+            if eta is None:
+                return None
+            left += eta
         return left
+
+
+def precondition_text(p: PreconditionProgress) -> str:
+    """'pass 1 of 2 · 1.2 GiB of 4 GiB at 850 MiB/s'"""
+    rate = p.bytes_done / p.seconds if p.seconds > 0 else 0.0
+    speed = f" at {rate / MIB:,.0f} MiB/s" if rate else ""
+    current = min(p.passes, p.passes_done + 1)
+    return f"pass {current} of {p.passes} · {human_size(p.bytes_done)} of {human_size(p.bytes_total)}{speed}"
 
 
 def prepare_text(p: PrepareProgress) -> str:

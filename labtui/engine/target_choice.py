@@ -137,7 +137,11 @@ def describe_in_full(target: Target) -> str:
 
 def run_extent(profile: Profile, target: Target | None) -> str:
     """How long `profile` runs and what it writes besides: a test file, or a raw device's first bytes."""
-    about = f"about {human_duration(profile.planned_seconds)}"
+    steady = any(s.steady_state for s in profile.io_steps)
+    # A steady-state step may end early: its rounds' limit is the longest it takes.
+    about = f"{'at most' if steady else 'about'} {human_duration(profile.planned_seconds)}"
+    if profile.precondition:
+        about += f" + {profile.precondition} preconditioning pass{'es' if profile.precondition != 1 else ''}"
     if target is None or not target.raw:
         return f"{about} + a {format_size(profile.file_size)} test file to write"
     # The runner's own rule: the steps use the first file_size bytes, or the whole of a smaller device.

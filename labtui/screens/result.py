@@ -18,6 +18,7 @@ from labtui.analysis import bottleneck
 from labtui.analysis.live import directions
 from labtui.model import RunResult, StepResult
 from labtui.render.result_tables import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_text
+from labtui.render.steady_state import steady_summary_lines
 from labtui.tui.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -147,7 +148,10 @@ class ResultScreen(Screen):
             charts.draw(s.samples, directions(s.step), f"{len(s.samples)} intervals")
         lat = latency_table([s], names=False)
         latency = self.query_one("#step-latency", Static)
-        latency.update(lat if lat.row_count else "No latency was measured for this step.")
+        body = lat if lat.row_count else Text("No latency was measured for this step.")
+        steady = steady_summary_lines(s)
+        # A step run to steady state: its verdict, the window, each criterion and every round.
+        latency.update(Group(body, Text("\n".join(steady))) if steady else body)
         command = self.query_one("#step-command", Static)
         lines = [Text.assemble(("Command line: ", "bold"), s.command_line or "not recorded")]
         limit = self.limits.step(s.name)

@@ -34,11 +34,12 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from labtui.engine.base import engine_title
 from labtui.engine.cpubound import ADVICE
-from labtui.engine.events import PrepareProgress, SampleTaken
+from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.errors import LabtuiError
-from labtui.analysis.live import FigureRow, LiveRun, prepare_text
+from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.model import Profile, RunResult
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
+from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
 from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.units import format_duration, human_duration
 from labtui.widgets.choice import Choice
@@ -169,6 +170,7 @@ class RunScreen(LabtuiScreen[None]):
             with Horizontal(id="run-numbers"):
                 yield Static(id="run-figures", markup=False)
                 yield Static(id="run-info", markup=False)
+            yield Static(id="run-steady", markup=False)
             yield Static(id="run-command", markup=False)
             yield Static(id="run-question", markup=False)
         with VerticalScroll(id="run-done"):
@@ -528,7 +530,7 @@ class RunScreen(LabtuiScreen[None]):
         try:
             async for event in runner.events():
                 live.handle(event)
-                if isinstance(event, (SampleTaken, PrepareProgress)):
+                if isinstance(event, (SampleTaken, PrepareProgress, PreconditionProgress)):
                     self.post_message(self.Progress())
                 else:
                     self.post_message(self.Changed())
@@ -610,6 +612,8 @@ class RunScreen(LabtuiScreen[None]):
             return
         if step is None:
             what = "writing the test file (incompressible data)" if live.prepare else "starting"
+            if live.precondition is not None:
+                what = "preconditioning: writing the test file sequentially, pass after pass"
             show(status, Content.assemble((what, "bold"), f" · {clock}"))
             return
         s = step.step
@@ -620,6 +624,12 @@ class RunScreen(LabtuiScreen[None]):
                 # A warm-up sample's t counts down to the start of measuring (it is negative).
                 done = s.warmup + step.last.sample.t if step.last is not None else 0.0
                 where = f"warm-up {human_duration(max(0.0, done))} of {human_duration(s.warmup)}"
+            elif phase == "measure" and s.steady_state:
+                measured = step.last.sample.t if step.last is not None else 0.0
+                rounds = len(step.steady.rounds) if step.steady is not None else 0
+                into = max(0.0, measured - rounds * s.duration)
+                where = (f"round {min(rounds + 1, s.steady_max_rounds)} of at most {s.steady_max_rounds}, "
+                         f"{human_duration(into)} of {human_duration(s.duration)}")
             elif phase == "measure":
                 measured = step.last.sample.t if step.last is not None else 0.0
                 where = f"measuring {human_duration(measured)} of {human_duration(s.duration)}"
@@ -638,10 +648,15 @@ class RunScreen(LabtuiScreen[None]):
     def _show_prepare(self) -> None:
         live = self.live
         box = self.query_one("#run-prepare")
-        preparing = live is not None and live.preparing
+        preconditioning = live is not None and live.preconditioning
+        preparing = live is not None and (live.preparing or preconditioning)
         if box.display != preparing:
             box.display = preparing
-        if live is not None and preparing and live.prepare is not None:
+        if live is not None and preconditioning and live.precondition is not None:
+            c = live.precondition
+            self.query_one("#prepare-bar", ProgressBar).update(total=max(1, c.bytes_total), progress=c.bytes_done)
+            show(self.query_one("#prepare-text", Static), Content(precondition_text(c)))
+        elif live is not None and preparing and live.prepare is not None:
             p = live.prepare
             self.query_one("#prepare-bar", ProgressBar).update(total=max(1, p.bytes_total), progress=p.bytes_done)
             show(self.query_one("#prepare-text", Static), Content(prepare_text(p)))
@@ -676,6 +691,15 @@ class RunScreen(LabtuiScreen[None]):
         for warning in live.warnings[-3:]:
             lines.append(Content.styled(f"warning: {warning}", "$warning"))
         show(info, Content("\n").join(lines))
+        steady = self.query_one("#run-steady", Static)
+        state = step.steady if step is not None else None
+        if steady.display != (state is not None):
+            steady.display = state is not None
+        if state is not None:
+            parts = live_lines(state, max(40, self.size.width - 4))
+            style = "$success" if state.attained else "$warning" if state.finished else ""
+            show(steady, Content("\n").join([Content.styled(parts[0], f"bold {style}".strip()),
+                                              *(Content(p) for p in parts[1:])]))
 
     def _draw_charts(self) -> None:
         if not self.is_current:
@@ -880,7 +904,9 @@ class RunScreen(LabtuiScreen[None]):
         if limits is not None:
             lines.append(limits)
         title.update(Group(*lines))
-        summary.update(result_steps_table(result) if result.steps else "No step finished.")
+        steady = [line for s in steady_steps(result.steps) for line in steady_summary_lines(s)]
+        table = result_steps_table(result) if result.steps else "No step finished."
+        summary.update(Group(table, Text("\n".join(steady))) if steady else table)
         if result.status != "completed":
             self.query_one("#done-compare", Static).update(
                 Text("An aborted or failed run is not compared with earlier ones.", style="dim"))

@@ -58,6 +58,8 @@ PROFILE_SPECS = (
     FieldSpec("file_size", "Test file", "Size of the test file every I/O step uses: 1GiB, 20G (powers of 1024)"),
     FieldSpec("free_space_margin", "Free margin", "Space to leave free on the target beyond the test file"),
     FieldSpec("repeat", "Repeat", "Run every step this many times"),
+    FieldSpec("precondition", "Precondition",
+              "Sequential passes over the whole test file before the steps (SNIA's preconditioning: 2); 0 = none"),
 )
 
 STEP_SPECS = {
@@ -78,6 +80,11 @@ STEP_SPECS = {
         FieldSpec("cache", "Cache", "off bypasses the page cache (O_DIRECT, DiskSpd -Sh); on is buffered",
                   (("off", "off"), ("on", "on"))),
         FieldSpec("latency", "Latency", "Measure per-I/O latency (DiskSpd -L)", YES_NO),
+        FieldSpec("steady_state", "Steady state",
+                  "Run rounds of Duration until steady: snia (SNIA PTS 2.0 on IOPS), snia:mib_s, snia:latency, or a "
+                  "fio criterion such as iops_slope:0.1%; empty = one timed run"),
+        FieldSpec("steady_window", "SS window", "Rounds the steady-state rule judges (SNIA: 5)"),
+        FieldSpec("steady_max_rounds", "SS rounds", "At most this many rounds, steady or not (SNIA: 25)"),
         FieldSpec("command", "Command", "The shell command to time"),
         FieldSpec("workdir", "Work dir", "Where the command runs (empty: the target directory)"),
         FieldSpec("setup", "Setup", "Runs before the timed command (not timed)"),

@@ -14,9 +14,9 @@ from typing import Any
 from labtui.errors import ValidationError
 from labtui.model import PRESET_KEYS, Profile, Step
 
-PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat")
+PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat", "precondition")
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
-             "cooldown", "cache", "latency")
+             "cooldown", "cache", "latency", "steady_state", "steady_window", "steady_max_rounds")
 # `requires` (a list) has no control of its own yet: it is kept as the profile had it.
 COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown")
 
@@ -50,6 +50,10 @@ def _step_values(step: Step) -> dict[str, Any]:
     values.setdefault("workdir", "")
     values.setdefault("setup", "")
     values.setdefault("cleanup", "")
+    # A timed step's file leaves the steady-state keys out: the editor shows their defaults.
+    values.setdefault("steady_state", "")
+    values.setdefault("steady_window", str(step.steady_window))
+    values.setdefault("steady_max_rounds", str(step.steady_max_rounds))
     values["kind"] = step.kind
     return values
 
@@ -67,7 +71,7 @@ class StepDraft:
         """The step as a profile file would hold it (only the fields its kind has)."""
         values = self.values if values is None else values
         kind = values.get("kind", "io")
-        optional = ("workdir", "setup", "cleanup")
+        optional = ("workdir", "setup", "cleanup", "steady_state")
         table = {k: values[k] for k in step_fields(kind) if k in values and not (k in optional and values[k] == "")}
         table.update({k: values[k] for k in KEPT_STEP_KEYS.get(kind, ()) if k in values})
         return table
@@ -91,7 +95,8 @@ class ProfileDraft:
     def __init__(self, profile: Profile) -> None:
         self.original = profile
         data = profile.to_toml()
-        self.fields: dict[str, Any] = {k: _as_typed(data[k]) for k in PROFILE_FIELDS}
+        # A key a profile file may leave out (precondition = 0) is shown with its value.
+        self.fields: dict[str, Any] = {k: _as_typed(data.get(k, getattr(profile, k))) for k in PROFILE_FIELDS}
         self.good_fields = dict(self.fields)
         # Parameters are not edited here (yet): kept as they are, so the steps' {placeholders} still resolve.
         self.params: dict[str, Any] = data.get("params", {})
@@ -223,8 +228,8 @@ def changes(original: Profile, edited: Profile) -> list[tuple[str, str, str]]:
     found: list[tuple[str, str, str]] = []
     old, new = original.to_toml(), edited.to_toml()
     for key in PROFILE_FIELDS[3:]:
-        if new[key] != old[key]:
-            found.append((key, str(new[key]), str(old[key])))
+        if new.get(key, getattr(edited, key)) != old.get(key, getattr(original, key)):
+            found.append((key, str(new.get(key, getattr(edited, key))), str(old.get(key, getattr(original, key)))))
     old_steps, new_steps = old["steps"], new["steps"]
     if len(new_steps) != len(old_steps):
         found.append(("steps", str(len(new_steps)), str(len(old_steps))))

@@ -22,6 +22,9 @@ def step_cells(number: int, step: Step | None, name: str) -> tuple[str, ...]:
     if step.kind == "command":
         return (mark, step.name, "command", f"<= {format_duration(step.timeout)}", "")
     timing = format_duration(step.duration)
+    if step.steady_state:
+        # Rounds of `duration` until steady: at most this many.
+        timing = f"{step.steady_max_rounds}x{timing} {step.steady_state.split(':')[0]}"
     if step.warmup:
         timing += f" +{format_duration(step.warmup)}"
     return (mark, step.name, step.label(), timing, step.cache)
