@@ -171,3 +171,24 @@ def test_cli_run_json_carries_steady_state_per_step(disk_dir, labtui_home, tmp_p
     assert data["precondition"]["passes"] == 1
     assert "not steady after 2 rounds" in out.stderr
     assert shutil.which("true")  # the environment the CLI ran in is the test's own
+
+
+def test_preconditioning_a_raw_device_goes_through_the_guard(tmp_path):
+    from conftest import require_root
+    from loopdev import attach, blocks_written
+
+    require_root("the test makes a loop device")
+    # A profile that only reads still writes the device when it preconditions: consent is needed.
+    read = Step(name="read", block_size=65536, duration=0.3, warmup=0.0)
+    profile = profile_of(read, file_size=8 * MIB, precondition=1)
+    with attach(tmp_path / "blank.img", 16) as device:
+        with pytest.raises(LabtuiError, match="destroy"):
+            Runner(profile, device, Store(tmp_path / "home"), RunOptions(judge=steady.judge)).preflight()
+        assert blocks_written(device, 65536, 16 * MIB) == 0
+        events = run(profile, Path(device), tmp_path / "home", destroy_data=device)
+        result = next(e.result for e in events if isinstance(e, RunFinished))
+        assert result.status == "completed", result.error
+        assert result.precondition.bytes == 8 * MIB
+        # The profile's share of the device, every block of it, and nothing past it.
+        assert blocks_written(device, 65536, 8 * MIB) == 8 * MIB // 65536
+        assert blocks_written(device, 65536, 16 * MIB) == 8 * MIB // 65536

@@ -430,7 +430,23 @@ class Runner:
         loop = asyncio.get_running_loop()
         begun = time.monotonic()
         pass_seconds: list[float] = []
-        direct = plan.direct_io
+        target = hold
+        if self._lease is not None:
+            # The lease holds the device read-only; the writes go through a descriptor of their
+            # own, checked to be that very device (what the engines' workers check too).
+            target = _DeviceWriter.open(self._lease)
+        try:
+            direct = await self._precondition_passes(plan, emit, target, passes, size, total, loop, begun, pass_seconds)
+        finally:
+            if target is not hold:
+                target.close()
+        seconds = round(time.monotonic() - begun, 6)
+        self._precondition = Precondition(passes, total, seconds, tuple(pass_seconds), direct)
+        emit(PreconditionProgress(total, total, seconds, passes, passes))
+
+    async def _precondition_passes(self, plan, emit, target, passes, size, total, loop, begun, pass_seconds) -> bool:
+        """Every pass, each one's time in `pass_seconds`; whether all went with O_DIRECT."""
+        direct = True
         emit(PreconditionProgress(0, total, 0.0, passes))
         for done_passes in range(passes):
             before = done_passes * size
@@ -440,11 +456,9 @@ class Runner:
                     before + done, total, time.monotonic() - begun, passes, done_passes))
 
             started = time.monotonic()
-            direct = await self._write_whole(hold, size, plan.direct_io, progress, str(plan.test_file)) and direct
+            direct = await self._write_whole(target, size, plan.direct_io, progress, str(plan.test_file)) and direct
             pass_seconds.append(round(time.monotonic() - started, 6))
-        seconds = round(time.monotonic() - begun, 6)
-        self._precondition = Precondition(passes, total, seconds, tuple(pass_seconds), direct)
-        emit(PreconditionProgress(total, total, seconds, passes, passes))
+        return direct
 
     def _effective_step(self, step: Step, plan: Plan, emit) -> Step:
         """The step as it will really run: cache off falls back to on where O_DIRECT is refused."""
@@ -555,6 +569,28 @@ class Runner:
         for directory in reversed(plan.created_dirs):
             with contextlib.suppress(OSError):
                 directory.rmdir()  # only if still empty: never remove what someone put there
+
+
+class _DeviceWriter:
+    """A write descriptor of the raw device a lease holds, opened without following a re-pointed name."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    @classmethod
+    def open(cls, lease: guard.DeviceLease) -> _DeviceWriter:
+        lease.verify("before preconditioning")
+        fd = os.open(lease.path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            if os.fstat(fd).st_rdev != lease.rdev:
+                raise LabtuiError(f"refusing to write to {lease.path}: it is no longer the device cleared for it")
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(fd)
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 def _reason(exc: BaseException) -> str:
