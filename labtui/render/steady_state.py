@@ -75,7 +75,8 @@ def live_lines(state: SteadyState, width: int = 120) -> list[str]:
         head = f"not steady yet over rounds {state.window_start}-{count}"
     else:
         head = f"judged once {state.window} rounds are in"
-    lines = [f"Steady state ({rule_text(state)}): {head}"]
+    # Narrow, the rule gives way (the command line and the result say it): the chart keeps its rows.
+    lines = [f"Steady state ({rule_text(state)}): {head}" if width >= 100 else f"Steady state: {head}"]
     start = state.window_start or (count + 1)
     cells = []
     for i, value in enumerate(state.rounds, start=1):
