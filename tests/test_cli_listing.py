@@ -61,7 +61,7 @@ def test_profiles_json_lists_the_builtins_with_their_steps(labtui_home, capsys):
     data = json.loads(out)
     assert data["broken"] == []
     assert [p["name"] for p in data["profiles"]] == [
-        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract"]
+        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract", "snia-lite"]
     for profile in data["profiles"]:
         assert profile["origin"] == "builtin" and profile["steps"]
         for step in profile["steps"]:
@@ -71,7 +71,9 @@ def test_profiles_json_lists_the_builtins_with_their_steps(labtui_home, capsys):
             assert profile["planned_seconds"] > 0
             assert {"name", "block_size", "pattern", "write_percent", "threads", "outstanding", "duration",
                     "cache", "latency"} <= set(step)
-    zpaq = data["profiles"][-1]
+    zpaq = data["profiles"][-2]
+    snia = data["profiles"][-1]
+    assert snia["precondition"] == 2 and all(s["steady_state"] == "snia" for s in snia["steps"])
     assert zpaq["params"] == {"archive": {"description": zpaq["params"]["archive"]["description"], "type": "file"}}
 
 

@@ -106,10 +106,20 @@ def steps_table(profile: Profile) -> Table:
         if s.kind == "command":
             table.add_row(str(i), s.name, "", "command", "", "", "", f"<= {format_duration(s.timeout)}", "", s.command)
             continue
+        time = format_duration(s.duration)
+        if s.steady_state:
+            time = f"{s.steady_max_rounds}x{time}"  # rounds of `duration`, at most this many
         table.add_row(
             str(i), s.name, format_size(s.block_size), s.pattern, str(s.write_percent), str(s.threads),
-            str(s.outstanding), format_duration(s.duration), format_duration(s.warmup), s.cache,
+            str(s.outstanding), time, format_duration(s.warmup), s.cache,
         )
+    steady = sorted({(s.steady_state, s.steady_window) for s in profile.io_steps if s.steady_state})
+    for rule, window in steady:
+        table.caption += (f"\nsteady state {rule}: rounds of the step's time until the rule holds over the last "
+                          f"{window}, at most the number shown")
+    if profile.precondition:
+        table.caption += (f"\npreconditioning: the test file written sequentially {profile.precondition} "
+                          f"time{'s' if profile.precondition != 1 else ''} before the steps")
     return table
 
 
