@@ -148,8 +148,9 @@ class SteadyRule:
             try:
                 limit = float(number)
             except ValueError:
-                raise ValidationError(f"{name} needs a limit such as '{name}:1%' or '{name}:{'2' if name == 'iops' else '0.5%'}', "
-                                      f"got {text!r}", field_) from None
+                example = "2" if name == "iops" else "0.5%"
+                raise ValidationError(f"{name} needs a limit such as '{name}:1%' or '{name}:{example}', got {text!r}",
+                                      field_) from None
             if not math.isfinite(limit) or limit < 0:
                 raise ValidationError(f"the limit must be a number of 0 or more, got {arg!r}", field_)
             rule = cls(name, FIO_CRITERIA[name][0], limit, arg.endswith("%"), window, max_rounds)

@@ -813,7 +813,8 @@ def _steadiness(result: RunResult) -> str:
     if not judged:
         return "timed steps"
     steady = sum(1 for st in judged if st.attained)
-    return f"{steady} of {len(judged)} steps steady" + (f", {len(states) - len(judged)} timed" if len(states) > len(judged) else "")
+    timed = len(states) - len(judged)
+    return f"{steady} of {len(judged)} steps steady" + (f", {timed} timed" if timed else "")
 
 
 def _steady_state_of(occurrence: _Occurrence) -> str:

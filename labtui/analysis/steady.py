@@ -17,7 +17,7 @@ than"), fio's strict ("falls below").
 from __future__ import annotations
 
 from statistics import fmean
-from typing import Sequence
+from collections.abc import Sequence
 
 from labtui.model import (
     MIB,

@@ -13,7 +13,7 @@ which the native engine's continuous rounds avoid.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from labtui.engine.base import Engine, EngineFailed, Job
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished

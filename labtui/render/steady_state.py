@@ -5,7 +5,7 @@ Shared by `labtui show`, the run summary, exports and the TUI, so each says it t
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from labtui.analysis.steady import FIGURE_UNITS, criterion_text
 from labtui.model import SteadyState, StepResult
