@@ -61,6 +61,25 @@ def test_fio_criteria_over_one_second_rounds_map_to_fios_own_check():
         assert f"--runtime={int(other.duration * 25)}" in args  # labtui stops fio when the rule holds
 
 
+def test_fios_steadystate_object_is_read_with_falling_figures_and_refused_when_garbled():
+    from labtui.engine import fio_parse as fr
+    from labtui.errors import ReportError
+
+    # The shape fio 3.33 prints (its own run of iops_slope:50% over 3 s, figures falling this time).
+    job = {"steadystate": {"ss": "iops_slope:50.000000%", "duration": 3, "attained": 1, "criterion": "-25.797390%",
+                           "max_deviation": 0.0, "slope": -2984.5,
+                           "data": {"bw_mean": 47390167, "iops_mean": 11569, "iops": [14114, 12450, 8145],
+                                    "bw": [57810944, 50997045, 33362514]}}}
+    state = fr.job_steadystate(job)
+    assert (state.criterion_name, state.attained, state.criterion, state.percent) == ("iops_slope", True, -25.79739, True)
+    assert state.slope == -2984.5 and state.iops == (14114, 12450, 8145) and state.bw_mean == 47390167
+    assert fr.job_steadystate({}) is None
+    for bad in ({"ss": "iops"}, {"ss": "iops:1%", "criterion": "x%", "duration": 3, "data": {}},
+                {"ss": "iops:1%", "criterion": "1%", "duration": 3, "slope": "steep", "data": {}}):
+        with pytest.raises(ReportError):
+            fr.job_steadystate({"steadystate": bad})
+
+
 def test_fios_steadystate_object_is_the_verdict_and_matches_the_criterion_on_its_data(labtui_home, tmp_path):
     require_tool("fio")
     step = Step(name="fio judges", block_size=4096, outstanding=4, duration=1.0, warmup=1.0,

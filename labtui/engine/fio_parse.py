@@ -573,7 +573,9 @@ def job_steadystate(job: dict, where: str = "job") -> FioSteadyState | None:
     try:
         value = float(str(criterion).removesuffix("%"))
     except ValueError:
-        raise ReportError(f"{here}.criterion is not a number: {str(criterion)[:30]!r}") from None
+        value = math.nan
+    if not math.isfinite(value):
+        raise ReportError(f"{here}.criterion is not a number: {str(criterion)[:30]!r}")
     data = _table(block, "data", here)
 
     def series(key: str) -> tuple[float, ...]:
@@ -582,6 +584,10 @@ def job_steadystate(job: dict, where: str = "job") -> FioSteadyState | None:
             raise ReportError(f"{here}.data.{key} is not a list")
         return tuple(_number(v, f"{here}.data.{key}") for v in raw)
 
+    slope = block.get("slope")
+    if slope is not None and (isinstance(slope, bool) or not isinstance(slope, (int, float))
+                              or not math.isfinite(slope)):
+        raise ReportError(f"{here}.slope is not a number: {str(slope)[:40]!r}")
     return FioSteadyState(
         criterion_name=name.lower(),
         limit_text=limit_text,
@@ -589,7 +595,7 @@ def job_steadystate(job: dict, where: str = "job") -> FioSteadyState | None:
         attained=bool(_number(block.get("attained", 0), f"{here}.attained")),
         criterion=value,
         percent=percent,
-        slope=_optional(block, "slope", here),
+        slope=float(slope) if slope is not None else None,  # falling IOPS have a negative slope
         max_deviation=_optional(block, "max_deviation", here),
         iops_mean=_optional(data, "iops_mean", f"{here}.data"),
         bw_mean=_optional(data, "bw_mean", f"{here}.data"),
