@@ -141,13 +141,13 @@ PINNED = {
     # holds); DiskSpd runs once per round of -d60.
     ('snia-lite', 'RND4K Q32 70/30 steady'): (
         '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randrw --rwmixread=70 --bs=4096 --iodepth=8 --numjobs=4 --group_reporting --size=17179869184 --time_based --runtime=1500 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d60 -W0 -C0 -t4 -o8 -w30 -r4K -Sh -L -D -Z1M -c16G -Rxml',
-        '-b4K -d60 -W0 -t4 -o8 -w30 -r4K -Sh -L -D -Zr',
+        '-b4K -d60 -W0 -C0 -t4 -o8 -w30 -r4K -Su -L -D -Z1M -c16G -Rxml',
+        '-b4K -d60 -W0 -t4 -o8 -w30 -r4K -Sd -L -D -Zr',
     ),
     ('snia-lite', 'RND4K Q32 write steady'): (
         '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randwrite --bs=4096 --iodepth=8 --numjobs=4 --group_reporting --size=17179869184 --time_based --runtime=1500 --norandommap --randrepeat=0 --refill_buffers --buffer_compress_percentage=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
-        '-b4K -d60 -W0 -C0 -t4 -o8 -w100 -r4K -Sh -L -D -Z1M -c16G -Rxml',
-        '-b4K -d60 -W0 -t4 -o8 -w100 -r4K -Sh -L -D -Zr',
+        '-b4K -d60 -W0 -C0 -t4 -o8 -w100 -r4K -Su -L -D -Z1M -c16G -Rxml',
+        '-b4K -d60 -W0 -t4 -o8 -w100 -r4K -Sd -L -D -Zr',
     ),
 }
 

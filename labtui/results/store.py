@@ -20,7 +20,7 @@ import re
 import stat
 import tempfile
 import tomllib
-from dataclasses import replace
+from dataclasses import fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
