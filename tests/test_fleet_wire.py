@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from factories import make_result
 
 from labtui import __version__
+from labtui.analysis import steady
 from labtui.engine.events import (
+    PreconditionProgress,
     PrepareProgress,
     RunFinished,
     RunStarted,
     RunWarning,
     SampleTaken,
+    SteadyRound,
     StepFinished,
     StepStarted,
 )
 from labtui.fleet import wire
-from labtui.model import SCHEMA, Sample
+from labtui.model import SCHEMA, Sample, SteadyRule
 from labtui.results.result_file import result_to_toml
 
 
 def _events():
     result = make_result()
     step = result.steps[0]
+    state = steady.judge(SteadyRule.parse("snia"), [90.0, 100.0, 102.0, 98.0, 101.0, 99.0], 60.0)
     return [
         RunStarted(result.id, result.profile, result.target, result.engine, 2, 24.8),
         PrepareProgress(4 * 1024**2, 16 * 1024**2, 0.25),
@@ -34,6 +39,11 @@ def _events():
         StepFinished(0, step),
         StepFinished(1, result.steps[1]),
         RunWarning("step 'Read 64K random' is CPU-bound"),
+        # A profile that preconditions and runs a step to steady state (snia-lite on a host).
+        PreconditionProgress(8 * 1024**2, 32 * 1024**2, 0.5, 2, 0),
+        SteadyRound(0, steady.judge(SteadyRule.parse("snia"), [100.0, 102.0], 60.0)),
+        SteadyRound(0, state),
+        StepFinished(0, replace(step, steady_state=state)),
     ]
 
 

@@ -58,6 +58,7 @@ def run(args) -> int:
 
 
 def _run(request: dict, channel) -> int:
+    from labtui.analysis import steady
     from labtui.commands.common import open_store
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import LabtuiError
@@ -74,6 +75,7 @@ def _run(request: dict, channel) -> int:
         keep_file=bool(request.get("keep_file")),
         interval=float(request.get("interval") or 1.0),
         params={str(k): str(v) for k, v in (request.get("params") or {}).items()},
+        judge=steady.judge,
     )
     runner = Runner(profile, target, store, options)
     driver = _Driver(channel)

@@ -52,16 +52,18 @@ from typing import Any
 from labtui import __version__
 from labtui.engine.events import (
     Event,
+    PreconditionProgress,
     PrepareProgress,
     RunFinished,
     RunStarted,
     RunWarning,
     SampleTaken,
+    SteadyRound,
     StepFinished,
     StepStarted,
 )
 from labtui.errors import LabtuiError
-from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, Sample, Step, StepResult, TargetInfo
+from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, Sample, SteadyState, Step, StepResult, TargetInfo
 from labtui.results import result_file
 from labtui.results.files import json_safe
 
@@ -120,6 +122,11 @@ def event_to_wire(event: Event) -> dict[str, Any]:
     if isinstance(event, PrepareProgress):
         return {"type": "prepare", "bytes_done": event.bytes_done, "bytes_total": event.bytes_total,
                 "seconds": event.seconds}
+    if isinstance(event, PreconditionProgress):
+        return {"type": "precondition", "bytes_done": event.bytes_done, "bytes_total": event.bytes_total,
+                "seconds": event.seconds, "passes": event.passes, "passes_done": event.passes_done}
+    if isinstance(event, SteadyRound):
+        return {"type": "steady_round", "index": event.index, "state": _finite(plain(event.state))}
     if isinstance(event, StepStarted):
         return {"type": "step_started", "index": event.index, "total": event.total, "step": event.step.to_toml(),
                 "repetition": event.repetition, "command_line": event.command_line}
@@ -134,7 +141,8 @@ def event_to_wire(event: Event) -> dict[str, Any]:
     raise WireError(f"not an engine event: {type(event).__name__}")
 
 
-EVENT_TYPES = ("run_started", "prepare", "step_started", "sample", "step_finished", "warning")
+EVENT_TYPES = ("run_started", "prepare", "precondition", "step_started", "sample", "steady_round", "step_finished",
+               "warning")
 
 
 def event_from_wire(message: dict[str, Any]) -> Event:
@@ -153,6 +161,12 @@ def event_from_wire(message: dict[str, Any]) -> Event:
         if kind == "prepare":
             return PrepareProgress(_int(message["bytes_done"]), _int(message["bytes_total"]),
                                    _float(message["seconds"]))
+        if kind == "precondition":
+            return PreconditionProgress(_int(message["bytes_done"]), _int(message["bytes_total"]),
+                                        _float(message["seconds"]), _int(message["passes"]),
+                                        _int(message["passes_done"]))
+        if kind == "steady_round":
+            return SteadyRound(_int(message["index"]), _model(SteadyState, message["state"]))
         if kind == "step_started":
             line = message.get("command_line")
             return StepStarted(_int(message["index"]), _int(message["total"]),
