@@ -882,10 +882,12 @@ class SteadyCriterion:
     """One condition of a steady-state rule, as judged over the window."""
 
     name: str  # "range", "excursion" (SNIA) or "deviation", "slope" (fio)
-    value: float | None  # in % of the window's mean (percent), else the limit's unit; None: no mean to judge by
-    limit: float
-    percent: bool
-    held: bool
+    # In % of the window's mean (percent), else the limit's unit; None (left out of the file): no
+    # mean to judge by. The defaults only let a file without `value` read back.
+    value: float | None = None
+    limit: float = 0.0
+    percent: bool = True
+    held: bool = False
 
 
 @dataclass(frozen=True)

@@ -102,3 +102,28 @@ def _result_with(step: StepResult) -> RunResult:
     return RunResult(id="20240102-030405-abcd", status="completed", started=when, ended=when, host=HostInfo(),
                      target=TargetInfo(path="/mnt/x"), engine=EngineInfo(name="native"),
                      profile=Profile(name="p", steps=(step.step,)), steps=(step,))
+
+
+def test_steady_state_and_preconditioning_round_trip_and_older_files_read_without():
+    from dataclasses import replace
+
+    from factories import make_result
+
+    from labtui.analysis import steady
+    from labtui.model import Precondition, SteadyRule
+
+    state = steady.judge(SteadyRule.parse("snia:mib_s"), [410.5, 402.0, 398.25, 401.0, 399.5, 400.0], 60.0)
+    never = steady.judge(SteadyRule.parse("iops:0%", window=2, max_rounds=2), [0.0, 0.0], 1.0)  # a criterion of None
+    base = make_result()
+    steps = (replace(base.steps[0], steady_state=state, step=replace(base.steps[0].step, steady_state="snia:mib_s")),
+             replace(base.steps[1], steady_state=never))
+    result = replace(base, steps=steps, precondition=Precondition(2, 2 << 30, 10.5, (5.0, 5.5), True))
+    text = result_to_toml(result)
+    assert "[steps.steady_state]" in text and 'criteria = [{ name = "range"' in text and "[precondition]" in text
+    assert result_from_toml(text) == result
+    # The JSON form is plain JSON (no NaN), a criterion that could not be judged is null.
+    json.dumps(result_to_json(result), allow_nan=False)
+    assert result_to_json(result)["steps"][1]["steady_state"]["criteria"][0]["value"] is None
+    # A file of before: neither table, and it reads as it did.
+    older = result_from_toml(result_to_toml(base))
+    assert older.precondition is None and all(s.steady_state is None for s in older.steps)

@@ -20,11 +20,20 @@ below is defined.
     [[profile.steps]]               #   (labtui.model Step.to_toml), read back without validation:
                                     #   a result keeps what ran even if today's rules refuse it
     [preparation]                   # Preparation: bytes, seconds, direct (how the test file was written)
+    [precondition]                  # Precondition: passes, bytes, seconds, pass_seconds, direct (the
+                                    #   profile's sequential passes before the steps; absent without)
     [[steps]]                       # StepResult, one per step and repetition, in the order they ran:
                                     #   status, repetition, backend, cpu_percent, command_line ...
       [steps.step]                  #   the step as it ran
       [steps.read] [steps.write]    #   DirectionStats: ios, bytes, seconds (the measured counts)
       [steps.latency] ...           #   LatencySummary in ms: mean, min, max, p50 ... p9999
+      [steps.steady_state]          #   SteadyState, for a step run to steady state: rule, figure,
+                                    #   round_seconds, window, max_rounds, attained, rounds (every
+                                    #   round's figure), window_start, window_figures, mean, slope,
+                                    #   judged_by, and criteria = [{name, value, limit, percent,
+                                    #   held}, ...] (value left out: no mean to judge by). Absent
+                                    #   for a timed step (and in files from before it), whose
+                                    #   counts are the whole step's, not a window's
       [steps.series]                #   the interval series as columns, one array per Sample field
                                     #   (SAMPLE_FIELDS): nan where an interval lacks the figure, the
                                     #   column left out where none has it. `series` is the one key
