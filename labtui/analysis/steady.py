@@ -68,6 +68,7 @@ def judge_window(rule: SteadyRule, window: Sequence[float]) -> SteadyState:
     values = tuple(float(v) for v in window)
     mean = fmean(values)
     slope, _ = best_fit(values)
+    criteria: tuple[SteadyCriterion, ...]
     if rule.snia:
         criteria = (
             _criterion("range", max(values) - min(values), mean, SNIA_RANGE_PERCENT, True, inclusive=True),

@@ -198,7 +198,9 @@ class FioEngine(Engine):
         reports: list[dict] = []
         rounds = _Rounds(step, job) if step.steady is not None else None
         stopped = False  # labtui stopped fio: the rule held (its exit status then says nothing)
-        planned = step.planned_seconds if not fio_judges(step) else step.warmup * 2 + 1 + step.steady.max_rounds
+        planned = step.planned_seconds
+        if step.steady is not None and fio_judges(step):
+            planned = step.warmup * 2 + 1 + step.steady.max_rounds
         deadline = time.monotonic() + step.warmup + planned * 1.1 + OVERRUN
         try:
             assert proc.stdout is not None

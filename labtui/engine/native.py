@@ -299,7 +299,7 @@ class NativeEngine(Engine):
         status, error = ("failed", errors[0]) if errors else ("completed", None)
         result = _step_result(step, job, finals, t_stop - t_measure, samples, cpu_percent,
                               self.command_line(step, job.path, job.file_size), status, error)
-        if rule is not None:
+        if rule is not None and judge is not None:
             if state is None:
                 state = judge(rule, figures, step.duration)
             result = _window_result(result, state, readings, step)

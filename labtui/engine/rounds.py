@@ -96,10 +96,11 @@ def _merged(parts: list[tuple[LatencySummary, int]]) -> LatencySummary:
     if len(parts) == 1:
         return parts[0][0]
     ios = sum(n for _, n in measured)
+    weighted = sum((lat.mean or 0.0) * n for lat, n in measured)  # every one has a mean (measured above)
     lows = [lat.min for lat, _ in measured if lat.min is not None]
     highs = [lat.max for lat, _ in measured if lat.max is not None]
     return LatencySummary(
-        mean=sum(lat.mean * n for lat, n in measured) / ios,  # type: ignore[operator]
+        mean=weighted / ios,
         min=min(lows) if lows else None,
         max=max(highs) if highs else None,
     )

@@ -430,7 +430,7 @@ class Runner:
         loop = asyncio.get_running_loop()
         begun = time.monotonic()
         pass_seconds: list[float] = []
-        target = hold
+        target: TestFile | guard.DeviceLease | _DeviceWriter = hold
         if self._lease is not None:
             # The lease holds the device read-only; the writes go through a descriptor of their
             # own, checked to be that very device (what the engines' workers check too).

@@ -243,7 +243,7 @@ def write_test_file(
         if direct:
             with contextlib.suppress(OSError):
                 _set_direct(fd, False)
-        if made is not target:
+        if isinstance(made, TestFile) and made is not target:
             made.close()
 
 

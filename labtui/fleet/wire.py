@@ -126,7 +126,7 @@ def event_to_wire(event: Event) -> dict[str, Any]:
         return {"type": "precondition", "bytes_done": event.bytes_done, "bytes_total": event.bytes_total,
                 "seconds": event.seconds, "passes": event.passes, "passes_done": event.passes_done}
     if isinstance(event, SteadyRound):
-        return {"type": "steady_round", "index": event.index, "state": _finite(plain(event.state))}
+        return {"type": "steady_round", "index": event.index, "state": plain(event.state)}
     if isinstance(event, StepStarted):
         return {"type": "step_started", "index": event.index, "total": event.total, "step": event.step.to_toml(),
                 "repetition": event.repetition, "command_line": event.command_line}
