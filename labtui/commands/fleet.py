@@ -15,11 +15,10 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
+from labtui.commands.live_display import LiveDisplay
 from labtui.errors import ExitCode
 
 if TYPE_CHECKING:
-    from rich.live import Live
-
     from labtui.fleet.session import Fleet
 
 STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": "red", "aborted": "yellow",
@@ -232,13 +231,11 @@ def _fmt(value: float, spread) -> str:
     return fmt_iops(value) if spread.metric == "IOPS" else f"{value:.1f}"
 
 
-class _Display:
+class _Display(LiveDisplay):
     """The hosts' progress on stderr: a live table on a terminal, plain lines otherwise."""
 
     def __init__(self, console, *, check: bool) -> None:
-        self.console = console
-        self.live_mode = console.is_terminal
-        self.live: Live | None = None
+        super().__init__(console)
         self.fleet: Fleet | None = None
         self.check = check
         self._said: dict[str, str] = {}
@@ -246,23 +243,7 @@ class _Display:
     def start(self) -> None:
         names = ", ".join(r.name for r in self.fleet.runs) if self.fleet else ""
         self.say(f"labtui: {'checking' if self.check else 'running on'} {names}")
-        if self.live_mode:
-            from rich.live import Live
-
-            self.live = Live(self.render(), console=self.console, refresh_per_second=4, transient=True)
-            self.live.start()
-
-    def stop(self) -> None:
-        if self.live is not None:
-            with contextlib.suppress(Exception):
-                self.live.stop()
-            self.live = None
-
-    def say(self, message: str, style: str = "") -> None:
-        from rich.text import Text
-
-        with contextlib.suppress(Exception):
-            self.console.print(Text(message, style=style), soft_wrap=True)
+        super().start()
 
     def render(self):
         from rich.table import Table
@@ -285,9 +266,7 @@ class _Display:
     def changed(self, host_run) -> None:
         from labtui.fleet.session import ABORTED, COMPLETED, FAILED
 
-        if self.live is not None:
-            with contextlib.suppress(Exception):
-                self.live.update(self.render())
+        self.update()
         if host_run.ended and self._said.get(host_run.name) != host_run.state:
             self._said[host_run.name] = host_run.state
             style = STATE_STYLES.get(host_run.state, "")

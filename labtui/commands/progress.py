@@ -14,12 +14,12 @@ import time
 from collections.abc import Callable
 
 from rich.console import Console, Group
-from rich.live import Live
 from rich.text import Text
 
 from labtui.analysis import steady
 from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
+from labtui.commands.live_display import LiveDisplay
 from labtui.engine.events import (
     Paused,
     PreconditionProgress,
@@ -94,7 +94,7 @@ def pass_words(repetition: int) -> str:
     return f" #{repetition}" if repetition > 1 else ""
 
 
-class _Display:
+class _Display(LiveDisplay):
     """What the person watching sees: one live line block on a terminal, plain lines otherwise.
 
     What it shows of the run (the step, its phase, the figures, the ETA) is the LiveRun's, the
@@ -102,33 +102,11 @@ class _Display:
     """
 
     def __init__(self, console: Console, clock: Callable[[], float] = time.monotonic) -> None:
-        self.console = console
-        self.live_mode = console.is_terminal
-        self.live: Live | None = None
+        super().__init__(console)
         self.run = LiveRun(clock=clock, capacity=1)  # the latest sample is all a line shows
         self.raw_device = False  # a raw block device target: nothing to prepare
         self.precondition: PreconditionProgress | None = None
         self.round: SteadyRound | None = None  # the current steady-state step's last round
-
-    def start(self) -> None:
-        if self.live_mode:
-            self.live = Live(self.render(), console=self.console, refresh_per_second=4, transient=True)
-            self.live.start()
-
-    def stop(self) -> None:
-        if self.live is not None:
-            with contextlib.suppress(Exception):
-                self.live.stop()
-            self.live = None
-
-    def say(self, message: str, style: str = "") -> None:
-        with contextlib.suppress(Exception):
-            self.console.print(Text(message, style=style))
-
-    def update(self) -> None:
-        if self.live is not None:
-            with contextlib.suppress(Exception):
-                self.live.update(self.render())
 
     def render(self):
         run = self.run
@@ -279,8 +257,7 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
         if signum == signal.SIGHUP:
             # The terminal is gone: further writes to it would fail or block.
             detach_from_terminal()
-            display.live_mode = False
-            display.live = None
+            display.detach()
         if not received and task is not None:
             task.cancel()
         received.append(name)
