@@ -14,7 +14,9 @@ sqrt(2) (log-uniform), so the noisiest step is twice as noisy as the quietest.
   with the command's defaults: tolerance 10 %, the re-run as many runs as the baseline (at least
   3), a second pass of 8 runs when the first fails or is doubtful (judged on its own) or is only
   too noisy to tell (pooled with it);
-- check, power: FAIL when every step's throughput dropped 10 % / 15 %, and when one step did.
+- check, power: FAIL when every step's throughput dropped 10 % / 15 %, and when one step did;
+- check, a true regression of the tolerance: checks that PASS although every step's throughput
+  dropped 10 % (what the 95 % confidence bound and the test's power must keep rare).
 
 It is pure CPU, seeded and not timing-sensitive:
 
@@ -32,7 +34,7 @@ import time
 from dataclasses import replace
 from datetime import datetime, timedelta, UTC
 
-from labtui.analysis.checks import FAILED, INCONCLUSIVE, confirmed
+from labtui.analysis.checks import FAILED, INCONCLUSIVE, PASSED, confirmed
 from labtui.commands.check import DEFAULT_CONFIRM, DEFAULT_TOLERANCE_PCT, MIN_RUNS
 from labtui.analysis.comparison import CLAIMS, IOPS, WORSE, compare
 from labtui.model import (
@@ -177,12 +179,13 @@ def compare_cell(job: tuple) -> tuple[int, int, int]:
     return claims, lines, worse, iops
 
 
-def check_cell(job: tuple) -> tuple[int, int]:
-    """(FAILs, cannot tells) over `trials` checks of one cell."""
+def check_cell(job: tuple) -> tuple[int, int, int]:
+    """(FAILs, cannot tells, PASSes) over `trials` checks of one cell."""
     seed, shape, noise, base, drop, one, trials = job
     rng = random.Random(seed)
     outcomes = [check_trial(shape, noise, base, drop, one, rng) for _ in range(trials)]
-    return sum(o == FAILED for o in outcomes), sum(o == INCONCLUSIVE for o in outcomes)
+    return (sum(o == FAILED for o in outcomes), sum(o == INCONCLUSIVE for o in outcomes),
+            sum(o == PASSED for o in outcomes))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     power_jobs = [(args.seed * 1000 + 500 + i, noise, 3, drop, n) for i, (noise, drop) in
                   enumerate((noise, drop) for noise in NOISE for drop in (0.10, 0.15))]
     check_keys = [(shape, noise, base, drop, one) for shape in SHAPES for noise in NOISE for base in bases
-                  for drop, one in ((0.0, False),) + (drops if base > 1 else ())]
+                  for drop, one in ((0.0, False), *drops)]
     check_jobs = [(args.seed * 1000 + 2000 + i, *key, n) for i, key in enumerate(check_keys)]
     with ProcessPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
         compared = list(pool.map(compare_cell, compare_jobs))
@@ -224,14 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     for shape in SHAPES:
         print(f"\ncheck, {shape} ({len(STEPS[shape])} steps), tolerance {DEFAULT_TOLERANCE_PCT:g} %: per 100 checks "
               f"({n} per cell); baseline of b runs, re-run max({MIN_RUNS}, b), second pass {DEFAULT_CONFIRM}")
-        print("               nothing changed      FAIL when the throughput dropped")
-        print("noise   b     FAIL  cannot tell     all -10 %  all -15 %  one step -15 %")
+        print("               nothing changed              all -10 %   FAIL when the throughput dropped")
+        print("noise   b     FAIL  cannot tell   PASS         PASS     all -10 %  all -15 %  one step -15 %")
         for noise in NOISE:
             for base in bases:
-                fail, unsure = checked[(shape, noise, base, 0.0, False)]
-                power = [pct(checked[(shape, noise, base, d, o)][0], n) if base > 1 else "    -" for d, o in drops]
-                print(f"{noise * 100:4.0f} % {base:2d}   {pct(fail, n)}  {pct(unsure, n).rjust(11)}"
-                      f"     {power[0].rjust(9)}  {power[1].rjust(9)}  {power[2].rjust(14)}")
+                fail, unsure, passed = checked[(shape, noise, base, 0.0, False)]
+                false_pass = checked[(shape, noise, base, *drops[0])][2]
+                power = [pct(checked[(shape, noise, base, d, o)][0], n) for d, o in drops]
+                print(f"{noise * 100:4.0f} % {base:2d}   {pct(fail, n)}  {pct(unsure, n).rjust(11)}  {pct(passed, n)}"
+                      f"        {pct(false_pass, n)}     {power[0].rjust(9)}  {power[1].rjust(9)}  {power[2].rjust(14)}")
     print(f"\n{time.monotonic() - began:.0f} s with {args.jobs} processes", file=sys.stderr)
     return 0
 

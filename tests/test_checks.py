@@ -2,6 +2,7 @@
 corrected, doubtful and too-noisy lines are told apart from PASS and FAIL, each line says why."""
 
 import json
+import math
 import random
 from dataclasses import replace
 
@@ -189,3 +190,52 @@ def test_an_unchanged_disk_rarely_fails_at_any_noise():
         now = run_result("b", {s: noisy(50_000, sd, 3, rng) for s in steps}, minutes=5)
         fails += check(base, now, 10).outcome == FAILED
     assert fails <= 3
+
+
+def test_a_noisy_single_run_baseline_passes_when_the_runs_bound_the_regression():
+    # The acceptance check's case: one baseline run, three re-runs varying ~10 %, tolerance 30 %.
+    # The t-test could not see a 30 % regression (2 degrees of freedom per step at a 0.25 % level),
+    # but the re-run is faster, and the one-sided 95 % bound says it is not 30 % slower.
+    base = run_result("a", {READ: [19_000], WRITE: [49_000]})
+    again = run_result("b", {READ: [22_500, 22_900, 19_500], WRITE: [58_300, 56_500, 51_200]}, minutes=5)
+    report = check(base, again, 30)
+    read = line(report, "Read 64K random", "iops")
+    assert read.outcome == PASS and read.bounded and read.unseen_pct > 30
+    assert 0 < read.bound_pct < 30 and "worse by at most" in read.reason and "95 % confidence" in read.reason
+    assert report.passed and "bound it: with 95 % confidence" in report.summary()
+    assert json.loads(json.dumps(report.to_json()))["lines"][0]["bound_pct"] == pytest.approx(read.bound_pct)
+
+
+def test_the_same_noise_with_a_slower_rerun_cannot_tell():
+    base = run_result("a", {READ: [19_000], WRITE: [49_000]})
+    slower = run_result("b", {READ: [16_200, 17_900, 14_600], WRITE: [41_000, 44_500, 37_800]}, minutes=5)
+    report = check(base, slower, 30)
+    read = line(report, "Read 64K random", "iops")
+    assert read.outcome == NOISY and not read.bounded and read.bound_pct > 30
+    assert "allow one of up to" in read.reason and report.outcome == INCONCLUSIVE
+
+
+def test_the_bound_is_the_one_sided_95_percent_confidence_limit():
+    from labtui.analysis.checks import _bound
+    from labtui.analysis.comparison import IOPS, LATENCY_MEAN
+    from labtui.analysis.stats import TestResult
+
+    # diff of the log means +0.1 with standard error 0.05 on 4 degrees of freedom: t(0.95, 4) = 2.131847
+    test = TestResult("t-test", 0.1 / 0.05, 4.0, 0.0, 0.05)
+    low, high = 0.1 - 2.131847 * 0.05, 0.1 + 2.131847 * 0.05
+    assert _bound(IOPS, test) == pytest.approx(-(math.exp(low) - 1) * 100, rel=1e-5)  # throughput: a fall
+    assert _bound(LATENCY_MEAN, test) == pytest.approx((math.exp(high) - 1) * 100, rel=1e-5)  # latency: a rise
+
+
+def test_a_true_regression_of_the_tolerance_rarely_passes():
+    # What the bound promises: a disk that truly got 10 % slower passes at most ~5 in 100 checks
+    # (one line; with more lines each must hold). Seeded, so it cannot flake.
+    rng = random.Random(9)
+    passes = 0
+    trials = 300
+    for trial in range(trials):
+        sd = (0.02, 0.05, 0.1)[trial % 3]
+        base = run_result("a", {READ: noisy(50_000, sd, 1 + 2 * (trial % 2), rng)})
+        now = run_result("b", {READ: noisy(45_000, sd, 3, rng)}, minutes=5)
+        passes += check(base, now, 10).outcome == PASSED
+    assert passes <= 0.08 * trials

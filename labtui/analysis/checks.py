@@ -10,9 +10,12 @@ A line FAILs when its regression is larger than the tolerance and significant af
 correction. It is doubtful (`PASS?`) when it regressed beyond the tolerance without being
 significant, or is significant on its own and beyond half the tolerance: the caller confirms
 those with fresh runs, judged on their own (the first pass was picked for looking bad, so its
-evidence is spent). A line is NOISY when its noise is so large that a regression the size of
-the tolerance would more likely than not go unseen: the check then cannot tell, and says how
-many runs would.
+evidence is spent). A line PASSes when a regression the size of the tolerance would have shown
+(the test's power), or when the runs themselves bound it: with 95 % confidence the re-run is not
+worse by the tolerance (the one-sided confidence bound of a non-inferiority test; all lines must
+hold, an intersection-union test, so no family correction is owed). A line is NOISY when neither
+holds: its noise is so large that a regression of the tolerance could hide in it. The check then
+cannot tell, and says how many runs would.
 """
 
 from __future__ import annotations
@@ -86,8 +89,10 @@ class CheckLine:
     p_worse: float | None = None  # one-sided p-value of "it got worse"
     p_adjusted: float | None = None  # after Holm's correction over the family
     unseen_pct: float | None = None  # a regression this large (%) would go unseen half the time
+    bound_pct: float | None = None  # with 95 % confidence (one-sided) it is worse by at most this (%)
     noise_pct: float | None = None  # the run-to-run noise the test used (relative sd, %)
     test: TestResult | None = None  # the check's own one-sided test (gating lines)
+    bounded: bool = False  # a PASS the confidence bound decided (the test alone could not have seen the tolerance)
 
     @property
     def measurably_worse(self) -> bool:
@@ -195,7 +200,14 @@ class CheckReport:
                     f"{len(unclear)} line{'s' if len(unclear) != 1 else ''} ({noise})"
                     + (f"; {hint}" if hint else "") + f"; {family}")
         small = [l for l in self.gating if l.outcome == PASS and l.measurably_worse]
+        bounded = [l for l in self.gating if l.bounded and l.bound_pct is not None]
         text = f"PASS: no line regressed beyond the {tolerance}; {family}"
+        if bounded:
+            worst = max(bounded, key=lambda l: l.bound_pct or 0.0)
+            n = len(bounded)
+            text += (f"; {n} line{'s' if n != 1 else ''} too noisy to see a regression of the tolerance, "
+                     f"yet {'their' if n != 1 else 'its'} runs bound it: with 95 % confidence "
+                     f"{worst.group.name} {worst.metric.label} is {_at_most(worst.bound_pct or 0.0)}")
         if small:
             text += f"; {len(small)} got measurably worse, within the tolerance"
         return text
@@ -224,6 +236,7 @@ class CheckReport:
                     "p_worse": line.p_worse,
                     "p_adjusted": line.p_adjusted,
                     "unseen_pct": line.unseen_pct,
+                    "bound_pct": line.bound_pct,
                     "noise_pct": line.noise_pct,
                     "outcome": line.outcome,
                     "reason": line.reason,
@@ -248,6 +261,19 @@ def _unseen(metric: Metric, test: TestResult, alpha: float) -> float:
     """The regression (%) on the edge of the test's rejection region: larger ones would mostly be seen."""
     edge = t_quantile(1.0 - alpha, test.df) * test.stderr
     return (1.0 - math.exp(-edge) if metric.higher_is_better else math.expm1(edge)) * 100.0
+
+
+def _bound(metric: Metric, test: TestResult, level: float = ALPHA) -> float:
+    """The regression (%) the re-run is worse by at most, with 1 - level confidence (one-sided).
+
+    Negative when even the bound is an improvement. The test's statistic times its standard error
+    is the difference of the log means (re-run minus baseline).
+    """
+    diff = test.statistic * test.stderr if test.stderr else 0.0
+    margin = t_quantile(1.0 - level, test.df) * test.stderr if test.stderr else 0.0
+    if metric.higher_is_better:
+        return -math.expm1(diff - margin) * 100.0
+    return math.expm1(diff + margin) * 100.0
 
 
 def _tests(pairs: dict[int, tuple[Figure, Figure]]) -> dict[int, tuple[TestResult, float]]:
@@ -331,6 +357,7 @@ def check(baseline: RunResult, current: RunResult, tolerance_pct: float, fail_on
         test, noise = tests[i]
         p, p_adj = raw[i], adjusted[i]
         unseen = _unseen(metric, test, alpha / family)
+        bound = _bound(metric, test) if math.isfinite(test.statistic) else regression
         runs = f"{base.n} vs {now.n} runs, {test.method}"
         evidence = f"{runs} p={_p(p)}, Holm-adjusted p={_p(p_adj)}, noise {noise:.1f} %"
         if beyond and p_adj < alpha:
@@ -339,16 +366,25 @@ def check(baseline: RunResult, current: RunResult, tolerance_pct: float, fail_on
             outcome = DOUBT
             reason = (f"worse by {regression:.1f} % but not beyond the noise after the family correction: {evidence}"
                       if beyond else f"worse by {regression:.1f} %, significant on its own ({fmt_p(p)}): {evidence}")
-        elif unseen > tolerance_pct:
+        elif unseen > tolerance_pct and bound > tolerance_pct:
             outcome = NOISY
-            reason = f"too noisy: a regression under {unseen:.0f} % would mostly go unseen ({evidence})"
+            reason = (f"too noisy: a regression under {unseen:.0f} % would mostly go unseen, and the runs allow "
+                      f"one of up to {bound:.0f} % ({evidence})")
         else:
             outcome = PASS
-            reason = (f"worse by {regression:.1f} %, real but within the ±{tolerance_pct:g} % tolerance: {evidence}"
-                      if p < ALPHA and regression > 0 else
-                      f"{_change(delta)}; a regression of {unseen:.1f} % would have shown: {evidence}")
-        lines.append(CheckLine(group, metric, base, now, delta, outcome, reason, True, p, p_adj, unseen, noise, test))
+            if p < ALPHA and regression > 0:
+                reason = f"worse by {regression:.1f} %, real but within the ±{tolerance_pct:g} % tolerance: {evidence}"
+            elif unseen <= tolerance_pct:
+                reason = f"{_change(delta)}; a regression of {unseen:.1f} % would have shown: {evidence}"
+            else:
+                reason = f"{_change(delta)}; {_at_most(bound)} with 95 % confidence: {evidence}"
+        lines.append(CheckLine(group, metric, base, now, delta, outcome, reason, True, p, p_adj, unseen, bound,
+                               noise, test, bounded=outcome == PASS and unseen > tolerance_pct))
     return CheckReport(comparison, tuple(lines), tolerance_pct, alpha)
+
+
+def _at_most(bound: float) -> str:
+    return f"worse by at most {bound:.1f} %" if bound > 0 else f"better by at least {-bound:.1f} %"
 
 
 def _p(p: float) -> str:

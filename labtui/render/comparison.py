@@ -292,6 +292,9 @@ def check_basis(line: CheckLine) -> str:
     runs = f"{delta.runs[0]} vs {delta.runs[1]}"
     if line.outcome == NOISY and line.noise_pct is not None:
         return f"{runs}, noise {line.noise_pct:.0f} %"
+    if line.bounded and line.bound_pct is not None:
+        bound = line.bound_pct
+        return f"{runs}, 95 %: ≤{bound:.0f} % worse" if bound > 0 else f"{runs}, 95 %: ≥{-bound:.0f} % better"
     if line.p_adjusted is not None and line.p_worse is not None:
         holm = fmt_p(line.p_adjusted).removeprefix("p").removeprefix("=")
         return f"{runs}, {fmt_p(line.p_worse)}, Holm {holm}"
