@@ -99,16 +99,22 @@ def test_several_writes_are_in_flight_at_once(disk_dir, monkeypatch):
     busy = [0]
     peak = [0]
     lock = threading.Lock()
+    all_in = threading.Event()
     real = testfile._write_all
 
     def counting(fd, view, offset):
         with lock:
             busy[0] += 1
             peak[0] = max(peak[0], busy[0])
+            if busy[0] == testfile.WRITERS:
+                all_in.set()
         try:
             real(fd, view, offset)
-            # Slow writes, as a disk's: the other writers must not wait for this one.
-            threading.Event().wait(0.02)
+            # A slow disk: each write is held until every writer has one in flight, so that on a
+            # loaded machine the others' generation has time to catch up. Serialised writers
+            # never get there: the first wait times out and lets the rest through at once.
+            all_in.wait(3.0)
+            all_in.set()
         finally:
             with lock:
                 busy[0] -= 1
