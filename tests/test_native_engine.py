@@ -188,6 +188,47 @@ def test_queue_depth_one_uses_one_blocking_call_per_io(test_file):
     assert offsets[0] == 0 and all(b == a + 16384 for a, b in zip(offsets, offsets[1:]))
 
 
+@pytest.mark.parametrize("pattern,write_percent", [("random", 0), ("random", 30), ("sequential", 50)])
+def test_queue_depth_one_keeps_every_counting_guarantee_in_every_loop(test_file, backend, pattern, write_percent):
+    # Queue depth 1 has its own loop where blocking calls run it (one pread/pwrite at a time, its
+    # counts in locals for random reads): the window, the mix, the order and the latency
+    # figures hold there as in the loops with several I/Os in flight.
+    result, events, engine = run_step(step(threads=1, outstanding=1, pattern=pattern, write_percent=write_percent,
+                                           duration=1.0, warmup=0.3), test_file, trace_offsets=300,
+                                      native_backend=backend)
+    assert result.status == "completed", result.error
+    assert result.backend == backend  # one I/O in flight: the blocking loop is "sync", not threads
+    assert result.total.seconds == pytest.approx(1.0, abs=1e-9)
+    assert result.total.ios > 200 and result.total.ios < engine.last_all_phase_ios
+    assert abs(100 * result.write.ios / result.total.ios - write_percent) <= (2.0 if pattern == "random" else 5.0)
+    lat = result.latency
+    assert 0 < lat.min <= lat.p50 <= lat.p99 <= lat.max and lat.min <= lat.mean <= lat.max
+    (trace,) = engine.last_traces
+    offsets = [off for off, _ in trace]
+    assert len(offsets) == 300 and all(off % 4096 == 0 and 0 <= off < FILE_SIZE for off in offsets)
+    if pattern == "sequential":
+        assert offsets[0] == 0 and all(b == a + 4096 for a, b in zip(offsets, offsets[1:]))
+    else:
+        assert len(set(offsets)) > 250
+    measured = [e.sample for e in events if isinstance(e, SampleTaken) and e.phase == "measure"]
+    assert sum(s.read_ios + s.write_ios for s in measured) == pytest.approx(result.total.ios, rel=0.1)
+
+
+def test_queue_depth_one_random_reads_leak_no_warm_up_and_keep_their_extremes(test_file, backend):
+    # Random reads at depth 1 count in locals, written back at each boundary: nothing of the
+    # warm-up may reach the window, and the window's extremes are the window's own.
+    result, _, engine = run_step(step(threads=1, outstanding=1, warmup=1.5, duration=0.5), test_file,
+                                 native_backend=backend)
+    assert result.status == "completed", result.error
+    share = result.total.ios / engine.last_all_phase_ios
+    assert result.total.ios > 0 and share < 0.6, (share, result.total.ios, engine.last_all_phase_ios)
+    assert result.write.ios == 0 and result.total.seconds == pytest.approx(0.5, abs=1e-9)
+    lat = result.latency
+    assert 0 < lat.min <= lat.p50 <= lat.max
+    assert result.read.iops == pytest.approx(result.read.ios / 0.5)
+    assert lat.mean == pytest.approx(result.read_latency.mean)
+
+
 def test_warm_up_ios_never_leak_into_the_measured_counts(test_file, backend):
     # 1.5 s of warm-up, 0.5 s measured: the measured I/Os are about a quarter of all the
     # worker did (warm-up and drain included); a leak would make them nearly all of it.
