@@ -28,7 +28,10 @@ STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": 
 def add_arguments(parser, *, run: bool) -> None:
     parser.add_argument("--hosts", metavar="FILE",
                         help=f"{'run' if run else 'check'} on every host of this hosts file over ssh "
-                             "(see the README: Many hosts)")
+                             "(see the README: Many hosts)" + (
+                                 "; with -e fio and fio_server entries, through fio --client on servers your lab "
+                                 "already runs (opt-in: fio's client/server has no authentication and lets a client "
+                                 "run commands on the server; trusted networks only)" if run else ""))
     parser.add_argument("--one-at-a-time", action="store_true",
                         help="with --hosts: run the hosts one after another, not together (hosts on shared "
                              "storage would disturb each other)")
@@ -77,9 +80,63 @@ def check_request(args):
 
 
 def _hosts(args):
+    from labtui.errors import LabtuiError
     from labtui.fleet.hosts import load_hosts
 
-    return load_hosts(args.hosts)
+    hosts = load_hosts(args.hosts)
+    only_fio = [h.name for h in hosts if not h.ssh]
+    if only_fio:
+        raise LabtuiError(f"{only_fio[0]} has no ssh entry, only fio_server: its fio server is driven by "
+                          "`labtui run -e fio` (fio --client); checks and the other engines run over ssh")
+    return hosts
+
+
+def _fio_client_hosts(args):
+    """The hosts file's hosts when `-e fio` drives their fio servers (all have fio_server), else None."""
+    from labtui.errors import LabtuiError
+    from labtui.fleet.hosts import load_hosts
+
+    if args.engine != "fio":
+        return None
+    hosts = load_hosts(args.hosts)
+    served = [h for h in hosts if h.fio_server is not None]
+    if not served:
+        return None
+    if len(served) != len(hosts):
+        missing = next(h.name for h in hosts if h.fio_server is None)
+        raise LabtuiError(f"{missing} has no fio_server while others do: -e fio drives either every host's fio "
+                          "server or none (give it fio_server, or use a hosts file without them to run fio over ssh)")
+    return hosts
+
+
+def _fio_client_fleet(args, hosts, store, load_profile, display):
+    """The fio client fleet for `-e fio` on fio_server hosts; refused up front where fio --client cannot run it."""
+    import shutil
+
+    from labtui.commands.common import given
+    from labtui.errors import LabtuiError
+    from labtui.fleet.fio_client import SECURITY, FioClientFleet, refusal
+    from labtui.fleet.requests import targets
+    from labtui.params import parse_assignments
+    from labtui.units import parse_duration
+
+    if args.destroy_data:
+        raise LabtuiError("--destroy-data cannot be used with --hosts: raw devices are run on one host at a time")
+    where = targets(hosts, given(args.target, "--target", "a directory"))
+    profile = load_profile(store, args)
+    why = refusal(profile, where)
+    if why is not None:
+        raise LabtuiError(why)
+    fio = store.read_settings().settings.engines.fio_path
+    program = str(fio) if fio else shutil.which("fio")
+    if program is None:
+        raise LabtuiError("fio is not installed here: -e fio with fio_server hosts runs the local fio as the client "
+                          "(apt-get install fio)")
+    display.say(f"labtui: fio --client on {', '.join(h.fio_where() for h in hosts)}: {SECURITY}", "yellow")
+    return FioClientFleet(hosts, profile, where, store, fio=program, one_at_a_time=args.one_at_a_time,
+                          tags=args.tag, params=parse_assignments(args.param),
+                          interval=parse_duration(args.interval, field="--interval"), keep_file=args.keep_file,
+                          on_change=display.changed, on_event=display.event)
 
 
 def run_fleet(args, *, check: bool, load_profile=None) -> int:
@@ -92,6 +149,13 @@ def run_fleet(args, *, check: bool, load_profile=None) -> int:
 
     store = open_store()
     store.check_writable()  # the hosts' results are copied here: know before they run
+    served = None if check else _fio_client_hosts(args)
+    if served is not None:
+        display = _Display(stderr(), check=False)
+        fleet = _fio_client_fleet(args, served, store, load_profile, display)
+        display.fleet = fleet
+        asyncio.run(_drive(fleet, display))
+        return _report(fleet, args, check=False)
     hosts, request = check_request(args) if check else run_request(args, store, load_profile)
     ssh = ssh_program()
     display = _Display(stderr(), check=check)
@@ -164,7 +228,8 @@ def _host_json(host_run, summary) -> dict:
     result = host_run.result
     return {
         "host": host_run.name,
-        "ssh": host_run.host.where(),
+        "ssh": host_run.host.where() if host_run.host.ssh else None,
+        "fio_server": host_run.host.fio_where() if host_run.host.fio_server is not None else None,
         "status": host_run.state,
         "outcome": host_run.outcome,
         "reason": host_run.reason,

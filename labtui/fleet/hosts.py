@@ -9,7 +9,11 @@ ssh_options = ["-J", "jump.lab"]  # optional: more `ssh` arguments (-i KEY, -J J
 target = "/mnt/nvme/labtui"       # optional: the directory to test there (-t gives it for every host)
 labtui = "~/.local/bin/labtui"    # optional: the command that starts labtui there (default: labtui)
 env = { LABTUI_HOME = "/srv/labtui" }   # optional: environment variables for it
+fio_server = "bench-01.lab:8765"  # optional: a `fio --server` there, driven by `-e fio` (labtui.fleet.fio_client)
 ```
+
+An entry needs `ssh`, or `fio_server` (host[:port], port 8765 by default), or both. fio's
+client/server protocol has no authentication: labtui only talks to servers a lab already runs.
 
 labtui runs the system `ssh`, so keys, agents, `~/.ssh/config`, ProxyJump and known_hosts work
 as they do for the person. It always adds `-T` and `BatchMode=yes` (a password prompt would hang
@@ -28,7 +32,8 @@ from typing import Any
 from labtui.errors import LabtuiError, ValidationError
 from labtui.results.files import loads_toml
 
-KEYS = ("name", "ssh", "port", "ssh_options", "target", "labtui", "env")
+KEYS = ("name", "ssh", "port", "ssh_options", "target", "labtui", "env", "fio_server")
+FIO_PORT = 8765  # fio's own default for --server
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_HOSTS = 256
@@ -42,12 +47,13 @@ DEFAULT_OPTIONS = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
 @dataclass(frozen=True)
 class Host:
     name: str
-    ssh: str
+    ssh: str  # "" when the host is reached through its fio server only
     port: int | None = None
     ssh_options: tuple[str, ...] = ()
     target: str | None = None
     labtui: str = "labtui"
     env: dict[str, str] = field(default_factory=dict)
+    fio_server: tuple[str, int] | None = None  # (address, port) of a `fio --server` on the host
 
     def remote_command(self, *args: str) -> str:
         """The command line the host's shell runs: the environment, labtui, its arguments."""
@@ -64,7 +70,15 @@ class Host:
         return [*argv, "--", self.ssh, self.remote_command(*args)]
 
     def where(self) -> str:
+        if not self.ssh and self.fio_server is not None:
+            return self.fio_where()
         return f"{self.ssh}:{self.port}" if self.port is not None else self.ssh
+
+    def fio_where(self) -> str:
+        """The fio server as the person wrote it: "bench-01.lab:8765", "[fd00::5]:8765"."""
+        assert self.fio_server is not None
+        address, port = self.fio_server
+        return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
 
 def load_hosts(path: str | os.PathLike) -> list[Host]:
@@ -116,9 +130,13 @@ def _host(entry: Any, where: str) -> Host:
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValidationError(f"{where}.name: needs a name of letters, digits, '.', '_' and '-' (got {name!r})")
     where = f"{where} ({name})"
+    fio_server = _fio_server(entry["fio_server"], where) if "fio_server" in entry else None
     dest = entry.get("ssh")
-    if not isinstance(dest, str) or not dest.strip() or dest.startswith("-") or any(c.isspace() for c in dest):
-        raise ValidationError(f"{where}.ssh: needs the destination as ssh takes it, e.g. \"user@host\" (got {dest!r})")
+    if dest is None and fio_server is not None:
+        dest = ""
+    elif not isinstance(dest, str) or not dest.strip() or dest.startswith("-") or any(c.isspace() for c in dest):
+        raise ValidationError(f"{where}.ssh: needs the destination as ssh takes it, e.g. \"user@host\" (got {dest!r}), "
+                              "or give fio_server")
     port = entry.get("port")
     if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535):
         raise ValidationError(f"{where}.port: must be a port number 1..65535 (got {port!r})")
@@ -140,4 +158,25 @@ def _host(entry: Any, where: str) -> Host:
         if not isinstance(value, str):
             raise ValidationError(f"{where}.env.{key}: must be a string (got {value!r})")
     return Host(name=name, ssh=dest, port=port, ssh_options=tuple(options), target=target, labtui=labtui.strip(),
-                env=dict(env))
+                env=dict(env), fio_server=fio_server)
+
+
+_FIO_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$")
+
+
+def _fio_server(value: Any, where: str) -> tuple[str, int]:
+    """"host[:port]" or "[v6 address][:port]" as (address, port)."""
+    hint = f"{where}.fio_server: needs host[:port] of a `fio --server`, e.g. \"bench-01.lab:8765\" (got {value!r})"
+    if not isinstance(value, str):
+        raise ValidationError(hint)
+    text = value.strip()
+    match = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::(\d+))?", text) or re.fullmatch(r"([^:\[\]]+)(?::(\d+))?", text)
+    if match is None:
+        raise ValidationError(hint)
+    address, port_text = match.group(1), match.group(2)
+    if ":" not in address and not _FIO_HOST.match(address):
+        raise ValidationError(hint)
+    port = int(port_text) if port_text else FIO_PORT
+    if not 1 <= port <= 65535:
+        raise ValidationError(f"{where}.fio_server: the port must be 1..65535 (got {port})")
+    return address, port
