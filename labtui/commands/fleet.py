@@ -1,7 +1,9 @@
 """`labtui run --hosts FILE` and `labtui check --hosts FILE`: one profile on many hosts, a live table, a comparison.
 
-The hosts run `labtui agent` through ssh (labtui.fleet.session). Live progress goes to stderr: a
-table refreshed in place on a terminal, a line per host event otherwise. At the end stdout gets
+The hosts run `labtui agent` through ssh (labtui.fleet.session); with `-e fio` and hosts that have
+`fio_server`, the local fio's client mode drives their fio servers instead (labtui.fleet.fio_client).
+Live progress goes to stderr: a table refreshed in place on a terminal, a line per host event
+otherwise. At the end stdout gets
 one line per host, then the cross-host comparison (or, with --json, a list of the hosts'
 results). Exit code 0 when every host completed (run) or passed (check); 1 when any did not; 3
 when none failed a check but some could not tell; Ctrl+C stops every host (their partial results
@@ -80,14 +82,11 @@ def check_request(args):
 
 
 def _hosts(args):
-    from labtui.errors import LabtuiError
     from labtui.fleet.hosts import load_hosts
+    from labtui.fleet.requests import over_ssh
 
     hosts = load_hosts(args.hosts)
-    only_fio = [h.name for h in hosts if not h.ssh]
-    if only_fio:
-        raise LabtuiError(f"{only_fio[0]} has no ssh entry, only fio_server: its fio server is driven by "
-                          "`labtui run -e fio` (fio --client); checks and the other engines run over ssh")
+    over_ssh(hosts)  # before the targets and the profile are looked at
     return hosts
 
 
@@ -150,17 +149,14 @@ def run_fleet(args, *, check: bool, load_profile=None) -> int:
     store = open_store()
     store.check_writable()  # the hosts' results are copied here: know before they run
     served = None if check else _fio_client_hosts(args)
-    if served is not None:
-        display = _Display(stderr(), check=False)
-        fleet = _fio_client_fleet(args, served, store, load_profile, display)
-        display.fleet = fleet
-        asyncio.run(_drive(fleet, display))
-        return _report(fleet, args, check=False)
-    hosts, request = check_request(args) if check else run_request(args, store, load_profile)
-    ssh = ssh_program()
     display = _Display(stderr(), check=check)
-    fleet = Fleet(hosts, request, store, one_at_a_time=args.one_at_a_time, ssh=ssh,
-                  on_change=display.changed, on_event=display.event)
+    fleet: Fleet
+    if served is not None:
+        fleet = _fio_client_fleet(args, served, store, load_profile, display)
+    else:
+        hosts, request = check_request(args) if check else run_request(args, store, load_profile)
+        fleet = Fleet(hosts, request, store, one_at_a_time=args.one_at_a_time, ssh=ssh_program(),
+                      on_change=display.changed, on_event=display.event)
     display.fleet = fleet
     asyncio.run(_drive(fleet, display))
     return _report(fleet, args, check=check)

@@ -27,9 +27,18 @@ def targets(hosts: Sequence[Host], given: str | None) -> dict[str, str]:
     return {h.name: given if given is not None else str(h.target) for h in hosts}
 
 
+def over_ssh(hosts: Sequence[Host]) -> None:
+    """Refuse a host the hosts file gives only a fio server for: agents are reached over ssh."""
+    only_fio = [h.name for h in hosts if not h.ssh]
+    if only_fio:
+        raise LabtuiError(f"{only_fio[0]} has no ssh entry, only fio_server: its fio server is driven by "
+                          "`labtui run -e fio` (fio --client); checks and the other engines run over ssh")
+
+
 def run_request(hosts: Sequence[Host], profile: Profile, *, target: str | None = None, engine: str = "native",
                 tags: Sequence[str] = (), params: dict[str, str] | None = None, interval: float = 1.0,
                 keep_file: bool = False) -> Request:
+    over_ssh(hosts)
     where = targets(hosts, target)
     text = dumps_toml(profile.to_toml())
     values = dict(params or {})
@@ -43,6 +52,7 @@ def run_request(hosts: Sequence[Host], profile: Profile, *, target: str | None =
 
 def check_request(hosts: Sequence[Host], *, target: str | None, **options: Any) -> Request:
     """Each host's own `labtui check` with these options (profile, engine, tolerance, repeat, ...)."""
+    over_ssh(hosts)
     where = targets(hosts, target)
 
     def request(host: Host) -> dict[str, Any]:
