@@ -27,6 +27,7 @@ from labtui.engine import fio_parse as fr
 from labtui.fleet import fio_client as fc
 from labtui.fleet.hosts import parse_hosts
 from labtui.model import Profile, Step
+from labtui.results.imports import import_file
 
 PROFILE = """\
 name = "fio-client-small"
@@ -377,6 +378,12 @@ def test_client_mode_json_of_two_servers_reads_per_host():
         assert sum(s.read_ios + s.write_ios for s in tracker.measured) == result.total.ios
         assert len(tracker.measured) >= 2, hostname
     assert entries[("127.0.0.5", 18765)][-1]["read"]["total_ios"] == 17108
+    # `labtui import` reads the same file the same way: one result per server, its interval reports as samples.
+    imported = import_file(FIXTURES / "fio-json" / "fio-3.33-client-2servers-interval.json")
+    assert [r.host.name for r in imported] == ["127.0.0.5:18765", "127.0.0.6:18766", "All clients"]
+    for result in imported[:2]:
+        (step,) = result.steps
+        assert len(step.samples) >= 2 and sum(s.read_ios for s in step.samples) == step.read.ios
 
 
 def test_fio_messages_become_one_line_reasons():

@@ -54,6 +54,15 @@ FIO = {
         ("127.0.0.1:18801", 1113931.0, 0.0, 4562661376 / 2**20, "read", 0.000797741512, 0.002008, "completed"),
         ("All clients", 2224520.0, 0.0, 9111633920 / 2**20, "read", 0.000798467085, 0.002008, "completed"),
     ],
+    # Client mode with --status-interval: each server's interval reports are one job's (the last
+    # final, read as samples), not jobs of their own; "All clients" sums the first interval only.
+    "fio-json/fio-3.33-client-2servers-interval.json": [
+        ("127.0.0.5:18765", 8528.414756, 3618.644068, 49754352 / 2**20, "read",
+         0.108915930559, 0.27648, "completed"),
+        ("127.0.0.6:18766", 8613.080379, 3657.014478, 50258308 / 2**20, "read",
+         0.108560100684, 0.268288, "completed"),
+        ("All clients", 19432.291667, 8388.020833, 108.6273193359375, "read", 0.094290188823, None, "completed"),
+    ],
     "fio-json/fio-3.6-randread4k-qd8-nj16-libaio-krbd.json": [
         (None, 26772.522748, 0.0, 109660253 / 2**20, "read", 4.756295723016, 10.551296, "completed"),
     ],

@@ -398,8 +398,8 @@ class FioClientFleet(Fleet):
             run.spark_iops.append(sample.iops)
             run.spark_mib.append(sample.mib_s)
         if result.status != "completed":
-            if host.file_maybe_there and not self.stopping:
-                await self._cleanup(host)
+            if host.file_maybe_there:
+                await self._cleanup(host)  # before the result is saved: it says if the file may remain
             self._finish(host, result.error)
 
     def _step_result(self, host: _Host, step: Step, repetition: int, command_line: str, lines: list[str],

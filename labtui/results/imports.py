@@ -301,12 +301,13 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
             key = ("local",)
         groups.setdefault(key, []).append(i)
     results = []
-    for key, indexes in groups.items():
+    for key, group in groups.items():
         steps: list[StepResult] = []
         warnings: list[str] = []
         longest = 0.0
         starts: list[datetime] = []
-        for i in indexes:
+        for series in _client_series(jobs, group) if key[0] == "host" else [[i] for i in group]:
+            i = series[-1]
             job = jobs[i]
             where = f"job {fr.job_name(job)!r}"
             counters = fr.job_counters(job, legacy, where)
@@ -319,7 +320,10 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
             if began:
                 starts.append(began)
             step = fr.job_workload(job, report, seconds, legacy)
-            samples = _stream_samples(out.reports, i, step.warmup, legacy) if len(out.reports) > 1 else ()
+            if len(series) > 1:
+                samples = _client_samples([jobs[j] for j in series], step.warmup, legacy)
+            else:
+                samples = _stream_samples(out.reports, i, step.warmup, legacy) if len(out.reports) > 1 else ()
             result = fr.job_step_result(
                 job, step, legacy=legacy, command_line=fr.job_command_line(job, report), samples=samples, where=where
             )
@@ -347,7 +351,7 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
         if ended_at is None:
             warnings.append("the report does not say when it ran: the time is the file's modification time")
         started = min(starts) if starts else ended - timedelta(seconds=longest)
-        first = jobs[indexes[0]]
+        first = jobs[group[0]]
         host = None
         if key[0] == "host":
             host = f"{key[1]}:{key[2]}" if key[2] not in ("None", "") else key[1]
@@ -373,6 +377,32 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
             warnings=tuple(dict.fromkeys(warnings)),
         ))
     return results
+
+
+def _client_series(jobs: list[dict], indexes: list[int]) -> list[list[int]]:
+    """One server's entries of a client-mode report, a list per job: with `--status-interval` the
+    client keeps every interval report of a job in `client_stats` (cumulative, the final one
+    last), so the entries of one job name and group are one job's reports, not jobs of their own."""
+    series: dict[tuple[str, object], list[int]] = {}
+    for i in indexes:
+        series.setdefault((fr.job_name(jobs[i]), jobs[i].get("groupid")), []).append(i)
+    out: list[list[int]] = []
+    for same in series.values():
+        options = jobs[same[0]].get("job options")
+        options = options if isinstance(options, dict) else {}
+        clones = str(options.get("numjobs", "1")).strip() not in ("", "1") and "group_reporting" not in options
+        # numjobs clones without group_reporting are reported one entry each under one name.
+        out += [[i] for i in same] if clones else [same]
+    return out
+
+
+def _client_samples(reports: list[dict], warmup: float, legacy: bool) -> tuple[Sample, ...]:
+    """Per-interval samples from one job's interval reports in a client-mode report."""
+    tracker = fr.SampleTracker(warmup)
+    for job in reports:
+        tracker.add(job, legacy)
+    tracker.finish()
+    return tuple(tracker.measured)
 
 
 def _stream_samples(reports: tuple[dict, ...], index: int, warmup: float, legacy: bool) -> tuple[Sample, ...]:
