@@ -695,7 +695,10 @@ class Profile:
             was = sorted({s.duration for s in self.steps if s.is_io and s.duration != duration})
             if was:
                 each = "every step" if len({s.duration for s in self.io_steps}) == 1 else "every I/O step"
-                edits.append(f"duration {format_duration(duration)} in {each} "
+                # A steady-state step's duration is one round's length: say so, or "1s" reads as the step's.
+                rounds = (", a round's length where a step runs to steady state"
+                          if any(s.steady_state for s in self.io_steps) else "")
+                edits.append(f"duration {format_duration(duration)} in {each}{rounds} "
                              f"(was {', '.join(format_duration(d) for d in was)})")
         if file_size is not None and file_size != self.file_size:
             edits.append(f"test file {format_size(file_size)} (was {format_size(self.file_size)})")

@@ -315,6 +315,10 @@ def test_an_overridden_profile_describes_what_runs_and_names_its_profile():
     # Steps of different lengths: every I/O step gets the new one; what they were is listed.
     mixed = replace(original, steps=(original.steps[0], replace(original.steps[1], duration=5.0)))
     assert "duration 1s in every I/O step (was 5s, 10s)" in mixed.with_overrides(duration=1.0).description
+    # A steady-state step's duration is a round's length: the description says so.
+    snia = next(p for p in builtin_profiles() if p.name == "snia-lite")
+    assert "a round's length where a step runs to steady state" in snia.with_overrides(duration=1.0).description
+    assert "round" not in quick.description
     # What changes nothing is not an override.
     assert original.with_overrides(duration=10.0, file_size=original.file_size, repeat=1) == original
     # A result's profile keeps it through the file format.
