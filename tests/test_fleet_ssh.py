@@ -54,9 +54,12 @@ def lab(tmp_path, disk_dir):
         yield lab
 
 
-def _profile(tmp_path: Path, duration: str) -> Path:
+def _profile(tmp_path: Path, duration: str, pause: str = "") -> Path:
     path = tmp_path / "fleet-small.toml"
-    path.write_text(PROFILE.format(duration=duration))
+    text = PROFILE.format(duration=duration)
+    if pause:  # a pause between passes, as the cdm profiles and configmgr-sql have
+        text = text.replace('free_space_margin = "0"\n', f'free_space_margin = "0"\npause = "{pause}"\n')
+    path.write_text(text)
     return path
 
 
@@ -260,11 +263,14 @@ def test_one_at_a_time_runs_each_host_after_the_last_and_a_login_greeting_is_ski
     chatty = lab.entry(beta)
     chatty["labtui"] = f"echo 'Welcome to the lab: be kind to the disks'; {chatty['labtui']}"
     hosts = lab.hosts_file([lab.entry(alpha), chatty])
-    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts), "--json",
+    # The profile pauses between its steps: the pause travels the wire as the other events do.
+    profile = _profile(tmp_path, "1s", pause="0.5s")
+    done = subprocess.run(labtui_cmd("run", "-p", str(profile), "--hosts", str(hosts), "--json",
                                      "--one-at-a-time"), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     first, second = (h["result"] for h in json.loads(done.stdout))
     assert first["ended"] <= second["started"], "the second host started before the first had finished"
+    assert all(h["status"] == "completed" for h in (first, second))
 
 
 def test_a_host_that_cannot_run_the_profile_says_why_and_nothing_is_written(lab, tmp_path, labtui_home):

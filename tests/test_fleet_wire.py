@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import typing
 from dataclasses import replace
 
 import pytest
@@ -11,6 +12,8 @@ from factories import make_result
 from labtui import __version__
 from labtui.analysis import steady
 from labtui.engine.events import (
+    Event,
+    Paused,
     PreconditionProgress,
     PrepareProgress,
     RunFinished,
@@ -44,7 +47,16 @@ def _events():
         SteadyRound(0, steady.judge(SteadyRule.parse("snia"), [100.0, 102.0], 60.0)),
         SteadyRound(0, state),
         StepFinished(0, replace(step, steady_state=state)),
+        # A profile that pauses between passes (cdm-standard's 5 s, CrystalDiskMark's interval).
+        Paused(5.0, 1),
     ]
+
+
+def test_every_kind_of_engine_event_travels():
+    # A new event the wire does not carry stops a host's run with a wire error the first time it
+    # is sent (Paused did, for every cdm profile): each kind must be in the round trip below.
+    kinds = set(typing.get_args(Event)) - {RunFinished}  # the run's end travels as its result file
+    assert kinds == {type(e) for e in _events()}
 
 
 @pytest.mark.parametrize("event", _events(), ids=lambda e: type(e).__name__)

@@ -20,6 +20,9 @@ Agent -> local, in order:
     {"type": "step_started", "index", "total", "step": {step table}, "repetition", "command_line"}
     {"type": "sample", "index", "phase": "warmup" | "measure", "sample": {Sample}}
     {"type": "step_finished", "index", "result": {StepResult as in a result file, "samples": [...]}}
+    {"type": "precondition", "bytes_done", "bytes_total", "seconds", "passes", "passes_done"}
+    {"type": "steady_round", "index", "state": {SteadyState}}
+    {"type": "paused", "seconds", "before"}      the profile's pause before pass `before`
     {"type": "warning", "message"}
     {"type": "run_finished", "result": "<the result file's TOML text>", "path": "..." | null,
      "save_error": "..." | null}
@@ -53,6 +56,7 @@ from labtui import __version__
 from labtui.engine.events import (
     Event,
     PreconditionProgress,
+    Paused,
     PrepareProgress,
     RunFinished,
     RunStarted,
@@ -134,6 +138,8 @@ def event_to_wire(event: Event) -> dict[str, Any]:
         return {"type": "sample", "index": event.index, "phase": event.phase, "sample": plain(event.sample)}
     if isinstance(event, StepFinished):
         return {"type": "step_finished", "index": event.index, "result": step_result_to_wire(event.result)}
+    if isinstance(event, Paused):
+        return {"type": "paused", "seconds": event.seconds, "before": event.before}
     if isinstance(event, RunWarning):
         return {"type": "warning", "message": event.message}
     if isinstance(event, RunFinished):
@@ -142,7 +148,7 @@ def event_to_wire(event: Event) -> dict[str, Any]:
 
 
 EVENT_TYPES = ("run_started", "prepare", "precondition", "step_started", "sample", "steady_round", "step_finished",
-               "warning")
+               "paused", "warning")
 
 
 def event_from_wire(message: dict[str, Any]) -> Event:
@@ -179,6 +185,8 @@ def event_from_wire(message: dict[str, Any]) -> Event:
             return SampleTaken(_int(message["index"]), phase, _model(Sample, message["sample"]))
         if kind == "step_finished":
             return StepFinished(_int(message["index"]), step_result_from_wire(message["result"]))
+        if kind == "paused":
+            return Paused(_float(message["seconds"]), _int(message["before"]))
         if kind == "warning":
             return RunWarning(_str(message["message"]))
     except KeyError as exc:
