@@ -68,7 +68,7 @@ async def test_help_lists_the_keys_of_the_current_screen(labtui_home):
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
         text = screen_text(app)
-        assert "Refresh" in text and "Choose target" in text and "Quit" in text
+        assert "Refresh" in text and "Choose: Make the highlighted volume the target" in text and "Quit" in text
         assert "Save" not in text
         await pilot.press("escape")
         await open_workload(pilot)

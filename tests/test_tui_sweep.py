@@ -60,7 +60,7 @@ async def test_marked_volumes_run_in_turn_and_end_on_their_comparison(labtui_hom
     async with app.run_test(size=(120, 40)) as pilot:
         await disks_ready(pilot)
         screen = app.screen
-        assert "Run on marked" not in screen_text(app)  # nothing marked: the key is not offered
+        assert "Run marked" not in screen_text(app)  # nothing marked: the key is not offered
         await _move_to(pilot, "vol:/dev/shm")
         await pilot.press("space")
         # Memory: refused, with the reason.
@@ -70,7 +70,7 @@ async def test_marked_volumes_run_in_turn_and_end_on_their_comparison(labtui_hom
             await pilot.press("space")
         assert screen.marked == [a, b]
         text = screen_text(app)
-        assert "• nvme0n1" in text and "• sda1" in text and "Run on marked" in text and "Mark" in text
+        assert "• nvme0n1" in text and "• sda1" in text and "Run marked" in text and "Mark" in text
         await pilot.press("R")
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), timeout=120,
                        what="the comparison of the two volumes")

@@ -104,8 +104,8 @@ class VolumeTable(DataTable):
     help_scope = "disk table"
 
     BINDINGS = [
-        Binding("enter", "select_cursor", "Choose target", id="disks-choose",
-                tooltip="Run on the highlighted volume: pick a directory on it"),
+        Binding("enter", "select_cursor", "Choose", id="disks-choose",
+                tooltip="Make the highlighted volume the target: pick a directory on it"),
     ]
 
 
@@ -117,10 +117,11 @@ class DisksScreen(LabtuiScreen[None]):
                 tooltip="Read the disks, volumes and free space again"),
         Binding("space", "mark", "Mark", id="disks-mark",
                 tooltip="Mark or unmark the volume: R runs the profile on each marked volume in turn"),
-        Binding("R", "run_marked", "Run on marked", id="disks-run-marked",
+        Binding("R", "run_marked", "Run marked", id="disks-run-marked",
                 tooltip="Run the profile on each marked volume in turn, then compare the results"),
         Binding("u", "unmark", "Unmark all", id="disks-unmark", show=False, tooltip="Clear every mark"),
     ]
+    FOOTER_SECONDARY = ("disks-refresh",)
 
     class Scanned(Message):
         """The disks and volumes, read in a worker."""
@@ -310,6 +311,10 @@ class DisksScreen(LabtuiScreen[None]):
         self._fill()
 
     # ------------------------------------------------------------------ marks
+
+    def footer_secondary(self) -> tuple[str, ...]:
+        # With volumes marked, R (run on each) is what comes next: Enter, choosing one, gives way.
+        return self.FOOTER_SECONDARY + (("disks-choose",) if self.marked else ())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("run_marked", "unmark"):

@@ -57,6 +57,7 @@ class FleetScreen(LabtuiScreen[None]):
         Binding("enter", "open_host", "Host's run", id="fleet-open",
                 tooltip="The host's run, live: its charts and figures"),
     ]
+    FOOTER_SECONDARY = ("fleet-order",)
 
     def __init__(self) -> None:
         super().__init__()
@@ -119,7 +120,8 @@ class FleetScreen(LabtuiScreen[None]):
         self._remember(str(Path(path.strip()).expanduser()))
         self._fill([HostRun(h) for h in hosts])
         self._say(f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} in {path.strip()}: ctrl+s runs "
-                  f"{self._profile_name()} on {'each in turn' if self.one_at_a_time else 'all of them together'}.")
+                  f"{self._profile_name()} on {'each in turn' if self.one_at_a_time else 'all of them together'} "
+                  f"(ctrl+o: {'together' if self.one_at_a_time else 'one after another'}).")
         self.query_one(DataTable).focus()
         return True
 

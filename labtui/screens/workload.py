@@ -154,6 +154,8 @@ class WorkloadScreen(LabtuiScreen[None]):
         Binding("escape", "back", "Back", id="workload-back", show=False,
                 tooltip="Leave the field: back to the steps, then to the profile list"),
     ]
+    FOOTER_SECONDARY = ("workload-rename", "workload-delete", "workload-duplicate", "steps-remove",
+                        "steps-add")
 
     def __init__(self) -> None:
         super().__init__()

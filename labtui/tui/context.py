@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar, cast
 
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -98,6 +98,13 @@ def cursor_blinks(app: App) -> bool:
 
 class LabtuiScreen(Screen[ResultT]):
     """A screen of labtui's: `self.lab` is the app's shared state, typed; a worker that fails is reported."""
+
+    # The ids of the keys the footer leaves out first when they do not all fit, in the order they
+    # give way (labtui.widgets.keys_footer); they still work, and ? Help and the palette list them.
+    FOOTER_SECONDARY: ClassVar[tuple[str, ...]] = ()
+
+    def footer_secondary(self) -> tuple[str, ...]:
+        return self.FOOTER_SECONDARY
 
     @property
     def lab(self) -> LabtuiContext:

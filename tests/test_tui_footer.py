@@ -1,0 +1,89 @@
+"""The footer at 80 and 120 columns: every key it shows is whole, the keys that matter are among them
+(going to another screen, help, quitting, the screen's main keys)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets._footer import FooterKey
+
+from labtui.screens.fleet import FleetScreen
+from labtui.screens.history import HistoryScreen
+from labtui.widgets.keys_footer import KeysFooter
+from tui_support import disks_ready, make_app, open_workload, save_history, screen_text, wait_for
+
+SIZES = [(80, 24), (120, 35)]
+
+
+def footer_line(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+def assert_whole(app) -> None:
+    """No key runs past the footer's edge, or under the palette's reminder docked at its right."""
+    footer = app.screen.query_one(KeysFooter)
+    keys = list(footer.query(FooterKey))
+    palette = [k for k in keys if k.has_class("-command-palette")]
+    edge = palette[0].region.x if palette else footer.region.right
+    for key in keys:
+        if key not in palette:
+            assert key.region.right <= edge, f"{key.key_display} {key.description} is cut off: {footer_line(app)!r}"
+
+
+def assert_shows(app, *keys: str) -> None:
+    line = footer_line(app)
+    for key in keys:
+        assert key in line, f"{key!r} not in the footer: {line!r}"
+    assert_whole(app)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_disks_footer_keeps_every_screen_key_and_quit(labtui_home, size):
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        await disks_ready(pilot)
+        assert_shows(app, "? Help", "⏎ Choose", "space Mark", "w Workload", "r Run", "h History", "q Quit")
+        await pilot.press("space")  # marked: R runs on each, and it must fit too
+        await wait_for(pilot, lambda: "R Run marked" in footer_line(app), what="R in the footer")
+        assert_shows(app, "space Mark", "R Run marked", "w Workload", "r Run", "h History", "q Quit")
+        if size[0] >= 120:
+            assert_shows(app, "⏎ Choose", "f5 Refresh")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_workload_footer_fits_in_the_list_and_in_the_steps(labtui_home, size):
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        await disks_ready(pilot)
+        await open_workload(pilot)
+        assert_shows(app, "? Help", "^s Save", "c Duplicate", "d Disks", "r Run", "h History", "q Quit")
+        await pilot.press("enter")  # into the steps
+        await wait_for(pilot, lambda: "Edit step" in footer_line(app), what="the steps' keys")
+        assert_shows(app, "? Help", "⏎ Edit step", "^s Save", "d Disks", "r Run", "h History", "q Quit")
+        if size[0] >= 120:
+            assert_shows(app, "a Add step", "x Remove step")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_history_footer_keeps_its_main_keys(labtui_home, size):
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded, what="History")
+        await pilot.pause()
+        assert_shows(app, "? Help", "⏎ Open", "space Mark", "c Compare", "d Disks", "w Workload", "r Run", "q Quit")
+        if size[0] >= 120:
+            assert_shows(app, "a Run again", "/ Filter", "e Export")
+
+
+async def test_the_fleet_footer_fits_with_hosts_and_names_the_order_key_it_leaves_out(labtui_home, tmp_path):
+    hosts = tmp_path / "hosts.toml"
+    hosts.write_text('[[hosts]]\nname = "lab-01"\nssh = "lab@192.0.2.1"\ntarget = "/srv/bench"\n\n'
+                     '[[hosts]]\nname = "lab-02"\nssh = "lab@192.0.2.2"\ntarget = "/srv/bench"\n')
+    app = make_app(labtui_home, hosts_file=str(hosts))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        await pilot.pause()
+        assert_shows(app, "? Help", "^s Start", "d Disks", "w Workload", "r Run", "h History", "q Quit")
+        assert "ctrl+o: one after another" in screen_text(app)  # the key the narrow footer has no room for
