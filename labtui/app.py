@@ -105,17 +105,18 @@ SCREENS = {
     "run": TopScreen("r", "Run", "Run the profile on the target and watch it live", _run_screen),
     "history": TopScreen("h", "History", "Every saved result: filter, open, tag, compare, export, delete",
                          _history_screen),
+    # Also opened by `labtui --hosts FILE`. Its key gives way where a footer is too narrow for
+    # every key (footer_secondary); the Run screen, where running here or on the hosts is the choice,
+    # has room for it at 80 columns but while a run is going.
+    "fleet": TopScreen("f", "Fleet", "Many hosts over ssh: run the chosen profile on every host of a hosts file, "
+                       "one row per host", _fleet_screen),
 }
-
-# Many hosts at once: reached from the palette (and `labtui --hosts FILE`), not a footer key of every screen.
-FLEET = ("Fleet", "Many hosts over ssh: run the chosen profile on every host of a hosts file, one row per host")
 
 
 class LabtuiApp(App[None]):
     TITLE = "labtui"
     CSS_PATH = [_HERE / "app.tcss", *sorted((_HERE / "widgets").glob("*.tcss"))]
-    MODES: ClassVar[dict[str, str | Callable[[], Screen]]] = {
-        **{mode: top.make for mode, top in SCREENS.items()}, "fleet": _fleet_screen}
+    MODES: ClassVar[dict[str, str | Callable[[], Screen]]] = {mode: top.make for mode, top in SCREENS.items()}
     DEFAULT_MODE = "disks"
     COMMANDS = App.COMMANDS | {LabtuiCommands}
     BINDINGS = [
@@ -382,7 +383,11 @@ class LabtuiApp(App[None]):
 
     def screen_modes(self) -> list[tuple[str, str, str]]:
         """(mode, title, what it is for) of every top-level screen, for the palette."""
-        return [(mode, top.title, top.purpose) for mode, top in SCREENS.items()] + [("fleet", *FLEET)]
+        return [(mode, top.title, top.purpose) for mode, top in SCREENS.items()]
+
+    def footer_secondary(self) -> tuple[str, ...]:
+        """The app's keys a footer too narrow for every key leaves out, after the screen's own (labtui.widgets.keys_footer)."""
+        return ("screen-fleet",)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch_mode":

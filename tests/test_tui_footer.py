@@ -1,13 +1,15 @@
 """The footer at 80 and 120 columns: every key it shows is whole, the keys that matter are among them
-(going to another screen, help, quitting, the screen's main keys)."""
+(going to another screen, help, quitting, the screen's main keys), and the Fleet screen has a key."""
 
 from __future__ import annotations
 
 import pytest
 from textual.widgets._footer import FooterKey
 
+from labtui.screens.disks import DisksScreen
 from labtui.screens.fleet import FleetScreen
 from labtui.screens.history import HistoryScreen
+from labtui.screens.run import RunScreen
 from labtui.widgets.keys_footer import KeysFooter
 from tui_support import disks_ready, make_app, open_workload, save_history, screen_text, wait_for
 
@@ -46,7 +48,7 @@ async def test_the_disks_footer_keeps_every_screen_key_and_quit(labtui_home, siz
         await wait_for(pilot, lambda: "R Run marked" in footer_line(app), what="R in the footer")
         assert_shows(app, "space Mark", "R Run marked", "w Workload", "r Run", "h History", "q Quit")
         if size[0] >= 120:
-            assert_shows(app, "⏎ Choose", "f5 Refresh")
+            assert_shows(app, "⏎ Choose", "f5 Refresh", "f Fleet")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -75,6 +77,43 @@ async def test_the_history_footer_keeps_its_main_keys(labtui_home, size):
         assert_shows(app, "? Help", "⏎ Open", "space Mark", "c Compare", "d Disks", "w Workload", "r Run", "q Quit")
         if size[0] >= 120:
             assert_shows(app, "a Run again", "/ Filter", "e Export")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_f_opens_the_fleet_screen_and_the_run_screen_shows_it(labtui_home, size):
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
+        await pilot.pause()
+        assert_shows(app, "s Start", "f Fleet", "? Help", "q Quit")
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
+        await pilot.pause()
+        assert "Hosts file" in screen_text(app)
+        # The hosts file field has the keys: Escape gives them back to the screens' keys.
+        assert_shows(app, "esc Leave field")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "d Disks" in footer_line(app), what="the screens' keys")
+        assert_shows(app, "d Disks", "w Workload", "r Run", "h History", "q Quit")
+        assert "f Fleet" not in footer_line(app)  # its own screen's key is left out, as every screen's is
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen), what="back on Disks")
+
+
+async def test_help_lists_the_fleet_key_everywhere(labtui_home):
+    from labtui.screens.help import HelpScreen
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        rows = app.key_help(app.screen)
+        assert any(r.keys == "f" and r.description == "Fleet" and r.scope == "everywhere" for r in rows), rows
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        await pilot.pause()
+        assert "Fleet: Many hosts over ssh" in screen_text(app)
 
 
 async def test_the_fleet_footer_fits_with_hosts_and_names_the_order_key_it_leaves_out(labtui_home, tmp_path):

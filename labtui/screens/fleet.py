@@ -56,6 +56,9 @@ class FleetScreen(LabtuiScreen[None]):
                 tooltip="Start the hosts at one shared instant, or one after another (hosts on shared storage)"),
         Binding("enter", "open_host", "Host's run", id="fleet-open",
                 tooltip="The host's run, live: its charts and figures"),
+        # In the field, letters are typed: this is the way back to the hosts and the other screens' keys.
+        Binding("escape", "leave_field", "Leave field", id="fleet-leave-field",
+                tooltip="Out of the hosts file field, back to the hosts (d, w, r and h then work again)"),
     ]
     FOOTER_SECONDARY = ("fleet-order",)
 
@@ -148,7 +151,12 @@ class FleetScreen(LabtuiScreen[None]):
             return self.running
         if action == "open_host":
             return self.fleet is not None
+        if action == "leave_field":
+            return self.query_one("#fleet-file", Input).has_focus
         return True
+
+    def action_leave_field(self) -> None:
+        self.query_one(DataTable).focus()
 
     def action_start(self) -> None:
         from labtui.fleet.requests import run_request, ssh_program

@@ -158,8 +158,9 @@ class HistoryScreen(LabtuiScreen[None]):
         Binding("u", "unmark", "Unmark all", id="history-unmark", tooltip="Clear every mark"),
         Binding("f5,ctrl+r", "reload", "Reload", id="history-reload", tooltip="Read the results folder again"),
     ]
-    FOOTER_SECONDARY = ("history-reload", "history-unmark", "history-reverse", "history-sort", "history-delete",
-                        "history-baseline", "history-tag", "history-export", "history-again", "history-filter")
+    FOOTER_SECONDARY = ("screen-fleet", "history-reload", "history-unmark", "history-reverse", "history-sort",
+                        "history-delete", "history-baseline", "history-tag", "history-export", "history-again",
+                        "history-filter")
 
     class Loaded(Message):
         """The results folder's listing, read in a worker."""

@@ -154,7 +154,7 @@ class WorkloadScreen(LabtuiScreen[None]):
         Binding("escape", "back", "Back", id="workload-back", show=False,
                 tooltip="Leave the field: back to the steps, then to the profile list"),
     ]
-    FOOTER_SECONDARY = ("workload-rename", "workload-delete", "workload-duplicate", "steps-remove",
+    FOOTER_SECONDARY = ("workload-rename", "workload-delete", "screen-fleet", "workload-duplicate", "steps-remove",
                         "steps-add")
 
     def __init__(self) -> None:

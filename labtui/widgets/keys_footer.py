@@ -9,8 +9,9 @@ A screen with many keys (History has thirteen, besides the app's) fills 80 colum
 the app's own keys at the end, and Textual's footer simply cuts off what does not fit: at 80
 columns the Disks screen lost "h History" and "q Quit". When the keys do not fit, the screen's
 secondary keys (`footer_secondary()`, binding ids in the order they give way) are left out,
-then the palette's reminder at the right; "? Help", which lists every key, then moves to the
-front. The keys left out still work, and ? Help and the palette list them.
+then the app's (its own `footer_secondary()`), then the palette's reminder at the right;
+"? Help", which lists every key, then moves to the front. The keys left out still work, and
+? Help and the palette list them.
 """
 
 from __future__ import annotations
@@ -50,9 +51,12 @@ def fit(items: list, secondary: list[str], width: int) -> list:
 
 
 def secondary_actions(screen: Screen) -> list[str]:
-    """The actions of the keys `screen` lets the footer leave out, from their binding ids."""
-    ask = getattr(screen, "footer_secondary", None)
-    ids = list(ask()) if ask is not None else []
+    """The actions of the keys `screen` lets the footer leave out, from their binding ids: the
+    screen's in its order, then those of the app's keys that give way on any screen."""
+    ids: list[str] = []
+    for owner in (screen, screen.app):
+        ask = getattr(owner, "footer_secondary", None)
+        ids += [i for i in (ask() if ask is not None else ()) if i not in ids]
     by_id = {active.binding.id: active.binding.action for active in screen.active_bindings.values()
              if active.binding.id}
     return [by_id[i] for i in ids if i in by_id]
