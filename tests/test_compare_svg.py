@@ -1,6 +1,7 @@
 """The comparison as a picture: the SVG parses as XML and holds each result's figure, its spread,
 the context difference and the bottleneck; `compare --svg` and the Compare screen's key write it."""
 
+import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from dataclasses import replace
@@ -89,18 +90,42 @@ def test_the_longest_bar_is_the_largest_figure_and_the_scale_starts_at_zero():
     assert lengths[0] <= lengths[1] and min(lengths) > 30  # 3,366 vs 3,393 of a 0-based scale: nearly equal
 
 
-def test_compare_writes_the_svg(labtui_home, tmp_path, capsys):
-    store = Store(labtui_home)
+def compare_svg(home, tmp_path):
+    """`labtui compare startech hp --svg FILE` on the two results saved at `home`: the file."""
+    store = Store(home)
     for r in results():
         store.save_result(r)
     out = tmp_path / "adapters.svg"
     assert main(["compare", "startech", "hp", "--svg", str(out)]) == 0
+    return out
+
+
+def test_compare_writes_the_svg(labtui_home, tmp_path, capsys):
+    out = compare_svg(labtui_home, tmp_path)
     captured = capsys.readouterr()
     assert "Differences against A" in captured.out and f"wrote the comparison picture to {out}" in captured.err
     assert "3,393.0 MiB/s" in "\n".join(svg_lines(out.read_text()))
     # Again: the picture is replaced, as a build output is.
     assert main(["compare", "hp", "startech", "--svg", str(out), "--json"]) == 0
     assert "B  " in "\n".join(svg_lines(out.read_text()))
+
+
+def test_the_picture_fetches_nothing_when_opened(labtui_home, tmp_path):
+    # Rich's SVG loads Fira Code from a CDN: offline (a lab box, a reader on a train) the picture
+    # would change font, and a file a lab tool writes must not reach out to the internet when opened.
+    svg = compare_svg(labtui_home, tmp_path).read_text()
+    namespaces = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink", "http://www.w3.org/XML/1998/namespace"}
+    urls = set(re.findall(r"https?://[^\s\"'<>)]*", svg))
+    assert urls <= namespaces, urls - namespaces
+    assert "@font-face" not in svg and "url(" not in svg.replace("url(#", "")  # no font file, no image: only ids
+    assert "@import" not in svg
+    # The text is still drawn in a monospace font the reader's machine has, Fira Code first where installed.
+    root = ET.fromstring(svg)
+    style = "".join(node.text or "" for node in root.iter(f"{SVG}style"))
+    matrix = re.search(r"-matrix\s*{[^}]*font-family:\s*([^;]+);", style)
+    assert matrix is not None, style
+    fonts = [f.strip().strip('"') for f in matrix.group(1).split(",")]
+    assert fonts[-1] == "monospace" and "DejaVu Sans Mono" in fonts, fonts
 
 
 @pytest.mark.parametrize("name", ["adapters.png", "missing/adapters.svg", "results"])

@@ -11,9 +11,10 @@ picture says so).
 from __future__ import annotations
 
 import io
+import re
 
 from rich import box
-from rich.console import Console, Group
+from rich.console import CONSOLE_SVG_FORMAT, Console, Group
 from rich.table import Table
 from rich.text import Text
 
@@ -32,6 +33,23 @@ BAR = 40  # cells of the longest bar
 COLOURS = ("cyan", "magenta", "green", "yellow", "blue", "red")
 VERDICT_STYLES = {"better": "bold green", "worse": "bold red"}
 _EIGHTHS = " ▏▎▍▌▋▊▉"
+# Fonts the reader's machine has: Fira Code first where it is installed (the font Rich measures its
+# cells by; the text is stretched to the cells whatever the font), then the usual monospace fonts of
+# Linux, macOS and Windows.
+MONOSPACE = '"Fira Code", "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", "Courier New", monospace'
+
+
+def _self_contained(template: str) -> str:
+    """Rich's SVG template without what it fetches when opened: its @font-face rules load Fira
+    Code from a CDN, so offline (a lab box, a reader on a train) the picture changed font, and a
+    lab tool's file reached out to the internet. The comment's link goes too."""
+    template = re.sub(r"\s*@font-face\s*\{\{.*?\}\}", "", template, flags=re.DOTALL)
+    template = template.replace("font-family: Fira Code, monospace;", f"font-family: {MONOSPACE};")
+    template = template.replace("font-family: arial;", "font-family: Arial, Helvetica, sans-serif;")
+    return re.sub(r"<!--.*?-->", "<!-- labtui compare, drawn with Rich -->", template, count=1, flags=re.DOTALL)
+
+
+SVG_FORMAT = _self_contained(CONSOLE_SVG_FORMAT)
 
 
 def headline_row(group: StepGroup) -> MetricRow | None:
@@ -155,4 +173,4 @@ def comparison_svg(comparison: Comparison, title: str = "labtui compare", width:
     console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor",
                       force_terminal=True, legacy_windows=False, emoji=False, highlight=False)
     console.print(comparison_picture(comparison))
-    return console.export_svg(title=title)
+    return console.export_svg(title=title, code_format=SVG_FORMAT)
