@@ -18,12 +18,14 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import ClassVar
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette, SearchIcon
 from textual.reactive import var
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar
+from textual.worker import Worker, WorkerState
 
 from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.engine.target_choice import DeviceScan, Target, scan_devices
@@ -35,6 +37,7 @@ from labtui.tui.command_palette import LabtuiCommands, offered_bindings
 from labtui.tui.context import LabtuiContext, RunControl
 from labtui.tui.glyphs import ConsoleScrollBarRender, draws_plain, key_display, plain_console
 from labtui.tui.priority import raise_ui_priority
+from labtui.tui.work import failure_text
 from labtui.tui.theming import (
     DEFAULT_THEME,
     LABTUI_VARIABLES,
@@ -173,6 +176,7 @@ class LabtuiApp(App[None]):
         self._startup_warnings: list[tuple[str, str]] = []
         self.stopped_by: str | None = None  # the signal that ended the app, if one did
         self.aborted_result: RunResult | None = None  # the run such a signal (or quitting) stopped
+        self.stop_failure: str | None = None  # why stopping that run failed, if it did (said as labtui ends)
         self._remember_theme = False
         # config.toml, read once: the screens read the settings from here, and choices are saved through it.
         found = self.store.read_settings()
@@ -269,7 +273,7 @@ class LabtuiApp(App[None]):
         if self.stopped_by is not None:
             return  # already stopping: the run's cleanup takes a second or two
         self.stopped_by = signal.Signals(signum).name
-        self.run_worker(self._stop_and_exit(), name="signal-exit", exit_on_error=False)
+        self.leave(failed_if_aborted=True)
 
     def _detach_from_terminal(self) -> None:
         # The terminal is gone: writes to it would fail (and Textual's writer would then block).
@@ -280,9 +284,20 @@ class LabtuiApp(App[None]):
         if exit_event is not None:
             exit_event.set()
 
-    async def _stop_and_exit(self) -> None:
+    @work(group="leave", exit_on_error=False)
+    async def leave(self, *, failed_if_aborted: bool = False) -> None:
+        """Stop the run that is going (its partial result saved), then end labtui."""
         await self.stop_run()
-        self.exit(return_code=ExitCode.FAILED if self.aborted_result is not None else ExitCode.OK)
+        failed = failed_if_aborted and self.aborted_result is not None
+        self.exit(return_code=ExitCode.FAILED if failed else ExitCode.OK)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # Stopping the run to quit or on a signal raised: labtui must not stay open with the run
+        # in an unknown state, nor end in silence. It ends, and says why in one line (run_app).
+        worker = event.worker
+        if worker.group == "leave" and event.state == WorkerState.ERROR and worker.error is not None:
+            self.stop_failure = failure_text(worker.error)
+            self.exit(return_code=ExitCode.FAILED)
 
     async def stop_run(self) -> None:
         """Stop the run that is going, if any, and wait until its partial result is saved."""
@@ -466,13 +481,9 @@ class LabtuiApp(App[None]):
             self.exit()
             return
 
-        async def leave() -> None:
-            await self.stop_run()
-            self.exit()
-
         def answer(yes: bool | None) -> None:
             if yes:
-                self.run_worker(leave(), name="quit", exit_on_error=False)
+                self.leave()
 
         self.push_screen(ConfirmModal("Quit labtui?", "\n".join(reasons), yes="Quit", no="Stay", danger=True), answer)
 
@@ -524,9 +535,23 @@ def run_app(hosts_file: str | None = None) -> int:
 
     app = LabtuiApp(hosts_file=hosts_file)
     app.run()
-    if app.stopped_by is not None and app.stopped_by != "SIGHUP":
-        result = app.aborted_result
-        saved = f"; the run's partial result was saved as {result.id} (aborted)" if result is not None else ""
+    line = exit_line(app)
+    if line is not None and app.stopped_by != "SIGHUP":
         with contextlib.suppress(OSError):
-            print(f"labtui: stopped by {app.stopped_by}{saved}", file=sys.stderr)
+            print(line, file=sys.stderr)
     return app.return_code or 0
+
+
+def exit_line(app: LabtuiApp) -> str | None:
+    """What the shell is told as labtui ends: the signal that stopped it and what became of the run,
+    or why stopping the run failed; nothing after a plain quit."""
+    if app.stop_failure is not None:
+        how = f"stopped by {app.stopped_by}" if app.stopped_by is not None else "quitting"
+        # Its test file and processes are then cleaned up as after a crash (engine/guardian.py, leftovers.py).
+        return (f"labtui: {how}, but stopping the run failed: {app.stop_failure}; its partial result may not "
+                "be saved")
+    if app.stopped_by is None:
+        return None
+    result = app.aborted_result
+    saved = f"; the run's partial result was saved as {result.id} (aborted)" if result is not None else ""
+    return f"labtui: stopped by {app.stopped_by}{saved}"

@@ -87,3 +87,76 @@ async def test_a_preflight_that_raises_a_plain_error_is_shown_in_place_and_nothi
             "Not started: internal error: RuntimeError: the probe broke\nNothing was written.")
         assert screen.state == "idle" and not app.run_active and errors(app) == []
         assert list(Path(target).iterdir()) == [] and store.summaries()[0] == []
+
+
+class RunThatWillNotStop:
+    """A run whose stopping raises, as a bug in it would: what quitting and a signal must still survive."""
+
+    outcome = None
+
+    async def abort(self) -> None:
+        raise RuntimeError("the engine would not stop")
+
+
+async def start_a_run_that_will_not_stop(app, pilot) -> None:
+    await disks_ready(pilot)
+    app.active_run = RunThatWillNotStop()
+    app.run_active = True
+
+
+async def test_quitting_when_stopping_the_run_raises_ends_labtui_and_says_why_in_one_line(labtui_home):
+    from labtui.screens.confirm import ConfirmModal
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_a_run_that_will_not_stop(app, pilot)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.return_code is not None, what="labtui's end")
+    from labtui.app import exit_line
+
+    assert app.return_code == 1
+    assert exit_line(app) == ("labtui: quitting, but stopping the run failed: internal error: RuntimeError: "
+                              "the engine would not stop; its partial result may not be saved")
+
+
+async def test_a_signal_when_stopping_the_run_raises_still_ends_labtui_with_one_line(labtui_home):
+    import signal
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_a_run_that_will_not_stop(app, pilot)
+        app._on_signal(signal.SIGTERM)
+        await wait_for(pilot, lambda: app.return_code is not None, what="labtui's end")
+    from labtui.app import exit_line
+
+    assert app.return_code == 1
+    assert exit_line(app) == ("labtui: stopped by SIGTERM, but stopping the run failed: internal error: "
+                              "RuntimeError: the engine would not stop; its partial result may not be saved")
+
+
+async def test_a_fleet_run_that_raises_is_one_line_and_the_screen_can_start_again(labtui_home, tmp_path, monkeypatch):
+    from labtui.fleet import requests
+    from labtui.fleet.session import Fleet
+    from labtui.screens.fleet import FleetScreen
+
+    async def broken(self):
+        raise RuntimeError("the wire broke")
+
+    monkeypatch.setattr(Fleet, "run", broken)
+    monkeypatch.setattr(requests, "ssh_program", lambda: "ssh")  # never started: the run breaks first
+    hosts = tmp_path / "hosts.toml"
+    hosts.write_text('[[hosts]]\nname = "lab-01"\nssh = "lab@192.0.2.1"\ntarget = "/srv/bench"\n')
+    app = make_app(labtui_home, hosts_file=str(hosts))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        screen = app.screen
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: errors(app), what="the failure")
+        await pilot.pause(0.2)
+        wanted = "The fleet run failed: internal error: RuntimeError: the wire broke"
+        assert errors(app) == [wanted]
+        assert widget_text(app, "#fleet-status") == wanted
+        assert not app.run_active and app.active_run is None  # quitting no longer asks, nor waits for it
+        assert not screen.running and screen.check_action("start", ()) is True  # ctrl+s tries again

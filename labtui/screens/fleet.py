@@ -13,6 +13,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -28,6 +29,7 @@ from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.work import report_failure
 
 if TYPE_CHECKING:
     from labtui.fleet.hosts import Host
@@ -142,7 +144,9 @@ class FleetScreen(LabtuiScreen[None]):
 
     @property
     def running(self) -> bool:
-        return self.fleet is not None and not all(r.ended for r in self.fleet.runs) and self.fleet.stopping is None
+        if self.fleet is None or self.fleet.stopping is not None or all(r.ended for r in self.fleet.runs):
+            return False
+        return self._worker is None or not self._worker.is_finished  # a run that broke has hosts never ended
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start":
@@ -185,11 +189,11 @@ class FleetScreen(LabtuiScreen[None]):
         self.lab.active_run = self  # quitting or a signal stops the hosts through abort()
         self._say(f"Running {profile.name} on {len(self.hosts)} hosts "
                   f"{'one after another' if self.one_at_a_time else 'together'} …")
-        self._worker = self.run_worker(self._drive(self.fleet), name="fleet", group="fleet", exclusive=True,
-                                       exit_on_error=False)
+        self._worker = self.drive(self.fleet)
         self.refresh_bindings()
 
-    async def _drive(self, fleet: Fleet) -> None:
+    @work(exclusive=True, group="fleet", exit_on_error=False)
+    async def drive(self, fleet: Fleet) -> None:
         from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
         from labtui.fleet.summary import summarize_hosts
 
@@ -199,10 +203,18 @@ class FleetScreen(LabtuiScreen[None]):
             self.lab.run_active = False
             if self.lab.active_run is self:
                 self.lab.active_run = None
-            if fleet is self.fleet:
-                self.summary = summarize_hosts([(r.name, r.result) for r in fleet.runs if r.result is not None],
-                                               DEFAULT_TOLERANCE_PCT)
-                self._done(fleet)
+        if fleet is self.fleet:
+            self.summary = summarize_hosts([(r.name, r.result) for r in fleet.runs if r.result is not None],
+                                           DEFAULT_TOLERANCE_PCT)
+            self._done(fleet)
+
+    def work_failed(self, worker: Worker, error: BaseException) -> None:
+        # The hosts' sessions end (and clean up) inside Fleet.run, whatever raised: what each
+        # host reached stays in its row, and the status line says the run broke, not how it ended.
+        self._dirty = True
+        self._frame()
+        self._say(report_failure(self, "The fleet run failed", error), "$error")
+        self.refresh_bindings()
 
     def _done(self, fleet: Fleet) -> None:
         self._dirty = True
