@@ -409,3 +409,13 @@ def test_a_step_becomes_a_job_in_the_servers_directory():
     assert not any(o.startswith(("name=", "eta=", "status-interval=", "output-format=")) for o in options)
     assert fc.job_file(options).startswith("[labtui]\ndirectory=/mnt/nvme/labtui\n")
     assert fc.refusal(Profile(name="p", steps=(step,)), {"a": "/mnt/x"}) is None
+
+
+def test_a_target_fios_job_file_would_misread_is_refused_and_a_colon_is_escaped():
+    profile = Profile(name="p", steps=(Step(name="r", block_size=4096),))
+    for target, said in (("/mnt/x\nexec_prerun=rm", "fio's job file would not read"),
+                         ("/mnt/${HOME}", "fio's job file would not read"), ("relative/dir", "absolute directory")):
+        why = fc.refusal(profile, {"alpha": target})
+        assert why is not None and said in why and why.startswith("alpha: "), why
+    options = fc.job_options(profile.steps[0], "/mnt/a:b", "f.dat", 2**20, linux=True, unlink=False)
+    assert options[0] == "directory=/mnt/a\\:b"  # fio reads a bare ':' as a list of directories

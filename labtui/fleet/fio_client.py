@@ -62,6 +62,7 @@ _CLIENT_OPTIONS = ("eta", "status-interval", "output-format", "name", "filename"
 _PROBE_LINE = re.compile(r"hostname=(?P<hostname>[^,]*), be=\d+, (?P<bits>\d+)-bit, os=(?P<os>[^,]*), "
                          r"arch=(?P<arch>[^,]*), fio=(?P<fio>[^,]*),")
 _SERVER_TEXT = re.compile(r"^<[^>]*> ?")
+_JOB_FILE_SPECIAL = "$;#\n\r"
 
 
 def client_address(server: tuple[str, int]) -> str:
@@ -86,6 +87,13 @@ def refusal(profile: Profile, targets: dict[str, str]) -> str | None:
                 "reports only when a step ends); run it over ssh instead")
     if profile.precondition:
         return "-e fio with fio_server hosts does not precondition; run this profile over ssh instead"
+    for name, target in sorted(targets.items()):
+        if not target.startswith("/"):
+            return f"{name}: the target {target!r} must be an absolute directory on the server (fio --client runs there)"
+        odd = next((c for c in target if c in _JOB_FILE_SPECIAL or not c.isprintable()), None)
+        if odd is not None:
+            # A job file's line: a newline would start another option, ${...} and $ncpus are expanded.
+            return f"{name}: the target {target!r} holds {odd!r}, which fio's job file would not read as a path"
     raw = sorted(name for name, target in targets.items() if target.startswith("/dev/"))
     if raw:
         return (f"{raw[0]}: raw devices are not run through fio --client (labtui's consent check cannot reach the "
@@ -96,7 +104,7 @@ def refusal(profile: Profile, targets: dict[str, str]) -> str | None:
 def job_options(step: Step, directory: str, file_name: str, file_size: int, *, linux: bool,
                 unlink: bool) -> list[str]:
     """The step's fio job as job-file lines: fio_arguments' translation, in a directory on the server."""
-    lines = [f"directory={directory}", f"filename={file_name}", "unique_filename=0"]
+    lines = [f"directory={_path(directory)}", f"filename={file_name}", "unique_filename=0"]
     for arg in fio_arguments(step, "-", file_size, linux=linux)[1:]:
         key, _, value = arg.removeprefix("--").partition("=")
         if key in _CLIENT_OPTIONS:
@@ -114,13 +122,13 @@ def job_file(lines: Sequence[str], name: str = JOB_NAME) -> str:
 def probe_job(directory: str) -> list[str]:
     """A job that does no I/O (the null engine) and creates nothing: fio checks `directory` as it
     reads the job, and the client prints the server's probe line (its name, OS, fio version)."""
-    return [f"directory={directory}", "ioengine=null", "size=4k", "rw=read"]
+    return [f"directory={_path(directory)}", "ioengine=null", "size=4k", "rw=read"]
 
 
 def cleanup_job(directory: str, file_name: str) -> list[str]:
     """A job that reads one block of the test file and removes it (fio's unlink=1); where the file
     is gone already it writes a 4 KiB one and removes that."""
-    return [f"directory={directory}", f"filename={file_name}", "unique_filename=0", "ioengine=psync", "rw=read",
+    return [f"directory={_path(directory)}", f"filename={file_name}", "unique_filename=0", "ioengine=psync", "rw=read",
             "bs=4k", "size=4k", "io_size=4k", "unlink=1"]
 
 
@@ -588,6 +596,10 @@ class FioClientFleet(Fleet):
         end = time.monotonic() + seconds
         while self.stopping is None and time.monotonic() < end:
             await asyncio.sleep(min(0.2, end - time.monotonic()))
+
+
+def _path(directory: str) -> str:
+    return directory.replace(":", "\\:")  # fio reads ':' in directory= as a separator between several
 
 
 def _seconds(value: float) -> str:
