@@ -272,3 +272,17 @@ def test_a_long_imported_name_folds_and_never_squeezes_ids_or_figures(saved, cap
         row = next(line for line in lines if result.id in line)
         assert result.status in row and "3,000" in row and "187.5" in row
     assert long_name[:12] in table
+
+
+def test_history_shows_a_repeated_step_once_as_its_profile_makes_it_and_json_keeps_every_pass(labtui_home, capsys):
+    from synthetic import READ, run_result, step_result
+
+    result = run_result("20240601-090000-ffff", {READ: [1000.0, 3000.0, 2000.0]})
+    result = replace(result, profile=replace(result.profile, aggregate="best", discard_first=True),
+                     steps=(step_result(READ, 9000.0, repetition=0), *result.steps))
+    Store().save_result(result)
+    code, table, _ = cli(capsys, "history")
+    assert code == 0 and "3,000" in table
+    assert "9,000" not in table and "1,000" not in table and "2,000" not in table  # one figure: the best
+    _, out, _ = cli(capsys, "history", "--json")
+    assert [s["repetition"] for s in json.loads(out)["results"][0]["steps"]] == [0, 1, 2, 3]

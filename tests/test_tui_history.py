@@ -380,3 +380,27 @@ async def test_help_stays_in_the_footer_when_the_keys_do_not_fit(labtui_home):
                        what="the footer in its own order")
         footer = screen_text(app).splitlines()[-1]
         assert "? Help  q Quit" in footer, footer
+
+
+async def test_a_repeated_run_lists_each_step_once_as_its_profile_makes_the_figure(labtui_home):
+    # cdm-style: three passes of each step after a preparing one, the best of them counted. History
+    # showed every pass (6 figures for 2 steps, the preparing pass first, and sorted by it).
+    from dataclasses import replace
+
+    from synthetic import READ, WRITE, run_result, step_result
+
+    result = run_result("20240601-090000-ffff", {READ: [10_000.0, 30_000.0, 20_000.0], WRITE: [4000.0, 6000.0, 5000.0]})
+    prepare = (step_result(READ, 90_000.0, repetition=0), step_result(WRITE, 90_000.0, repetition=0))
+    result = replace(result, profile=replace(result.profile, aggregate="best", discard_first=True),
+                     steps=(*prepare, *result.steps))
+    Store(labtui_home).save_result(result)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_history(pilot)
+        await pilot.pause()
+        row = next(line for line in screen_text(app).splitlines()[1:] if "quick-sanity" in line)
+        assert "30,000 / 6,000" in row and "90,000" not in row and "10,000" not in row, row
+        detail = widget_text(app, "#history-detail")
+        assert "Read 64K random (best of 3): 30,000 IOPS" in detail, detail
+        assert "Write 64K random (best of 3): 6,000 IOPS" in detail, detail
+        assert "more steps" not in detail  # two steps, not eight passes

@@ -47,6 +47,7 @@ def history_table(results, *, wide: bool):
     from rich.table import Table
     from rich.text import Text
 
+    from labtui.analysis.listed_steps import listed_steps
     from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_time
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -66,6 +67,7 @@ def history_table(results, *, wide: bool):
     table.add_column("IOPS", justify="right", no_wrap=True)
     table.add_column("MiB/s", justify="right", no_wrap=True)
     for r in results:
+        steps = [listed.figures for listed in listed_steps(r)]  # each step once, as its profile makes it
         if wide:
             cells = [r.id, fmt_time(r.started), r.profile, r.engine] + (["\n".join(r.tags)] if tagged else [])
         else:
@@ -75,8 +77,8 @@ def history_table(results, *, wide: bool):
         cells += [
             r.disk_model or "unknown",
             r.status,
-            "\n".join(fmt_iops(s.iops) for s in r.steps),
-            "\n".join(fmt_mib(s.mib_s) for s in r.steps),
+            "\n".join(fmt_iops(s.iops) for s in steps),
+            "\n".join(fmt_mib(s.mib_s) for s in steps),
         ]
         table.add_row(*cells)
     return table

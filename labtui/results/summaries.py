@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the store hands itself in: importing it here would make a c
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change: an older cache is then rebuilt, not misread.
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,9 @@ class ResultSummary:
     error: str | None = None
     source_file: str | None = None
     source_digest: str | None = None
-    steps: tuple[StepSummary, ...] = ()
+    steps: tuple[StepSummary, ...] = ()  # every pass of every step, in the order they ran
     profile_description: str = ""
+    aggregate: str = "mean"  # how the profile makes a step's figure of its passes (Profile.aggregate)
 
     @property
     def overridden(self) -> bool:
@@ -120,6 +121,7 @@ class ResultSummary:
             source_digest=result.source_digest,
             steps=tuple(StepSummary.of(s) for s in result.steps),
             profile_description=result.profile.description,
+            aggregate=result.profile.aggregate,
         )
 
     def search_text(self) -> str:

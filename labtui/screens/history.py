@@ -25,12 +25,13 @@ from textual.widgets import Input, Static
 from textual.message import Message
 from textual.worker import Worker
 
+from labtui.analysis.listed_steps import listed_steps
 from labtui.results import baselines
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_time
 from labtui.results.files import BrokenFile
-from labtui.results.summaries import ResultSummary
+from labtui.results.summaries import ResultSummary, StepSummary
 from labtui.tui.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -64,8 +65,8 @@ SORT_KEYS: dict[str, Callable[[ResultSummary], tuple[Any, ...]]] = {
     "profile": lambda s: (s.profile.lower(), s.started),
     "engine": lambda s: (s.engine, s.started),
     "status": lambda s: (s.status, s.started),
-    "iops": lambda s: (s.steps[0].iops if s.steps else -1.0, s.started),
-    "mib_s": lambda s: (s.steps[0].mib_s if s.steps else -1.0, s.started),
+    "iops": lambda s: (first_step(s).iops if s.steps else -1.0, s.started),
+    "mib_s": lambda s: (first_step(s).mib_s if s.steps else -1.0, s.started),
 }
 # Below this width the host and target columns give way (the detail line shows them). The engine
 # stays where results ran on different engines: native, fio and DiskSpd runs of one profile are not
@@ -81,6 +82,11 @@ WIDE_DATE = 140
 # At 80 columns "completed", the usual status, is said in fewer letters.
 NARROW_STATUS = {"completed": "done"}
 BROKEN_PREFIX = "broken:"
+
+
+def first_step(s: ResultSummary) -> StepSummary:
+    """The first step's figures as its profile makes them of its passes (a preparing one left out)."""
+    return listed_steps(s)[0].figures
 
 
 def headline(values: list[str], narrow: bool = False) -> str:
@@ -111,6 +117,7 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
                   now: datetime | None = None, short_date: bool | None = None) -> dict[str, str]:
     iops, mib = (short_number, short_number) if narrow else (fmt_iops, fmt_mib)
     short_date = narrow if short_date is None else short_date
+    steps = [listed.figures for listed in listed_steps(s)]  # each step once, not each of its passes
     return {
         "mark": ("•" if marked else " ") + ("B" if baseline else ""),
         "date": narrow_date(s.started, now) if short_date else fmt_time(s.started),
@@ -121,8 +128,8 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
         "engine": s.engine,
         "tags": ", ".join(s.tags),
         "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status,
-        "iops": headline([iops(x.iops) if x.kind == "io" else "-" for x in s.steps], narrow),
-        "mib_s": headline([mib(x.mib_s) for x in s.steps], narrow),
+        "iops": headline([iops(x.iops) if x.kind == "io" else "-" for x in steps], narrow),
+        "mib_s": headline([mib(x.mib_s) for x in steps], narrow),
     }
 
 
@@ -393,10 +400,11 @@ class HistoryScreen(LabtuiScreen[None]):
             extra.append(Content.styled(s.error, "$warning"))
         if extra:
             lines.append(Content(" · ").join(extra))
-        for step in s.steps[:4]:
-            lines.append(Content(f"  {step_line(step)}"))
-        if len(s.steps) > 4:
-            lines.append(Content(f"  … and {len(s.steps) - 4} more steps (Enter opens the result)"))
+        steps = listed_steps(s)
+        for listed in steps[:4]:
+            lines.append(Content(f"  {step_line(listed.figures, listed.how)}"))
+        if len(steps) > 4:
+            lines.append(Content(f"  … and {len(steps) - 4} more steps (Enter opens the result)"))
         return Content("\n").join(lines)
 
     # ------------------------------------------------------------------ filtering and sorting
@@ -635,12 +643,14 @@ def split_tags(text: str) -> list[str]:
     return list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
 
 
-def step_line(step) -> str:
-    """'Read 64K random: 53,859 IOPS · 3,366.2 MiB/s · 0.590 ms (p99 1.20)'"""
+def step_line(step: StepSummary, how: str = "") -> str:
+    """'Read 64K random: 53,859 IOPS · 3,366.2 MiB/s · 0.590 ms (p99 1.20)', with `how` its passes
+    make it ('Read 64K random (best of 3): ...')."""
+    name = f"{step.name} ({how})" if how else step.name
     if step.kind != "io":
         wall = f"{step.wall_seconds:.1f} s" if step.wall_seconds is not None else "-"
-        return f"{step.name}: {wall} wall · {fmt_mib(step.mib_s)} MiB/s disk"
-    text = f"{step.name}: {fmt_iops(step.iops)} IOPS · {fmt_mib(step.mib_s)} MiB/s"
+        return f"{name}: {wall} wall · {fmt_mib(step.mib_s)} MiB/s disk"
+    text = f"{name}: {fmt_iops(step.iops)} IOPS · {fmt_mib(step.mib_s)} MiB/s"
     if step.latency_mean_ms is not None:
         text += f" · {fmt_ms(step.latency_mean_ms)} ms (p99 {fmt_ms(step.latency_p99_ms)})"
     if step.status != "completed":
