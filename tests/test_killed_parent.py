@@ -44,6 +44,14 @@ def _wait(condition, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _cmdline(process: psutil.Process) -> str:
+    # A child may end (or be a zombie not yet reaped) between the listing and this read.
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:
+        return ""
+
+
 def start_run(target: Path, engine: str) -> tuple[subprocess.Popen, list[psutil.Process]]:
     """A long run, once it is measuring: the process and its descendants then."""
     target.mkdir(exist_ok=True)
@@ -54,7 +62,7 @@ def start_run(target: Path, engine: str) -> tuple[subprocess.Popen, list[psutil.
 
     def measuring() -> bool:
         assert proc.poll() is None, proc.stderr.read()
-        names = " ".join(" ".join(c.cmdline()) for c in parent.children(recursive=True) if c.is_running())
+        names = " ".join(_cmdline(c) for c in parent.children(recursive=True))
         engine_up = "fio --name" in names if engine == "fio" else "native_worker" in names
         return bool(list(target.glob("labtui-*.dat"))) and engine_up
 
