@@ -6,8 +6,10 @@ order alternates, because a disk's speed drifts from minute to minute. Prints pe
 median IOPS of each, the median of the pairwise native/fio ratios with their spread (lowest
 and highest pair), p99 latency of each, CPU seconds per 1,000 I/Os of each, which I/O loop
 the native engine ran, whether it was CPU-bound, and its I/O requests and bytes against the
-kernel's per-disk counters. Then the test file's preparation against fio's sequential write
-of a new file of the same size, also in alternating pairs.
+kernel's per-disk counters. A cell with one I/O in flight per thread also runs fio's psync
+engine in each pair (one blocking pread/pwrite per I/O, as the native loop there) and says how
+the native engine does against it after the table. Then the test file's preparation against
+fio's sequential write of a new file of the same size, also in alternating pairs.
 
 `--ram` (root) measures the engines' own cost: it builds a RAM-backed disk (a loop device over
 a file in /dev/shm, ext4, mounted under /mnt/engine-bench-<pid>) and removes it afterwards.
@@ -260,17 +262,20 @@ def bench(args, size: int, directory: Path) -> int:
         print("-" * len(header), flush=True)
         for name, fields in cells.items():
             step = Step(name=name, duration=args.seconds, warmup=args.warmup, **fields)
-            if args.uring:
-                runs = pairs(args.pairs, lambda step=step: run_native(step, path, size, disk, settings),
-                             lambda step=step: (run_fio(step, path, size), run_fio(step, path, size, "io_uring")))
-                natives = [n for n, _ in runs]
-                fios = [f for _, (f, _) in runs]
-                urings = [u for _, (_, u) in runs]
-            else:
-                runs = pairs(args.pairs, lambda step=step: run_native(step, path, size, disk, settings),
-                             lambda step=step: run_fio(step, path, size))
-                natives, fios, urings = [n for n, _ in runs], [f for _, f in runs], []
-            rows.append(report_row(name, natives, fios, urings))
+            # fio's engines run back to back in each pair: libaio (the target's), io_uring with
+            # --uring, and psync where one I/O is in flight (the blocking loop's own kind).
+            engines = ["libaio"] + (["io_uring"] if args.uring else []) + (["psync"] if step.outstanding == 1 else [])
+            runs = pairs(args.pairs, lambda step=step: run_native(step, path, size, disk, settings),
+                         lambda step=step, engines=engines: {e: run_fio(step, path, size, e) for e in engines})
+            natives = [n for n, _ in runs]
+            fios = [f["libaio"] for _, f in runs]
+            urings = [f["io_uring"] for _, f in runs if "io_uring" in f]
+            row = report_row(name, natives, fios, urings)
+            psyncs = [f["psync"] for _, f in runs if "psync" in f]
+            if psyncs:
+                row["psync"] = psync_note(name, natives, psyncs)
+                print(row["psync"], flush=True)
+            rows.append(row)
         if wanted(PREPARE):
             runs = pairs(args.pairs, lambda: run_prepare_native(prep_path, size), lambda: run_prepare_fio(prep_path, size))
             rows.append(report_row(PREPARE, [n for n, _ in runs], [f for _, f in runs], [], unit="MiB/s"))
@@ -279,7 +284,24 @@ def bench(args, size: int, directory: Path) -> int:
         prep_path.unlink(missing_ok=True)
     print()
     print_markdown(rows, args.uring)
+    notes = [r["psync"] for r in rows if r.get("psync")]
+    if notes:
+        print()
+        for note in notes:
+            print(f"- {note}")
     return 0
+
+
+def psync_note(name: str, natives: list[Outcome], psyncs: list[Outcome]) -> str:
+    """The native engine against fio's psync engine (one blocking call per I/O) in the same pairs."""
+    ratios = [n.iops / p.iops for n, p in zip(natives, psyncs) if p.iops]
+    cpu_n = median([o.cpu_per_kio for o in natives])
+    cpu_p = median([o.cpu_per_kio for o in psyncs])
+    cpu_ratio = cpu_n / cpu_p if cpu_n and cpu_p else None
+    return (f"{name} against fio's psync engine in the same pairs: {fmt(median([o.iops for o in psyncs]), ',.0f')} IOPS, "
+            f"native/psync {fmt(median(ratios), '.3f')} ({fmt(min(ratios) if ratios else None, '.3f')}-"
+            f"{fmt(max(ratios) if ratios else None, '.3f')}), CPU s/kIO psync {fmt(cpu_p, '.4f')} "
+            f"(native/psync {fmt(cpu_ratio, '.3f')})")
 
 
 def report_row(name: str, natives: list[Outcome], fios: list[Outcome], urings: list[Outcome], unit: str = "IOPS") -> dict:
