@@ -297,8 +297,12 @@ def test_check_on_every_host_against_its_own_baseline(lab, tmp_path, labtui_home
         rid = json.loads(made.stdout)["id"]
         subprocess.run(labtui_cmd("baseline", rid), capture_output=True, check=True, env=_env(host.home))
     hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta)])
+    # One at a time, as the baselines were made: two "hosts" on this one machine share its disk
+    # and CPUs, so checking both at once measures each at about half its baseline, a real
+    # regression of the conditions that a 50 % tolerance sometimes fails (as it should).
     done = subprocess.run(labtui_cmd("check", "--hosts", str(hosts), "--json", "--repeat", "2", "--confirm", "0",
-                                     "--tolerance", "50"), capture_output=True, text=True, timeout=180)
+                                     "--tolerance", "50", "--one-at-a-time"), capture_output=True, text=True,
+                          timeout=180)
     report = json.loads(done.stdout)
     outcomes = [h["outcome"] for h in report]
     assert set(outcomes) <= {"pass", "cannot tell"}, report
