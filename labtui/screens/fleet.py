@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 FRAME_SECONDS = 0.5
 NARROW = 100
 SPARK_WIDTH = 16
+VERDICT_MIN = 9  # "reference", "completed": below it, the table scrolls sideways (80 columns, long host names)
 # (key, heading, width): the cells change with every sample, so the widths are fixed, not measured.
 COLUMNS = (("host", "Host", 12), ("state", "State", 11), ("step", "Step", 30), ("iops", "IOPS", 8),
            ("mib", "MiB/s", 8), ("recent", "Recent MiB/s", SPARK_WIDTH), ("verdict", "Verdict", 48))
@@ -273,7 +274,19 @@ class FleetScreen(LabtuiScreen[None]):
         narrow = self.size.width < NARROW
         table.columns[ColumnKey("step")].width = 22 if narrow else 30
         table.columns[ColumnKey("recent")].width = SPARK_WIDTH // 2 if narrow else SPARK_WIDTH
+        self._fit_verdict()
         table.refresh()
+
+    def _fit_verdict(self) -> None:
+        # The verdict takes the width the other columns leave (and is in full in the detail line):
+        # at its fixed 48 the table ran past the edge and scrolled sideways, a lone scrollbar thumb
+        # under the rows and the verdict cut off at 120 columns.
+        table = self.query_one(DataTable)
+        verdict = ColumnKey("verdict")
+        others = sum(c.width + 2 * table.cell_padding for key, c in table.columns.items() if key != verdict)
+        # The table's margins, and room for a vertical scrollbar once there are more hosts than rows.
+        room = self.size.width - 2 - 2 - others - 2 * table.cell_padding
+        table.columns[verdict].width = max(VERDICT_MIN, room)
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self._show_detail()
@@ -333,6 +346,7 @@ class FleetScreen(LabtuiScreen[None]):
         table.clear()
         widest = max((len(r.name) for r in runs), default=4)
         table.columns[ColumnKey("host")].width = max(4, widest)
+        self._fit_verdict()
         for host_run in runs:
             table.add_row(*self._cells(host_run), key=host_run.name)
         self.query_one("#fleet-summary", Static).update("")
