@@ -269,7 +269,10 @@ def _other_protocol_server(address: str) -> tuple[int, socket.socket]:
             except OSError:
                 return
             with conn:
-                conn.settimeout(1.0)
+                # fio's first message can take seconds on a loaded machine (another test's fio, a
+                # busy CI runner): waiting only 1 s closed the connection unanswered, and the host
+                # read as unreachable instead of refused for its protocol.
+                conn.settimeout(15.0)
                 with contextlib.suppress(OSError):
                     if not conn.recv(65536):
                         continue
