@@ -330,6 +330,12 @@ class FioClientFleet(Fleet):
             return
         errors = job_errors(lines)
         fault = fault_reason(lines, where)
+        about_target = [e for e in errors if host.target in e]
+        if about_target:
+            # The server answered and refused the target; a disconnect that follows (its job
+            # dropped, the server closes the connection) must not make it read as unreachable.
+            self._end(run, REFUSED, f"{run.name}: the fio server refuses the target {host.target}: {about_target[0]}")
+            return
         if fault is not None or facts is None:
             reason = fault or (errors[0] if errors else f"fio --client ended ({_exit(returncode)}) without the "
                                                          "server's probe reply")
