@@ -2,23 +2,21 @@
 
 Plain dataclasses shared by the engine, the store, the CLI and the TUI. Profiles and steps are
 validated here, once, with the rules every editor and loader uses; results hold exact counts
-(I/Os, bytes, measured seconds) from which every rate is derived.
+(I/Os, bytes, measured seconds) from which every rate is derived. Their files are formats of their
+own: a profile's in labtui.results.profile_file, a result's in labtui.results.result_file.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import secrets
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, UTC
-from typing import Any
 
 from labtui.errors import ValidationError
 from labtui.params import BUILTIN_NAMES, SHELL_FIELDS, TEMPLATE_FIELDS, Param, check_template
-from labtui.printable import printable
-from labtui.units import format_duration, format_size, human_size, parse_duration, parse_size
+from labtui.units import format_duration, format_size, human_size
 
 SCHEMA = 1
 MIB = 1024 * 1024
@@ -50,18 +48,6 @@ REPEAT_ORDERS = ("profile", "step")
 SECTOR = 512
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-# Keys that mean something for one kind of step only: the other kind would silently ignore them.
-IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup", "cache", "latency",
-           "write_through", "steady_state", "steady_window", "steady_max_rounds")
-COMMAND_KEYS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires")
-
-
-def _unknown_key(key: Any, known: Any, where: str) -> ValidationError:
-    """The error for a key nobody reads, with the likely intended key (a typo must not pass)."""
-    close = difflib.get_close_matches(str(key), sorted(known), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return ValidationError(f"unknown key {key!r}{hint}", where)
 
 
 # --------------------------------------------------------------------------- steady state
@@ -259,99 +245,6 @@ class Step:
         mix = {0: "R", 100: "W"}.get(self.write_percent, f"W{self.write_percent}")
         return f"{kind}{size} Q{self.outstanding}T{self.threads} {mix}"
 
-    def to_toml(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"name": self.name}
-        if self.kind == "command":
-            data["kind"] = "command"
-            data["command"] = self.command
-            if self.workdir:
-                data["workdir"] = self.workdir
-            if self.setup:
-                data["setup"] = self.setup
-            if self.cleanup:
-                data["cleanup"] = self.cleanup
-            if self.requires:
-                data["requires"] = list(self.requires)
-            data["timeout"] = format_duration(self.timeout)
-            data["drop_caches"] = self.drop_caches
-            data["sync"] = self.sync
-            data["cooldown"] = format_duration(self.cooldown)
-            if self.pause is not None:
-                data["pause"] = format_duration(self.pause)
-            return data
-        data.update(
-            block_size=format_size(self.block_size),
-            pattern=self.pattern,
-            write_percent=self.write_percent,
-            threads=self.threads,
-            outstanding=self.outstanding,
-            duration=format_duration(self.duration),
-            warmup=format_duration(self.warmup),
-            cooldown=format_duration(self.cooldown),
-            cache=self.cache,
-            latency=self.latency,
-        )
-        # Written only where set, so profiles and results from before these keys read back the same.
-        if self.write_through:
-            data["write_through"] = True
-        if self.pause is not None:
-            data["pause"] = format_duration(self.pause)
-        if self.steady_state:
-            data.update(steady_state=self.steady_state, steady_window=self.steady_window,
-                        steady_max_rounds=self.steady_max_rounds)
-        return data
-
-    @classmethod
-    def from_toml(cls, data: Any, where: str = "step", *, check: bool = True) -> Step:
-        if not isinstance(data, dict):
-            raise ValidationError("a step must be a table of settings", where)
-        known = {f.name for f in fields(cls)}
-        for key in data:
-            if key not in known:
-                raise _unknown_key(key, known, where)
-        kind = data.get("kind", "io")
-        if kind not in STEP_KINDS:
-            raise ValidationError(f"kind must be one of {', '.join(STEP_KINDS)}, got {kind!r}", f"{where}.kind")
-        foreign = IO_KEYS if kind == "command" else COMMAND_KEYS
-        for key in foreign:
-            if key in data:
-                raise ValidationError(f"{key!r} does not apply to a step of kind {kind!r}", f"{where}.{key}")
-        name = data.get("name")
-        if not isinstance(name, str) or not name.strip():
-            raise ValidationError("every step needs a non-empty name", f"{where}.name")
-        values: dict[str, Any] = {"name": printable(name.strip()), "kind": kind}
-        for key in ("block_size",):
-            if key in data:
-                values[key] = parse_size(data[key], field=f"{where}.{key}", allow_zero=not check)
-        for key in ("duration", "timeout"):
-            if key in data:
-                values[key] = parse_duration(data[key], field=f"{where}.{key}", allow_zero=not check)
-        for key in ("warmup", "cooldown", "pause"):
-            if key in data:
-                values[key] = parse_duration(data[key], field=f"{where}.{key}", allow_zero=True)
-        for key in ("write_percent", "threads", "outstanding", "steady_window", "steady_max_rounds"):
-            if key in data:
-                values[key] = _int(data[key], f"{where}.{key}")
-        for key in ("latency", "drop_caches", "sync", "write_through"):
-            if key in data:
-                if not isinstance(data[key], bool):
-                    raise ValidationError(f"must be true or false, got {data[key]!r}", f"{where}.{key}")
-                values[key] = data[key]
-        for key in ("pattern", "cache", "command", "workdir", "setup", "cleanup", "steady_state"):
-            if key in data:
-                if not isinstance(data[key], str):
-                    raise ValidationError(f"must be a string, got {data[key]!r}", f"{where}.{key}")
-                values[key] = data[key]
-        if "requires" in data:
-            programs = data["requires"]
-            if not isinstance(programs, list) or not all(isinstance(p, str) for p in programs):
-                raise ValidationError(f"must be a list of program names, got {programs!r}", f"{where}.requires")
-            values["requires"] = tuple(programs)
-        step = cls(**values)
-        if check:
-            step.validate(where)
-        return step
-
     def validate(self, where: str = "step", file_size: int | None = None) -> None:
         """Raise ValidationError naming the first field that breaks the model's rules."""
         if not self.name.strip():
@@ -405,39 +298,6 @@ class Step:
                 f"the test file ({format_size(file_size)}) is smaller than one block ({format_size(self.block_size)})",
                 "file_size",
             )
-
-
-# Profile keys of the presets (how repetitions run and are reported), read by _preset_values.
-PRESET_KEYS = ("aggregate", "repeat_order", "discard_first", "pause", "decimal_units")
-
-
-def _preset_values(data: dict) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for key in ("aggregate", "repeat_order"):
-        if key in data:
-            if not isinstance(data[key], str):
-                raise ValidationError(f"must be a string, got {data[key]!r}", key)
-            values[key] = data[key]
-    for key in ("discard_first", "decimal_units"):
-        if key in data:
-            if not isinstance(data[key], bool):
-                raise ValidationError(f"must be true or false, got {data[key]!r}", key)
-            values[key] = data[key]
-    if "pause" in data:
-        values["pause"] = parse_duration(data["pause"], field="pause", allow_zero=True)
-    return values
-
-
-def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValidationError(f"must be a whole number, got {value!r}", where)
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValidationError(f"must be a whole number, got {value!r}", where) from None
-    if not math.isfinite(number) or number != int(number):
-        raise ValidationError(f"must be a whole number, got {value!r}", where)
-    return int(number)
 
 
 # The origin of a profile read back from a result (what ran then, not a profile file); the TUI
@@ -562,77 +422,6 @@ class Profile:
             run = step.planned_seconds + STEP_STARTUP_SECONDS if step.is_io else 0.0
             total += run + step.cooldown + (self.pause_before(step) if n else 0.0)
         return total
-
-    def to_toml(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "file_size": format_size(self.file_size),
-            "free_space_margin": format_size(self.free_space_margin),
-            "repeat": self.repeat,
-        }
-        # Written only where not the default, so files from before these keys read back the same.
-        if self.aggregate != "mean":
-            data["aggregate"] = self.aggregate
-        if self.repeat_order != "profile":
-            data["repeat_order"] = self.repeat_order
-        if self.discard_first:
-            data["discard_first"] = True
-        if self.pause:
-            data["pause"] = format_duration(self.pause)
-        if self.decimal_units:
-            data["decimal_units"] = True
-        if self.precondition:
-            data["precondition"] = self.precondition
-        if self.params:
-            data["params"] = {p.name: p.to_toml() for p in self.params}
-        data["steps"] = [s.to_toml() for s in self.steps]
-        return data
-
-    @classmethod
-    def from_toml(cls, data: Any, origin: str = "user", *, check: bool = True) -> Profile:
-        """Read a profile table; `check=False` keeps foreign workloads (imports) as they were."""
-        if not isinstance(data, dict):
-            raise ValidationError("a profile must be a table")
-        known = {"name", "title", "description", "file_size", "free_space_margin", "repeat", "precondition", "params",
-                 "steps", "schema", *PRESET_KEYS}
-        for key in data:
-            if key not in known:
-                raise _unknown_key(key, known - {"schema"}, "")
-        name = data.get("name")
-        if not isinstance(name, str):
-            raise ValidationError("the profile needs a name", "name")
-        for key in ("title", "description"):
-            if key in data and not isinstance(data[key], str):
-                raise ValidationError(f"must be a string, got {data[key]!r}", key)
-        steps_data = data.get("steps")
-        if not isinstance(steps_data, list) or not steps_data:
-            raise ValidationError("the profile needs at least one [[steps]] table", "steps")
-        steps = tuple(Step.from_toml(s, f"steps[{i + 1}]", check=check) for i, s in enumerate(steps_data))
-        params_data = data.get("params", {})
-        if not isinstance(params_data, dict):
-            raise ValidationError("parameters are tables such as [params.archive]", "params")
-        params = tuple(Param.from_toml(name, value) for name, value in params_data.items())
-        # A key left out takes the dataclass default, so a file and Profile(...) mean the same.
-        profile = cls(
-            name=name,
-            title=printable(data.get("title", name)),
-            description=printable(data.get("description", "")),
-            file_size=parse_size(data.get("file_size", cls.file_size), field="file_size", allow_zero=not check),
-            free_space_margin=parse_size(
-                data.get("free_space_margin", cls.free_space_margin), field="free_space_margin", allow_zero=True
-            ),
-            repeat=_int(data.get("repeat", cls.repeat), "repeat"),
-            precondition=_int(data.get("precondition", cls.precondition), "precondition"),
-            steps=steps,
-            **_preset_values(data),
-            params=params,
-            origin=origin,
-        )
-        if check:
-            profile.validate()
-        return profile
 
     def validate(self) -> None:
         if not _NAME_RE.match(self.name) or len(self.name) > 80:

@@ -1,6 +1,7 @@
 """Profile parameters: values a person supplies at run time, used as `{name}` in command steps.
 
-A profile declares them (`[params.archive]` with a description, an optional default and a type);
+A profile declares them (`[params.archive]` with a description, an optional default and a type,
+read by labtui.results.profile_file);
 the CLI takes `--param archive=PATH`, the TUI asks for them. In a step's `command`, `setup` and
 `cleanup` a placeholder becomes the value quoted for the shell (a path with spaces stays one
 word); in `workdir`, which is a path and not shell text, the plain value. Two names are built in:
@@ -18,7 +19,6 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any
 from collections.abc import Iterable, Mapping
 
 from labtui.errors import ValidationError
@@ -33,7 +33,6 @@ _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # `{{` and `}}` are escapes; `{name}` is a placeholder unless a `$` comes right before it.
 _TOKEN_RE = re.compile(r"\{\{|\}\}|(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _QUOTED_RE = re.compile(r"""(["'])\{[A-Za-z_][A-Za-z0-9_]*\}\1""")
-_PARAM_KEYS = ("description", "default", "type")
 
 
 @dataclass(frozen=True)
@@ -48,34 +47,6 @@ class Param:
     @property
     def required(self) -> bool:
         return self.default is None
-
-    def to_toml(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"description": self.description}
-        if self.default is not None:
-            data["default"] = self.default
-        if self.type != "text":
-            data["type"] = self.type
-        return data
-
-    @classmethod
-    def from_toml(cls, name: Any, data: Any, where: str = "params") -> Param:
-        at = f"{where}.{name}"
-        if not isinstance(data, dict):
-            raise ValidationError(
-                "a parameter is a table such as [params.archive] with description = \"...\"", at
-            )
-        for key in data:
-            if key not in _PARAM_KEYS:
-                close = difflib.get_close_matches(str(key), _PARAM_KEYS, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise ValidationError(f"unknown key {key!r}{hint}", at)
-        for key in _PARAM_KEYS:
-            if key in data and not isinstance(data[key], str):
-                raise ValidationError(f"must be a string, got {data[key]!r}", f"{at}.{key}")
-        param = cls(name=str(name), description=data.get("description", ""), default=data.get("default"),
-                    type=data.get("type", "text"))
-        param.validate(where)
-        return param
 
     def validate(self, where: str = "params") -> None:
         at = f"{where}.{self.name}"

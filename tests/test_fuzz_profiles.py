@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 from labtui.errors import LabtuiError
 from labtui.model import Profile
 from labtui.results.files import dumps_toml
-from labtui.results.store import builtin_profiles, parse_profile_text
+from labtui.results.profile_file import parse_profile_text, profile_to_table
+from labtui.results.store import builtin_profiles
 from labtui.units import parse_duration, parse_size
 
-PROFILE_TEXTS = [dumps_toml(p.to_toml()) for p in builtin_profiles()]
+PROFILE_TEXTS = [dumps_toml(profile_to_table(p)) for p in builtin_profiles()]
 TOKENS = ["0", "-1", "1e99", "nan", "inf", '"64K"', '"0"', '"-5s"', "true", "[]", "{}", '"random"', '"x"',
           "4097", '"1Q"', "1.5", '""', "999999999999999999999"]
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from labtui.errors import ValidationError
-from labtui.model import Profile
 from labtui.params import Param, expand, parse_assignments, placeholders, resolve
+from labtui.results.profile_file import profile_from_table, profile_to_table
 
 
 def profile_data(params=None, **step):
@@ -25,18 +25,18 @@ def profile_data(params=None, **step):
 
 def rejected(data) -> ValidationError:
     with pytest.raises(ValidationError) as info:
-        Profile.from_toml(data)
+        profile_from_table(data)
     return info.value
 
 
 def test_a_parameter_is_declared_as_a_table_and_round_trips():
-    profile = Profile.from_toml(profile_data({"archive": {"description": "the archive", "type": "file"},
+    profile = profile_from_table(profile_data({"archive": {"description": "the archive", "type": "file"},
                                               "level": {"default": "1"}},
                                              command="zpaq x {archive} -to {scratch} -method {level}"))
     assert profile.params == (Param("archive", "the archive", None, "file"), Param("level", "", "1", "text"))
     assert [p.required for p in profile.params] == [True, False]
-    assert Profile.from_toml(profile.to_toml()) == profile
-    assert profile.to_toml()["params"] == {"archive": {"description": "the archive", "type": "file"},
+    assert profile_from_table(profile_to_table(profile)) == profile
+    assert profile_to_table(profile)["params"] == {"archive": {"description": "the archive", "type": "file"},
                                            "level": {"description": "", "default": "1"}}
 
 
@@ -68,7 +68,7 @@ def test_shell_text_that_is_not_a_placeholder_passes_through():
     assert placeholders(text) == ["archive"]
     out = expand(text, {"archive": "my file.zpaq"}, shell=True)
     assert out == "echo ${HOME} $(date) {a,b} {archive} | awk '{print $1}' 'my file.zpaq'"
-    Profile.from_toml(profile_data(command=text))  # declared and used: valid
+    profile_from_table(profile_data(command=text))  # declared and used: valid
 
 
 @given(st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\0"), min_size=1, max_size=40))

@@ -28,6 +28,7 @@ from labtui.render.comparison import comparison_markdown, statistics_table
 from labtui.render.export import COLUMN_NAMES, render
 from labtui.render.result_tables import result_steps_table
 from labtui.results.files import dumps_toml, loads_toml
+from labtui.results.profile_file import profile_from_table, profile_to_table, step_to_table
 from labtui.results.store import Store
 from labtui.tui.profile_draft import ProfileDraft
 from factories import make_result
@@ -67,7 +68,7 @@ pause = "0s"
 
 
 def preset(**changes) -> Profile:
-    return replace(Profile.from_toml(loads_toml(PRESET)), **changes)
+    return replace(profile_from_table(loads_toml(PRESET)), **changes)
 
 
 # --------------------------------------------------------------------------- the file format
@@ -79,12 +80,12 @@ def test_the_preset_keys_read_back_as_written():
         "best", "step", True, 0.6, True)
     read, write = profile.steps
     assert (read.write_through, read.pause, write.write_through, write.pause) == (False, None, True, 0.0)
-    again = Profile.from_toml(loads_toml(dumps_toml(profile.to_toml())))
+    again = profile_from_table(loads_toml(dumps_toml(profile_to_table(profile))))
     assert again == profile
     # A profile without them writes none of them: files from before read and write back the same.
     plain = Profile(name="plain", steps=(Step(name="s"),))
-    assert not {"aggregate", "repeat_order", "discard_first", "pause", "decimal_units"} & set(plain.to_toml())
-    assert not {"write_through", "pause"} & set(plain.steps[0].to_toml())
+    assert not {"aggregate", "repeat_order", "discard_first", "pause", "decimal_units"} & set(profile_to_table(plain))
+    assert not {"write_through", "pause"} & set(step_to_table(plain.steps[0]))
 
 
 @pytest.mark.parametrize("change, message", [
@@ -103,7 +104,7 @@ def test_the_preset_keys_read_back_as_written():
 def test_bad_preset_keys_are_one_line_errors_naming_the_key(change, message):
     data = loads_toml(PRESET) | change
     with pytest.raises(ValidationError) as caught:
-        Profile.from_toml(data)
+        profile_from_table(data)
     text = str(caught.value)
     assert message in text and "\n" not in text
 

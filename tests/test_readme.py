@@ -30,7 +30,6 @@ def test_ci_runs_the_readme_test_command_verbatim():
     ci = (REPO / ".ci" / "run").read_text().splitlines()
     assert _quick_start_commands()[1] in ci
 
-
 def _section(title: str) -> str:
     return (REPO / "README.md").read_text().split(f"## {title}", 1)[1].split("\n## ", 1)[0]
 
@@ -60,11 +59,11 @@ def test_the_command_step_example_is_a_profile_that_runs(tmp_path):
     import tomllib
 
     from labtui.engine.command import CommandEngine
-    from labtui.model import Profile
+    from labtui.results.profile_file import profile_from_table
 
     section = _section("Real-world workloads: command steps, zpaq-extract, make-archive")
     (example,) = _re.findall(r"```toml\n(.*?)```", section, _re.S)
-    profile = Profile.from_toml(tomllib.loads(example))
+    profile = profile_from_table(tomllib.loads(example))
     image = tmp_path / "win 11.vhdx"
     image.write_bytes(b"disk")
     step = profile.steps[0]

@@ -9,7 +9,8 @@ import pytest
 
 from labtui.analysis import steady
 from labtui.errors import ValidationError
-from labtui.model import MIB, Step, SteadyRule
+from labtui.model import MIB, SteadyRule
+from labtui.results.profile_file import step_from_table, step_to_table
 
 SNIA = SteadyRule.parse("snia")
 
@@ -141,10 +142,10 @@ def test_bad_rules_are_refused_with_the_reason(text, window, rounds, message):
 def test_rules_read_back_as_written():
     for text in ("snia", "snia:mib_s", "snia:latency", "iops_slope:0.1%", "bw:1048576", "lat:5%"):
         assert SteadyRule.parse(text).text == text
-    step = Step.from_toml({"name": "s", "steady_state": "snia:mib_s", "duration": "60s"})
-    assert Step.from_toml(step.to_toml()) == step
+    step = step_from_table({"name": "s", "steady_state": "snia:mib_s", "duration": "60s"})
+    assert step_from_table(step_to_table(step)) == step
     assert step.planned_seconds == 2 + 25 * 60
     with pytest.raises(ValidationError, match="needs latency = true"):
-        Step.from_toml({"name": "s", "steady_state": "lat:5%", "latency": False})
+        step_from_table({"name": "s", "steady_state": "lat:5%", "latency": False})
     with pytest.raises(ValidationError, match="does not apply"):
-        Step.from_toml({"name": "s", "kind": "command", "command": "true", "steady_state": "snia"})
+        step_from_table({"name": "s", "kind": "command", "command": "true", "steady_state": "snia"})

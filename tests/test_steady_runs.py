@@ -13,6 +13,7 @@ from labtui.engine.events import PreconditionProgress, RunFinished, SampleTaken,
 from labtui.engine.runner import RunOptions, Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
+from labtui.results.profile_file import profile_from_table
 from labtui.results.store import Store, result_from_toml, result_to_json
 
 MIB = 1024 * 1024
@@ -129,9 +130,9 @@ def test_preconditioning_writes_the_file_sequentially_n_times_with_progress(disk
 
 def test_a_profile_without_io_steps_has_nothing_to_precondition():
     with pytest.raises(LabtuiError, match="nothing to precondition"):
-        Profile.from_toml({"name": "p", "precondition": 2, "steps": [{"name": "c", "kind": "command", "command": "true"}]})
+        profile_from_table({"name": "p", "precondition": 2, "steps": [{"name": "c", "kind": "command", "command": "true"}]})
     with pytest.raises(LabtuiError, match="from 0 to 10"):
-        Profile.from_toml({"name": "p", "precondition": 11, "steps": [{"name": "s"}]})
+        profile_from_table({"name": "p", "precondition": 11, "steps": [{"name": "s"}]})
 
 
 def test_a_steady_step_needs_something_to_judge_it(disk_dir, tmp_path):

@@ -18,6 +18,7 @@ from labtui.engine.events import PreconditionProgress, RunStarted, SampleTaken, 
 from labtui.model import EngineInfo, Precondition, Profile, Sample, Step, SteadyRule, TargetInfo
 from labtui.render import export
 from labtui.render.steady_state import live_lines, steady_summary_lines
+from labtui.results.profile_file import step_to_table
 from labtui.results.store import Store, builtin_profiles
 from labtui.tui.profile_draft import ProfileDraft
 from tui_support import ScriptedRunner, make_app, wait_for, widget_text
@@ -112,7 +113,7 @@ def test_the_editor_keeps_a_profiles_steady_state_and_preconditioning():
     draft.set_step_field(0, "steady_window", "1")
     assert draft.errors() == {"steps[1].steady_window": "the window must be 2..1000 rounds, got 1"}
     plain = ProfileDraft(next(p for p in builtin_profiles() if p.name == "quick-sanity"))
-    assert not plain.dirty and "steady_state" not in plain.build().steps[0].to_toml()
+    assert not plain.dirty and "steady_state" not in step_to_table(plain.build().steps[0])
 
 
 def test_cli_show_prints_the_steady_state_and_the_preconditioning(labtui_home):

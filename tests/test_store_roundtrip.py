@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from strategies import profiles, run_results, step_results
 
 from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
+from labtui.results.profile_file import profile_from_table, profile_to_table
 from labtui.results.result_file import to_plain, result_from_toml, result_to_toml
 from labtui.results.store import Store, result_to_json
 
@@ -29,7 +30,7 @@ def test_result_text_round_trip(result: RunResult):
 @given(profiles(valid=False))
 def test_profile_table_round_trip(profile: Profile):
     # A result keeps its profile as it was run (or imported), checked or not.
-    assert Profile.from_toml(profile.to_toml(), origin="result", check=False) == profile
+    assert profile_from_table(profile_to_table(profile), origin="result", check=False) == profile
 
 
 @few

@@ -538,7 +538,7 @@ async def test_start_before_the_engine_check_has_answered_says_so_and_starts_not
             await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
             screen = app.screen
             from labtui.engine.target_choice import Target
-            from labtui.results.store import parse_profile_text
+            from labtui.results.profile_file import parse_profile_text
 
             app.profile = parse_profile_text(short_profile(), "test")
 
@@ -566,7 +566,7 @@ async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_h
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.engines_known,
                        what="the failed engine check")
         from labtui.engine.target_choice import Target
-        from labtui.results.store import parse_profile_text
+        from labtui.results.profile_file import parse_profile_text
 
         app.profile = parse_profile_text(short_profile(), "test")
         app.target = Target(target)

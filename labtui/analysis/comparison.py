@@ -50,6 +50,7 @@ from labtui.analysis.stats import (
     steadiness,
     welch_of,
 )
+from labtui.results.profile_file import step_to_table
 from labtui.units import format_duration, format_size
 
 DEFAULT_TOLERANCE_PCT = 5.0
@@ -353,7 +354,7 @@ class StepGroup:
         return {
             "name": self.name,
             "label": self.label,
-            "workload": self.step.to_toml() | {"name": None},
+            "workload": step_to_table(self.step) | {"name": None},
             "occurrence": self.occurrence,
             "names": [s.name if s else None for s in self.steps],
             "notes": list(self.notes),

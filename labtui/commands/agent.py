@@ -62,7 +62,7 @@ def _run(request: dict, channel) -> int:
     from labtui.commands.common import open_store
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import LabtuiError
-    from labtui.results.store import parse_profile_text
+    from labtui.results.profile_file import parse_profile_text
 
     profile_text, target = request.get("profile"), request.get("target")
     if not isinstance(profile_text, str) or not isinstance(target, str):

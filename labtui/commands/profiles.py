@@ -11,7 +11,9 @@ def add_arguments(parser) -> None:
 
 
 def _as_json(profile) -> dict:
-    return profile.to_toml() | {"origin": profile.origin, "planned_seconds": profile.planned_seconds}
+    from labtui.results.profile_file import profile_to_table
+
+    return profile_to_table(profile) | {"origin": profile.origin, "planned_seconds": profile.planned_seconds}
 
 
 def run(args) -> int:

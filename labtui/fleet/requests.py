@@ -13,7 +13,7 @@ from typing import Any
 from labtui.errors import LabtuiError
 from labtui.fleet.hosts import Host
 from labtui.model import Profile
-from labtui.results.files import dumps_toml
+from labtui.results.profile_file import profile_to_text
 
 Request = Callable[[Host], dict[str, Any]]
 
@@ -40,7 +40,7 @@ def run_request(hosts: Sequence[Host], profile: Profile, *, target: str | None =
                 keep_file: bool = False) -> Request:
     over_ssh(hosts)
     where = targets(hosts, target)
-    text = dumps_toml(profile.to_toml())
+    text = profile_to_text(profile)
     values = dict(params or {})
 
     def request(host: Host) -> dict[str, Any]:

@@ -67,9 +67,10 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.errors import LabtuiError
-from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, Sample, SteadyState, Step, StepResult, TargetInfo
+from labtui.model import SCHEMA, EngineInfo, HostInfo, Sample, SteadyState, StepResult, TargetInfo
 from labtui.results import result_file
 from labtui.results.files import json_safe
+from labtui.results.profile_file import profile_from_table, profile_to_table, step_from_table, step_to_table
 
 PROTOCOL = 1
 PING_SECONDS = 5.0  # the local side says at least this often that it is there
@@ -120,7 +121,7 @@ def mismatch(message: dict[str, Any]) -> str | None:
 def event_to_wire(event: Event) -> dict[str, Any]:
     """An engine event as a wire message."""
     if isinstance(event, RunStarted):
-        return {"type": "run_started", "run_id": event.run_id, "profile": event.profile.to_toml(),
+        return {"type": "run_started", "run_id": event.run_id, "profile": profile_to_table(event.profile),
                 "target": plain(event.target), "engine": plain(event.engine), "steps_total": event.steps_total,
                 "planned_seconds": event.planned_seconds}
     if isinstance(event, PrepareProgress):
@@ -132,7 +133,7 @@ def event_to_wire(event: Event) -> dict[str, Any]:
     if isinstance(event, SteadyRound):
         return {"type": "steady_round", "index": event.index, "state": plain(event.state)}
     if isinstance(event, StepStarted):
-        return {"type": "step_started", "index": event.index, "total": event.total, "step": event.step.to_toml(),
+        return {"type": "step_started", "index": event.index, "total": event.total, "step": step_to_table(event.step),
                 "repetition": event.repetition, "command_line": event.command_line}
     if isinstance(event, SampleTaken):
         return {"type": "sample", "index": event.index, "phase": event.phase, "sample": plain(event.sample)}
@@ -158,7 +159,7 @@ def event_from_wire(message: dict[str, Any]) -> Event:
         if kind == "run_started":
             return RunStarted(
                 run_id=_str(message["run_id"]),
-                profile=Profile.from_toml(message["profile"], origin="fleet", check=False),
+                profile=profile_from_table(message["profile"], origin="fleet", check=False),
                 target=_model(TargetInfo, message["target"]),
                 engine=_model(EngineInfo, message["engine"]),
                 steps_total=_int(message["steps_total"]),
@@ -176,7 +177,7 @@ def event_from_wire(message: dict[str, Any]) -> Event:
         if kind == "step_started":
             line = message.get("command_line")
             return StepStarted(_int(message["index"]), _int(message["total"]),
-                               Step.from_toml(message["step"], check=False), _int(message["repetition"]),
+                               step_from_table(message["step"], check=False), _int(message["repetition"]),
                                None if line is None else _str(line))
         if kind == "sample":
             phase = _str(message["phase"])

@@ -17,7 +17,7 @@ below is defined.
                                     #   labtui.analysis.bottleneck; absent in older files), filesystem, mount_point ...
     [engine]                        # EngineInfo: name, version, command_line
     [profile]                       # the profile as it ran, in the profile file's own keys
-    [[profile.steps]]               #   (labtui.model Step.to_toml), read back without validation:
+    [[profile.steps]]               #   (labtui.results.profile_file), read back without validation:
                                     #   a result keeps what ran even if today's rules refuse it
     [preparation]                   # Preparation: bytes, seconds, direct (how the test file was written)
     [precondition]                  # Precondition: passes, bytes, seconds, pass_seconds, direct (the
@@ -69,12 +69,13 @@ from labtui.model import (
 )
 from labtui.printable import printable
 from labtui.results.files import dumps_toml, loads_toml
+from labtui.results.profile_file import profile_from_table, profile_to_table, step_from_table, step_to_table
 
 
 def to_plain(value: Any) -> Any:
     """Turn a result dataclass tree into TOML-ready values; None fields are left out."""
     if isinstance(value, (Profile, Step)):
-        return value.to_toml()
+        return profile_to_table(value) if isinstance(value, Profile) else step_to_table(value)
     if isinstance(value, StepResult):
         data = dataclass_to_plain(value, skip=("samples",))
         if value.samples:
@@ -152,9 +153,9 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
         item = typing.get_args(hint)[0]
         return tuple(_from_plain(item, v, f"{where}[{i}]") for i, v in enumerate(value))
     if hint is Profile:
-        return Profile.from_toml(value, origin=RESULT_ORIGIN, check=False)
+        return profile_from_table(value, origin=RESULT_ORIGIN, check=False)
     if hint is Step:
-        return Step.from_toml(value, check=False)
+        return step_from_table(value, check=False)
     if isinstance(hint, type) and is_dataclass(hint):
         return dataclass_from_plain(hint, value, where)
     if hint is float:

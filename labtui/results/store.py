@@ -2,7 +2,8 @@
 
 Layout under the data root (`LABTUI_HOME`, else the XDG data dir):
     results/<id>.toml     one file per run or import (its format: labtui.results.result_file)
-    profiles/<name>.toml  user profiles (built-in ones are package data, never written)
+    profiles/<name>.toml  user profiles (built-in ones are package data, never written; the
+                          format: labtui.results.profile_file)
     config.toml           settings such as the chosen theme
     cache/                derived data, safe to delete (labtui.results.summaries: the results' summary index)
     running/<id>.json     a marker per run in progress (its process, its test file), so the next
@@ -35,6 +36,7 @@ from labtui.model import (
     new_result_id,
 )
 from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_toml
+from labtui.results.profile_file import parse_profile_text, profile_to_text, step_to_table
 from labtui.results.result_file import dataclass_to_plain, result_from_toml, result_to_toml
 from labtui.settings import Settings, SettingsFile
 
@@ -110,7 +112,7 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
             "kind": s.step.kind,
             "repetition": s.repetition,
             "status": s.status,
-            "workload": s.step.to_toml(),
+            "workload": step_to_table(s.step),
             "read": direction(s.read),
             "write": direction(s.write),
             "total": direction(s.total),
@@ -400,7 +402,7 @@ class Store:
         """Save as a user profile. A built-in name gets a user copy; built-ins are never touched."""
         profile.validate()
         path = self.profiles_dir / f"{profile.name}.toml"
-        text = "schema = 1\n" + dumps_toml(profile.to_toml())
+        text = profile_to_text(profile)
         try:
             atomic_write(path, text, exclusive=not overwrite)
         except FileExistsError:
@@ -482,20 +484,6 @@ def _load_user_profile(path: Path) -> Profile:
             f"rename the file to {profile.name}.toml or set name = {path.stem!r}"
         )
     return profile
-
-
-def parse_profile_text(text: str, where: str, origin: str = "user") -> Profile:
-    try:
-        data = loads_toml(text)
-    except ValueError as exc:  # TOMLDecodeError, too deep, or an integer of more than 4300 digits
-        raise ValidationError(f"{where}: not valid TOML: {exc}") from None
-    schema = data.pop("schema", 1)
-    if schema != 1:
-        raise ValidationError(f"{where}: profile schema {schema!r} is not one this labtui reads")
-    try:
-        return Profile.from_toml(data, origin=origin)
-    except ValidationError as exc:
-        raise ValidationError(f"{where}: {exc}") from None
 
 
 def builtin_profiles() -> list[Profile]:

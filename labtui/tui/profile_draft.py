@@ -1,9 +1,9 @@
 """Profile drafts for the workload editor: the fields as typed, checked by the model's own rules.
 
 A draft keeps every value as the person typed it (text for sizes, durations and numbers) and
-asks `Profile.from_toml` / `Step.from_toml` — the same code that reads profile files — whether
-it is acceptable. Nothing here knows a rule of its own: an error is whatever the model says,
-attached to the field the model names.
+asks labtui.results.profile_file's `profile_from_table` / `step_from_table` — the same code that
+reads profile files — whether it is acceptable. Nothing here knows a rule of its own: an error
+is whatever the model says, attached to the field the model names.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 from labtui.errors import ValidationError
-from labtui.model import PRESET_KEYS, Profile, Step
+from labtui.model import Profile, Step
+from labtui.results.profile_file import PRESET_KEYS, profile_from_table, profile_to_table, step_from_table, step_to_table
 
 PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat", "precondition")
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
@@ -45,8 +46,8 @@ def _as_typed(value: Any) -> Any:
 
 def _step_values(step: Step) -> dict[str, Any]:
     """Every field of both kinds, so switching a step's kind back and forth loses nothing."""
-    values = {k: _as_typed(v) for k, v in replace(step, kind="io").to_toml().items()}
-    values.update({k: _as_typed(v) for k, v in replace(step, kind="command").to_toml().items()})
+    values = {k: _as_typed(v) for k, v in step_to_table(replace(step, kind="io")).items()}
+    values.update({k: _as_typed(v) for k, v in step_to_table(replace(step, kind="command")).items()})
     values.setdefault("workdir", "")
     values.setdefault("setup", "")
     values.setdefault("cleanup", "")
@@ -78,7 +79,7 @@ class StepDraft:
 
     def step(self, index: int) -> Step | None:
         try:
-            return Step.from_toml(self.table(), f"steps[{index + 1}]")
+            return step_from_table(self.table(), f"steps[{index + 1}]")
         except ValidationError:
             return None
 
@@ -94,7 +95,7 @@ class ProfileDraft:
 
     def __init__(self, profile: Profile) -> None:
         self.original = profile
-        data = profile.to_toml()
+        data = profile_to_table(profile)
         # A key a profile file may leave out (precondition = 0) is shown with its value.
         self.fields: dict[str, Any] = {k: _as_typed(data.get(k, getattr(profile, k))) for k in PROFILE_FIELDS}
         self.good_fields = dict(self.fields)
@@ -145,7 +146,7 @@ class ProfileDraft:
     def _remember_good(self) -> None:
         for i, step in enumerate(self.steps):
             try:
-                Step.from_toml(step.table(), f"steps[{i + 1}]")
+                step_from_table(step.table(), f"steps[{i + 1}]")
                 step.good = step.table()
             except ValidationError:
                 pass
@@ -159,7 +160,7 @@ class ProfileDraft:
 
     def _profile_from(self, fields: dict[str, Any], steps: list[dict[str, Any]]) -> Profile:
         params = {"params": self.params} if self.params else {}
-        return Profile.from_toml({**fields, **self.kept, **params, "steps": steps}, origin=self.original.origin)
+        return profile_from_table({**fields, **self.kept, **params, "steps": steps}, origin=self.original.origin)
 
     def accepted(self) -> Profile:
         """The profile as the model last accepted it, field by field (what the refused fields were
@@ -188,7 +189,7 @@ class ProfileDraft:
         for i, step in enumerate(self.steps):
             where = f"steps[{i + 1}]"
             try:
-                Step.from_toml(step.table(), where)
+                step_from_table(step.table(), where)
                 continue
             except ValidationError as exc:
                 errors.setdefault(exc.field or where, exc.reason)
@@ -198,7 +199,7 @@ class ProfileDraft:
                     continue
                 candidate = step.table({**base, key: step.values.get(key, "")})
                 try:
-                    Step.from_toml(candidate, where)
+                    step_from_table(candidate, where)
                 except ValidationError as exc:
                     errors.setdefault(exc.field or step_field_path(i, key), exc.reason)
         if not errors:
@@ -226,7 +227,7 @@ def changes(original: Profile, edited: Profile) -> list[tuple[str, str, str]]:
     profile file's terms: "file_size" for the profile's own, "steps[2].duration" for one step's,
     "steps[*].duration" where every step changed alike. Name, title and description are left out."""
     found: list[tuple[str, str, str]] = []
-    old, new = original.to_toml(), edited.to_toml()
+    old, new = profile_to_table(original), profile_to_table(edited)
     for key in PROFILE_FIELDS[3:]:
         if new.get(key, getattr(edited, key)) != old.get(key, getattr(original, key)):
             found.append((key, str(new.get(key, getattr(edited, key))), str(old.get(key, getattr(original, key)))))
