@@ -1,13 +1,18 @@
-"""The Fleet screen's table at 80 and 120 columns: within the screen at 120 (the verdict takes what
-the other columns leave), and no stray scrollbar at 80, where the verdict is in the detail line."""
+"""The Fleet screen at 80 and 120 columns: the table within the screen (the verdict takes what the
+other columns leave, cut with an ellipsis, whole in the detail line), no stray scrollbar, the whole hint."""
 
 from __future__ import annotations
 
-import pytest
-from textual.widgets import DataTable
+from pathlib import Path
 
+import pytest
+from textual.widgets import DataTable, Input
+
+from labtui.results.store import Store
 from labtui.screens.fleet import FleetScreen
-from tui_support import make_app, screen_text, wait_for
+from labtui.settings import Settings
+from sshlab import require_sshd
+from tui_support import make_app, screen_text, wait_for, widget_text
 
 
 @pytest.fixture
@@ -33,3 +38,49 @@ async def test_the_hosts_table_does_not_scroll_sideways_where_it_fits_nor_show_a
         if size[0] >= 120:
             assert "Verdict" in lines[header]
             assert table.virtual_size.width <= table.scrollable_content_region.width
+
+
+async def test_the_hosts_file_hint_is_whole_at_80_columns(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
+        await pilot.pause()
+        field = app.screen.query_one("#fleet-file", Input)
+        assert len(field.placeholder) <= field.content_region.width, field.placeholder
+        assert field.placeholder in screen_text(app)
+        # What the hint no longer holds is in the status line, which wraps.
+        assert "README" in widget_text(app, "#fleet-status") and "Many hosts" in widget_text(app, "#fleet-status")
+
+
+def _refused_hosts(tmp_path) -> Path:
+    """Two hosts whose ssh is refused at once (nothing listens on port 1): each ends with a long reason."""
+    require_sshd()
+    hosts = tmp_path / "refused.toml"
+    entry = ('[[hosts]]\nname = "{}"\nssh = "lab@127.0.0.1"\nport = 1\ntarget = "/srv/bench"\n'
+             'ssh_options = ["-F", "/dev/null", "-o", "BatchMode=yes"]\n')
+    hosts.write_text(entry.format("lab-01") + "\n" + entry.format("lab-02"))
+    return hosts
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_long_verdict_is_cut_with_an_ellipsis_on_screen_and_whole_in_the_detail(labtui_home, tmp_path, size):
+    Store(labtui_home).save_settings(Settings(profile="quick-sanity", profile_origin="builtin"))
+    app = make_app(labtui_home, hosts_file=str(_refused_hosts(tmp_path)))
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        screen = app.screen
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.fleet is not None and all(r.ended for r in screen.fleet.runs)
+                       and not app.run_active, timeout=60, what="both hosts refused")
+        await wait_for(pilot, lambda: "Connection refused" in widget_text(app, "#fleet-detail"), what="the detail")
+        reason = screen.fleet.runs[0].reason.removeprefix("lab-01: ")
+        assert len(reason) > 50, reason  # longer than the table leaves it at either width
+        lines = screen_text(app).splitlines()
+        row = next(line for line in lines if line.split()[:1] == ["lab-01"])
+        assert "unreachable" in row
+        shown = row.split("unreachable", 1)[1].strip()
+        assert shown.endswith("…") and reason.startswith(shown[:-1].strip()), (shown, reason)
+        table = screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width, "the table scrolls sideways"
+        assert reason in " ".join(widget_text(app, "#fleet-detail").split())

@@ -2,7 +2,9 @@
 
 The same fleet run as `labtui run --hosts FILE` (labtui.fleet.session): each host's row shows
 its state, step, IOPS and MiB/s of its latest interval, a sparkline of its recent MiB/s and, at
-the end, its verdict against the first host that completed (labtui.fleet.summary). Enter opens
+the end, its verdict against the first host that completed (labtui.fleet.summary); at 80
+columns the step and the verdict share a column, and a text cut to its column ends with "…" (the
+highlighted host's is whole in the detail line under the table). Enter opens
 that host's run, live, with the charts of the Run screen. The rows are redrawn on a timer at
 most twice a second, whatever the number of hosts and samples.
 """
@@ -13,6 +15,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -28,6 +31,7 @@ from labtui.render.result_tables import fmt_iops, fmt_mib
 from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.tui.columns import shorten
 from labtui.tui.context import LabtuiScreen, cursor_blinks
 from labtui.tui.work import report_failure
 
@@ -37,12 +41,19 @@ if TYPE_CHECKING:
     from labtui.fleet.summary import HostsSummary
 
 FRAME_SECONDS = 0.5
-NARROW = 100
 SPARK_WIDTH = 16
-VERDICT_MIN = 9  # "reference", "completed": below it, the table scrolls sideways (80 columns, long host names)
-# (key, heading, width): the cells change with every sample, so the widths are fixed, not measured.
-COLUMNS = (("host", "Host", 12), ("state", "State", 11), ("step", "Step", 30), ("iops", "IOPS", 8),
-           ("mib", "MiB/s", 8), ("recent", "Recent MiB/s", SPARK_WIDTH), ("verdict", "Verdict", 48))
+WIDE_VERDICT_MIN = 24  # below it, the narrow layout: "noise unknown (single runs)" whole where the width allows
+FLEX_MIN = 9  # "reference", "completed": below it, the table scrolls sideways (80 columns, long host names)
+HOST_MAX = 20  # a longer name is cut in its row (whole in the detail line)
+# (key, heading, width): the cells change with every sample, so the widths are fixed, not measured;
+# the last column takes what the others leave (_rows).
+Columns = tuple[tuple[str, str, int], ...]
+WIDE_COLUMNS: Columns = (("host", "Host", 12), ("state", "State", 11), ("step", "Step", 26), ("iops", "IOPS", 8),
+                         ("mib", "MiB/s", 8), ("recent", "Recent MiB/s", SPARK_WIDTH), ("verdict", "Verdict", 48))
+# Where the wide layout leaves the verdict too little (80 columns), a step and a verdict share one
+# column: a host shows its step while it runs and its verdict once it has ended.
+NARROW_COLUMNS: Columns = (("host", "Host", 12), ("state", "State", 11), ("iops", "IOPS", 8), ("mib", "MiB/s", 8),
+                           ("recent", "Recent", SPARK_WIDTH // 2), ("verdict", "Step / verdict", 30))
 STATE_STYLES = {"completed": "$success", "pass": "$success", "failed": "$error", "fail": "$error",
                 "unreachable": "$error", "refused": "$error", "aborted": "$warning", "cannot tell": "$warning"}
 
@@ -73,13 +84,13 @@ class FleetScreen(LabtuiScreen[None]):
         self._worker: Worker | None = None
         self._dirty = False
         self.summary: HostsSummary | None = None
+        self._columns = WIDE_COLUMNS
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Fleet")
         with Horizontal(id="fleet-bar"):
             yield Static("Hosts file ", id="fleet-label")
-            yield Input(placeholder="a TOML file of [[hosts]] entries (see the README: Many hosts); Enter opens it",
-                        id="fleet-file", compact=True)
+            yield Input(placeholder="a TOML file of [[hosts]] entries; Enter opens it", id="fleet-file", compact=True)
         yield Static(id="fleet-status", markup=False)
         yield DataTable(id="fleet-table", cursor_type="row", zebra_stripes=False)
         yield Static(id="fleet-detail", markup=False)
@@ -87,9 +98,7 @@ class FleetScreen(LabtuiScreen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for key, label, width in COLUMNS:
-            table.add_column(label, key=key, width=width)
+        self._rows([])
         self.query_one("#fleet-file", Input).cursor_blink = cursor_blinks(self.app)
         given = self.lab.hosts_file
         remembered = given if given is not None else self.lab.settings.hosts_file
@@ -97,7 +106,8 @@ class FleetScreen(LabtuiScreen[None]):
             self.query_one("#fleet-file", Input).value = remembered
             self.open_hosts(remembered)
         else:
-            self._say("Give a hosts file and press Enter; ctrl+s then runs the chosen profile on every host.")
+            self._say("Give a hosts file (its form: the README, Many hosts) and press Enter; ctrl+s then runs the "
+                      "chosen profile on every host.")
         self.set_interval(FRAME_SECONDS, self._frame)
 
     # ------------------------------------------------------------------ the hosts file
@@ -269,31 +279,47 @@ class FleetScreen(LabtuiScreen[None]):
                                            else "together, from one shared instant."))
 
     def on_resize(self) -> None:
-        # Narrow terminals: shorter step and sparkline columns; the verdict is in full below the table.
-        table = self.query_one(DataTable)
-        narrow = self.size.width < NARROW
-        table.columns[ColumnKey("step")].width = 22 if narrow else 30
-        table.columns[ColumnKey("recent")].width = SPARK_WIDTH // 2 if narrow else SPARK_WIDTH
-        self._fit_verdict()
-        table.refresh()
+        self._rows(self._runs())
 
-    def _fit_verdict(self) -> None:
-        # The verdict takes the width the other columns leave (and is in full in the detail line):
-        # at its fixed 48 the table ran past the edge and scrolled sideways, a lone scrollbar thumb
-        # under the rows and the verdict cut off at 120 columns.
+    def _rows(self, runs: list[HostRun]) -> None:
+        """The table's rows for `runs`, in the layout that fits the screen's width."""
         table = self.query_one(DataTable)
-        verdict = ColumnKey("verdict")
-        others = sum(c.width + 2 * table.cell_padding for key, c in table.columns.items() if key != verdict)
+        row = table.cursor_row
+        host = min(HOST_MAX, max([4] + [len(r.name) for r in runs]))
+        columns = NARROW_COLUMNS if self._room(WIDE_COLUMNS, host) < WIDE_VERDICT_MIN else WIDE_COLUMNS
+        if columns is not self._columns or not table.columns:
+            self._columns = columns
+            table.clear(columns=True)
+            for key, label, width in columns:
+                table.add_column(label, key=key, width=width)
+        else:
+            table.clear()
+        table.columns[ColumnKey("host")].width = host
+        # The last column takes the width the others leave (its text is cut with an ellipsis there,
+        # whole in the detail line): at a fixed width the table ran past the edge and scrolled
+        # sideways, a lone scrollbar thumb under the rows and the verdict cut off at 120 columns.
+        flex = table.columns[ColumnKey(columns[-1][0])]
+        flex.width = max(FLEX_MIN, self._room(columns, host))
+        flex.label = Text(shorten(columns[-1][1], flex.width))
+        for host_run in runs:
+            table.add_row(*self._cells(host_run).values(), key=host_run.name)
+        if runs:
+            table.move_cursor(row=min(row, len(runs) - 1))
+        self._show_detail()
+
+    def _room(self, columns: Columns, host: int) -> int:
+        """The width `columns` leave their last column on this screen with a host column `host` wide."""
+        padding = 2 * self.query_one(DataTable).cell_padding
+        others = host + sum(width for _, _, width in columns[1:-1]) + padding * len(columns)
         # The table's margins, and room for a vertical scrollbar once there are more hosts than rows.
-        room = self.size.width - 2 - 2 - others - 2 * table.cell_padding
-        table.columns[verdict].width = max(VERDICT_MIN, room)
+        return self.size.width - 2 - 2 - others
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self._show_detail()
 
     def _show_detail(self) -> None:
         table = self.query_one(DataTable)
-        runs = self.fleet.runs if self.fleet is not None else [HostRun(h) for h in self.hosts]
+        runs = self._runs()
         if not runs or not table.row_count:
             self.query_one("#fleet-detail", Static).update("")
             return
@@ -331,42 +357,50 @@ class FleetScreen(LabtuiScreen[None]):
     def _changed(self, _host_run: HostRun) -> None:
         self._dirty = True
 
+    def _runs(self) -> list[HostRun]:
+        return self.fleet.runs if self.fleet is not None else [HostRun(h) for h in self.hosts]
+
     def _frame(self) -> None:
         if not self._dirty or self.fleet is None or not self.is_current:
             return
         self._dirty = False
+        self._redraw()
+
+    def _redraw(self) -> None:
         table = self.query_one(DataTable)
-        for host_run in self.fleet.runs:
-            for key, value in zip((k for k, _, _ in COLUMNS), self._cells(host_run)):
+        for host_run in self._runs():
+            if host_run.name not in table.rows:
+                continue
+            for key, value in self._cells(host_run).items():
                 table.update_cell(host_run.name, key, value)
         self._show_detail()
 
-    def _fill(self, runs) -> None:
-        table = self.query_one(DataTable)
-        table.clear()
-        widest = max((len(r.name) for r in runs), default=4)
-        table.columns[ColumnKey("host")].width = max(4, widest)
-        self._fit_verdict()
-        for host_run in runs:
-            table.add_row(*self._cells(host_run), key=host_run.name)
+    def _fill(self, runs: list[HostRun]) -> None:
+        self._rows(runs)
         self.query_one("#fleet-summary", Static).update("")
-        self._show_detail()
 
-    def _cells(self, r: HostRun) -> tuple:
+    def _cells(self, r: HostRun) -> dict[str, Content]:
+        """The host's row, by column key, in the columns of the current layout."""
+        table = self.query_one(DataTable)
+        widths = {key.value: column.width for key, column in table.columns.items()}
         live = r.sample.sample if r.sample is not None and r.state == "running" else None
         state = r.state_text() if self.fleet is not None and r in self.fleet.runs else "-"
         step = r.step_text()
+        verdict = self._verdict(r)
+        if self._columns is NARROW_COLUMNS:
+            verdict = verdict if r.ended else step
         glyphs = PLAIN_BARS if self.lab.plain_glyphs else BARS
         # Content, not str: a DataTable reads a str as markup, and "[measure]" or a reason would vanish.
-        return (
-            Content(r.name),
-            Content.styled(state, STATE_STYLES.get(state, "")),
-            Content(step),
-            Content(fmt_iops(live.iops) if live else ""),
-            Content(fmt_mib(live.mib_s) if live else ""),
-            Content.styled(sparkline(r.spark_mib, SPARK_WIDTH, glyphs), "$accent"),
-            Content(self._verdict(r)),
-        )
+        cells = {
+            "host": Content(shorten(r.name, widths["host"])),
+            "state": Content.styled(state, STATE_STYLES.get(state, "")),
+            "step": Content(shorten(step, widths.get("step", 0))),
+            "iops": Content(fmt_iops(live.iops) if live else ""),
+            "mib": Content(fmt_mib(live.mib_s) if live else ""),
+            "recent": Content.styled(sparkline(r.spark_mib, widths["recent"], glyphs), "$accent"),
+            "verdict": Content(shorten(verdict, widths["verdict"])),
+        }
+        return {key: cells[key] for key, _, _ in self._columns}
 
     def _verdict(self, r: HostRun) -> str:
         if not r.ended:
