@@ -16,6 +16,7 @@ from labtui.model import result_disk
 from labtui.analysis.comparison import Metric, NoiseHint, hint_from
 from labtui.model import RunResult, Step
 from labtui.analysis.stats import variance
+from labtui.results.store import Store
 from labtui.results.summaries import ResultSummary
 
 # The figures the summary index keeps per step, by metric key.
@@ -66,7 +67,7 @@ def hint_for(rows: Sequence[ResultSummary], results: Sequence[RunResult]) -> Noi
     return hint
 
 
-def hint_from_store(store, results: Sequence[RunResult]) -> NoiseHint | None:
+def hint_from_store(store: Store, results: Sequence[RunResult]) -> NoiseHint | None:
     """The hint from a store's summary index (None if it cannot be read: the hint is a nicety)."""
     from labtui.errors import LabtuiError
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 
 from labtui.engine.events import (
+    Event,
     Paused,
     PreconditionProgress,
     PrepareProgress,
@@ -175,7 +176,7 @@ class LiveStep:
         self._extremes = {s.key: Extremes() for s in SERIES}
 
     @property
-    def step(self):
+    def step(self) -> Step:
         return self.started.step
 
     @property
@@ -281,7 +282,7 @@ class LiveRun:
     def result(self) -> RunResult | None:
         return self.finished.result if self.finished is not None else None
 
-    def handle(self, event) -> None:
+    def handle(self, event: Event) -> None:
         now = self.clock()
         if isinstance(event, RunStarted):
             self.started, self.began = event, now

@@ -29,6 +29,7 @@ import secrets
 import shutil
 import threading
 import time
+from asyncio.subprocess import Process
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -319,7 +320,7 @@ class CommandEngine(Engine):
         elif outcome.exit_status != 0:
             outcome.fail(f"the command {subproc.exit_text(outcome.exit_status)}", outcome.output)
 
-    async def _wait_and_flush(self, proc, step: Step, workdir: Path, ended: list[float]) -> None:
+    async def _wait_and_flush(self, proc: Process, step: Step, workdir: Path, ended: list[float]) -> None:
         returncode = await subproc.wait_exit(proc)
         if step.sync and returncode == 0:
             # What the command wrote may still sit in the page cache: the clock stops once it is on disk.
@@ -445,7 +446,7 @@ def flush_file_system(path: Path) -> None:
     os.sync()
 
 
-def _libc_syncfs():
+def _libc_syncfs() -> Callable[[int], int] | None:
     with contextlib.suppress(OSError, AttributeError, TypeError):
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
         return libc.syncfs

@@ -9,14 +9,18 @@ per completed I/O (queueing included, like iostat's await): no percentiles.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import psutil
 
 from labtui.engine.base import cpu_percent_between
 from labtui.model import Sample
 
+if TYPE_CHECKING:
+    from psutil._ntuples import sdiskio
 
-def disk_counters(disk: str | None):
+
+def disk_counters(disk: str | None) -> sdiskio | None:
     """The disk's cumulative counters now, or None if the kernel has none under that name."""
     if not disk:
         return None

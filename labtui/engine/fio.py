@@ -29,6 +29,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from collections.abc import AsyncIterator
 
 import psutil
@@ -252,7 +253,8 @@ class FioEngine(Engine):
             result = rounds.result(result, _only_job(reports[-1]), fr.is_legacy(reports[-1]))
         yield StepFinished(job.index, result)
 
-    def _result(self, step, job, reports, tracker, meter, command_line, returncode, stderr) -> StepResult:
+    def _result(self, step: Step, job: Job, reports: list[dict[str, Any]], tracker: fr.SampleTracker, meter: CpuMeter,
+                command_line: str, returncode: int, stderr: tuple[str, ...]) -> StepResult:
         detail = "; ".join(stderr[-3:])
         if not reports:
             raise EngineFailed(f"fio {subproc.exit_text(returncode)} without a report" + (f": {detail}" if detail else ""))

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labtui.engine import devices
+from labtui.engine.base import Job
 from labtui.errors import LabtuiError
 
 # (offset, magic, what it means)
@@ -447,7 +448,7 @@ def _changes(old: DeviceFacts, new: DeviceFacts, written_below: int) -> list[str
     return found
 
 
-def ensure_cleared(job, writes: bool) -> None:
+def ensure_cleared(job: Job, writes: bool) -> None:
     """The engines' own last line of defence, right before they open the target: no raw-device
     write the guard did not clear, and nothing but what the runner holds (its test file)."""
     if writes and devices.is_block_device(job.path) and not (job.raw_device and isinstance(job.hold, DeviceLease)):

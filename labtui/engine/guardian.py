@@ -52,7 +52,7 @@ class Guardian:
             return cls(None)
         return cls(process)
 
-    def _say(self, **message) -> None:
+    def _say(self, **message: str | int | None) -> None:
         if self.process is None or self.process.stdin is None:
             return
         try:

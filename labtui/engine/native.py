@@ -27,7 +27,7 @@ import time
 from array import array
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 
 import psutil
 
@@ -41,7 +41,7 @@ from labtui.engine.guard import ensure_cleared
 from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
-from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
+from labtui.model import DirectionStats, LatencySummary, Sample, SteadyRule, SteadyState, Step, StepResult
 from labtui.units import format_duration, format_size
 from labtui.settings import EngineSettings
 
@@ -231,7 +231,8 @@ class NativeEngine(Engine):
                 raise EngineFailed(f"worker processes did not get ready within {START_TIMEOUT:.0f} s")
             await asyncio.sleep(0.005)
 
-    async def _measure(self, step, job, workers, control, backend) -> AsyncIterator[Event]:
+    async def _measure(self, step: Step, job: Job, workers: list[_Worker], control: memoryview[float],
+                       backend: str) -> AsyncIterator[Event]:
         interval = max(0.1, job.interval)
         rule = step.steady
         judge = job.steady_judge() if rule is not None else None
@@ -277,7 +278,7 @@ class NativeEngine(Engine):
                 if phase == "measure":
                     samples.append(sample)
                 yield SampleTaken(job.index, phase, sample)
-            if judge is not None and i in boundaries:
+            if judge is not None and rule is not None and i in boundaries:
                 readings.append(sampler.prev)
                 figures.append(_round_figure(rule, readings[-2], readings[-1], step.block_size))
                 state = judge(rule, figures, step.duration)
@@ -475,7 +476,7 @@ def _measured_time(step: Step) -> str:
     return f"{format_duration(step.duration)} rounds until {step.steady_state} holds (at most {step.steady_max_rounds})"
 
 
-def _round_figure(rule, before: tuple, after: tuple, block_size: int) -> float:
+def _round_figure(rule: SteadyRule, before: tuple, after: tuple, block_size: int) -> float:
     """A round's tracked figure from the workers' cumulative counters at its two ends."""
     ios = (after[0] - before[0]) + (after[1] - before[1])
     seconds = (after[4] - before[4]) / 1e9
@@ -484,7 +485,7 @@ def _round_figure(rule, before: tuple, after: tuple, block_size: int) -> float:
     return figure if figure is not None else 0.0
 
 
-def _window_result(result: StepResult, state, readings: list[tuple], step: Step) -> StepResult:
+def _window_result(result: StepResult, state: SteadyState, readings: list[tuple], step: Step) -> StepResult:
     """The step's result as its measurement window measured it (SNIA reports the window).
 
     The counts are the workers' exact cumulative ones at the window's two ends (published with
@@ -537,7 +538,8 @@ def _latency(hist: array, lat_ns: int, ios: int, lo: int | None, hi: int | None)
     )
 
 
-def _step_result(step, job, finals, seconds, samples, cpu_percent, command_line, status, error) -> StepResult:
+def _step_result(step: Step, job: Job, finals: list[dict], seconds: float, samples: list[Sample], cpu_percent: float | None,
+                 command_line: str, status: str, error: str | None) -> StepResult:
     r_ios = sum(f.get("r_ios", 0) for f in finals)
     w_ios = sum(f.get("w_ios", 0) for f in finals)
     r_bytes = sum(f.get("r_bytes", 0) for f in finals)
@@ -551,7 +553,7 @@ def _step_result(step, job, finals, seconds, samples, cpu_percent, command_line,
     r_lat = sum(f.get("r_lat_ns", 0) for f in finals)
     w_lat = sum(f.get("w_lat_ns", 0) for f in finals)
 
-    def extreme(key: str, pick):
+    def extreme(key: str, pick: Callable[[list[int]], int]) -> int | None:
         values = [f[key] for f in finals if f.get(key) is not None]
         return pick(values) if values else None
 

@@ -13,6 +13,7 @@ import os
 import struct
 import time
 from array import array
+from collections.abc import Callable
 
 from labtui.engine.cpubound import sched_times
 from labtui.engine.histogram import BUCKETS
@@ -29,6 +30,9 @@ PUBLISH_NS = 50_000_000
 STAMP = struct.Struct("<QQ")
 CONTROL_BYTES = 8 * 4
 LIVE_BYTES = 8 * LIVE_SIZE
+# A loop's counts at one instant (Tally.snapshot): I/Os read and written, their summed latency (ns),
+# the two latency histograms' bytes, and each direction's fastest and slowest I/O (ns).
+Snapshot = tuple[int, int, int, int, bytes, bytes, list[int], list[int]]
 
 
 def shared_views(control_fd: int, live_fd: int) -> tuple[memoryview[float], memoryview[int], list[mmap.mmap]]:
@@ -49,7 +53,7 @@ def buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int]:
     return buf, stride
 
 
-def wait_for_go(control, live) -> tuple[int, int]:
+def wait_for_go(control: memoryview[float], live: memoryview[int]) -> tuple[int, int]:
     live[STATE] = READY
     parent = os.getppid()
     while control[C_GO] == 0.0:
@@ -90,7 +94,7 @@ class Tally:
         self.hist_w = array("q", bytes(8 * BUCKETS))
         self.hists = (self.hist_r, self.hist_w)
 
-    def publisher(self, control, live, latency: bool):
+    def publisher(self, control: memoryview[float], live: memoryview[int], latency: bool) -> Callable[[int], None]:
         parent = os.getppid()
         ios, lat_sum, hist_r, hist_w = self.ios, self.lat_sum, self.hist_r, self.hist_w
 
@@ -106,7 +110,7 @@ class Tally:
 
         return publish
 
-    def snapshot(self) -> tuple:
+    def snapshot(self) -> Snapshot:
         return (self.ios[0], self.ios[1], self.lat_sum[0], self.lat_sum[1], bytes(self.hist_r), bytes(self.hist_w),
                 list(self.mins), list(self.maxs))
 
@@ -115,7 +119,9 @@ class Tally:
         self.mins[:] = [1 << 62, 1 << 62]
         self.maxs[:] = [0, 0]
 
-    def finish(self, cfg: dict, live, publish, snap_start, snap_end, window, trace, error) -> dict:
+    def finish(self, cfg: dict, live: memoryview[int], publish: Callable[[int], None], snap_start: Snapshot | None,
+               snap_end: Snapshot | None, window: CpuWindow, trace: list[tuple[int, bool]],
+               error: tuple[int, str] | None) -> dict:
         """The worker's result from its snapshots (taken now where a boundary never came)."""
         publish(time.monotonic_ns())
         end = time.monotonic_ns()

@@ -25,7 +25,7 @@ from labtui.engine import uring
 from labtui.engine.histogram import BUCKETS, SUB_BITS
 
 
-def uring_loop(cfg: dict, control, live, fd: int) -> dict:
+def uring_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int) -> dict:
     ring = uring.Ring(cfg["outstanding"])
     try:
         return _run(cfg, control, live, fd, ring)
@@ -33,7 +33,7 @@ def uring_loop(cfg: dict, control, live, fd: int) -> dict:
         ring.close()
 
 
-def _run(cfg: dict, control, live, fd: int, ring: uring.Ring) -> dict:
+def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, ring: uring.Ring) -> dict:
     depth = cfg["outstanding"]
     bs = cfg["block_size"]
     wp = cfg["write_percent"]

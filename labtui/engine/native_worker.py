@@ -117,7 +117,7 @@ def _die_with_parent(parent: int | None) -> None:
         os._exit(1)
 
 
-def work(cfg: dict, control, live) -> dict:
+def work(cfg: dict, control: memoryview[float], live: memoryview[int]) -> dict:
     """Run the worker's share of a step; a failure becomes {"error": reason}, never an exception."""
     try:
         result = _run(cfg, control, live)
@@ -167,7 +167,7 @@ def _open(cfg: dict) -> int:
 
 
 
-def _run(cfg: dict, control, live) -> dict:
+def _run(cfg: dict, control: memoryview[float], live: memoryview[int]) -> dict:
     # Workers are deliberately not pinned to CPUs (DiskSpd pins its threads): measured on this
     # virtio disk, a pinned worker at queue depth 1 lost ~20 % of its IOPS, woken by an
     # interrupt on the other CPU for every completion.
@@ -210,7 +210,7 @@ def _backend_name(cfg: dict) -> str:
 # --------------------------------------------------------------------------- kernel AIO
 
 
-def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
+def _aio_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int) -> dict:
     calls = aio_syscalls()
     assert calls is not None
     libc = ctypes.CDLL(None, use_errno=True)
@@ -377,7 +377,7 @@ def _aio_loop(cfg: dict, control, live, fd: int) -> dict:
 # --------------------------------------------------------------------------- one blocking call
 
 
-def _blocking_loop(cfg: dict, control, live, fd: int) -> dict:
+def _blocking_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int) -> dict:
     """Queue depth 1: one blocking pread/pwrite at a time on this thread.
 
     Measured on the RAM device (in one process, alternating 0.2 s chunks): the cheapest loop in
@@ -539,7 +539,7 @@ class _Lane:
         self.maxs = [0, 0]
 
 
-def _sync_loop(cfg: dict, control, live, fd: int) -> dict:
+def _sync_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int) -> dict:
     """Blocking pread/pwrite, one thread per outstanding I/O (queue depth 1 is _blocking_loop's)."""
     depth = cfg["outstanding"]
     bs = cfg["block_size"]

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc
 from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
@@ -35,7 +35,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.engine.testfile import TestFile, drop_file_cache, o_direct_supported, write_test_file
+from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import (
     EngineInfo,
@@ -53,8 +53,16 @@ from labtui.params import resolve
 from labtui.units import format_size
 from labtui.settings import EngineSettings, Settings, SettingsFile
 
-_END = object()
 MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
+
+
+class _End:
+    """The last item of a run's event queue: the stream ends there."""
+
+
+_END = _End()
+# How the run hands each event (and, last, _END) to the stream `Runner.events` yields.
+Emit = Callable[[Event | _End], None]
 
 
 @dataclass
@@ -245,14 +253,14 @@ class Runner:
     async def events(self) -> AsyncIterator[Event]:
         """Run the profile, yielding events. Cancelling the consumer aborts the run cleanly."""
         plan = self.preflight()
-        queue: asyncio.Queue = asyncio.Queue()
+        queue: asyncio.Queue[Event | _End] = asyncio.Queue()
         task = asyncio.create_task(self._run(plan, queue.put_nowait), name=f"labtui-run-{self.run_id}")
         # However the run ends (even by a bug before its last event), the stream ends with it.
         task.add_done_callback(lambda _task: queue.put_nowait(_END))
         try:
             while True:
                 event = await queue.get()
-                if event is _END:
+                if isinstance(event, _End):
                     break
                 yield event
             await task  # re-raises what the run raised, if anything
@@ -270,7 +278,7 @@ class Runner:
         assert self.result is not None
         return self.result
 
-    async def _run(self, plan: Plan, emit) -> None:
+    async def _run(self, plan: Plan, emit: Emit) -> None:
         started = now()
         # A profile of command steps only runs no I/O engine: say so rather than name an idle one.
         if self.profile.needs_test_file:
@@ -362,7 +370,7 @@ class Runner:
                 emit(RunFinished(result, self.saved_path))
                 emit(_END)
 
-    async def _prepare(self, plan: Plan, emit) -> None:
+    async def _prepare(self, plan: Plan, emit: Emit) -> None:
         assert plan.test_file is not None
         guardian = self._guardian
         assert guardian is not None  # _run started it
@@ -401,7 +409,8 @@ class Runner:
         # Creating the file to its flush: what a person waits for before the first step.
         self._preparation = Preparation(total, round(time.monotonic() - begun, 6), direct)
 
-    async def _write_whole(self, hold, size: int, direct: bool, progress, what: str) -> bool:
+    async def _write_whole(self, hold: TestFile | DeviceHold, size: int, direct: bool, progress: Callable[[int], None],
+                           what: str) -> bool:
         """Write `size` bytes of random data sequentially over `hold` (in a thread); whether with O_DIRECT."""
         worker = asyncio.ensure_future(
             asyncio.to_thread(write_test_file, hold, size, direct=direct, progress=progress, cancel=self._cancel_prepare)
@@ -417,7 +426,7 @@ class Runner:
         except OSError as exc:
             raise LabtuiError(f"cannot write {what}: {_reason(exc)}") from exc
 
-    async def _precondition_target(self, plan: Plan, emit) -> None:
+    async def _precondition_target(self, plan: Plan, emit: Emit) -> None:
         """SNIA's preconditioning: the whole test file (or the device's share) written sequentially,
         `precondition` times over, before the first step; each pass's time is kept."""
         hold = self._hold or self._lease
@@ -444,7 +453,9 @@ class Runner:
         self._precondition = Precondition(passes, total, seconds, tuple(pass_seconds), direct)
         emit(PreconditionProgress(total, total, seconds, passes, passes))
 
-    async def _precondition_passes(self, plan, emit, target, passes, size, total, loop, begun, pass_seconds) -> bool:
+    async def _precondition_passes(self, plan: Plan, emit: Emit, target: TestFile | guard.DeviceLease | _DeviceWriter,
+                                   passes: int, size: int, total: int, loop: asyncio.AbstractEventLoop, begun: float,
+                                   pass_seconds: list[float]) -> bool:
         """Every pass, each one's time in `pass_seconds`; whether all went with O_DIRECT."""
         direct = True
         emit(PreconditionProgress(0, total, 0.0, passes))
@@ -460,7 +471,7 @@ class Runner:
             pass_seconds.append(round(time.monotonic() - started, 6))
         return direct
 
-    def _effective_step(self, step: Step, plan: Plan, emit) -> Step:
+    def _effective_step(self, step: Step, plan: Plan, emit: Emit) -> Step:
         """The step as it will really run: cache off falls back to on where O_DIRECT is refused."""
         if step.is_io and step.cache == "off" and not plan.direct_io:
             fs = plan.target.filesystem or "this file system"
@@ -477,7 +488,7 @@ class Runner:
             drop_file_cache(self._hold)
         return step
 
-    async def _run_step(self, step: Step, plan: Plan, index: int, total: int, repetition: int, emit) -> StepResult:
+    async def _run_step(self, step: Step, plan: Plan, index: int, total: int, repetition: int, emit: Emit) -> StepResult:
         job = Job(
             path=plan.test_file or plan.directory,
             file_size=plan.file_size,

@@ -250,7 +250,8 @@ def write_test_file(
 WRITERS = 4  # chunks being generated or written at once
 
 
-def _write_chunks(fd: int, data: RandomBlocks, size: int, progress, cancel: threading.Event | None) -> None:
+def _write_chunks(fd: int, data: RandomBlocks, size: int, progress: Callable[[int], None] | None,
+                  cancel: threading.Event | None) -> None:
     """The first `size` bytes of the file, in CHUNK pieces spread over WRITERS threads."""
     chunks = -(-size // CHUNK)
     claim = iter(range(chunks)).__next__  # one call is atomic under the GIL: each chunk goes once

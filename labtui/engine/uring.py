@@ -17,6 +17,7 @@ import mmap
 import os
 import platform
 from typing import Any, ClassVar, Literal
+from collections.abc import Callable
 
 # The same numbers on every architecture (they were added after the tables were unified).
 SYS_SETUP, SYS_ENTER, SYS_REGISTER = 425, 426, 427
@@ -46,10 +47,10 @@ _FLAG_SETS = (
     SETUP_CLAMP,
 )
 
-_libc = None
+_libc: ctypes.CDLL | None = None
 
 
-def _syscall():
+def _syscall() -> Callable[..., int]:
     global _libc
     if _libc is None:
         _libc = ctypes.CDLL(None, use_errno=True)

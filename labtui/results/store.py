@@ -24,21 +24,29 @@ import tomllib
 from dataclasses import fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
-from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
 
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.engine.paths import nearest_existing
 from labtui.model import (
+    DirectionStats,
+    LatencySummary,
+    Precondition,
+    Preparation,
     Profile,
     RunResult,
+    SteadyState,
     new_result_id,
 )
 from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_toml
 from labtui.results.profile_file import parse_profile_text, profile_to_text, step_to_table
 from labtui.results.result_file import dataclass_to_plain, result_from_toml, result_to_toml
 from labtui.settings import Settings, SettingsFile
+
+if TYPE_CHECKING:  # the summary index is loaded where it is first used (Store.summaries)
+    from labtui.results.summaries import ResultSummary
 
 HOME_ENV = "LABTUI_HOME"
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
@@ -92,7 +100,7 @@ def _fitting(result: RunResult) -> tuple[RunResult, str]:
 def result_to_json(result: RunResult) -> dict[str, Any]:
     """The `--json` form of DESIGN.md: stable keys with the rates derived from the counts."""
 
-    def direction(stats) -> dict[str, Any]:
+    def direction(stats: DirectionStats) -> dict[str, Any]:
         return {
             "ios": stats.ios,
             "bytes": stats.bytes,
@@ -101,7 +109,7 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
             "mib_s": stats.mib_s,
         }
 
-    def latency(lat) -> dict[str, Any]:
+    def latency(lat: LatencySummary) -> dict[str, Any]:
         return {k: getattr(lat, k) for k in ("mean", "min", "p50", "p90", "p95", "p99", "p999", "p9999", "max")}
 
     steps = []
@@ -161,13 +169,13 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
     }
 
 
-def _preparation_json(p) -> dict[str, Any] | None:
+def _preparation_json(p: Preparation | None) -> dict[str, Any] | None:
     if p is None:
         return None
     return {"bytes": p.bytes, "seconds": p.seconds, "mib_s": p.mib_s, "direct": p.direct}
 
 
-def steady_state_json(state) -> dict[str, Any]:
+def steady_state_json(state: SteadyState) -> dict[str, Any]:
     """A steady-state step's record: every field (None ones too: a script tests `mean is null`), and its verdict."""
     data = {f.name: getattr(state, f.name) for f in fields(state) if f.name != "criteria"}
     data["rounds"] = list(state.rounds)
@@ -177,7 +185,7 @@ def steady_state_json(state) -> dict[str, Any]:
     return data
 
 
-def _precondition_json(p) -> dict[str, Any] | None:
+def _precondition_json(p: Precondition | None) -> dict[str, Any] | None:
     if p is None:
         return None
     return {"passes": p.passes, "bytes": p.bytes, "seconds": p.seconds, "pass_seconds": list(p.pass_seconds),
@@ -326,7 +334,9 @@ class Store:
         good.sort(key=lambda r: (r.started, r.id))
         return good, broken
 
-    def summaries(self, progress=None):
+    def summaries(
+        self, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[list[ResultSummary], list[BrokenFile]]:
         """A summary row per result and the broken files, from the cached index (labtui.results.summaries)."""
         from labtui.results.summaries import load_summaries
 
