@@ -404,3 +404,54 @@ async def test_a_repeated_run_lists_each_step_once_as_its_profile_makes_the_figu
         assert "Read 64K random (best of 3): 30,000 IOPS" in detail, detail
         assert "Write 64K random (best of 3): 6,000 IOPS" in detail, detail
         assert "more steps" not in detail  # two steps, not eight passes
+
+
+def _step_rows(app) -> list[str]:
+    lines = screen_text(app).splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["#", "Step"])
+    rows = []
+    for line in lines[header + 1:]:
+        if not line.strip():
+            break
+        rows.append(line.strip())
+    return rows
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_result_lists_each_step_once_as_history_does_and_enter_lists_its_passes(labtui_home, size):
+    # The Result screen listed every pass (8 rows for 2 steps, the preparing pass first) while
+    # History showed each step once; now both read labtui.analysis.listed_steps.
+    from dataclasses import replace
+
+    from synthetic import READ, WRITE, run_result, step_result
+
+    result = run_result("20240601-090000-ffff", {READ: [10_000.0, 30_000.0, 20_000.0], WRITE: [4000.0, 6000.0, 5000.0]},
+                        intervals={READ: [[9_000.0, 11_000.0], [29_000.0, 31_000.0], [19_000.0, 21_000.0]],
+                                   WRITE: [[4000.0], [6000.0], [5000.0]]})
+    prepare = (step_result(READ, 90_000.0, repetition=0), step_result(WRITE, 90_000.0, repetition=0))
+    result = replace(result, profile=replace(result.profile, aggregate="best", discard_first=True),
+                     steps=(*prepare, *result.steps))
+    Store(labtui_home).save_result(result)
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_history(pilot)
+        await open_result(pilot, screen, "20240601-090000-ffff")
+        await pilot.pause(0.2)
+        rows = _step_rows(app)
+        assert len(rows) == 2, rows
+        assert rows[0].split()[:4] == ["1", "Read", "64K", "random"] and "30,000" in rows[0], rows
+        assert rows[1].split()[:4] == ["2", "Write", "64K", "random"] and "6,000" in rows[1], rows
+        assert all("best of 3" in row for row in rows), rows
+        assert "best of 3" in widget_text(app, "#step-title")
+        # Enter lists the step's passes under it, the preparing one too; the cursor then picks one.
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(_step_rows(app)) == 6, what="the passes of the first step")
+        rows = _step_rows(app)
+        assert [row.split()[0] for row in rows[1:5]] == ["#0", "#1", "#2", "#3"], rows
+        assert "90,000" in rows[1] and "10,000" in rows[2] and "30,000" in rows[3] and "20,000" in rows[4], rows
+        await pilot.press("down", "down", "down")
+        await wait_for(pilot, lambda: "pass 2 of 3" in widget_text(app, "#step-title"), what="the pass chosen")
+        # Enter on a pass (or its step) folds the passes away again.
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(_step_rows(app)) == 2, what="the passes folded")
+        assert "best of 3" in widget_text(app, "#step-title")

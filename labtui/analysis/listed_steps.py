@@ -22,18 +22,20 @@ class ListedStep:
     figures: StepSummary  # the step's figures as aggregated, in a step summary's shape
     passes: int  # the counted passes they are made of
     how: str  # "" for a single pass, else "mean of 3", "best of 3", "mean of 2; 1 aborted"
+    members: tuple[int, ...] = ()  # where its passes are in the summary's steps, a preparing one too
 
 
 def listed_steps(summary: ResultSummary) -> list[ListedStep]:
     """The result's steps in the order they first ran, each once."""
-    groups: dict[tuple[str, str, str, int], list[StepSummary]] = {}
+    groups: dict[tuple[str, str, str, int], list[int]] = {}
     seen: dict[int, Counter] = {}
-    for step in summary.steps:
+    for i, step in enumerate(summary.steps):
         workload = (step.name, step.label, step.kind)
         counts = seen.setdefault(step.repetition, Counter())
-        groups.setdefault((*workload, counts[workload]), []).append(step)
+        groups.setdefault((*workload, counts[workload]), []).append(i)
         counts[workload] += 1
-    return [_listed(passes, summary.aggregate) for passes in groups.values()]
+    return [replace(_listed([summary.steps[i] for i in members], summary.aggregate), members=tuple(members))
+            for members in groups.values()]
 
 
 def _listed(passes: list[StepSummary], aggregate: str) -> ListedStep:

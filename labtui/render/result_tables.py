@@ -6,7 +6,7 @@ Formatting lives here once so the CLI tables, exports and the TUI show the same 
 from __future__ import annotations
 
 from datetime import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -250,16 +250,19 @@ LATENCY_COLUMNS = (("min", "min"), ("mean", "mean"), ("p50", "p50"), ("p90", "p9
                    ("p99", "p99"), ("p999", "p99.9"), ("p9999", "p99.99"), ("max", "max"))
 
 
-def latency_table(steps: Iterable[StepResult], *, names: bool = True) -> Table:
-    """Latency percentiles in ms, a row per step and direction that measured them."""
+def latency_table(steps: Iterable[StepResult], *, names: bool | Sequence[str] = True) -> Table:
+    """Latency percentiles in ms, a row per step and direction that measured them; each row named by its
+    step, by the name given for its step in `names` (a step's passes: "#1", "#2"), or by its direction alone."""
+    steps = list(steps)
+    given = [s.name for s in steps] if names is True else list(names) if names else None
     table = Table(box=box.SIMPLE_HEAD, title="Latency (ms)", title_justify="left")
-    table.add_column("step" if names else "")
+    table.add_column("step" if given else "")
     for _key, label in LATENCY_COLUMNS:
         table.add_column(label, justify="right")
-    for s in steps:
+    for i, s in enumerate(steps):
         for label, summary in (("read", s.read_latency), ("write", s.write_latency)):
             if summary.measured:
-                table.add_row(f"{s.name} {label}" if names else label,
+                table.add_row(f"{given[i]} {label}" if given else label,
                               *(fmt_ms(getattr(summary, key)) for key, _label in LATENCY_COLUMNS))
     return table
 

@@ -1,7 +1,10 @@
 """One result in full: its context, every step's figures, and for the chosen step its charts over time,
 latency percentiles and the exact engine command line.
 
-Opened from History (Enter) and from the end of a run; Escape goes back.
+A step run several times (`--repeat`, cdm-nvme's passes) is one row with its figures as its
+profile makes them of its passes, as History lists it (labtui.analysis.listed_steps); Enter
+lists its passes under it, each with its own figures, charts and percentiles, and folds them
+away again. Opened from History (Enter) and from the end of a run; Escape goes back.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from labtui.analysis import bottleneck
+from labtui.analysis.listed_steps import ListedStep, listed_steps
 from labtui.analysis.live import directions
 from labtui.model import RunResult, StepResult
 from labtui.render.result_tables import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_text
+from labtui.results.summaries import ResultSummary
 from labtui.render.steady_state import steady_summary_lines
 from labtui.tui.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
@@ -28,11 +33,11 @@ from labtui.tui.styling import status_styles, theme_style
 
 STEP_COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("iops", "IOPS"), ("mib_s", "MiB/s"),
                 ("mean", "Mean ms"), ("p99", "p99 ms"), ("cpu", "CPU"), ("status", "Status"))
-STEP_SHRINK = {"name": 10, "label": 10}
+STEP_SHRINK = ({"name": 10, "label": 10}, {"status": 9})
 
 
-def step_cells(n: int, s: StepResult, repeat: bool) -> dict[str, str]:
-    name = f"{s.name} #{s.repetition}" if repeat else s.name
+def step_cells(n: int | str, s: StepResult, name: str | None = None) -> dict[str, str]:
+    name = s.name if name is None else name
     if not s.step.is_io:
         wall = f"{s.wall_seconds:.1f} s wall" if s.wall_seconds is not None else "-"
         return {"n": str(n), "name": name, "label": s.step.label(), "iops": "", "mib_s": fmt_mib(s.total.mib_s),
@@ -40,6 +45,22 @@ def step_cells(n: int, s: StepResult, repeat: bool) -> dict[str, str]:
     return {"n": str(n), "name": name, "label": s.step.label(), "iops": fmt_iops(s.total.iops),
             "mib_s": fmt_mib(s.total.mib_s), "mean": fmt_ms(s.latency.mean), "p99": p99_text(s),
             "cpu": fmt_pct(s.cpu_percent), "status": s.status}
+
+
+def listed_cells(n: int, listed: ListedStep) -> dict[str, str]:
+    """A step of several passes: its figures as its profile makes them, and how ("best of 3")."""
+    f = listed.figures
+    if f.kind == "command":
+        wall = f"{f.wall_seconds:.1f} s wall" if f.wall_seconds is not None else "-"
+        return {"n": str(n), "name": f.name, "label": f.label, "iops": "", "mib_s": fmt_mib(f.mib_s), "mean": wall,
+                "p99": "", "cpu": fmt_pct(f.cpu_percent), "status": listed.how}
+    return {"n": str(n), "name": f.name, "label": f.label, "iops": fmt_iops(f.iops), "mib_s": fmt_mib(f.mib_s),
+            "mean": fmt_ms(f.latency_mean_ms), "p99": fmt_ms(f.latency_p99_ms), "cpu": fmt_pct(f.cpu_percent),
+            "status": listed.how}
+
+
+def pass_name(s: StepResult) -> str:
+    return f"  #{s.repetition}" + (" (not counted)" if s.repetition == 0 else "")
 
 
 class StepList(RowTable, inherit_bindings=False):
@@ -61,6 +82,8 @@ class ResultScreen(Screen):
         Binding("escape", "app.pop_screen", "Back", id="result-back", tooltip="Back to where you came from"),
         Binding("v", "next_chart", "Next chart", id="result-next-chart",
                 tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
+        Binding("enter", "toggle_passes", "Passes", id="result-passes",
+                tooltip="List the step's passes under it (each with its charts and percentiles), or fold them away"),
         Binding("pagedown", "scroll(1)", "Page down", show=False),
         Binding("pageup", "scroll(-1)", "Page up", show=False),
     ]
@@ -69,8 +92,10 @@ class ResultScreen(Screen):
         super().__init__()
         self.result = result
         self.baseline = baseline
-        self.step_index = 0
         self.limits = bottleneck.analyse(result)
+        self.listed = listed_steps(ResultSummary.of(result, ""))
+        self.expanded: set[int] = set()  # the listed steps whose passes are listed under them
+        self.row_key = "s0"  # "s<n>": the n-th listed step; "p<n>": the n-th of the result's steps, a pass
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Result")
@@ -88,6 +113,8 @@ class ResultScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_chart":
             return self.query_one(StepCharts).single
+        if action == "toggle_passes":
+            return len(self._listed_of(self.row_key)[1].members) > 1 if self.listed else False
         return True
 
     def on_mount(self) -> None:
@@ -118,38 +145,82 @@ class ResultScreen(Screen):
 
     def _fill_steps(self) -> None:
         table = self.query_one(StepList)
-        repeat = self.result.profile.repeat > 1
-        cells = [step_cells(i + 1, s, repeat) for i, s in enumerate(self.result.steps)]
+        steps = self.result.steps
+        keyed: list[tuple[str, dict[str, str]]] = []
+        for i, listed in enumerate(self.listed):
+            if len(listed.members) > 1:
+                keyed.append((f"s{i}", listed_cells(i + 1, listed)))
+                if i in self.expanded:
+                    keyed += [(f"p{j}", step_cells("", steps[j], pass_name(steps[j]))) for j in listed.members]
+            else:
+                keyed.append((f"s{i}", step_cells(i + 1, steps[listed.members[0]])))
+        cells = [c for _, c in keyed]
         # Narrow, the workload label gives way: the chosen step's title below shows it.
         columns = [(k, label) for k, label in STEP_COLUMNS if k != "label" or self.size.width >= 100]
         widths = fit_widths(columns, cells, max(40, self.size.width - 5), STEP_SHRINK, padding=GAP + 1)
         table.set_columns([Column(k, label, widths[k], "left" if k in ("name", "label", "status") else "right",
                                   gap=GAP if k == "n" else GAP + 1) for k, label in columns])
-        table.set_rows([Row(str(i), tuple(c[k] for k, _ in columns)) for i, c in enumerate(cells)],
-                       keep=str(self.step_index))
+        table.set_rows([Row(key, tuple(c[k] for k, _ in columns)) for key, c in keyed], keep=self.row_key)
+
+    def _listed_of(self, key: str) -> tuple[int, ListedStep]:
+        """The listed step a row belongs to (a pass's step for a pass's row)."""
+        if key.startswith("p"):
+            index = int(key[1:])
+            return next((i, listed) for i, listed in enumerate(self.listed) if index in listed.members)
+        return int(key[1:]), self.listed[int(key[1:])]
+
+    def action_toggle_passes(self) -> None:
+        i, listed = self._listed_of(self.row_key)
+        if len(listed.members) < 2:
+            return
+        if i in self.expanded:
+            self.expanded.discard(i)
+            self.row_key = f"s{i}"  # a pass's row folds into its step's
+        else:
+            self.expanded.add(i)
+        self._fill_steps()
+        self._show_step()
+        self.refresh_bindings()
 
     def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
         if event.key is not None:
-            self.step_index = int(event.key)
+            self.row_key = event.key
             self._show_step()
+            self.refresh_bindings()
 
     def _show_step(self) -> None:
         if not self.result.steps:
             self.query_one("#step-title", Static).update("This result has no step: it ended before the first one.")
             return
-        s = self.result.steps[self.step_index]
-        title = f"Step {self.step_index + 1} of {len(self.result.steps)}: {s.name} ({s.step.label()})"
-        if s.error:
+        i, listed = self._listed_of(self.row_key)
+        steps = [self.result.steps[j] for j in listed.members]
+        counted = [s for s in steps if s.repetition > 0] or steps
+        title = f"Step {i + 1} of {len(self.listed)}: {steps[0].name} ({steps[0].step.label()})"
+        if self.row_key.startswith("p"):
+            s = self.result.steps[int(self.row_key[1:])]
+            title += (" · the preparing pass, not counted" if s.repetition == 0 and len(counted) < len(steps)
+                      else f" · pass {counted.index(s) + 1} of {len(counted)}" if s in counted else "")
+            shown = [s]
+        elif len(steps) > 1:
+            s = counted[0]
+            title += f" · {listed.how} (Enter: passes)"
+            shown = counted
+        else:
+            s = steps[0]
+            shown = [s]
+        if s.error and len(shown) == 1:
             title += f" · {s.status}: {s.error}"
         self.query_one("#step-title", Static).update(title)
         charts = self.query_one(StepCharts)
         charts.display = bool(s.samples)
         if s.samples:
-            charts.draw(s.samples, directions(s.step), f"{len(s.samples)} intervals")
-        lat = latency_table([s], names=False)
+            # A step's row of several passes: the charts are its first pass's, and say so.
+            which = f"pass 1 of {len(counted)} · " if len(shown) > 1 else ""
+            charts.draw(s.samples, directions(s.step), f"{which}{len(s.samples)} intervals")
+        lat = latency_table(shown, names=[p.strip() for p in map(pass_name, shown)] if len(shown) > 1 else False)
         latency = self.query_one("#step-latency", Static)
         body = lat if lat.row_count else Text("No latency was measured for this step.")
-        steady = steady_summary_lines(s)
+        steady = [line for p in shown for line in steady_summary_lines(p)]
         # A step run to steady state: its verdict, the window, each criterion and every round.
         latency.update(Group(body, Text("\n".join(steady))) if steady else body)
         command = self.query_one("#step-command", Static)
