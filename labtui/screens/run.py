@@ -204,6 +204,9 @@ class RunScreen(LabtuiScreen[None]):
 
     def on_resize(self) -> None:
         self.query_one(StepCharts).set_single(self.size.width < NARROW)
+        # Narrow, the notes (CPU-bound, warnings) go under the figures: beside them they had a
+        # column of 24 cells at 80 and were cut off after their eighth line.
+        self.set_class(self.size.width < NARROW, "-narrow")
         if self.state in ("running", "stopping"):
             self._drawn_version = -1
             self.call_after_refresh(self._want_frame)  # once the charts have their new size
@@ -691,6 +694,8 @@ class RunScreen(LabtuiScreen[None]):
         for warning in live.warnings[-3:]:
             lines.append(Content.styled(f"warning: {warning}", "$warning"))
         show(info, Content("\n").join(lines))
+        if info.display != bool(lines):
+            info.display = bool(lines)  # under the figures (narrow), an empty line taken from the charts
         steady = self.query_one("#run-steady", Static)
         state = step.steady if step is not None else None
         if steady.display != (state is not None):
