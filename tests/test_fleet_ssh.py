@@ -345,3 +345,50 @@ def test_a_host_that_hears_nothing_from_the_local_side_stops_its_run_and_cleans_
             with contextlib.suppress(psutil.Error):
                 p.kill()
         proc.wait()
+
+
+# Run in a terminal of its own, under a shell as a login is: when the terminal goes away the shell
+# dies of the hang-up and the kernel hangs up on labtui, the foreground job. The wrapper between
+# them ignores SIGHUP to tell the test how labtui ended.
+EXIT_CODE_WRAPPER = """\
+import signal, subprocess, sys
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+code = subprocess.Popen(sys.argv[2:], preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL)).wait()
+open(sys.argv[1], "w").write(str(code))
+"""
+
+
+def test_a_dropped_terminal_stops_every_host_keeps_the_finished_step_and_exits_1(lab, tmp_path, labtui_home):
+    import shlex
+    import sys
+
+    from test_tui_terminal import Terminal
+
+    alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
+    hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta)])
+    profile = _profile(tmp_path, "60s")
+    profile.write_text(profile.read_text().replace('duration = "60s"', 'duration = "2s"', 1))
+    wrapper, code = tmp_path / "exit_code.py", tmp_path / "exit-code"
+    wrapper.write_text(EXIT_CODE_WRAPPER)
+    command = shlex.join([sys.executable, str(wrapper), str(code),
+                          *labtui_cmd("run", "-p", str(profile), "--hosts", str(hosts))])
+    term = Terminal("fleet-hup", f"sh -c {shlex.quote(command + '; true')}", {"LABTUI_HOME": str(labtui_home)})
+    try:
+        term.wait_for(lambda t: t.count("2/2 Write 64K random") == 2, timeout=90, what="both hosts on their 2nd step")
+        time.sleep(1.0)
+        term.kill()  # the terminal goes away, as a dropped ssh session's does
+        _wait(code.exists, 15, "labtui to end after the hang-up")
+    finally:
+        term.kill()
+    assert code.read_text() == "1"
+    results = _local_results(labtui_home)
+    assert sorted(r["status"] for r in results) == ["aborted", "aborted"]
+    for host in (alpha, beta):
+        assert _gone(host, 5), f"labtui still runs on {host.name}"
+        assert list(host.target.iterdir()) == [], f"a test file was left on {host.name}"
+        assert len(host.result_files()) == 1, "the host keeps its own aborted result"
+    for r in results:
+        shown = json.loads(subprocess.run(labtui_cmd("show", r["id"], "--json"), capture_output=True, text=True,
+                                          check=True).stdout)
+        steps = {s["name"]: s["status"] for s in shown["steps"]}
+        assert steps.get("Read 64K random") == "completed", steps  # what finished before the hang-up is kept

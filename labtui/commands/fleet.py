@@ -6,8 +6,9 @@ Live progress goes to stderr: a table refreshed in place on a terminal, a line p
 otherwise. At the end stdout gets
 one line per host, then the cross-host comparison (or, with --json, a list of the hosts'
 results). Exit code 0 when every host completed (run) or passed (check); 1 when any did not; 3
-when none failed a check but some could not tell; Ctrl+C stops every host (their partial results
-are saved as aborted, there and here) and exits 1.
+when none failed a check but some could not tell; Ctrl+C, SIGTERM and a hang-up (SIGHUP: after it
+nothing more is written to the terminal) stop every host (their partial results are saved as
+aborted, there and here) and exit 1.
 """
 
 from __future__ import annotations
@@ -166,13 +167,20 @@ async def _drive(fleet, display) -> None:
     import asyncio
     import signal
 
+    from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
+
     loop = asyncio.get_running_loop()
-    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    signals = STOP_SIGNALS
     received: list[str] = []
     task = asyncio.current_task()
 
     def on_signal(signum: int) -> None:
         name = signal.Signals(signum).name
+        if signum == signal.SIGHUP:
+            # The terminal is gone (a dropped ssh session), as `labtui run` on one host does: the
+            # live table and the report go nowhere rather than into a terminal that may block.
+            detach_from_terminal()
+            display.detach()
         received.append(name)
         if len(received) == 1:
             display.say(f"labtui: {name}: stopping every host (their partial results are kept as aborted)", "yellow")
