@@ -281,3 +281,42 @@ def test_an_engine_that_crashes_or_hangs_fails_the_step_cleanly(disk_dir, tmp_pa
     assert engine_workers() == []
     assert not list(disk_dir.glob("labtui-*.dat"))
     assert store.find_result(result.id).status == "failed"
+
+
+@pytest.mark.parametrize("phase", ["warmup", "measure"])
+def test_a_cancel_keeps_the_finished_steps_and_says_where_the_stopped_one_was(disk_dir, tmp_path, phase):
+    # The native engine keeps nothing of the step a cancel stops (a figure of part of a step, its
+    # warm-up mixed in, would not be the step's): the result says which step it was and how far in.
+    store = Store(tmp_path / "home")
+    first, second = small_profile().steps
+    profile = small_profile(steps=(first, replace(second, duration=30.0, warmup=30.0 if phase == "warmup" else 0.2)))
+    runner = Runner(profile, disk_dir, store, RunOptions(interval=0.2))
+    seen: list = []
+
+    async def go():
+        async def consume():
+            async for event in runner.events():
+                seen.append(event)
+                if isinstance(event, SampleTaken) and event.index == 1 and event.phase == phase:
+                    reached.set()
+
+        reached = asyncio.Event()
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(reached.wait(), timeout=60)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(go())
+    result = store.find_result(runner.result.id)
+    assert result.status == "aborted"
+    assert [(s.name, s.status) for s in result.steps] == [("read", "completed")]
+    kept = result.steps[0]
+    finished = next(e.result for e in seen if isinstance(e, StepFinished) and e.index == 0)
+    assert (kept.read.ios, kept.read.bytes, kept.read.seconds) == (
+        finished.read.ios, finished.read.bytes, finished.read.seconds)  # exactly what the step measured
+    where = "in its warm-up" if phase == "warmup" else "while measuring"
+    stopped = [w for w in result.warnings if w.startswith("step 2 of 2, 'write' was stopped after ")]
+    said = f" s, {where}: nothing of it is kept, only the steps that finished"
+    assert len(stopped) == 1 and stopped[0].endswith(said), result.warnings
+    assert runner.stopped_step == stopped[0]

@@ -286,6 +286,9 @@ async def execute(runner, *, as_json: bool, report: bool = True) -> int:
     if received:
         kept = f"saved as {result.id}" if save_error is None else "NOT saved"
         display.say(f"labtui: stopped by {received[0]}; partial result {kept} (status aborted)", "yellow")
+        stopped = getattr(runner, "stopped_step", None)
+        if stopped:
+            display.say(f"labtui: {stopped}", "yellow")
     if report and as_json:
         with contextlib.suppress(OSError):
             saved = runner.saved_path

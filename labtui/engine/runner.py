@@ -32,6 +32,7 @@ from labtui.engine.events import (
     RunFinished,
     RunStarted,
     RunWarning,
+    SampleTaken,
     StepFinished,
     StepStarted,
 )
@@ -123,6 +124,7 @@ class Runner:
         self.ended_at: float | None = None
         self._warnings: list[str] = list(problems)  # a setting of the wrong type, ignored: the run says so
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
+        self.stopped_step: str | None = None  # which step a cancel stopped, how far in, when none of it is kept
         self._preparation: Preparation | None = None  # the test file's writing, once done
         self._precondition: Precondition | None = None  # the sequential passes, once done
         self._cancel_prepare = threading.Event()
@@ -328,6 +330,8 @@ class Runner:
             status, error = "aborted", "cancelled by the user"
             if self._aborted_step is not None and self._aborted_step.repetition > 0:
                 results.append(self._aborted_step)
+            elif self.stopped_step is not None:
+                self._warnings.append(self.stopped_step)
             raise
         except (LabtuiError, OSError, InterruptedError) as exc:
             status, error = "failed", _reason(exc)
@@ -507,15 +511,20 @@ class Runner:
         command_line = engine.command_line(step, job.path, job.file_size)
         emit(StepStarted(index, total, step, repetition, command_line))
         finished: StepResult | None = None
+        began, phase = time.monotonic(), None
         try:
             async for event in engine.run_step(step, job):
                 if isinstance(event, StepFinished):
                     finished = event.result
+                elif isinstance(event, SampleTaken):
+                    phase = event.phase
                 elif isinstance(event, RunWarning) and event.message not in self._warnings:
                     self._warnings.append(event.message)
                 emit(event)
         except asyncio.CancelledError:
             self._aborted_step = engine.partial_result
+            if self._aborted_step is None:
+                self.stopped_step = stopped_text(step, index, total, repetition, time.monotonic() - began, phase)
             raise
         except (LabtuiError, OSError) as exc:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
@@ -602,6 +611,15 @@ class _DeviceWriter:
 
     def close(self) -> None:
         os.close(self.fd)
+
+
+def stopped_text(step: Step, index: int, total: int, repetition: int, seconds: float, phase: str | None) -> str:
+    """What the result says of the step a cancel stopped, when the engine keeps nothing of it: its figures
+    would be of a part of the step (with its warm-up, or with workers still starting), not of the step."""
+    which = f"step {index + 1} of {total}, {step.name!r}" + (f" (repetition {repetition})" if repetition > 1 else
+                                                               " (its preparing pass)" if repetition == 0 else "")
+    where = {"warmup": "in its warm-up", "measure": "while measuring"}.get(phase or "", "before its first interval")
+    return f"{which} was stopped after {seconds:.1f} s, {where}: nothing of it is kept, only the steps that finished"
 
 
 def _reason(exc: BaseException) -> str:
