@@ -10,18 +10,26 @@ local one: workers reaped, test file removed, the partial result saved as aborte
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING, Any
+
 from labtui.errors import ExitCode
+
+if TYPE_CHECKING:
+    from labtui.engine.runner import Runner
+    from labtui.fleet.channel import Channel
+    from labtui.model import RunResult
 
 HELP = "the far end of run/check --hosts (labtui starts it over ssh; it speaks JSON lines)"
 
 REQUEST_SECONDS = 120.0  # a local labtui that connected and then says nothing is gone
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     del parser  # no options: everything arrives on stdin
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     del args
     import contextlib
     import sys
@@ -57,7 +65,7 @@ def run(args) -> int:
         channel.close()
 
 
-def _run(request: dict, channel) -> int:
+def _run(request: dict[str, Any], channel: Channel) -> int:
     from labtui.analysis import steady
     from labtui.commands.common import open_store
     from labtui.engine.runner import Runner, RunOptions
@@ -86,7 +94,7 @@ def _run(request: dict, channel) -> int:
     return ExitCode.OK if result.status == "completed" and runner.save_error is None else ExitCode.FAILED
 
 
-def _check(request: dict, channel) -> int:
+def _check(request: dict[str, Any], channel: Channel) -> int:
     import argparse
     import contextlib
     import io
@@ -94,7 +102,7 @@ def _check(request: dict, channel) -> int:
 
     from labtui.commands import check
 
-    def text(key):
+    def text(key: str) -> str | None:
         value = request.get(key)
         return None if value is None else str(value)
 
@@ -120,11 +128,11 @@ def _check(request: dict, channel) -> int:
 class _Driver:
     """Runs one runner at a time for the agent: "ready", wait for "start", the events, the result."""
 
-    def __init__(self, channel) -> None:
+    def __init__(self, channel: Channel) -> None:
         self.channel = channel
         self.calls = 0
 
-    def __call__(self, runner):
+    def __call__(self, runner: Runner) -> RunResult | None:
         import asyncio
 
         from labtui.fleet import wire
@@ -153,7 +161,7 @@ class _Driver:
         return runner.result
 
 
-async def _stream(runner, channel) -> None:
+async def _stream(runner: Runner, channel: Channel) -> None:
     import asyncio
     import contextlib
     import signal

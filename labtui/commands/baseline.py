@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labtui.model import RunResult
+    from labtui.results.baselines import Baseline
+    from labtui.results.store import Store
+
 HELP = "mark a result (and more runs) as the baseline for its disk and profile, add runs, clear, or list"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ids", nargs="*", metavar="ID",
                         help="result ids (or unique prefixes): the first is marked, the others join it as more runs "
                              "of the same profile on the same disk; without any, list the baselines")
@@ -19,7 +27,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="with --more: do not ask for confirmation")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from labtui.results import baselines
     from labtui.commands.common import open_store, print_json, stdout
     from labtui.errors import LabtuiError, ValidationError
@@ -83,7 +91,7 @@ def run(args) -> int:
     return 0
 
 
-def _offer(result, need: int, target: str | None) -> bool:
+def _offer(result: RunResult, need: int, target: str | None) -> bool:
     """On an interactive terminal, offer to run the missing runs now."""
     import sys
 
@@ -101,7 +109,7 @@ def _offer(result, need: int, target: str | None) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _run_more(store, result, args):
+def _run_more(store: Store, result: RunResult, args: argparse.Namespace) -> RunResult | None:
     """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
@@ -134,12 +142,12 @@ def _run_more(store, result, args):
     return more
 
 
-def _entry(b) -> dict:
+def _entry(b: Baseline) -> dict[str, Any]:
     return {"disk": b.disk, "profile": b.profile, "result": b.result_id, "added": list(b.added),
             "marked": b.marked.isoformat()}
 
 
-def _list(store, as_json: bool) -> int:
+def _list(store: Store, as_json: bool) -> int:
     from rich import box
     from rich.table import Table
 

@@ -8,13 +8,23 @@ so only new runs can show that it reproduces.
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from labtui.analysis.checks import CheckReport
+    from labtui.engine.runner import Runner
+    from labtui.model import RunResult
+    from labtui.results.store import Store
+
 HELP = "re-run a baseline's profile: exit 0 PASS, 1 FAIL (a regression), 3 too noisy to tell"
 DEFAULT_TOLERANCE_PCT = 10.0
 DEFAULT_CONFIRM = 8  # runs in a second pass: a confirmation decides alone, so it needs power of its own
 MIN_RUNS = 3
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", "-b", metavar="ID",
                         help="a result to check against, with the runs added to its baseline "
                              "(default: the baseline marked for the target's disk)")
@@ -46,7 +56,7 @@ def add_arguments(parser) -> None:
     fleet_arguments(parser, run=False)
 
 
-def choose_baseline(store, args):
+def choose_baseline(store: Store, args: argparse.Namespace) -> tuple[list[RunResult], str]:
     """The baseline's runs (the marked result first) and a sentence saying how they were chosen."""
     from labtui.results import baselines
     from labtui.engine import devices
@@ -81,7 +91,7 @@ def choose_baseline(store, args):
     return runs, how
 
 
-def _drive(runner):
+def _drive(runner: Runner) -> RunResult | None:
     """Run with live progress on stderr; the saved result (None if none was)."""
     import asyncio
 
@@ -92,7 +102,7 @@ def _drive(runner):
     return runner.result
 
 
-def run(args, drive=None) -> int:
+def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | None = None) -> int:
     """The check; `drive(runner)` runs each pass (default: live progress on stderr; the fleet agent streams)."""
     from dataclasses import replace
 
@@ -168,7 +178,7 @@ def run(args, drive=None) -> int:
         err.print("FAIL: the re-run was stopped before anything was saved")
         return ExitCode.FAILED
 
-    def more(report):
+    def more(report: CheckReport) -> RunResult | None:
         what = ", ".join(f"{l.group.name} {l.metric.label}" for l in (report.failures + report.doubtful)[:3])
         err.print(f"labtui check: the first pass looks worse ({what}); confirming with {args.confirm} fresh "
                   f"run{'s' if args.confirm > 1 else ''}, judged on their own (--confirm 0 decides on the first pass)")

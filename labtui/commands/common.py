@@ -5,21 +5,29 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:  # each command imports what it uses when it runs: `labtui --help` stays quick
+    from rich.console import Console
+
+    from labtui.model import RunResult
+    from labtui.results.files import BrokenFile
+    from labtui.results.store import Store
 
 # Into a pipe or a file, rich would lay tables out for 80 columns and cut ids, paths and
 # serials short; give them room for their natural width instead (COLUMNS still wins).
 PIPE_WIDTH = 240
 
 
-def stdout():
+def stdout() -> Console:
     from rich.console import Console
 
     width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else PIPE_WIDTH
     return Console(highlight=False, soft_wrap=False, width=width)
 
 
-def stderr():
+def stderr() -> Console:
     """Progress and messages: folded to a terminal's width; into a file or a pipe, whole lines.
 
     Folded at rich's default 80 columns, a log cuts paths and ids in two: they can no longer be
@@ -32,6 +40,12 @@ def stderr():
     return console
 
 
+@overload
+def given(value: str, option: str, wanted: str = ...) -> str: ...
+@overload
+def given(value: str | None, option: str, wanted: str = ...) -> str | None: ...
+
+
 def given(value: str | None, option: str, wanted: str = "a value") -> str | None:
     """An option's value as given; an empty one is refused (`--duration ""` must not mean "none")."""
     from labtui.errors import ValidationError
@@ -41,7 +55,7 @@ def given(value: str | None, option: str, wanted: str = "a value") -> str | None
     return value
 
 
-def open_store():
+def open_store() -> Store:
     from labtui.results.store import Store
 
     return Store()
@@ -54,7 +68,7 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
-def warn_broken(broken) -> None:
+def warn_broken(broken: Sequence[BrokenFile]) -> None:
     """Tell the person (on stderr) about files that were skipped, so nothing vanishes silently."""
     if not broken:
         return
@@ -67,7 +81,7 @@ def warn_broken(broken) -> None:
         err.print(f"[yellow]skipped[/] {escape(str(item.path))}: {escape(item.reason)}", highlight=False, soft_wrap=True)
 
 
-def result_json(result) -> dict:
+def result_json(result: RunResult) -> dict[str, Any]:
     """A result's `--json` form plus, per step and metric, its mean, spread and 95 % interval, and
     where each step's limit was (the link's ceiling and the share of it used)."""
     from labtui.analysis.bottleneck import analyse

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
 HELP = "compare two or more results (the first is the reference)"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ids", nargs="+", metavar="ID", help="result ids (or unique prefixes); the first is the reference")
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print the comparison as JSON on stdout")
@@ -17,7 +23,7 @@ def add_arguments(parser) -> None:
                              "figure and spread, and what differs (replaces FILE.svg)")
 
 
-def svg_path(text: str):
+def svg_path(text: str) -> Path:
     """Where --svg writes: a .svg file in a directory that exists (ValidationError otherwise)."""
     import os
     from pathlib import Path
@@ -37,7 +43,7 @@ def svg_path(text: str):
     return path
 
 
-def tolerance(args, default: float) -> float:
+def tolerance(args: argparse.Namespace, default: float) -> float:
     """The --tolerance percentage, checked (LabtuiError for a negative or non-finite one)."""
     import math
 
@@ -49,7 +55,7 @@ def tolerance(args, default: float) -> float:
     return value
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import open_store, print_json, stderr, stdout
     from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT, compare
     from labtui.render.comparison import comparison_markdown, comparison_renderable

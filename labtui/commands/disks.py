@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labtui.analysis.bottleneck import Link
+    from labtui.engine.devices import Disk
+
 HELP = "list disks and mounted volumes"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON on stdout")
     parser.add_argument("--all", action="store_true", help="include kernel pseudo file systems and empty devices")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from rich import box
@@ -64,7 +71,7 @@ def run(args) -> int:
     return 0
 
 
-def _link_json(link, disk) -> dict | None:
+def _link_json(link: Link | None, disk: Disk) -> dict[str, Any] | None:
     """A disk's link for --json: its name, ceiling, and whether it runs below the drive's best."""
     from labtui.analysis import bottleneck
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
+
 HELP = "export results (all when no id is given) as csv, markdown, json or the ConfigMgr script's csv"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     from labtui.render.export_formats import FORMATS
 
     parser.add_argument("ids", nargs="*", metavar="ID", help="result ids or unique prefixes (default: every result)")
@@ -15,7 +17,7 @@ def add_arguments(parser) -> None:
                              "Latency, CPU)")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import sys
 
     from labtui.commands.common import open_store, warn_broken

@@ -13,22 +13,38 @@ aborted, there and here) and exit 1.
 
 from __future__ import annotations
 
+import argparse
 # Everything else is imported when a fleet command runs, not when `labtui --help` builds the
 # parser (cli.py): asyncio alone would add tens of milliseconds to every start.
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from labtui.commands.live_display import LiveDisplay
 from labtui.errors import ExitCode
 
 if TYPE_CHECKING:
-    from labtui.fleet.session import Fleet
+    from collections.abc import Callable
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from labtui.engine.events import Event
+    from labtui.fleet.fio_client import FioClientFleet
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.requests import Request
+    from labtui.fleet.session import Fleet, HostRun
+    from labtui.fleet.summary import HostsSummary, StepSpread
+    from labtui.model import Profile
+    from labtui.results.store import Store
+
+    # `labtui run`'s own profile loading (its -p and overrides), handed to the fleet.
+    LoadProfile = Callable[[Store, argparse.Namespace], Profile]
 
 STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": "red", "aborted": "yellow",
                 "unreachable": "red", "refused": "red", "cannot tell": "yellow"}
 
 
-def add_arguments(parser, *, run: bool) -> None:
+def add_arguments(parser: argparse.ArgumentParser, *, run: bool) -> None:
     parser.add_argument("--hosts", metavar="FILE",
                         help=f"{'run' if run else 'check'} on every host of this hosts file over ssh "
                              "(see the README: Many hosts)" + (
@@ -44,7 +60,7 @@ def add_arguments(parser, *, run: bool) -> None:
                                  "better or worse (default 5)")
 
 
-def run_request(args, store, load_profile):
+def run_request(args: argparse.Namespace, store: Store, load_profile: LoadProfile) -> tuple[list[Host], Request]:
     """The hosts, and the run request for each (the profile, with -p's overrides, travels in it)."""
     from labtui.commands.common import given
     from labtui.errors import LabtuiError
@@ -64,7 +80,7 @@ def run_request(args, store, load_profile):
                               interval=parse_duration(args.interval, field="--interval"), keep_file=args.keep_file)
 
 
-def check_request(args):
+def check_request(args: argparse.Namespace) -> tuple[list[Host], Request]:
     """The hosts, and the check request for each: every host checks against its own baseline."""
     from labtui.commands.common import given
     from labtui.errors import LabtuiError
@@ -82,7 +98,7 @@ def check_request(args):
         duration=args.duration, file_size=args.file_size, params=list(args.param))
 
 
-def _hosts(args):
+def _hosts(args: argparse.Namespace) -> list[Host]:
     from labtui.fleet.hosts import load_hosts
     from labtui.fleet.requests import over_ssh
 
@@ -91,7 +107,7 @@ def _hosts(args):
     return hosts
 
 
-def _fio_client_hosts(args):
+def _fio_client_hosts(args: argparse.Namespace) -> list[Host] | None:
     """The hosts file's hosts when `-e fio` drives their fio servers (all have fio_server), else None."""
     from labtui.errors import LabtuiError
     from labtui.fleet.hosts import load_hosts
@@ -109,7 +125,8 @@ def _fio_client_hosts(args):
     return hosts
 
 
-def _fio_client_fleet(args, hosts, store, load_profile, display):
+def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store, load_profile: LoadProfile,
+                      display: _Display) -> FioClientFleet:
     """The fio client fleet for `-e fio` on fio_server hosts; refused up front where fio --client cannot run it."""
     import shutil
 
@@ -139,7 +156,7 @@ def _fio_client_fleet(args, hosts, store, load_profile, display):
                           on_change=display.changed, on_event=display.event)
 
 
-def run_fleet(args, *, check: bool, load_profile=None) -> int:
+def run_fleet(args: argparse.Namespace, *, check: bool, load_profile: LoadProfile | None = None) -> int:
     """The fleet run; `load_profile(store, args)` is `labtui run`'s own (its -p and overrides)."""
     import asyncio
 
@@ -153,9 +170,14 @@ def run_fleet(args, *, check: bool, load_profile=None) -> int:
     display = _Display(stderr(), check=check)
     fleet: Fleet
     if served is not None:
+        assert load_profile is not None  # served hosts are a run's (labtui run hands its own -p and overrides)
         fleet = _fio_client_fleet(args, served, store, load_profile, display)
     else:
-        hosts, request = check_request(args) if check else run_request(args, store, load_profile)
+        if check:
+            hosts, request = check_request(args)
+        else:
+            assert load_profile is not None  # labtui run hands its own (its -p and overrides)
+            hosts, request = run_request(args, store, load_profile)
         fleet = Fleet(hosts, request, store, one_at_a_time=args.one_at_a_time, ssh=ssh_program(),
                       on_change=display.changed, on_event=display.event)
     display.fleet = fleet
@@ -163,7 +185,7 @@ def run_fleet(args, *, check: bool, load_profile=None) -> int:
     return _report(fleet, args, check=check)
 
 
-async def _drive(fleet, display) -> None:
+async def _drive(fleet: Fleet, display: _Display) -> None:
     import asyncio
     import signal
 
@@ -203,7 +225,7 @@ async def _drive(fleet, display) -> None:
                 loop.remove_signal_handler(sig)
 
 
-def _report(fleet, args, *, check: bool) -> int:
+def _report(fleet: Fleet, args: argparse.Namespace, *, check: bool) -> int:
     from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
     from labtui.commands.common import print_json
     from labtui.commands.compare import tolerance
@@ -226,7 +248,7 @@ def _report(fleet, args, *, check: bool) -> int:
     return ExitCode.FAILED
 
 
-def _host_json(host_run, summary) -> dict:
+def _host_json(host_run: HostRun, summary: HostsSummary | None) -> dict[str, Any]:
     from labtui.commands.common import result_json
 
     result = host_run.result
@@ -249,7 +271,7 @@ def _host_json(host_run, summary) -> dict:
     }
 
 
-def _print_report(fleet, summary, *, check: bool) -> None:
+def _print_report(fleet: Fleet, summary: HostsSummary | None, *, check: bool) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -294,7 +316,7 @@ def _print_report(fleet, summary, *, check: bool) -> None:
         out.print(comparison_renderable(summary.comparison))
 
 
-def _fmt(value: float, spread) -> str:
+def _fmt(value: float, spread: StepSpread) -> str:
     from labtui.render.result_tables import fmt_iops
 
     return fmt_iops(value) if spread.metric == "IOPS" else f"{value:.1f}"
@@ -303,7 +325,7 @@ def _fmt(value: float, spread) -> str:
 class _Display(LiveDisplay):
     """The hosts' progress on stderr: a live table on a terminal, plain lines otherwise."""
 
-    def __init__(self, console, *, check: bool) -> None:
+    def __init__(self, console: Console, *, check: bool) -> None:
         super().__init__(console)
         self.fleet: Fleet | None = None
         self.check = check
@@ -314,7 +336,7 @@ class _Display(LiveDisplay):
         self.say(f"labtui: {'checking' if self.check else 'running on'} {names}")
         super().start()
 
-    def render(self):
+    def render(self) -> Table:
         from rich.table import Table
         from rich.text import Text
 
@@ -332,7 +354,7 @@ class _Display(LiveDisplay):
                           fmt_iops(x.iops) if x else "", fmt_mib(x.mib_s) if x else "", sparkline(r.spark_mib))
         return table
 
-    def changed(self, host_run) -> None:
+    def changed(self, host_run: HostRun) -> None:
         from labtui.fleet.session import ABORTED, COMPLETED, FAILED
 
         self.update()
@@ -345,7 +367,7 @@ class _Display(LiveDisplay):
             elif not self.live_mode:
                 self.say(f"[{host_run.name}] {host_run.state}", style)
 
-    def event(self, host_run, event) -> None:
+    def event(self, host_run: HostRun, event: Event) -> None:
         from labtui.engine.events import RunWarning, StepFinished, StepStarted
         from labtui.render.result_tables import fmt_iops, fmt_mib
 

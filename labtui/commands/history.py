@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from labtui.results.summaries import ResultSummary
+
 HELP = "list saved results"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON on stdout")
     parser.add_argument("--profile", help="only results of this profile")
     parser.add_argument("--tag", help="only results carrying this tag")
     parser.add_argument("--limit", type=int, default=None, metavar="N", help="at most this many (newest first)")
 
 
-def summary(row) -> dict:
+def summary(row: ResultSummary) -> dict[str, Any]:
     """The `--json` entry of one result (a labtui.results.summaries.ResultSummary)."""
     return {
         "id": row.id,
@@ -39,7 +48,7 @@ def summary(row) -> dict:
 WIDE = 110
 
 
-def history_table(results, *, wide: bool):
+def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Table:
     """One row per result; a line per step in the figures columns. Ids, statuses and figures are never
     cut; a long profile name or disk model folds onto more lines. The engine is always there: native,
     fio and DiskSpd runs of one profile are different measurements."""
@@ -69,7 +78,7 @@ def history_table(results, *, wide: bool):
     for r in results:
         steps = [listed.figures for listed in listed_steps(r)]  # each step once, as its profile makes it
         if wide:
-            cells = [r.id, fmt_time(r.started), r.profile, r.engine] + (["\n".join(r.tags)] if tagged else [])
+            cells: list[str | Text] = [r.id, fmt_time(r.started), r.profile, r.engine, *(["\n".join(r.tags)] if tagged else [])]
         else:
             # Narrow, the engine and the tags take the lines under the profile's name.
             under = "\n".join([r.engine, *(["tags: " + ", ".join(r.tags)] if r.tags else [])])
@@ -84,7 +93,7 @@ def history_table(results, *, wide: bool):
     return table
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import open_store, print_json, stdout, warn_broken
     from labtui.errors import ValidationError
 

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from labtui.model import RunResult
+    from labtui.results.summaries import ResultSummary
 
 HELP = "import DiskSpd or fio result files"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="DiskSpd XML/text or fio JSON output files")
     parser.add_argument("--json", action="store_true", help="print the imported results as JSON on stdout")
     parser.add_argument("--tag", action="append", default=[], help="tag the imported results (repeatable)")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Each file imports whole or not at all; a bad file is reported and the others still import.
 
     A file imported before (the same bytes, under any name) is not imported again: the command
@@ -83,7 +85,7 @@ def run(args) -> int:
     return ExitCode.BAD_INPUT if failures else ExitCode.OK
 
 
-def _earlier_imports(rows, results) -> list[str]:
+def _earlier_imports(rows: list[ResultSummary], results: list[RunResult]) -> list[str]:
     """The ids under which these results (one file's) were imported before, if they were."""
     digest = results[0].source_digest if results else None
     same = [r.id for r in rows if r.source == "import" and digest and r.source_digest == digest]
@@ -95,7 +97,7 @@ def _earlier_imports(rows, results) -> list[str]:
             and (r.source_file, r.started, r.engine) in keys]
 
 
-def _as_rows(done):
+def _as_rows(done: list[tuple[RunResult, Path]]) -> list[ResultSummary]:
     from labtui.results.summaries import ResultSummary
 
     return [ResultSummary.of(result, path.name) for result, path in done]

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from types import FrameType
+
 HELP = "build a zpaq test archive of a chosen size (for the zpaq-extract profile)"
 DEFAULT_FILES = 16
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", metavar="OUT.zpaq", help="the archive to create (never overwritten)")
     parser.add_argument("--size", required=True, help="bytes of data in the archive, e.g. 10G (powers of 1024)")
     parser.add_argument("--files", type=int, default=DEFAULT_FILES,
@@ -14,7 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--method", type=int, default=1, help="zpaq's -method, 0..5 (default 1, zpaq's own default)")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import signal
     import sys
     import time
@@ -39,7 +45,8 @@ def run(args) -> int:
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
-    def interrupt(signum, frame):  # SIGTERM and SIGHUP stop it as Ctrl+C does, cleaning up on the way
+    # SIGTERM and SIGHUP stop it as Ctrl+C does, cleaning up on the way.
+    def interrupt(signum: int, frame: FrameType | None) -> NoReturn:
         raise KeyboardInterrupt
 
     previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}

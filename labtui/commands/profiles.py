@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labtui.model import Profile
+
 HELP = "list workload profiles (or show one)"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", help="a profile name or .toml file: show its steps")
     parser.add_argument("--json", action="store_true", help="print JSON on stdout")
 
 
-def _as_json(profile) -> dict:
+def _as_json(profile: Profile) -> dict[str, Any]:
     from labtui.results.profile_file import profile_to_table
 
     return profile_to_table(profile) | {"origin": profile.origin, "planned_seconds": profile.planned_seconds}
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import open_store, print_json, stdout, warn_broken
     from labtui.render.result_tables import profiles_table, steps_table
 

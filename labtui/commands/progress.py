@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from labtui.analysis import steady
@@ -21,6 +21,7 @@ from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
 from labtui.commands.live_display import LiveDisplay
 from labtui.engine.events import (
+    Event,
     Paused,
     PreconditionProgress,
     PrepareProgress,
@@ -31,9 +32,11 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
+from labtui.engine.runner import Plan, Runner
 from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.engine.target_choice import device_words
 from labtui.errors import ExitCode
+from labtui.model import SteadyState
 from labtui.render.result_tables import (
     bottleneck_renderable,
     command_summary,
@@ -47,7 +50,7 @@ from labtui.units import format_duration, format_size, human_duration, human_siz
 
 
 
-def confirm(runner, plan) -> bool:
+def confirm(runner: Runner, plan: Plan) -> bool:
     """Ask before writing a big file on an interactive terminal; scripts pass --yes."""
     if not sys.stdin.isatty():
         return True
@@ -71,11 +74,12 @@ def confirm(runner, plan) -> bool:
         err.print(f"labtui will run the commands of {profile.name} in {plan.directory} {disk}:")
     for step in profile.steps:
         if not step.is_io:
+            assert runner.commands is not None  # made by the preflight that made `plan`
             err.print(f"  {step.name}: {runner.commands.command_line(step, plan.directory, 0)}", markup=False)
     return go_ahead(err)
 
 
-def go_ahead(err) -> bool:
+def go_ahead(err: Console) -> bool:
     """Ask "Go ahead?" on the terminal; anything but yes (or end of input) leaves everything unwritten."""
     try:
         answer = input("Go ahead? [y/N] ")
@@ -108,7 +112,7 @@ class _Display(LiveDisplay):
         self.precondition: PreconditionProgress | None = None
         self.round: SteadyRound | None = None  # the current steady-state step's last round
 
-    def render(self):
+    def render(self) -> RenderableType:
         run = self.run
         eta = human_duration(run.eta_seconds())
         lines = []
@@ -152,7 +156,7 @@ class _Display(LiveDisplay):
                                   + ("  CPU-bound: the engine's limit, not the disk's" if current.engine_bound else "")))
         return Group(*lines) if lines else Text("starting ...")
 
-    def handle(self, event) -> None:
+    def handle(self, event: Event) -> None:
         self.run.handle(event)
         if isinstance(event, RunStarted):
             steps = f"{event.steps_total} step{'s' if event.steps_total != 1 else ''}"
@@ -216,7 +220,7 @@ def precondition_line(p: PreconditionProgress) -> str:
             f"({100 * p.fraction:.0f}%), {human_size(rate)}/s, ETA {human_duration(p.eta_seconds)}")
 
 
-def round_lines(state) -> list[str]:
+def round_lines(state: SteadyState) -> list[str]:
     """A steady-state round as it came: its figure, then how far each criterion is from holding."""
     unit = steady.FIGURE_UNITS[state.figure]
     figure = state.rounds[-1]
@@ -238,7 +242,7 @@ def round_lines(state) -> list[str]:
     return lines
 
 
-async def execute(runner, *, as_json: bool, report: bool = True) -> int:
+async def execute(runner: Runner, *, as_json: bool, report: bool = True) -> int:
     """Run with live progress; return the exit code. Signals abort cleanly.
 
     With `report` false the caller prints what it makes of `runner.result` (as `check` does).

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from labtui.model import Profile
+    from labtui.results.store import Store
+
 HELP = "run a workload profile on a target directory"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-p", "--profile", default="quick-sanity", help="profile name or .toml file (default: quick-sanity)")
     parser.add_argument("-t", "--target", help="directory on the volume to test (default: the current one; with "
                         "--hosts, each host's own target)")
@@ -30,7 +37,7 @@ def add_arguments(parser) -> None:
     fleet_arguments(parser, run=True)
 
 
-def load_profile(store, args):
+def load_profile(store: Store, args: argparse.Namespace) -> Profile:
     """The profile asked for, with the quick-trial overrides applied (LabtuiError if invalid)."""
     from labtui.commands.common import given
     from labtui.errors import ValidationError
@@ -48,7 +55,7 @@ def load_profile(store, args):
     return profile.with_overrides(duration=duration, file_size=file_size, repeat=args.repeat)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from labtui.commands.common import open_store

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
+
 HELP = "show one result in full"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", help="result id (or a unique prefix of one)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from labtui.commands.common import open_store, print_json, result_json, stdout

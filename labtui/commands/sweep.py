@@ -13,14 +13,23 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from labtui.engine.volume_sweep import Skipped, SweepTarget, plan_sweep
 from labtui.errors import ExitCode
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from labtui.analysis.comparison import Comparison
+    from labtui.engine.devices import Disk, Volume
+    from labtui.engine.runner import RunOptions
+    from labtui.model import Profile, RunResult
+    from labtui.results.store import Store
 
 
-def run_sweep(profile, store, options, *, as_json: bool, yes: bool, volumes=None, disks=None,
-              home: Path | None = None) -> int:
+def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: bool, yes: bool,
+              volumes: list[Volume] | None = None, disks: list[Disk] | None = None, home: Path | None = None) -> int:
     from labtui.commands.common import stderr
     from labtui.engine.devices import list_disks, list_volumes
     from labtui.errors import LabtuiError
@@ -39,7 +48,7 @@ def run_sweep(profile, store, options, *, as_json: bool, yes: bool, volumes=None
     return asyncio.run(_sweep(profile, store, options, targets, skipped, as_json=as_json))
 
 
-def _confirm(profile, targets: Sequence[SweepTarget], err) -> bool:
+def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> bool:
     from labtui.commands.progress import go_ahead
     from labtui.units import format_size, human_duration
 
@@ -51,7 +60,7 @@ def _confirm(profile, targets: Sequence[SweepTarget], err) -> bool:
     return go_ahead(err)
 
 
-async def _sweep(profile, store, options, targets: Sequence[SweepTarget], skipped: list[Skipped], *,
+async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: Sequence[SweepTarget], skipped: list[Skipped], *,
                  as_json: bool) -> int:
     from labtui.commands.common import print_json, result_json, stderr, stdout
     from labtui.commands.progress import execute
@@ -98,11 +107,11 @@ async def _sweep(profile, store, options, targets: Sequence[SweepTarget], skippe
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
-def _volume_of(result) -> str | None:
+def _volume_of(result: RunResult) -> str | None:
     return next((t.removeprefix("volume:") for t in result.tags if t.startswith("volume:")), None)
 
 
-def _comparison(results, store):
+def _comparison(results: list[RunResult], store: Store) -> Comparison | None:
     from labtui.analysis.comparison import compare
     from labtui.analysis.known_noise import hint_from_store
 
@@ -110,7 +119,8 @@ def _comparison(results, store):
     return compare(done, hint=hint_from_store(store, done)) if len(done) > 1 else None
 
 
-def _print(results, saved, skipped: list[Skipped], comparison, out) -> None:
+def _print(results: list[RunResult], saved: list[tuple[Path | None, str | None]], skipped: list[Skipped],
+           comparison: Comparison | None, out: Console) -> None:
     from rich.text import Text
 
     from labtui.render.comparison import comparison_renderable

@@ -35,19 +35,20 @@ import shlex
 import signal
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from labtui.engine import fio_parse as fr
-from labtui.engine.events import RunStarted, RunWarning, StepFinished, StepStarted
+from labtui.engine.events import Event, RunStarted, RunWarning, StepFinished, StepStarted
 from labtui.engine.fio import fio_arguments
 from labtui.errors import LabtuiError, ReportError
 from labtui.fleet.hosts import Host
 from labtui.fleet.session import ABORTED, COMPLETED, FAILED, REFUSED, RUNNING, UNREACHABLE, WAITING, Fleet, HostRun
 from labtui.model import EngineInfo, HostInfo, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
 from labtui.printable import printable
+from labtui.results.store import Store
 
 CONNECT_SECONDS = 5.0  # a server that does not accept a connection by then is unreachable
 PROBE_SECONDS = 30.0  # the probe job (no I/O) must have ended by then
@@ -243,9 +244,11 @@ class FioClientFleet(Fleet):
     CLI's live table, its report and the cross-host comparison serve both.
     """
 
-    def __init__(self, hosts: list[Host], profile: Profile, targets: dict[str, str], store, *, fio: str = "fio",
+    def __init__(self, hosts: list[Host], profile: Profile, targets: dict[str, str], store: Store, *, fio: str = "fio",
                  one_at_a_time: bool = False, tags: Sequence[str] = (), params: dict[str, str] | None = None,
-                 interval: float = 1.0, keep_file: bool = False, on_change=None, on_event=None) -> None:
+                 interval: float = 1.0, keep_file: bool = False,
+                 on_change: Callable[[HostRun], None] | None = None,
+                 on_event: Callable[[HostRun, Event], None] | None = None) -> None:
         super().__init__(hosts, lambda _host: {}, store, one_at_a_time=one_at_a_time, on_change=on_change,
                          on_event=on_event)
         self.profile = profile
@@ -593,7 +596,7 @@ class FioClientFleet(Fleet):
     def _target(self, host: _Host) -> TargetInfo:
         return TargetInfo(path=host.target, disk=host.disks[0] if host.disks else None)
 
-    def _event(self, run: HostRun, event) -> None:
+    def _event(self, run: HostRun, event: Event) -> None:
         self._apply(run, event)
         self.on_event(run, event)
         self.on_change(run)
@@ -632,13 +635,13 @@ def _local_fio_version(fio: str) -> str | None:
     return _VERSIONS[fio]
 
 
-def _interrupt(proc) -> None:
+def _interrupt(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is None:
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signal.SIGINT)  # fio's client asks its servers to stop their jobs
 
 
-def _kill(proc) -> None:
+def _kill(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is not None:
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -38,6 +38,7 @@ from labtui.fleet import wire
 from labtui.fleet.hosts import Host
 from labtui.printable import printable
 from labtui.model import DirectionStats, HostInfo, RunResult, StepResult, now
+from labtui.results.store import Store
 
 START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before
 HELLO_SECONDS = 60.0  # ssh's own ConnectTimeout covers the network; this covers a host that hangs after
@@ -118,7 +119,7 @@ class HostRun:
 class Fleet:
     """Runs one request on many hosts; `on_change(host_run)` is called whenever a host's state moves."""
 
-    def __init__(self, hosts: list[Host], request: Callable[[Host], dict[str, Any]], store, *,
+    def __init__(self, hosts: list[Host], request: Callable[[Host], dict[str, Any]], store: Store, *,
                  one_at_a_time: bool = False, ssh: str = "ssh",
                  on_change: Callable[[HostRun], None] | None = None,
                  on_event: Callable[[HostRun, Event], None] | None = None) -> None:
@@ -174,7 +175,7 @@ class Fleet:
                     with contextlib.suppress(Exception):
                         proc.stdin.close()
 
-    async def _coordinate(self, sessions) -> None:
+    async def _coordinate(self, sessions: list[asyncio.Task[None]]) -> None:
         # Everyone ready (or out) first: a shared start is one instant for all who can start.
         await asyncio.gather(*(e.wait() for e in self._ready.values()))
         ready = [r for r in self.runs if r.state == WAITING]
@@ -228,7 +229,7 @@ class Fleet:
             if not host_run.ended:
                 self._cut_off(host_run, proc.returncode)
 
-    async def _converse(self, host_run: HostRun, proc) -> None:
+    async def _converse(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> None:
         host = host_run.host
         try:
             message = await asyncio.wait_for(self._hello(proc), timeout=HELLO_SECONDS)
@@ -273,7 +274,7 @@ class Fleet:
         self._tell(proc, {"type": "start", "delay": delay})
         await self._drain(host_run, proc)
 
-    async def _drain(self, host_run: HostRun, proc) -> None:
+    async def _drain(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> None:
         """Follow the host's stream to its end."""
         while True:
             message = await self._next(proc)
@@ -416,7 +417,7 @@ class Fleet:
 
     # ------------------------------------------------------------------ the stream
 
-    async def _hello(self, proc) -> dict[str, Any] | None:
+    async def _hello(self, proc: asyncio.subprocess.Process) -> dict[str, Any] | None:
         # A login shell may greet before labtui speaks: skip what is not a message.
         while True:
             line = await _readline(proc)
@@ -429,7 +430,7 @@ class Fleet:
             if message["type"] == "hello":
                 return message
 
-    async def _next(self, proc) -> dict[str, Any] | None:
+    async def _next(self, proc: asyncio.subprocess.Process) -> dict[str, Any] | None:
         line = await _readline(proc)
         while line is not None and not line.strip():
             line = await _readline(proc)
@@ -440,7 +441,8 @@ class Fleet:
         except wire.WireError:
             return None
 
-    async def _read_stderr(self, host_run: HostRun, proc) -> None:
+    async def _read_stderr(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stderr is not None  # every pipe is open (_session)
         while True:
             try:
                 line = await proc.stderr.readline()
@@ -452,14 +454,16 @@ class Fleet:
             if text:
                 host_run.stderr.append(text)
 
-    async def _ping(self, proc) -> None:
+    async def _ping(self, proc: asyncio.subprocess.Process) -> None:
         """Tell the agent, every few seconds, that this side is still there (it stops after a silence)."""
         while self.stopping is None:
             await asyncio.sleep(wire.PING_SECONDS)
             if self.stopping is None:
                 self._tell(proc, {"type": "ping"})
 
-    def _tell(self, proc, message: dict[str, Any]) -> None:
+    def _tell(self, proc: asyncio.subprocess.Process, message: dict[str, Any]) -> None:
+        if proc.stdin is None:
+            return
         with contextlib.suppress(Exception):
             proc.stdin.write(wire.dumps(message))
 
@@ -508,7 +512,8 @@ def _partial_step(started: StepStarted, samples: list) -> StepResult:
                       error=f"cut off mid-step: the figures are the {len(samples)} measured intervals that arrived")
 
 
-async def _readline(proc) -> bytes | None:
+async def _readline(proc: asyncio.subprocess.Process) -> bytes | None:
+    assert proc.stdout is not None  # every pipe is open (Fleet._session)
     try:
         line = await proc.stdout.readline()
     except (ValueError, asyncio.LimitOverrunError, ConnectionError):
@@ -516,7 +521,7 @@ async def _readline(proc) -> bytes | None:
     return line or None
 
 
-def _kill(proc) -> None:
+def _kill(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is not None:
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):

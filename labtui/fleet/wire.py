@@ -67,7 +67,7 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.errors import LabtuiError
-from labtui.model import SCHEMA, EngineInfo, HostInfo, Sample, SteadyState, StepResult, TargetInfo
+from labtui.model import SCHEMA, EngineInfo, HostInfo, RunResult, Sample, SteadyState, StepResult, TargetInfo
 from labtui.results import result_file
 from labtui.results.files import json_safe
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_from_table, step_to_table
@@ -220,7 +220,7 @@ def finished_message(text: str, path: str | None, save_error: str | None) -> dic
     return {"type": "run_finished", "result": text, "path": path, "save_error": save_error}
 
 
-def result_from_message(message: dict[str, Any]):
+def result_from_message(message: dict[str, Any]) -> RunResult:
     """The RunResult a run_finished message carries (WireError if its text is not a result file)."""
     text = message.get("result")
     if not isinstance(text, str):
