@@ -174,7 +174,7 @@ def bottleneck_lines(comparison: Comparison) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- terminal
 
 
-def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERMINAL, *, method: bool = True):
+def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERMINAL, *, method: bool = True) -> Group:
     """The whole comparison for a rich console: warnings, the table, context, notes, method.
 
     With `method` false the paragraph on how verdicts are reached is left out (a summary view
@@ -301,7 +301,7 @@ def check_basis(line: CheckLine) -> str:
     return short_basis(delta)
 
 
-def check_renderable(report: CheckReport, title: str | None = None):
+def check_renderable(report: CheckReport, title: str | None = None) -> Group:
     table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left")
     for name, justify in (("step", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right"),
                           ("change", "right"), ("result", "left"), ("decided by", "left")):

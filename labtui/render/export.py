@@ -13,13 +13,16 @@ import io
 import json
 import math
 from datetime import UTC
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterable, Sequence
 
 from labtui.render import markdown
 from labtui.render.export_formats import FORMATS
 from labtui.model import RunResult, StepResult
 from labtui.results.files import json_safe
+
+if TYPE_CHECKING:
+    from labtui.analysis.comparison import Metric
 
 Getter = Callable[[RunResult, StepResult], Any]
 
@@ -228,7 +231,8 @@ def configmgr_rows(results: Iterable[RunResult]) -> list[dict[str, str]]:
             kind = {0: "Read", 100: "Write"}.get(step.write_percent, "Mixed")
             counts[kind] = counts.get(kind, 0) + 1
 
-            def figure(metric, members=members, aggregate=result.profile.aggregate):
+            def figure(metric: Metric, members: list[StepResult] = members,
+                       aggregate: str = result.profile.aggregate) -> float | None:
                 values = [v for v in (metric.value(m) for m in members) if v is not None and math.isfinite(v)]
                 return headline(metric, values, aggregate) if values else None
 

@@ -6,6 +6,7 @@ Formatting lives here once so the CLI tables, exports and the TUI show the same 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 from collections.abc import Iterable, Mapping, Sequence
 
 from rich import box
@@ -15,9 +16,12 @@ from rich.table import Table
 from rich.text import Text
 
 from labtui.analysis import bottleneck
-from labtui.model import Profile, RunResult, StepResult
+from labtui.model import Precondition, Profile, RunResult, SteadyState, StepResult
 from labtui.params import Param
 from labtui.units import format_duration, format_size, human_duration, human_size
+
+if TYPE_CHECKING:
+    from labtui.analysis.comparison import Metric
 
 
 def fmt_iops(value: float | None) -> str:
@@ -76,7 +80,7 @@ def profiles_table(profiles: Iterable[Profile]) -> Table:
     return table
 
 
-def verdict_cell(state) -> str:
+def verdict_cell(state: SteadyState | None) -> str:
     """The steady column of a step table: "yes, 7 rounds" / "NO, 25 rounds" / "" for a timed step."""
     if state is None:
         return ""
@@ -84,7 +88,7 @@ def verdict_cell(state) -> str:
     return f"{'yes' if state.attained else 'NO'}, {count} round{'s' if count != 1 else ''}"
 
 
-def precondition_text(p) -> str:
+def precondition_text(p: Precondition) -> str:
     """"2 sequential passes, 32 GiB written in 62.1 s (528 MiB/s, O_DIRECT; each pass 29.1 s, 33.0 s)"."""
     passes = ", ".join(f"{x:,.1f} s" for x in p.pass_seconds)
     how = ", O_DIRECT" if p.direct else ""
@@ -216,7 +220,7 @@ def result_steps_table(result: RunResult) -> Table:
             continue
         aggregated = True
 
-        def figure(metric, done=done):
+        def figure(metric: Metric, done: list[StepResult] = done) -> float | None:
             values = [v for v in (metric.value(s) for s in done) if v is not None]
             return headline(metric, values, profile.aggregate) if values else None
 

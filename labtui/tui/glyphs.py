@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual._context import active_app
 from textual.scrollbar import ScrollBarRender
 
 if TYPE_CHECKING:
+    from rich.segment import Segments
     from textual.app import App
 
 
@@ -51,7 +52,8 @@ class ConsoleScrollBarRender(ScrollBarRender):
     """Textual's scrollbar, with whole-cell thumbs in an app drawing plain glyphs."""
 
     @classmethod
-    def render_bar(cls, *args, **kwargs):
+    def render_bar(cls, *args: Any, **kwargs: Any) -> Segments:
+        # Textual's arguments, passed on as they came (its signature, defaults and all, is its own).
         if draws_plain(active_app.get(None)):
             return _WholeCellBars.render_bar(*args, **kwargs)
         return super().render_bar(*args, **kwargs)
