@@ -13,10 +13,11 @@ import asyncio
 import contextlib
 import signal
 from dataclasses import dataclass, replace
+from functools import partial
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Callable
-from typing import ClassVar
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -34,7 +35,7 @@ from labtui.model import RESULT_ORIGIN, Profile, RunResult
 from labtui.results.store import Store
 from labtui.settings import Settings
 from labtui.tui.command_palette import LabtuiCommands, offered_bindings
-from labtui.tui.context import LabtuiContext, RunControl
+from labtui.tui.context import Command, LabtuiContext, RunControl
 from labtui.tui.glyphs import ConsoleScrollBarRender, draws_plain, key_display, plain_console
 from labtui.tui.priority import raise_ui_priority
 from labtui.tui.work import failure_text
@@ -46,6 +47,9 @@ from labtui.tui.theming import (
     shipped_theme_dir,
     user_theme_dir,
 )
+
+if TYPE_CHECKING:
+    from labtui.screens.help import KeyHelp
 
 _HERE = Path(__file__).resolve().parent
 # Textual's scrollbar, with whole-cell thumbs in an app that sets plain_glyphs.
@@ -412,7 +416,7 @@ class LabtuiApp(App[None]):
             return not (parameters and parameters[0] == self.current_mode)
         return True
 
-    def get_system_commands(self, screen: Screen):
+    def get_system_commands(self, screen: Screen) -> Iterator[SystemCommand]:
         for command in super().get_system_commands(screen):
             if command.title == "Quit":
                 yield SystemCommand("Quit", "Leave labtui (asks first while a run is going)", self.action_quit)
@@ -442,7 +446,7 @@ class LabtuiApp(App[None]):
         title = bars.first().screen_title if bars else top.title if top else self.current_mode
         self.push_screen(HelpScreen(title, self.key_help(screen)))
 
-    def key_help(self, screen: Screen):
+    def key_help(self, screen: Screen) -> list[KeyHelp]:
         """The keys active on `screen` that labtui defines or shows: the focused widget's and the
         screen's first, then those that work everywhere (cursor keys and the like are left out)."""
         from labtui.screens.help import KeyHelp
@@ -488,13 +492,13 @@ class LabtuiApp(App[None]):
         self.push_screen(ConfirmModal("Quit labtui?", "\n".join(reasons), yes="Quit", no="Stay", danger=True), answer)
 
 
-    def palette_commands(self):
+    def palette_commands(self) -> Iterator[Command]:
         """Commands the palette offers on every screen, besides going to a screen."""
         if self.current_mode != "history":
             yield ("Compare marked results", "Compare the results marked in History (Space marks them there)",
                    self.compare_marked)
 
-    def palette_searches(self):
+    def palette_searches(self) -> Iterator[Command]:
         """Commands a palette search finds on every screen but the list does not show: opening
         any profile by name (the Workload screen lists them itself)."""
         if self.current_mode == "workload":
@@ -503,7 +507,7 @@ class LabtuiApp(App[None]):
         for profile in profiles:
             where = "built in" if profile.origin == "builtin" else "yours"
             yield (f"Open profile {profile.name}", f"{profile.title or profile.name} ({where}): in the Workload editor",
-                   lambda p=profile: self.open_profile(p))
+                   partial(self.open_profile, profile))
 
     def open_profile(self, profile: Profile) -> None:
         """Show `profile` in the Workload editor, which makes it the chosen one (asking first if

@@ -14,7 +14,7 @@ import keyword
 import os
 import re
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from labtui import __version__
 from labtui.errors import ExitCode
@@ -25,7 +25,7 @@ COMMANDS = ("run", "import", "disks", "profiles", "history", "show", "compare", 
 
 
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # argparse's, passed on as they came
         super().__init__(*args, **kwargs)
         # "--duration -1s" or "--file-size -5G": a value to refuse with its reason, not an unknown
         # option ("expected one argument"). argparse treats "-5" so, but not "-1s"; no option of
