@@ -580,3 +580,48 @@ async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_h
         await pilot.press("s")
         await wait_for(pilot, lambda: "No engine can run here" in screen_text(app), what="the answer")
         assert "Still checking" not in screen_text(app)
+
+
+class AbortingRunner(ScriptedRunner):
+    """A run that goes on until cancelled, then keeps what it has as aborted, as the engine's runner does."""
+
+    def __init__(self, events, aborted) -> None:
+        super().__init__(events)
+        self.aborted = aborted
+
+    async def events(self):
+        try:
+            async for event in super().events():
+                yield event
+        except asyncio.CancelledError:
+            self.result = self.aborted
+            raise
+
+
+async def test_a_run_stopped_to_quit_is_known_as_aborted_though_its_end_is_still_queued(labtui_home, monkeypatch):
+    # A signal (or quitting) stops the run and waits for it, then names the aborted result as
+    # labtui ends and exits 1. The screen learnt the outcome only from its RunEnded message, which
+    # a busy screen (a frame being drawn on a loaded machine) had not read yet: labtui exited 0
+    # without a word of the result (the SIGTERM case of tests/test_tui_terminal.py, under load).
+    from dataclasses import replace
+
+    from tui_support import scripted_run, wavy_result
+
+    running = wavy_result()
+    aborted = replace(running, status="aborted", error="cancelled by the user")
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(AbortingRunner(scripted_run(running, finished=False).script, aborted))
+        await wait_for(pilot, lambda: screen.state == "running" and app.active_run is screen, what="the run going")
+        busy = asyncio.Event()
+
+        async def slow_frame(self, message) -> None:
+            busy.set()
+            await asyncio.sleep(1.0)
+
+        monkeypatch.setattr(RunScreen, "on_run_screen_changed", slow_frame)
+        screen.post_message(screen.Changed())
+        await busy.wait()  # the screen is in a frame: what the run's end posts waits behind it
+        await app.stop_run()
+        assert app.aborted_result is aborted

@@ -838,6 +838,10 @@ class RunScreen(LabtuiScreen[None]):
             return
         with contextlib.suppress(WorkerCancelled, WorkerFailed, asyncio.CancelledError):
             await worker.wait()
+        # The run's end reaches this screen as a message (RunEnded), which a busy screen may not
+        # have read yet: what the runner kept is known now, and labtui names it as it ends.
+        if self.outcome is None and self.runner is not None:
+            self.outcome = self.runner.result
 
     # ------------------------------------------------------------------ the end
 
