@@ -110,8 +110,12 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
             raise AssertionError(f"no row for the volume {mount}:\n{detail}")
         term.keys("Enter")
         term.wait_for("Target directory on", what="the directory picker")
+        # ctrl+u is the field's binding, run once the key has gone up to the app and back down:
+        # a path typed at once could reach the field first, and lose its leading "/" (under load).
         term.keys("C-u")
+        term.wait_for("type the directory the test file goes in", what="the path field emptied")
         term.keys(str(target), literal=True)
+        term.wait_for(lambda t: f" {target}" in t and "is relative" not in t, what="the typed path in the field")
         term.keys("Enter")
         term.wait_for(f"target {target}", what="the chosen target in the top line")
         # Workload: the short profile, by name from the command palette.
@@ -119,7 +123,8 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
         term.wait_for("Profiles", what="the workload screen")
         term.keys("C-p")
         term.keys("Open profile e2e", literal=True)
-        time.sleep(0.5)
+        term.wait_for(lambda t: "Open profile e2e" in [line.strip() for line in t.splitlines()],
+                      what="the palette's match")  # its search runs in the background
         term.keys("Enter")
         term.wait_for("profile e2e", what="the profile chosen")
         # Run it and watch it.
