@@ -203,7 +203,9 @@ class ResultScreen(Screen):
             shown = [s]
         elif len(steps) > 1:
             s = counted[0]
-            title += f" · {listed.how} (Enter: passes)"
+            # Its charts are its first pass's (a chart's own title has no room to say so at 80 columns).
+            charted = ", charts of pass 1" if s.samples else ""
+            title += f" · {listed.how}{charted} (Enter {'folds the passes' if i in self.expanded else 'lists each pass'})"
             shown = counted
         else:
             s = steps[0]
@@ -214,9 +216,7 @@ class ResultScreen(Screen):
         charts = self.query_one(StepCharts)
         charts.display = bool(s.samples)
         if s.samples:
-            # A step's row of several passes: the charts are its first pass's, and say so.
-            which = f"pass 1 of {len(counted)} · " if len(shown) > 1 else ""
-            charts.draw(s.samples, directions(s.step), f"{which}{len(s.samples)} intervals")
+            charts.draw(s.samples, directions(s.step), f"{len(s.samples)} intervals")
         lat = latency_table(shown, names=[p.strip() for p in map(pass_name, shown)] if len(shown) > 1 else False)
         latency = self.query_one("#step-latency", Static)
         body = lat if lat.row_count else Text("No latency was measured for this step.")
