@@ -153,8 +153,10 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
         term.keys("Space")
         term.wait_for("2 marked")
         term.keys("c")
-        compared = term.wait_for("B vs A", what="the comparison")
-        assert re.search(r"IOPS ↑\s+[\d,.]+\s+[\d,.]+\s+[+-]\d+\.\d %", compared), compared
+        # The whole comparison, not its first lines: tmux may show a frame it has only partly read.
+        row = r"IOPS ↑\s+[\d,.]+\s+[\d,.]+\s+[+-]\d+\.\d %"
+        compared = term.wait_for(lambda t: "B vs A" in t and re.search(row, t), what="the comparison")
+        assert re.search(row, compared), compared
         assert re.search(r"(better|worse|within noise)", compared)
         term.keys("q")
         ended = term.wait_for("LABTUI-EXITED", what="labtui to quit")
