@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from labtui.engine import uring
+from labtui.engine import native_uring, uring
 from labtui.engine.base import Job
 from labtui.engine.events import RunWarning, SampleTaken, StepFinished
 from labtui.engine.native import BACKENDS, NativeEngine, choose_backend
@@ -119,6 +119,31 @@ def test_sequential_steps_really_advance_sequentially(test_file, backend):
     assert offsets[0] == 0
     for a, b in zip(offsets, offsets[1:]):
         assert b == a + bs or (b == 0 and a == FILE_SIZE - bs), (a, b)
+
+
+@pytest.mark.parametrize("pattern,write_percent", [("random", 30), ("sequential", 0), ("sequential", 100)])
+def test_a_deep_queue_submitted_in_chunks_keeps_the_mix_the_order_and_the_window(test_file, pattern, write_percent):
+    """io_uring at 13 in flight: freed slots go back in chunks of SUBMIT_CHUNK, with a remainder."""
+    if uring.probe():
+        pytest.skip(f"io_uring cannot run here: {uring.probe()}")
+    assert 13 % native_uring.SUBMIT_CHUNK
+    bs = 16384
+    result, _, engine = run_step(step(pattern=pattern, write_percent=write_percent, block_size=bs, threads=1,
+                                      outstanding=13, duration=1.0, warmup=0.3), test_file,
+                                 trace_offsets=400, native_backend="io_uring")
+    assert result.status == "completed", result.error
+    assert result.backend == "io_uring"
+    assert result.read.seconds == pytest.approx(1.0, abs=1e-9)
+    total = result.total.ios
+    assert total > 200
+    assert abs(100 * result.write.ios / total - write_percent) <= 2.0
+    assert result.latency.min > 0
+    (trace,) = engine.last_traces
+    assert len(trace) == 400
+    if pattern == "sequential":
+        offsets = [off for off, _ in trace]
+        assert offsets[0] == 0
+        assert all(b == a + bs or (b == 0 and a == FILE_SIZE - bs) for a, b in zip(offsets, offsets[1:]))
 
 
 def test_sequential_threads_each_stream_through_their_own_region(test_file, backend):
