@@ -1,17 +1,16 @@
-"""The native worker's io_uring loop: all its I/Os in flight from one thread, a system call per batch.
+"""The native worker's io_uring loop: all its I/Os in flight from one thread, few system calls per batch.
 
 Every freed slot is queued as a submission entry prepared once (file, buffer, length, slot
 number; registered buffer and file where the kernel allows), so an I/O costs this loop its
-offset and, for a mixed step, its direction. A batch of completions is reaped, its slots go
-straight back to the kernel a few at a time (`io_uring_enter` calls that wait for nothing and
-post what has completed meanwhile), and only then is the batch counted, while its successors are
-in flight: a slot is idle from its completion to its resubmission only, never while Python
-counts. When nothing has completed by then, one `io_uring_enter` waits for the next completion.
-The clock is read once per chunk submitted (its I/Os' submission time) and once per batch reaped
-(its completions' time).
+offset and, for a mixed step, its direction. Every completion waiting is reaped and counted at
+once, as fio does with iodepth_batch_complete; the freed slots then go back to the kernel a few
+at a time as they are prepared (`io_uring_enter` calls that wait for nothing and post what has
+completed meanwhile), the last few with the call that waits for the next completion. A batch
+no larger than a chunk costs one system call. The clock is read once per chunk submitted (its
+I/Os' submission time) and once per wait (its completions' time).
 
 Counting is exact per phase, as in the other loops: counters are snapshotted at the first
-batch completed past each boundary of the measure window, before that batch is counted.
+batch completed past each boundary of the measure window.
 """
 
 from __future__ import annotations
@@ -29,11 +28,11 @@ from labtui.engine.histogram import BUCKETS, SUB_BITS
 # Freed slots go to the kernel SUBMIT_CHUNK at a time, each chunk as soon as it is prepared,
 # not a whole batch in one call: a batch reaped together and resubmitted together stays
 # together, and the device sees bursts instead of a stream. Measured on a quiet machine (4K
-# random reads, 1 worker x 32, alternating 1 s runs in one process, 8-10 rounds): on the virtio
-# disk whole batches reached 0.79 of fio's (libaio) IOPS, chunks of 4 0.95 (1 to 3 the same
-# within the noise, 8: 0.89); on the RAM device chunks of 4 were 1.26 x whole batches, at less
-# CPU per I/O (the kernel's work per call is spread over the wait that follows it). Each call
-# also posts what has completed meanwhile.
+# random reads, 1 worker x 32, alternating 1 s runs in one process, 6-10 rounds): on the virtio
+# disk whole batches reached 0.79-0.84 of fio's (libaio) IOPS, chunks of 4 0.95-0.96 (1 to 3
+# the same within the noise, 8: 0.89); on the RAM device chunks of 4 did 1.3-1.4 x the IOPS of
+# whole batches at less CPU per I/O, and at 4 in flight (one chunk) the same. Each call also
+# posts what has completed meanwhile.
 SUBMIT_CHUNK = 4
 
 
@@ -120,11 +119,6 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
     lean = not (seq or wp or trace_left)
     d0 = 1 if wp == 100 else 0
     hist0 = hists[d0]
-    # A batch reaped but not yet counted: its I/Os' submission times (and directions), taken
-    # before their slots are refilled, and its completion time.
-    pending: list[int] | None = None
-    p_dirs: list[int] = []
-    p_now = 0
     chunk = SUBMIT_CHUNK
     while True:
         if free and not stopping:
@@ -132,19 +126,25 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
             k = 0  # entries queued since the last submission
             if lean:
                 for slot in free:
+                    if k == chunk:
+                        # A full chunk goes now, unless it is the last: that one goes with the
+                        # call that waits. Failure leaves the entries queued for the next call.
+                        sq32[sq_tail_i] = tail & 0xFFFFFFFF
+                        syscall(enter, ring_fd, k, 0, getevents, None, 0)
+                        k = 0
+                        t_sub = mono()
                     sqe64[slot * 8 + 1] = int(rnd() * nblocks) * bs
                     submit_ns[slot] = t_sub
                     sq32[sq_arr + (tail & smask)] = slot
                     tail += 1
                     k += 1
+            else:
+                for slot in free:
                     if k == chunk:
-                        # Failure leaves the entries queued: the next call submits them again.
                         sq32[sq_tail_i] = tail & 0xFFFFFFFF
                         syscall(enter, ring_fd, k, 0, getevents, None, 0)
                         k = 0
                         t_sub = mono()
-            else:
-                for slot in free:
                     if mixed:
                         w = 1 if rnd() * 100 < wp else 0
                         sqe8[slot * 64] = op_write if w else op_read
@@ -169,91 +169,22 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
                     tail += 1
                     submit_ns[slot] = t_sub
                     k += 1
-                    if k == chunk:
-                        sq32[sq_tail_i] = tail & 0xFFFFFFFF
-                        syscall(enter, ring_fd, k, 0, getevents, None, 0)
-                        k = 0
-                        t_sub = mono()
                 lean = not (seq or wp or trace_left)
             inflight += len(free)
             free.clear()
             sq32[sq_tail_i] = tail & 0xFFFFFFFF
-        # Whatever the kernel has not consumed yet (all of it, but for an interrupted call).
+        if not inflight:
+            break
+        # Whatever the kernel has not consumed yet: the last chunk (all of it after an interrupted call).
         queued = (tail - sq32[sq_head_i]) & 0xFFFFFFFF
-        if pending is not None:
-            # The slots just freed go back to the device before their batch is counted: the
-            # counting below then overlaps their I/O instead of keeping them idle. The call
-            # waits for nothing; it posts what completed meanwhile.
-            if queued:
-                got = syscall(enter, ring_fd, queued, 0, getevents, None, 0)
-                if got < 0 and get_errno() not in (errno.EINTR, errno.EAGAIN, errno.EBUSY):
-                    err = get_errno()
-                    raise OSError(err, f"io_uring_enter failed: {os.strerror(err)}")
-            seen = cq32[cq_tail_i]
-            now = mono()
-            stamps = pending
-            pending = None
-            if mixed:
-                for t, d in zip(stamps, p_dirs):
-                    lat = p_now - t
-                    ios[d] += 1
-                    lat_sum[d] += lat
-                    if latency:
-                        if lat != last_lat:
-                            last_lat = lat
-                            if lat < 128:
-                                last_idx = lat if lat > 0 else 0
-                            else:
-                                shift = lat.bit_length() - SUB_BITS
-                                last_idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
-                        hists[d][last_idx] += 1
-                        if lat < mins[d]:
-                            mins[d] = lat
-                        if lat > maxs[d]:
-                            maxs[d] = lat
-            else:
-                n = len(stamps)
-                ios[d0] += n
-                lat_sum[d0] += p_now * n - sum(stamps)
-                if latency:
-                    # A batch's completions share its completion time and mostly a few
-                    # submission times: the bucket is looked up once per submission time.
-                    last_t = -1
-                    for t in stamps:
-                        if t != last_t:
-                            last_t = t
-                            lat = p_now - t
-                            if lat < 128:
-                                last_idx = lat if lat > 0 else 0
-                            else:
-                                shift = lat.bit_length() - SUB_BITS
-                                last_idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
-                            if lat < mins[d0]:
-                                mins[d0] = lat
-                            if lat > maxs[d0]:
-                                maxs[d0] = lat
-                        hist0[last_idx] += 1
-            if not inflight:
-                break
-            if seen == head:
-                queued = (tail - sq32[sq_head_i]) & 0xFFFFFFFF
-                got = syscall(enter, ring_fd, queued, 1, getevents, None, 0)
-                seen = cq32[cq_tail_i]
-                now = mono()
-                if got < 0 and get_errno() not in (errno.EINTR, errno.EAGAIN, errno.EBUSY):
-                    err = get_errno()
-                    raise OSError(err, f"io_uring_enter failed: {os.strerror(err)}")
-        else:
-            if not inflight:
-                break
-            got = syscall(enter, ring_fd, queued, 1, getevents, None, 0)
-            seen = cq32[cq_tail_i]
-            now = mono()
-            if got < 0:
-                err = get_errno()
-                if err in (errno.EINTR, errno.EAGAIN, errno.EBUSY):
-                    continue
-                raise OSError(err, f"io_uring_enter failed: {os.strerror(err)}")
+        got = syscall(enter, ring_fd, queued, 1, getevents, None, 0)
+        seen = cq32[cq_tail_i]  # read before the clock: every completion up to it is done by `now`
+        now = mono()
+        if got < 0:
+            err = get_errno()
+            if err in (errno.EINTR, errno.EAGAIN, errno.EBUSY):
+                continue
+            raise OSError(err, f"io_uring_enter failed: {os.strerror(err)}")
         if now >= due:
             # A window boundary or the live counters' turn (one comparison per batch otherwise).
             if snap_start is None and now >= t_measure:
@@ -270,7 +201,6 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
                 if control[nw.C_STOP]:
                     stopping = True
             due = min(next_publish, t_measure if snap_start is None else t_end if snap_end is None else next_publish)
-        # Completions posted up to `seen` (read before the clock: they all completed by `now`).
         count = (seen - head) & 0xFFFFFFFF
         if not count:
             continue
@@ -296,10 +226,48 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
             stopping = True
             slots = [slot for slot, r in zip(slots, ress) if r == bs]
         free += slots
-        pending = list(map(submit_ns.__getitem__, slots))
         if mixed:
-            p_dirs = list(map(is_write.__getitem__, slots))
-        p_now = now
+            for slot in slots:
+                lat = now - submit_ns[slot]
+                d = is_write[slot]
+                ios[d] += 1
+                lat_sum[d] += lat
+                if latency:
+                    if lat != last_lat:
+                        last_lat = lat
+                        if lat < 128:
+                            last_idx = lat if lat > 0 else 0
+                        else:
+                            shift = lat.bit_length() - SUB_BITS
+                            last_idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
+                    hists[d][last_idx] += 1
+                    if lat < mins[d]:
+                        mins[d] = lat
+                    if lat > maxs[d]:
+                        maxs[d] = lat
+        else:
+            n = len(slots)
+            stamps = list(map(submit_ns.__getitem__, slots))
+            ios[d0] += n
+            lat_sum[d0] += now * n - sum(stamps)
+            if latency:
+                # A batch's completions share its completion time and mostly a few submission
+                # times: the bucket is looked up once per submission time.
+                last_t = -1
+                for t in stamps:
+                    if t != last_t:
+                        last_t = t
+                        lat = now - t
+                        if lat < 128:
+                            last_idx = lat if lat > 0 else 0
+                        else:
+                            shift = lat.bit_length() - SUB_BITS
+                            last_idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
+                        if lat < mins[d0]:
+                            mins[d0] = lat
+                        if lat > maxs[d0]:
+                            maxs[d0] = lat
+                    hist0[last_idx] += 1
     result = tally.finish(cfg, live, publish, snap_start, snap_end, window, trace, error)
     result["registered"] = {"buffers": fixed, "file": fixed_file}
     return result
