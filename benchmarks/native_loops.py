@@ -10,8 +10,15 @@ On the RAM device at queue depth 1 the runs' IOPS are bimodal (about 75,000, or 
 the development VM), with where the kernel runs the loop device's worker threads against the
 submitting process; fio's runs swing as much. The quartiles show it.
 
+The io_uring loop can run with several submission chunk sizes (`--submit-chunks 0,1,4,8`: 0
+resubmits a whole reaped batch in one call), and fio's engines can join the rounds (`--fio
+libaio,io_uring`, each run a fio process of the same length on the same file), which is how the
+loop's chunk of 4 was chosen: at 1 worker x 32 whole batches reached 0.79-0.84 of fio's IOPS on
+the virtio disk, chunks of 4 0.95-0.96.
+
     sudo python benchmarks/native_loops.py --ram --outstanding 1 sync io_uring aio
     python benchmarks/native_loops.py --dir /mnt/x --outstanding 32 --rounds 40 io_uring aio
+    python benchmarks/native_loops.py --outstanding 32 --rounds 8 --chunk 1 --submit-chunks 0,4 --fio libaio,io_uring io_uring
 """
 
 from __future__ import annotations
@@ -19,14 +26,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 from labtui.engine import native_common as nc
-from labtui.engine import native_worker
+from labtui.engine import native_uring, native_worker
 from labtui.engine.native import BACKENDS, missing_backends
 from labtui.engine.testfile import write_test_file
 from labtui.units import parse_size
@@ -61,6 +70,9 @@ def main() -> int:
     parser.add_argument("--write-percent", type=int, default=0)
     parser.add_argument("--chunk", type=float, default=0.2, help="seconds each loop runs per round")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--submit-chunks", default="",
+                        help="io_uring only: submission chunk sizes to compare, e.g. 0,4 (0: a whole batch per call)")
+    parser.add_argument("--fio", default="", help="fio engines to run in the same rounds, e.g. libaio,io_uring")
     args = parser.parse_args()
     missing = missing_backends()
     for loop in args.loops:
@@ -78,29 +90,66 @@ def main() -> int:
             path.unlink(missing_ok=True)
 
 
+def run_fio(engine: str, args, path: Path, size: int) -> tuple[int, float, int]:
+    """(I/Os, CPU seconds, total latency ns) of one fio run of the same cell and length."""
+    rw = "randread" if args.write_percent == 0 else "randwrite" if args.write_percent == 100 else "randrw"
+    out = subprocess.run(
+        ["fio", "--name=loops", f"--filename={path}", f"--size={size}", f"--rw={rw}", f"--bs={args.block_size}",
+         f"--rwmixwrite={args.write_percent}", f"--ioengine={engine}", f"--iodepth={args.outstanding}", "--direct=1",
+         "--time_based", f"--runtime={round(args.chunk * 1000)}ms", "--ramp_time=50ms", "--norandommap", "--randrepeat=0",
+         "--output-format=json"],
+        capture_output=True, text=True, check=True).stdout
+    job = json.loads(out)["jobs"][0]
+    ios = job["read"]["total_ios"] + job["write"]["total_ios"]
+    lat = job["read"]["lat_ns"]["mean"] * job["read"]["total_ios"] + job["write"]["lat_ns"]["mean"] * job["write"]["total_ios"]
+    return ios, (job["usr_cpu"] + job["sys_cpu"]) / 100 * args.chunk, int(lat)
+
+
+def variants(args) -> list[tuple[str, str, int | None]]:
+    """(label, loop or fio engine, io_uring submission chunk) of every contender."""
+    chunks = [int(c) for c in args.submit_chunks.split(",") if c.strip()]
+    out: list[tuple[str, str, int | None]] = []
+    for loop in args.loops:
+        if loop == "io_uring" and chunks:
+            out += [(f"io_uring/{c or 'batch'}", loop, c) for c in chunks]
+        else:
+            out.append((loop, loop, None))
+    out += [(f"fio-{e}", f"fio-{e}", None) for e in args.fio.split(",") if e.strip()]
+    return out
+
+
 def compare(args, path: Path, size: int) -> int:
     gc.disable()  # as in a worker: no collector pause inside a loop
-    totals = {loop: [0, 0, 0.0, 0] for loop in args.loops}
-    iops: dict[str, list[float]] = {loop: [] for loop in args.loops}
+    contenders = variants(args)
+    totals = {label: [0, 0, 0.0, 0] for label, _, _ in contenders}
+    iops: dict[str, list[float]] = {label: [] for label, _, _ in contenders}
     print(f"# {time.strftime('%Y-%m-%d %H:%M %Z')} {args.rounds} rounds of {args.chunk:g} s per loop, "
           f"{args.block_size} B, {args.outstanding} in flight, {args.write_percent} % writes, {path}; "
           f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+    default_chunk = native_uring.SUBMIT_CHUNK
     for r in range(args.rounds):
-        for loop in args.loops if r % 2 == 0 else args.loops[::-1]:
-            cfg = {"path": str(path), "file_size": size, "block_size": args.block_size, "pattern": "random",
-                   "write_percent": args.write_percent, "outstanding": args.outstanding, "direct": True,
-                   "latency": True, "worker": 0, "workers": 1, "seed": 7919 * r + 1, "backend": loop, "trace": 0}
-            ios, all_ios, cpu, lat = one_run(cfg, args.chunk)
-            t = totals[loop]
+        for label, loop, chunk in contenders if r % 2 == 0 else contenders[::-1]:
+            if loop.startswith("fio-"):
+                ios, cpu, lat = run_fio(loop[4:], args, path, size)
+                all_ios = ios
+            else:
+                # 0: never split a batch (a chunk larger than anything in flight)
+                native_uring.SUBMIT_CHUNK = default_chunk if chunk is None else chunk or 1 << 30
+                cfg = {"path": str(path), "file_size": size, "block_size": args.block_size, "pattern": "random",
+                       "write_percent": args.write_percent, "outstanding": args.outstanding, "direct": True,
+                       "latency": True, "worker": 0, "workers": 1, "seed": 7919 * r + 1, "backend": loop, "trace": 0}
+                ios, all_ios, cpu, lat = one_run(cfg, args.chunk)
+            t = totals[label]
             t[0] += ios
             t[1] += all_ios
             t[2] += cpu
             t[3] += lat
-            iops[loop].append(ios / args.chunk)
-    print(f"{'loop':<9} {'IOPS':>9} {'CPU us/IO':>9} {'lat us':>7}  run IOPS quartiles")
-    for loop, (ios, all_ios, cpu, lat) in totals.items():
-        q = statistics.quantiles(iops[loop], n=4) if len(iops[loop]) > 1 else iops[loop] * 3
-        print(f"{loop:<9} {ios / (args.chunk * args.rounds):>9,.0f} {1e6 * cpu / max(all_ios, 1):>9.2f} "
+            iops[label].append(ios / args.chunk)
+    native_uring.SUBMIT_CHUNK = default_chunk
+    print(f"{'loop':<14} {'IOPS':>9} {'CPU us/IO':>9} {'lat us':>7}  run IOPS quartiles")
+    for label, (ios, all_ios, cpu, lat) in totals.items():
+        q = statistics.quantiles(iops[label], n=4) if len(iops[label]) > 1 else iops[label] * 3
+        print(f"{label:<14} {ios / (args.chunk * args.rounds):>9,.0f} {1e6 * cpu / max(all_ios, 1):>9.2f} "
               f"{lat / max(ios, 1) / 1e3:>7.1f}  {' / '.join(f'{v:,.0f}' for v in q)}")
     print(f"# load average {os.getloadavg()[0]:.1f} at the end")
     return 0
