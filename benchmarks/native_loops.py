@@ -14,7 +14,7 @@ The io_uring loop can run with several submission chunk sizes (`--submit-chunks 
 resubmits a whole reaped batch in one call), and fio's engines can join the rounds (`--fio
 libaio,io_uring`, each run a fio process of the same length on the same file), which is how the
 loop's chunk of 4 was chosen: at 1 worker x 32 whole batches reached 0.79-0.84 of fio's IOPS on
-the virtio disk, chunks of 4 0.95-0.96.
+the virtio disk, chunks of 4 0.94-0.96.
 
     sudo python benchmarks/native_loops.py --ram --outstanding 1 sync io_uring aio
     python benchmarks/native_loops.py --dir /mnt/x --outstanding 32 --rounds 40 io_uring aio

@@ -29,9 +29,10 @@ from labtui.engine.histogram import BUCKETS, SUB_BITS
 # not a whole batch in one call: a batch reaped together and resubmitted together stays
 # together, and the device sees bursts instead of a stream. Measured on a quiet machine (4K
 # random reads, 1 worker x 32, alternating 1 s runs in one process, 6-10 rounds): on the virtio
-# disk whole batches reached 0.79-0.84 of fio's (libaio) IOPS, chunks of 4 0.95-0.96 (1 to 3
-# the same within the noise, 8: 0.89); on the RAM device chunks of 4 did 1.3-1.4 x the IOPS of
-# whole batches at less CPU per I/O, and at 4 in flight (one chunk) the same. Each call also
+# disk whole batches reached 0.79-0.84 of fio's (libaio) IOPS, chunks of 4 0.94-0.96 (1 to 3
+# within 0.03 of it at more CPU per I/O, 8: 0.89); on the RAM device chunks of 4 did 1.3-1.4 x
+# the IOPS of whole batches at less CPU per I/O, and at 4 in flight (one chunk) the same.
+# benchmarks/native_loops.py --submit-chunks 0,1,4 --fio libaio io_uring repeats it. Each call also
 # posts what has completed meanwhile.
 SUBMIT_CHUNK = 4
 
