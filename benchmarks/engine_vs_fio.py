@@ -118,7 +118,8 @@ def fio_args(step: Step, path: Path, size: int, ioengine: str) -> list[str]:
     args = [
         "fio", "--name=bench", f"--filename={path}", f"--size={size}", f"--rw={rw}", f"--bs={step.block_size}",
         f"--ioengine={ioengine}", "--direct=1", f"--iodepth={step.outstanding}", f"--numjobs={step.threads}",
-        "--time_based", f"--runtime={step.duration:g}", f"--ramp_time={step.warmup:g}", "--norandommap",
+        "--time_based", f"--runtime={round(step.duration * 1000)}ms", f"--ramp_time={round(step.warmup * 1000)}ms",
+        "--norandommap",
         "--randrepeat=0", "--refill_buffers", "--lat_percentiles=1", "--output-format=json",
     ]
     if rw in ("randrw", "rw"):

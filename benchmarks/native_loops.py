@@ -26,10 +26,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,7 +36,9 @@ from labtui.engine import native_common as nc
 from labtui.engine import native_uring, native_worker
 from labtui.engine.native import BACKENDS, missing_backends
 from labtui.engine.testfile import write_test_file
+from labtui.model import Step
 from labtui.units import parse_size
+from engine_vs_fio import fio_args, fio_report  # beside this script
 from ramdisk import ram_disk  # beside this script
 
 
@@ -92,17 +92,14 @@ def main() -> int:
 
 def run_fio(engine: str, args, path: Path, size: int) -> tuple[int, float, int]:
     """(I/Os, CPU seconds, total latency ns) of one fio run of the same cell and length."""
-    rw = "randread" if args.write_percent == 0 else "randwrite" if args.write_percent == 100 else "randrw"
-    out = subprocess.run(
-        ["fio", "--name=loops", f"--filename={path}", f"--size={size}", f"--rw={rw}", f"--bs={args.block_size}",
-         f"--rwmixwrite={args.write_percent}", f"--ioengine={engine}", f"--iodepth={args.outstanding}", "--direct=1",
-         "--time_based", f"--runtime={round(args.chunk * 1000)}ms", "--ramp_time=50ms", "--norandommap", "--randrepeat=0",
-         "--output-format=json"],
-        capture_output=True, text=True, check=True).stdout
-    job = json.loads(out)["jobs"][0]
-    ios = job["read"]["total_ios"] + job["write"]["total_ios"]
-    lat = job["read"]["lat_ns"]["mean"] * job["read"]["total_ios"] + job["write"]["lat_ns"]["mean"] * job["write"]["total_ios"]
-    return ios, (job["usr_cpu"] + job["sys_cpu"]) / 100 * args.chunk, int(lat)
+    step = Step(name="loops", block_size=args.block_size, pattern="random", write_percent=args.write_percent,
+                threads=1, outstanding=args.outstanding, duration=args.chunk, warmup=0.05)
+    job = fio_report(fio_args(step, path, size, engine))["jobs"][0]
+    ios = lat = 0
+    for d in ("read", "write"):
+        ios += job[d]["total_ios"]
+        lat += int(job[d]["lat_ns"]["mean"] * job[d]["total_ios"])
+    return ios, (job["usr_cpu"] + job["sys_cpu"]) / 100 * args.chunk, lat
 
 
 def variants(args) -> list[tuple[str, str, int | None]]:
