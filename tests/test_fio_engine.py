@@ -118,6 +118,39 @@ def test_cancelling_stops_fio_within_two_seconds(labtui_home, tmp_path):
     assert not list(tmp_path.glob("labtui-*.dat"))
 
 
+def test_a_fio_step_cancelled_mid_measure_keeps_fios_last_report_marked_aborted(labtui_home, tmp_path):
+    require_tool("fio")
+    store = Store(labtui_home)
+    runner = Runner(_profile(duration=60.0, warmup=0.5), tmp_path, store, RunOptions(engine="fio", interval=0.5))
+    measured: list[SampleTaken] = []
+
+    async def consume():
+        async for event in runner.events():
+            if isinstance(event, SampleTaken) and event.phase == "measure":
+                measured.append(event)
+
+    async def run_and_cancel():
+        task = asyncio.create_task(consume())
+        deadline = time.monotonic() + 30
+        while len(measured) < 3:
+            assert time.monotonic() < deadline, "fio measured nothing"
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run_and_cancel())
+    result = runner.result
+    assert result.status == "aborted"
+    (kept,) = result.steps
+    assert kept.status == "aborted" and "of the part measured" in kept.error
+    assert 1.0 <= kept.total.seconds < 20 and kept.read.ios > 0 and kept.write.ios > 0
+    assert kept.read_latency.p99 is not None and kept.latency.mean is not None
+    # The samples are the differences of the reports it is made of: they add up to its counts.
+    assert sum(s.read_ios for s in kept.samples) <= kept.read.ios
+    assert store.find_result(result.id).steps[0].status == "aborted"
+
+
 async def _consume_until_sample(runner, children):
     async for event in runner.events():
         if isinstance(event, SampleTaken) and not children:

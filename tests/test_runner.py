@@ -197,6 +197,48 @@ def test_cancelling_mid_step_aborts_cleanly(disk_dir, tmp_path):
     assert store.find_result(result.id).status == "aborted"
 
 
+def _cancel_after(runner: Runner, measured_samples: int) -> None:
+    """Run `runner` and cancel it once its step has taken this many measured samples."""
+    async def go():
+        async def consume():
+            seen = 0
+            async for event in runner.events():
+                if isinstance(event, SampleTaken) and event.phase == "measure":
+                    seen += 1
+                    if seen >= measured_samples:
+                        started.set()
+
+        started = asyncio.Event()
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(started.wait(), timeout=30)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(go())
+
+
+def test_a_native_step_cancelled_mid_measure_keeps_what_it_measured_marked_aborted(disk_dir, tmp_path):
+    store = Store(tmp_path / "home")
+    step = replace(small_profile().steps[0], write_percent=30, duration=30.0, warmup=0.2)
+    runner = Runner(small_profile(steps=(step,)), disk_dir, store, RunOptions(interval=0.2))
+    _cancel_after(runner, 3)
+    result = runner.result
+    assert result.status == "aborted"
+    (kept,) = result.steps
+    assert kept.status == "aborted" and "of the part measured" in kept.error
+    # The measured part only: at least the three intervals seen, far from the 30 s planned.
+    assert 0.5 <= kept.total.seconds < 10
+    assert kept.read.ios > 0 and kept.write.ios > 0
+    assert kept.read.bytes == kept.read.ios * step.block_size
+    assert kept.read_latency.p99 is not None and kept.write_latency.p99 is not None
+    assert kept.latency.mean is not None and kept.latency.max is None  # extremes are not known mid-step
+    assert len(kept.samples) >= 3
+    assert sum(s.read_ios for s in kept.samples) <= kept.read.ios
+    saved = store.find_result(result.id)
+    assert saved.steps[0].status == "aborted" and saved.steps[0].read.ios == kept.read.ios
+
+
 def test_a_failing_step_fails_the_run_and_still_cleans_up(disk_dir, tmp_path):
     store = Store(tmp_path / "home")
     runner = Runner(small_profile(), disk_dir, store)
@@ -285,8 +327,8 @@ def test_an_engine_that_crashes_or_hangs_fails_the_step_cleanly(disk_dir, tmp_pa
 
 @pytest.mark.parametrize("phase", ["warmup", "measure"])
 def test_a_cancel_keeps_the_finished_steps_and_says_where_the_stopped_one_was(disk_dir, tmp_path, phase):
-    # The native engine keeps nothing of the step a cancel stops (a figure of part of a step, its
-    # warm-up mixed in, would not be the step's): the result says which step it was and how far in.
+    # A step stopped in its warm-up has measured nothing: the result says which step it was and how
+    # far in. One stopped while measuring is kept, aborted, with the part it measured.
     store = Store(tmp_path / "home")
     first, second = small_profile().steps
     profile = small_profile(steps=(first, replace(second, duration=30.0, warmup=30.0 if phase == "warmup" else 0.2)))
@@ -310,13 +352,17 @@ def test_a_cancel_keeps_the_finished_steps_and_says_where_the_stopped_one_was(di
     asyncio.run(go())
     result = store.find_result(runner.result.id)
     assert result.status == "aborted"
-    assert [(s.name, s.status) for s in result.steps] == [("read", "completed")]
+    expected = [("read", "completed")] + ([("write", "aborted")] if phase == "measure" else [])
+    assert [(s.name, s.status) for s in result.steps] == expected
     kept = result.steps[0]
     finished = next(e.result for e in seen if isinstance(e, StepFinished) and e.index == 0)
     assert (kept.read.ios, kept.read.bytes, kept.read.seconds) == (
         finished.read.ios, finished.read.bytes, finished.read.seconds)  # exactly what the step measured
-    where = "in its warm-up" if phase == "warmup" else "while measuring"
     stopped = [w for w in result.warnings if w.startswith("step 2 of 2, 'write' was stopped after ")]
-    said = f" s, {where}: nothing of it is kept, only the steps that finished"
+    if phase == "measure":
+        assert stopped == [] and runner.stopped_step is None
+        assert result.steps[1].write.ios > 0 and "of the part measured" in result.steps[1].error
+        return
+    said = " s, in its warm-up: nothing of it is kept, only the steps that finished"
     assert len(stopped) == 1 and stopped[0].endswith(said), result.warnings
     assert runner.stopped_step == stopped[0]

@@ -44,6 +44,7 @@ from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
 from labtui.model import MIB, DirectionStats, LatencySummary, SteadyCriterion, SteadyState, Step, StepResult
 from labtui.settings import EngineSettings
+from labtui.units import format_duration
 
 INSTALL_HINT = "fio is not installed: apt-get install fio (dnf install fio, brew install fio)"
 OVERRUN = 15.0  # seconds past its planned end after which a step is declared hung
@@ -180,6 +181,7 @@ class FioEngine(Engine):
         return shlex.join(fio_arguments(step, path, file_size, program=self.program))
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        self.partial_result = None
         argv = fio_arguments(step, job.path, job.file_size, interval=job.interval, program=self.program)
         command_line = shlex.join(argv)
         ensure_cleared(job, step.writes)
@@ -242,6 +244,10 @@ class FioEngine(Engine):
                     break
             returncode = await proc.wait()
             await err_task
+        except asyncio.CancelledError:
+            # Nothing can be yielded any more: what was measured goes to the runner this way.
+            self.partial_result = _partial_result(step, job, reports, tracker, meter, command_line)
+            raise
         finally:
             await subproc.stop(proc)
             err_task.cancel()
@@ -278,6 +284,32 @@ class FioEngine(Engine):
         elif result.status != "completed" and detail:
             result = replace(result, error=f"{result.error}: {detail}")
         return result
+
+
+def _partial_result(step: Step, job: Job, reports: list[dict[str, Any]], tracker: fr.SampleTracker, meter: CpuMeter,
+                    command_line: str) -> StepResult | None:
+    """What a step cancelled mid-measure had measured, as an aborted step (None: nothing yet).
+
+    fio's last status report before the cancel is cumulative over the measured phase (its counters
+    reset when ramp_time ends): its counts, times and latency are exact up to that instant.
+    """
+    if tracker.phase != "measure" or not reports:
+        return None
+    try:
+        result = fr.job_step_result(
+            _only_job(reports[-1]), step, legacy=fr.is_legacy(reports[-1]), repetition=job.repetition,
+            command_line=command_line, samples=tuple(tracker.measured), cpu_percent=meter.stop(),
+            latency=step.latency,
+        )
+    except (ReportError, EngineFailed):
+        return None
+    seconds = result.total.seconds
+    if seconds <= 0 or result.total.ios <= 0:
+        return None
+    planned = step.duration * (step.steady.max_rounds if step.steady is not None else 1)
+    return replace(result, status="aborted", error=(
+        f"stopped {seconds:.1f} s into its {format_duration(planned)} measure: the figures are of the "
+        "part measured (fio's last status report)"))
 
 
 def _only_job(report: dict) -> dict:

@@ -158,6 +158,7 @@ class NativeEngine(Engine):
         return choose_backend(step, direct, self.settings.native_backend or "auto", self.settings.missing_backends)
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
+        self.partial_result = None
         ensure_cleared(job, step.writes)
         direct = step.cache == "off"
         backend, note = self._backend(step, direct)
@@ -261,10 +262,18 @@ class NativeEngine(Engine):
         t_stop = t_end
         if step.warmup <= 0:
             meter.start()
+        measuring = step.warmup <= 0  # readings[0] is where the measured phase began
         for i, tick in enumerate(ticks):
             delay = tick - time.monotonic()
             if delay > 0:
-                await asyncio.sleep(delay)
+                try:
+                    await asyncio.sleep(delay)
+                except asyncio.CancelledError:
+                    # Nothing can be yielded any more: what was measured goes to the runner this way.
+                    if measuring:
+                        self.partial_result = _partial_result(step, job, readings[0], sampler._read(), samples,
+                                                              meter.stop(), self.command_line(step, job.path, job.file_size))
+                    raise
             failed = [w for w in workers if w.live[nc.STATE] == nc.FAILED or w.exited]
             if failed:
                 break
@@ -274,6 +283,7 @@ class NativeEngine(Engine):
                 meter.start()
                 phase = "warmup"
                 readings = [sampler.prev]
+                measuring = True
             if sample is not None:
                 if phase == "measure":
                     samples.append(sample)
@@ -496,7 +506,11 @@ def _window_result(result: StepResult, state: SteadyState, readings: list[tuple]
     if rounds < 1:
         return replace(result, steady_state=state)
     first = max(0, rounds - state.window)
-    before, after = readings[first], readings[-1]
+    return replace(_span(result, readings[first], readings[-1], step), steady_state=state)
+
+
+def _span(result: StepResult, before: tuple, after: tuple, step: Step) -> StepResult:
+    """`result` with the figures between two readings of the workers' cumulative counters."""
     seconds = round((after[4] - before[4]) / 1e9, 6)
     r_ios, w_ios = after[0] - before[0], after[1] - before[1]
     bs = step.block_size
@@ -515,8 +529,27 @@ def _window_result(result: StepResult, state: SteadyState, readings: list[tuple]
         latency=latency,
         read_latency=read_latency,
         write_latency=write_latency,
-        steady_state=state,
     )
+
+
+def _partial_result(step: Step, job: Job, before: tuple, after: tuple, samples: list[Sample],
+                    cpu_percent: float | None, command_line: str) -> StepResult | None:
+    """What a step cancelled mid-measure had measured, as an aborted step (None: nothing yet).
+
+    The workers' final counts never come (they are stopped, not asked to finish): the figures are
+    their live cumulative counters from the start of the measured phase to their last publication,
+    with the publications' own timestamps; latency comes from the histograms' difference, so its
+    percentiles are known and its min and max are not.
+    """
+    seconds = (after[4] - before[4]) / 1e9
+    if seconds <= 0 or after[0] + after[1] <= before[0] + before[1]:
+        return None
+    planned = step.duration * (step.steady.max_rounds if step.steady is not None else 1)
+    aborted = StepResult(step=step, status="aborted", cpu_percent=cpu_percent, repetition=job.repetition,
+                         command_line=command_line, samples=tuple(samples), error=(
+                             f"stopped {seconds:.1f} s into its {format_duration(planned)} measure: the figures "
+                             "are of the part measured"))
+    return _span(aborted, before, after, step)
 
 
 def _p99_ms(now: array, prev: array | None) -> float | None:
