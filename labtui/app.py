@@ -308,7 +308,7 @@ class LabtuiApp(App[None]):
         run = self.active_run
         if run is None:
             return
-        await run.abort()
+        await run.abort(self.stopped_by or "quitting labtui")
         self.aborted_result = run.outcome
 
     def _initial_profile(self, settings: Settings) -> Profile | None:

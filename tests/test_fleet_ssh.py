@@ -392,3 +392,5 @@ def test_a_dropped_terminal_stops_every_host_keeps_the_finished_step_and_exits_1
                                           check=True).stdout)
         steps = {s["name"]: s["status"] for s in shown["steps"]}
         assert steps.get("Read 64K random") == "completed", steps  # what finished before the hang-up is kept
+        assert steps.get("Write 64K random") == "aborted", steps  # and the part of the step it stopped
+        assert shown["error"] == "stopped by SIGHUP on the local labtui", shown["error"]

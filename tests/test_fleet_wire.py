@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 import typing
 from dataclasses import replace
 
@@ -25,6 +27,7 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.fleet import wire
+from labtui.fleet.channel import Channel
 from labtui.model import SCHEMA, Sample, SteadyRule
 from labtui.results.result_file import result_to_toml
 
@@ -121,3 +124,37 @@ def test_hello_says_what_the_versions_are_and_a_mismatch_names_the_difference():
         f"it runs labtui 0.0.9, this is labtui {__version__}: install the same version on both")
     assert "schema 2" in wire.mismatch(hello | {"schema": 2})
     assert "protocol 7" in wire.mismatch(hello | {"protocol": 7})
+
+
+def _channel(silence: float | None = None) -> tuple[Channel, int]:
+    read_end, write_end = os.pipe()
+    out_read, out_write = os.pipe()
+    os.close(out_read)
+    return Channel(os.fdopen(read_end, "rb", buffering=0), out_write, silence=silence), write_end
+
+
+@pytest.mark.parametrize(("sent", "why"), [
+    (b'{"type": "stop", "by": "SIGHUP"}\n', "stopped by SIGHUP on the local labtui"),
+    (b'{"type": "stop"}\n', "stopped by the local labtui"),
+    (b"", "the link to the local labtui closed (ssh gone, or the local labtui ended)"),
+    (b"Welcome to the lab\n", "the local side sent a line that is not labtui's wire format"),
+])
+def test_the_agent_knows_why_its_run_must_stop(sent, why):
+    channel, write_end = _channel()
+    os.write(write_end, b'{"type": "ping"}\n' + sent)
+    os.close(write_end)
+    assert channel.receive(timeout=5) is None and channel.stopped
+    assert channel.why == why
+    channel.close()
+
+
+def test_an_agent_that_hears_nothing_says_so():
+    channel, write_end = _channel(silence=0.5)
+    try:
+        deadline = time.monotonic() + 10
+        while not channel.stopped and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert channel.why == "nothing heard from the local labtui for 0.5 s (the link is gone?)"
+    finally:
+        os.close(write_end)
+        channel.close()

@@ -70,7 +70,10 @@ def test_a_signal_mid_run_aborts_cleanly(disk_dir, labtui_home, tmp_path, engine
     assert _alive(children) == [], "engine processes outlived the run"
     assert list(target.iterdir()) == [], "the test file must be removed"
     history = subprocess.run(labtui_cmd("history", "--json"), capture_output=True, text=True, check=True)
-    statuses = [r["status"] for r in json.loads(history.stdout)["results"]]
-    assert statuses == ["aborted"]
+    (saved,) = json.loads(history.stdout)["results"]
+    assert saved["status"] == "aborted"
+    shown = json.loads(subprocess.run(labtui_cmd("show", saved["id"], "--json"), capture_output=True, text=True,
+                                      check=True).stdout)
+    assert shown["error"] == f"stopped by {signum.name}"  # the real reason, not "cancelled by the user"
     if signum != signal.SIGHUP:  # after SIGHUP the terminal is gone, and so is the message
         assert "aborted" in stderr and signum.name in stderr

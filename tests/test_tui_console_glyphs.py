@@ -100,7 +100,7 @@ async def test_every_screen_draws_with_the_console_fonts_glyphs(labtui_home):
         await look("live run")
         await pilot.press("v")
         await look("live run, next chart")
-        await app.screen.abort()
+        await app.screen.abort("the test")
         await pilot.pause(0.3)
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded, what="History")

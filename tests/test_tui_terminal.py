@@ -181,12 +181,14 @@ def _started_run(home: Path, disk_dir: Path, name: str) -> tuple[Terminal, Path]
     return term, target
 
 
-def assert_aborted_cleanly(home: Path, target: Path, workers: list[psutil.Process]) -> None:
-    """The run's workers are gone, its test file removed, its result saved as aborted."""
+def assert_aborted_cleanly(home: Path, target: Path, workers: list[psutil.Process], why: str | None = None) -> None:
+    """The run's workers are gone, its test file removed, its result saved as aborted (`why` its error)."""
     _gone, alive = psutil.wait_procs(workers, timeout=3)
     assert alive == [], "the engine's workers outlived the run"
     results, _ = Store(home).load_results()
     assert [r.status for r in results] == ["aborted"]
+    if why is not None:
+        assert results[0].error == why
     assert not target.exists() or list(target.iterdir()) == []
 
 
@@ -210,7 +212,7 @@ def test_a_signal_aborts_the_run_keeps_the_result_and_restores_the_terminal(home
             assert re.search(r"(?<!-)icanon", after) and re.search(r"(?<!-)\becho\b", after)
     finally:
         term.kill()
-    assert_aborted_cleanly(home, target, workers)
+    assert_aborted_cleanly(home, target, workers, f"stopped by {signum.name}")
 
 
 def test_a_confirmed_cancel_aborts_a_run_whose_workers_saturate_the_cpus(home, disk_dir):

@@ -94,7 +94,7 @@ class RunThatWillNotStop:
 
     outcome = None
 
-    async def abort(self) -> None:
+    async def abort(self, by: str) -> None:
         raise RuntimeError("the engine would not stop")
 
 

@@ -165,6 +165,7 @@ async def _stream(runner: Runner, channel: Channel) -> None:
     import asyncio
     import contextlib
     import signal
+    import socket
 
     from labtui.engine.events import RunFinished
     from labtui.fleet import wire
@@ -174,13 +175,18 @@ async def _stream(runner: Runner, channel: Channel) -> None:
     task = asyncio.current_task()
     assert task is not None
 
+    def stop_because(why: str) -> None:
+        if runner.stop_reason is None:
+            runner.stop_reason = why
+        task.cancel()
+
     def stop() -> None:
-        loop.call_soon_threadsafe(task.cancel)
+        loop.call_soon_threadsafe(stop_because, channel.why or "stopped by the local labtui")
 
     signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     for sig in signals:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, task.cancel)
+            loop.add_signal_handler(sig, stop_because, f"stopped by {sig.name} on {socket.gethostname()}")
     channel.on_stop(stop)
     try:
         async for event in runner.events():

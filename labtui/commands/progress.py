@@ -263,6 +263,7 @@ async def execute(runner: Runner, *, as_json: bool, report: bool = True) -> int:
             detach_from_terminal()
             display.detach()
         if not received and task is not None:
+            runner.stop_reason = f"stopped by {name}"
             task.cancel()
         received.append(name)
 

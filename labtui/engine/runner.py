@@ -122,6 +122,9 @@ class Runner:
         # time.monotonic() when the run's outcome was decided: a cancel asked for before it
         # (a key still queued in a busy UI) must still make the run aborted.
         self.ended_at: float | None = None
+        # Why the consumer is cancelling the run ("stopped by SIGHUP"), set by the front end before it
+        # cancels: the aborted result's error. None: the person running it cancelled it.
+        self.stop_reason: str | None = None
         self._warnings: list[str] = list(problems)  # a setting of the wrong type, ignored: the run says so
         self._aborted_step: StepResult | None = None  # what the step cancelled mid-way had measured
         self.stopped_step: str | None = None  # which step a cancel stopped, how far in, when none of it is kept
@@ -327,7 +330,7 @@ class Runner:
                     await asyncio.sleep(step.cooldown)
         except asyncio.CancelledError:
             cancelled = True
-            status, error = "aborted", "cancelled by the user"
+            status, error = "aborted", self.stop_reason or "cancelled by the user"
             if self._aborted_step is not None and self._aborted_step.repetition > 0:
                 results.append(self._aborted_step)
             elif self.stopped_step is not None:

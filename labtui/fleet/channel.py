@@ -6,6 +6,7 @@ command step's shell must not read the local side's messages). A thread reads st
 message, end of file, or a line that is not the wire format all mean stop, as does a failed
 write (the link is gone: nobody is watching the run) and SILENCE_SECONDS without a word from
 the local side, which pings every PING_SECONDS (a link cut without a reset ends no read).
+`why` keeps which of them it was, for the aborted result's error.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Channel:
         self.silent = False  # the local side said nothing for `silence` seconds
         self.silence = silence
         self.heard = time.monotonic()  # when the local side last said anything (its pings included)
+        self.why: str | None = None  # why the run must stop, once it must (the first reason wins)
         self._reader = threading.Thread(target=self._read, name="labtui-agent-stdin", daemon=True)
         self._reader.start()
         if silence is not None:
@@ -56,6 +58,7 @@ class Channel:
             while True:
                 line = self._in.readline(MAX_LINE_BYTES)
                 if not line:
+                    self._because("the link to the local labtui closed (ssh gone, or the local labtui ended)")
                     break
                 self.heard = time.monotonic()
                 if not line.strip():
@@ -63,13 +66,18 @@ class Channel:
                 try:
                     message = loads(line)
                 except WireError:
-                    break  # not the local labtui: stop rather than guess
+                    # not the local labtui: stop rather than guess
+                    self._because("the local side sent a line that is not labtui's wire format")
+                    break
                 if message["type"] == "stop":
+                    by = message.get("by")
+                    self._because(f"stopped by {by[:200]} on the local labtui" if isinstance(by, str) and by
+                                  else "stopped by the local labtui")
                     break
                 if message["type"] != "ping":
                     self._messages.put(message)
-        except (OSError, ValueError):
-            pass
+        except (OSError, ValueError) as exc:
+            self._because(f"the link to the local labtui failed ({exc})")
         self._stop()
 
     def _watch(self) -> None:
@@ -79,8 +87,14 @@ class Channel:
         while not self._stopped.wait(1.0):
             if time.monotonic() - self.heard > self.silence:
                 self.silent = True
+                self._because(f"nothing heard from the local labtui for {self.silence:g} s (the link is gone?)")
                 self._stop()
                 return
+
+    def _because(self, why: str) -> None:
+        with self._lock:
+            if self.why is None:
+                self.why = why
 
     def _stop(self) -> None:
         with self._lock:
@@ -143,6 +157,7 @@ class Channel:
             except OSError:
                 self.broken = True
         if self.broken:
+            self._because("the link to the local labtui broke (a write to it failed)")
             self._stop()
             return False
         return True

@@ -170,7 +170,7 @@ class Fleet:
                 go.set_result(None)
             proc = self._procs.get(host_run.name)
             if proc is not None:
-                self._tell(proc, {"type": "stop"})
+                self._tell(proc, {"type": "stop", "by": why})
                 if proc.stdin is not None:
                     with contextlib.suppress(Exception):
                         proc.stdin.close()

@@ -37,7 +37,8 @@ Local -> agent:
     {"type": "check", "target", "profile", "engine", "tolerance", "repeat", "confirm",
      "fail_on": [...], "duration", "file_size", "params": [...]}
     {"type": "start", "delay": 0.8}      start after this many seconds (the hosts' shared instant)
-    {"type": "stop"}                     stop the run (its partial result is saved as aborted)
+    {"type": "stop", "by": "SIGHUP"}     stop the run (its partial result is saved as aborted); "by":
+                                         what stopped the local side (a signal's name, the Fleet screen)
     {"type": "ping"}                     every 5 s: the local side is there
 End of file on the agent's stdin (ssh gone, the local labtui killed) stops the run too, and so
 do 30 s without any message (a link cut without a reset, a local labtui frozen).

@@ -254,12 +254,12 @@ class FleetScreen(LabtuiScreen[None]):
                                           "keeps what it measured as an aborted result, there and here.",
                                           yes="Stop all", no="Keep running", danger=True), answered)
 
-    async def abort(self) -> None:
+    async def abort(self, by: str) -> None:
         """Stop every host without asking (the app is quitting or got a signal) and wait for their reports."""
         fleet, worker = self.fleet, self._worker
         if fleet is None:
             return
-        fleet.stop(self.lab.stopped_by or "quitting labtui")
+        fleet.stop(by)
         if worker is not None:
             with contextlib.suppress(Exception):
                 await worker.wait()

@@ -796,12 +796,15 @@ class RunScreen(LabtuiScreen[None]):
         self._stop_confirmed_at = at
         self.stop()
 
-    def stop(self) -> Worker | None:
-        """Cancel the run (the runner saves what it has as aborted); the worker that is stopping, if any."""
+    def stop(self, why: str | None = None) -> Worker | None:
+        """Cancel the run (the runner saves what it has as aborted, `why` its error: None when the person
+        cancelled it here); the worker that is stopping, if any."""
         worker = self._run_worker
         if worker is None or not worker.is_running:
             return None
         if self.state == "running":
+            if self.runner is not None and why is not None:
+                self.runner.stop_reason = why
             self._set_state("stopping")
             self._show_status()
             worker.cancel()
@@ -831,9 +834,9 @@ class RunScreen(LabtuiScreen[None]):
         self._show_done()
         self.refresh_bindings()
 
-    async def abort(self) -> None:
-        """Stop the run and wait until its partial result is saved (for quitting and signals)."""
-        worker = self.stop()
+    async def abort(self, by: str) -> None:
+        """Stop the run and wait until its partial result is saved (for quitting and signals: `by`)."""
+        worker = self.stop(f"stopped by {by}")
         if worker is None:
             return
         with contextlib.suppress(WorkerCancelled, WorkerFailed, asyncio.CancelledError):

@@ -41,8 +41,9 @@ class RunControl(Protocol):
     @property
     def outcome(self) -> RunResult | None: ...
 
-    async def abort(self) -> None:
-        """Stop the run and wait until its partial result is saved."""
+    async def abort(self, by: str) -> None:
+        """Stop the run and wait until its partial result is saved; `by` is what stopped it (a signal's
+        name, "quitting labtui"), for the result's error."""
         ...
 
 
