@@ -82,6 +82,43 @@ def test_a_mixed_step_shows_its_p99_per_direction_where_the_report_has_none_of_i
     assert "r 11.34 / w 7.11" in shown
 
 
+def _passes(result, read_p99s, write_p99s):
+    """`result` as a run of len(read_p99s) passes of its step, each with these per-direction p99s."""
+    from dataclasses import replace
+
+    step = result.steps[0]
+    passes = tuple(
+        replace(step, repetition=i + 1, read_latency=replace(step.read_latency, p99=r),
+                write_latency=replace(step.write_latency, p99=w))
+        for i, (r, w) in enumerate(zip(read_p99s, write_p99s)))
+    return replace(result, steps=passes, profile=replace(result.profile, repeat=len(passes)))
+
+
+def test_a_step_of_several_passes_shows_its_p99_per_direction_in_show_the_listing_and_compare():
+    from labtui.analysis.comparison import READ_P99, WRITE_P99, compare
+    from labtui.analysis.listed_steps import listed_steps
+    from labtui.render.result_tables import p99_cell
+    from labtui.results.summaries import ResultSummary
+
+    (result,) = import_file(FIO_MIXED)
+    assert result.steps[0].latency.p99 is None
+    three = _passes(result, [10.0, 12.0, 14.0], [6.0, 7.0, 8.0])
+    # show: the "mean of 3" row has each direction's p99 (mean of the passes'), not "-"
+    row = next(line for line in run_show(three).splitlines() if "mean of 3" in line)
+    assert "r 12.00 / w 7.00" in row, row
+    # the listing (History, the Result screen's step list)
+    (listed,) = listed_steps(ResultSummary.of(three, "x.toml"))
+    f = listed.figures
+    assert p99_cell(f.latency_p99_ms, f.read_p99_ms, f.write_p99_ms) == "r 12.00 / w 7.00"
+    # compare: each direction's p99 is compared where there is none of both together
+    other = _passes(result, [20.0, 22.0, 24.0], [6.0, 7.0, 8.0])
+    (group,) = compare([three, other]).groups
+    rows = {row.metric: row for row in group.rows}
+    assert rows[READ_P99].figures[0].value == pytest.approx(12.0)
+    assert rows[READ_P99].figures[1].value == pytest.approx(22.0)
+    assert rows[WRITE_P99].figures[1].value == pytest.approx(7.0)
+
+
 def run_show(result) -> str:
     import io
 

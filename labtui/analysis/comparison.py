@@ -115,10 +115,16 @@ READ_IOPS = Metric("read_iops", "read IOPS", "IOPS", True, lambda s: s.read.iops
 WRITE_IOPS = Metric("write_iops", "write IOPS", "IOPS", True, lambda s: s.write.iops, lambda x, _: x.write_iops)
 LATENCY_MEAN = Metric("latency_mean_ms", "mean latency", "ms", False, lambda s: s.latency.mean, _mean_latency)
 LATENCY_P99 = Metric("latency_p99_ms", "p99 latency", "ms", False, lambda s: s.latency.p99, _p99_latency)
+# A mixed step's p99 per direction: compared where a result has no p99 of both directions together
+# (a plain fio JSON report has no histograms to merge them with).
+READ_P99 = Metric("read_p99_ms", "read p99", "ms", False, lambda s: s.read_latency.p99,
+                  lambda x, _: x.read_lat_p99_ms)
+WRITE_P99 = Metric("write_p99_ms", "write p99", "ms", False, lambda s: s.write_latency.p99,
+                   lambda x, _: x.write_lat_p99_ms)
 CPU = Metric("cpu_percent", "CPU", "%", False, lambda s: s.cpu_percent, lambda x, _: x.cpu_percent, gates_check=False)
 WALL = Metric("wall_seconds", "wall time", "s", False, lambda s: s.wall_seconds)
 
-METRICS = (IOPS, MIB_S, MB_S, READ_IOPS, WRITE_IOPS, LATENCY_MEAN, LATENCY_P99, CPU, WALL)
+METRICS = (IOPS, MIB_S, MB_S, READ_IOPS, WRITE_IOPS, LATENCY_MEAN, LATENCY_P99, READ_P99, WRITE_P99, CPU, WALL)
 
 
 def metrics_for(step: Step) -> tuple[Metric, ...]:
@@ -616,6 +622,14 @@ def _raw_figures(master: _Master, results: Sequence[RunResult]) -> tuple[list[_O
         figures = [_figure(metric, o.members, results[i].profile.aggregate) if o else None for i, o in enumerate(occs)]
         if any(f is not None for f in figures):
             rows.append((metric, figures))
+        if metric is LATENCY_P99 and 0 < first.write_percent < 100 and any(
+                o is not None and f is None for o, f in zip(occs, figures)):
+            # A result without a p99 of both directions: each direction's is compared instead.
+            for direction in (READ_P99, WRITE_P99):
+                each = [_figure(direction, o.members, results[i].profile.aggregate) if o else None
+                        for i, o in enumerate(occs)]
+                if any(f is not None for f in each):
+                    rows.append((direction, each))
     return occs, rows
 
 

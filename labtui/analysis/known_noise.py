@@ -21,7 +21,8 @@ from labtui.results.summaries import ResultSummary
 
 # The figures the summary index keeps per step, by metric key.
 _FIELDS = {"iops": "iops", "mib_s": "mib_s", "latency_mean_ms": "latency_mean_ms",
-           "latency_p99_ms": "latency_p99_ms", "cpu_percent": "cpu_percent", "wall_seconds": "wall_seconds"}
+           "latency_p99_ms": "latency_p99_ms", "cpu_percent": "cpu_percent", "wall_seconds": "wall_seconds",
+           "read_p99_ms": "read_p99_ms", "write_p99_ms": "write_p99_ms"}
 MIN_DF = 2  # fewer than three values say too little about the noise to hint with
 
 

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from statistics import fmean
 
-from labtui.analysis.comparison import IOPS, LATENCY_MEAN, LATENCY_P99, MIB_S, WALL, Metric, headline
+from labtui.analysis.comparison import IOPS, LATENCY_MEAN, LATENCY_P99, MIB_S, READ_P99, WALL, WRITE_P99, Metric, headline
 from labtui.results.summaries import ResultSummary, StepSummary
 
 
@@ -52,6 +52,8 @@ def _listed(passes: list[StepSummary], aggregate: str) -> ListedStep:
         mib_s=_figure(MIB_S, [p.mib_s for p in done], aggregate) or 0.0,
         latency_mean_ms=_figure(LATENCY_MEAN, [p.latency_mean_ms for p in done], aggregate),
         latency_p99_ms=_figure(LATENCY_P99, [p.latency_p99_ms for p in done], aggregate),
+        read_p99_ms=_figure(READ_P99, [p.read_p99_ms for p in done], aggregate),
+        write_p99_ms=_figure(WRITE_P99, [p.write_p99_ms for p in done], aggregate),
         cpu_percent=_mean([p.cpu_percent for p in done]),
         wall_seconds=_figure(WALL, [p.wall_seconds for p in done], aggregate),
         status=next(iter(others), "completed"),

@@ -152,14 +152,19 @@ def command_summary(s: StepResult) -> str:
 
 
 def p99_text(s: StepResult) -> str:
-    """A step's p99 latency; per direction where the step has none of its own.
+    """A step's p99 latency; per direction where the step has none of its own."""
+    return p99_cell(s.latency.p99, s.read_latency.p99, s.write_latency.p99)
+
+
+def p99_cell(p99: float | None, read_p99: float | None, write_p99: float | None) -> str:
+    """A p99 latency cell: the step's, or each direction's where it has none of its own.
 
     Two directions' percentiles do not combine into the step's (that needs their histograms,
     which a plain fio JSON report lacks); the step's p99 lies between them, so both are shown.
     """
-    if s.latency.p99 is not None or s.read_latency.p99 is None or s.write_latency.p99 is None:
-        return fmt_ms(s.latency.p99)
-    return f"r {fmt_ms(s.read_latency.p99)} / w {fmt_ms(s.write_latency.p99)}"
+    if p99 is not None or read_p99 is None or write_p99 is None:
+        return fmt_ms(p99)
+    return f"r {fmt_ms(read_p99)} / w {fmt_ms(write_p99)}"
 
 
 def fmt_mb(value: float | None) -> str:
@@ -174,7 +179,7 @@ def result_steps_table(result: RunResult) -> Table:
     as the profile aggregates them ("best of 3", "mean of 3"), which the caption explains; a
     profile with decimal_units adds MB/s (10^6 bytes), CrystalDiskMark's unit, beside MiB/s.
     """
-    from labtui.analysis.comparison import CPU, IOPS, LATENCY_MEAN, LATENCY_P99, headline
+    from labtui.analysis.comparison import CPU, IOPS, LATENCY_MEAN, LATENCY_P99, READ_P99, WRITE_P99, headline
 
     profile = result.profile
     table = Table(box=box.SIMPLE_HEAD)
@@ -232,7 +237,7 @@ def result_steps_table(result: RunResult) -> Table:
             row.append(fmt_mib(mib * 1024 * 1024 / 1e6))
         if mixed:
             row.append("")
-        row += [fmt_ms(figure(LATENCY_MEAN)), fmt_ms(figure(LATENCY_P99))]
+        row += [fmt_ms(figure(LATENCY_MEAN)), p99_cell(figure(LATENCY_P99), figure(READ_P99), figure(WRITE_P99))]
         if commands:
             row += ["", ""]
         row.append(fmt_pct(figure(CPU)))

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the store hands itself in: importing it here would make a c
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change: an older cache is then rebuilt, not misread.
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,9 @@ class StepSummary:
     latency_p99_ms: float | None = None
     cpu_percent: float | None = None
     wall_seconds: float | None = None
+    # Each direction's p99, for a mixed step whose report has none of both together (see p99_cell).
+    read_p99_ms: float | None = None
+    write_p99_ms: float | None = None
 
     @classmethod
     def of(cls, step: StepResult) -> StepSummary:
@@ -62,6 +65,8 @@ class StepSummary:
             latency_p99_ms=json_safe(step.latency.p99),
             cpu_percent=json_safe(step.cpu_percent),
             wall_seconds=json_safe(step.wall_seconds),
+            read_p99_ms=json_safe(step.read_latency.p99),
+            write_p99_ms=json_safe(step.write_latency.p99),
         )
 
 

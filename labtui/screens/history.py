@@ -29,7 +29,7 @@ from labtui.analysis.listed_steps import listed_steps
 from labtui.results import baselines
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
-from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_time
+from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell
 from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary, StepSummary
 from labtui.tui.columns import fit_widths
@@ -652,7 +652,7 @@ def step_line(step: StepSummary, how: str = "") -> str:
         return f"{name}: {wall} wall · {fmt_mib(step.mib_s)} MiB/s disk"
     text = f"{name}: {fmt_iops(step.iops)} IOPS · {fmt_mib(step.mib_s)} MiB/s"
     if step.latency_mean_ms is not None:
-        text += f" · {fmt_ms(step.latency_mean_ms)} ms (p99 {fmt_ms(step.latency_p99_ms)})"
+        text += f" · {fmt_ms(step.latency_mean_ms)} ms (p99 {p99_cell(step.latency_p99_ms, step.read_p99_ms, step.write_p99_ms)})"
     if step.status != "completed":
         text += f" · {step.status}"
     return text

@@ -21,7 +21,9 @@ from labtui.analysis import bottleneck
 from labtui.analysis.listed_steps import ListedStep, listed_steps
 from labtui.analysis.live import directions
 from labtui.model import RunResult, StepResult
-from labtui.render.result_tables import context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_text
+from labtui.render.result_tables import (
+    context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_cell, p99_text,
+)
 from labtui.results.summaries import ResultSummary
 from labtui.render.steady_state import steady_summary_lines
 from labtui.tui.columns import fit_widths
@@ -55,7 +57,8 @@ def listed_cells(n: int, listed: ListedStep) -> dict[str, str]:
         return {"n": str(n), "name": f.name, "label": f.label, "iops": "", "mib_s": fmt_mib(f.mib_s), "mean": wall,
                 "p99": "", "cpu": fmt_pct(f.cpu_percent), "status": listed.how}
     return {"n": str(n), "name": f.name, "label": f.label, "iops": fmt_iops(f.iops), "mib_s": fmt_mib(f.mib_s),
-            "mean": fmt_ms(f.latency_mean_ms), "p99": fmt_ms(f.latency_p99_ms), "cpu": fmt_pct(f.cpu_percent),
+            "mean": fmt_ms(f.latency_mean_ms), "p99": p99_cell(f.latency_p99_ms, f.read_p99_ms, f.write_p99_ms),
+            "cpu": fmt_pct(f.cpu_percent),
             "status": listed.how}
 
 
