@@ -23,6 +23,7 @@ from labtui.render.export_formats import FORMATS
 from labtui.model import RunResult
 from labtui.results.files import atomic_write
 from labtui.widgets.choice import Choice
+from labtui.widgets.line_input import LineInput
 from labtui.tui.context import cursor_blinks
 
 
@@ -66,7 +67,7 @@ class ExportModal(ModalScreen[Path | None]):
             with Horizontal(id="export-format-row"):
                 yield Static("Format", classes="export-label")
                 yield Choice(tuple((f.label, name) for name, f in FORMATS.items()), id="export-format")
-            yield Input(str(default_path(self.directory, self.moment, "csv")), id="export-path",
+            yield LineInput(str(default_path(self.directory, self.moment, "csv")), id="export-path",
                         select_on_focus=False, compact=True)
             yield Static("", id="export-error", markup=False)
             yield Static(f"A name alone goes in the current directory, {self.directory}. Space switches the "

@@ -31,6 +31,7 @@ from labtui.render.result_tables import fmt_iops, fmt_mib
 from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.widgets.line_input import LineInput
 from labtui.tui.columns import shorten
 from labtui.tui.context import LabtuiScreen, cursor_blinks
 from labtui.tui.work import report_failure
@@ -90,7 +91,7 @@ class FleetScreen(LabtuiScreen[None]):
         yield ContextBar("Fleet")
         with Horizontal(id="fleet-bar"):
             yield Static("Hosts file ", id="fleet-label")
-            yield Input(placeholder="a TOML file of [[hosts]] entries; Enter opens it", id="fleet-file", compact=True)
+            yield LineInput(placeholder="a TOML file of [[hosts]] entries; Enter opens it", id="fleet-file", compact=True)
         yield Static(id="fleet-status", markup=False)
         yield DataTable(id="fleet-table", cursor_type="row", zebra_stripes=False)
         yield Static(id="fleet-detail", markup=False)

@@ -35,6 +35,7 @@ from labtui.results.summaries import ResultSummary, StepSummary
 from labtui.tui.columns import fit_widths
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.widgets.line_input import LineInput
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.tui.styling import status_styles, theme_style
 from labtui.tui.context import LabtuiScreen, cursor_blinks
@@ -196,7 +197,7 @@ class HistoryScreen(LabtuiScreen[None]):
     def compose(self) -> ComposeResult:
         yield ContextBar("History")
         with Horizontal(id="history-bar"):
-            yield Input(placeholder="/ filter: words to match (disk, profile, host, tag, date, status)",
+            yield LineInput(placeholder="/ filter: words to match (disk, profile, host, tag, date, status)",
                         id="history-filter", compact=True)
             yield Static(id="history-count", markup=False)
         yield ResultsTable(id="results")

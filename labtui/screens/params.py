@@ -19,6 +19,7 @@ from labtui.errors import ValidationError
 from labtui.model import Profile
 from labtui.params import resolve
 from labtui.tui.context import cursor_blinks
+from labtui.widgets.line_input import LineInput
 
 
 class ParamsModal(ModalScreen[dict[str, str] | None]):
@@ -39,7 +40,7 @@ class ParamsModal(ModalScreen[dict[str, str] | None]):
                 if param.default is not None:
                     note += f" (empty: {param.default})"
                 yield Static(note, classes="param-label", markup=False)
-                yield Input(self.values.get(param.name, ""), id=f"param-{param.name}", select_on_focus=False,
+                yield LineInput(self.values.get(param.name, ""), id=f"param-{param.name}", select_on_focus=False,
                             compact=True, placeholder=param.default or "")
             yield Static("", id="params-error", markup=False)
             yield Static("Enter moves on and, on the last field, starts the run · Escape cancels",

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from labtui.tui.context import cursor_blinks
+from labtui.widgets.line_input import LineInput
 
 
 class TextPrompt(ModalScreen[str | None]):
@@ -39,7 +40,7 @@ class TextPrompt(ModalScreen[str | None]):
         with Vertical(id="prompt-dialog", classes="dialog"):
             yield Static(self.title_text, classes="dialog-title", markup=False)
             yield Static(self.message, id="prompt-message", markup=False)
-            yield Input(self.value, id="prompt-input", select_on_focus=False)
+            yield LineInput(self.value, id="prompt-input", select_on_focus=False)
             yield Static("", id="prompt-error", markup=False)
             yield Static("Enter to confirm · Escape to cancel", classes="dialog-hint")
 

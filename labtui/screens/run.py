@@ -45,6 +45,7 @@ from labtui.units import format_duration, human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.widgets.line_input import LineInput
 from labtui.widgets.step_charts import StepCharts
 from labtui.tui.styling import theme_style
 from labtui.tui.context import LabtuiScreen, cursor_blinks
@@ -158,7 +159,7 @@ class RunScreen(LabtuiScreen[None]):
                 yield Static("checking which engines can run here…", id="setup-engines", markup=False)
             with Horizontal(classes="setup-row"):
                 yield Static("Tags", classes="setup-label")
-                yield Input(placeholder="optional, comma-separated (e.g. hp-adapter); Enter starts", id="setup-tags",
+                yield LineInput(placeholder="optional, comma-separated (e.g. hp-adapter); Enter starts", id="setup-tags",
                             compact=True)
             yield Static(id="run-message", markup=False)
         with Vertical(id="run-live"):

@@ -22,6 +22,7 @@ from labtui.model import Profile
 from labtui.engine.target_choice import check_directory, space_shortfall
 from labtui.units import human_size
 from labtui.tui.context import cursor_blinks
+from labtui.widgets.line_input import LineInput
 
 
 class FolderTree(DirectoryTree):
@@ -62,7 +63,7 @@ class TargetDirectoryModal(ModalScreen[Path | None]):
         with Vertical(id="target-dialog", classes="dialog"):
             yield Static(f"Target directory on {volume.mount_point} ({what})", classes="dialog-title", markup=False)
             yield Static(id="target-space", markup=False)
-            yield Input(str(self.directory), id="target-path", select_on_focus=False, compact=True)
+            yield LineInput(str(self.directory), id="target-path", select_on_focus=False, compact=True)
             yield Static(id="target-check", markup=False)
             yield FolderTree(volume.mount_point, id="target-tree")
             yield Static(

@@ -29,6 +29,7 @@ from labtui.widgets.command_lines import CommandLines
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.form_field import FormField
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.widgets.line_input import LineInput
 from labtui.widgets.profile_list import ProfileList, from_result, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
 from labtui.tui.context import LabtuiScreen, cursor_blinks
@@ -139,7 +140,7 @@ def _control(prefix: str, spec: FieldSpec) -> Widget:
     widget_id = f"{prefix}-{spec.key}"
     if spec.choices:
         return Choice(spec.choices, id=widget_id)
-    return Input(compact=True, id=widget_id, select_on_focus=False)
+    return LineInput(compact=True, id=widget_id, select_on_focus=False)
 
 
 class WorkloadScreen(LabtuiScreen[None]):

@@ -1,0 +1,26 @@
+"""A one-line text field whose editing keys act in the order they were typed.
+
+Textual's Input inserts a typed character as the key reaches it, but runs its editing keys
+(Backspace, Ctrl+U, Home, Enter …) as bindings, once the key has bubbled up to the app. Keys
+typed in a burst (fast typing, tmux send-keys, a terminal's paste of keystrokes) then overtake
+them: Ctrl+U and "fio" left the field empty, "abx", Backspace, "c" left "abx". Here the field's
+own bindings run as the key reaches it, in turn with the characters around it.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+
+class LineInput(Input):
+    async def _on_key(self, event: events.Key) -> None:
+        self._restart_blink()
+        if event.is_printable:
+            return  # Input's own handler (next in the class order) inserts it
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                # Handled: neither Input's handler nor the bindings (after the bubble) see it again.
+                event.stop()
+                event.prevent_default()
+                return
