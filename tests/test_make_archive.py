@@ -167,3 +167,23 @@ def test_an_interrupt_while_a_block_is_generated_leaves_nothing_and_stays_an_int
     with pytest.raises(KeyboardInterrupt):
         archive.make_archive(plan_archive(work / "a.zpaq", 64 * 1024**2, 2, 1))
     assert list(work.iterdir()) == []
+
+
+def test_an_interrupt_that_lands_while_a_view_of_the_buffer_is_held_is_still_an_interrupt(work, monkeypatch):
+    # Ctrl+C (or SIGTERM, raised as KeyboardInterrupt) between RandomBlocks.stamp's cast of the
+    # buffer and its release: the interrupted frame keeps that view alive while the exception
+    # travels, and closing the buffer then failed with BufferError, which replaced the interrupt
+    # (make-archive exited 1, "internal error", instead of 130, "interrupted").
+    require_tool("zpaq")
+    from labtui.engine import archive
+    from labtui.engine.testfile import RandomBlocks
+
+    class InterruptedWhileStamping(RandomBlocks):
+        def stamp(self, buffer, offset):
+            words = buffer.cast("Q")  # noqa: F841 - held by this frame as the signal lands
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(archive, "RandomBlocks", InterruptedWhileStamping)
+    with pytest.raises(KeyboardInterrupt):
+        archive.make_archive(plan_archive(work / "a.zpaq", 4 * MIB, 1))
+    assert list(work.iterdir()) == []

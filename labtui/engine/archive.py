@@ -129,6 +129,7 @@ def make_archive(plan: ArchivePlan, progress: Progress | None = None) -> Archive
         batch: list[str] = []
         batch_bytes = 0
         width = len(str(plan.files))
+        written = False
 
         def phase(what: str) -> Callable[[int], None]:
             return lambda done: report(what, done, plan.size)
@@ -146,9 +147,17 @@ def make_archive(plan: ArchivePlan, progress: Progress | None = None) -> Archive
                     for done in batch:
                         (work / done).unlink()
                     batch, batch_bytes = [], 0
+            written = True
         finally:
             view.release()
-            buffer.close()
+            try:
+                buffer.close()
+            except BufferError:
+                # An interrupt landed while a frame held a view of the buffer (RandomBlocks.stamp's
+                # cast): the view goes with that frame, the buffer with it. Raising here would put
+                # BufferError in place of the interrupt (or the error) on its way out.
+                if written:
+                    raise
         report("done", plan.size, plan.size)
         finished = True
     except OSError as exc:
