@@ -183,3 +183,27 @@ async def test_a_remembered_target_gets_its_volume_facts_after_the_scan(labtui_h
     async with app.run_test(size=(120, 40)) as pilot:
         await disks_ready(pilot)
         assert app.target.directory == tmp_path and app.target.mount_point == "/"
+
+
+async def test_a_key_that_leaves_the_screen_right_after_enter_opens_no_dialog_over_the_next_one(labtui_home):
+    # Enter chooses the volume through a message the table sends; "r" typed at once switches to the
+    # Run screen first, and the target dialog then opened over the Run screen, not the Disks one.
+    from textual import events
+
+    from labtui.screens.run import RunScreen
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/")
+        app.post_message(events.Key("enter", None))
+        app.post_message(events.Key("r", "r"))
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
+        for _ in range(10):
+            await pilot.pause()
+        assert isinstance(app.screen, RunScreen), f"{type(app.screen).__name__} over the Run screen"
+        # On the Disks screen itself, Enter still opens it.
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen), what="the Disks screen")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal), what="the dialog")

@@ -439,6 +439,10 @@ class DisksScreen(LabtuiScreen[None]):
 
         if row is None or self.scan is None:
             return
+        if not self.is_current:
+            # A key typed right after Enter (r, h …) took labtui to another screen before the
+            # table's message got here: a dialog of this screen must not open over that one.
+            return
         if row.volume is None:
             self.notify(f"{row.disk.path if row.disk else 'This disk'} has no mounted file system: "
                         "mount one to run on it", severity="warning")
