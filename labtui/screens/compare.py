@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
@@ -25,7 +25,7 @@ from labtui.tui.styling import theme_style
 from labtui.tui.context import LabtuiScreen
 
 
-def theme_colours(app) -> VerdictColours:
+def theme_colours(app: App) -> VerdictColours:
     return VerdictColours(better=theme_style(app, "success", bold=True), worse=theme_style(app, "error", bold=True),
                    warning=theme_style(app, "warning"))
 

@@ -9,6 +9,8 @@ runs DiskSpd on every volume; the Run screen ends on their comparison.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from functools import partial
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,13 +26,14 @@ from textual.worker import Worker
 
 from labtui.analysis import bottleneck
 from labtui.engine.devices import Disk, Volume
+from labtui.model import Profile
 from labtui.engine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.units import human_size
 from labtui.tui.columns import fit_widths, shorten
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.tui.styling import theme_style
-from labtui.tui.context import LabtuiScreen
+from labtui.tui.context import Command, LabtuiScreen
 from labtui.tui.work import post_found, report_failure
 
 MARK = "•"  # before a marked volume's device, as History marks results
@@ -265,7 +268,7 @@ class DisksScreen(LabtuiScreen[None]):
             table.move_cursor(row=table.get_row_index(keep))
         self._show_detail()
 
-    def _cells(self, row: Row, profile) -> dict[str, str]:
+    def _cells(self, row: Row, profile: Profile | None) -> dict[str, str]:
         disk, volume = row.disk, row.volume
         if volume is not None:
             # A pseudo file system's "source" is any word (tmpfs, none, overlay): not a device.
@@ -466,10 +469,10 @@ class DisksScreen(LabtuiScreen[None]):
 
         self.app.push_screen(TargetDirectoryModal(volume, volumes, start, profile), chosen)
 
-    def palette_commands(self):
+    def palette_commands(self) -> Iterator[Command]:
         """Extra command-palette entries: choose any usable volume by name."""
         for row in self.rows.values():
             if row.volume is not None and row.volume.usable:
                 yield (f"Choose target {row.volume.mount_point}",
                        f"Run on {row.volume.mount_point} ({row.volume.filesystem})",
-                       lambda row=row: self.choose(row))
+                       partial(self.choose, row))

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -38,7 +39,7 @@ from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.tui.styling import status_styles, theme_style
-from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
 from labtui.tui.work import post_found, report_failure
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
@@ -418,7 +419,7 @@ class HistoryScreen(LabtuiScreen[None]):
         if event.input.id == "history-filter":
             self.query_one(ResultsTable).focus()
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         filter_input = self.query_one("#history-filter", Input)
         if filter_input.has_focus and event.key in ("down", "escape"):
             event.stop()
@@ -441,10 +442,10 @@ class HistoryScreen(LabtuiScreen[None]):
         order = "descending" if reverse else "ascending"
         self.notify(f"Sorted by {SORT_NAMES[column]}, {order}", timeout=2)
 
-    def palette_commands(self):
+    def palette_commands(self) -> Iterator[Command]:
         for column in SORTABLE:
             yield (f"Sort by {SORT_NAMES[column]}", f"Order the results by {SORT_NAMES[column]}",
-                   lambda column=column: self.sort_by(column, column in ("date", "iops", "mib_s")))
+                   partial(self.sort_by, column, column in ("date", "iops", "mib_s")))
 
     # ------------------------------------------------------------------ marks
 

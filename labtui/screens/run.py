@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
     from labtui.engine.guard import DeviceFacts
     from labtui.engine.runner import Runner
+    from labtui.results.store import Store
 
 FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
 NARROW = 100  # below this width one chart shows at a time
@@ -765,7 +766,7 @@ class RunScreen(LabtuiScreen[None]):
             self.query_one("#run-question").display = False
             self.query_one("#run-command").display = True
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         # The answer is taken here, as the key arrives at this screen, rather than by a binding a
         # moment later: by then the run may have ended and the binding gone. The key's own time
         # (taken as it came in, not when this busy loop got round to it) decides a race with the
@@ -975,7 +976,7 @@ def pass_words(repetition: int) -> str:
     return f" #{repetition}" if repetition > 1 else ""
 
 
-def find_previous(store, result: RunResult) -> RunResult | None:
+def find_previous(store: Store, result: RunResult) -> RunResult | None:
     """The previous completed run of the same profile on the same disk, read in full (None if none)."""
     from labtui.results.summaries import previous_comparable
 

@@ -9,6 +9,8 @@ a run uses (`app.profile`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from functools import partial
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Input, Label, OptionList
+from textual.widgets import DataTable, Input, Label, OptionList
 
 from labtui.tui.profile_draft import PROFILE_FIELDS, ProfileDraft, changes, step_field_path, step_fields
 from labtui.errors import LabtuiError, ValidationError
@@ -32,7 +34,7 @@ from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 from labtui.widgets.profile_list import ProfileList, from_result, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
-from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
 TEST_FILE_NAME = "labtui-test.dat"
@@ -277,7 +279,7 @@ class WorkloadScreen(LabtuiScreen[None]):
         event.stop()
         self.query_one(StepsTable).focus()
 
-    def _ask_discard(self, then, otherwise) -> None:
+    def _ask_discard(self, then: Callable[[], object], otherwise: Callable[[], object]) -> None:
         from labtui.screens.confirm import ConfirmModal
 
         name = self.draft.original.name if self.draft else "the profile"
@@ -389,7 +391,7 @@ class WorkloadScreen(LabtuiScreen[None]):
         rows = [step_cells(i + 1, self.draft.step(i), step.values["name"]) for i, step in enumerate(self.draft.steps)]
         self.query_one(StepsTable).show_steps(rows, self.step_index)
 
-    def on_data_table_row_highlighted(self, event) -> None:
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id != "steps" or self.draft is None:
             return
         index = event.cursor_row
@@ -474,7 +476,8 @@ class WorkloadScreen(LabtuiScreen[None]):
             name, n = f"{base}-copy-{n}", n + 1
         return name
 
-    def _ask_name(self, title: str, message: str, value: str, then, *, allow: str | None = None) -> None:
+    def _ask_name(self, title: str, message: str, value: str, then: Callable[[str], object], *,
+                  allow: str | None = None) -> None:
         from labtui.screens.prompt import TextPrompt
 
         def answer(name: str | None) -> None:
@@ -673,11 +676,11 @@ class WorkloadScreen(LabtuiScreen[None]):
             event.stop()
             getattr(self, f"action_{action}")()
 
-    def palette_commands(self):
+    def palette_commands(self) -> Iterator[Command]:
         """Extra command-palette entries: open any profile by name."""
         for profile in self.profiles:
             yield (f"Open profile {profile.name}", profile.title or profile.name,
-                   lambda p=profile: self.open_profile(p))
+                   partial(self.open_profile, profile))
 
     def open_profile(self, profile: Profile) -> None:
         """Open `profile` (asking first if unsaved edits would be lost)."""

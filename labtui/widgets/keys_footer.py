@@ -16,8 +16,12 @@ then the app's (its own `footer_secondary()`), then the palette's reminder at th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
 from textual.events import Resize
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -25,11 +29,11 @@ HELP_ACTION = "help"
 PALETTE_WIDTH = 13  # " ▏^p palette ", docked right
 
 
-def is_palette(widget) -> bool:
+def is_palette(widget: Widget) -> bool:
     return isinstance(widget, FooterKey) and widget.has_class("-command-palette")
 
 
-def too_wide(keys, width: int) -> bool:
+def too_wide(keys: Iterable[Widget], width: int) -> bool:
     """Whether the keys (and the palette's reminder docked right, if among them) overflow `width`
     cells of the footer, where they read " ⏎ Open  space Mark  ...  q Quit"."""
     keys = list(keys)
@@ -69,7 +73,7 @@ class KeysFooter(Footer):
         self._help_first = False
         self._width: int | None = None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         # This app gives no binding a group, so the footer yields plain keys (no KeyGroup
         # containers) and they can be left out and reordered here.
         items = list(super().compose())

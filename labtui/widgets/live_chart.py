@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from plotext._utility import ansi_end, colors_to_ansi, no_color, space as _SPACE
 from rich.segment import Segment
 from rich.style import Style as RichStyle
+from rich.terminal_theme import TerminalTheme
 from rich.text import Text
 from textual.color import Color, ColorParseError
 from textual.geometry import Region
@@ -30,6 +31,9 @@ from textual.style import Style
 from textual_plotext import PlotextPlot
 
 from labtui.tui.glyphs import chart_marker, draws_plain
+
+# A colour as plotext keeps it in its matrix: a name ("white", "default"), a 256-colour index, or RGB.
+PlotextColour = str | int | tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -160,7 +164,7 @@ class LiveChart(PlotextPlot):
             return "default"
 
 
-def _row_segments(matrix, row: int, base: Style, ansi_theme) -> list[Segment]:
+def _row_segments(matrix: Any, row: int, base: Style, ansi_theme: TerminalTheme) -> list[Segment]:
     """One row of plotext's matrix as segments: a run of cells per look. A blank cell looks the
     same whatever its foreground, so blanks join the run they are in (fewer segments to write)."""
     markers, fg, bg, st = matrix.marker[row], matrix.fullground[row], matrix.background[row], matrix.style[row]
@@ -193,7 +197,8 @@ def _row_segments(matrix, row: int, base: Style, ansi_theme) -> list[Segment]:
 
 
 @lru_cache(maxsize=256)
-def _cell_style(base: Style, fullground, style, background, ansi_theme) -> RichStyle:
+def _cell_style(base: Style, fullground: PlotextColour, style: str, background: PlotextColour,
+                ansi_theme: TerminalTheme) -> RichStyle:
     """The style of a plotext cell, exactly as Rich reads plotext's ANSI codes for it, over `base`."""
     decoded = Text.from_ansi(colors_to_ansi(fullground, style, background) + "x" + ansi_end)
     cell = RichStyle.combine(span.style for span in decoded.spans if isinstance(span.style, RichStyle))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.binding import Binding
 from textual.widgets import DataTable
 
@@ -41,7 +43,7 @@ class StepsTable(DataTable):
         Binding("shift+down", "screen.move_step(1)", "Move down", id="steps-down", show=False, tooltip="Move the step later"),
     ]
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.steps: list[tuple[str, ...]] = []  # the cells as given, before they are fitted
 
