@@ -175,3 +175,28 @@ async def test_the_tui_shows_a_result_it_could_not_save(labtui_home, tmp_path):
             assert screen.outcome is not None and screen.outcome.status == "completed"
     finally:
         subprocess.run(["chattr", "-i", str(store.results_dir)], capture_output=True)
+
+
+def test_the_run_marker_is_rewritten_in_place_though_the_store_fills_up_meanwhile(tmp_path, monkeypatch):
+    # The marker notes the test file once it exists. It was truncated, then written: a store that
+    # filled up between the two (another writer, or this test's filling) took the freed page, the
+    # marker was left empty and the run failed with "cannot create the test file: No space left".
+    from labtui.engine import leftovers
+
+    with small_tmpfs(tmp_path / "store", 64) as point:
+        marker = leftovers.RunMarker.create(point / "running", "20261201-000000-abcd", tmp_path / "labtui-x.dat")
+        real = os.pwrite
+
+        def pwrite_once_the_store_is_full(fd, data, offset):
+            fill(point, 0)
+            return real(fd, data, offset)
+
+        monkeypatch.setattr(leftovers.os, "pwrite", pwrite_once_the_store_is_full)
+        try:
+            marker.record(11, 22, 33)
+        finally:
+            monkeypatch.undo()
+        noted = json.loads(marker.path.read_text())
+        assert (noted["dev"], noted["ino"], noted["size"]) == (11, 22, 33)
+        assert noted["test_file"] == str(tmp_path / "labtui-x.dat")
+        marker.remove()

@@ -59,10 +59,12 @@ class RunMarker:
         self._write()
 
     def _write(self) -> None:
-        # Rewritten in place: a new file would not carry the lock.
+        # Rewritten in place: a new file would not carry the lock. Over the old text, then cut to
+        # the new length: truncating first freed the file's page, and a store that filled up in
+        # that instant left the marker empty and failed the run ("No space left" on the rewrite).
         text = json.dumps(self.data).encode()
-        os.ftruncate(self.fd, 0)
         os.pwrite(self.fd, text, 0)
+        os.ftruncate(self.fd, len(text))
         os.fsync(self.fd)
 
     def identity(self) -> tuple[int, int]:
