@@ -8,7 +8,10 @@ hit every loop alike, so CPU per I/O tells loops apart where separate runs a min
 
 On the RAM device at queue depth 1 the runs' IOPS are bimodal (about 75,000, or 15,000-40,000, on
 the development VM), with where the kernel runs the loop device's worker threads against the
-submitting process; fio's runs swing as much. The quartiles show it.
+submitting process; fio's runs swing as much. The quartiles show it, and so does the IPI/IO
+column: the function-call and rescheduling interrupts (one CPU waking a task on another) per I/O,
+each an exit to the host in a VM. The last line splits every run at the median of those: at
+queue depth 1 the runs with fewer are the fast ones, whichever loop or fio engine made them.
 
 The io_uring loop can run with several submission chunk sizes (`--submit-chunks 0,1,4,8`: 0
 resubmits a whole reaped batch in one call), and fio's engines can join the rounds (`--fio
@@ -40,6 +43,20 @@ from labtui.model import Step
 from labtui.units import parse_size
 from engine_vs_fio import fio_args, fio_report  # beside this script
 from ramdisk import ram_disk  # beside this script
+
+
+def wakeup_ipis() -> int:
+    """Function-call and rescheduling interrupts on every CPU so far (/proc/interrupts CAL + RES).
+
+    One CPU waking a task on another, idle one sends one: in a VM each costs an exit to the host.
+    """
+    total = 0
+    with open("/proc/interrupts") as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0] in ("CAL:", "RES:"):
+                total += sum(int(p) for p in parts[1:] if p.isdigit())
+    return total
 
 
 def one_run(cfg: dict, seconds: float) -> tuple[int, int, float, int]:
@@ -118,7 +135,8 @@ def variants(args) -> list[tuple[str, str, int | None]]:
 def compare(args, path: Path, size: int) -> int:
     gc.disable()  # as in a worker: no collector pause inside a loop
     contenders = variants(args)
-    totals = {label: [0, 0, 0.0, 0] for label, _, _ in contenders}
+    totals = {label: [0, 0, 0.0, 0, 0] for label, _, _ in contenders}
+    runs: list[tuple[float, float]] = []  # (IOPS, wake-up IPIs per I/O) of every run
     iops: dict[str, list[float]] = {label: [] for label, _, _ in contenders}
     print(f"# {time.strftime('%Y-%m-%d %H:%M %Z')} {args.rounds} rounds of {args.chunk:g} s per loop, "
           f"{args.block_size} B, {args.outstanding} in flight, {args.write_percent} % writes, {path}; "
@@ -126,6 +144,7 @@ def compare(args, path: Path, size: int) -> int:
     default_chunk = native_uring.SUBMIT_CHUNK
     for r in range(args.rounds):
         for label, loop, chunk in contenders if r % 2 == 0 else contenders[::-1]:
+            ipis = wakeup_ipis()
             if loop.startswith("fio-"):
                 ios, cpu, lat = run_fio(loop[4:], args, path, size)
                 all_ios = ios
@@ -136,18 +155,28 @@ def compare(args, path: Path, size: int) -> int:
                        "write_percent": args.write_percent, "outstanding": args.outstanding, "direct": True,
                        "latency": True, "worker": 0, "workers": 1, "seed": 7919 * r + 1, "backend": loop, "trace": 0}
                 ios, all_ios, cpu, lat = one_run(cfg, args.chunk)
+            ipis = wakeup_ipis() - ipis  # a fio run's own start and exit included: a few hundred
             t = totals[label]
             t[0] += ios
             t[1] += all_ios
             t[2] += cpu
             t[3] += lat
+            t[4] += ipis
             iops[label].append(ios / args.chunk)
+            runs.append((ios / args.chunk, ipis / max(all_ios, 1)))
     native_uring.SUBMIT_CHUNK = default_chunk
-    print(f"{'loop':<14} {'IOPS':>9} {'CPU us/IO':>9} {'lat us':>7}  run IOPS quartiles")
-    for label, (ios, all_ios, cpu, lat) in totals.items():
+    print(f"{'loop':<14} {'IOPS':>9} {'CPU us/IO':>9} {'lat us':>7} {'IPI/IO':>6}  run IOPS quartiles")
+    for label, (ios, all_ios, cpu, lat, ipis) in totals.items():
         q = statistics.quantiles(iops[label], n=4) if len(iops[label]) > 1 else iops[label] * 3
         print(f"{label:<14} {ios / (args.chunk * args.rounds):>9,.0f} {1e6 * cpu / max(all_ios, 1):>9.2f} "
-              f"{lat / max(ios, 1) / 1e3:>7.1f}  {' / '.join(f'{v:,.0f}' for v in q)}")
+              f"{lat / max(ios, 1) / 1e3:>7.1f} {ipis / max(all_ios, 1):>6.2f}  {' / '.join(f'{v:,.0f}' for v in q)}")
+    # Whatever the loop: how a run's IOPS go with how often a CPU had to wake another for it.
+    cut = statistics.median(w for _, w in runs)
+    few = [v for v, w in runs if w <= cut]
+    many = [v for v, w in runs if w > cut]
+    if few and many:
+        print(f"# runs at or below the median {cut:.2f} wake-up IPIs per I/O: median {statistics.median(few):,.0f} IOPS "
+              f"({len(few)} runs); above it: {statistics.median(many):,.0f} IOPS ({len(many)} runs)")
     print(f"# load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
