@@ -151,6 +151,20 @@ class CheckReport:
         """A failure or a doubtful line: fresh runs should tell whether it reproduces."""
         return bool(self.failures or self.doubtful)
 
+    def second_pass(self) -> str:
+        """Why this first pass asks for more runs, as a clause: what looked worse, or what was noisy."""
+        if self.needs_confirmation:
+            lines = self.failures + self.doubtful
+            what = ", ".join(f"{l.group.name} {l.metric.label} {_change(l.delta)}" for l in lines[:3])
+            more = f" and {len(lines) - 3} more" if len(lines) > 3 else ""
+            return f"the first pass looks worse ({what}{more})"
+        noisy = [l for l in self.noisy if l.noise_pct is not None]
+        if not noisy:
+            return "the first pass cannot tell"
+        worst = max(noisy, key=lambda l: l.noise_pct or 0.0)
+        return (f"the first pass is too noisy to tell ({worst.group.name} {worst.metric.label} varies "
+                f"{worst.noise_pct:.0f} % from run to run)")
+
     @property
     def runs(self) -> tuple[int, int]:
         """Runs per step of the baseline and of the re-run (the most of any step)."""
@@ -205,9 +219,12 @@ class CheckReport:
         if bounded:
             worst = max(bounded, key=lambda l: l.bound_pct or 0.0)
             n = len(bounded)
+            name = f"{worst.group.name} {worst.metric.label}"
             text += (f"; {n} line{'s' if n != 1 else ''} too noisy to see a regression of the tolerance, "
-                     f"yet {'their' if n != 1 else 'its'} runs bound it: with 95 % confidence "
-                     f"{worst.group.name} {worst.metric.label} is {_at_most(worst.bound_pct or 0.0)}")
+                     + (f"yet its runs bound it: with 95 % confidence {name} is {_at_most(worst.bound_pct or 0.0)}"
+                        if n == 1 else
+                        f"yet their runs bound it: with 95 % confidence {_none_worse(worst.bound_pct or 0.0)} "
+                        f"(the loosest bound: {name})"))
         if small:
             text += f"; {len(small)} got measurably worse, within the tolerance"
         return text
@@ -385,6 +402,11 @@ def check(baseline: RunResult, current: RunResult, tolerance_pct: float, fail_on
 
 def _at_most(bound: float) -> str:
     return f"worse by at most {bound:.1f} %" if bound > 0 else f"better by at least {-bound:.1f} %"
+
+
+def _none_worse(bound: float) -> str:
+    """_at_most for several lines, given the loosest of their bounds."""
+    return f"none is worse by more than {bound:.1f} %" if bound > 0 else f"each is better by at least {-bound:.1f} %"
 
 
 def _p(p: float) -> str:

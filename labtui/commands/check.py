@@ -179,9 +179,10 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
         return ExitCode.FAILED
 
     def more(report: CheckReport) -> RunResult | None:
-        what = ", ".join(f"{l.group.name} {l.metric.label}" for l in (report.failures + report.doubtful)[:3])
-        err.print(f"labtui check: the first pass looks worse ({what}); confirming with {args.confirm} fresh "
-                  f"run{'s' if args.confirm > 1 else ''}, judged on their own (--confirm 0 decides on the first pass)")
+        runs_text = f"{args.confirm} fresh run{'s' if args.confirm > 1 else ''}"
+        how = (f"confirming with {runs_text}, judged on their own" if report.needs_confirmation else
+               f"adding {runs_text}, judged together with it")
+        err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
         return drive(Runner(profile.with_overrides(repeat=args.confirm), target, store,
                              replace(options, tags=("check", "confirmation"))))
 
@@ -200,9 +201,12 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
         out = stdout()
         for i, r in enumerate(reports):
             title = None
-            if len(reports) > 1:
+            if len(reports) > 1 and reports[0].needs_confirmation:
                 title = ("First pass (it asked for confirmation; it does not decide)" if i == 0 else
                          "Confirmation pass: fresh runs judged on their own: this decides")
+            elif len(reports) > 1:
+                title = ("First pass (too noisy to tell on its own; extended below)" if i == 0 else
+                         "Extended pass: the first pass's runs and the fresh ones together: this decides")
             out.print(check_renderable(r, title))
         if unfinished is not None:
             out.print(f"FAIL: the re-run is {unfinished.status}: {unfinished.error or 'see the result'}",

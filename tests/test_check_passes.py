@@ -1,0 +1,68 @@
+"""`labtui check`'s second pass as the user reads it: a confirmation when the first looked worse, an
+extension when it was only noisy, each announced and titled for what it is (the passes injected)."""
+
+from __future__ import annotations
+
+import random
+
+from synthetic import READ, WRITE, run_result
+
+from labtui.cli import build_parser
+from labtui.commands import check
+from labtui.results.store import Store
+
+
+def noisy(mean, sd, n, rng):
+    return [mean * rng.lognormvariate(0.0, sd) for _ in range(n)]
+
+
+def run_check(tmp_path, monkeypatch, capsys, passes):
+    monkeypatch.setenv("LABTUI_HOME", str(tmp_path / "home"))
+    base = run_result("20261101-120000-base", {READ: [40_000, 50_000, 60_000], WRITE: [32_000, 40_000, 48_000]})
+    Store().save_result(base)
+    target = tmp_path / "target"
+    target.mkdir()
+    given = iter(passes)
+    ran = []
+
+    def drive(runner):
+        ran.append(runner.profile.repeat)
+        return next(given)
+
+    args = build_parser().parse_args(["check", "--baseline", base.id, "-t", str(target), "--file-size", "1M",
+                                      "--confirm", "4", "--yes"])
+    code = check.run(args, drive=drive)
+    out = capsys.readouterr()
+    return code, out.out, out.err, ran
+
+
+def test_a_noisy_first_pass_is_extended_and_says_so(tmp_path, monkeypatch, capsys):
+    # As fast as the baseline on average, as spread out: nothing looks worse, nothing can be told.
+    first = run_result("20261101-121000-once", {READ: [38_000, 52_000, 61_000], WRITE: [31_000, 41_000, 49_000]},
+                       minutes=10)
+    extra = run_result("20261101-122000-more", {READ: [40_000, 60_000, 45_000, 57_000],
+                                                WRITE: [33_000, 47_000, 36_000, 45_000]}, minutes=20)
+    code, out, err, ran = run_check(tmp_path, monkeypatch, capsys, [first, extra])
+    assert ran == [3, 4]
+    assert "the first pass is too noisy to tell (" in err and "% from run to run); adding 4 fresh runs, judged " \
+           "together with it" in err
+    assert "looks worse" not in err
+    assert "First pass (too noisy to tell on its own; extended below)" in out
+    assert "Extended pass: the first pass's runs and the fresh ones together: this decides" in out
+    assert "Confirmation pass" not in out
+    assert code in (0, 3)
+
+
+def test_a_first_pass_that_looks_worse_is_confirmed_on_its_own(tmp_path, monkeypatch, capsys):
+    rng = random.Random(7)
+    slow = run_result("20261101-121000-slow", {READ: noisy(20_000, 0.02, 3, rng), WRITE: noisy(16_000, 0.02, 3, rng)},
+                      minutes=10)
+    again = run_result("20261101-122000-slow", {READ: noisy(20_000, 0.02, 4, rng), WRITE: noisy(16_000, 0.02, 4, rng)},
+                       minutes=20)
+    code, out, err, ran = run_check(tmp_path, monkeypatch, capsys, [slow, again])
+    assert ran == [3, 4]
+    assert "the first pass looks worse (Read 64K random IOPS -" in err
+    assert "confirming with 4 fresh runs, judged on their own" in err
+    assert "First pass (it asked for confirmation; it does not decide)" in out
+    assert "Confirmation pass: fresh runs judged on their own: this decides" in out
+    assert code == 1
