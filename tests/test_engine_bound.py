@@ -179,3 +179,14 @@ def test_the_headless_progress_says_cpu_bound_live_and_at_the_step_end():
     assert "CPU-bound: the engine's limit, not the disk's" in live.export_text()
     display.handle(StepFinished(0, StepResult(step=step, engine_bound="a worker process used 99 % of a CPU")))
     assert "Read 4K: 0.0 IOPS, 0.0 MiB/s [CPU-bound]" in out.getvalue()
+
+
+def test_a_threaded_worker_is_judged_by_each_threads_share_not_their_sum():
+    # Eight blocking threads, each running or ready an eighth of the time, sum to 100 %: each
+    # waited for the disk seven eighths of it.
+    assert verdict([WorkerLoad(0.5, 0.5, lanes=8)], 1.0, 40.0, cpu_count=2) == (50.0, None)
+    # Eight threads ready to run 95 % of the time on average: no disk held them back.
+    top, why = verdict([WorkerLoad(0.8, 6.8, lanes=8)], 1.0, 80.0, cpu_count=2)
+    assert top == 80.0
+    assert why == ("the 8 I/O threads of a worker process were, on average, on a CPU or waiting for one 95 % of "
+                   "the time (85 % waiting: other work or a CPU quota held it back)")

@@ -32,6 +32,9 @@ class WorkerLoad:
 
     cpu_seconds: float
     wait_seconds: float | None = None  # ready to run but not running; None where not known
+    # Threads issuing I/O in the process (the blocking loop runs one per I/O in flight): the
+    # scheduler's figures are summed over them, so each one's share is the sum over this.
+    lanes: int = 1
 
 
 def sched_times(pid: int | str = "self") -> tuple[int, int] | None:
@@ -57,10 +60,10 @@ def sched_times(pid: int | str = "self") -> tuple[int, int] | None:
 
 
 def busy_fraction(load: WorkerLoad, seconds: float) -> float:
-    """Share of the window the worker was running or waiting to run."""
+    """Share of the window the worker (each of its I/O threads, on average) was running or waiting to run."""
     if seconds <= 0:
         return 0.0
-    return (load.cpu_seconds + (load.wait_seconds or 0.0)) / seconds
+    return (load.cpu_seconds + (load.wait_seconds or 0.0)) / (seconds * max(load.lanes, 1))
 
 
 def machine_idle_cpus(machine_cpu_percent: float | None, cpu_count: int | None) -> float | None:
@@ -87,9 +90,11 @@ def verdict(
         return cpu_percent, f"a worker process used {100 * top_cpu:.0f} % of a CPU"
     busy = busy_fraction(busiest, seconds)
     if busy >= THRESHOLD:
-        waited = 100.0 * (busiest.wait_seconds or 0.0) / seconds
+        waited = 100.0 * (busiest.wait_seconds or 0.0) / (seconds * max(busiest.lanes, 1))
+        who = ("a worker process was" if busiest.lanes <= 1 else
+               f"the {busiest.lanes} I/O threads of a worker process were, on average,")
         return cpu_percent, (
-            f"a worker process was on a CPU or waiting for one {100 * busy:.0f} % of the time "
+            f"{who} on a CPU or waiting for one {100 * busy:.0f} % of the time "
             f"({waited:.0f} % waiting: other work or a CPU quota held it back)"
         )
     idle = machine_idle_cpus(machine_cpu_percent, cpu_count)

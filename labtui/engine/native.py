@@ -253,7 +253,8 @@ class NativeEngine(Engine):
             ticks += _ticks(t_measure, t_measure, t_measure + step.duration * k, interval,
                             begin=t_measure + step.duration * (k - 1))
             boundaries[len(ticks) - 1] = k
-        sampler = _Sampler(workers, step.latency, step.block_size, t_go)
+        sampler = _Sampler(workers, step.latency, step.block_size, t_go,
+                           lanes=step.outstanding if backend == "sync" else 1)
         meter = CpuMeter()
         samples: list[Sample] = []
         readings = [sampler.prev]  # the workers' cumulative counters where each round began and ended
@@ -399,8 +400,9 @@ def _ticks(t_go: float, t_measure: float, t_end: float, interval: float, begin: 
 class _Sampler:
     """Turns the workers' cumulative live counters into per-interval samples."""
 
-    def __init__(self, workers: list[_Worker], latency: bool, block_size: int, t_go: float) -> None:
+    def __init__(self, workers: list[_Worker], latency: bool, block_size: int, t_go: float, lanes: int = 1) -> None:
         self.workers = workers
+        self.lanes = lanes  # I/O threads per worker process (the blocking loop's, one per I/O in flight)
         self.latency = latency
         self.block_size = block_size
         self.t_go_ns = int(t_go * 1e9)  # a worker that has not published yet counts from the start
@@ -416,7 +418,7 @@ class _Sampler:
         now = self._sched()
         (t0, before), (t1, after) = self.prev_sched, now
         self.prev_sched = now
-        loads = [cpubound.WorkerLoad((b[0] - a[0]) / 1e9, (b[1] - a[1]) / 1e9)
+        loads = [cpubound.WorkerLoad((b[0] - a[0]) / 1e9, (b[1] - a[1]) / 1e9, self.lanes)
                  for a, b in zip(before, after) if a is not None and b is not None]
         if not loads or t1 <= t0:
             return None, None
@@ -603,7 +605,9 @@ def _step_result(step: Step, job: Job, finals: list[dict], seconds: float, sampl
         else LatencySummary()
     )
     cpu_seconds = sum(f.get("cpu_seconds", 0.0) for f in finals)
-    loads = [cpubound.WorkerLoad(f.get("cpu_seconds", 0.0), f.get("wait_seconds")) for f in finals if "cpu_seconds" in f]
+    loads = [cpubound.WorkerLoad(f.get("cpu_seconds", 0.0), f.get("wait_seconds"),
+                                 step.outstanding if f.get("backend") == "threads" else 1)
+             for f in finals if "cpu_seconds" in f]
     engine_cpu, bound = cpubound.verdict(loads, seconds, cpu_percent)
     backends = sorted({f["backend"] for f in finals if f.get("backend")})
     return StepResult(
