@@ -105,6 +105,14 @@ def test_a_read_only_mount_is_called_read_only_not_permission_denied(labtui_home
     assert "permission denied" not in message
 
 
+def test_a_kernel_file_system_is_called_that_not_full(labtui_home, tmp_path):
+    # /proc reports 0 bytes free: "not enough free space" would send the person after disk space.
+    message = refusal(run("run", "-t", "/proc/labtui-test", "--yes"))
+    assert message == ("labtui: error: /proc is on proc, a kernel file system with no disk behind it: give a "
+                       "directory on the disk to test")
+    assert not os.path.exists("/proc/labtui-test")
+
+
 def test_active_swap_is_called_swap_and_swapoff_is_what_to_do(labtui_home, tmp_path):
     require_root("a loop device as swap")
     for tool in ("losetup", "mkswap", "swapon", "swapoff"):

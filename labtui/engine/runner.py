@@ -176,6 +176,11 @@ class Runner:
         existing, missing = nearest_existing(path)
         if not existing.is_dir():
             raise LabtuiError(f"{existing} is not a directory")
+        holder = devices.volume_of(existing)
+        if holder is not None and holder.filesystem in devices.NOISE_FS:
+            # /proc, /sys, /dev: "0 B free" or "permission denied" would send the person the wrong way.
+            raise LabtuiError(f"{existing} is on {holder.filesystem}, a kernel file system with no disk behind it: "
+                              "give a directory on the disk to test")
         try:
             st = os.statvfs(existing)
         except OSError as exc:
