@@ -74,11 +74,12 @@ class RandomBlocks:
         size = len(buffer)
         if size % STAMP_EVERY == 0 and sys.byteorder == "little" and buffer.format == "B":
             # Whole blocks: the stamps as two strided stores of 64-bit words, not one call per block.
-            words = buffer.cast("Q")
-            step = STAMP_EVERY // 8
-            words[0::step] = array("Q", range(offset, offset + size, STAMP_EVERY))
-            words[1::step] = array("Q", (self.nonce,)) * (size // STAMP_EVERY)
-            words.release()
+            # Released however the block is left: an interrupt landing here must not leave a view
+            # that makes closing the buffer raise BufferError in the interrupt's place.
+            with buffer.cast("Q") as words:
+                step = STAMP_EVERY // 8
+                words[0::step] = array("Q", range(offset, offset + size, STAMP_EVERY))
+                words[1::step] = array("Q", (self.nonce,)) * (size // STAMP_EVERY)
             return
         for pos in range(0, size - _STAMP.size + 1, STAMP_EVERY):
             _STAMP.pack_into(buffer, pos, offset + pos, self.nonce)
