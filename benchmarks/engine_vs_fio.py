@@ -42,8 +42,8 @@ from labtui.engine.events import StepFinished
 from labtui.engine.native import NativeEngine
 from labtui.engine.testfile import write_test_file
 from labtui.model import Step
-from labtui.units import parse_size
 from labtui.settings import EngineSettings
+from labtui.units import parse_size
 from ramdisk import ram_disk as _ram_disk  # beside this script
 
 CELLS = {

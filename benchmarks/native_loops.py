@@ -35,13 +35,12 @@ import sys
 import time
 from pathlib import Path
 
-from labtui.engine import native_common as nc
-from labtui.engine import native_uring, native_worker
+from engine_vs_fio import fio_args, fio_report  # beside this script
+from labtui.engine import native_common as nc, native_uring, native_worker
 from labtui.engine.native import BACKENDS, missing_backends
 from labtui.engine.testfile import write_test_file
 from labtui.model import Step
 from labtui.units import parse_size
-from engine_vs_fio import fio_args, fio_report  # beside this script
 from ramdisk import ram_disk  # beside this script
 
 

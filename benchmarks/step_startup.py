@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from labtui.engine.events import RunFinished, StepFinished, StepStarted
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.model import STEP_STARTUP_SECONDS
 from labtui.results.store import Store, builtin_profiles
 

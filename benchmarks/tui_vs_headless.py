@@ -47,8 +47,8 @@ from pathlib import Path
 import psutil
 
 from labtui.results.store import Store
-from labtui.units import parse_duration
 from labtui.settings import Settings
+from labtui.units import parse_duration
 from ramdisk import ram_disk  # beside this script
 
 PROFILE = """schema = 1

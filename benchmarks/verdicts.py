@@ -32,11 +32,11 @@ import random
 import sys
 import time
 from dataclasses import replace
-from datetime import datetime, timedelta, UTC
+from datetime import UTC, datetime, timedelta
 
 from labtui.analysis.checks import FAILED, INCONCLUSIVE, PASSED, confirmed
-from labtui.commands.check import DEFAULT_CONFIRM, DEFAULT_TOLERANCE_PCT, MIN_RUNS
 from labtui.analysis.comparison import CLAIMS, IOPS, WORSE, compare
+from labtui.commands.check import DEFAULT_CONFIRM, DEFAULT_TOLERANCE_PCT, MIN_RUNS
 from labtui.model import (
     DirectionStats,
     EngineInfo,

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from dataclasses import dataclass, replace
-from functools import partial
-from datetime import datetime
-from pathlib import Path
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
@@ -38,7 +38,6 @@ from labtui.tui.command_palette import LabtuiCommands, offered_bindings
 from labtui.tui.context import Command, LabtuiContext, RunControl
 from labtui.tui.glyphs import ConsoleScrollBarRender, draws_plain, key_display, plain_console
 from labtui.tui.priority import raise_ui_priority
-from labtui.tui.work import failure_text
 from labtui.tui.theming import (
     DEFAULT_THEME,
     LABTUI_VARIABLES,
@@ -47,6 +46,7 @@ from labtui.tui.theming import (
     shipped_theme_dir,
     user_theme_dir,
 )
+from labtui.tui.work import failure_text
 
 if TYPE_CHECKING:
     from labtui.screens.help import KeyHelp

@@ -12,7 +12,7 @@ import math
 import re
 import secrets
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 
 from labtui.errors import ValidationError
 from labtui.params import BUILTIN_NAMES, SHELL_FIELDS, TEMPLATE_FIELDS, Param, check_template

@@ -18,8 +18,8 @@ import difflib
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from labtui.errors import ValidationError
 

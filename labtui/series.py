@@ -16,8 +16,8 @@ figures never come from the series, so the bound changes none of them.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from labtui.model import RunResult, Sample
 

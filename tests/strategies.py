@@ -8,7 +8,7 @@ non-ASCII in every string, None in every optional field.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone, UTC
+from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import strategies as st
 

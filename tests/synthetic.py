@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-from datetime import datetime, timedelta, UTC
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 from labtui.model import (
     DirectionStats,

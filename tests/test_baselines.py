@@ -3,12 +3,12 @@
 from dataclasses import replace
 
 import pytest
-from synthetic import HOST, READ, TARGET, run_result
 
-from labtui.results import baselines
 from labtui.errors import LabtuiError, NotFoundError, StoreError
 from labtui.model import disk_identity
+from labtui.results import baselines
 from labtui.results.store import Store
+from synthetic import HOST, READ, TARGET, run_result
 
 
 @pytest.fixture

@@ -6,11 +6,9 @@ import json
 from dataclasses import replace
 
 import pytest
-from fakesys import NVME_CTRL, NVME_PCI, NVME_PORT, SATA_SCSI, USB_DEVICE, USB_SCSI, FakeSys, build_lab_machine
 from hypothesis import given, settings
-from strategies import run_results
-from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
+from fakesys import NVME_CTRL, NVME_PCI, NVME_PORT, SATA_SCSI, USB_DEVICE, USB_SCSI, FakeSys, build_lab_machine
 from labtui.analysis import bottleneck
 from labtui.analysis.bottleneck import CACHE, CPU, LINK, NOT_LINK, OVER, UNKNOWN, Link, analyse, link_of
 from labtui.analysis.comparison import compare
@@ -19,6 +17,8 @@ from labtui.engine.devices import read_disk, target_info
 from labtui.model import MIB
 from labtui.render.comparison import comparison_markdown
 from labtui.results.store import Store
+from strategies import run_results
+from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
 GEN3, GEN4 = "8.0 GT/s PCIe", "16.0 GT/s PCIe"
 
@@ -345,9 +345,8 @@ def test_a_best_of_profile_holds_its_best_repetition_against_the_link():
 def test_the_headless_run_summary_says_what_limited_the_run(capsys):
     import asyncio
 
-    from tui_support import scripted_run
-
     from labtui.commands.progress import execute
+    from tui_support import scripted_run
 
     result = run_result("20261201-120000-abcd", {READ: [iops_for(3393)], WRITE: [iops_for(1000, WRITE)]},
                         target=SEED_TARGET)

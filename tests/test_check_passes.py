@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import random
 
-from synthetic import READ, WRITE, run_result
-
 from labtui.cli import build_parser
 from labtui.commands import check
 from labtui.results.store import Store
+from synthetic import READ, WRITE, run_result
 
 
 def noisy(mean, sd, n, rng):

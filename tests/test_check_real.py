@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import labtui_cmd
 
+from conftest import labtui_cmd
 from labtui.engine import devices
 from labtui.results.store import Store
 

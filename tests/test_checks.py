@@ -7,7 +7,6 @@ import random
 from dataclasses import replace
 
 import pytest
-from synthetic import MIXED, READ, WRITE, run_result
 
 from labtui.analysis.checks import (
     DOUBT,
@@ -24,6 +23,7 @@ from labtui.analysis.checks import (
 from labtui.analysis.comparison import pooled
 from labtui.errors import ValidationError
 from labtui.model import Step, StepResult
+from synthetic import MIXED, READ, WRITE, run_result
 
 
 def noisy(mean, sd, n, rng):

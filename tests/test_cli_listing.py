@@ -5,9 +5,9 @@ import subprocess
 from dataclasses import replace
 
 import pytest
+
 from conftest import labtui_cmd
 from factories import broken_files, make_result
-
 from labtui.cli import main
 from labtui.results.store import Store, result_to_json
 

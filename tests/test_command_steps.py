@@ -15,7 +15,7 @@ from labtui.engine import command as command_module
 from labtui.engine.base import ENGINES
 from labtui.engine.command import CommandEngine, drop_page_cache, output_tail
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepStarted
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.params import Param

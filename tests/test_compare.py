@@ -7,12 +7,11 @@ import statistics
 from dataclasses import replace
 
 import pytest
-from synthetic import MIXED, READ, TARGET, WRITE, run_result
-
 from rich.console import Console
 
 from labtui.analysis.comparison import BETTER, IOPS, NOISE, SMALL, UNKNOWN, WORSE, compare, summarize
 from labtui.render.comparison import fmt_margin, fmt_value, statistics_table
+from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
 
 def verdicts(comparison, index=1):

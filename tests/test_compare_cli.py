@@ -8,10 +8,9 @@ import re
 import subprocess
 
 from conftest import labtui_cmd
+from labtui.results.store import Store
 from markdown_tables import tables
 from synthetic import READ, WRITE, run_result
-
-from labtui.results.store import Store
 
 
 def run(*args):

@@ -7,14 +7,14 @@ from collections import defaultdict
 from dataclasses import replace
 
 import pytest
-from synthetic import READ, TARGET, WRITE, run_result
-from tui_support import make_app, screen_text, set_text, wait_for
 
 from labtui.analysis.comparison import compare
 from labtui.cli import main
 from labtui.model import MIB
 from labtui.render.comparison_svg import bar, comparison_svg, whisker
 from labtui.results.store import Store
+from synthetic import READ, TARGET, WRITE, run_result
+from tui_support import make_app, screen_text, set_text, wait_for
 
 SVG = "{http://www.w3.org/2000/svg}"
 LINKED = replace(TARGET, pcie_max_speed="16.0 GT/s PCIe", pcie_max_width=4)

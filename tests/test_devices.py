@@ -1,16 +1,16 @@
 """Disk and volume discovery: on a fake /sys tree with fake mountinfo, and on this very machine."""
 
 import os
-from dataclasses import replace
 import socket
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
 import pytest
+
 from conftest import require_tool
 from fakesys import NVME_CTRL, NVME_PCI, SATA_SCSI, FakeSys, build_lab_machine
-
 from labtui.engine import devices
 from labtui.engine.devices import (
     disk_of_device,

@@ -19,7 +19,7 @@ from conftest import FIXTURES, labtui_cmd
 from labtui.engine.base import EngineUnavailable
 from labtui.engine.diskspd import DiskSpdEngine
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepFinished
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.files import dumps_toml
 from labtui.results.store import Store

@@ -14,7 +14,7 @@ from conftest import labtui_cmd
 from labtui.engine import cpubound
 from labtui.engine.cpubound import WorkerLoad, verdict
 from labtui.engine.events import RunWarning, SampleTaken
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store, result_to_json
 
@@ -140,10 +140,10 @@ def test_a_comparison_of_cpu_bound_figures_says_so():
 
 
 def test_the_live_state_flags_a_cpu_bound_interval_and_keeps_it_when_merged():
-    from labtui.engine.events import StepStarted
     from labtui.analysis.live import LiveRun
-    from labtui.series import merge_samples
+    from labtui.engine.events import StepStarted
     from labtui.model import Sample
+    from labtui.series import merge_samples
 
     step = Step(name="s", duration=3, warmup=0)
     live = LiveRun(clock=lambda: 0.0)

@@ -6,13 +6,13 @@ import json
 from dataclasses import replace
 
 import pytest
+
+from labtui.analysis.comparison import compare
+from labtui.model import Step, StepResult
+from labtui.render import export, markdown
+from labtui.render.comparison import comparison_markdown
 from markdown_tables import tables
 from synthetic import READ, WRITE, run_result
-
-from labtui.render import export, markdown
-from labtui.analysis.comparison import compare
-from labtui.render.comparison import comparison_markdown
-from labtui.model import Step, StepResult
 
 
 def sample_results():

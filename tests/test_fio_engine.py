@@ -15,7 +15,7 @@ import pytest
 
 from conftest import labtui_cmd, require_tool
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store
 

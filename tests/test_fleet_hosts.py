@@ -6,8 +6,8 @@ import shlex
 import subprocess
 
 import pytest
-from conftest import labtui_cmd
 
+from conftest import labtui_cmd
 from labtui.errors import LabtuiError
 from labtui.fleet.hosts import parse_hosts
 

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import REPO, labtui_cmd
 from sshlab import ssh_lab
 

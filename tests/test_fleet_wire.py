@@ -9,8 +9,8 @@ import typing
 from dataclasses import replace
 
 import pytest
-from factories import make_result
 
+from factories import make_result
 from labtui import __version__
 from labtui.analysis import steady
 from labtui.engine.events import (

@@ -3,8 +3,7 @@ object or raise the project's own error with a message, whatever they are fed.""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from labtui.errors import LabtuiError
 from labtui.model import Profile

@@ -3,8 +3,7 @@
 import math
 import random
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from labtui.engine.histogram import BUCKETS, bucket_bounds, bucket_of, bucket_value, new_counts, percentiles
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import FIXTURES
-from labtui.results.imports import decode, import_text
 from labtui.errors import LabtuiError
 from labtui.model import STATUSES, RunResult
+from labtui.results.imports import decode, import_text
 from labtui.results.result_file import result_from_toml, result_to_toml
 
 SOURCES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".md")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, labtui_cmd
-from labtui.results.imports import import_file, import_text
 from labtui.errors import ReportError
 from labtui.model import LatencySummary
+from labtui.results.imports import import_file, import_text
 from labtui.results.store import Store
 
 FIO_MIXED = FIXTURES / "fio-json/fio-3.36-randrw128k-qd1-psync-default.json"
@@ -276,8 +276,9 @@ def test_escape_codes_in_a_report_are_shown_never_obeyed(labtui_home, tmp_path):
 
 
 def test_a_result_file_from_elsewhere_is_read_with_its_control_characters_escaped(labtui_home):
-    from factories import make_result
     from dataclasses import replace
+
+    from factories import make_result
 
     store = Store(labtui_home)
     result = make_result("20240501-103005-aaaa")

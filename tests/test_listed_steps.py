@@ -4,10 +4,10 @@ a preparing pass not counted, two steps of one name kept apart."""
 from dataclasses import replace
 
 import pytest
-from synthetic import READ, WRITE, run_result, step_result
 
 from labtui.analysis.listed_steps import listed_steps
 from labtui.results.summaries import ResultSummary
+from synthetic import READ, WRITE, run_result, step_result
 
 
 def summary(result) -> ResultSummary:

@@ -6,10 +6,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from factories import make_result
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
+from factories import make_result
+from labtui.analysis.live import ChartPoints, LiveRun, LiveStep, SampleBuffer
 from labtui.engine.events import (
     PrepareProgress,
     RunFinished,
@@ -19,9 +19,8 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.analysis.live import ChartPoints, LiveRun, LiveStep, SampleBuffer
-from labtui.series import downsample, merge_samples
 from labtui.model import EngineInfo, Sample, Step, TargetInfo
+from labtui.series import downsample, merge_samples
 
 MIB = 1024 * 1024
 

@@ -43,8 +43,8 @@ def test_a_quick_trial_is_described_as_it_ran_in_the_result_show_and_compare(lab
 
 
 async def test_history_says_a_result_was_overridden_and_how(labtui_home):
-    from tui_support import make_app, screen_text, wait_for
     from test_tui_history import move_to, open_history
+    from tui_support import make_app, screen_text, wait_for
 
     store = Store(labtui_home)
     store.save_result(make_result("20240501-103005-aaaa"))

@@ -6,8 +6,7 @@ import shlex
 import subprocess
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from labtui.errors import ValidationError
 from labtui.params import Param, expand, parse_assignments, placeholders, resolve

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import labtui_cmd, require_tool
 from labtui.engine import limits
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store

@@ -18,7 +18,7 @@ import pytest
 from rich.console import Console
 
 from labtui.engine import testfile
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.engine.testfile import CHUNK, TestFile, write_test_file
 from labtui.model import Profile, Step
 from labtui.render.result_tables import context_table

@@ -16,12 +16,13 @@ from dataclasses import replace
 import pytest
 
 from conftest import labtui_cmd
+from factories import make_result
 from labtui.analysis.comparison import BETTER, SMALL, compare, summarize
 from labtui.engine import native_worker
 from labtui.engine.diskspd import caching_arg, diskspd_arguments
 from labtui.engine.events import Paused, RunFinished, StepFinished, StepStarted
 from labtui.engine.fio import fio_arguments
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import ValidationError
 from labtui.model import DirectionStats, LatencySummary, Profile, Step
 from labtui.render.comparison import comparison_markdown, statistics_table
@@ -31,7 +32,6 @@ from labtui.results.files import dumps_toml, loads_toml
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_to_table
 from labtui.results.store import Store
 from labtui.tui.profile_draft import ProfileDraft
-from factories import make_result
 
 MIB = 1024 * 1024
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from labtui.tui.profile_draft import ProfileDraft, changes
 from labtui.errors import ValidationError
 from labtui.results.store import builtin_profiles
+from labtui.tui.profile_draft import ProfileDraft, changes
 
 QUICK = next(p for p in builtin_profiles() if p.name == "quick-sanity")
 

@@ -22,15 +22,15 @@ import pytest
 
 from conftest import require_root
 from fakesys import FakeSys
-from loopdev import attach, blocks_written
 from labtui.engine import guard
 from labtui.engine.base import Job, get_engine
 from labtui.engine.events import StepFinished
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
 from labtui.settings import EngineSettings
+from loopdev import attach, blocks_written
 
 MIB = 1024 * 1024
 
@@ -330,10 +330,10 @@ def test_the_prompt_names_the_device_and_what_is_on_it_and_no_keeps_it(tmp_path,
 
 async def test_in_the_tui_what_the_person_was_shown_is_what_may_be_destroyed(labtui_home, tmp_path):
     """The prompt shows what is on the device; if that changes before the name is typed, nothing runs."""
-    from labtui.screens.prompt import TextPrompt
     from labtui.engine.target_choice import Target
-    from tui_support import make_app, screen_text, set_text, wait_for
+    from labtui.screens.prompt import TextPrompt
     from test_tui_run import open_run
+    from tui_support import make_app, screen_text, set_text, wait_for
 
     with loop_device(tmp_path / "blank.img") as device:
         app = make_app(labtui_home)
@@ -392,9 +392,9 @@ async def test_the_run_screen_describes_a_raw_device_and_promises_no_test_file(l
     """Run again on a raw device: the Run screen names the device, its model, size and contents."""
     from factories import make_result
     from labtui.model import TargetInfo
+    from labtui.screens.prompt import TextPrompt
     from test_tui_run_choices import again_from_history, open_run
     from tui_support import make_app, screen_text, wait_for
-    from labtui.screens.prompt import TextPrompt
 
     with loop_device(tmp_path / "ext4.img", mkfs=True) as device:
         before = digest(device)

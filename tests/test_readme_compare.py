@@ -1,15 +1,15 @@
 """The README's comparison example is what `labtui compare --markdown` prints for the seed post's figures."""
 
 from dataclasses import replace
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 
 import pytest
-from conftest import REPO
-from synthetic import HOST, TARGET, step_result
 
+from conftest import REPO
 from labtui.analysis.comparison import compare
-from labtui.render.comparison import comparison_markdown
 from labtui.model import EngineInfo, Profile, RunResult, Step
+from labtui.render.comparison import comparison_markdown
+from synthetic import HOST, TARGET, step_result
 
 BEGIN, END = "<!-- seed-comparison -->\n", "<!-- /seed-comparison -->"
 

@@ -4,15 +4,15 @@ own code (the comparison's bottleneck lines and `show`'s link section) on those 
 import io
 from dataclasses import replace
 
-from conftest import REPO
 from rich.console import Console
-from synthetic import step_result
-from test_readme_compare import seed_results
 
+from conftest import REPO
 from labtui.analysis.bottleneck import analyse
 from labtui.analysis.comparison import compare
 from labtui.render.comparison import bottleneck_lines
 from labtui.render.result_tables import bottleneck_renderable
+from synthetic import step_result
+from test_readme_compare import seed_results
 
 BEGIN, END = "<!-- seed-bottleneck -->\n", "<!-- /seed-bottleneck -->"
 

@@ -24,7 +24,7 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step

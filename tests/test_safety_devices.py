@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from conftest import labtui_cmd
-from loopdev import attach, blocks_written
 from labtui.engine.base import Job, engine_names, get_engine
 from labtui.engine.guard import check_raw_target, inspect_device, scan_signatures
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from loopdev import attach, blocks_written
 
 MIB = 1024 * 1024
 

@@ -14,8 +14,8 @@ from conftest import require_tool
 from labtui.analysis import steady
 from labtui.engine.events import RunFinished, SteadyRound
 from labtui.engine.fio import fio_arguments, fio_judges
-from labtui.engine.runner import RunOptions, Runner
-from labtui.model import Profile, Step, SteadyRule
+from labtui.engine.runner import Runner, RunOptions
+from labtui.model import Profile, SteadyRule, Step
 from labtui.results.store import Store
 
 pytestmark = pytest.mark.slow

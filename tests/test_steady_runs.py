@@ -10,7 +10,7 @@ import pytest
 
 from labtui.analysis import steady
 from labtui.engine.events import PreconditionProgress, RunFinished, SampleTaken, SteadyRound, StepFinished
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.profile_file import profile_from_table

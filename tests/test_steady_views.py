@@ -15,7 +15,7 @@ from labtui.analysis import steady
 from labtui.analysis.comparison import compare
 from labtui.analysis.live import LiveRun
 from labtui.engine.events import PreconditionProgress, RunStarted, SampleTaken, SteadyRound, StepStarted
-from labtui.model import EngineInfo, Precondition, Profile, Sample, Step, SteadyRule, TargetInfo
+from labtui.model import EngineInfo, Precondition, Profile, Sample, SteadyRule, Step, TargetInfo
 from labtui.render import export
 from labtui.render.steady_state import live_lines, steady_summary_lines
 from labtui.results.profile_file import step_to_table

@@ -8,12 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
 from conftest import REPO
 from factories import broken_files, make_result
-
-from labtui.results import store as store_module
 from labtui.errors import NotFoundError, StoreError, ValidationError
 from labtui.model import Profile, Step
+from labtui.results import store as store_module
 from labtui.results.files import BrokenFile, atomic_write
 from labtui.results.store import Store, data_home
 from labtui.settings import Settings

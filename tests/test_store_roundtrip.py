@@ -3,17 +3,16 @@
 import json
 import tempfile
 import tomllib
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from strategies import profiles, run_results, step_results
+from hypothesis import given, settings, strategies as st
 
 from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
 from labtui.results.profile_file import profile_from_table, profile_to_table
-from labtui.results.result_file import to_plain, result_from_toml, result_to_toml
+from labtui.results.result_file import result_from_toml, result_to_toml, to_plain
 from labtui.results.store import Store, result_to_json
+from strategies import profiles, run_results, step_results
 
 few = settings(max_examples=40, deadline=None)
 
@@ -109,7 +108,6 @@ def test_steady_state_and_preconditioning_round_trip_and_older_files_read_withou
     from dataclasses import replace
 
     from factories import make_result
-
     from labtui.analysis import steady
     from labtui.model import Precondition, SteadyRule
 

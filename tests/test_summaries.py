@@ -7,12 +7,12 @@ import os
 from dataclasses import replace
 
 import pytest
-from factories import broken_files, make_result
-from synthetic import READ, TARGET, run_result
 
+from factories import broken_files, make_result
 from labtui.results import summaries
 from labtui.results.store import Store
 from labtui.results.summaries import ResultSummary, cache_path, load_summaries, previous_comparable
+from synthetic import READ, TARGET, run_result
 
 
 def _save(store: Store, n: int) -> list:

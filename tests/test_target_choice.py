@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from labtui.engine.devices import Volume
+from labtui.engine.target_choice import Target, check_directory, default_directory, refusal, space_shortfall
 from labtui.errors import ValidationError
 from labtui.model import Step
 from labtui.results.store import builtin_profiles
-from labtui.engine.target_choice import Target, check_directory, default_directory, refusal, space_shortfall
 
 GIB = 1024**3
 ROOT = Volume(mount_point="/", source="/dev/vda1", filesystem="ext4", device="/dev/vda1", disk="vda", free_bytes=50 * GIB)

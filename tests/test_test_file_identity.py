@@ -17,7 +17,7 @@ import pytest
 from conftest import require_tool
 from labtui.engine.base import Job, get_engine
 from labtui.engine.events import SampleTaken, StepFinished
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.engine.testfile import TestFile, TestFileChanged, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step

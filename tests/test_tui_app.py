@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from labtui.results.store import Store
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.disks import DisksScreen
 from labtui.screens.help import HelpScreen
 from labtui.screens.workload import WorkloadScreen
-from labtui.results.store import Store
 from labtui.settings import Settings
 from tui_support import disks_ready, make_app, open_workload, palette_search, palette_type, screen_text, wait_for
 

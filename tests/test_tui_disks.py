@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import threading
-
-import pytest
-
 from dataclasses import replace
 
-from labtui.screens.disks import SHRINK, DisksScreen, VolumeTable, link_cell, table_rows
-from labtui.tui.columns import fit_widths
-from labtui.screens.target_directory import TargetDirectoryModal
-from labtui.results.store import Store
-from labtui.settings import Settings
-from tui_support import FAKE_DISKS, FAKE_HOME, disks_ready, fake_scan, make_app, screen_text, wait_for
+import pytest
 from textual.widgets import Input
+
+from labtui.results.store import Store
+from labtui.screens.disks import SHRINK, DisksScreen, VolumeTable, link_cell, table_rows
+from labtui.screens.target_directory import TargetDirectoryModal
+from labtui.settings import Settings
+from labtui.tui.columns import fit_widths
+from tui_support import FAKE_DISKS, FAKE_HOME, disks_ready, fake_scan, make_app, screen_text, wait_for
 
 
 def test_rows_put_usable_disk_volumes_first_and_unusable_ones_last():

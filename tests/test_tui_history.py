@@ -9,6 +9,7 @@ import pytest
 from textual.widgets import Input
 
 from labtui.results import baselines
+from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.export import ExportModal
@@ -16,9 +17,7 @@ from labtui.screens.help import HelpScreen
 from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.result import ResultScreen
-from labtui.results.store import Store
-from tui_support import (disks_ready, make_app, palette_search, save_history, screen_text, set_text, wait_for,
-                          widget_text)
+from tui_support import disks_ready, make_app, palette_search, save_history, screen_text, set_text, wait_for, widget_text
 
 
 async def open_history(pilot) -> HistoryScreen:

@@ -12,17 +12,16 @@ import pytest
 from labtui.engine import cpubound
 from labtui.engine.events import RunStarted, SampleTaken
 from labtui.model import Profile, Step
+from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.history import HistoryScreen
 from labtui.screens.params import ParamsModal
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.run import RunScreen
-from labtui.results.store import Store
-from labtui.widgets.live_chart import LiveChart
 from labtui.settings import Settings
-from tui_support import (ScriptedRunner, disks_ready, make_app, screen_text, set_text, short_profile, wait_for,
-                          widget_text)
+from labtui.widgets.live_chart import LiveChart
+from tui_support import ScriptedRunner, disks_ready, make_app, screen_text, set_text, short_profile, wait_for, widget_text
 
 MIB = 1024 * 1024
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from labtui.results.store import Store
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.result import ResultScreen
 from labtui.screens.run import RunScreen
 from labtui.screens.workload import WorkloadScreen
-from labtui.results.store import Store
 from labtui.settings import Settings
 from tui_support import disks_ready, make_app, open_workload, screen_text, set_text, short_profile, wait_for
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from labtui.results.store import Store
 from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.run import RunScreen
-from labtui.results.store import Store
 from tui_support import disks_ready, history_results, make_app, save_history, scripted_run, wait_for, wavy_result
 
 SIZES = [(80, 24), (120, 40)]

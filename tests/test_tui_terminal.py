@@ -25,6 +25,7 @@ from labtui.results.store import Store
 from labtui.settings import Settings
 from tui_support import short_profile
 
+
 class Terminal:
     """One tmux server of our own (its own socket) with one window running a command."""
 

@@ -10,8 +10,8 @@ from labtui.results.store import Store
 from labtui.screens.disks import DisksScreen
 from labtui.screens.history import HistoryScreen
 from labtui.screens.run import RunScreen
-from labtui.tui.work import failure_text
 from labtui.settings import Settings
+from labtui.tui.work import failure_text
 from tui_support import disks_ready, fake_scan, make_app, screen_text, short_profile, wait_for, widget_text
 
 

@@ -7,15 +7,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, Static
 
+from labtui.results.store import Store, builtin_profiles
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.workload import WorkloadScreen
-from labtui.results.store import Store, builtin_profiles
 from labtui.widgets.command_lines import CommandLines
 from labtui.widgets.profile_list import ProfileList
 from labtui.widgets.steps_table import StepsTable
-from textual.widgets import Input, Static
 from tui_support import make_app, open_workload, screen_text, set_text, type_into, wait_for
 
 
@@ -237,8 +237,8 @@ async def test_every_field_reports_the_models_reason(labtui_home):
 
 async def test_a_test_file_larger_than_the_targets_free_space_is_flagged_as_preflight_would(labtui_home, tmp_path):
     from labtui.engine.runner import Runner
-    from labtui.errors import LabtuiError
     from labtui.engine.target_choice import Target
+    from labtui.errors import LabtuiError
     from tui_support import FAKE_VOLUMES
 
     root = next(v for v in FAKE_VOLUMES if v.mount_point == "/")  # 412 GiB free

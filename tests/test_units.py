@@ -1,8 +1,7 @@
 """Sizes and durations: every spelling the profile files accept, every error, exact round-trips."""
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from labtui.errors import LabtuiError, ValidationError
 from labtui.units import (

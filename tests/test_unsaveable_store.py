@@ -151,8 +151,8 @@ def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
 
 async def test_the_tui_shows_a_result_it_could_not_save(labtui_home, tmp_path):
     from labtui.engine.target_choice import Target
-    from tui_support import make_app, screen_text, wait_for
     from test_tui_run import open_run
+    from tui_support import make_app, screen_text, wait_for
 
     require_root("chattr +i")
     store = Store(labtui_home)

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import labtui_cmd, require_tool
 from labtui.engine.events import SampleTaken, StepFinished, StepStarted
-from labtui.engine.runner import RunOptions, Runner
+from labtui.engine.runner import Runner, RunOptions
 from labtui.results.store import Store
 
 MIB = 1024 * 1024

@@ -7,13 +7,13 @@ snapshots show the same table on any machine.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Callable
 
 from labtui.engine.devices import Disk, Volume
-from labtui.results.store import Store
 from labtui.engine.target_choice import DeviceScan
+from labtui.results.store import Store
 
 GIB = 1024**3
 FIXED_NOW = datetime(2025, 3, 14, 9, 26, 53)  # noqa: DTZ001 - the fake clock's local time, as the app's own clock reads
@@ -290,8 +290,8 @@ def wavy_result(result_id: str = "20240507-101500-abcd"):
                                   read_lat_p99_ms=3 * lat if reads else None, write_lat_mean_ms=lat if writes else None,
                                   write_lat_p99_ms=3 * lat if writes else None, cpu_percent=12.0 + i % 5))
         # The step's totals are its samples' sums, as a real run's are.
-        from labtui.series import merge_samples
         from labtui.model import DirectionStats, LatencySummary
+        from labtui.series import merge_samples
 
         total = merge_samples(samples)
         read = DirectionStats(total.read_ios, total.read_bytes, total.seconds)

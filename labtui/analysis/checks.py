@@ -21,14 +21,13 @@ cannot tell, and says how many runs would.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
-from collections.abc import Callable, Sequence
 
 from labtui.analysis.comparison import (
     CPU,
-    pooled,
     IOPS,
     LATENCY_MEAN,
     LATENCY_P99,
@@ -40,10 +39,11 @@ from labtui.analysis.comparison import (
     StepGroup,
     compare,
     fmt_p,
+    pooled,
 )
+from labtui.analysis.stats import ALPHA, TestResult, holm, moderate, noise_prior, runs_needed, t_quantile, t_sf_two_sided
 from labtui.errors import ValidationError
 from labtui.model import RunResult, Step
-from labtui.analysis.stats import ALPHA, TestResult, holm, moderate, noise_prior, runs_needed, t_quantile, t_sf_two_sided
 
 # The family's error: 0.5 % nominal, so that with the approximations (noise pooled across steps
 # whose noise differs, t-tests on few runs) an unchanged disk still fails fewer than 1 check in

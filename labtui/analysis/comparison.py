@@ -25,15 +25,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from statistics import fmean, median
 from typing import Any
-from collections.abc import Callable, Sequence
 
 from labtui.analysis.bottleneck import analyse, compared
-from labtui.engine import cpubound
-from labtui.errors import LabtuiError
-from labtui.model import MIB, RunResult, Sample, Step, StepResult
 from labtui.analysis.stats import (
     ALPHA,
     CONFIDENCE,
@@ -50,6 +47,9 @@ from labtui.analysis.stats import (
     steadiness,
     welch_of,
 )
+from labtui.engine import cpubound
+from labtui.errors import LabtuiError
+from labtui.model import MIB, RunResult, Sample, Step, StepResult
 from labtui.results.profile_file import step_to_table
 from labtui.units import format_duration, format_size
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from labtui.model import result_disk
 from labtui.analysis.comparison import Metric, NoiseHint, hint_from
-from labtui.model import RunResult, Step
 from labtui.analysis.stats import variance
+from labtui.model import RunResult, Step, result_disk
 from labtui.results.store import Store
 from labtui.results.summaries import ResultSummary
 

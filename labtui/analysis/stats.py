@@ -19,9 +19,9 @@ load), so they never decide a verdict.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist, fmean
-from collections.abc import Sequence
 
 CONFIDENCE = 0.95
 ALPHA = 0.05  # two-sided significance level of the tests

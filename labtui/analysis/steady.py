@@ -16,8 +16,8 @@ than"), fio's strict ("falls below").
 
 from __future__ import annotations
 
-from statistics import fmean
 from collections.abc import Sequence
+from statistics import fmean
 
 from labtui.model import (
     MIB,

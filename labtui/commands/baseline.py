@@ -28,9 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labtui.results import baselines
     from labtui.commands.common import open_store, print_json, stdout
     from labtui.errors import LabtuiError, ValidationError
+    from labtui.results import baselines
 
     store = open_store()
     out = stdout()
@@ -113,10 +113,10 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace) -> RunR
     """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
+    from labtui.analysis import steady
     from labtui.commands.common import given, stderr
     from labtui.commands.progress import confirm, execute
-    from labtui.analysis import steady
-    from labtui.engine.runner import RunOptions, Runner
+    from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import LabtuiError, ValidationError
 
     try:
@@ -151,9 +151,9 @@ def _list(store: Store, as_json: bool) -> int:
     from rich import box
     from rich.table import Table
 
-    from labtui.results import baselines
     from labtui.commands.common import print_json, stdout
     from labtui.errors import LabtuiError
+    from labtui.results import baselines
 
     entries = baselines.load(store)
     rows = []

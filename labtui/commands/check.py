@@ -58,9 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def choose_baseline(store: Store, args: argparse.Namespace) -> tuple[list[RunResult], str]:
     """The baseline's runs (the marked result first) and a sentence saying how they were chosen."""
-    from labtui.results import baselines
     from labtui.engine import devices
     from labtui.errors import LabtuiError, NotFoundError
+    from labtui.results import baselines
 
     if args.baseline:
         result = store.find_result(args.baseline)
@@ -111,18 +111,17 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
 
         return run_fleet(args, check=True)
 
-    from labtui.results import baselines
+    from labtui.analysis import steady
     from labtui.analysis.checks import FAILED, PASSED, confirmed, parse_fail_on
+    from labtui.analysis.comparison import pooled
     from labtui.commands.common import given, open_store, print_json, stderr, stdout
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm
-    from labtui.errors import ExitCode
-    from labtui.analysis.comparison import pooled
-    from labtui.render.comparison import check_renderable
-    from labtui.analysis import steady
-    from labtui.engine.runner import RunOptions, Runner
-    from labtui.errors import ValidationError
+    from labtui.engine.runner import Runner, RunOptions
+    from labtui.errors import ExitCode, ValidationError
     from labtui.params import parse_assignments
+    from labtui.render.comparison import check_renderable
+    from labtui.results import baselines
     from labtui.units import format_duration, parse_duration, parse_size
 
     store = open_store()

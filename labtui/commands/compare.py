@@ -56,11 +56,11 @@ def tolerance(args: argparse.Namespace, default: float) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labtui.commands.common import open_store, print_json, stderr, stdout
     from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT, compare
-    from labtui.render.comparison import comparison_markdown, comparison_renderable
-    from labtui.errors import LabtuiError
     from labtui.analysis.known_noise import hint_from_store
+    from labtui.commands.common import open_store, print_json, stderr, stdout
+    from labtui.errors import LabtuiError
+    from labtui.render.comparison import comparison_markdown, comparison_renderable
 
     if len(args.ids) < 2:
         raise LabtuiError("compare needs at least two result ids (the first is the reference)")

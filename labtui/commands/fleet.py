@@ -14,6 +14,7 @@ aborted, there and here) and exit 1.
 from __future__ import annotations
 
 import argparse
+
 # Everything else is imported when a fleet command runs, not when `labtui --help` builds the
 # parser (cli.py): asyncio alone would add tens of milliseconds to every start.
 import contextlib
@@ -64,8 +65,7 @@ def run_request(args: argparse.Namespace, store: Store, load_profile: LoadProfil
     """The hosts, and the run request for each (the profile, with -p's overrides, travels in it)."""
     from labtui.commands.common import given
     from labtui.errors import LabtuiError
-    from labtui.fleet.requests import run_request as request_for
-    from labtui.fleet.requests import targets
+    from labtui.fleet.requests import run_request as request_for, targets
     from labtui.params import parse_assignments
     from labtui.units import parse_duration
 

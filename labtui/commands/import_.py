@@ -30,10 +30,10 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from labtui.commands.common import open_store, print_json
-    from labtui.results.imports import import_file
     from labtui.errors import ExitCode, LabtuiError
     from labtui.printable import printable
     from labtui.render.result_tables import fmt_iops, fmt_mib
+    from labtui.results.imports import import_file
     from labtui.results.store import result_to_json
     from labtui.results.summaries import load_summaries
 

@@ -49,7 +49,6 @@ from labtui.render.result_tables import (
 from labtui.units import format_duration, format_size, human_duration, human_size
 
 
-
 def confirm(runner: Runner, plan: Plan) -> bool:
     """Ask before writing a big file on an interactive terminal; scripts pass --yes."""
     if not sys.stdin.isatty():

@@ -58,10 +58,10 @@ def load_profile(store: Store, args: argparse.Namespace) -> Profile:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from labtui.analysis import steady
     from labtui.commands.common import open_store
     from labtui.commands.progress import confirm, execute
-    from labtui.analysis import steady
-    from labtui.engine.runner import RunOptions, Runner
+    from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode
     from labtui.params import parse_assignments
     from labtui.units import parse_duration

@@ -15,8 +15,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from labtui.commands.common import open_store, print_json, result_json, stdout
     from labtui.analysis.comparison import summarize
+    from labtui.commands.common import open_store, print_json, result_json, stdout
     from labtui.render.comparison import statistics_table
     from labtui.render.result_tables import (
         bottleneck_renderable,

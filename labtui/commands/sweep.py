@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from labtui.engine.volume_sweep import Skipped, SweepTarget, plan_sweep

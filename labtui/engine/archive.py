@@ -18,9 +18,9 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 
 from labtui.engine.command import missing_program
 from labtui.engine.testfile import RandomBlocks

@@ -12,9 +12,9 @@ import importlib
 import importlib.util
 import time
 from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, ClassVar, Protocol
 
 import psutil

@@ -30,10 +30,10 @@ import shutil
 import threading
 import time
 from asyncio.subprocess import Process
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import AsyncIterator, Awaitable, Callable
 
 from labtui.engine import subproc
 from labtui.engine.base import CpuMeter, Engine, EngineUnavailable, Job
@@ -42,8 +42,8 @@ from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.errors import ValidationError
 from labtui.model import DirectionStats, Sample, Step, StepResult
 from labtui.params import expand, placeholders
-from labtui.units import format_duration
 from labtui.settings import EngineSettings
+from labtui.units import format_duration
 
 SHELL = "/bin/sh"
 TAIL_LINES = 20  # output lines kept with a failed step

@@ -14,8 +14,8 @@ held by a cgroup CPU quota, waits there rather than on the disk).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 # A worker busy (running or runnable) this share of the window, or a machine idle less than
 # this share of one CPU, was limited by the CPU.

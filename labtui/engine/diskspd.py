@@ -23,11 +23,10 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 from collections.abc import AsyncIterator
+from pathlib import Path
 
-from labtui.engine import diskspd_parse as ds
-from labtui.engine import subproc
+from labtui.engine import diskspd_parse as ds, subproc
 from labtui.engine.base import Engine, EngineFailed, EngineUnavailable, Job
 from labtui.engine.diskspd_parse import size_arg
 from labtui.engine.diskstats import DiskSampler

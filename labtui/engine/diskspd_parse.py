@@ -17,7 +17,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 
 from labtui.errors import ReportError, ValidationError
 from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtui.model import EngineInfo, Profile, RunResult, Sample, Step, SteadyState, StepResult, TargetInfo
+from labtui.model import EngineInfo, Profile, RunResult, Sample, SteadyState, Step, StepResult, TargetInfo
 
 
 @dataclass(frozen=True)

@@ -27,16 +27,14 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from collections.abc import AsyncIterator
 
 import psutil
 
-from labtui.engine import fio_parse as fr
-from labtui.engine import subproc
-from labtui.engine import cpubound
+from labtui.engine import cpubound, fio_parse as fr, subproc
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.guard import ensure_cleared

@@ -25,16 +25,14 @@ import sys
 import tempfile
 import time
 from array import array
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import AsyncIterator, Callable, Mapping
 
 import psutil
 
 from labtui import __version__
-from labtui.engine import cpubound, subproc, uring
-from labtui.engine import native_common as nc
-from labtui.engine import native_worker as nw
+from labtui.engine import cpubound, native_common as nc, native_worker as nw, subproc, uring
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job
 from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.guard import ensure_cleared
@@ -42,8 +40,8 @@ from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
 from labtui.model import DirectionStats, LatencySummary, Sample, SteadyRule, SteadyState, Step, StepResult
-from labtui.units import format_duration, format_size
 from labtui.settings import EngineSettings
+from labtui.units import format_duration, format_size
 
 START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
 STOP_GRACE = 1.0  # seconds workers get to drain in-flight I/Os before being killed

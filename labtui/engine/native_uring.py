@@ -21,8 +21,7 @@ import os
 import random
 import time
 
-from labtui.engine import native_common as nw
-from labtui.engine import uring
+from labtui.engine import native_common as nw, uring
 from labtui.engine.histogram import BUCKETS, SUB_BITS
 
 # Freed slots go to the kernel SUBMIT_CHUNK at a time, each chunk as soon as it is prepared,

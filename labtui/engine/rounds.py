@@ -12,8 +12,8 @@ which the native engine's continuous rounds avoid.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 from labtui.engine.base import Engine, EngineFailed, Job
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished

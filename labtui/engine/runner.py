@@ -14,16 +14,14 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from collections.abc import AsyncIterator, Callable
 
 from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc
 from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
 from labtui.engine.command import CommandEngine
-from labtui.engine.guardian import Guardian
-from labtui.engine.paths import nearest_existing
 from labtui.engine.events import (
     Event,
     Paused,
@@ -36,6 +34,8 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
+from labtui.engine.guardian import Guardian
+from labtui.engine.paths import nearest_existing
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import (
@@ -51,8 +51,8 @@ from labtui.model import (
     now,
 )
 from labtui.params import resolve
-from labtui.units import format_size
 from labtui.settings import EngineSettings, Settings, SettingsFile
+from labtui.units import format_size
 
 MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
 

@@ -18,8 +18,8 @@ import secrets
 import signal
 import sys
 from asyncio.subprocess import PIPE, STDOUT, Process
-from typing import Any, Protocol
 from collections.abc import Callable
+from typing import Any, Protocol
 
 from labtui.engine.guardian import TOKEN_ENV, kill_orphans
 

@@ -25,11 +25,12 @@ import struct
 import sys
 import threading
 from array import array
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 from labtui.errors import LabtuiError
+
 
 class DeviceHold(Protocol):
     """What write_test_file needs of a target held open elsewhere (a raw device's lease)."""

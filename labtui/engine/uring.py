@@ -16,8 +16,8 @@ import errno
 import mmap
 import os
 import platform
-from typing import Any, ClassVar, Literal
 from collections.abc import Callable
+from typing import Any, ClassVar, Literal
 
 # The same numbers on every architecture (they were added after the tables were unified).
 SYS_SETUP, SYS_ENTER, SYS_REGISTER = 425, 426, 427

@@ -13,9 +13,9 @@ passes the volumes and disks (a test injects them), and nothing is created here.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable, Sequence
 
 from labtui.engine.devices import Disk, Volume
 from labtui.engine.paths import nearest_existing

@@ -36,8 +36,8 @@ from labtui.engine.events import (
 from labtui.errors import LabtuiError
 from labtui.fleet import wire
 from labtui.fleet.hosts import Host
-from labtui.printable import printable
 from labtui.model import DirectionStats, HostInfo, RunResult, StepResult, now
+from labtui.printable import printable
 from labtui.results.store import Store
 
 START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before

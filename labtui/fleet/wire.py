@@ -56,8 +56,8 @@ from typing import Any
 from labtui import __version__
 from labtui.engine.events import (
     Event,
-    PreconditionProgress,
     Paused,
+    PreconditionProgress,
     PrepareProgress,
     RunFinished,
     RunStarted,

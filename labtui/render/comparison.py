@@ -10,9 +10,8 @@ from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
 
-from labtui.render import markdown
+from labtui.analysis.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
 from labtui.analysis.comparison import (
-    fmt_p,
     BETTER,
     WORSE,
     Comparison,
@@ -20,8 +19,9 @@ from labtui.analysis.comparison import (
     Figure,
     Metric,
     StepGroup,
+    fmt_p,
 )
-from labtui.analysis.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
+from labtui.render import markdown
 from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms
 
 

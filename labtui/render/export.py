@@ -12,13 +12,13 @@ import csv
 import io
 import json
 import math
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
-from collections.abc import Callable, Iterable, Sequence
 
+from labtui.model import RunResult, StepResult
 from labtui.render import markdown
 from labtui.render.export_formats import FORMATS
-from labtui.model import RunResult, StepResult
 from labtui.results.files import json_safe
 
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ Formatting lives here once so the CLI tables, exports and the TUI show the same 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
-from collections.abc import Iterable, Mapping, Sequence
 
 from rich import box
 from rich.console import Group, RenderableType

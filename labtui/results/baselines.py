@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Iterator, Sequence
 
 from labtui.errors import LabtuiError, NotFoundError, StoreError
 from labtui.model import RunResult, TargetInfo, disk_identity, now, result_disk

@@ -19,11 +19,10 @@ import os
 import re
 import stat
 from dataclasses import replace
-from datetime import datetime, timedelta, UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from labtui.engine import diskspd_parse as ds
-from labtui.engine import fio_parse as fr
+from labtui.engine import diskspd_parse as ds, fio_parse as fr
 from labtui.errors import ReportError
 from labtui.model import (
     EngineInfo,

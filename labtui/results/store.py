@@ -21,15 +21,15 @@ import re
 import stat
 import tempfile
 import tomllib
+from collections.abc import Callable, Iterator
 from dataclasses import fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from collections.abc import Callable, Iterator
 
 from labtui import series
-from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.engine.paths import nearest_existing
+from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.model import (
     DirectionStats,
     LatencySummary,

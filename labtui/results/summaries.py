@@ -14,11 +14,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from collections.abc import Callable, Sequence
 
 from labtui.errors import StoreError
 from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult, result_disk

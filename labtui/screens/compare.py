@@ -16,13 +16,13 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from labtui.analysis.comparison import Comparison, compare
-from labtui.render.comparison import VerdictColours, comparison_markdown, comparison_renderable
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
+from labtui.render.comparison import VerdictColours, comparison_markdown, comparison_renderable
+from labtui.tui.context import LabtuiScreen
+from labtui.tui.styling import theme_style
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
-from labtui.tui.styling import theme_style
-from labtui.tui.context import LabtuiScreen
 
 
 def theme_colours(app: App) -> VerdictColours:

@@ -10,8 +10,8 @@ runs DiskSpd on every volume; the Run screen ends on their comparison.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from rich.text import Text
@@ -26,15 +26,15 @@ from textual.worker import Worker
 
 from labtui.analysis import bottleneck
 from labtui.engine.devices import Disk, Volume
-from labtui.model import Profile
 from labtui.engine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
-from labtui.units import human_size
+from labtui.model import Profile
 from labtui.tui.columns import fit_widths, shorten
+from labtui.tui.context import Command, LabtuiScreen
+from labtui.tui.styling import theme_style
+from labtui.tui.work import post_found, report_failure
+from labtui.units import human_size
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
-from labtui.tui.styling import theme_style
-from labtui.tui.context import Command, LabtuiScreen
-from labtui.tui.work import post_found, report_failure
 
 MARK = "•"  # before a marked volume's device, as History marks results
 

@@ -8,9 +8,9 @@ replaces an existing file, and says where the file went.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,14 +18,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from labtui.model import RunResult
 from labtui.render import export
 from labtui.render.export_formats import FORMATS
-from labtui.model import RunResult
 from labtui.results.files import atomic_write
+from labtui.tui.context import cursor_blinks
 from labtui.widgets.choice import Choice
 from labtui.widgets.line_input import LineInput
-from labtui.tui.context import cursor_blinks
-
 
 
 def default_path(directory: Path, moment: datetime, fmt: str) -> Path:

@@ -29,17 +29,17 @@ from labtui.errors import LabtuiError
 from labtui.fleet.session import COMPLETED, Fleet, HostRun
 from labtui.render.result_tables import fmt_iops, fmt_mib
 from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
-from labtui.widgets.context_bar import ContextBar
-from labtui.widgets.keys_footer import KeysFooter
-from labtui.widgets.line_input import LineInput
 from labtui.tui.columns import shorten
 from labtui.tui.context import LabtuiScreen, cursor_blinks
 from labtui.tui.work import report_failure
+from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.keys_footer import KeysFooter
+from labtui.widgets.line_input import LineInput
 
 if TYPE_CHECKING:
     from labtui.fleet.hosts import Host
-    from labtui.model import RunResult
     from labtui.fleet.summary import HostsSummary
+    from labtui.model import RunResult
 
 FRAME_SECONDS = 0.5
 SPARK_WIDTH = 16

@@ -9,9 +9,9 @@ the cursor.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime
-from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
@@ -22,25 +22,25 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Input, Static
 from textual.message import Message
+from textual.widgets import Input, Static
 from textual.worker import Worker
 
 from labtui.analysis.listed_steps import listed_steps
-from labtui.results import baselines
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell
+from labtui.results import baselines
 from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary, StepSummary
 from labtui.tui.columns import fit_widths
+from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
+from labtui.tui.styling import status_styles, theme_style
+from labtui.tui.work import post_found, report_failure
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
-from labtui.tui.styling import status_styles, theme_style
-from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
-from labtui.tui.work import post_found, report_failure
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
 COLUMNS: tuple[tuple[str, str], ...] = (

@@ -22,16 +22,23 @@ from labtui.analysis.listed_steps import ListedStep, listed_steps
 from labtui.analysis.live import directions
 from labtui.model import RunResult, StepResult
 from labtui.render.result_tables import (
-    context_table, fmt_iops, fmt_mib, fmt_ms, fmt_pct, latency_table, p99_cell, p99_text,
+    context_table,
+    fmt_iops,
+    fmt_mib,
+    fmt_ms,
+    fmt_pct,
+    latency_table,
+    p99_cell,
+    p99_text,
 )
-from labtui.results.summaries import ResultSummary
 from labtui.render.steady_state import steady_summary_lines
+from labtui.results.summaries import ResultSummary
 from labtui.tui.columns import fit_widths
+from labtui.tui.styling import status_styles, theme_style
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.step_charts import StepCharts
-from labtui.tui.styling import status_styles, theme_style
 
 STEP_COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("iops", "IOPS"), ("mib_s", "MiB/s"),
                 ("mean", "Mean ms"), ("p99", "p99 ms"), ("cpu", "CPU"), ("status", "Status"))

@@ -17,8 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.console import Group
@@ -32,24 +32,24 @@ from textual.message import Message
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
+from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.engine.base import engine_title
 from labtui.engine.cpubound import ADVICE
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
+from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.errors import LabtuiError
-from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.model import Profile, RunResult
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
-from labtui.engine.target_choice import Target, describe_in_full, run_extent
+from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.styling import theme_style
+from labtui.tui.work import failure_text, post_found, report_failure
 from labtui.units import format_duration, human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 from labtui.widgets.step_charts import StepCharts
-from labtui.tui.styling import theme_style
-from labtui.tui.context import LabtuiScreen, cursor_blinks
-from labtui.tui.work import failure_text, post_found, report_failure
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -453,9 +453,8 @@ class RunScreen(LabtuiScreen[None]):
     def _ask_destroy(self, profile: Profile, target: Target, then: Callable[[str | None], None]) -> None:
         """A raw block device is written only after the person types its name (the guard checks it)."""
         from labtui.engine.devices import is_block_device
-        from labtui.screens.prompt import TextPrompt
-
         from labtui.engine.guard import inspect_device
+        from labtui.screens.prompt import TextPrompt
 
         path = target.directory
         self._consented = None
@@ -485,7 +484,7 @@ class RunScreen(LabtuiScreen[None]):
     def _preflight(self, profile: Profile, target: Target, engine: str, params: dict[str, str],
                    destroy: str | None, *, tags: tuple[str, ...] | None = None) -> None:
         from labtui.analysis import steady
-        from labtui.engine.runner import RunOptions, Runner
+        from labtui.engine.runner import Runner, RunOptions
 
         tags = self._typed_tags() if tags is None else tags
         try:
@@ -927,8 +926,8 @@ class RunScreen(LabtuiScreen[None]):
 
     def _show_comparison(self) -> None:
         from labtui.analysis.comparison import compare
-        from labtui.render.comparison import comparison_renderable
         from labtui.analysis.known_noise import hint_from_store
+        from labtui.render.comparison import comparison_renderable
         from labtui.screens.compare import theme_colours
 
         box = self.query_one("#done-compare", Static)

@@ -7,8 +7,8 @@ that when a run starts.
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,11 +17,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DirectoryTree, Input, Static
 
 from labtui.engine.devices import Volume
+from labtui.engine.target_choice import check_directory, space_shortfall
 from labtui.errors import ValidationError
 from labtui.model import Profile
-from labtui.engine.target_choice import check_directory, space_shortfall
-from labtui.units import human_size
 from labtui.tui.context import cursor_blinks
+from labtui.units import human_size
 from labtui.widgets.line_input import LineInput
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from functools import partial
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +22,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Label, OptionList
 
-from labtui.tui.profile_draft import PROFILE_FIELDS, ProfileDraft, changes, step_field_path, step_fields
 from labtui.errors import LabtuiError, ValidationError
 from labtui.model import Profile
+from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
+from labtui.tui.profile_draft import PROFILE_FIELDS, ProfileDraft, changes, step_field_path, step_fields
 from labtui.units import parse_size
 from labtui.widgets.choice import Choice
 from labtui.widgets.command_lines import CommandLines
@@ -34,7 +35,6 @@ from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 from labtui.widgets.profile_list import ProfileList, from_result, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
-from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
 TEST_FILE_NAME = "labtui-test.dat"

@@ -14,10 +14,10 @@ repaints only the rows that changed (the axes, the title and empty rows mostly s
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-from collections.abc import Sequence
 
 from plotext._utility import ansi_end, colors_to_ansi, no_color, space as _SPACE
 from rich.segment import Segment

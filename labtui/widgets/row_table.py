@@ -8,8 +8,8 @@ fixed header line, a row cursor, marked rows, and columns fitted to its width by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment

@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 
 from labtui.analysis.live import SERIES_BY_KEY
-from labtui.series import downsample
 from labtui.model import Sample
+from labtui.series import downsample
 from labtui.widgets.live_chart import Line, LiveChart
 
 # (chart id, title, unit, series keys without their direction)

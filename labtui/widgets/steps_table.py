@@ -8,8 +8,8 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from labtui.model import Step
-from labtui.units import format_duration
 from labtui.tui.columns import fit_widths, shorten
+from labtui.units import format_duration
 
 COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("time", "Time"), ("cache", "Cache"))
 # What gives way on a narrow terminal: the step's name first (the step form below shows it whole).
