@@ -357,3 +357,51 @@ async def test_enter_walks_the_form_without_changing_a_choice(labtui_home):
         await pilot.pause()
         assert app.focused.id == "s-pattern"
         assert app.screen.query_one("#s-kind").value == "io" and app.unsaved_profile is None
+
+
+async def test_a_shown_profile_reads_from_the_start_of_long_titles_and_descriptions(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_workload(pilot)
+        sql = next(p for p in app.screen.profiles if p.name == "configmgr-sql-quick")
+        app.screen.open_profile(sql)
+        await wait_for(pilot, lambda: app.profile.name == "configmgr-sql-quick", what="the profile")
+        text = screen_text(app)
+        assert "Title ConfigMgr / SQL lab" in text and "Description Random 64 KiB, 8 threads" in text
+        # Typed at the end while it is edited; shown from the start again once left.
+        title = app.screen.query_one("#p-title", Input)
+        title.focus()
+        await pilot.press("ctrl+e", "!")
+        assert title.value.endswith("(quick)!")
+        await pilot.press("tab")
+        await pilot.pause()
+        assert "Title ConfigMgr / SQL lab" in screen_text(app)
+
+
+async def test_the_first_tab_from_the_profiles_lands_on_the_first_field(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_workload(pilot)
+        assert isinstance(app.focused, ProfileList)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused.id == "p-name"
+
+
+async def test_ctrl_s_typed_right_after_text_saves_that_text(labtui_home):
+    from textual import events
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_workload(pilot)
+        await duplicate(pilot, "mine")
+        title = app.screen.query_one("#p-title", Input)
+        title.focus()
+        await pilot.pause()
+        # All at once, as a terminal delivers keys typed faster than the app handles them.
+        for key in ["ctrl+u", "F", "a", "s", "t", "ctrl+s"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        saves = lambda: sum("Saved mine" in str(n.message) for n in app._notifications)  # noqa: E731
+        await wait_for(pilot, lambda: saves() == 2, what="the save (the duplicate was the first)")
+        assert Store(labtui_home).profile("mine").title == "Fast"
+        assert app.unsaved_profile is None

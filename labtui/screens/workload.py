@@ -149,7 +149,9 @@ class WorkloadScreen(LabtuiScreen[None]):
     CSS_PATH = "workload.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="workload-save", priority=True,
+        # Not a priority binding: one runs as the key arrives, before the focused field has taken
+        # the characters typed just ahead of it, and saved the text as it was before them.
+        Binding("ctrl+s", "save", "Save", id="workload-save",
                 tooltip="Save the profile (a built-in is saved as a user copy under a new name)"),
         Binding("c", "duplicate", "Duplicate", id="workload-duplicate",
                 tooltip="Copy the profile (with any edits) into a new user profile"),
@@ -176,7 +178,9 @@ class WorkloadScreen(LabtuiScreen[None]):
         with Horizontal(id="workload-body"):
             with Vertical(id="profiles-pane"):
                 yield ProfileList(id="profiles")
-            with VerticalScroll(id="editor"):
+            # Not a stop of its own for Tab: the first Tab from the profiles goes to the first field
+            # (focusing a field scrolls it into view).
+            with VerticalScroll(id="editor", can_focus=False):
                 yield Label("Profile", classes="section-title")
                 yield Vertical(id="profile-form", classes="form")
                 yield Label("Steps", classes="section-title", id="steps-title")
@@ -321,7 +325,8 @@ class WorkloadScreen(LabtuiScreen[None]):
         elif isinstance(control, Input):
             with control.prevent(Input.Changed):
                 control.value = "" if value is None else str(value)
-                control.cursor_position = len(control.value)
+                # A field being edited keeps typing at the end; one only shown reads from the start.
+                control.cursor_position = len(control.value) if control.has_focus else 0
 
     def _show_kind(self, kind: str) -> None:
         shown = set(step_fields(kind))
@@ -494,9 +499,27 @@ class WorkloadScreen(LabtuiScreen[None]):
             self.notify(f"Fix this first: {field_label(exc.field)}: {exc.reason}", title="Not saved", severity="error")
             return None
 
+    def _take_typed(self) -> None:
+        """Take into the draft what the text fields hold: their Changed messages for the last
+        keys typed may still be on their way when Ctrl+S arrives right behind them."""
+        assert self.draft is not None
+        for control in self.query("#profile-form LineInput, #step-form LineInput").results(LineInput):
+            widget_id = control.id or ""
+            key = widget_id[2:]
+            if widget_id.startswith("p-"):
+                held = self.draft.fields.get(key)
+            elif control.parent is not None and control.parent.display:
+                held = self.draft.steps[self.step_index].values.get(key)
+            else:
+                continue  # a field of the other step kind: not shown, not typed into
+            if ("" if held is None else str(held)) != control.value:
+                self._edited(widget_id, control.value)
+
     def action_save(self) -> None:
         if self.draft is None:
             return
+        if self.forms_ready:
+            self._take_typed()
         profile = self._built()
         if profile is None:
             return

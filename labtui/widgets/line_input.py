@@ -5,6 +5,9 @@ Textual's Input inserts a typed character as the key reaches it, but runs its ed
 typed in a burst (fast typing, tmux send-keys, a terminal's paste of keystrokes) then overtake
 them: Ctrl+U and "fio" left the field empty, "abx", Backspace, "c" left "abx". Here the field's
 own bindings run as the key reaches it, in turn with the characters around it.
+
+A field shows the start of its text while it is not being edited, and typing into it goes on
+at the end.
 """
 
 from __future__ import annotations
@@ -24,3 +27,16 @@ class LineInput(Input):
                 event.stop()
                 event.prevent_default()
                 return
+
+    def _on_focus(self, event: events.Focus) -> None:
+        # Typing goes on at the end of the text (Input's handler, next in the class order,
+        # selects it all instead where select_on_focus asks for that).
+        if not self.select_on_focus and not event.from_app_focus:
+            self.cursor_position = len(self.value)
+
+    def _on_blur(self, event: events.Blur) -> None:
+        # A field no longer edited shows the start of its text, where a person starts reading
+        # (the end of a long title or description otherwise stays in view). Not when the terminal
+        # loses focus: the field gets it back as it was.
+        if self.app.app_focus:
+            self.cursor_position = 0
