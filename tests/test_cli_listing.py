@@ -9,6 +9,7 @@ import pytest
 from conftest import labtui_cmd
 from factories import broken_files, make_result
 from labtui.cli import main
+from labtui.render.result_tables import NARROW_STATUS
 from labtui.results.store import Store, result_to_json
 
 
@@ -155,6 +156,27 @@ def test_history_lists_newest_first_and_filters(saved, capsys):
 
 
 @pytest.mark.parametrize("columns", ["80", "120"])
+def test_history_marks_the_figures_of_a_step_that_did_not_complete(labtui_home, capsys, monkeypatch, columns):
+    # Its figures cover only the part that ran: beside a completed step's they would read as a like measurement.
+    monkeypatch.setenv("COLUMNS", columns)
+    done = make_result("20240501-103005-aaaa")
+    stopped = replace(done, id="20240501-113005-bbbb", status="aborted", error="cancelled by the user",
+                      steps=(done.steps[0], replace(done.steps[1], status="aborted")))
+    Store().save_result(done)
+    Store().save_result(stopped)
+    code, table, _ = cli(capsys, "history")
+    assert code == 0 and max(len(line) for line in table.splitlines()) <= int(columns)
+    lines = table.splitlines()
+    figures = [line for line in lines if "187.5" in line]  # one line per step, newest result first
+    assert len(figures) == 4, table
+    first, second = figures[:2]
+    assert stopped.id in first and "aborted" in first  # the result's status, its first step completed
+    assert first.count("aborted") == 1 and "step aborted" not in first, table
+    assert "aborted" in second, table  # the stopped step, on its own line
+    assert not any("aborted" in line for line in figures[2:]), table
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
 def test_history_tells_engines_and_tags_apart_at_any_width(labtui_home, capsys, monkeypatch, columns):
     monkeypatch.setenv("COLUMNS", columns)
     store = Store()
@@ -250,7 +272,7 @@ def test_a_narrow_terminal_never_cuts_ids_profiles_or_statuses(saved, capsys, mo
     assert code == 0 and max(len(line) for line in table.splitlines()) <= 80
     for result in saved:
         row = next(line for line in table.splitlines() if result.id in line)
-        assert result.profile.name in row and result.status in row
+        assert result.profile.name in row and NARROW_STATUS.get(result.status, result.status) in row  # "done"
     _, out, _ = cli(capsys, "history", "--profile", "cdm-nvme")
     assert "none of the 2 results match" in out
 
@@ -270,7 +292,8 @@ def test_a_long_imported_name_folds_and_never_squeezes_ids_or_figures(saved, cap
     assert "…" not in table
     for result in (*saved, imported):
         row = next(line for line in lines if result.id in line)
-        assert result.status in row and "3,000" in row and "187.5" in row
+        status = NARROW_STATUS.get(result.status, result.status) if columns == "80" else result.status
+        assert status in row and "3,000" in row and "187.5" in row
     assert long_name[:12] in table
 
 

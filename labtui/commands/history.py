@@ -43,8 +43,8 @@ def summary(row: ResultSummary) -> dict[str, Any]:
     }
 
 
-# Below this many columns the table leaves out the start time (the id holds it, in UTC), and the
-# engine and tags go under the profile's name.
+# Below this many columns the table leaves out the start time (the id holds it, in UTC), the
+# engine and tags go under the profile's name, and "completed" is said "done".
 WIDE = 110
 
 
@@ -57,7 +57,7 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Table:
     from rich.text import Text
 
     from labtui.analysis.listed_steps import listed_steps
-    from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_time
+    from labtui.render.result_tables import NARROW_STATUS, STATUS_STYLES, fmt_iops, fmt_mib, fmt_time
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)
@@ -75,8 +75,13 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Table:
     table.add_column("status", no_wrap=True)
     table.add_column("IOPS", justify="right", no_wrap=True)
     table.add_column("MiB/s", justify="right", no_wrap=True)
-    for r in results:
-        steps = [listed.figures for listed in listed_steps(r)]  # each step once, as its profile makes it
+    listed = [[step.figures for step in listed_steps(r)] for r in results]  # each step once, as its profile makes it
+    # A step that did not complete is marked on its own line, as History's step line marks it: its
+    # figures cover only the part that ran (the row's status speaks of the whole result).
+    marks = {s.status for steps in listed for s in steps} - {"completed"}
+    if marks:
+        table.add_column("step", no_wrap=True, min_width=max(map(len, marks)))
+    for r, steps in zip(results, listed, strict=True):
         if wide:
             cells: list[str | Text] = [r.id, fmt_time(r.started), r.profile, r.engine, *(["\n".join(r.tags)] if tagged else [])]
         else:
@@ -85,10 +90,13 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Table:
             cells = [r.id, Text.assemble(r.profile, "\n", (under, "dim"))]
         cells += [
             r.disk_model or "unknown",
-            r.status,
+            r.status if wide else NARROW_STATUS.get(r.status, r.status),  # as History says it at 80 columns
             "\n".join(fmt_iops(s.iops) for s in steps),
             "\n".join(fmt_mib(s.mib_s) for s in steps),
         ]
+        if len(table.columns) > len(cells):
+            marked = [("" if s.status == "completed" else s.status, STATUS_STYLES.get(s.status, "")) for s in steps]
+            cells.append(Text("\n").join(Text(mark, style=style) for mark, style in marked))
         table.add_row(*cells)
     return table
 

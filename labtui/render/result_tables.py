@@ -278,6 +278,8 @@ def latency_table(steps: Iterable[StepResult], *, names: bool | Sequence[str] = 
 
 # The terminal's colours for a status; the TUI passes its theme's instead.
 STATUS_STYLES: Mapping[str, StyleType] = {"completed": "green", "aborted": "yellow", "failed": "red"}
+# In a listing 80 columns wide "completed", the usual status, is said in fewer letters.
+NARROW_STATUS = {"completed": "done"}
 
 
 def _test_file_text(result: RunResult) -> str:

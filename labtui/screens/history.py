@@ -29,7 +29,7 @@ from textual.worker import Worker
 from labtui.analysis.listed_steps import listed_steps
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
-from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell
+from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell
 from labtui.results import baselines
 from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary, StepSummary
@@ -81,8 +81,6 @@ SHRINK = ({"target": 12, "host": 8, "profile": 24, "tags": 8}, {"disk": 12, "tar
           {"disk": 10, "profile": 12, "tags": 5}, {"iops": 7, "mib_s": 7, "disk": 8}, {"profile": 8})
 # Below this width dates are short too (this year's by day and time, older ones by day): room for the tags.
 WIDE_DATE = 140
-# At 80 columns "completed", the usual status, is said in fewer letters.
-NARROW_STATUS = {"completed": "done"}
 BROKEN_PREFIX = "broken:"
 
 
