@@ -94,8 +94,16 @@ def test_a_writer_that_fails_fails_the_preparation_with_its_reason(disk_dir):
     assert raised.value.errno == errno.EFBIG
 
 
-def test_several_writes_are_in_flight_at_once(disk_dir, monkeypatch):
+@pytest.mark.parametrize(("cpus", "writers"), [(1, 2), (2, 2), (3, 3), (4, 4), (64, 4)])
+def test_one_writer_per_usable_cpu_two_to_four(monkeypatch, cpus, writers):
+    monkeypatch.setattr(testfile, "usable_cpus", lambda: cpus)
+    assert testfile.writer_count() == writers
+
+
+@pytest.mark.parametrize("cpus", [2, 4])
+def test_several_writes_are_in_flight_at_once(disk_dir, monkeypatch, cpus):
     """The writers overlap: while one chunk is written, others are generated or written too."""
+    monkeypatch.setattr(testfile, "usable_cpus", lambda: cpus)
     busy = [0]
     peak = [0]
     lock = threading.Lock()
@@ -106,7 +114,7 @@ def test_several_writes_are_in_flight_at_once(disk_dir, monkeypatch):
         with lock:
             busy[0] += 1
             peak[0] = max(peak[0], busy[0])
-            if busy[0] == testfile.WRITERS:
+            if busy[0] == cpus:
                 all_in.set()
         try:
             real(fd, view, offset)
@@ -123,7 +131,7 @@ def test_several_writes_are_in_flight_at_once(disk_dir, monkeypatch):
     path = disk_dir / "overlap.dat"
     write_test_file(path, 16 * CHUNK, direct=True)
     path.unlink()
-    assert peak[0] == testfile.WRITERS
+    assert peak[0] == cpus
 
 
 def test_the_preparation_is_recorded_in_the_result_json_toml_and_show(disk_dir, tmp_path):
