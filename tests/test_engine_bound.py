@@ -117,7 +117,9 @@ def test_a_step_whose_worker_is_starved_of_cpu_is_marked_cpu_bound(disk_dir, tmp
     shown = subprocess.run(labtui_cmd("show", result.id), capture_output=True, text=True,
                            env={**os.environ, "LABTUI_HOME": str(tmp_path / "home"), "COLUMNS": "200"})
     assert shown.returncode == 0, shown.stderr
-    assert "CPU-bound" in shown.stdout and "try more threads or -e fio" in shown.stdout
+    # It waited for its CPU: more threads would only wait longer.
+    assert "CPU-bound" in shown.stdout and "try a quieter machine, fewer threads, or -e fio" in shown.stdout
+    assert "try more threads" not in shown.stdout
     as_json = json.loads(subprocess.run(labtui_cmd("show", result.id, "--json"), capture_output=True, text=True,
                                         env={**os.environ, "LABTUI_HOME": str(tmp_path / "home")}).stdout)
     assert as_json["steps"][0]["engine_bound"] == s.engine_bound
@@ -190,3 +192,15 @@ def test_a_threaded_worker_is_judged_by_each_threads_share_not_their_sum():
     assert top == 80.0
     assert why == ("the 8 I/O threads of a worker process were, on average, on a CPU or waiting for one 95 % of "
                    "the time (85 % waiting: other work or a CPU quota held it back)")
+
+
+def test_the_advice_fits_the_reason():
+    own = verdict([WorkerLoad(0.97, 0.0)], 1.0, 60.0, cpu_count=4)[1]
+    waited = verdict([WorkerLoad(0.3, 0.7)], 1.0, 60.0, cpu_count=4)[1]
+    crowded = verdict([WorkerLoad(0.5, 0.1)], 1.0, 99.0, cpu_count=2)[1]
+    assert cpubound.advice(own) == cpubound.ADVICE["native"] and "try more threads" in cpubound.advice(own)
+    for reason in (waited, crowded):
+        assert cpubound.advice(reason) == cpubound.CROWDED["native"]
+        assert cpubound.advice(reason, "fio") == cpubound.CROWDED["fio"]
+        assert "try more threads" not in cpubound.warning("Read 4K", 1, reason)
+    assert cpubound.warning("Read 4K", 1, own).endswith(cpubound.ADVICE["native"])

@@ -901,9 +901,12 @@ def _engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str])
     """One warning per result with CPU-bound steps: those figures are the engine's, not the disk's."""
     warnings = []
     for letter, r in zip(letters, results):
-        names = list(dict.fromkeys(s.name for s in r.steps if s.engine_bound))
-        if names:
-            which = ", ".join(repr(n) for n in names)
-            advice = cpubound.ADVICE.get(r.engine.name, cpubound.ADVICE["native"])
-            warnings.append(f"{letter} ({r.id}) is CPU-bound in {which}: {advice}")
+        bound = [s for s in r.steps if s.engine_bound]
+        if bound:
+            which = ", ".join(repr(n) for n in dict.fromkeys(s.name for s in bound))
+            # One worker its own limit anywhere: more threads is the advice that can help.
+            reasons = [s.engine_bound for s in bound if s.engine_bound]
+            own = next((why for why in reasons if why.startswith(cpubound.OWN_CPU)), None)
+            warnings.append(f"{letter} ({r.id}) is CPU-bound in {which}: "
+                            f"{cpubound.advice(own or reasons[0], r.engine.name)}")
     return warnings

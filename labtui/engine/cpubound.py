@@ -24,6 +24,21 @@ ADVICE = {
     "native": "this figure is the engine's limit, not the disk's: try more threads or -e fio",
     "fio": "this figure is the engine's limit, not the disk's: try more threads (fio jobs)",
 }
+# Where the workers waited for a CPU (other work, or more of them than CPUs) more threads only
+# wait longer: the CPUs, not one worker, were the limit.
+CROWDED = {
+    "native": ("this figure is the CPUs' limit, not the disk's: the workers waited for a CPU (other work, or more "
+               "threads than CPUs); try a quieter machine, fewer threads, or -e fio"),
+    "fio": ("this figure is the CPUs' limit, not the disk's: fio's jobs waited for a CPU (other work, or more jobs "
+            "than CPUs); try a quieter machine or fewer jobs"),
+}
+OWN_CPU = "a worker process used "  # how verdict() begins a reason where one worker was its own limit
+
+
+def advice(reason: str | None, engine: str = "native") -> str:
+    """What to do about a CPU-bound step, for the reason verdict() gave (None: not known)."""
+    table = ADVICE if reason is None or reason.startswith(OWN_CPU) else CROWDED
+    return table.get(engine, table["native"])
 
 
 @dataclass(frozen=True)
@@ -87,7 +102,7 @@ def verdict(
     top_cpu = max(w.cpu_seconds for w in workers) / seconds
     cpu_percent = round(100.0 * top_cpu, 1)
     if top_cpu >= THRESHOLD:
-        return cpu_percent, f"a worker process used {100 * top_cpu:.0f} % of a CPU"
+        return cpu_percent, f"{OWN_CPU}{100 * top_cpu:.0f} % of a CPU"
     busy = busy_fraction(busiest, seconds)
     if busy >= THRESHOLD:
         waited = 100.0 * (busiest.wait_seconds or 0.0) / (seconds * max(busiest.lanes, 1))
@@ -107,4 +122,4 @@ def warning(step_name: str, repetition: int, reason: str, engine: str = "native"
     """The run's warning for a CPU-bound step: it names the step and says "CPU-bound"."""
     which = f"{step_name!r}" + (f" (repetition {repetition})" if repetition > 1 else
                                 " (its preparing pass, not counted)" if repetition == 0 else "")
-    return f"step {which} is CPU-bound: {reason}; {ADVICE.get(engine, ADVICE['native'])}"
+    return f"step {which} is CPU-bound: {reason}; {advice(reason, engine)}"
