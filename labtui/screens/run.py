@@ -643,11 +643,16 @@ class RunScreen(LabtuiScreen[None]):
             where = f"{phase} {human_duration(now)} (time limit {human_duration(s.timeout)})"
         label = f" ({s.label()})" if self.size.width >= NARROW else ""
         bound = (" · ", ("CPU-bound", "bold $warning")) if step.engine_bound else ()
-        show(status, Content.assemble(
+        head = Content.assemble(
             (f"Step {step.started.index + 1} of {step.started.total}", "bold"),
             f" · {s.name}{label}" + pass_words(step.started.repetition),
-            " · ", (where, "$accent"), *bound, f" · {clock}",
-        ))
+            " · ", (where, "$accent"), *bound,
+        )
+        # Where it all does not fit on one line the clock goes whole on the next, not broken in two
+        # ("… · CPU-bound · run" above "0:11 · ETA 0:30").
+        width = status.content_region.width or self.size.width
+        joint = " · " if head.cell_length + 3 + len(clock) <= width else "\n"
+        show(status, Content.assemble(head, joint, clock))
 
     def _show_prepare(self) -> None:
         live = self.live
