@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import shutil
@@ -197,25 +198,32 @@ def test_cancelling_mid_step_aborts_cleanly(disk_dir, tmp_path):
     assert store.find_result(result.id).status == "aborted"
 
 
-def _cancel_after(runner: Runner, measured_samples: int) -> None:
-    """Run `runner` and cancel it once its step has taken this many measured samples."""
+def _cancel_when(runner: Runner, reached, seen: list | None = None, timeout: float = 60.0) -> None:
+    """Run `runner` and cancel it at the first event for which `reached(event)` holds (every event
+    it sent goes into `seen`)."""
     async def go():
         async def consume():
-            seen = 0
             async for event in runner.events():
-                if isinstance(event, SampleTaken) and event.phase == "measure":
-                    seen += 1
-                    if seen >= measured_samples:
-                        started.set()
+                if seen is not None:
+                    seen.append(event)
+                if reached(event):
+                    hit.set()
 
-        started = asyncio.Event()
+        hit = asyncio.Event()
         task = asyncio.create_task(consume())
-        await asyncio.wait_for(started.wait(), timeout=30)
+        await asyncio.wait_for(hit.wait(), timeout=timeout)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
 
     asyncio.run(go())
+
+
+def _cancel_after(runner: Runner, measured_samples: int) -> None:
+    """Run `runner` and cancel it once its step has taken this many measured samples."""
+    measured = itertools.count(1)
+    _cancel_when(runner, lambda e: isinstance(e, SampleTaken) and e.phase == "measure"
+                 and next(measured) >= measured_samples, timeout=30)
 
 
 def test_a_native_step_cancelled_mid_measure_keeps_what_it_measured_marked_aborted(disk_dir, tmp_path):
@@ -334,22 +342,7 @@ def test_a_cancel_keeps_the_finished_steps_and_says_where_the_stopped_one_was(di
     profile = small_profile(steps=(first, replace(second, duration=30.0, warmup=30.0 if phase == "warmup" else 0.2)))
     runner = Runner(profile, disk_dir, store, RunOptions(interval=0.2))
     seen: list = []
-
-    async def go():
-        async def consume():
-            async for event in runner.events():
-                seen.append(event)
-                if isinstance(event, SampleTaken) and event.index == 1 and event.phase == phase:
-                    reached.set()
-
-        reached = asyncio.Event()
-        task = asyncio.create_task(consume())
-        await asyncio.wait_for(reached.wait(), timeout=60)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(go())
+    _cancel_when(runner, lambda e: isinstance(e, SampleTaken) and e.index == 1 and e.phase == phase, seen)
     result = store.find_result(runner.result.id)
     assert result.status == "aborted"
     expected = [("read", "completed")] + ([("write", "aborted")] if phase == "measure" else [])
