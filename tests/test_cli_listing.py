@@ -1,6 +1,7 @@
 """The headless listing commands on real data: disks, profiles, history and show, tables and --json."""
 
 import json
+import re
 import subprocess
 from dataclasses import replace
 
@@ -294,7 +295,7 @@ def test_a_long_imported_name_folds_and_never_squeezes_ids_or_figures(saved, cap
         row = next(line for line in lines if result.id in line)
         status = NARROW_STATUS.get(result.status, result.status) if columns == "80" else result.status
         assert status in row and "3,000" in row and "187.5" in row
-    assert long_name[:12] in table
+    assert all(piece in table for piece in re.findall(r"[^-]+-?", long_name))  # broken after its hyphens
 
 
 def test_history_shows_a_repeated_step_once_as_its_profile_makes_it_and_json_keeps_every_pass(labtui_home, capsys):
@@ -309,3 +310,25 @@ def test_history_shows_a_repeated_step_once_as_its_profile_makes_it_and_json_kee
     assert "9,000" not in table and "1,000" not in table and "2,000" not in table  # one figure: the best
     _, out, _ = cli(capsys, "history", "--json")
     assert [s["repetition"] for s in json.loads(out)["results"][0]["steps"]] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("columns", ["80", "120", None])
+def test_history_wraps_tags_and_names_between_words_never_inside_one(labtui_home, capsys, monkeypatch, columns):
+    # Rich folded a cell wherever its column ended: 'startech-adapte' over 'r' at 120 columns,
+    # 'slot-2,after-car' over 'd-swap' at 80. A word is cut only where it is longer than its column,
+    # and then after one of its hyphens.
+    if columns:
+        monkeypatch.setenv("COLUMNS", columns)
+    else:
+        monkeypatch.delenv("COLUMNS", raising=False)  # into a pipe: lines of their natural width
+    tags = ("startech-adapter", "slot-2,after-card-swap", "firmware 2.1.0 upgraded in place")
+    Store().save_result(make_result("20240501-103005-aaaa", tags=tags))
+    Store().save_result(make_result("20240501-113005-bbbb", minutes=60))
+    code, table, _ = cli(capsys, "history")
+    assert code == 0
+    if columns:
+        assert max(len(line) for line in table.splitlines()) <= int(columns)
+    words = {w for text in (*tags, "Samsung SSD 980 PRO 1TB") for w in re.findall(r"[^\s,-]+-?", text)}
+    for word in words:  # each piece up to a hyphen, a comma or a space is whole on a line
+        assert re.search(rf"(^|[\s,-]){re.escape(word)}", table, re.M), (word, table)
+

@@ -58,6 +58,7 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Table:
 
     from labtui.analysis.listed_steps import listed_steps
     from labtui.render.result_tables import NARROW_STATUS, STATUS_STYLES, fmt_iops, fmt_mib, fmt_time
+    from labtui.render.words import Words
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)
@@ -83,13 +84,14 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Table:
         table.add_column("step", no_wrap=True, min_width=max(map(len, marks)))
     for r, steps in zip(results, listed, strict=True):
         if wide:
-            cells: list[str | Text] = [r.id, fmt_time(r.started), r.profile, r.engine, *(["\n".join(r.tags)] if tagged else [])]
+            cells: list[str | Text | Words] = [r.id, fmt_time(r.started), Words(r.profile), r.engine,
+                                               *([Words("\n".join(r.tags))] if tagged else [])]
         else:
             # Narrow, the engine and the tags take the lines under the profile's name.
             under = "\n".join([r.engine, *(["tags: " + ", ".join(r.tags)] if r.tags else [])])
-            cells = [r.id, Text.assemble(r.profile, "\n", (under, "dim"))]
+            cells = [r.id, Words(Text.assemble(r.profile, "\n", (under, "dim")))]
         cells += [
-            r.disk_model or "unknown",
+            Words(r.disk_model or "unknown"),
             r.status if wide else NARROW_STATUS.get(r.status, r.status),  # as History says it at 80 columns
             "\n".join(fmt_iops(s.iops) for s in steps),
             "\n".join(fmt_mib(s.mib_s) for s in steps),

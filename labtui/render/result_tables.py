@@ -18,6 +18,7 @@ from rich.text import Text
 from labtui.analysis import bottleneck
 from labtui.model import Precondition, Profile, RunResult, SteadyState, StepResult
 from labtui.params import Param
+from labtui.render.words import Words
 from labtui.units import format_duration, format_size, human_duration, human_size
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ def result_steps_table(result: RunResult) -> Table:
                 name += f" ({s.status})"
             if s.engine_bound:
                 name += " (CPU-bound)"
-            row: list[str | Text] = [name, fmt_iops(iops), fmt_mib(mib)]
+            row: list[str | Text | Words] = [Words(name), fmt_iops(iops), fmt_mib(mib)]
             if decimal:
                 row.append(fmt_mb(s.total.bytes_per_second) if s.step.kind != "command" else "")
             if mixed:
@@ -232,7 +233,7 @@ def result_steps_table(result: RunResult) -> Table:
         best = profile.aggregate == "best"
         mib = max(s.total.mib_s for s in done) if best else sum(s.total.mib_s for s in done) / len(done)
         word = "best" if best else "mean"
-        row = [Text(f"{done[0].name}: {word} of {len(done)}", style="bold"), fmt_iops(figure(IOPS)), fmt_mib(mib)]
+        row = [Words(Text(f"{done[0].name}: {word} of {len(done)}", style="bold")), fmt_iops(figure(IOPS)), fmt_mib(mib)]
         if decimal:
             row.append(fmt_mib(mib * 1024 * 1024 / 1e6))
         if mixed:
