@@ -84,3 +84,20 @@ async def test_a_long_verdict_is_cut_with_an_ellipsis_on_screen_and_whole_in_the
         table = screen.query_one(DataTable)
         assert table.virtual_size.width <= table.scrollable_content_region.width, "the table scrolls sideways"
         assert reason in " ".join(widget_text(app, "#fleet-detail").split())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_ctrl_s_in_the_hosts_file_field_opens_the_typed_file_and_starts(labtui_home, hosts_file, size):
+    # Typed, then ctrl+s without Enter: the key did nothing (no hosts open yet, so no Start to run).
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
+        screen = app.screen
+        assert screen.query_one("#fleet-file", Input).has_focus
+        app.run_active = True  # a run on the Run screen: Start must say so rather than reach the hosts
+        await pilot.press(*str(hosts_file), "ctrl+s")
+        await wait_for(pilot, lambda: [h.name for h in screen.hosts] == ["lab-01", "lab-02"], what="the typed file's hosts")
+        await wait_for(pilot, lambda: "A run is going on the Run screen" in widget_text(app, "#fleet-status"),
+                       what="Start's answer")
+        assert screen.fleet is None

@@ -86,6 +86,7 @@ class FleetScreen(LabtuiScreen[None]):
         self._dirty = False
         self.summary: HostsSummary | None = None
         self._columns = WIDE_COLUMNS
+        self._opened: str | None = None  # the hosts file the table shows, as it was given
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Fleet")
@@ -132,6 +133,7 @@ class FleetScreen(LabtuiScreen[None]):
             self._say("Give a hosts file (a TOML file of [[hosts]] entries).", "$warning")
             return False
         self.hosts = hosts
+        self._opened = path.strip()
         self.fleet = None
         self.summary = None
         self._remember(str(Path(path.strip()).expanduser()))
@@ -161,8 +163,8 @@ class FleetScreen(LabtuiScreen[None]):
         return self._worker is None or not self._worker.is_finished  # a run that broke has hosts never ended
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "start":
-            return bool(self.hosts) and not self.running
+        if action == "start":  # a path typed but not yet opened counts: ctrl+s opens it first
+            return (bool(self.hosts) or bool(self._typed_path())) and not self.running
         if action == "stop":
             return self.running
         if action == "open_host":
@@ -171,12 +173,19 @@ class FleetScreen(LabtuiScreen[None]):
             return self.query_one("#fleet-file", Input).has_focus
         return True
 
+    def _typed_path(self) -> str:
+        return self.query_one("#fleet-file", Input).value.strip()
+
     def action_leave_field(self) -> None:
         self.query_one(DataTable).focus()
 
     def action_start(self) -> None:
         from labtui.fleet.requests import run_request, ssh_program
 
+        typed = self._typed_path()
+        # Ctrl+S straight after typing a path (no Enter) means that file's hosts, not the last ones.
+        if typed and typed != self._opened and not self.open_hosts(typed):
+            return
         profile = self.lab.profile
         if profile is None:
             self._say("Choose a profile first (Workload screen, w).", "$warning")
