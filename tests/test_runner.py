@@ -359,3 +359,31 @@ def test_a_cancel_keeps_the_finished_steps_and_says_where_the_stopped_one_was(di
     said = " s, in its warm-up: nothing of it is kept, only the steps that finished"
     assert len(stopped) == 1 and stopped[0].endswith(said), result.warnings
     assert runner.stopped_step == stopped[0]
+
+
+@pytest.mark.parametrize("engine", ["native", "fio"])
+def test_a_cancel_as_the_step_collects_its_result_keeps_the_whole_measured_window(disk_dir, tmp_path, engine):
+    # The last measured sample is in: the engine is now collecting the step's final counts (the
+    # native workers' results, fio's final report). A cancel there kept nothing of the step.
+    if engine == "fio" and shutil.which("fio") is None:
+        pytest.skip("fio is not installed")
+    store = Store(tmp_path / "home")
+    step = replace(small_profile().steps[0], write_percent=30, duration=1.0, warmup=0.2)
+    runner = Runner(small_profile(steps=(step,)), disk_dir, store, RunOptions(interval=0.2, engine=engine))
+    seen: list = []
+    _cancel_when(runner, lambda e: isinstance(e, SampleTaken) and e.phase == "measure"
+                 and e.sample.t >= step.duration - 0.05, seen)
+    result = store.find_result(runner.result.id)
+    assert result.status == "aborted" and "cancel" in result.error
+    (kept,) = result.steps
+    finished = [e for e in seen if isinstance(e, StepFinished)]
+    if finished:  # the engine was quicker than the cancel: the step is whole
+        assert kept.status == "completed" and kept.read.ios == finished[0].result.read.ios
+    else:
+        assert kept.status == "aborted", kept
+        assert kept.read.ios > 0 and kept.write.ios > 0
+        assert 0.8 <= kept.total.seconds <= 1.6, kept.total  # the whole window, not a part of it
+        assert "whole" in kept.error, kept.error
+    assert sum(s.read_ios for s in kept.samples) <= kept.read.ios and len(kept.samples) >= 3
+    assert not list(disk_dir.glob("labtui-*.dat"))
+

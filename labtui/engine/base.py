@@ -78,6 +78,12 @@ class Job:
         return self.judge
 
 
+def stopped_collecting(seconds: float, source: str) -> str:
+    """An aborted step's error where the cancel came after its measure window, as its result was collected."""
+    return (f"stopped as its result was being collected, after its whole {seconds:.1f} s measure: the figures "
+            f"are of the whole window ({source})")
+
+
 class Engine(ABC):
     """One way of generating I/O for a step: native, fio, DiskSpd."""
 

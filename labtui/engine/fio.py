@@ -35,7 +35,15 @@ from typing import Any
 import psutil
 
 from labtui.engine import cpubound, fio_parse as fr, subproc
-from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, cpu_percent_between
+from labtui.engine.base import (
+    CpuMeter,
+    Engine,
+    EngineFailed,
+    EngineUnavailable,
+    Job,
+    cpu_percent_between,
+    stopped_collecting,
+)
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.guard import ensure_cleared
 from labtui.engine.limits import StepNeeds
@@ -203,6 +211,7 @@ class FioEngine(Engine):
         if step.steady is not None and fio_judges(step):
             planned = step.warmup * 2 + 1 + step.steady.max_rounds
         deadline = time.monotonic() + step.warmup + planned * 1.1 + OVERRUN
+        ended = False
         try:
             assert proc.stdout is not None
             while True:
@@ -239,16 +248,23 @@ class FioEngine(Engine):
                                 with contextlib.suppress(ProcessLookupError):
                                     proc.send_signal(signal.SIGINT)  # fio ends its jobs and prints the final report
                 if not chunk:
+                    ended = True  # fio's final report is in: the window is measured whole
                     break
             returncode = await proc.wait()
             await err_task
         except asyncio.CancelledError:
             # Nothing can be yielded any more: what was measured goes to the runner this way.
-            self.partial_result = _partial_result(step, job, reports, tracker, meter, command_line)
+            self.partial_result = _partial_result(step, job, reports, tracker, meter, command_line, ended)
             raise
         finally:
-            await subproc.stop(proc)
-            err_task.cancel()
+            try:
+                await subproc.stop(proc)
+            except asyncio.CancelledError:
+                if self.partial_result is None:
+                    self.partial_result = _partial_result(step, job, reports, tracker, meter, command_line, ended)
+                raise
+            finally:
+                err_task.cancel()
         tracker.finish()
         self.raw_outputs.append("".join(raw))
         stderr = fr.split_output("".join(errors)).messages + tuple(stream.messages)
@@ -285,7 +301,7 @@ class FioEngine(Engine):
 
 
 def _partial_result(step: Step, job: Job, reports: list[dict[str, Any]], tracker: fr.SampleTracker, meter: CpuMeter,
-                    command_line: str) -> StepResult | None:
+                    command_line: str, ended: bool = False) -> StepResult | None:
     """What a step cancelled mid-measure had measured, as an aborted step (None: nothing yet).
 
     fio's last status report before the cancel is cumulative over the measured phase (its counters
@@ -305,6 +321,9 @@ def _partial_result(step: Step, job: Job, reports: list[dict[str, Any]], tracker
     if seconds <= 0 or result.total.ios <= 0:
         return None
     planned = step.duration * (step.steady.max_rounds if step.steady is not None else 1)
+    if ended or seconds >= planned - 0.005:  # cancelled as fio ended its window and printed its final report
+        source = "fio's final report" if ended else "fio's last status report, at the window's end"
+        return replace(result, status="aborted", error=stopped_collecting(seconds, source))
     return replace(result, status="aborted", error=(
         f"stopped {seconds:.1f} s into its {format_duration(planned)} measure: the figures are of the "
         "part measured (fio's last status report)"))

@@ -33,7 +33,7 @@ import psutil
 
 from labtui import __version__
 from labtui.engine import cpubound, native_common as nc, native_worker as nw, subproc, uring
-from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job
+from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, stopped_collecting
 from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.guard import ensure_cleared
 from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
@@ -262,6 +262,7 @@ class NativeEngine(Engine):
         if step.warmup <= 0:
             meter.start()
         measuring = step.warmup <= 0  # readings[0] is where the measured phase began
+        failed: list[_Worker] = []
         for i, tick in enumerate(ticks):
             delay = tick - time.monotonic()
             if delay > 0:
@@ -299,7 +300,16 @@ class NativeEngine(Engine):
         cpu_percent = meter.stop()
 
         overrun = self.settings.overrun_seconds or OVERRUN
-        finals = await self._collect(workers, deadline=t_end + overrun + step.duration * 0.1)
+        try:
+            finals = await self._collect(workers, deadline=t_end + overrun + step.duration * 0.1)
+        except asyncio.CancelledError:
+            # Cancelled as the workers hand in their counts, the window measured (whole, or up to
+            # a steady stop; a worker that failed cut it short): their live counters hold it.
+            if measuring:
+                self.partial_result = _partial_result(step, job, readings[0], sampler._read(), samples,
+                                                      cpu_percent, self.command_line(step, job.path, job.file_size),
+                                                      window_done=not failed)
+            raise
         # Every I/O the workers completed, warm-up and drain included: what the kernel saw.
         self.last_all_phase_ios = sum(w.live[nc.R_IOS] + w.live[nc.W_IOS] for w in workers)
         self.last_traces = [f.get("trace", []) for f in finals]
@@ -533,7 +543,7 @@ def _span(result: StepResult, before: tuple, after: tuple, step: Step) -> StepRe
 
 
 def _partial_result(step: Step, job: Job, before: tuple, after: tuple, samples: list[Sample],
-                    cpu_percent: float | None, command_line: str) -> StepResult | None:
+                    cpu_percent: float | None, command_line: str, *, window_done: bool = False) -> StepResult | None:
     """What a step cancelled mid-measure had measured, as an aborted step (None: nothing yet).
 
     The workers' final counts never come (they are stopped, not asked to finish): the figures are
@@ -545,10 +555,10 @@ def _partial_result(step: Step, job: Job, before: tuple, after: tuple, samples: 
     if seconds <= 0 or after[0] + after[1] <= before[0] + before[1]:
         return None
     planned = step.duration * (step.steady.max_rounds if step.steady is not None else 1)
+    error = (stopped_collecting(seconds, "the workers' live counters; latency min and max unknown") if window_done else
+             f"stopped {seconds:.1f} s into its {format_duration(planned)} measure: the figures are of the part measured")
     aborted = StepResult(step=step, status="aborted", cpu_percent=cpu_percent, repetition=job.repetition,
-                         command_line=command_line, samples=tuple(samples), error=(
-                             f"stopped {seconds:.1f} s into its {format_duration(planned)} measure: the figures "
-                             "are of the part measured"))
+                         command_line=command_line, samples=tuple(samples), error=error)
     return _span(aborted, before, after, step)
 
 
