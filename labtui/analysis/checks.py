@@ -154,14 +154,12 @@ class CheckReport:
     def second_pass(self) -> str:
         """Why this first pass asks for more runs, as a clause: what looked worse, or what was noisy."""
         if self.needs_confirmation:
-            lines = self.failures + self.doubtful
-            what = ", ".join(f"{l.group.name} {l.metric.label} {_change(l.delta)}" for l in lines[:3])
-            more = f" and {len(lines) - 3} more" if len(lines) > 3 else ""
-            return f"the first pass looks worse ({what}{more})"
+            what, more = _changes(self.failures + self.doubtful, ", ")
+            return f"the first pass looks worse ({what}{more and ' ' + more})"
         noisy = [l for l in self.noisy if l.noise_pct is not None]
         if not noisy:
             return "the first pass cannot tell"
-        worst = max(noisy, key=lambda l: l.noise_pct or 0.0)
+        worst = _noisiest(noisy)
         return (f"the first pass is too noisy to tell ({worst.group.name} {worst.metric.label} varies "
                 f"{worst.noise_pct:.0f} % from run to run)")
 
@@ -176,7 +174,7 @@ class CheckReport:
         noisy = [l for l in self.noisy + self.doubtful if l.noise_pct is not None]
         if not noisy:
             return None
-        worst = max(noisy, key=lambda l: l.noise_pct or 0.0)
+        worst = _noisiest(noisy)
         k = max(len(self.gating), 1)
         sd, change = (worst.noise_pct or 0.0) / 100.0, max(self.tolerance_pct, 1.0) / 100.0
         base = self.runs[0]
@@ -198,15 +196,15 @@ class CheckReport:
         family = (f"{len(self.gating)} line{'s' if len(self.gating) != 1 else ''} tested together "
                   f"(Holm, {self.alpha * 100:g} % family error), {self.runs[0]} vs {self.runs[1]} runs")
         if self.failures:
-            what = "; ".join(f"{l.group.name} {l.metric.label} {_change(l.delta)}" for l in self.failures[:3])
-            more = f" (and {len(self.failures) - 3} more)" if len(self.failures) > 3 else ""
+            what, more = _changes(self.failures, "; ")
             n = len(self.failures)
-            return f"FAIL: {n} line{'s' if n != 1 else ''} regressed beyond the {tolerance} and the noise: {what}{more}; {family}"
+            return (f"FAIL: {n} line{'s' if n != 1 else ''} regressed beyond the {tolerance} and the noise: "
+                    f"{what}{more and f' ({more})'}; {family}")
         if self.outcome == INCONCLUSIVE:
             unclear = self.noisy + self.doubtful
             if not unclear:
                 return "CANNOT TELL: the re-run has no figure to compare with the baseline"
-            worst = max(unclear, key=lambda l: l.noise_pct or 0.0)
+            worst = _noisiest(unclear)
             noise = (f"{worst.group.name} {worst.metric.label} varies {worst.noise_pct:.1f} % from run to run"
                      if worst.noise_pct is not None else f"{worst.group.name} {worst.metric.label}: {worst.reason}")
             hint = self.runs_hint()
@@ -262,6 +260,16 @@ class CheckReport:
             ],
             "comparison": self.comparison.to_json(),
         }
+
+
+def _changes(lines: Sequence[CheckLine], separator: str) -> tuple[str, str]:
+    """The first three lines with their change ("Read 4K IOPS -12.0 %"), and "and N more" or ""."""
+    what = separator.join(f"{l.group.name} {l.metric.label} {_change(l.delta)}" for l in lines[:3])
+    return what, f"and {len(lines) - 3} more" if len(lines) > 3 else ""
+
+
+def _noisiest(lines: Sequence[CheckLine]) -> CheckLine:
+    return max(lines, key=lambda l: l.noise_pct or 0.0)
 
 
 def _change(delta: Delta | None) -> str:
