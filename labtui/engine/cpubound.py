@@ -37,7 +37,12 @@ OWN_CPU = "a worker process used "  # how verdict() begins a reason where one wo
 
 def advice(reason: str | None, engine: str = "native") -> str:
     """What to do about a CPU-bound step, for the reason verdict() gave (None: not known)."""
-    table = ADVICE if reason is None or reason.startswith(OWN_CPU) else CROWDED
+    return advice_for(reason is None or reason.startswith(OWN_CPU), engine)
+
+
+def advice_for(own_limit: bool, engine: str = "native") -> str:
+    """What to do where one worker was its own limit (more threads), or where they waited for a CPU."""
+    table = ADVICE if own_limit else CROWDED
     return table.get(engine, table["native"])
 
 

@@ -34,7 +34,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.engine.base import engine_title
-from labtui.engine.cpubound import ADVICE, CROWDED, THRESHOLD
+from labtui.engine.cpubound import THRESHOLD, advice_for
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.errors import LabtuiError
@@ -687,15 +687,14 @@ class RunScreen(LabtuiScreen[None]):
             # While it runs; once it ends the run's warning (with the step's verdict) says it.
             cpu = step.last.sample.engine_cpu_percent if step.last is not None else None
             engine = live.started.engine.name if live.started is not None else "native"
-            if cpu is not None and cpu >= 100 * THRESHOLD:  # verdict()'s own rule: the worker was its own limit
+            own_limit = cpu is not None and cpu >= 100 * THRESHOLD  # verdict()'s own rule
+            if own_limit:
                 busy = f"the engine's busiest worker uses {cpu:.0f} % of a CPU"
-                advice = ADVICE.get(engine, ADVICE["native"])
             else:
                 busy = ("the machine has no idle CPU" if cpu is None else
                         f"the engine's busiest worker runs {cpu:.0f} % of the time and waits for a CPU the rest, "
                         "or no CPU is idle")
-                advice = CROWDED.get(engine, CROWDED["native"])
-            lines.append(Content.styled(f"CPU-bound: {busy}; {advice}", "$warning"))
+            lines.append(Content.styled(f"CPU-bound: {busy}; {advice_for(own_limit, engine)}", "$warning"))
         if step is not None and step.result is not None and step.result.error:
             lines.append(Content.styled(f"step {step.result.status}: {step.result.error}", "$error"))
         for warning in live.warnings[-3:]:
