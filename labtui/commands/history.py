@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
+    from labtui.render.fitting import Fitted
     from labtui.results.summaries import ResultSummary
 
 HELP = "list saved results"
@@ -48,15 +47,17 @@ def summary(row: ResultSummary) -> dict[str, Any]:
 WIDE = 110
 
 
-def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Table:
+def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
     """One row per result; a line per step in the figures columns. Ids, statuses and figures are never
-    cut; a long profile name or disk model folds onto more lines. The engine is always there: native,
-    fio and DiskSpd runs of one profile are different measurements."""
+    cut; a long profile name or disk model folds onto more lines. The engine is there wherever the
+    profile is: native, fio and DiskSpd runs of one profile are different measurements. Narrower than
+    the ids and figures need beside them (60 columns), the disk is left out, then the profile."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     from labtui.analysis.listed_steps import listed_steps
+    from labtui.render.fitting import Fitted
     from labtui.render.result_tables import NARROW_STATUS, STATUS_STYLES, fmt_iops, fmt_mib, fmt_time
     from labtui.render.words import Words
 
@@ -100,7 +101,7 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Table:
             marked = [("" if s.status == "completed" else s.status, STATUS_STYLES.get(s.status, "")) for s in steps]
             cells.append(Text("\n").join(Text(mark, style=style) for mark, style in marked))
         table.add_row(*cells)
-    return table
+    return Fitted(table, optional=("disk", "profile"))
 
 
 def run(args: argparse.Namespace) -> int:

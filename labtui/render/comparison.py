@@ -22,7 +22,9 @@ from labtui.analysis.comparison import (
     fmt_p,
 )
 from labtui.render import markdown
+from labtui.render.fitting import Either, Fitted
 from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms
+from labtui.render.words import Words
 
 
 @dataclass(frozen=True)
@@ -187,21 +189,21 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
     for warning in comparison.warnings:
         parts.append(Text(f"warning: {warning}", style=colours.warning))
     legend = Table(box=None, show_header=False, pad_edge=False)
-    legend.add_column(style="bold")
-    legend.add_column()
+    legend.add_column(style="bold", no_wrap=True)
+    legend.add_column(overflow="fold")
     for i, letter in enumerate(letters):
-        legend.add_row(letter, describe_result(comparison, i))
-    parts.append(legend)
+        legend.add_row(letter, Words(describe_result(comparison, i)))
+    parts.append(Fitted(legend))
 
     table = Table(box=box.SIMPLE_HEAD, title_justify="left",
                   title=f"Differences against A (tolerance ±{comparison.tolerance_pct:g} %; ↑ higher is better, "
                         "↓ lower is better)")
-    table.add_column("step")
+    table.add_column("step", overflow="fold")
     table.add_column("metric", no_wrap=True)
     for i, letter in enumerate(letters):
-        table.add_column(letter, justify="right")
+        table.add_column(letter, justify="right", no_wrap=True)  # a figure over its margin, both whole
         if i:
-            table.add_column(f"{letter} vs A", justify="right")
+            table.add_column(f"{letter} vs A", justify="right", no_wrap=True)
             words = [d.verdict for g in comparison.groups for row in g.rows if (d := row.deltas[i]) is not None]
             table.add_column("verdict", min_width=max(map(len, words), default=len("verdict")))  # never cut: the answer
     for group in comparison.groups:
@@ -216,17 +218,19 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
                     cells.append(Text(fmt_change(delta), style=style))
                     cells.append(_verdict_cell(delta, style))
             table.add_row(*cells, end_section=n == len(group.rows) - 1)
-    parts.append(table)
+    parts.append(Fitted(table))
 
     differences = comparison.differences
     if differences and len(letters) > 1:
+        # A target path or a serial is folded at its slashes and hyphens, never cut short: a
+        # person copies it to look for the difference.
         ctx = Table(box=box.SIMPLE_HEAD, title="What differs", title_justify="left")
-        ctx.add_column("")
+        ctx.add_column("", no_wrap=True)
         for letter in letters:
-            ctx.add_column(letter)
+            ctx.add_column(letter, overflow="fold")
         for difference in differences:
-            ctx.add_row(difference.label, *difference.values)
-        parts.append(ctx)
+            ctx.add_row(difference.label, *map(Words, difference.values))
+        parts.append(Fitted(ctx))
     elif len(letters) > 1:
         parts.append(Text("context: the same " + ", ".join(r.label for r in comparison.context), style="dim"))
     for title, line in bottleneck_lines(comparison):
@@ -241,7 +245,7 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
     return Group(*parts)
 
 
-def statistics_table(comparison: Comparison) -> Table:
+def statistics_table(comparison: Comparison) -> Fitted:
     """One result's figures: mean, standard deviation and confidence interval, run-to-run noise, steadiness."""
     table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
                   title=f"Statistics ({comparison.confidence:.0%} confidence intervals)")
@@ -249,21 +253,23 @@ def statistics_table(comparison: Comparison) -> Table:
     columns = [("step", "left"), ("metric", "left"), ("n", "right")] + ([("best", "right")] if best else [])
     columns += [("mean", "right"), ("sd", "right"), ("CI", "right"), ("noise", "right"), ("steadiness", "right")]
     for name, justify in columns:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        # The figures are never broken; the interval breaks only between its two ends.
+        table.add_column(name, justify=justify, no_wrap=name not in ("step", "metric", "CI"))  # type: ignore[arg-type]
     for group in comparison.groups:
         for n, row in enumerate(group.rows):
             figure = row.figures[0]
             if figure is None:
                 continue
             ci = figure.interval(comparison.confidence)
+            low, high = (fmt_value(row.metric, ci[0]), fmt_value(row.metric, ci[1])) if ci else ("", "")
             table.add_row(
-                group_title(group) if n == 0 else "",
+                Words(group_title(group)) if n == 0 else "",
                 metric_name(row.metric),
                 str(figure.n),
                 *([fmt_value(row.metric, figure.value) if figure.best else "-"] if best else []),
                 fmt_value(row.metric, figure.mean),
                 fmt_value(row.metric, figure.stdev) if figure.stdev is not None else "-",
-                f"{fmt_value(row.metric, ci[0])} – {fmt_value(row.metric, ci[1])}" if ci else "one run",
+                Either(f"{low} – {high}", f"{low} –\n{high}") if ci else "one run",
                 f"{figure.noise.relative_sd * 100:.1f} %" if figure.noise else "-",
                 f"±{figure.steadiness * 100:.1f} %" if figure.steadiness is not None else "-",
                 end_section=n == len(group.rows) - 1,
@@ -276,7 +282,7 @@ def statistics_table(comparison: Comparison) -> Table:
         "run's interval samples vary (coefficient of variation, the median over runs): how steady the run "
         "was, never evidence that two results differ."
     )
-    return table
+    return Fitted(table, optional=("steadiness",))
 
 
 OUTCOME_STYLE = {PASS: "green", FAIL: "bold red", INFO: "dim", DOUBT: "yellow", NOISY: "yellow"}
@@ -307,7 +313,9 @@ def check_renderable(report: CheckReport, title: str | None = None) -> Group:
     table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left")
     for name, justify in (("step", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right"),
                           ("change", "right"), ("result", "left"), ("decided by", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        # The figures and the outcome are never broken; names and what decided it fold at words.
+        table.add_column(name, justify=justify, no_wrap=name in ("baseline", "now", "change", "result"),  # type: ignore[arg-type]
+                         overflow="fold" if name == "step" else "ellipsis")
     lines = report.lines
     n = 0
     for i, line in enumerate(lines):
@@ -326,7 +334,7 @@ def check_renderable(report: CheckReport, title: str | None = None) -> Group:
         )
         n += 1
     parts: list = [Text(f"warning: {w}", style="yellow") for w in report.comparison.warnings]
-    parts.append(table)
+    parts.append(Fitted(table))
     for row in report.comparison.differences:
         parts.append(Text(f"context differs: {row.label}: baseline {row.values[0]}, now {row.values[1]}", style="dim"))
     for group in report.comparison.groups:

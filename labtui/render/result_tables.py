@@ -18,6 +18,7 @@ from rich.text import Text
 from labtui.analysis import bottleneck
 from labtui.model import Precondition, Profile, RunResult, SteadyState, StepResult
 from labtui.params import Param
+from labtui.render.fitting import Either, Fitted
 from labtui.render.words import Words
 from labtui.units import format_duration, format_size, human_duration, human_size
 
@@ -173,7 +174,12 @@ def fmt_mb(value: float | None) -> str:
     return "-" if value is None else fmt_mib(value / 1e6)
 
 
-def result_steps_table(result: RunResult) -> Table:
+# Where the figures do not fit beside the step's name, these go first (the per-direction IOPS are in
+# the statistics below; MB/s is MiB/s in other units).
+STEPS_OPTIONAL = ("read / write IOPS", "MB/s")
+
+
+def result_steps_table(result: RunResult) -> Fitted:
     """The per-step summary printed at the end of a run and by `labtui show`.
 
     With repetitions, each step's passes are listed together and followed by the step's figure
@@ -194,7 +200,8 @@ def result_steps_table(result: RunResult) -> Table:
     steady = any(s.steady_state is not None for s in result.steps)
     names += ["steady"] if steady else []
     for name in names:
-        table.add_column(name, justify="right", no_wrap=True)
+        # Figures are never broken; the pair of directions only between its two.
+        table.add_column(name, justify="right", no_wrap=name != "read / write IOPS")
     show_rep = profile.repeat > 1 or any(s.repetition > 1 for s in result.steps)
     groups: dict[tuple, list[StepResult]] = {}
     for s in result.steps:
@@ -208,11 +215,12 @@ def result_steps_table(result: RunResult) -> Table:
                 name += f" ({s.status})"
             if s.engine_bound:
                 name += " (CPU-bound)"
-            row: list[str | Text | Words] = [Words(name), fmt_iops(iops), fmt_mib(mib)]
+            row: list[str | Text | Words | Either] = [Words(name), fmt_iops(iops), fmt_mib(mib)]
             if decimal:
                 row.append(fmt_mb(s.total.bytes_per_second) if s.step.kind != "command" else "")
             if mixed:
-                row.append(f"{fmt_iops(s.read.iops)} / {fmt_iops(s.write.iops)}" if s.step.kind != "command" else "")
+                read, write = fmt_iops(s.read.iops), fmt_iops(s.write.iops)
+                row.append(Either(f"{read} / {write}", f"{read} /\n{write}") if s.step.kind != "command" else "")
             if ios:
                 row += ["", ""] if s.step.kind == "command" else [fmt_ms(s.latency.mean), p99_text(s)]
             if commands:
@@ -253,14 +261,18 @@ def result_steps_table(result: RunResult) -> Table:
     if decimal:
         table.caption = (table.caption + "; " if table.caption else "") + "MB/s: 10^6 bytes per second, MiB/s: 2^20"
         table.caption_justify = "left"
-    return table
+    return Fitted(table, optional=STEPS_OPTIONAL)
 
 
 LATENCY_COLUMNS = (("min", "min"), ("mean", "mean"), ("p50", "p50"), ("p90", "p90"), ("p95", "p95"),
                    ("p99", "p99"), ("p999", "p99.9"), ("p9999", "p99.99"), ("max", "max"))
 
 
-def latency_table(steps: Iterable[StepResult], *, names: bool | Sequence[str] = True) -> Table:
+# Too narrow for every percentile whole, the middle ones go first: the tail is what a person reads.
+LATENCY_OPTIONAL = ("p95", "p90", "p50", "min")
+
+
+def latency_table(steps: Iterable[StepResult], *, names: bool | Sequence[str] = True) -> Fitted:
     """Latency percentiles in ms, a row per step and direction that measured them; each row named by its
     step, by the name given for its step in `names` (a step's passes: "#1", "#2"), or by its direction alone."""
     steps = list(steps)
@@ -274,7 +286,7 @@ def latency_table(steps: Iterable[StepResult], *, names: bool | Sequence[str] = 
             if summary.measured:
                 table.add_row(f"{given[i]} {label}" if given else label,
                               *(fmt_ms(getattr(summary, key)) for key, _label in LATENCY_COLUMNS))
-    return table
+    return Fitted(table, optional=LATENCY_OPTIONAL)
 
 
 # The terminal's colours for a status; the TUI passes its theme's instead.
@@ -294,12 +306,14 @@ def _test_file_text(result: RunResult) -> str:
     return text
 
 
-def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = STATUS_STYLES) -> Table:
+def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = STATUS_STYLES) -> Fitted:
+    """What was measured where: the result's facts, a line each. A value folds at its words, and a path
+    longer than the line at its slashes: never cut short, it can be copied whole."""
     t = result.target
     h = result.host
     table = Table(box=None, show_header=False, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
     rows: list[tuple[str, RenderableType]] = [
         ("id", result.id),
         ("status", _status_text(result, status_styles)),
@@ -325,8 +339,8 @@ def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = ST
     if result.tags:
         rows.append(("tags", ", ".join(result.tags)))
     for key, value in rows:
-        table.add_row(key, value)
-    return table
+        table.add_row(key, Words(value) if isinstance(value, str | Text) else value)
+    return Fitted(table)
 
 
 def bottleneck_renderable(result: RunResult, *, every: bool = True, warning: StyleType = "yellow") -> Group | None:

@@ -1,0 +1,127 @@
+"""What a person reads at 60 and 80 columns: figures, ids and words whole, long paths folded, never cut to "…"."""
+
+import io
+import re
+from dataclasses import replace
+
+import pytest
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from labtui.cli import main
+from labtui.render.fitting import Either, Fitted
+from labtui.render.words import Words
+from labtui.results.store import Store
+from synthetic import READ, TARGET, WRITE, run_result
+
+# Deep enough that no 60- or 80-column line holds it: it must fold, whole, at its slashes and hyphens.
+DEEP = "/srv/lab-benchmarks/startech-pcie-adapter-slot-2/after-the-firmware-upgrade/scratch-area"
+
+
+def cli(capsys, monkeypatch, columns, *args):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def lines(renderable, width):
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    console.print(renderable)
+    return console.file.getvalue().splitlines()
+
+
+def unfolded(text):
+    """`text` with its lines joined back where a word or a path was folded at the end of one."""
+    return re.sub(r"([-/])\s*\n\s*", r"\1", text)
+
+
+@pytest.fixture
+def saved(labtui_home):
+    """Two results on an unknown disk with big figures (a RAM disk's millions of IOPS), the second
+    on a long target path, with repetitions, so every table's columns are there."""
+    unknown = replace(TARGET, model=None, path="/mnt/a")
+    store = Store()
+    a = store.save_result(run_result("20261101-120000-aaaa", {READ: [2_161_519, 2_150_000], WRITE: [1_110_589]},
+                                     target=unknown))[0]
+    b = store.save_result(run_result("20261101-130000-bbbb", {READ: [2_224_511], WRITE: [1_113_902]}, minutes=60,
+                                     target=replace(unknown, path=DEEP)))[0]
+    return a, b
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_history_keeps_its_figures_and_words_whole_at_narrow_widths(saved, capsys, monkeypatch, columns):
+    out = cli(capsys, monkeypatch, columns, "history")
+    assert max(map(len, out.splitlines())) <= columns
+    assert "…" not in out, out
+    for figure in ("2,224,511", "139,032", "1,113,902", "69,619", "2,155,760", "134,735", "1,110,589", "69,412"):
+        assert figure in out, (figure, out)
+    for result in saved:
+        assert result.id in out
+    # The disk is said whole or, where there is no room beside the figures, left out: never "unkno" over "wn".
+    assert "unkno" not in out.replace("unknown", "")
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_show_keeps_every_figure_whole_and_folds_the_target_path(saved, capsys, monkeypatch, columns):
+    _a, b = saved
+    out = cli(capsys, monkeypatch, columns, "show", b.id)
+    table_lines = [line for line in out.splitlines() if not line.startswith(("Read 64K random:", "Write 64K random:"))]
+    assert max(map(len, table_lines)) <= columns
+    assert "…" not in out, out
+    assert DEEP in unfolded(out)  # folded, not cut: a person can read (and copy) all of it
+    for figure in ("2,224,511", "139,032", "1,113,902", "69,619", "0.014", "0.029", "0.057", "20.0%"):
+        assert figure in out, (figure, out)
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_compare_keeps_figures_and_verdicts_whole_and_folds_what_differs(saved, capsys, monkeypatch, columns):
+    a, b = saved
+    out = cli(capsys, monkeypatch, columns, "compare", a.id, b.id)
+    assert max(map(len, out.splitlines())) <= columns
+    assert "…" not in out, out
+    for text in ("2,155,760", "2,224,511", "134,735", "139,032", "1,110,589", "1,113,902", "within noise",
+                 "p=0.093"):
+        assert text in out, (text, out)
+    differs = out[out.index("What differs"):]
+    assert "/mnt/a" in differs and DEEP in unfolded(differs), differs
+
+
+def test_a_table_too_wide_for_its_figures_leaves_out_its_optional_columns_first():
+    table = Table(box=box.SIMPLE_HEAD)
+    for name in ("id", "profile", "disk", "IOPS", "MiB/s"):
+        table.add_column(name, no_wrap=name in ("id", "IOPS", "MiB/s"), overflow="fold")
+    table.add_row("20260928-140447-33a3", "quick-sanity", Words("unknown"), "2,161,519", "8,443.4")
+    text = "\n".join(lines(Fitted(table, optional=("disk", "profile")), 64))
+    assert "2,161,519" in text and "8,443.4" in text and "20260928-140447-33a3" in text
+    assert "disk" not in text and "unknown" not in text and "quick-sanity" in text  # the disk went, and only it
+    assert max(map(len, text.splitlines())) <= 64
+    narrower = "\n".join(lines(Fitted(table, optional=("disk", "profile")), 50))
+    assert "2,161,519" in narrower and "quick-sanity" not in narrower and "profile" not in narrower
+    wide = "\n".join(lines(Fitted(table, optional=("disk", "profile")), 80))
+    assert "unknown" in wide and "disk" in wide
+
+
+def test_a_table_that_cannot_fit_by_any_column_is_printed_a_row_per_block():
+    table = Table(box=box.SIMPLE_HEAD, title="Latency (ms)")
+    for name in ("step", "p99", "p99.9", "p99.99", "max"):
+        table.add_column(name, justify="right", no_wrap=name != "step")
+    table.add_row("Read 4K random read", "1,234.56", "2,345.67", "3,456.78", "4,567.89")
+    out = lines(Fitted(table), 24)
+    assert max(map(len, out)) <= 24
+    for header, value in (("p99", "1,234.56"), ("p99.9", "2,345.67"), ("p99.99", "3,456.78"), ("max", "4,567.89")):
+        assert any(re.match(rf"{re.escape(header)}\s+{re.escape(value)}\s*$", line) for line in out), out
+    assert "Latency (ms)" in "\n".join(out) and "…" not in "\n".join(out)
+
+
+def test_a_cell_with_two_ways_to_be_said_breaks_only_where_it_reads():
+    table = Table(box=None)
+    table.add_column("metric", no_wrap=True)
+    table.add_column("CI", justify="right")
+    table.add_row("CPU", Either("68.1 % – 77.6 %", "68.1 % –\n77.6 %"))
+    assert any("68.1 % – 77.6 %" in line for line in lines(Fitted(table), 40))
+    narrow = lines(Fitted(table), 16)
+    assert any(line.rstrip().endswith("68.1 % –") for line in narrow) and any("77.6 %" in line for line in narrow)
+    assert not any(re.search(r"\d\s*$", line) and "%" not in line for line in narrow)  # no figure cut from its unit
