@@ -33,6 +33,20 @@ def lines(renderable, width):
     return console.file.getvalue().splitlines()
 
 
+def folded_cell(text, start):
+    """The lines of the table cell that begins with `start`: the text at its column, line after line."""
+    lines = text.splitlines()
+    row = next(i for i, line in enumerate(lines) if start in line)
+    at = lines[row].index(start)
+    cell = []
+    for line in lines[row:]:
+        piece = line[at:].split("  ")[0].strip()
+        if not piece or (cell and line[:at].strip()):
+            break
+        cell.append(piece)
+    return cell
+
+
 def unfolded(text):
     """`text` with its lines joined back where a word or a path was folded at the end of one."""
     return re.sub(r"([-/])\s*\n\s*", r"\1", text)
@@ -125,3 +139,44 @@ def test_a_cell_with_two_ways_to_be_said_breaks_only_where_it_reads():
     narrow = lines(Fitted(table), 16)
     assert any(line.rstrip().endswith("68.1 % –") for line in narrow) and any("77.6 %" in line for line in narrow)
     assert not any(re.search(r"\d\s*$", line) and "%" not in line for line in narrow)  # no figure cut from its unit
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_disks_fold_mount_points_at_their_slashes_and_keep_sizes_whole(labtui_home, capsys, monkeypatch, columns):
+    from labtui.engine import devices
+
+    disks = [devices.Disk("nvme0n1", "/dev/nvme0n1", "NVMe", model="Samsung SSD 980 PRO 1TB", serial="S5GXNF0R123456X",
+                          firmware="5B2QGXA7", size_bytes=1_000_204_886_016)]
+    volumes = [devices.Volume("/mnt/nvme-startech-adapter-slot-2", "/dev/nvme0n1p1", "ext4", device="/dev/nvme0n1p1",
+                              disk="nvme0n1", size_bytes=983_349_346_304, free_bytes=912_000_000_000)]
+    monkeypatch.setattr(devices, "list_disks", lambda **_: disks)
+    monkeypatch.setattr(devices, "list_volumes", lambda **_: volumes)
+    out = cli(capsys, monkeypatch, columns, "disks")
+    assert max(map(len, out.splitlines())) <= columns and "…" not in out, out
+    for text in ("/dev/nvme0n1", "932 GiB", "916 GiB", "849 GiB"):
+        assert text in out, (text, out)
+    # Whole, folded only after a slash or a hyphen where it is longer than its column.
+    cell = folded_cell(out, "/mnt/nvme")
+    assert "".join(cell) == "/mnt/nvme-startech-adapter-slot-2", (cell, out)
+    assert all(piece.endswith(("/", "-")) for piece in cell[:-1]), (cell, out)
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_profiles_keep_their_names_and_figures_whole(labtui_home, capsys, monkeypatch, columns):
+    out = cli(capsys, monkeypatch, columns, "profiles")
+    assert max(map(len, out.splitlines())) <= columns and "…" not in out, out
+    for text in ("quick-sanity", "configmgr-sql-quick", "snia-lite", "20GiB", "12:32", "50:01", "varies"):
+        assert text in out, (text, out)
+    steps = cli(capsys, monkeypatch, columns, "profiles", "cdm-nvme")
+    assert "…" not in steps and max(map(len, steps.splitlines())) <= columns, steps
+    for text in ("128KiB", "sequential", "SEQ128K", "Q32T16"):
+        assert text in steps, (text, steps)
+
+
+def test_a_long_token_folds_at_a_hyphen_past_the_first_third_of_the_line():
+    from labtui.render.words import cut_token
+
+    # 'F4-o128-reconstruc' over 'ted' was cut at the edge: its last hyphen was before the middle.
+    assert cut_token("F4-o128-reconstructed", 17) == len("F4-o128-")
+    assert cut_token("/a-very-long-directory-name", 20) == len("/a-very-long-")
+    assert cut_token("/x/averyveryverylongname", 20) == 20  # a cut at the start would leave the line nearly empty

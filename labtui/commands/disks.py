@@ -26,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from labtui.analysis import bottleneck
     from labtui.commands.common import print_json, stdout
     from labtui.engine import devices
+    from labtui.render.fitting import Fitted
+    from labtui.render.words import Words
     from labtui.units import human_size
 
     disks = devices.list_disks(include_empty=args.all)
@@ -49,13 +51,14 @@ def run(args: argparse.Namespace) -> int:
     notes = []
     for d in disks:
         link = bottleneck.link_of(d)
-        table.add_row(d.path, d.kind, d.model or "unknown", human_size(d.size_bytes), d.firmware or "-",
-                      link.short_with_best if link else "-", d.serial or "-",
+        table.add_row(d.path, d.kind, Words(d.model or "unknown"), human_size(d.size_bytes), Words(d.firmware or "-"),
+                      Words(link.short_with_best if link else "-"), Words(d.serial or "-"),
                       style="yellow" if link is not None and link.downgraded else "")
         note = bottleneck.disk_note(d)
         if note:
             notes.append(f"{d.path}: link {note}")
-    out.print(table)
+    # Too narrow for every column whole (60 columns): the firmware goes first, then the serial.
+    out.print(Fitted(table, optional=("firmware", "serial")))
     for note in notes:
         out.print(f"warning: {note}", style="yellow", highlight=False, markup=False)
     table = Table(box=box.SIMPLE_HEAD, title="Volumes", title_justify="left")
@@ -65,9 +68,10 @@ def run(args: argparse.Namespace) -> int:
                          overflow="fold" if name in ("mount point", "device") else "ellipsis")
     for v in volumes:
         notes = [n for n, on in (("read-only", v.read_only), ("pseudo", v.pseudo)) if on]
-        table.add_row(v.mount_point, v.filesystem, v.device or v.source, v.disk or "-",
-                      human_size(v.size_bytes), human_size(v.free_bytes), ", ".join(notes))
-    out.print(table)
+        # A mount point folds at its slashes and hyphens ("/mnt/narr" over "ow-ram" cannot be copied).
+        table.add_row(Words(v.mount_point), v.filesystem, Words(v.device or v.source), v.disk or "-",
+                      human_size(v.size_bytes), human_size(v.free_bytes), Words(", ".join(notes)))
+    out.print(Fitted(table, optional=("disk", "device")))
     return 0
 
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 # A folding column may cut a token longer than this (a path, a file-named profile) at its
 # hyphens and slashes; shorter words ("unknown", "completed") stay whole.
-FOLD_AT = 16
+FOLD_AT = 12
 
 
 class Fitted:

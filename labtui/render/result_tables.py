@@ -63,23 +63,24 @@ def step_headline(step: StepResult) -> tuple[float, float]:
     return total.iops, total.mib_s
 
 
-def profiles_table(profiles: Iterable[Profile]) -> Table:
+def profiles_table(profiles: Iterable[Profile]) -> Fitted:
+    """The profiles, a row each; narrower than their names and figures need, the origin goes, then the title."""
     table = Table(box=box.SIMPLE_HEAD, title="Profiles", title_justify="left")
     table.add_column("name", style="bold", no_wrap=True)
-    table.add_column("title")
-    table.add_column("steps", justify="right")
-    table.add_column("file", justify="right")
-    table.add_column("time", justify="right")
-    table.add_column("origin")
+    table.add_column("title", overflow="fold")
+    table.add_column("steps", justify="right", no_wrap=True)
+    table.add_column("file", justify="right", no_wrap=True)
+    table.add_column("time", justify="right", no_wrap=True)
+    table.add_column("origin", no_wrap=True)
     for p in profiles:
         # A command takes as long as it takes: its time is not known in advance.
         commands = any(not s.is_io for s in p.steps)
         time = "varies" if not p.needs_test_file else human_duration(p.planned_seconds) + ("+" if commands else "")
         table.add_row(
-            p.name, p.title, str(len(p.steps)), format_size(p.file_size) if p.needs_test_file else "none", time,
+            p.name, Words(p.title), str(len(p.steps)), format_size(p.file_size) if p.needs_test_file else "none", time,
             p.origin,
         )
-    return table
+    return Fitted(table, optional=("origin", "title"))
 
 
 def verdict_cell(state: SteadyState | None) -> str:
@@ -98,25 +99,26 @@ def precondition_text(p: Precondition) -> str:
             f"{p.seconds:,.1f} s ({p.mib_s:,.0f} MiB/s{how}; each pass {passes})")
 
 
-def steps_table(profile: Profile) -> Table:
+def steps_table(profile: Profile) -> Fitted:
     table = Table(box=box.SIMPLE_HEAD, title=f"{profile.name}: {profile.title}", title_justify="left")
     for name, justify in (
         ("#", "right"), ("step", "left"), ("block", "right"), ("pattern", "left"), ("W%", "right"),
         ("T", "right"), ("O", "right"), ("time", "right"), ("warm", "right"), ("cache", "left"),
     ):
-        table.add_column(name, justify=justify, no_wrap=name != "step")  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, no_wrap=name != "step", overflow="fold")  # type: ignore[arg-type]
     table.caption = "W% write percent, T threads, O outstanding I/Os per thread"
     if profile.params:
         table.caption += "".join(f"\nparameter {{{p.name}}}: {param_text(p)}" for p in profile.params)
     for i, s in enumerate(profile.steps, 1):
         if s.kind == "command":
-            table.add_row(str(i), s.name, "", "command", "", "", "", f"<= {format_duration(s.timeout)}", "", s.command)
+            table.add_row(str(i), Words(s.name), "", "command", "", "", "", f"<= {format_duration(s.timeout)}", "",
+                          Words(s.command))
             continue
         time = format_duration(s.duration)
         if s.steady_state:
             time = f"{s.steady_max_rounds}x{time}"  # rounds of `duration`, at most this many
         table.add_row(
-            str(i), s.name, format_size(s.block_size), s.pattern, str(s.write_percent), str(s.threads),
+            str(i), Words(s.name), format_size(s.block_size), s.pattern, str(s.write_percent), str(s.threads),
             str(s.outstanding), time, format_duration(s.warmup), s.cache,
         )
     steady = sorted({(s.steady_state, s.steady_window) for s in profile.io_steps if s.steady_state})
@@ -126,7 +128,8 @@ def steps_table(profile: Profile) -> Table:
     if profile.precondition:
         table.caption += (f"\npreconditioning: the test file written sequentially {profile.precondition} "
                           f"time{'s' if profile.precondition != 1 else ''} before the steps")
-    return table
+    # Narrower than every setting needs, the step's number and warm-up go first.
+    return Fitted(table, optional=("#", "warm"))
 
 
 def param_text(param: Param) -> str:

@@ -3,7 +3,8 @@
 Rich wraps a cell at spaces only and, with overflow="fold", cuts a word that does not fit wherever the
 column ends: "swapped-card-2026-11-3" over "0,firmware-upgraded". A `Words` cell breaks a line at a
 space or after a comma; only a single token longer than the whole column is cut, after its last
-hyphen, slash, dot or underscore that fits (not before the middle of the line) or else at the column's edge.
+hyphen, slash, dot or underscore that fits (not in the first third of the line, which would leave it
+nearly empty) or else at the column's edge.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def cut_token(token: str, width: int) -> int:
         fits = index + 1
     fits = max(fits, 1)
     soft = max((i + 1 for i in range(fits) if token[i] in SOFT_CUTS), default=0)
-    return soft if soft * 2 >= fits else fits
+    return soft if soft * 3 >= fits else fits
 
 
 def break_offsets(line: str, width: int) -> list[int]:
