@@ -180,3 +180,12 @@ def test_a_long_token_folds_at_a_hyphen_past_the_first_third_of_the_line():
     assert cut_token("F4-o128-reconstructed", 17) == len("F4-o128-")
     assert cut_token("/a-very-long-directory-name", 20) == len("/a-very-long-")
     assert cut_token("/x/averyveryverylongname", 20) == 20  # a cut at the start would leave the line nearly empty
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_baselines_keep_the_id_check_takes_whole(saved, capsys, monkeypatch, columns):
+    a, b = saved
+    cli(capsys, monkeypatch, columns, "baseline", a.id, b.id, "--yes")
+    out = cli(capsys, monkeypatch, columns, "baseline")
+    assert max(map(len, out.splitlines())) <= columns and "…" not in out, out
+    assert a.id in out and "+ 1 more" in out and "quick-sanity" in out, out

@@ -171,11 +171,17 @@ def _list(store: Store, as_json: bool) -> int:
     if not rows:
         out.print("no baselines yet: `labtui baseline ID` marks one")
         return 0
+    from labtui.render.fitting import Either, Fitted
+    from labtui.render.words import Words
+
+    # The result's id is what `labtui check --baseline` takes: whole, never "20261202-0…". A disk or a
+    # file-named profile folds at its words, hyphens and slashes.
     table = Table(box=box.SIMPLE_HEAD, title="Baselines", title_justify="left")
     for name in ("disk", "profile", "result", "state"):
-        table.add_column(name)
+        table.add_column(name, overflow="fold")
     for b, state in rows:
         more = f" + {len(b.added)} more" if b.added else ""
-        table.add_row(b.disk, b.profile, b.result_id + more, state)
-    out.print(table)
+        runs = Either(b.result_id + more, b.result_id + more.replace(" + ", "\n+ ", 1))
+        table.add_row(Words(b.disk), Words(b.profile), runs, Words(state))
+    out.print(Fitted(table))
     return 0

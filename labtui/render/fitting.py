@@ -130,7 +130,7 @@ def needed(column: Column, console: Console, options: ConsoleOptions) -> tuple[i
         low, high = Measurement.get(console, options.update(width=options.max_width), cell)
         if column.no_wrap:
             low = high
-        elif column.overflow == "fold" or isinstance(cell, Words):
+        elif isinstance(cell, Words) or (column.overflow == "fold" and isinstance(cell, str | Text)):
             low = min(high, max(min(low, FOLD_AT), 1))
         least, most = max(least, low), max(most, high)
     if column.min_width is not None:
