@@ -99,10 +99,14 @@ def disk_dir(disk_dir, request) -> Path:
 
 
 def _injected(disk_dir: Path) -> tuple[list[Volume], tuple[Disk, ...]]:
-    """Two "volumes" whose mount points are real directories on a real disk, and a tmpfs."""
+    """Two "volumes" whose mount points are real directories on a real disk, and a tmpfs.
+
+    Their labtui folders are made here: the runner makes one only at a real mount point (by this
+    machine's mount table, which the test cannot inject), and these are not.
+    """
     volumes = []
     for name in ("a", "b"):
-        (disk_dir / name).mkdir()
+        (disk_dir / name / "labtui").mkdir(parents=True)
         volumes.append(vol(str(disk_dir / name), device="/dev/sda1", disk="sda", dev_id=f"fake:{name}"))
     volumes.append(vol("/dev/shm", "tmpfs", device=None, disk=None, pseudo=True))
     return volumes, DISKS
@@ -126,7 +130,7 @@ def test_a_sweep_runs_each_volume_in_turn_tags_the_results_and_compares_them(dis
     comparison = data["comparison"]
     assert [r["id"] for r in comparison["results"]] == [r["id"] for r in data["results"]]
     assert [s["name"] for s in comparison["steps"]] == ["Read 64K random", "Write 64K random"]
-    assert not list((disk_dir / "a").iterdir())  # the test file and the directory made for it are gone
+    assert not list((disk_dir / "a" / "labtui").iterdir())  # the test file is gone
 
     # The same without --json: each volume's table, the skipped ones, and the comparison.
     code = run_sweep(_tiny(), store, RunOptions(interval=0.25), as_json=False, yes=True, volumes=volumes,

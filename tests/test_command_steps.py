@@ -32,6 +32,7 @@ def command_profile(command: str, *, params=(), **fields) -> Profile:
 
 def run_profile(profile: Profile, target: Path, home: Path, **options) -> tuple[Runner, list]:
     options.setdefault("interval", 0.1)
+    target.mkdir(exist_ok=True)
     runner = Runner(profile, target, Store(home), RunOptions(**options))
     events: list = []
 
@@ -207,6 +208,7 @@ def test_a_missing_parameter_or_program_stops_the_run_before_anything_happens(tm
 def test_cancelling_stops_the_process_group_runs_cleanup_and_saves_an_aborted_step(tmp_path):
     tag = marker()
     target = tmp_path / "t"
+    target.mkdir()
     profile = command_profile(f"sh -c 'sleep {tag} & wait'", cleanup="touch ../cleaned")
     runner = Runner(profile, target, Store(tmp_path / "home"), RunOptions(interval=0.1))
     events: list = []

@@ -12,6 +12,7 @@ import shlex
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -64,6 +65,13 @@ async def _run(runner):
     return events
 
 
+def _target(tmp_path: Path) -> Path:
+    """The directory a run writes its test file in: made here, as a person names one that exists."""
+    target = tmp_path / "target"
+    target.mkdir(exist_ok=True)
+    return target
+
+
 def test_not_installed_is_one_clear_line(labtui_home, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(EngineUnavailable, match="DiskSpd is not installed: put diskspd on the PATH"):
@@ -85,7 +93,7 @@ def test_a_wrong_diskspd_path_setting_is_named(labtui_home, tmp_path):
 def test_run_through_the_stand_in(labtui_home, tmp_path):
     script, args_file = fake_diskspd(tmp_path)
     configure(labtui_home, script)  # found through the store's settings, as a user would set it
-    target = tmp_path / "target"
+    target = _target(tmp_path)
     runner = Runner(_profile(), target, Store(labtui_home), RunOptions(engine="diskspd"))
     events = asyncio.run(_run(runner))
     (step,) = [e.result for _, e in events if isinstance(e, StepFinished)]
@@ -103,13 +111,13 @@ def test_run_through_the_stand_in(labtui_home, tmp_path):
     if runner.plan.target.disk:  # the live view comes from the disk's kernel counters
         assert any("kernel's counters" in w for w in warnings)
         assert samples and step.samples and all(s.seconds > 0 for s in step.samples)
-    assert runner.result.status == "completed" and not target.exists()
+    assert runner.result.status == "completed" and list(target.iterdir()) == []
 
 
 def test_failure_keeps_diskspd_s_message(labtui_home, tmp_path):
     script, _ = fake_diskspd(tmp_path, seconds=0.1, exit_code=1, message="Error opening file: access denied\n")
     configure(labtui_home, script)
-    runner = Runner(_profile(), tmp_path / "t", Store(labtui_home), RunOptions(engine="diskspd"))
+    runner = Runner(_profile(), _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd"))
     asyncio.run(_run(runner))
     assert runner.result.status == "failed" and "access denied" in runner.result.error
 
@@ -119,7 +127,7 @@ def test_unreadable_output_fails_the_step(labtui_home, tmp_path):
     garbage.write_text("Usage: diskspd [options] target\n")
     script, _ = fake_diskspd(tmp_path, seconds=0.1, report=garbage)
     configure(labtui_home, script)
-    runner = Runner(_profile(), tmp_path / "t", Store(labtui_home), RunOptions(engine="diskspd"))
+    runner = Runner(_profile(), _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd"))
     asyncio.run(_run(runner))
     assert runner.result.status == "failed" and "could not be read" in runner.result.error
 
@@ -127,7 +135,7 @@ def test_unreadable_output_fails_the_step(labtui_home, tmp_path):
 def test_cancel_kills_diskspd_within_two_seconds(labtui_home, tmp_path):
     script, args_file = fake_diskspd(tmp_path, seconds=60)
     configure(labtui_home, script)
-    runner = Runner(_profile(duration=60.0), tmp_path / "t", Store(labtui_home), RunOptions(engine="diskspd"))
+    runner = Runner(_profile(duration=60.0), _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd"))
 
     async def main():
         task = asyncio.create_task(_run(runner))
@@ -174,7 +182,7 @@ def test_a_steady_state_step_is_one_diskspd_run_per_round(labtui_home, tmp_path)
     script, calls = _rounds_stand_in(tmp_path, [report])
     configure(labtui_home, script)
     profile = _profile(duration=2.0, warmup=3.0, steady_state="snia")
-    runner = Runner(profile, tmp_path / "target", Store(labtui_home), RunOptions(engine="diskspd", judge=steady.judge))
+    runner = Runner(profile, _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd", judge=steady.judge))
     events = asyncio.run(_run(runner))
     (step,) = [e.result for _, e in events if isinstance(e, StepFinished)]
     assert step.status == "completed", step.error
@@ -201,7 +209,7 @@ def test_a_never_steady_diskspd_step_stops_at_the_round_limit(labtui_home, tmp_p
     script, calls = _rounds_stand_in(tmp_path, [LINUX_REPORT, other])
     configure(labtui_home, script)
     profile = _profile(steady_state="iops:1%", steady_window=2, steady_max_rounds=3)
-    runner = Runner(profile, tmp_path / "target", Store(labtui_home), RunOptions(engine="diskspd", judge=steady.judge))
+    runner = Runner(profile, _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd", judge=steady.judge))
     events = asyncio.run(_run(runner))
     (step,) = [e.result for _, e in events if isinstance(e, StepFinished)]
     assert step.status == "completed", step.error

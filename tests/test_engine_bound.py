@@ -89,6 +89,7 @@ def test_a_step_whose_worker_is_starved_of_cpu_is_marked_cpu_bound(disk_dir, tmp
                 duration=1.5, warmup=0.5, cache="on")
     profile = Profile(name="starved", file_size=256 * 1024, free_space_margin=0, steps=(step,))
     store = Store(tmp_path / "home")
+    (disk_dir / "starved").mkdir()
     runner = Runner(profile, disk_dir / "starved", store, RunOptions(interval=0.5))
     events = []
 

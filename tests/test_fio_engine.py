@@ -37,6 +37,7 @@ def _final_report(stdout: str) -> dict:
 def test_cli_run_with_fio(labtui_home, tmp_path):
     require_tool("fio")
     target = tmp_path / "target"
+    target.mkdir()
     out = subprocess.run(
         labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "-t", str(target), "--duration", "2s", "--file-size",
                    "64M", "--json", "--yes"),
@@ -54,7 +55,7 @@ def test_cli_run_with_fio(labtui_home, tmp_path):
         times = [s.t for s in step.samples]
         assert all(0.5 < b - a < 1.6 for a, b in zip(times, times[1:])), times
         assert sum(s.read_ios + s.write_ios for s in step.samples) == step.total.ios
-    assert not target.exists() or not any(target.iterdir())  # the test file is gone
+    assert not any(target.iterdir())  # the test file is gone
 
 
 def test_runner_samples_every_second_and_fio_numbers(labtui_home, tmp_path):

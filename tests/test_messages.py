@@ -39,6 +39,14 @@ def test_run_refuses_bad_options_with_their_reason(labtui_home, tmp_path, args, 
     assert not target.exists() and not list(tmp_path.rglob("labtui-*.dat"))
 
 
+def test_a_target_that_does_not_exist_is_refused_in_one_line_and_nothing_is_made(labtui_home, tmp_path):
+    typo = tmp_path / "bnech" / "run1"
+    message = refusal(run("run", "-t", str(typo), "--yes", "--duration", "1s", "--file-size", "1M"))
+    assert message == (f"labtui: error: no such directory: {typo} ({typo.parent} does not exist): create it first, "
+                       "or give a directory that exists")
+    assert os.listdir(tmp_path) == ["labtui-home"] and not (labtui_home / "results").exists()
+
+
 def test_check_refuses_an_empty_duration_too(labtui_home):
     assert "--duration: is empty" in refusal(run("check", "--duration", ""))
     assert "--target: is empty" in refusal(run("check", "-t", ""))
@@ -76,6 +84,7 @@ def test_fio_killed_by_a_signal_is_reported_as_such(labtui_home, disk_dir, tmp_p
     fake.chmod(0o755)
     (labtui_home / "config.toml").write_text(f'fio_path = "{fake}"\n')
     target = disk_dir / "killed-fio"
+    target.mkdir()
     out = run("run", "-e", "fio", "-t", str(target), "--duration", "1s", "--file-size", "16M", "--yes", "--json")
     assert out.returncode == 1, out.stderr
     assert "fio was killed by SIGKILL (signal 9)" in out.stderr.replace("\n", " ")
@@ -138,6 +147,7 @@ def test_active_swap_is_called_swap_and_swapoff_is_what_to_do(labtui_home, tmp_p
 
 def test_answering_no_says_nothing_was_written(labtui_home, disk_dir):
     target = disk_dir / "answered-no"
+    target.mkdir()
     primary, secondary = pty.openpty()  # a terminal on stdin: labtui asks before writing
     proc = subprocess.Popen(labtui_cmd("run", "-t", str(target), "--duration", "1s", "--file-size", "16M"),
                             stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -159,11 +169,12 @@ def test_answering_no_says_nothing_was_written(labtui_home, disk_dir):
             proc.kill()
     assert proc.returncode == 2
     assert "Go ahead? [y/N]" in out and "Not started: nothing was written." in err
-    assert not target.exists() or not any(target.iterdir())
+    assert not any(target.iterdir())
 
 
 def test_progress_into_a_pipe_keeps_long_paths_whole(labtui_home, disk_dir):
     target = disk_dir / ("a-directory-with-a-name-long-enough-to-pass-eighty-columns-" + "x" * 40)
+    target.mkdir()
     profile = disk_dir / "brief.toml"
     profile.write_text('name = "brief"\nfile_size = "1MiB"\nfree_space_margin = "0"\n\n[[steps]]\nname = "r"\n'
                        'block_size = "4KiB"\nthreads = 1\noutstanding = 1\nduration = "200ms"\nwarmup = "0s"\n')

@@ -21,6 +21,7 @@ def test_a_quick_trial_is_described_as_it_ran_in_the_result_show_and_compare(lab
     full = make_result("20240501-103005-aaaa")  # quick-sanity as its file says: 10 s steps on 1 GiB
     Store(labtui_home).save_result(full)
     target = disk_dir / tmp_path.name
+    target.mkdir()
     ran = labtui("run", "-p", "quick-sanity", "-t", str(target), "--duration", "300ms", "--file-size", "4M", "--yes",
                  "--json")
     assert ran.returncode == 0, ran.stderr

@@ -77,7 +77,7 @@ def test_deep_cache_off_queues_are_refused_naming_fs_aio_max_nr(tmp_path, disk_d
 
 
 def test_events_other_programs_hold_count_against_the_pool(tmp_path, disk_dir, aio_pool):
-    runner = Runner(profile(16, 1024, "off"), disk_dir / "aio-shared", Store(tmp_path / "h"),
+    runner = Runner(profile(16, 1024, "off"), disk_dir, Store(tmp_path / "h"),
                     RunOptions(engine_settings=EngineSettings(native_backend="aio")))
     runner.preflight()  # 16,384 of 65,408 free
     aio_pool.write_text("60000\n")
@@ -90,7 +90,7 @@ def test_io_uring_and_modest_steps_pass(tmp_path, disk_dir, aio_pool):
     # A native cache-off step on io_uring holds a ring per worker, no AIO events; Q32T16 with the
     # page cache on is 512 threads.
     for step_profile in (profile(256, 1024, "off"), profile(16, 32, "on")):
-        runner = Runner(step_profile, disk_dir / "fine", Store(tmp_path / "h"),
+        runner = Runner(step_profile, disk_dir, Store(tmp_path / "h"),
                         RunOptions(engine_settings=EngineSettings(native_backend="io_uring", missing_backends={})))
         runner.preflight()
 

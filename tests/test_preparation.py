@@ -139,6 +139,7 @@ def test_the_preparation_is_recorded_in_the_result_json_toml_and_show(disk_dir, 
     profile = Profile(name="prep", file_size=24 * MIB + 4096, free_space_margin=0, steps=(step,))
     store = Store(tmp_path / "home")
     progress = []
+    (disk_dir / "prep-run").mkdir()
     runner = Runner(profile, disk_dir / "prep-run", store, RunOptions(interval=0.25))
 
     async def go():

@@ -140,12 +140,40 @@ def test_an_existing_file_as_target_is_refused(tmp_path):
     assert victim.read_text() == "keep me"
 
 
-def test_a_missing_target_directory_is_created_and_removed_again(disk_dir, tmp_path):
+def test_a_target_directory_that_does_not_exist_is_refused_and_nothing_is_made(disk_dir, tmp_path):
+    # A typo ('/mnt/dta/bench') must not become a directory tree made, written and removed again.
     target = disk_dir / "new" / "deeper"
     runner = Runner(small_profile(steps=small_profile().steps[:1]), target, Store(tmp_path / "h"))
-    collect(runner)
-    assert runner.result.status == "completed"
-    assert not (disk_dir / "new").exists()
+    with pytest.raises(LabtuiError) as refused:
+        runner.preflight()
+    assert str(refused.value) == (f"no such directory: {target} ({disk_dir / 'new'} does not exist): create it "
+                                  "first, or give a directory that exists")
+    assert not (disk_dir / "new").exists() and not (tmp_path / "h" / "results").exists()
+
+
+def test_labtuis_own_folder_at_a_mount_point_is_made_for_the_run_and_removed_again(tmp_path):
+    # The one directory a run makes: MOUNT/labtui, where --all-volumes, the Disks screen and a
+    # check of such a baseline put the test file on a volume without a home directory.
+    from conftest import require_root
+
+    require_root("mounting a tmpfs to have a mount point of the test's own")
+    point = tmp_path / "mnt"
+    point.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "labtui-test-own", str(point)], check=True)
+    try:
+        step = replace(small_profile().steps[0], cache="on")
+        runner = Runner(small_profile(steps=(step,), file_size=8 * MIB), point / "labtui", Store(tmp_path / "h"))
+        collect(runner)
+        assert runner.result.status == "completed", runner.result.error
+        assert runner.result.target.path == str(point / "labtui")
+        assert os.listdir(point) == []  # made for the run, removed after it
+        with pytest.raises(LabtuiError, match="no such directory"):
+            Runner(small_profile(), point / "labtui" / "deeper", Store(tmp_path / "h")).preflight()
+        with pytest.raises(LabtuiError, match="no such directory"):
+            Runner(small_profile(), point / "other", Store(tmp_path / "h")).preflight()
+        assert os.listdir(point) == []
+    finally:
+        subprocess.run(["umount", str(point)], check=True)
 
 
 def test_cache_off_falls_back_loudly_where_o_direct_is_refused(tmp_path):
@@ -153,6 +181,7 @@ def test_cache_off_falls_back_loudly_where_o_direct_is_refused(tmp_path):
     if not shm.is_dir() or not os.access(shm, os.W_OK):
         pytest.skip("no writable tmpfs at /dev/shm")
     target = shm / f"labtui-test-{os.getpid()}"
+    target.mkdir()
     runner = Runner(small_profile(file_size=8 * MIB), target, Store(tmp_path / "h"))
     try:
         events = collect(runner)

@@ -173,7 +173,7 @@ def test_a_file_system_that_fills_up_during_preparation_fails_cleanly(tmp_path):
         if subprocess.run(["mount", device, str(mountpoint)], capture_output=True).returncode != 0:
             pytest.skip("cannot mount here")
         try:
-            target = mountpoint / "bench"
+            target = mountpoint / "labtui"  # labtui's own folder: made for the run, removed after it
             store = Store(tmp_path / "home")
             free = shutil.disk_usage(mountpoint).free
             runner = Runner(write_profile(file_size=(free // MIB - 4) * MIB), target, store)

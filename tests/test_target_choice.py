@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -47,11 +48,23 @@ def test_space_shortfall_counts_the_file_and_the_margin():
     assert space_shortfall(None, QUICK) is None and space_shortfall(0, None) is None
 
 
-def test_check_directory_accepts_existing_and_creatable_paths(tmp_path):
+def test_check_directory_accepts_existing_directories_and_labtuis_own_folder(tmp_path):
     volume = replace(ROOT, mount_point=str(tmp_path))
     assert check_directory(str(tmp_path), volume, [volume]) == (tmp_path, "exists")
-    path, note = check_directory(f" {tmp_path}/new/deeper ", volume, [volume])
-    assert path == tmp_path / "new" / "deeper" and note.startswith("will be created") and not path.exists()
+    path, note = check_directory(f" {tmp_path}/labtui ", volume, [volume])
+    assert path == tmp_path / "labtui" and note.startswith("made when a run starts (labtui's own folder)")
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("typed, missing", [("new/deeper", "new"), ("bench", None), ("labtui/deeper", "labtui")])
+def test_check_directory_refuses_a_directory_that_does_not_exist_as_the_run_would(tmp_path, typed, missing):
+    volume = replace(ROOT, mount_point=str(tmp_path))
+    with pytest.raises(ValidationError) as caught:
+        check_directory(str(tmp_path / typed), volume, [volume])
+    where = f" ({tmp_path / missing} does not exist)" if missing else ""
+    assert caught.value.reason == (f"no such directory: {tmp_path / typed}{where}: create it first, or give a "
+                                   "directory that exists")
+    assert os.listdir(tmp_path) == []
 
 
 def test_check_directory_refuses_a_link_to_nowhere_on_the_way(tmp_path):

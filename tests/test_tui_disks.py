@@ -123,7 +123,15 @@ async def test_choose_the_root_volume_and_type_a_directory(labtui_home, tmp_path
         wanted = tmp_path / "bench"
         field.value = str(wanted)
         await pilot.pause()
-        assert "Will be created when a run starts" in screen_text(app)
+        # As `labtui run -t` says it: a directory that does not exist is refused, not made.
+        assert f"no such directory: {wanted}" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TargetDirectoryModal) and not wanted.exists()
+        wanted.mkdir()
+        field.value = str(wanted) + "/"
+        await pilot.pause()
+        assert "Exists" in screen_text(app)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
         assert app.target is not None and app.target.directory == wanted

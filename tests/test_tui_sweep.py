@@ -27,10 +27,14 @@ def disk_dir(disk_dir, request) -> Path:
 
 
 def _machine(disk_dir: Path) -> DeviceScan:
-    """The fake disks, with two volumes whose mount points are real directories on a real disk."""
+    """The fake disks, with two volumes whose mount points are real directories on a real disk.
+
+    Their labtui folders are made here: the runner makes one only at a real mount point (by this
+    machine's mount table), and these are not.
+    """
     volumes = []
     for name, disk in (("a", "nvme0n1"), ("b", "sda")):
-        (disk_dir / name).mkdir()
+        (disk_dir / name / "labtui").mkdir(parents=True)
         volumes.append(Volume(mount_point=str(disk_dir / name), source=f"/dev/{disk}1", filesystem="ext4",
                               device=f"/dev/{disk}1", disk=disk, size_bytes=100 * GIB, free_bytes=50 * GIB,
                               dev_id=f"fake:{name}"))

@@ -97,6 +97,7 @@ def test_a_save_that_fails_after_the_run_keeps_the_result_and_says_where(tmp_pat
     require_root("chattr +i")
     store = Store(tmp_path / "home")
     store.results_dir.mkdir(parents=True)
+    (tmp_path / "work").mkdir()
     runner = Runner(tiny_profile(), tmp_path / "work", store)
     runner.preflight()
     events = []
@@ -128,6 +129,7 @@ def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
         # saved, which helps a nearly full store take it. A short run's result fits in that page
         # (about 3.8 KiB): these tags make it too big for the page, as a real result often is.
         tags = [arg for i in range(12) for arg in ("--tag", f"{i:02d}-" + "x" * 800)]
+        (tmp_path / "work").mkdir()
         proc = subprocess.Popen(
             labtui_cmd("run", "-p", "quick-sanity", "-t", str(tmp_path / "work"), "--duration", "1s",
                        "--file-size", "4M", "--yes", "--json", *tags),
@@ -163,6 +165,7 @@ async def test_the_tui_shows_a_result_it_could_not_save(labtui_home, tmp_path):
             screen = await open_run(pilot)
             # Long enough that the store is made immutable while the step runs, however loaded the machine.
             app.profile = tiny_profile(duration=3.0)
+            (tmp_path / "work").mkdir()
             app.target = Target(tmp_path / "work")
             await pilot.press("s")
             await wait_for(pilot, lambda: screen.state == "running", timeout=30, what="the run")

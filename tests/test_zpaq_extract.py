@@ -83,6 +83,7 @@ def test_zpaq_extract_times_the_extraction_with_live_disk_samples_and_removes_th
 def test_labtui_run_zpaq_extract_json(archive, tmp_path, labtui_home):
     path, size = archive
     target = tmp_path / "new target"
+    target.mkdir()
     out = subprocess.run(labtui_cmd("run", "-p", "zpaq-extract", "--param", f"archive={path}", "-t", str(target),
                                     "--json", "--yes", "--interval", "100ms"), capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -93,7 +94,7 @@ def test_labtui_run_zpaq_extract_json(archive, tmp_path, labtui_home):
     assert step["kind"] == "command" and step["exit_status"] == 0 and step["wall_seconds"] > 0
     assert step["samples"] >= 1 and step["total"]["seconds"] == step["wall_seconds"]
     assert "Extract archive" in out.stderr and "wall, exit status 0" in out.stderr
-    assert not target.exists()  # made for the run, empty again, so removed
+    assert list(target.iterdir()) == []  # the extracted tree is removed
     saved = tomllib.loads(next((labtui_home / "results").glob("*.toml")).read_text())
     assert saved["steps"][0]["series"]["write_bytes"] and saved["params"] == {"archive": str(path)}
     shown = subprocess.run(labtui_cmd("show", data["id"]), capture_output=True, text=True)
@@ -153,6 +154,7 @@ cleanup = "touch {{marker}}"
 timeout = "1m"
 """)
     marker = tmp_path / "cleaned up"
+    (tmp_path / "t").mkdir()
     proc = subprocess.Popen(labtui_cmd("run", "-p", str(profile), "--param", f"marker={marker}",
                                        "-t", str(tmp_path / "t"), "--yes"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -193,6 +195,7 @@ def test_a_failed_command_shows_its_exit_status_and_last_output(tmp_path, labtui
     profile = tmp_path / "fails.toml"
     profile.write_text('name = "fails"\nfree_space_margin = "0"\n[[steps]]\nname = "Break"\nkind = "command"\n'
                        'command = "echo reading archive; echo \'zpaq error: bad archive\' >&2; exit 2"\n')
+    (tmp_path / "t").mkdir()
     out = subprocess.run(labtui_cmd("run", "-p", str(profile), "-t", str(tmp_path / "t"), "--yes", "--json"),
                          capture_output=True, text=True)
     assert out.returncode == 1, out.stderr
@@ -213,6 +216,7 @@ def test_profiles_shows_the_parameter(labtui_home):
 def test_check_re_runs_a_zpaq_extract_baseline_with_its_archive(archive, tmp_path, labtui_home):
     path, _ = archive
     target = tmp_path / "t"
+    target.mkdir()
     first = subprocess.run(labtui_cmd("run", "-p", "zpaq-extract", "--param", f"archive={path}", "-t", str(target),
                                       "--json", "--yes"), capture_output=True, text=True)
     assert first.returncode == 0, first.stderr

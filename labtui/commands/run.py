@@ -14,8 +14,8 @@ HELP = "run a workload profile on a target directory"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-p", "--profile", default="quick-sanity", help="profile name or .toml file (default: quick-sanity)")
-    parser.add_argument("-t", "--target", help="directory on the volume to test (default: the current one; with "
-                        "--hosts, each host's own target)")
+    parser.add_argument("-t", "--target", help="an existing directory on the volume to test (default: the current one; "
+                        "with --hosts, each host's own target)")
     parser.add_argument("--all-volumes", action="store_true",
                         help="run on every fixed, writable volume with room for the test file, one result each "
                              "(tagged volume:MOUNT), then compare them; the others are skipped with the reason")

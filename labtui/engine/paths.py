@@ -2,7 +2,8 @@
 
 The runner's preflight, the TUI's directory field and the store's writability probe all ask this
 about a path that may not exist yet; they then check what they need of it (read-only mount,
-permission, room) in their own words.
+permission, room) in their own words. A run's target must exist, but for labtui's own folder at
+a mount point (`MOUNT/labtui`), the one directory a run makes.
 """
 
 from __future__ import annotations
@@ -30,3 +31,29 @@ def nearest_existing(path: Path) -> tuple[Path, list[Path]]:
             break
         existing = existing.parent
     return existing, missing
+
+
+# The one directory labtui makes itself: its own folder at a volume's mount point, where a run
+# goes on a volume that holds no home directory (made for the run, removed after if still empty).
+OWN_FOLDER = "labtui"
+
+
+def own_folder(mount_point: str | os.PathLike) -> Path:
+    """labtui's own folder on the volume mounted at `mount_point`: `<mount point>/labtui`."""
+    return Path(mount_point) / OWN_FOLDER
+
+
+def is_own_folder(path: Path, mount_point: str | None) -> bool:
+    """Whether `path` is labtui's own folder on the volume mounted at `mount_point`."""
+    return mount_point is not None and os.path.normpath(path) == os.path.normpath(own_folder(mount_point))
+
+
+def missing_target(path: Path, missing: list[Path]) -> str:
+    """Why a target directory that does not exist is refused: the part that is missing, and what to do.
+
+    A typed path that does not exist is far more often a typo than a wish for a new directory: a
+    run must not make (and then remove) a directory tree the person never meant to create.
+    """
+    first = missing[-1] if missing else path
+    where = "" if first == path else f" ({first} does not exist)"
+    return f"no such directory: {path}{where}: create it first, or give a directory that exists"

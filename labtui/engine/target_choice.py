@@ -1,8 +1,9 @@
 """Choosing where a run writes: the volume, a directory on it, and whether a profile fits there.
 
 Plain functions over `engine.devices` facts, shared by the TUI and anything else that offers a
-choice of target. Nothing is created here: the runner creates the directory when a run starts
-(and checks everything again in its preflight). A raw block device is a target of its own kind:
+choice of target. Nothing is created here: a target directory must exist, but for labtui's own
+folder at a mount point, which the runner makes when a run starts (and checks everything again in
+its preflight). A raw block device is a target of its own kind:
 no volume, no test file, and what was found on it (the runner's guard decides again at the start).
 """
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labtui.engine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
-from labtui.engine.paths import nearest_existing
+from labtui.engine.paths import is_own_folder, missing_target, nearest_existing, own_folder
 from labtui.errors import LabtuiError, ValidationError
 from labtui.model import Profile
 from labtui.units import format_size, human_duration, human_size
@@ -156,7 +157,7 @@ def default_directory(volume: Volume, home: Path, volumes: tuple[Volume, ...] | 
         owner = volume_of(home, list(volumes))
         if owner is not None and owner.mount_point == "/":
             return home
-    return Path(volume.mount_point) / "labtui"
+    return own_folder(volume.mount_point)
 
 
 def refusal(volume: Volume, profile: Profile | None) -> str | None:
@@ -196,11 +197,15 @@ def check_directory(text: str, volume: Volume, volumes: tuple[Volume, ...] | lis
     if path.exists() and not path.is_dir():
         raise ValidationError(f"{path} exists and is not a directory", "directory")
     try:
-        existing, _ = nearest_existing(path)
+        existing, missing = nearest_existing(path)
     except LabtuiError as exc:
         raise ValidationError(str(exc), "directory") from None
+    # As the run's preflight rules: a directory that does not exist is a typo, but for labtui's own
+    # folder at the mount point, which a run makes and removes again.
+    if missing and not (missing == [path] and is_own_folder(path, volume.mount_point)):
+        raise ValidationError(missing_target(path, missing), "directory")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValidationError(f"permission denied: cannot write in {existing}", "directory")
-    if path.is_dir():
+    if not missing:
         return path, "exists"
-    return path, f"will be created when a run starts (inside {existing})"
+    return path, "made when a run starts (labtui's own folder), removed after it if left empty"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labtui.engine.devices import Disk, Volume
-from labtui.engine.paths import nearest_existing
+from labtui.engine.paths import nearest_existing, own_folder
 from labtui.errors import LabtuiError
 from labtui.model import Profile
 
@@ -121,7 +121,7 @@ def sweep_directory(volume: Volume, home: Path, volumes: Sequence[Volume]) -> Pa
     owner = max(owners, key=lambda v: len(v.mount_point), default=None)
     if owner is not None and owner.mount_point == volume.mount_point:
         return home
-    return Path(volume.mount_point) / "labtui"
+    return own_folder(volume.mount_point)
 
 
 def _existing(path: Path) -> Path:

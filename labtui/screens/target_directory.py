@@ -1,8 +1,9 @@
 """Pick the directory on a volume where runs write their test file: typed, or browsed to.
 
 A modal that dismisses the chosen directory (a Path) or None when cancelled. The directory is
-checked as it is typed (on the volume, a directory, writable) but not created: the runner does
-that when a run starts.
+checked as it is typed (on the volume, an existing directory, writable), by the rule the run's
+preflight applies: only labtui's own folder at the mount point may be missing (the runner makes
+it when a run starts).
 """
 
 from __future__ import annotations
