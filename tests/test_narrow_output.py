@@ -189,3 +189,13 @@ def test_baselines_keep_the_id_check_takes_whole(saved, capsys, monkeypatch, col
     out = cli(capsys, monkeypatch, columns, "baseline")
     assert max(map(len, out.splitlines())) <= columns and "…" not in out, out
     assert a.id in out and "+ 1 more" in out and "quick-sanity" in out, out
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_a_command_step_shows_its_command_under_its_name_not_under_cache(labtui_home, capsys, monkeypatch, columns):
+    out = cli(capsys, monkeypatch, columns, "profiles", "zpaq-extract")
+    lines = out.splitlines()
+    named = next(line for line in lines if "Extract archive" in line)
+    command = next(line for line in lines if "zpaq x" in line)
+    assert "zpaq" not in named and command.index("zpaq x") == named.index("Extract archive"), out
+    assert "zpaq x {archive} -to {scratch}" in " ".join(" ".join(lines).split()), out

@@ -111,8 +111,9 @@ def steps_table(profile: Profile) -> Fitted:
         table.caption += "".join(f"\nparameter {{{p.name}}}: {param_text(p)}" for p in profile.params)
     for i, s in enumerate(profile.steps, 1):
         if s.kind == "command":
-            table.add_row(str(i), Words(s.name), "", "command", "", "", "", f"<= {format_duration(s.timeout)}", "",
-                          Words(s.command))
+            # The command under the step's name, where it folds at its words: not under "cache".
+            table.add_row(str(i), Words(Text.assemble(s.name, "\n", (s.command, "dim"))), "", "command", "", "", "",
+                          f"<= {format_duration(s.timeout)}", "", "")
             continue
         time = format_duration(s.duration)
         if s.steady_state:
