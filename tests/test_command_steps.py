@@ -235,8 +235,49 @@ def test_cancelling_stops_the_process_group_runs_cleanup_and_saves_an_aborted_st
     result = runner.result
     assert result.status == "aborted" and runner.saved_path.exists()
     (step,) = result.steps
-    assert step.status == "aborted" and step.error == "cancelled by the user" and step.wall_seconds > 0.3
+    assert result.error == "cancelled by the user"
+    # The step says how far it got, not who stopped it: that is the run's error ("stopped by SIGHUP").
+    assert step.status == "aborted" and step.wall_seconds > 0.3
+    assert step.error == (f"stopped {step.wall_seconds:.1f} s into its command, with every process it started: "
+                          "the time and the disk's figures are of that part")
     assert step.samples  # what the disk did until then is kept
+
+
+def test_a_cancel_during_the_cleanup_keeps_the_command_it_timed_whole(tmp_path):
+    # The command ran to its end and was timed; its cleanup (removing what an extraction made, say)
+    # is running when the run is stopped: the step is finished, as it was measured, and the cleanup
+    # still runs to its end. It was kept as "aborted", out of every comparison, for a stop it outlived.
+    target = tmp_path / "t"
+    target.mkdir()
+    began, cleaned = tmp_path / "cleanup-began", tmp_path / "cleaned"
+    profile = command_profile("head -c 4M /dev/urandom > out",
+                              cleanup=f"touch {began} && sleep 0.5 && rm out && touch {cleaned} && exit 3")
+    store = Store(tmp_path / "home")
+    runner = Runner(profile, target, store, RunOptions(interval=0.1))
+    events: list = []
+
+    async def go() -> None:
+        async def consume():
+            async for event in runner.events():
+                events.append(event)
+
+        task = asyncio.create_task(consume())
+        deadline = time.monotonic() + 20
+        while not began.exists():
+            assert time.monotonic() < deadline and not task.done(), "the cleanup never began"
+            await asyncio.sleep(0.02)
+        task.cancel()
+        await asyncio.wait({task})
+
+    asyncio.run(go())
+    result = store.find_result(runner.result.id)
+    assert result.status == "aborted" and result.error == "cancelled by the user"
+    (step,) = result.steps
+    assert step.status == "completed" and step.error is None and step.exit_status == 0, step
+    assert step.wall_seconds > 0 and step.write.bytes >= 0
+    assert cleaned.exists() and not (target / "out").exists()  # the cleanup ran to its end
+    # What the cleanup said is a warning of the run, as it is when nothing stops it.
+    assert any("the cleanup command of step 'cmd' exited with status 3" in w for w in result.warnings), result.warnings
 
 
 def test_drop_caches_as_root_drops_and_otherwise_says_why_not(tmp_path, monkeypatch):

@@ -4,20 +4,24 @@ the result, cancellation, and a missing fio refused before anything is written."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
+from dataclasses import replace
 
 import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
-from labtui.engine.events import RunFinished, SampleTaken, StepFinished
+from labtui.engine.events import RunFinished, SampleTaken, StepFinished, StepStarted
 from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.settings import EngineSettings
 
 pytestmark = pytest.mark.slow
 
@@ -150,6 +154,71 @@ def test_a_fio_step_cancelled_mid_measure_keeps_fios_last_report_marked_aborted(
     # The samples are the differences of the reports it is made of: they add up to its counts.
     assert sum(s.read_ios for s in kept.samples) <= kept.read.ios
     assert store.find_result(result.id).steps[0].status == "aborted"
+
+
+# fio itself; where HOLD exists, the wrapper stays after fio has ended: its output closed (fio's final
+# report is in), its exit not yet seen, as a fio slow to tear down its jobs or files is.
+SLOW_TO_EXIT = """#!/bin/sh
+"{fio}" "$@"
+status=$?
+if [ -e "{hold}" ]; then
+    exec 1>&-
+    touch "{reported}"
+    sleep 30
+fi
+exit $status
+"""
+
+
+def test_a_cancel_after_fios_final_report_keeps_the_finished_step_and_the_whole_window(labtui_home, tmp_path):
+    require_tool("fio")
+    hold, reported, wrapper = tmp_path / "hold", tmp_path / "reported", tmp_path / "fio-slow-to-exit"
+    wrapper.write_text(SLOW_TO_EXIT.format(fio=shutil.which("fio"), hold=hold, reported=reported))
+    wrapper.chmod(0o755)
+    first = Step(name="read", block_size=64 * 1024, pattern="random", threads=1, outstanding=4, duration=1.0,
+                 warmup=0.0)
+    second = replace(first, name="mix", write_percent=30)
+    profile = Profile(name="fio-test", file_size=32 * 1024**2, free_space_margin=0, steps=(first, second))
+    target = tmp_path / "target"
+    target.mkdir()
+    store = Store(labtui_home)
+    runner = Runner(profile, target, store, RunOptions(engine="fio", interval=0.25,
+                                                       engine_settings=EngineSettings(fio_path=str(wrapper))))
+    children: list[psutil.Process] = []
+
+    async def run_and_cancel():
+        async def consume():
+            async for event in runner.events():
+                if isinstance(event, StepStarted) and event.index == 1:
+                    hold.touch()  # read before fio's end, a second later
+
+        task = asyncio.create_task(consume())
+        deadline = time.monotonic() + 60
+        while not reported.exists():
+            assert time.monotonic() < deadline and not task.done(), "no final report of the second step"
+            await asyncio.sleep(0.02)
+        for p in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if p.name() == "sleep" or str(wrapper) in " ".join(p.cmdline()):
+                    children.append(p)
+        await asyncio.sleep(1.0)  # labtui reads the end of fio's output, then waits for its exit
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run_and_cancel())
+    result = store.find_result(runner.result.id)
+    assert result.status == "aborted" and result.error == "cancelled by the user"
+    done, stopped = result.steps
+    assert done.name == "read" and done.status == "completed"
+    # The whole measured window, from fio's final report: its own counts and percentiles.
+    assert stopped.name == "mix" and stopped.status == "aborted", stopped
+    assert stopped.error.startswith("stopped as its result was being collected, after its whole")
+    assert "fio's final report" in stopped.error, stopped.error
+    assert 0.9 <= stopped.total.seconds <= 1.3 and stopped.read.ios > 0 and stopped.write.ios > 0
+    assert stopped.read_latency.p99 is not None and sum(s.read_ios for s in stopped.samples) <= stopped.read.ios
+    assert children and not [p for p in children if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert list(target.iterdir()) == []
 
 
 async def _consume_until_sample(runner, children):

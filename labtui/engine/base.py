@@ -88,8 +88,10 @@ class Engine(ABC):
     """One way of generating I/O for a step: native, fio, DiskSpd."""
 
     name: ClassVar[str]
-    # What a step that was cancelled had measured, for the aborted result (None: nothing useful).
+    # What a step that was cancelled had measured, for the aborted result (None: nothing useful),
+    # and the warnings it had not yet yielded.
     partial_result: StepResult | None = None
+    partial_warnings: tuple[str, ...] = ()
 
     def __init__(self, settings: EngineSettings | None = None) -> None:
         self.settings = settings or EngineSettings()

@@ -185,6 +185,7 @@ class CommandEngine(Engine):
         directory = job.workdir or job.path
         texts = self.commands(step, directory)
         outcome = _Outcome(step, job.repetition, texts.command)
+        self.partial_result, self.partial_warnings = None, ()
         for message in self._counter_notes(job):
             yield RunWarning(message)
         cleaned = False
@@ -198,14 +199,15 @@ class CommandEngine(Engine):
             cleaned = True
             await _to_the_end(self._after(step, texts, outcome))
         except asyncio.CancelledError:
-            # Nothing can be yielded any more: the aborted step goes to the runner this way.
-            outcome.status, outcome.error = "aborted", "cancelled by the user"
+            # Nothing can be yielded any more: the step and its warnings go to the runner this way.
+            # A cancel during the cleanup leaves the step as the command ended: it ran whole and
+            # was timed whole (the cleanup still runs to its end).
             if not cleaned:
+                outcome.status, outcome.error = "aborted", _stopped_text(outcome)
                 cleaned = True
                 await _to_the_end(self._after(step, texts, outcome))
-            if outcome.warnings:
-                outcome.error += "; " + "; ".join(outcome.warnings)
             self.partial_result = outcome.result()
+            self.partial_warnings = tuple(_take(outcome.warnings))
             raise
         finally:
             if not cleaned:  # an error on the way: the cleanup still runs
@@ -361,6 +363,14 @@ class CommandEngine(Engine):
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(reader, timeout=READER_GRACE)
         return returncode, "".join(chunks), timed_out
+
+
+def _stopped_text(outcome: _Outcome) -> str:
+    """An aborted command step's error: how far it got (the run's own error says what stopped it)."""
+    if outcome.wall_seconds is None:
+        return "stopped before its command ran (in its setup)"
+    return (f"stopped {outcome.wall_seconds:.1f} s into its command, with every process it started: the time "
+            "and the disk's figures are of that part")
 
 
 def _take(items: list[str]) -> list[str]:

@@ -535,7 +535,10 @@ class Runner:
                     self._warnings.append(event.message)
                 emit(event)
         except asyncio.CancelledError:
+            # What the engine kept of the step: aborted part-way, or whole where the cancel came
+            # during its cleanup (a command step's cleanup command).
             self._aborted_step = engine.partial_result
+            self._warnings += [w for w in engine.partial_warnings if w not in self._warnings]
             if self._aborted_step is None:
                 self.stopped_step = stopped_text(step, index, total, repetition, time.monotonic() - began, phase)
             raise
