@@ -140,6 +140,8 @@ def test_cancel_kills_diskspd_within_two_seconds(labtui_home, tmp_path):
     async def main():
         task = asyncio.create_task(_run(runner))
         while not args_file.exists():
+            # A run that ended before starting DiskSpd (a preflight refusal) fails here, not hangs.
+            assert not task.done(), f"the run ended before DiskSpd started: {task.exception() or runner.result}"
             await asyncio.sleep(0.05)
         began = time.monotonic()
         task.cancel()
