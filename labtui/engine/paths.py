@@ -48,12 +48,15 @@ def is_own_folder(path: Path, mount_point: str | None) -> bool:
     return mount_point is not None and os.path.normpath(path) == os.path.normpath(own_folder(mount_point))
 
 
-def missing_target(path: Path, missing: list[Path]) -> str:
-    """Why a target directory that does not exist is refused: the part that is missing, and what to do.
+def missing_refusal(path: Path, missing: list[Path], mount_point: str | None) -> str | None:
+    """Why a target directory is refused for what of it is missing (`nearest_existing`'s list), or None.
 
     A typed path that does not exist is far more often a typo than a wish for a new directory: a
-    run must not make (and then remove) a directory tree the person never meant to create.
+    run must not make (and then remove) a directory tree the person never meant to create. The
+    one exception is labtui's own folder at the mount point, which the run makes and removes.
     """
-    first = missing[-1] if missing else path
+    if not missing or (missing == [path] and is_own_folder(path, mount_point)):
+        return None
+    first = missing[-1]
     where = "" if first == path else f" ({first} does not exist)"
     return f"no such directory: {path}{where}: create it first, or give a directory that exists"

@@ -35,7 +35,7 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.engine.guardian import Guardian
-from labtui.engine.paths import is_own_folder, missing_target, nearest_existing
+from labtui.engine.paths import missing_refusal, nearest_existing
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import (
@@ -215,11 +215,11 @@ class Runner:
             file_size=self.profile.file_size,
         )
         self._check_limits(plan)
-        # A directory that does not exist is a typo far more often than a wish: only labtui's own
-        # folder at a mount point is made for the run (and removed after it). Checked last, so
-        # what else is wrong with the target or the profile is said first.
-        if missing and not (missing == [path] and is_own_folder(path, holder.mount_point if holder else None)):
-            raise LabtuiError(missing_target(path, missing))
+        # A missing directory (but labtui's own folder at a mount point) is refused. Checked last,
+        # so what else is wrong with the target or the profile is said first.
+        refusal = missing_refusal(path, missing, holder.mount_point if holder else None)
+        if refusal:
+            raise LabtuiError(refusal)
         self.plan = plan
         return self.plan
 

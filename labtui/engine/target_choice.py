@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labtui.engine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
-from labtui.engine.paths import is_own_folder, missing_target, nearest_existing, own_folder
+from labtui.engine.paths import missing_refusal, nearest_existing, own_folder
 from labtui.errors import LabtuiError, ValidationError
 from labtui.model import Profile
 from labtui.units import format_size, human_duration, human_size
@@ -200,10 +200,10 @@ def check_directory(text: str, volume: Volume, volumes: tuple[Volume, ...] | lis
         existing, missing = nearest_existing(path)
     except LabtuiError as exc:
         raise ValidationError(str(exc), "directory") from None
-    # As the run's preflight rules: a directory that does not exist is a typo, but for labtui's own
-    # folder at the mount point, which a run makes and removes again.
-    if missing and not (missing == [path] and is_own_folder(path, volume.mount_point)):
-        raise ValidationError(missing_target(path, missing), "directory")
+    # The run's preflight rule, word for word.
+    refusal = missing_refusal(path, missing, volume.mount_point)
+    if refusal:
+        raise ValidationError(refusal, "directory")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValidationError(f"permission denied: cannot write in {existing}", "directory")
     if not missing:
