@@ -22,11 +22,28 @@ ISO = Volume(mount_point="/mnt/iso", source="/dev/sr0", filesystem="iso9660", re
 QUICK = next(p for p in builtin_profiles() if p.name == "quick-sanity")
 
 
-def test_default_directory_is_home_on_the_root_volume_else_a_labtui_folder(tmp_path):
-    assert default_directory(ROOT, tmp_path, [ROOT]) == tmp_path
-    assert default_directory(HOME, tmp_path, [ROOT, HOME]) == Path("/home/labtui")
-    # Home on its own volume: the root volume gets a labtui folder like any other.
-    assert default_directory(ROOT, Path("/home/lab"), [ROOT, HOME]).as_posix() == "/labtui"
+def test_default_directory_is_home_on_the_volume_that_holds_it_else_a_labtui_folder():
+    home = Path("/home/lab")
+    assert default_directory(ROOT, home, [ROOT]) == home
+    # Home on a volume of its own: there it is home (not /home/labtui, which a person may not
+    # even create), and the root volume gets a labtui folder like any other.
+    assert default_directory(HOME, home, [ROOT, HOME]) == home
+    assert default_directory(ROOT, home, [ROOT, HOME]) == Path("/labtui")
+    assert default_directory(SHM, home, [ROOT, HOME, SHM]) == Path("/dev/shm/labtui")
+
+
+def test_the_home_directory_is_where_its_real_path_is(tmp_path):
+    """A home linked to another volume's directory lives on that volume, not on the link's."""
+    real = tmp_path / "data" / "home" / "lab"
+    real.mkdir(parents=True)
+    link = tmp_path / "root" / "lab"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    base = Volume(mount_point=str(tmp_path.resolve()), source="/dev/vda1", filesystem="ext4", device="/dev/vda1")
+    data = Volume(mount_point=str((tmp_path / "data").resolve()), source="/dev/vdb1", filesystem="xfs",
+                  device="/dev/vdb1")
+    assert default_directory(data, link, [base, data]) == link
+    assert default_directory(base, link, [base, data]) == tmp_path.resolve() / "labtui"
 
 
 def test_refusals_name_the_reason():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Static
@@ -153,6 +154,20 @@ async def test_other_volumes_default_to_a_labtui_folder_at_their_mount_point(lab
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
         assert app.target is None
+
+
+async def test_a_home_on_a_volume_of_its_own_is_that_volumes_default(labtui_home):
+    """The rule `labtui run --all-volumes` uses: the home directory on the volume that holds it."""
+    app = make_app(labtui_home, fake_home=Path("/data/lab"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        for key, expected in (("vol:/data", "/data/lab"), ("vol:/", "/labtui")):
+            await _move_to(pilot, key)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal))
+            assert app.screen.query_one("#target-path", Input).value == expected
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
 
 
 async def test_low_free_space_is_warned_about(labtui_home):

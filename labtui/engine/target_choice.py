@@ -10,6 +10,7 @@ no volume, no test file, and what was found on it (the runner's guard decides ag
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,12 +152,21 @@ def run_extent(profile: Profile, target: Target | None) -> str:
     return f"{about} on the device's first {format_size(profile.file_size)}, no test file"
 
 
-def default_directory(volume: Volume, home: Path, volumes: tuple[Volume, ...] | list[Volume]) -> Path:
-    """The home directory on the root volume (if home lives there), else `<mount point>/labtui`."""
-    if volume.mount_point == "/":
-        owner = volume_of(home, list(volumes))
-        if owner is not None and owner.mount_point == "/":
-            return home
+def default_directory(volume: Volume, home: Path, volumes: Sequence[Volume]) -> Path:
+    """Where a run on `volume` writes unless told otherwise: the home directory where it lives on
+    `volume` (a person's own space, which exists and is theirs to write in), else labtui's own folder
+    at the mount point (`MOUNT/labtui`, made for the run and removed after).
+
+    The one rule for the Disks screen's directory, its run on every marked volume and
+    `labtui run --all-volumes`. The home directory's volume is the deepest mount point holding its
+    real path (a home linked to /data/home/lab lives on /data), by the path alone: `volumes` may
+    be a test's, mounted nowhere.
+    """
+    where = os.path.realpath(home)
+    owners = [v for v in volumes if where == v.mount_point or where.startswith(v.mount_point.rstrip("/") + "/")]
+    owner = max(owners, key=lambda v: len(v.mount_point), default=None)
+    if owner is not None and owner.mount_point == volume.mount_point:
+        return home
     return own_folder(volume.mount_point)
 
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labtui.engine.devices import Disk, Volume
-from labtui.engine.paths import nearest_existing, own_folder
+from labtui.engine.paths import nearest_existing
+from labtui.engine.target_choice import default_directory
 from labtui.errors import LabtuiError
 from labtui.model import Profile
 
@@ -73,7 +74,7 @@ def plan_sweep(
         reason = _unfit(volume, by_name.get(volume.disk or ""), profile)
         if reason is None and volume.dev_id and volume.dev_id in seen:
             reason = f"the same file system as {seen[volume.dev_id]}, which is tested already"
-        directory = sweep_directory(volume, home, volumes)
+        directory = default_directory(volume, home, volumes)
         if reason is None and not writable(directory):
             reason = f"permission denied: cannot write in {_existing(directory)}"
         if reason is not None:
@@ -110,18 +111,6 @@ def _unfit(volume: Volume, disk: Disk | None, profile: Profile) -> str | None:
     if shortfall:
         return f"not enough free space: {shortfall}"
     return None
-
-
-def sweep_directory(volume: Volume, home: Path, volumes: Sequence[Volume]) -> Path:
-    """Where the test file goes on `volume`: the home directory where it lives on this volume (a
-    person's own space), else `<mount point>/labtui` (created for the run and removed after)."""
-    # By the path alone (the deepest mount point holding it): the volumes may be a test's.
-    where = os.path.abspath(home)
-    owners = [v for v in volumes if where == v.mount_point or where.startswith(v.mount_point.rstrip("/") + "/")]
-    owner = max(owners, key=lambda v: len(v.mount_point), default=None)
-    if owner is not None and owner.mount_point == volume.mount_point:
-        return home
-    return own_folder(volume.mount_point)
 
 
 def _existing(path: Path) -> Path:
