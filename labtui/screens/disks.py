@@ -28,7 +28,7 @@ from labtui.analysis import bottleneck
 from labtui.engine.devices import Disk, Volume
 from labtui.engine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.model import Profile
-from labtui.tui.columns import fit_widths, shorten
+from labtui.tui.columns import fold, fold_widths
 from labtui.tui.context import Command, LabtuiScreen
 from labtui.tui.styling import theme_style
 from labtui.tui.work import post_found, report_failure
@@ -97,8 +97,12 @@ def _volume_kind(volume: Volume) -> str:
     return ""
 
 
-# Columns that give up width first when the table is too wide, and the least each keeps.
-SHRINK = {"mount": 10, "model": 10, "device": 8, "link": 18, "note": 13, "kind": 7}
+# Columns that fold over lines where the table is too wide, the mount point first to get room
+# back (it tells the volumes apart: two adapters' volumes differ only in it); a device, a link
+# and a figure are never cut. Too narrow even so, the file system and then the kind are left to the
+# panel below, which shows every fact of the highlighted row.
+FOLDING = ("mount", "model", "note", "kind")
+OPTIONAL = ("fs", "kind")
 
 
 class VolumeTable(DataTable):
@@ -241,9 +245,10 @@ class DisksScreen(LabtuiScreen[None]):
         profile = self.lab.profile
         rows = table_rows(self.scan)
         cells = [self._cells(row, profile) for row in rows]
-        columns = self._columns(cells)
         # The screen's width, not the table's: the table may not be laid out yet on the first fill.
-        widths = fit_widths(columns, cells, max(20, self.size.width - 4), SHRINK)
+        offered = self._columns(cells)
+        widths = fold_widths(offered, cells, max(20, self.size.width - 4), FOLDING, OPTIONAL)
+        columns = [(key, label) for key, label in offered if key in widths]
         table.clear(columns=True)
         for key, label in columns:
             justify = "right" if key in ("size", "free") else "left"
@@ -256,13 +261,14 @@ class DisksScreen(LabtuiScreen[None]):
             style = muted if (row.volume is None or not row.volume.usable) else None
             texts = []
             for key, _label in columns:
-                value = shorten(row_cells.get(key, ""), widths[key])
+                lines = fold(row_cells.get(key, ""), widths[key]) if key in FOLDING else [row_cells.get(key, "")]
                 cell_style = warn if (key in ("free", "note") and row_cells.get("_low")
                                       or key == "note" and row_cells.get("_slow")) else style
                 if key == "link" and link_cell(row.disk)[1]:
                     cell_style = warn
-                texts.append(Text(value, style=cell_style or "", justify="right" if key in ("size", "free") else "left"))
-            table.add_row(*texts, key=row.key)
+                texts.append(Text("\n".join(lines), style=cell_style or "",
+                                  justify="right" if key in ("size", "free") else "left"))
+            table.add_row(*texts, key=row.key, height=max(len(t.plain.split("\n")) for t in texts))
         self.marked = [key for key in self.marked if key in self.rows]  # a volume unmounted meanwhile
         if keep in self.rows:
             table.move_cursor(row=table.get_row_index(keep))
