@@ -454,3 +454,37 @@ async def test_the_result_lists_each_step_once_as_history_does_and_enter_lists_i
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(_step_rows(app)) == 2, what="the passes folded")
         assert "best of 3" in widget_text(app, "#step-title")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_result_lists_long_step_names_whole(labtui_home, size):
+    """Two names alike but for their middle, and a status of three words: folded at their words, never cut."""
+    from dataclasses import replace
+
+    from labtui.screens.result import StepList
+    from synthetic import READ, WRITE, run_result
+
+    first = replace(READ, name="RND4K Q32 70/30 steady state after the card swap")
+    second = replace(WRITE, name="RND4K Q32 write steady state after the card swap")
+    result = run_result("20240601-090000-eeee", {first: [20_000.0, 21_000.0], second: [5_000.0, 5_500.0]})
+    aborted = replace(result.steps[-1], status="aborted")
+    Store(labtui_home).save_result(replace(result, steps=(*result.steps[:-1], aborted)))
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_history(pilot)
+        await open_result(pilot, screen, "20240601-090000-eeee")
+        await pilot.pause(0.2)
+        table = app.screen.query_one(StepList)
+        keys = [column.key for column in table.columns]
+        assert sum(c.width + c.gap for c in table.columns) <= size[0] - 2  # no sideways scrolling
+        names = [dict(zip(keys, row.cells, strict=True))["name"] for row in table.rows]
+        assert [" ".join(name.split("\n")) for name in names] == [first.name, second.name]
+        statuses = [" ".join(dict(zip(keys, row.cells, strict=True))["status"].split("\n")) for row in table.rows]
+        assert statuses == ["mean of 2", "1 pass; 1 aborted"]
+        text = screen_text(app)
+        assert "…" not in "\n".join(line for line in text.splitlines() if "RND4K" in line or "steady" in line)
+        for line in (names[0] + "\n" + names[1]).split("\n"):
+            assert line in text, line
+        # The cursor row is drawn on every one of its lines; down goes to the next step, not its second line.
+        await pilot.press("down")
+        await wait_for(pilot, lambda: "Step 2 of 2: RND4K Q32 write" in widget_text(app, "#step-title"))

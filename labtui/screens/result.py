@@ -33,7 +33,7 @@ from labtui.render.result_tables import (
 )
 from labtui.render.steady_state import steady_summary_lines
 from labtui.results.summaries import ResultSummary
-from labtui.tui.columns import fit_widths
+from labtui.tui.columns import fold, fold_widths
 from labtui.tui.styling import status_styles, theme_style
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -42,7 +42,11 @@ from labtui.widgets.step_charts import StepCharts
 
 STEP_COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("iops", "IOPS"), ("mib_s", "MiB/s"),
                 ("mean", "Mean ms"), ("p99", "p99 ms"), ("cpu", "CPU"), ("status", "Status"))
-STEP_SHRINK = ({"name": 10, "label": 10}, {"status": 9})
+# Too narrow for them on one line, these fold at their words, never cut (two names alike but for
+# their ends read "RND4K Q32…" twice); the figures stay whole. Where the room left saves no line,
+# a status and a workload label are kept whole before a long name is: "mean" over "of 2" reads
+# worse than a name on two lines.
+STEP_FOLDING = ("status", "label", "name")
 
 
 def step_cells(n: int | str, s: StepResult, name: str | None = None) -> dict[str, str]:
@@ -167,10 +171,12 @@ class ResultScreen(Screen):
         cells = [c for _, c in keyed]
         # Narrow, the workload label gives way: the chosen step's title below shows it.
         columns = [(k, label) for k, label in STEP_COLUMNS if k != "label" or self.size.width >= 100]
-        widths = fit_widths(columns, cells, max(40, self.size.width - 5), STEP_SHRINK, padding=GAP + 1)
+        widths = fold_widths(columns, cells, max(40, self.size.width - 5), STEP_FOLDING, padding=GAP + 1)
         table.set_columns([Column(k, label, widths[k], "left" if k in ("name", "label", "status") else "right",
                                   gap=GAP if k == "n" else GAP + 1) for k, label in columns])
-        table.set_rows([Row(key, tuple(c[k] for k, _ in columns)) for key, c in keyed], keep=self.row_key)
+        rows = [Row(key, tuple("\n".join(fold(c[k], widths[k])) if k in STEP_FOLDING else c[k] for k, _ in columns))
+                for key, c in keyed]
+        table.set_rows(rows, keep=self.row_key)
 
     def _listed_of(self, key: str) -> tuple[int, ListedStep]:
         """The listed step a row belongs to (a pass's step for a pass's row)."""

@@ -3,13 +3,17 @@
 Textual's DataTable measures every cell of every row it is given (about 0.2 ms a row here):
 refilling it with 2,000 results per keystroke would lag. This table draws only the rows on
 screen (Textual's line API), so replacing its rows costs what building a list costs. It has a
-fixed header line, a row cursor, marked rows, and columns fitted to its width by the caller.
+fixed header line, a row cursor, marked rows, and columns fitted to its width by the caller. A
+cell may hold several lines (a name the caller folded at its words): its row is as tall as its
+tallest cell.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -38,6 +42,15 @@ class Row:
     key: str
     cells: tuple[str | Text, ...]  # Text keeps its own style (a status in the theme's warning colour)
     style: Style | None = None  # for the whole row (e.g. dimmed for a broken file)
+
+    @property
+    def height(self) -> int:
+        """The lines the row takes: its tallest cell's."""
+        return 1 + max((_plain(cell).count("\n") for cell in self.cells), default=0)
+
+
+def _plain(cell: str | Text) -> str:
+    return cell.plain if isinstance(cell, Text) else cell
 
 
 GAP = 1  # spaces before a column by default (one: the tables are meant to fit 80 columns)
@@ -86,6 +99,8 @@ class RowTable(ScrollView, can_focus=True):
         self.marked: set[str] = set()
         self.sorted_column: str | None = None
         self._index: dict[str, int] = {}
+        self._tops: list[int] = []  # the first line of each row below the header
+        self._lines = 0  # the lines of every row
 
     # ------------------------------------------------------------------ content
 
@@ -99,6 +114,9 @@ class RowTable(ScrollView, can_focus=True):
         current = keep if keep is not None else self.cursor_key
         self.rows = list(rows)
         self._index = {row.key: i for i, row in enumerate(self.rows)}
+        heights = [row.height for row in self.rows]
+        self._tops = [0, *accumulate(heights)][:-1]
+        self._lines = sum(heights)
         self._resize()
         index = self._index.get(current, min(self.cursor, max(0, len(self.rows) - 1))) if current else 0
         self.cursor = index
@@ -106,7 +124,7 @@ class RowTable(ScrollView, can_focus=True):
 
     def _resize(self) -> None:
         width = sum(c.width + c.gap for c in self.columns)
-        self.virtual_size = Size(width, len(self.rows) + 1)
+        self.virtual_size = Size(width, self._lines + 1)
 
     @property
     def cursor_key(self) -> str | None:
@@ -124,9 +142,10 @@ class RowTable(ScrollView, can_focus=True):
         index = self._index.get(key)
         if index is None:
             return
-        y = index - round(self.scroll_y) + 1
-        if 1 <= y < self.size.height:
-            self.refresh_line(y)
+        for line in range(self._tops[index], self._tops[index] + self.rows[index].height):
+            y = line - round(self.scroll_y) + 1
+            if 1 <= y < self.size.height:
+                self.refresh_line(y)
 
     # ------------------------------------------------------------------ cursor
 
@@ -139,12 +158,16 @@ class RowTable(ScrollView, can_focus=True):
         self.post_message(self.Highlighted(self, self.cursor_key))
 
     def _scroll_to_cursor(self) -> None:
+        if not self.rows:
+            return
         visible = max(1, self.size.height - 1)  # the header takes a line
         top = round(self.scroll_y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + visible:
-            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
+        first = self._tops[self.cursor]
+        last = first + self.rows[self.cursor].height - 1
+        if first < top:
+            self.scroll_to(y=first, animate=False, immediate=True)
+        elif last >= top + visible:
+            self.scroll_to(y=min(first, last - visible + 1), animate=False, immediate=True)
 
     def on_resize(self) -> None:
         self._scroll_to_cursor()
@@ -153,7 +176,11 @@ class RowTable(ScrollView, can_focus=True):
         self.cursor += delta
 
     def action_page(self, direction: int) -> None:
-        self.cursor += direction * max(1, self.size.height - 2)
+        if not self.rows:
+            return
+        # A page of lines, not of rows: a row may take several.
+        line = self._tops[self.cursor] + direction * max(1, self.size.height - 2)
+        self.cursor = self._row_at(min(max(line, 0), self._lines - 1)) or 0
 
     def action_edge(self, end: int) -> None:
         self.cursor = len(self.rows) - 1 if end else 0
@@ -172,8 +199,8 @@ class RowTable(ScrollView, can_focus=True):
                     return
                 x -= column.width + column.gap
             return
-        index = round(self.scroll_y) + y - 1
-        if 0 <= index < len(self.rows):
+        index = self._row_at(round(self.scroll_y) + y - 1)
+        if index is not None:
             if index == self.cursor and event.chain >= 2:
                 self.action_select()
             self.cursor = index
@@ -185,11 +212,12 @@ class RowTable(ScrollView, can_focus=True):
         base = self.rich_style
         if y == 0:
             return self._header(width, base)
-        index = round(self.scroll_y) + y - 1
-        if index >= len(self.rows):
+        line = round(self.scroll_y) + y - 1
+        index = self._row_at(line)
+        if index is None:
             return Strip.blank(width, base)
         row = self.rows[index]
-        segments = self._segments(row.cells, base + row.style if row.style else base)
+        segments = self._segments(row.cells, base + row.style if row.style else base, line - self._tops[index])
         if row.key in self.marked:
             segments = self._styled(segments, "row-table--marked")
         if index == self.cursor and self.has_focus:
@@ -210,8 +238,14 @@ class RowTable(ScrollView, can_focus=True):
         strip = Strip(self._segments(labels, header)).crop(round(self.scroll_x), round(self.scroll_x) + width)
         return strip.extend_cell_length(width, header)
 
-    def _segments(self, cells: Sequence[str | Text], style: Style) -> list[Segment]:
-        """One line: each cell cut (with an ellipsis) or padded to its column's width."""
+    def _row_at(self, line: int) -> int | None:
+        """The row drawn on `line` (0 the first below the header), or None below the last."""
+        if not 0 <= line < self._lines:
+            return None
+        return bisect_right(self._tops, line) - 1
+
+    def _segments(self, cells: Sequence[str | Text], style: Style, line: int = 0) -> list[Segment]:
+        """One line (the `line`-th of the row's): each cell cut (with an ellipsis) or padded to its column's width."""
         segments = []
         for i, column in enumerate(self.columns):
             cell = cells[i] if i < len(cells) else ""
@@ -219,6 +253,8 @@ class RowTable(ScrollView, can_focus=True):
                 plain, cell_style = cell.plain, style + cell.style if isinstance(cell.style, Style) else style
             else:
                 plain, cell_style = cell, style
+            lines = plain.split("\n")
+            plain = lines[line] if line < len(lines) else ""
             if cell_len(plain) > column.width:
                 plain = set_cell_size(plain, max(0, column.width - 1)) + "…"
             pad = " " * (column.width - cell_len(plain))
