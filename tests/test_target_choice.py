@@ -119,3 +119,10 @@ def test_check_directory_refuses_files_and_other_volumes(tmp_path):
 def test_target_describes_where_it_writes(tmp_path):
     assert Target.on(tmp_path, ROOT).describe() == f"{tmp_path} on / (ext4, vda)"
     assert Target(tmp_path).describe() == str(tmp_path)
+
+
+def test_briefer_ways_to_say_a_target_keep_its_directory_whole():
+    target = Target.on(Path("/home/lab"), ROOT)
+    assert target.briefer() == ["/home/lab on / (ext4, vda)", "/home/lab (ext4, vda)", "/home/lab"]
+    assert Target(Path("/srv/bench")).briefer() == ["/srv/bench"]
+    assert Target(Path("/dev/sdb"), raw=True).briefer() == ["/dev/sdb (raw device)"]

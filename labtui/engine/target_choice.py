@@ -120,6 +120,17 @@ class Target:
         under = ", ".join(x for x in (self.filesystem, self.disk or self.device) if x)
         return f"{self.directory} on {self.mount_point}" + (f" ({under})" if under else "")
 
+    def briefer(self) -> list[str]:
+        """`describe()`, then shorter ways to say it, each with less of what is under the directory
+        and none cut: for a line too narrow for all of it (the directory is always said whole)."""
+        whole = self.describe()
+        if self.raw:
+            shorter = [f"{self.directory} (raw device)"]
+        else:
+            under = ", ".join(x for x in (self.filesystem, self.disk or self.device) if x)
+            shorter = [f"{self.directory} ({under})" if under else "", str(self.directory)]
+        return list(dict.fromkeys(form for form in (whole, *shorter) if form))
+
 
 def device_words(model: str | None, kind: str | None, size_bytes: int | None) -> str:
     """A raw device's model (or kind) and size: 'Samsung SSD 980 PRO 1TB, 932 GiB'."""
