@@ -16,12 +16,15 @@ queue depth 1 the runs with fewer are the fast ones, whichever loop or fio engin
 The io_uring loop can run with several submission chunk sizes (`--submit-chunks 0,1,4,8`: 0
 resubmits a whole reaped batch in one call), and fio's engines can join the rounds (`--fio
 libaio,io_uring`, each run a fio process of the same length on the same file), which is how the
-loop's chunk of 4 was chosen: at 1 worker x 32 whole batches reached 0.79-0.84 of fio's IOPS on
-the virtio disk, chunks of 4 0.94-0.96.
+loop's chunks were chosen: at 1 worker x 32 whole batches reached 0.79-0.84 of fio's IOPS on
+the virtio disk, chunks of 4 0.94-0.96, chunks of 2 0.99 once a batch was counted after its
+slots went back (`--tally before,after`). The "at disk" and "disk us" columns read the disk's own
+counters: how many requests it had in flight while busy and its mean time per request.
 
     sudo python benchmarks/native_loops.py --ram --outstanding 1 sync io_uring aio
     python benchmarks/native_loops.py --dir /mnt/x --outstanding 32 --rounds 40 io_uring aio
-    python benchmarks/native_loops.py --outstanding 32 --rounds 8 --chunk 1 --submit-chunks 0,4 --fio libaio,io_uring io_uring
+    python benchmarks/native_loops.py --outstanding 32 --rounds 8 --chunk 2 --submit-chunks 2,4 --tally after \
+        --fio libaio io_uring
 """
 
 from __future__ import annotations
@@ -42,6 +45,29 @@ from labtui.engine.testfile import write_test_file
 from labtui.model import Step
 from labtui.units import parse_size
 from ramdisk import ram_disk  # beside this script
+
+
+def disk_of(path: Path) -> str | None:
+    """The kernel's name for the block device holding path (vda, loop3), if it has one."""
+    dev = os.stat(path).st_dev
+    try:
+        return Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}").resolve().name
+    except OSError:
+        return None
+
+
+def queue_ms(disk: str | None) -> tuple[int, int, int]:
+    """The disk's completed requests, time busy and weighted time doing I/O so far (/proc/diskstats
+    fields 1 + 5, 10 and 11; times in ms). The weighted time sums every request's time from its arrival at the block layer to its
+    completion; over the time busy it is the mean number of the disk's requests in flight while
+    it had any, the same measure for every engine (a fio process's start costs it nothing)."""
+    if disk:
+        with open("/proc/diskstats") as f:
+            for line in f:
+                parts = line.split()
+                if parts[2] == disk:
+                    return int(parts[3]) + int(parts[7]), int(parts[12]), int(parts[13])
+    return 0, 0, 0
 
 
 def wakeup_ipis() -> int:
@@ -88,7 +114,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--submit-chunks", default="",
                         help="io_uring only: submission chunk sizes to compare, e.g. 0,4 (0: a whole batch per call)")
-    parser.add_argument("--fio", default="", help="fio engines to run in the same rounds, e.g. libaio,io_uring")
+    parser.add_argument("--tally", default="",
+                        help="io_uring only: when a reaped batch is counted, to compare: before,after its slots go back")
+    parser.add_argument("--fio", default="", help="fio engines to run in the same rounds, e.g. libaio,io_uring; "
+                        "fio options after + (libaio+norandommap=1)")
     args = parser.parse_args()
     missing = missing_backends()
     for loop in args.loops:
@@ -106,11 +135,16 @@ def main() -> int:
             path.unlink(missing_ok=True)
 
 
-def run_fio(engine: str, args, path: Path, size: int) -> tuple[int, float, int]:
-    """(I/Os, CPU seconds, total latency ns) of one fio run of the same cell and length."""
+def run_fio(spec: str, args, path: Path, size: int) -> tuple[int, float, int]:
+    """(I/Os, CPU seconds, total latency ns) of one fio run of the same cell and length.
+
+    spec is an engine, optionally followed by fio options joined with "+" (libaio+norandommap=1):
+    one of fio's own choices changed, everything else as the native engine's fio job.
+    """
+    engine, *options = spec.split("+")
     step = Step(name="loops", block_size=args.block_size, pattern="random", write_percent=args.write_percent,
                 threads=1, outstanding=args.outstanding, duration=args.chunk, warmup=0.05)
-    job = fio_report(fio_args(step, path, size, engine))["jobs"][0]
+    job = fio_report(fio_args(step, path, size, engine) + [f"--{o}" for o in options])["jobs"][0]
     ios = lat = 0
     for d in ("read", "write"):
         ios += job[d]["total_ios"]
@@ -118,43 +152,58 @@ def run_fio(engine: str, args, path: Path, size: int) -> tuple[int, float, int]:
     return ios, (job["usr_cpu"] + job["sys_cpu"]) / 100 * args.chunk, lat
 
 
-def variants(args) -> list[tuple[str, str, int | None]]:
-    """(label, loop or fio engine, io_uring submission chunk) of every contender."""
-    chunks = [int(c) for c in args.submit_chunks.split(",") if c.strip()]
-    out: list[tuple[str, str, int | None]] = []
+def variants(args) -> list[tuple[str, str, int | None, bool | None]]:
+    """(label, loop or fio engine, io_uring submission chunk, io_uring count after submission) of
+    every contender."""
+    chunks: list[int | None] = [int(c) for c in args.submit_chunks.split(",") if c.strip()] or [None]
+    orders: list[bool | None] = [o.strip() == "after" for o in args.tally.split(",") if o.strip()] or [None]
+    out: list[tuple[str, str, int | None, bool | None]] = []
     for loop in args.loops:
-        if loop == "io_uring" and chunks:
-            out += [(f"io_uring/{c or 'batch'}", loop, c) for c in chunks]
+        if loop == "io_uring":
+            for c in chunks:
+                for after in orders:
+                    label = loop + ("" if c is None else f"/{c or 'batch'}")
+                    label += "" if after is None else "/count-after" if after else "/count-before"
+                    out.append((label, loop, c, after))
         else:
-            out.append((loop, loop, None))
-    out += [(f"fio-{e}", f"fio-{e}", None) for e in args.fio.split(",") if e.strip()]
+            out.append((loop, loop, None, None))
+    out += [(f"fio-{e}", f"fio-{e}", None, None) for e in args.fio.split(",") if e.strip()]
     return out
 
 
 def compare(args, path: Path, size: int) -> int:
     gc.disable()  # as in a worker: no collector pause inside a loop
     contenders = variants(args)
-    totals = {label: [0, 0, 0.0, 0, 0] for label, _, _ in contenders}
+    totals = {label: [0, 0, 0.0, 0, 0] for label, _, _, _ in contenders}
+    disk = disk_of(path)
+    at_disk = {label: [0, 0, 0] for label, _, _, _ in contenders}  # requests, ms busy, weighted ms
     runs: list[tuple[float, float]] = []  # (IOPS, wake-up IPIs per I/O) of every run
-    iops: dict[str, list[float]] = {label: [] for label, _, _ in contenders}
+    iops: dict[str, list[float]] = {label: [] for label, _, _, _ in contenders}
     print(f"# {time.strftime('%Y-%m-%d %H:%M %Z')} {args.rounds} rounds of {args.chunk:g} s per loop, "
           f"{args.block_size} B, {args.outstanding} in flight, {args.write_percent} % writes, {path}; "
           f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
-    default_chunk = native_uring.SUBMIT_CHUNK
+    defaults = native_uring.SUBMIT_CHUNK, native_uring.SHALLOW_CHUNK, native_uring.TALLY_AFTER_SUBMIT
     for r in range(args.rounds):
-        for label, loop, chunk in contenders if r % 2 == 0 else contenders[::-1]:
+        for label, loop, chunk, after in contenders if r % 2 == 0 else contenders[::-1]:
             ipis = wakeup_ipis()
+            before = queue_ms(disk)
             if loop.startswith("fio-"):
                 ios, cpu, lat = run_fio(loop[4:], args, path, size)
                 all_ios = ios
             else:
                 # 0: never split a batch (a chunk larger than anything in flight)
-                native_uring.SUBMIT_CHUNK = default_chunk if chunk is None else chunk or 1 << 30
+                if chunk is None:
+                    native_uring.SUBMIT_CHUNK, native_uring.SHALLOW_CHUNK = defaults[:2]
+                else:  # at any depth
+                    native_uring.SUBMIT_CHUNK = native_uring.SHALLOW_CHUNK = chunk or 1 << 30
+                native_uring.TALLY_AFTER_SUBMIT = defaults[2] if after is None else after
                 cfg = {"path": str(path), "file_size": size, "block_size": args.block_size, "pattern": "random",
                        "write_percent": args.write_percent, "outstanding": args.outstanding, "direct": True,
                        "latency": True, "worker": 0, "workers": 1, "seed": 7919 * r + 1, "backend": loop, "trace": 0}
                 ios, all_ios, cpu, lat = one_run(cfg, args.chunk)
             ipis = wakeup_ipis() - ipis  # a fio run's own start and exit included: a few hundred
+            for i, (now, then) in enumerate(zip(queue_ms(disk), before)):
+                at_disk[label][i] += now - then
             t = totals[label]
             t[0] += ios
             t[1] += all_ios
@@ -163,12 +212,23 @@ def compare(args, path: Path, size: int) -> int:
             t[4] += ipis
             iops[label].append(ios / args.chunk)
             runs.append((ios / args.chunk, ipis / max(all_ios, 1)))
-    native_uring.SUBMIT_CHUNK = default_chunk
-    print(f"{'loop':<14} {'IOPS':>9} {'CPU us/IO':>9} {'lat us':>7} {'IPI/IO':>6}  run IOPS quartiles")
+    native_uring.SUBMIT_CHUNK, native_uring.SHALLOW_CHUNK, native_uring.TALLY_AFTER_SUBMIT = defaults
+    # In flight: the latency of every measured I/O over the time measured (Little's law), by the
+    # loop's own clock (each engine starts and stops that clock at its own places), and at the disk
+    # (the kernel's weighted I/O time over its time busy, the same for every engine): how full a
+    # loop kept the queue it was given. And the disk's own mean time per request (the same counters):
+    # what the disk made of the loop's requests, at that depth.
+    width = max(14, *(len(label) + 1 for label in totals))
+    print(f"{'loop':<{width}} {'IOPS':>9} {'CPU us/IO':>9} {'lat us':>7} {'in flight':>9} {'at disk':>7} "
+          f"{'disk us':>7} {'IPI/IO':>6}  run IOPS quartiles")
     for label, (ios, all_ios, cpu, lat, ipis) in totals.items():
         q = statistics.quantiles(iops[label], n=4) if len(iops[label]) > 1 else iops[label] * 3
-        print(f"{label:<14} {ios / (args.chunk * args.rounds):>9,.0f} {1e6 * cpu / max(all_ios, 1):>9.2f} "
-              f"{lat / max(ios, 1) / 1e3:>7.1f} {ipis / max(all_ios, 1):>6.2f}  {' / '.join(f'{v:,.0f}' for v in q)}")
+        seconds = args.chunk * args.rounds
+        requests, busy_ms, weighted_ms = at_disk[label]
+        print(f"{label:<{width}} {ios / seconds:>9,.0f} {1e6 * cpu / max(all_ios, 1):>9.2f} "
+              f"{lat / max(ios, 1) / 1e3:>7.1f} {lat / 1e9 / seconds:>9.1f} {weighted_ms / max(busy_ms, 1):>7.1f} "
+              f"{1e3 * weighted_ms / max(requests, 1):>7.1f} "
+              f"{ipis / max(all_ios, 1):>6.2f}  {' / '.join(f'{v:,.0f}' for v in q)}")
     # Whatever the loop: how a run's IOPS go with how often a CPU had to wake another for it.
     cut = statistics.median(w for _, w in runs)
     few = [v for v, w in runs if w <= cut]

@@ -123,10 +123,10 @@ def test_sequential_steps_really_advance_sequentially(test_file, backend):
 
 @pytest.mark.parametrize("pattern,write_percent", [("random", 30), ("sequential", 0), ("sequential", 100)])
 def test_a_deep_queue_submitted_in_chunks_keeps_the_mix_the_order_and_the_window(test_file, pattern, write_percent):
-    """io_uring at 13 in flight: freed slots go back in chunks of SUBMIT_CHUNK, with a remainder."""
+    """io_uring at 13 in flight: freed slots go back in chunks, with a remainder."""
     if uring.probe():
         pytest.skip(f"io_uring cannot run here: {uring.probe()}")
-    assert 13 % native_uring.SUBMIT_CHUNK
+    assert 13 % native_uring.submit_chunk(13)
     bs = 16384
     result, _, engine = run_step(step(pattern=pattern, write_percent=write_percent, block_size=bs, threads=1,
                                       outstanding=13, duration=1.0, warmup=0.3), test_file,
@@ -144,6 +144,30 @@ def test_a_deep_queue_submitted_in_chunks_keeps_the_mix_the_order_and_the_window
         offsets = [off for off, _ in trace]
         assert offsets[0] == 0
         assert all(b == a + bs or (b == 0 and a == FILE_SIZE - bs) for a, b in zip(offsets, offsets[1:]))
+
+
+@pytest.mark.parametrize("write_percent", [0, 30])
+def test_a_batch_counted_after_its_slots_went_back_keeps_its_own_latencies(test_file, write_percent):
+    """io_uring counts a reaped batch after resubmitting its slots: each I/O's latency is still
+    from its own submission. A slot's I/Os follow one another, so all the latencies measured in
+    the window add up to no more than 13 slots x (the window + the longest I/O) (Little's law);
+    a count from the resubmission's times would give latencies near 0 or below it."""
+    if uring.probe():
+        pytest.skip(f"io_uring cannot run here: {uring.probe()}")
+    assert native_uring.TALLY_AFTER_SUBMIT
+    result, _, _ = run_step(step(write_percent=write_percent, threads=1, outstanding=13, duration=1.0, warmup=0.3),
+                            test_file, native_backend="io_uring")
+    assert result.status == "completed", result.error
+    total = result.total.ios
+    assert total > 200
+    lat = result.latency
+    assert 0 < lat.min <= lat.mean <= lat.max
+    busy_ms = lat.mean * total
+    assert busy_ms <= 13 * (1000 * result.read.seconds + lat.max)
+    # And no less than one slot busy for most of the window: the I/Os' latencies are their own.
+    assert busy_ms >= 0.5 * 1000 * result.read.seconds
+    for d in (result.read_latency, result.write_latency) if write_percent else (result.read_latency,):
+        assert 0 < d.min <= d.mean <= d.max
 
 
 def test_sequential_threads_each_stream_through_their_own_region(test_file, backend):

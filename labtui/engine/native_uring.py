@@ -5,8 +5,9 @@ number; registered buffer and file where the kernel allows), so an I/O costs thi
 offset and, for a mixed step, its direction. Every completion waiting is reaped and counted at
 once, as fio does with iodepth_batch_complete; the freed slots then go back to the kernel a few
 at a time as they are prepared (`io_uring_enter` calls that wait for nothing and post what has
-completed meanwhile), the last few with the call that waits for the next completion. A batch
-no larger than a chunk costs one system call. The clock is read once per chunk submitted (its
+completed meanwhile), and only then is the batch counted; the last few go with the call that
+waits for the next completion, unless a count is due after them. A batch no larger than a chunk
+costs one system call. The clock is read once per chunk submitted (its
 I/Os' submission time) and once per wait (its completions' time).
 
 Counting is exact per phase, as in the other loops: counters are snapshotted at the first
@@ -24,16 +25,35 @@ import time
 from labtui.engine import native_common as nw, uring
 from labtui.engine.histogram import BUCKETS, SUB_BITS
 
-# Freed slots go to the kernel SUBMIT_CHUNK at a time, each chunk as soon as it is prepared,
-# not a whole batch in one call: a batch reaped together and resubmitted together stays
-# together, and the device sees bursts instead of a stream. Measured on a quiet machine (4K
-# random reads, 1 worker x 32, alternating 1 s runs in one process, 6-10 rounds): on the virtio
-# disk whole batches reached 0.79-0.84 of fio's (libaio) IOPS, chunks of 4 0.94-0.96 (1 to 3
-# within 0.03 of it at more CPU per I/O, 8: 0.89); on the RAM device chunks of 4 did 1.3-1.4 x
-# the IOPS of whole batches at less CPU per I/O, and at 4 in flight (one chunk) the same.
-# benchmarks/native_loops.py --submit-chunks 0,1,4 --fio libaio io_uring repeats it. Each call also
+# Freed slots go to the kernel a chunk at a time, each chunk as soon as it is prepared, not a
+# whole batch in one call: a batch reaped together and resubmitted together stays together, and
+# the device sees bursts instead of a stream. How large a chunk, by queue depth, as measured:
+# - Deep queues (DEEP_QUEUE or more in flight), SUBMIT_CHUNK: on the virtio disk the disk's own
+#   time per request (/proc/diskstats, at the same depth at the disk) grows with the chunk. Quiet,
+#   1 worker x 32, 70/30, alternating 2 s runs (2026-12-02 03:27 UTC): chunks of 2, 3 and 4 cost
+#   248, 262 and 274 us per request where fio libaio's (one I/O per call) cost 251, and reached
+#   0.99, 0.97 and 0.94 of fio's IOPS (whole batches: 0.79-0.84). On the RAM device, where the
+#   loop's CPU is the limit, chunks of 2 did 1.08 x fio's IOPS at 1 x 32 70/30 and 1.17 on reads.
+# - Shallower queues, SHALLOW_CHUNK: chunks of 2 there cost calls where the CPU is short and bursts
+#   matter less. At 4 workers x 4 (16K 70/30) on the RAM device chunks of 2 fell to 0.87 of fio
+#   (1.01 with 4, CPU per I/O 1.23 x fio's), and one worker x 8 of 1 MiB sequential reads on the
+#   virtio disk to 0.75 (1.08 with 4) (benchmarks/engine_vs_fio.py, 03:31-03:50 UTC).
+# benchmarks/native_loops.py --submit-chunks 2,4 --fio libaio io_uring repeats them. Each call also
 # posts what has completed meanwhile.
-SUBMIT_CHUNK = 4
+DEEP_QUEUE = 16
+SUBMIT_CHUNK = 2
+SHALLOW_CHUNK = 4
+
+
+def submit_chunk(depth: int) -> int:
+    """How many freed slots go to the kernel per call at this many in flight."""
+    return SUBMIT_CHUNK if depth >= DEEP_QUEUE else SHALLOW_CHUNK
+
+
+# A reaped batch is counted after its freed slots are back with the kernel, not before: the count
+# (latency buckets, per-direction tallies) would otherwise keep every slot of the batch out of the
+# device meanwhile. At 1 x 32 on the virtio disk: +3 to +6 % IOPS for every chunk size (same runs).
+TALLY_AFTER_SUBMIT = True
 
 
 def uring_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int) -> dict:
@@ -111,15 +131,63 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
     due = min(next_publish, t_measure)
     stopping = False
     error = None
-    last_lat = -1
-    last_idx = 0
     # The hot loop is written out inline (no helper calls per I/O): at 4K and QD32 every
     # hundred nanoseconds of Python per I/O costs IOPS.
     # Random reads (most cells, and the ones where the engine's cost shows) take a lean path.
     lean = not (seq or wp or trace_left)
     d0 = 1 if wp == 100 else 0
     hist0 = hists[d0]
-    chunk = SUBMIT_CHUNK
+    chunk = submit_chunk(depth)
+    def tally_batch(stamps: list[int], dirs: list[int], now: int) -> None:
+        """Count a reaped batch: its I/Os (submitted at `stamps`, in directions `dirs` for a mixed
+        step), all completed by `now`. Per batch, not per I/O: a call here costs nothing per I/O."""
+        last_lat = -1
+        last_idx = 0
+        if mixed:
+            for t, d in zip(stamps, dirs):
+                lat = now - t
+                ios[d] += 1
+                lat_sum[d] += lat
+                if latency:
+                    if lat != last_lat:
+                        last_lat = lat
+                        if lat < 128:
+                            last_idx = lat if lat > 0 else 0
+                        else:
+                            shift = lat.bit_length() - SUB_BITS
+                            last_idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
+                    hists[d][last_idx] += 1
+                    if lat < mins[d]:
+                        mins[d] = lat
+                    if lat > maxs[d]:
+                        maxs[d] = lat
+        else:
+            n = len(stamps)
+            ios[d0] += n
+            lat_sum[d0] += now * n - sum(stamps)
+            if latency:
+                # A batch's completions share its completion time and mostly a few submission
+                # times: the bucket is looked up once per submission time.
+                last_t = -1
+                for t in stamps:
+                    if t != last_t:
+                        last_t = t
+                        lat = now - t
+                        if lat < 128:
+                            last_idx = lat if lat > 0 else 0
+                        else:
+                            shift = lat.bit_length() - SUB_BITS
+                            last_idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
+                        if lat < mins[d0]:
+                            mins[d0] = lat
+                        if lat > maxs[d0]:
+                            maxs[d0] = lat
+                    hist0[last_idx] += 1
+
+    # The batch reaped by the last wait, counted once its freed slots are back with the kernel.
+    done: list[int] = []
+    dirs: list[int] = []
+    done_now = 0
     while True:
         if free and not stopping:
             t_sub = mono()
@@ -173,6 +241,12 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
             inflight += len(free)
             free.clear()
             sq32[sq_tail_i] = tail & 0xFFFFFFFF
+            if len(done) > chunk:
+                # The last chunk goes now too, rather than wait for the count below.
+                syscall(enter, ring_fd, (tail - sq32[sq_head_i]) & 0xFFFFFFFF, 0, getevents, None, 0)
+        if done:
+            tally_batch(done, dirs, done_now)
+            done = []
         if not inflight:
             break
         # Whatever the kernel has not consumed yet: the last chunk (all of it after an interrupted call).
@@ -226,48 +300,14 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
             stopping = True
             slots = [slot for slot, r in zip(slots, ress) if r == bs]
         free += slots
-        if mixed:
-            for slot in slots:
-                lat = now - submit_ns[slot]
-                d = is_write[slot]
-                ios[d] += 1
-                lat_sum[d] += lat
-                if latency:
-                    if lat != last_lat:
-                        last_lat = lat
-                        if lat < 128:
-                            last_idx = lat if lat > 0 else 0
-                        else:
-                            shift = lat.bit_length() - SUB_BITS
-                            last_idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
-                    hists[d][last_idx] += 1
-                    if lat < mins[d]:
-                        mins[d] = lat
-                    if lat > maxs[d]:
-                        maxs[d] = lat
-        else:
-            n = len(slots)
-            stamps = list(map(submit_ns.__getitem__, slots))
-            ios[d0] += n
-            lat_sum[d0] += now * n - sum(stamps)
-            if latency:
-                # A batch's completions share its completion time and mostly a few submission
-                # times: the bucket is looked up once per submission time.
-                last_t = -1
-                for t in stamps:
-                    if t != last_t:
-                        last_t = t
-                        lat = now - t
-                        if lat < 128:
-                            last_idx = lat if lat > 0 else 0
-                        else:
-                            shift = lat.bit_length() - SUB_BITS
-                            last_idx = (shift << 6) + (lat >> shift) if shift < 34 else BUCKETS - 1
-                        if lat < mins[d0]:
-                            mins[d0] = lat
-                        if lat > maxs[d0]:
-                            maxs[d0] = lat
-                    hist0[last_idx] += 1
+        # Their submission times and directions, before resubmission overwrites them.
+        done = list(map(submit_ns.__getitem__, slots))
+        dirs = list(map(is_write.__getitem__, slots)) if mixed else dirs
+        done_now = now
+        if not TALLY_AFTER_SUBMIT:
+            tally_batch(done, dirs, done_now)
+            done = []
+
     result = tally.finish(cfg, live, publish, snap_start, snap_end, window, trace, error)
     result["registered"] = {"buffers": fixed, "file": fixed_file}
     return result
