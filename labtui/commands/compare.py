@@ -28,12 +28,13 @@ def svg_path(text: str) -> Path:
     import os
     from pathlib import Path
 
+    from labtui.engine.paths import exists
     from labtui.errors import ValidationError
 
     path = Path(os.path.expanduser(text))
     if path.suffix.lower() != ".svg":
         raise ValidationError(f"{text} does not end in .svg: name the picture FILE.svg", "--svg")
-    if path.is_dir():
+    if exists(path) and path.is_dir():  # LabtuiError for a name too long or a directory not to be looked into
         raise ValidationError(f"{path} is a directory", "--svg")
     parent = path.parent
     if not parent.is_dir():

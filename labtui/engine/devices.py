@@ -525,7 +525,9 @@ def volume_of(
 ) -> Volume | None:
     """The mounted volume holding `path` (which need not exist yet: its nearest existing parent is used)."""
     probe = Path(os.path.abspath(os.fspath(path)))
-    while not probe.exists() and probe != probe.parent:
+    # os.path.exists, not Path.exists: a name too long or a directory that may not be looked into
+    # raises there, and the volume is the one of the nearest parent that can be seen.
+    while not os.path.exists(probe) and probe != probe.parent:
         probe = probe.parent
     if volumes is None:
         volumes = list_volumes(sys_root, mountinfo, include_noise=True, usage=False, include_binds=True)

@@ -8,21 +8,71 @@ a mount point (`MOUNT/labtui`), the one directory a run makes.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 from labtui.errors import LabtuiError
+
+# Past this a path is shown by its start and its length: a pasted 5000-character path must not
+# fill the screen, and the message must still fit on a line.
+SHOWN_CHARS = 120
+
+
+def shown(path: str | os.PathLike) -> str:
+    """`path` as a message shows it: whole, or its start and how long it is."""
+    text = os.fspath(path)
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS - 40]}… ({len(text)} characters)"
+
+
+def exists(path: Path) -> bool:
+    """Whether `path` leads to something (following links); LabtuiError where that cannot be known.
+
+    Path.exists() raises for a name longer than the file system takes or a directory that may not
+    be looked into (Python 3.11 ignores only "no such file" and a few more), and that surfaced as
+    an internal error, or a crash of the TUI as a long path was typed.
+    """
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise LabtuiError(_stat_refusal(path, exc)) from None
+    except ValueError:  # an embedded NUL byte
+        raise LabtuiError(f"{shown(path)!r} is not a path (it holds a NUL byte)") from None
+    return True
+
+
+def _stat_refusal(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ENAMETOOLONG:
+        longest = max((len(os.fsencode(part)) for part in path.parts), default=0)
+        if longest > 255:
+            return f"{shown(path)}: a name in it is {longest} bytes long, more than a file system takes (255)"
+        return f"{shown(path)}: the path is {len(os.fsencode(path))} bytes long, more than the system takes"
+    if exc.errno == errno.ELOOP:
+        return f"{shown(path)}: its symbolic links lead to one another in a loop, never to a directory"
+    if exc.errno == errno.EACCES:
+        return f"permission denied: cannot look into {shown(_deepest_searchable(path))}, which holds {shown(path)}"
+    return f"cannot inspect {shown(path)}: {exc.strerror or exc}"
+
+
+def _deepest_searchable(path: Path) -> Path:
+    """The directory on the way to `path` whose permissions stop a look further in."""
+    for parent in reversed(path.parents):
+        if not os.access(parent, os.X_OK):
+            return parent
+    return path.parent
 
 
 def nearest_existing(path: Path) -> tuple[Path, list[Path]]:
     """`path` itself if it exists, else its deepest existing ancestor; and the missing ones, outermost last.
 
     A dangling symbolic link on the way is a LabtuiError: making the directory would fail with
-    "File exists" after every check had passed.
+    "File exists" after every check had passed. So is a path that cannot be looked at (`exists`).
     """
     existing = path
     missing: list[Path] = []
-    while not existing.exists():
+    while not exists(existing):
         if existing.is_symlink():
             raise LabtuiError(f"{existing} is a symbolic link to {os.readlink(existing)}, which does not exist: "
                               "create that directory or give another target")

@@ -170,10 +170,10 @@ class Runner:
             self.commands.check_available()
             for i, step in command_steps:
                 self.commands.check_step(step, path, f"steps[{i + 1}]")
-        if path.exists() and not path.is_dir():
-            kind = "a file" if path.is_file() else "not a directory"
+        existing, missing = nearest_existing(path)  # LabtuiError for a path that cannot be looked at
+        if not missing and not existing.is_dir():
+            kind = "a file" if existing.is_file() else "not a directory"
             raise LabtuiError(f"{path} exists and is {kind}: give a directory (labtui creates its own test file there)")
-        existing, missing = nearest_existing(path)
         if not existing.is_dir():
             raise LabtuiError(f"{existing} is not a directory")
         holder = devices.volume_of(existing)

@@ -215,12 +215,12 @@ def check_directory(text: str, volume: Volume, volumes: tuple[Volume, ...] | lis
     if owner is None or owner.mount_point != volume.mount_point:
         where = owner.mount_point if owner else "no mounted volume"
         raise ValidationError(f"{path} is on {where}, not on {volume.mount_point}", "directory")
-    if path.exists() and not path.is_dir():
-        raise ValidationError(f"{path} exists and is not a directory", "directory")
     try:
         existing, missing = nearest_existing(path)
-    except LabtuiError as exc:
+    except LabtuiError as exc:  # a dangling link, a name too long, a directory that may not be looked into
         raise ValidationError(str(exc), "directory") from None
+    if not missing and not existing.is_dir():
+        raise ValidationError(f"{path} exists and is not a directory", "directory")
     # The run's preflight rule, word for word.
     refusal = missing_refusal(path, missing, volume.mount_point)
     if refusal:

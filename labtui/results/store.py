@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labtui import series
-from labtui.engine.paths import nearest_existing
+from labtui.engine.paths import exists, nearest_existing, shown
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.model import (
     DirectionStats,
@@ -396,17 +396,18 @@ class Store:
         """A profile by name (user profiles shadow built-ins) or by path to a .toml file."""
         candidate = Path(name_or_path).expanduser()
         if name_or_path.endswith(".toml") or os.sep in name_or_path:
-            if not candidate.is_file():
-                raise NotFoundError(f"no profile file {name_or_path}")
+            if not exists(candidate):  # LabtuiError for a path that cannot be looked at (too long, no access)
+                raise NotFoundError(f"no profile file {shown(name_or_path)}")
             return load_profile_file(candidate, origin=str(candidate))
         user = self.profiles_dir / f"{name_or_path}.toml"
-        if user.is_file():
+        # A name no file can have (too long) is no user profile's: it may still be a built-in's (it is not).
+        if _SAFE_ID.match(name_or_path) and len(name_or_path) <= MAX_ID_CHARS and exists(user):
             return _load_user_profile(user)
         for profile in builtin_profiles():
             if profile.name == name_or_path:
                 return profile
         names = sorted({p.name for p in builtin_profiles()} | {p.stem for p in self.user_profile_files()})
-        raise NotFoundError(f"no profile named {name_or_path!r} (known: {', '.join(names)})")
+        raise NotFoundError(f"no profile named {shown(name_or_path)!r} (known: {', '.join(names)})")
 
     def save_profile(self, profile: Profile, *, overwrite: bool = True) -> Path:
         """Save as a user profile. A built-in name gets a user copy; built-ins are never touched."""

@@ -18,6 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from labtui.engine.paths import exists
+from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.render import export
 from labtui.render.export_formats import FORMATS
@@ -37,7 +39,11 @@ def check_path(text: str, directory: Path) -> tuple[Path | None, str]:
     if not text:
         return None, "type the file to write"
     path = Path(os.path.normpath(directory / os.path.expanduser(text)))
-    if path.exists():
+    try:
+        taken = os.path.lexists(path) or exists(path)  # a dangling link's name is taken too
+    except LabtuiError as exc:  # a name too long, a directory that may not be looked into
+        return None, str(exc)
+    if taken:
         return None, f"{path} exists: choose another name (labtui never replaces a file here)"
     if not path.parent.is_dir():
         return None, f"{path.parent} is not a directory"
