@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import subprocess
 from pathlib import Path
@@ -217,12 +218,18 @@ def test_a_fio_status_stream_cut_in_its_last_report_is_refused():
 # --------------------------------------------------------------------------- files that are not reports
 
 
-@pytest.mark.parametrize("special", ["fifo", "/dev/zero", "/dev/urandom", "link to /dev/zero"])
+@pytest.mark.parametrize("special", ["fifo", "socket", "/dev/zero", "/dev/urandom", "link to /dev/zero"])
 def test_only_regular_files_are_read(tmp_path, special):
     if special == "fifo":
         path = tmp_path / "report.json"
         os.mkfifo(path)  # no writer: reading it would wait forever
         expected = "a FIFO"
+    elif special == "socket":
+        path = tmp_path / "report.json"
+        listening = socket.socket(socket.AF_UNIX)
+        listening.bind(str(path))  # cannot be opened at all: "No such device or address" said nothing
+        listening.close()
+        expected = "a socket"
     elif special.startswith("link"):
         path = tmp_path / "report.json"
         path.symlink_to("/dev/zero")

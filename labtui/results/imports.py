@@ -13,6 +13,7 @@ and the file's name.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -77,6 +78,13 @@ def _read_report(path: Path) -> tuple[bytes, datetime]:
     except IsADirectoryError:
         raise ReportError(f"{path}: is a directory (name the report files in it)") from None
     except OSError as exc:
+        # A socket cannot be opened at all (ENXIO, "No such device or address"): say what it is.
+        kind = None
+        with contextlib.suppress(OSError):
+            mode = os.stat(path).st_mode
+            kind = next((what for test, what in _KINDS if test(mode)), None)
+        if kind is not None:
+            raise ReportError(f"{path}: is {kind}, not a report file") from None
         raise ReportError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     try:
         info = os.fstat(fd)

@@ -137,8 +137,10 @@ def profile_from_table(data: Any, origin: str = "user", *, check: bool = True) -
         if key not in known:
             raise _unknown_key(key, known - {"schema"}, "")
     name = data.get("name")
-    if not isinstance(name, str):
+    if name is None:
         raise ValidationError("the profile needs a name", "name")
+    if not isinstance(name, str):  # `name = 5` has a name, of the wrong type: "needs a name" sent people looking
+        raise ValidationError(f"must be a string, got {name!r}", "name")
     for key in ("title", "description"):
         if key in data and not isinstance(data[key], str):
             raise ValidationError(f"must be a string, got {data[key]!r}", key)
@@ -263,7 +265,9 @@ def step_from_table(data: Any, where: str = "step", *, check: bool = True) -> St
         if key in data:
             raise ValidationError(f"{key!r} does not apply to a step of kind {kind!r}", f"{where}.{key}")
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
+    if name is not None and not isinstance(name, str):
+        raise ValidationError(f"must be a string, got {name!r}", f"{where}.name")
+    if name is None or not name.strip():
         raise ValidationError("every step needs a non-empty name", f"{where}.name")
     values: dict[str, Any] = {"name": printable(name.strip()), "kind": kind}
     for key in ("block_size",):
