@@ -31,7 +31,7 @@ from labtui.render.result_tables import result_steps_table
 from labtui.results.files import dumps_toml, loads_toml
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_to_table
 from labtui.results.store import Store
-from labtui.tui.profile_draft import ProfileDraft
+from labtui.tui.profile_draft import ProfileDraft, changes
 
 MIB = 1024 * 1024
 
@@ -123,13 +123,25 @@ def test_passes_follow_the_repeat_order_with_the_preparing_pass_first():
     assert replace(profile, aggregate="mean").aggregation_text() == "mean of 2 (1 preparing pass not counted)"
 
 
-def test_the_editor_keeps_the_preset_keys_it_has_no_control_for():
+def test_the_editor_keeps_the_preset_keys_and_edits_them():
     draft = ProfileDraft(preset())
     draft.set_field("title", "edited")
     built = draft.build()
     assert built.title == "edited"
     assert (built.aggregate, built.discard_first, built.pause, built.decimal_units) == ("best", True, 0.6, True)
     assert built.steps[1].write_through and built.steps[1].pause == 0.0
+    assert draft.steps[0].values["pause"] == "" and built.steps[0].pause is None  # empty: the profile's pause
+    draft.set_field("aggregate", "mean")
+    draft.set_field("pause", "")
+    assert draft.errors() == {"pause": "'' is not a duration (use e.g. 500ms, 10s, 5m, 1h)"}  # the profile's is a figure
+    draft.set_field("pause", "0s")
+    draft.set_step_field(1, "write_through", False)
+    draft.set_step_field(1, "pause", "")
+    built = draft.build()
+    assert (built.aggregate, built.pause, built.steps[1].write_through, built.steps[1].pause) == ("mean", 0.0, False,
+                                                                                                    None)
+    assert ("aggregate", "mean", "best") in changes(preset(), built)
+    assert ("pause", "0s", "600ms") in changes(preset(), built)
 
 
 # --------------------------------------------------------------------------- engines

@@ -405,3 +405,46 @@ async def test_ctrl_s_typed_right_after_text_saves_that_text(labtui_home):
         await wait_for(pilot, lambda: saves() == 2, what="the save (the duplicate was the first)")
         assert Store(labtui_home).profile("mine").title == "Fast"
         assert app.unsaved_profile is None
+
+
+async def test_the_presets_keys_and_write_through_are_edited_and_saved(labtui_home):
+    """Every key of a profile file has its field: a CrystalDiskMark preset's aggregation, preparing
+    pass, pause and MB/s, and the post's script's write-through and pause before its 300 s runs."""
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_workload(pilot)
+        screen = app.screen
+        screen._open(next(p for p in screen.profiles if p.name == "cdm-standard"))
+        await pilot.pause()
+        shown = {key: screen.query_one(f"#p-{key}").value
+                 for key in ("aggregate", "repeat_order", "discard_first", "pause", "decimal_units")}
+        assert shown == {"aggregate": "best", "repeat_order": "step", "discard_first": True, "pause": "5s",
+                         "decimal_units": True}
+        screen.query_one("#p-aggregate").focus()
+        await pilot.press("left")  # best -> mean, as KDiskMark's Default profile makes a figure
+        await set_text(pilot, "#p-pause", "2s")
+        screen.query_one("#p-discard_first").focus()
+        await pilot.press("space")
+        await type_into(pilot, "#p-pause", "2x")
+        assert field_error(app, "p-pause") == "unknown duration unit 'x' in '2x' (use ms, s, m or h)"
+        await set_text(pilot, "#p-pause", "2s")
+        assert field_error(app, "p-pause") == ""
+        await duplicate(pilot, "cdm-mean")
+        saved = Store(labtui_home).profile("cdm-mean")
+        assert (saved.aggregate, saved.pause, saved.discard_first, saved.decimal_units) == ("mean", 2.0, False, True)
+        assert "mean of 3" in saved.aggregation_text()
+
+        screen._open(next(p for p in screen.profiles if p.name == "configmgr-sql"))
+        await pilot.pause()
+        screen.query_one(StepsTable).move_cursor(row=1)  # the 300 s read: 5 s after the 60 s one, as the script sleeps
+        await pilot.pause()
+        assert screen.query_one("#s-pause").value == "5s" and screen.query_one("#s-write_through").value is True
+        assert "-Sh" in command_line(app, "diskspd")
+        screen.query_one("#s-write_through").focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert "-Sh" not in command_line(app, "diskspd") and "-Sd" in command_line(app, "diskspd")
+        await set_text(pilot, "#s-pause", "")  # empty: the profile's own pause (none)
+        await duplicate(pilot, "sql-cached")
+        step = Store(labtui_home).profile("sql-cached").steps[1]
+        assert (step.write_through, step.pause) == (False, None)

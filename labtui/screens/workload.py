@@ -39,7 +39,8 @@ from labtui.widgets.steps_table import StepsTable, step_cells
 # Where the engines' command lines say the test file goes (a run names it after its id).
 TEST_FILE_NAME = "labtui-test.dat"
 # Profile fields the engines' command lines do not use: an error there leaves them as they are.
-NOT_IN_COMMANDS = ("name", "title", "description", "free_space_margin", "repeat")
+NOT_IN_COMMANDS = ("name", "title", "description", "free_space_margin", "repeat", "aggregate", "repeat_order",
+                   "discard_first", "pause", "decimal_units")
 # Keys for user profiles only: dimmed for others, and they say why when pressed.
 DIMMED_FOR_BUILTINS = ("rename", "delete_profile")
 
@@ -64,6 +65,21 @@ PROFILE_SPECS = (
     FieldSpec("precondition", "Precondition",
               "Sequential passes over the whole test file before the steps (SNIA's preconditioning: 2); 0 = none"),
 )
+# How repetitions run and are reported (what the CrystalDiskMark and KDiskMark presets set): the
+# profile's too, in a section of their own under the steps, which they would push off a small screen.
+PRESET_SPECS = (
+    FieldSpec("aggregate", "Figure", "A step's figure from its repetitions: their mean (KDiskMark, fio), or the "
+              "best pass, the highest IOPS and MiB/s and the lowest latency each on its own (CrystalDiskMark)",
+              (("mean", "mean"), ("best", "best"))),
+    FieldSpec("repeat_order", "Repeat order", "Run the whole profile Repeat times over, or each step Repeat times "
+              "in a row (CrystalDiskMark, KDiskMark)", (("profile", "profile"), ("step", "step"))),
+    FieldSpec("discard_first", "Prep pass", "Each step first runs once to prepare the drive; that pass is shown "
+              "live and not counted (CrystalDiskMark 9)", YES_NO),
+    FieldSpec("pause", "Pause", "Idle time before every pass but the run's first: 5s (CrystalDiskMark's interval); "
+              "a step's own pause wins for that step"),
+    FieldSpec("decimal_units", "MB/s", "Also show MB/s (10^6 bytes per second, CrystalDiskMark's unit, 4.86 % above "
+              "MiB/s)", YES_NO),
+)
 
 STEP_SPECS = {
     s.key: s
@@ -80,8 +96,12 @@ STEP_SPECS = {
         FieldSpec("duration", "Duration", "Measured time: 500ms, 10s, 5m, 1h"),
         FieldSpec("warmup", "Warm-up", "Time before measuring starts; not counted"),
         FieldSpec("cooldown", "Cool-down", "Time after measuring ends; not counted"),
-        FieldSpec("cache", "Cache", "off bypasses the page cache (O_DIRECT, DiskSpd -Sh); on is buffered",
+        FieldSpec("pause", "Pause", "Idle time before each of this step's passes (the post's script: 5s before its "
+                  "300 s runs); empty = the profile's pause"),
+        FieldSpec("cache", "Cache", "off bypasses the page cache (O_DIRECT, DiskSpd -Su); on is buffered",
                   (("off", "off"), ("on", "on"))),
+        FieldSpec("write_through", "Write-through", "Writes wait for the media, not the drive's write cache "
+                  "(DiskSpd -Sh, O_DSYNC, fio sync=dsync), as the post's script's -h asks", YES_NO),
         FieldSpec("latency", "Latency", "Measure per-I/O latency (DiskSpd -L)", YES_NO),
         FieldSpec("steady_state", "Steady state",
                   "Run rounds of Duration until steady: snia (SNIA PTS 2.0 on IOPS), snia:mib_s, snia:latency, or a "
@@ -105,7 +125,7 @@ def field_label(path: str) -> str:
     if match:
         spec = STEP_SPECS.get(match.group(2))
         return f"step {match.group(1)}, {spec.label if spec else match.group(2)}"
-    spec = next((s for s in PROFILE_SPECS if s.key == path), None)
+    spec = next((s for s in (*PROFILE_SPECS, *PRESET_SPECS) if s.key == path), None)
     return spec.label if spec else (path or "the profile")
 
 
@@ -187,6 +207,8 @@ class WorkloadScreen(LabtuiScreen[None]):
                 yield StepsTable(id="steps", cursor_type="row")
                 yield Label("Step", classes="section-title", id="step-title")
                 yield Vertical(id="step-form", classes="form")
+                yield Label("Repetitions", classes="section-title", id="presets-title")
+                yield Vertical(id="preset-form", classes="form")
         yield CommandLines(id="commands")
         yield KeysFooter()
 
@@ -210,8 +232,11 @@ class WorkloadScreen(LabtuiScreen[None]):
                           for spec in PROFILE_SPECS]
         step_fields_ = [FormField(f"s-{spec.key}", spec.label, _control("s", spec), tooltip=spec.tooltip)
                         for spec in STEP_SPECS.values()]
+        preset_fields = [FormField(f"p-{spec.key}", spec.label, _control("p", spec), tooltip=spec.tooltip)
+                         for spec in PRESET_SPECS]
         await self.query_one("#profile-form").mount_all(profile_fields)
         await self.query_one("#step-form").mount_all(step_fields_)
+        await self.query_one("#preset-form").mount_all(preset_fields)
         blink = cursor_blinks(self.app)
         for text_input in self.query(Input):
             text_input.cursor_blink = blink
@@ -503,7 +528,7 @@ class WorkloadScreen(LabtuiScreen[None]):
         """Take into the draft what the text fields hold: their Changed messages for the last
         keys typed may still be on their way when Ctrl+S arrives right behind them."""
         assert self.draft is not None
-        for control in self.query("#profile-form LineInput, #step-form LineInput").results(LineInput):
+        for control in self.query("#profile-form LineInput, #preset-form LineInput, #step-form LineInput").results(LineInput):
             widget_id = control.id or ""
             key = widget_id[2:]
             if widget_id.startswith("p-"):

@@ -15,16 +15,19 @@ from labtui.errors import ValidationError
 from labtui.model import Profile, Step
 from labtui.results.profile_file import PRESET_KEYS, profile_from_table, profile_to_table, step_from_table, step_to_table
 
-PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat", "precondition")
+PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat", "precondition",
+                  *PRESET_KEYS)
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
-             "cooldown", "cache", "latency", "steady_state", "steady_window", "steady_max_rounds")
+             "cooldown", "pause", "cache", "write_through", "latency", "steady_state", "steady_window",
+             "steady_max_rounds")
 # `requires` (a list) has no control of its own yet: it is kept as the profile had it.
-COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown")
-
-
-# Keys the editor has no control for yet, kept as the profile has them (a preset's pauses,
-# write-through and aggregation must survive an edit of its other fields).
-KEPT_STEP_KEYS = {"io": ("write_through", "pause"), "command": ("pause",)}
+COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown",
+                  "pause")
+# What a profile file leaves out where a key has its default: the editor shows the default. A
+# step's empty pause is the profile's.
+PROFILE_DEFAULTS: dict[str, Any] = {"precondition": "0", "aggregate": "mean", "repeat_order": "profile",
+                                    "discard_first": False, "pause": "0s", "decimal_units": False}
+OPTIONAL_STEP_KEYS = ("workdir", "setup", "cleanup", "steady_state", "pause")
 
 
 def step_fields(kind: str) -> tuple[str, ...]:
@@ -55,6 +58,8 @@ def _step_values(step: Step) -> dict[str, Any]:
     values.setdefault("steady_state", "")
     values.setdefault("steady_window", str(step.steady_window))
     values.setdefault("steady_max_rounds", str(step.steady_max_rounds))
+    values.setdefault("pause", "")
+    values.setdefault("write_through", False)
     values["kind"] = step.kind
     return values
 
@@ -72,10 +77,8 @@ class StepDraft:
         """The step as a profile file would hold it (only the fields its kind has)."""
         values = self.values if values is None else values
         kind = values.get("kind", "io")
-        optional = ("workdir", "setup", "cleanup", "steady_state")
-        table = {k: values[k] for k in step_fields(kind) if k in values and not (k in optional and values[k] == "")}
-        table.update({k: values[k] for k in KEPT_STEP_KEYS.get(kind, ()) if k in values})
-        return table
+        return {k: values[k] for k in step_fields(kind)
+                if k in values and not (k in OPTIONAL_STEP_KEYS and values[k] == "")}
 
     def step(self, index: int) -> Step | None:
         try:
@@ -97,12 +100,11 @@ class ProfileDraft:
         self.original = profile
         data = profile_to_table(profile)
         # A key a profile file may leave out (precondition = 0) is shown with its value.
-        self.fields: dict[str, Any] = {k: _as_typed(data.get(k, getattr(profile, k))) for k in PROFILE_FIELDS}
+        self.fields: dict[str, Any] = {k: _as_typed(data.get(k, PROFILE_DEFAULTS.get(k, getattr(profile, k))))
+                                     for k in PROFILE_FIELDS}
         self.good_fields = dict(self.fields)
         # Parameters are not edited here (yet): kept as they are, so the steps' {placeholders} still resolve.
         self.params: dict[str, Any] = data.get("params", {})
-        # So are the presets' keys (aggregate, pause, ...): an edit elsewhere keeps them.
-        self.kept: dict[str, Any] = {k: data[k] for k in PRESET_KEYS if k in data}
         self.steps = [StepDraft(s) for s in profile.steps]
 
     # ------------------------------------------------------------------ editing
@@ -160,7 +162,7 @@ class ProfileDraft:
 
     def _profile_from(self, fields: dict[str, Any], steps: list[dict[str, Any]]) -> Profile:
         params = {"params": self.params} if self.params else {}
-        return profile_from_table({**fields, **self.kept, **params, "steps": steps}, origin=self.original.origin)
+        return profile_from_table({**fields, **params, "steps": steps}, origin=self.original.origin)
 
     def accepted(self) -> Profile:
         """The profile as the model last accepted it, field by field (what the refused fields were
@@ -229,8 +231,9 @@ def changes(original: Profile, edited: Profile) -> list[tuple[str, str, str]]:
     found: list[tuple[str, str, str]] = []
     old, new = profile_to_table(original), profile_to_table(edited)
     for key in PROFILE_FIELDS[3:]:
-        if new.get(key, getattr(edited, key)) != old.get(key, getattr(original, key)):
-            found.append((key, str(new.get(key, getattr(edited, key))), str(old.get(key, getattr(original, key)))))
+        now, before = _value(new, edited, key), _value(old, original, key)
+        if now != before:
+            found.append((key, _shown(now), _shown(before)))
     old_steps, new_steps = old["steps"], new["steps"]
     if len(new_steps) != len(old_steps):
         found.append(("steps", str(len(new_steps)), str(len(old_steps))))
@@ -245,6 +248,11 @@ def changes(original: Profile, edited: Profile) -> list[tuple[str, str, str]]:
         else:
             found.extend((step_field_path(i, key), n, o) for i, n, o in edits)
     return found
+
+
+def _value(table: dict[str, Any], profile: Profile, key: str) -> Any:
+    """A profile key as its file says it, or as the editor shows it where the file leaves it out."""
+    return table.get(key, PROFILE_DEFAULTS.get(key, getattr(profile, key)))
 
 
 def _shown(value: Any) -> str:
