@@ -200,6 +200,11 @@ def test_a_cpu_bound_step_says_cpu_not_disk():
     # Without link facts the CPU verdict still stands.
     alone = analyse(replace(result, steps=(bound,), target=replace(TARGET, pcie_speed=None, pcie_width=None)))
     assert alone.link is None and alone.step(READ.name).verdict == CPU
+    assert step.short == "CPU, not disk: the engine's limit (27 % of a PCIe 3.0 x4 link)"
+    # Workers that waited for a CPU: the CPUs' limit, as the step's warning says, not one worker's.
+    crowded = replace(result.steps[0], engine_bound="the machine had no idle CPU (99 % busy)")
+    assert analyse(replace(result, steps=(crowded,))).step(READ.name).short == (
+        "CPU, not disk: the CPUs' limit (27 % of a PCIe 3.0 x4 link)")
 
 
 def test_buffered_io_is_not_read_against_the_link():

@@ -176,10 +176,18 @@ def test_the_headless_progress_says_cpu_bound_live_and_at_the_step_end():
     display.live_mode = False
     step = Step(name="Read 4K", block_size=4096, duration=1, warmup=0)
     display.handle(StepStarted(0, 1, step, 1, None))
-    display.handle(SampleTaken(0, "measure", Sample(t=1.0, seconds=1.0, read_ios=9000, engine_bound=True)))
+    display.handle(SampleTaken(0, "measure", Sample(t=1.0, seconds=1.0, read_ios=9000, engine_bound=True,
+                                                    engine_cpu_percent=97.0)))
     live = Console(file=io.StringIO(), width=200, record=True)
     live.print(display.render())
     assert "CPU-bound: the engine's limit, not the disk's" in live.export_text()
+    # Workers that waited for a CPU (no idle CPU, the busiest at 60 %): the CPUs were the limit, as the
+    # step's warning will say, not one worker.
+    display.handle(SampleTaken(0, "measure", Sample(t=2.0, seconds=1.0, read_ios=9000, engine_bound=True,
+                                                    engine_cpu_percent=60.0)))
+    live = Console(file=io.StringIO(), width=200, record=True)
+    live.print(display.render())
+    assert "CPU-bound: the CPUs' limit, not the disk's" in live.export_text()
     display.handle(StepFinished(0, StepResult(step=step, engine_bound="a worker process used 99 % of a CPU")))
     assert "Read 4K: 0.0 IOPS, 0.0 MiB/s [CPU-bound]" in out.getvalue()
 

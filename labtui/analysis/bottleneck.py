@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from labtui.engine.cpubound import OWN_CPU
 from labtui.model import RunResult, StepResult
 
 MB = 1_000_000
@@ -290,6 +291,7 @@ class StepBottleneck:
     verdict: str  # one of VERDICTS
     text: str  # the verdict in words, with what decided it
     link_name: str | None = None
+    cpu_reason: str | None = None  # why a CPU-bound step was (StepResult.engine_bound)
 
     @property
     def short(self) -> str:
@@ -298,11 +300,17 @@ class StepBottleneck:
         return {
             LINK: f"the link limits it{used}",
             NOT_LINK: f"not the link{used}",
-            CPU: f"CPU, not disk: the engine's limit{used}",
+            CPU: f"CPU, not disk: the {self._cpu_limit} limit{used}",
             CACHE: f"cache on: the page cache, not the link{used}",
             OVER: f"more than its {self.link_name} link carries: the recorded link is not the real path",
             UNKNOWN: "link unknown",
         }[self.verdict]
+
+    @property
+    def _cpu_limit(self) -> str:
+        """Whose limit a CPU-bound step's figure is: one worker's own ("engine"), or the CPUs', where the
+        workers waited for one (other work, more threads than CPUs): cpubound's rule for its advice."""
+        return "engine's" if self.cpu_reason is None or self.cpu_reason.startswith(OWN_CPU) else "CPUs'"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -418,7 +426,7 @@ def step_bottleneck(members: Sequence[StepResult], link: Link | None, aggregate:
         if link.downgraded:
             text += f" (it runs below the drive's {link.best_name}, with room for this step)"
     return StepBottleneck(first.name, len(measured), read, write, used, direction, share, verdict, text,
-                          link.name if link else None)
+                          link.name if link else None, bound)
 
 
 def _by_step(result: RunResult) -> list[list[StepResult]]:

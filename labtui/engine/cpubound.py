@@ -40,6 +40,12 @@ def advice(reason: str | None, engine: str = "native") -> str:
     return advice_for(reason is None or reason.startswith(OWN_CPU), engine)
 
 
+def own_limit_now(engine_cpu_percent: float | None) -> bool:
+    """Whether a step marked CPU-bound while it runs is its busiest worker's own limit (it used
+    THRESHOLD of a CPU: verdict()'s rule), not the CPUs' (the workers waited for one)."""
+    return engine_cpu_percent is not None and engine_cpu_percent >= 100 * THRESHOLD
+
+
 def advice_for(own_limit: bool, engine: str = "native") -> str:
     """What to do where one worker was its own limit (more threads), or where they waited for a CPU."""
     table = ADVICE if own_limit else CROWDED

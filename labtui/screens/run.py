@@ -34,7 +34,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.engine.base import engine_title
-from labtui.engine.cpubound import THRESHOLD, advice_for
+from labtui.engine.cpubound import advice_for, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.errors import LabtuiError
@@ -687,7 +687,7 @@ class RunScreen(LabtuiScreen[None]):
             # While it runs; once it ends the run's warning (with the step's verdict) says it.
             cpu = step.last.sample.engine_cpu_percent if step.last is not None else None
             engine = live.started.engine.name if live.started is not None else "native"
-            own_limit = cpu is not None and cpu >= 100 * THRESHOLD  # verdict()'s own rule
+            own_limit = own_limit_now(cpu)
             if own_limit:
                 busy = f"the engine's busiest worker uses {cpu:.0f} % of a CPU"
             else:
