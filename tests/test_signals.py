@@ -77,3 +77,67 @@ def test_a_signal_mid_run_aborts_cleanly(disk_dir, labtui_home, tmp_path, engine
     assert shown["error"] == f"stopped by {signum.name}"  # the real reason, not "cancelled by the user"
     if signum != signal.SIGHUP:  # after SIGHUP the terminal is gone, and so is the message
         assert "aborted" in stderr and signum.name in stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_after_the_run_ended_lets_its_result_out_whole(disk_dir, labtui_home, signum):
+    """The run is over and saved, and its --json is being written to a reader that has not read yet:
+    a signal then must not kill labtui half-way through the document (or before it), nor call the
+    completed run aborted; a second signal ends it at once."""
+    target = disk_dir / f"late-{signum.name}"
+    target.mkdir()
+    # More JSON than a pipe holds (64 KiB): labtui blocks writing it until the test reads.
+    tags = [arg for i in range(100) for arg in ("--tag", f"{i:03d}-" + "x" * 1000)]
+    proc = subprocess.Popen(
+        labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "0.5s", "--file-size", "4M",
+                   "--yes", "--json", *tags),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list((labtui_home / "results").glob("*.toml")) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.05)
+        time.sleep(0.5)  # saved, and now stuck writing its report into the full pipe
+        assert proc.poll() is None, "the report should not fit in the pipe"
+        proc.send_signal(signum)
+        time.sleep(0.3)
+        assert proc.poll() is None, "a first signal lets the report out"
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    result = json.loads(out)
+    assert result["status"] == "completed" and len(result["tags"]) == 100 and result["saved_to"]
+    assert not list(target.iterdir())
+    flat = err.replace("\n", "")
+    if signum != signal.SIGHUP:
+        assert f"{signum.name} came after the run had ended; its result (completed) is saved as {result['id']}" in flat
+        assert "aborted" not in flat
+
+
+def test_a_second_signal_after_the_run_ended_ends_labtui_at_once(disk_dir, labtui_home):
+    target = disk_dir / "late2"
+    target.mkdir()
+    tags = [arg for i in range(100) for arg in ("--tag", f"{i:03d}-" + "x" * 1000)]
+    proc = subprocess.Popen(
+        labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "0.5s", "--file-size", "4M",
+                   "--yes", "--json", *tags),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list((labtui_home / "results").glob("*.toml")) and time.monotonic() < deadline:
+            assert proc.poll() is None
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)  # the pipe is never read: only the second signal can end it
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGTERM
+    assert not list(target.iterdir())

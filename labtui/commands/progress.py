@@ -11,7 +11,9 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
@@ -248,8 +250,6 @@ async def execute(runner: Runner, *, as_json: bool, report: bool = True) -> int:
 
     With `report` false the caller prints what it makes of `runner.result` (as `check` does).
     """
-    from labtui.commands.common import print_json, result_json
-
     console = stderr()
     display = _Display(console)
     display.raw_device = bool(getattr(getattr(runner, "plan", None), "raw_device", False))
@@ -284,17 +284,58 @@ async def execute(runner: Runner, *, as_json: bool, report: bool = True) -> int:
         for sig in STOP_SIGNALS:
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(sig)
+    with _late_signals(received, display):
+        return _report(runner, display, received, as_json=as_json, report=report)
+
+
+@contextlib.contextmanager
+def _late_signals(received: list[str], display: _Display) -> Iterator[None]:
+    """While the ended run's result is printed, a first stop signal is noted and the printing goes
+    on; a second one ends labtui at once (a reader that never reads must not keep it alive).
+
+    Left to their default, SIGTERM and SIGHUP killed labtui between its run's end and its report:
+    the result was saved, but a script's --json got nothing, or half a document.
+    """
+    def late(signum: int, _frame: FrameType | None) -> None:
+        for sig in STOP_SIGNALS:
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(sig, signal.SIG_DFL)
+        if signum == signal.SIGHUP:
+            detach_from_terminal()
+            display.detach()
+        received.append(signal.Signals(signum).name)
+
+    previous: dict[int, Any] = {}
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(OSError, ValueError):  # ValueError: not the main thread
+            previous[sig] = signal.signal(sig, late)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                signal.signal(number, handler)
+
+
+def _report(runner: Runner, display: _Display, received: list[str], *, as_json: bool, report: bool) -> int:
+    """What became of the run, its result printed (unless `report` is false), and the exit code."""
+    from labtui.commands.common import print_json, result_json
+
     result = runner.result
     if result is None:
         display.say("labtui: the run was stopped before anything was saved")
         return ExitCode.FAILED
     save_error = getattr(runner, "save_error", None)
-    if received:
-        kept = f"saved as {result.id}" if save_error is None else "NOT saved"
+    kept = f"saved as {result.id}" if save_error is None else "NOT saved"
+    if received and result.status == "completed":
+        # The run had ended before the signal could stop it: nothing of it is partial.
+        display.say(f"labtui: {received[0]} came as the run ended; its result is complete and {kept}", "yellow")
+    elif received:
         display.say(f"labtui: stopped by {received[0]}; partial result {kept} (status aborted)", "yellow")
         stopped = getattr(runner, "stopped_step", None)
         if stopped:
             display.say(f"labtui: {stopped}", "yellow")
+    during = len(received)
     if report and as_json:
         with contextlib.suppress(OSError):
             saved = runner.saved_path
@@ -313,6 +354,9 @@ async def execute(runner: Runner, *, as_json: bool, report: bool = True) -> int:
                 out.print(limits, highlight=False)
             if save_error is None:
                 out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}", soft_wrap=True)
+    if len(received) > during:
+        display.say(f"labtui: {received[during]} came after the run had ended; its result ({result.status}) is "
+                    f"{kept} and was printed whole", "yellow")
     if save_error is not None:
         display.say(f"labtui: result {result.id} ({result.status}) was NOT saved: {save_error}; "
                     "its figures are only in this output", "red")
