@@ -203,6 +203,16 @@ def test_a_threaded_worker_is_judged_by_each_threads_share_not_their_sum():
                    "the time (85 % waiting: other work or a CPU quota held it back)")
 
 
+def test_a_threaded_worker_on_more_than_one_cpu_is_not_its_own_limit_by_the_sum():
+    # Four blocking threads on 1.5 CPUs (a quarter idle on 2 CPUs): none of them ran all the time.
+    assert verdict([WorkerLoad(1.5, 0.2, lanes=4)], 1.0, 80.0, cpu_count=2) == (150.0, None)
+    # Each of them on a CPU nearly all the time: the process is its own limit, said per thread.
+    top, why = verdict([WorkerLoad(3.8, 0.0, lanes=4)], 1.0, 50.0, cpu_count=8)
+    assert top == 380.0
+    assert why == "a worker process used 380 % of a CPU (95 % for each of its 4 I/O threads)"
+    assert cpubound.advice(why) == cpubound.ADVICE["native"]
+
+
 def test_the_advice_fits_the_reason():
     own = verdict([WorkerLoad(0.97, 0.0)], 1.0, 60.0, cpu_count=4)[1]
     waited = verdict([WorkerLoad(0.3, 0.7)], 1.0, 60.0, cpu_count=4)[1]

@@ -101,6 +101,18 @@ def test_runner_samples_every_second_and_fio_numbers(labtui_home, tmp_path):
     assert runner.result.status == "completed" and not list(tmp_path.glob("labtui-*.dat"))
 
 
+def test_a_cache_on_step_counts_the_cpu_of_each_of_fios_jobs_not_of_one(labtui_home, tmp_path):
+    """Cache on, fio runs psync with a job per I/O in flight: 1 thread x 4 is four jobs, and each one's CPU is
+    a quarter of what group_reporting sums (taken whole, one job of four "used 171 % of a CPU")."""
+    require_tool("fio")
+    profile = _profile(threads=1, outstanding=4, cache="on", duration=1.0, warmup=0.0, write_percent=0)
+    runner = Runner(profile, tmp_path, Store(labtui_home), RunOptions(engine="fio"))
+    asyncio.run(runner.run())
+    (step,) = runner.result.steps
+    assert "--numjobs=4" in step.command_line and step.cpu_seconds is not None
+    assert step.engine_cpu_percent == round(100 * step.cpu_seconds / 4 / step.total.seconds, 1)
+
+
 def test_cancelling_stops_fio_within_two_seconds(labtui_home, tmp_path):
     require_tool("fio")
     runner = Runner(_profile(duration=60.0, warmup=0.0), tmp_path, Store(labtui_home), RunOptions(engine="fio"))

@@ -87,7 +87,7 @@ def fio_arguments(
     """The exact fio command for `step` on the prepared test file `path` of `file_size` bytes."""
     linux = sys.platform.startswith("linux") if linux is None else linux
     aio = linux and step.cache == "off"
-    jobs = step.threads if aio else step.threads * step.outstanding
+    jobs = fio_jobs(step, linux)
     depth = step.outstanding if aio else 1
     random = step.pattern == "random"
     if step.write_percent == 0:
@@ -145,6 +145,13 @@ def fio_arguments(
         f"--output-format={'json+' if step.latency else 'json'}",
     ]
     return args
+
+
+def fio_jobs(step: Step, linux: bool | None = None) -> int:
+    """fio's job count for `step` (numjobs): a job per thread with libaio (cache off on Linux), else
+    psync's job per I/O in flight."""
+    linux = sys.platform.startswith("linux") if linux is None else linux
+    return step.threads if linux and step.cache == "off" else step.threads * step.outstanding
 
 
 class FioEngine(Engine):
@@ -289,9 +296,12 @@ class FioEngine(Engine):
             raise EngineFailed(f"fio's report could not be read: {exc}") from exc
         if result.status == "completed" and result.cpu_seconds is not None:
             # group_reporting sums the jobs: each is taken at the mean (fio's jobs share the work evenly).
+            # A job per I/O in flight with psync: dividing by the threads alone made one job of the
+            # four in `1 x 4, cache on` use "171 % of a CPU", and the step CPU-bound.
             seconds = result.total.seconds
-            each = cpubound.WorkerLoad(result.cpu_seconds / step.threads)
-            engine_cpu, bound = cpubound.verdict([each] * step.threads, seconds, result.cpu_percent)
+            jobs = fio_jobs(step)
+            each = cpubound.WorkerLoad(result.cpu_seconds / jobs)
+            engine_cpu, bound = cpubound.verdict([each] * jobs, seconds, result.cpu_percent)
             result = replace(result, engine_cpu_percent=engine_cpu, engine_bound=bound)
         if result.status == "completed" and returncode != 0:
             result = replace(result, status="failed", error=f"fio {subproc.exit_text(returncode)}: {detail or 'no message'}")
