@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from labtui.tui.columns import fit_widths, fold, fold_widths
+from labtui.render.widths import fold_widths
+from labtui.render.words import fold
+from labtui.tui.columns import fit_widths
 
 DISK_COLUMNS = [("device", "Device"), ("model", "Model"), ("free", "Free"), ("fs", "FS"), ("mount", "Mount point")]
 ADAPTERS = [

@@ -118,16 +118,51 @@ def test_a_table_too_wide_for_its_figures_leaves_out_its_optional_columns_first(
     assert "unknown" in wide and "disk" in wide
 
 
-def test_a_table_that_cannot_fit_by_any_column_is_printed_a_row_per_block():
+def test_a_table_that_cannot_fit_by_any_column_says_each_row_as_header_value_pairs():
     table = Table(box=box.SIMPLE_HEAD, title="Latency (ms)")
     for name in ("step", "p99", "p99.9", "p99.99", "max"):
         table.add_column(name, justify="right", no_wrap=name != "step")
     table.add_row("Read 4K random read", "1,234.56", "2,345.67", "3,456.78", "4,567.89")
+    table.add_row("Write 4K random", "5,678.91", "6,789.12", "7,891.23", "8,912.34")
+    pairs = (("p99", "1,234.56"), ("p99.9", "2,345.67"), ("p99.99", "3,456.78"), ("max", "4,567.89"))
     out = lines(Fitted(table), 24)
     assert max(map(len, out)) <= 24
-    for header, value in (("p99", "1,234.56"), ("p99.9", "2,345.67"), ("p99.99", "3,456.78"), ("max", "4,567.89")):
-        assert any(re.match(rf"{re.escape(header)}\s+{re.escape(value)}\s*$", line) for line in out), out
+    for header, value in pairs:
+        assert any(re.search(rf"(^|   ){re.escape(header)} {re.escape(value)}(   |$)", line.strip()) for line in out), out
     assert "Latency (ms)" in "\n".join(out) and "…" not in "\n".join(out)
+    # Wider, as many pairs to a line as fit: a row on three lines, the further ones indented, not a line per column.
+    wider = lines(Fitted(table), 40)
+    assert wider[1:] == ["step Read 4K random read   p99 1,234.56",
+                         "  p99.9 2,345.67   p99.99 3,456.78",
+                         "  max 4,567.89",
+                         "step Write 4K random   p99 5,678.91",
+                         "  p99.9 6,789.12   p99.99 7,891.23",
+                         "  max 8,912.34"], wider
+
+
+def test_a_pair_longer_than_the_line_folds_at_its_words_and_stays_indented():
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("target", overflow="fold")
+    table.add_column("IOPS", justify="right", no_wrap=True)
+    table.add_row(Words(DEEP), "2,161,519")
+    out = lines(Fitted(table), 16)
+    assert max(map(len, out)) <= 16 and out[0] == "target" and out[1] == "  /srv/lab-"
+    assert all(line.startswith("  ") for line in out[1:]), out
+    assert DEEP in unfolded("\n".join(out)) and any(line.strip() == "IOPS 2,161,519" for line in out), out
+
+
+def test_before_its_rows_are_said_in_pairs_a_table_gives_up_the_space_between_its_columns():
+    table = Table(box=box.SIMPLE_HEAD)
+    for name in ("step", "IOPS", "MiB/s", "p99 ms"):
+        table.add_column(name, justify="right", no_wrap=name != "step")
+    table.add_row("Read 4K", "2,161,519", "8,443.4", "0.057")
+    spaced = lines(Fitted(table), 40)
+    assert any("  2,161,519  " in line for line in spaced)  # Rich's own padding, where it fits
+    tight = lines(Fitted(table), 33)
+    assert tight[0].split() == ["step", "IOPS", "MiB/s", "p99", "ms"] and tight[2].split() == ["Read", "4K", "2,161,519",
+                                                                                              "8,443.4", "0.057"]
+    assert tight[2].startswith("Read 4K 2,161,519 8,443.4")  # one space apart, none at the edge
+    assert max(map(len, tight)) <= 33
 
 
 def test_a_cell_with_two_ways_to_be_said_breaks_only_where_it_reads():
@@ -199,3 +234,25 @@ def test_a_command_step_shows_its_command_under_its_name_not_under_cache(labtui_
     command = next(line for line in lines if "zpaq x" in line)
     assert "zpaq" not in named and command.index("zpaq x") == named.index("Extract archive"), out
     assert "zpaq x {archive} -to {scratch}" in " ".join(" ".join(lines).split()), out
+
+
+def test_the_room_left_goes_where_it_saves_lines_not_to_the_widest_column():
+    # The compare table at 80 columns: Rich's way (the widest column gives first) left the long step
+    # name 15 cells and every verdict's basis on two lines ("2 vs 2," over "p=0.014").
+    from rich.console import Group
+    from rich.text import Text
+
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("step", overflow="fold")
+    for name in ("metric", "A", "B", "B vs A"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("verdict", min_width=len("within noise"))
+    step = Words("Read 4K random from the startech adapter")
+    for n, metric in enumerate(("IOPS ↑", "MiB/s ↑", "mean ms ↓", "p99 ms ↓", "CPU ↓")):
+        table.add_row(step if n == 0 else "", metric, "33,702\n±54.8 %", "4,974\n±326.7 %", "-85.2 %",
+                      Group(Text("worse", no_wrap=True), Text("2 vs 2, p=0.014")))
+    out = lines(Fitted(table), 80)
+    assert max(map(len, out)) <= 80
+    assert sum("2 vs 2, p=0.014" in line for line in out) == 5, out  # each basis whole on its line
+    assert len(out) == 1 + 2 + 4 + 2 * 4 + 1  # edge, header and rule, the step's four lines, two a row after, edge
+    assert "Read 4K random from the startech adapter" in " ".join(line[:20].strip() for line in out)

@@ -63,6 +63,13 @@ def break_offsets(line: str, width: int) -> list[int]:
     return [o for o in offsets if 0 < o < len(line.rstrip())]
 
 
+def fold(text: str, width: int) -> list[str]:
+    """Plain `text` on lines of at most `width` cells, broken where a `Words` cell breaks (a table
+    cell of the TUI's own tables, the header bar's target): never an empty list."""
+    bounds = [0, *break_offsets(text, max(width, 1)), len(text)]
+    return [text[start:end].rstrip() for start, end in zip(bounds, bounds[1:], strict=False)] or [""]
+
+
 class Words:
     """A cell's text (plain or styled, lines kept), wrapped between words to the column it is given."""
 

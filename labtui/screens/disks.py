@@ -28,7 +28,8 @@ from labtui.analysis import bottleneck
 from labtui.engine.devices import Disk, Volume
 from labtui.engine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.model import Profile
-from labtui.tui.columns import fold, fold_widths
+from labtui.render.widths import fold_widths
+from labtui.render.words import fold
 from labtui.tui.context import Command, LabtuiScreen
 from labtui.tui.styling import theme_style
 from labtui.tui.work import post_found, report_failure

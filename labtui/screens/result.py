@@ -32,8 +32,9 @@ from labtui.render.result_tables import (
     p99_text,
 )
 from labtui.render.steady_state import steady_summary_lines
+from labtui.render.widths import fold_widths
+from labtui.render.words import fold
 from labtui.results.summaries import ResultSummary
-from labtui.tui.columns import fold, fold_widths
 from labtui.tui.styling import status_styles, theme_style
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter

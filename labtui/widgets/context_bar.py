@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Static
 
-from labtui.render.words import break_offsets
+from labtui.render.words import fold
 from labtui.tui.context import lab
 
 SEPARATOR = Content(" · ")
@@ -32,9 +32,8 @@ def choice_lines(first: list[Content], targets: list[str], room: int) -> list[Co
         if _target(target).cell_length <= room:
             return [head, _target(target)]
     # The directory alone is longer than the line: folded at its slashes and hyphens, "target" before it.
-    directory = Content.styled(targets[-1], "$foreground")
-    parts = [part.rstrip() for part in directory.divide(break_offsets(directory.plain, max(room - len("target "), 1)))]
-    return [head, Content("target ") + parts[0], *parts[1:]]
+    parts = fold(targets[-1], max(room - len("target "), 1))
+    return [head, _target(parts[0]), *(Content.styled(part, "$foreground") for part in parts[1:])]
 
 
 def _target(text: str) -> Content:
