@@ -1,5 +1,6 @@
 """The Fleet screen at 80 and 120 columns: the table within the screen (the verdict takes what the
-other columns leave, cut with an ellipsis, whole in the detail line), no stray scrollbar, the whole hint."""
+other columns leave, folded over lines at its words, and is on one line in the detail line), no stray
+scrollbar, the whole hint."""
 
 from __future__ import annotations
 
@@ -63,8 +64,19 @@ def _refused_hosts(tmp_path) -> Path:
     return hosts
 
 
+def _cell_lines(lines: list[str], host: str, state_at: int, at: int) -> list[str]:
+    """The lines of the cell at column `at` in `host`'s row: down to the next row (a state shown) or a blank line."""
+    first = next(i for i, line in enumerate(lines) if line.split()[:1] == [host])
+    cell = [lines[first][at:].strip()]
+    for line in lines[first + 1:]:
+        if not line.strip() or line[state_at:at].strip():
+            break
+        cell.append(line[at:].strip())
+    return [c for c in cell if c]
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
-async def test_a_long_verdict_is_cut_with_an_ellipsis_on_screen_and_whole_in_the_detail(labtui_home, tmp_path, size):
+async def test_a_long_verdict_folds_whole_on_screen_and_is_whole_in_the_detail(labtui_home, tmp_path, size):
     Store(labtui_home).save_settings(Settings(profile="quick-sanity", profile_origin="builtin"))
     app = make_app(labtui_home, hosts_file=str(_refused_hosts(tmp_path)))
     async with app.run_test(size=size) as pilot:
@@ -74,16 +86,36 @@ async def test_a_long_verdict_is_cut_with_an_ellipsis_on_screen_and_whole_in_the
         await wait_for(pilot, lambda: screen.fleet is not None and all(r.ended for r in screen.fleet.runs)
                        and not app.run_active, timeout=60, what="both hosts refused")
         await wait_for(pilot, lambda: "Connection refused" in widget_text(app, "#fleet-detail"), what="the detail")
+        await pilot.pause()
         reason = screen.fleet.runs[0].reason.removeprefix("lab-01: ")
-        assert len(reason) > 50, reason  # longer than the table leaves it at either width
+        assert len(reason) > 50, reason  # longer than the table leaves it on one line at either width
         lines = screen_text(app).splitlines()
-        row = next(line for line in lines if line.split()[:1] == ["lab-01"])
-        assert "unreachable" in row
-        shown = row.split("unreachable", 1)[1].strip()
-        assert shown.endswith("…") and reason.startswith(shown[:-1].strip()), (shown, reason)
+        header = next(line for line in lines if line.split()[:2] == ["Host", "State"])
+        at = header.index("Step / verdict" if size[0] < 120 else "Verdict")
+        cell = _cell_lines(lines, "lab-01", header.index("State"), at)
+        assert len(cell) > 1 and "".join(cell).replace(" ", "") == reason.replace(" ", ""), (cell, reason)
+        assert "…" not in screen_text(app)
         table = screen.query_one(DataTable)
         assert table.virtual_size.width <= table.scrollable_content_region.width, "the table scrolls sideways"
         assert reason in " ".join(widget_text(app, "#fleet-detail").split())
+
+
+async def test_a_long_host_name_folds_and_the_last_heading_stays_whole_at_80_columns(labtui_home, tmp_path):
+    hosts = tmp_path / "long.toml"
+    hosts.write_text('[[hosts]]\nname = "lab-nvme-startech-adapter-slot-2"\nssh = "lab@192.0.2.1"\ntarget = "/srv/b"\n\n'
+                     '[[hosts]]\nname = "lab-02"\nssh = "lab@192.0.2.2"\ntarget = "/srv/b"\n')
+    app = make_app(labtui_home, hosts_file=str(hosts))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["Host", "State"])
+        assert lines[header].rstrip().endswith("Step / verdict"), lines[header]
+        assert [line.split()[0] for line in lines[header + 1:header + 5]] == \
+            ["lab-nvme-", "startech-", "adapter-slot-2", "lab-02"], lines[header:header + 5]
+        assert "…" not in "\n".join(lines)
+        table = app.screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width, "the table scrolls sideways"
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")

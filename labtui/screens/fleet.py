@@ -3,8 +3,9 @@
 The same fleet run as `labtui run --hosts FILE` (labtui.fleet.session): each host's row shows
 its state, step, IOPS and MiB/s of its latest interval, a sparkline of its recent MiB/s and, at
 the end, its verdict against the first host that completed (labtui.fleet.summary); at 80
-columns the step and the verdict share a column, and a text cut to its column ends with "…" (the
-highlighted host's is whole in the detail line under the table). Enter opens
+columns the step and the verdict share a column. Nothing is cut: a host's name, its step and its
+verdict fold over lines at their words (render/words.fold), the row as tall as its tallest cell (the
+highlighted host's are on one line in the detail line under the table). Enter opens
 that host's run, live, with the charts of the Run screen. The rows are redrawn on a timer at
 most twice a second, whatever the number of hosts and samples.
 """
@@ -22,14 +23,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import ColumnKey
+from textual.widgets.data_table import ColumnKey, RowKey
 from textual.worker import Worker
 
 from labtui.errors import LabtuiError
 from labtui.fleet.session import COMPLETED, Fleet, HostRun
 from labtui.render.result_tables import fmt_iops, fmt_mib
 from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
-from labtui.tui.columns import shorten
+from labtui.render.words import fold
 from labtui.tui.context import LabtuiScreen, cursor_blinks
 from labtui.tui.work import report_failure
 from labtui.widgets.context_bar import ContextBar
@@ -44,8 +45,9 @@ if TYPE_CHECKING:
 FRAME_SECONDS = 0.5
 SPARK_WIDTH = 16
 WIDE_VERDICT_MIN = 24  # below it, the narrow layout: "noise unknown (single runs)" whole where the width allows
-FLEX_MIN = 9  # "reference", "completed": below it, the table scrolls sideways (80 columns, long host names)
-HOST_MAX = 20  # a longer name is cut in its row (whole in the detail line)
+FLEX_MIN = 9  # "reference", "completed": below it (and its heading), the table scrolls sideways
+HOST_MAX = 20  # a longer name folds over lines in its row
+HOST_MIN = 8  # where the last column would be narrower than its heading, host names fold down to this
 # (key, heading, width): the cells change with every sample, so the widths are fixed, not measured;
 # the last column takes what the others leave (_rows).
 Columns = tuple[tuple[str, str, int], ...]
@@ -297,6 +299,9 @@ class FleetScreen(LabtuiScreen[None]):
         row = table.cursor_row
         host = min(HOST_MAX, max([4] + [len(r.name) for r in runs]))
         columns = NARROW_COLUMNS if self._room(WIDE_COLUMNS, host) < WIDE_VERDICT_MIN else WIDE_COLUMNS
+        # The last column's heading whole ("Step / verdict" at 80 columns): long host names fold first.
+        flex_min = max(FLEX_MIN, len(columns[-1][1]))
+        host = max(min(host, HOST_MIN), min(host, host + self._room(columns, host) - flex_min))
         if columns is not self._columns or not table.columns:
             self._columns = columns
             table.clear(columns=True)
@@ -305,14 +310,15 @@ class FleetScreen(LabtuiScreen[None]):
         else:
             table.clear()
         table.columns[ColumnKey("host")].width = host
-        # The last column takes the width the others leave (its text is cut with an ellipsis there,
-        # whole in the detail line): at a fixed width the table ran past the edge and scrolled
-        # sideways, a lone scrollbar thumb under the rows and the verdict cut off at 120 columns.
+        # The last column takes the width the others leave (its text folds there): at a fixed width
+        # the table ran past the edge and scrolled sideways, a lone scrollbar thumb under the rows
+        # and the verdict cut off at 120 columns.
         flex = table.columns[ColumnKey(columns[-1][0])]
-        flex.width = max(FLEX_MIN, self._room(columns, host))
-        flex.label = Text(shorten(columns[-1][1], flex.width))
+        flex.width = max(flex_min, self._room(columns, host))
+        flex.label = Text(columns[-1][1])
         for host_run in runs:
-            table.add_row(*self._cells(host_run).values(), key=host_run.name)
+            cells = self._cells(host_run)
+            table.add_row(*cells.values(), key=host_run.name, height=_height(cells))
         if runs:
             table.move_cursor(row=min(row, len(runs) - 1))
         self._show_detail()
@@ -378,11 +384,16 @@ class FleetScreen(LabtuiScreen[None]):
 
     def _redraw(self) -> None:
         table = self.query_one(DataTable)
-        for host_run in self._runs():
-            if host_run.name not in table.rows:
-                continue
-            for key, value in self._cells(host_run).items():
-                table.update_cell(host_run.name, key, value)
+        runs = self._runs()
+        changed = {r.name: self._cells(r) for r in runs if r.name in table.rows}
+        if any(_height(cells) != table.rows[RowKey(name)].height for name, cells in changed.items()):
+            # A row's height is fixed once added: a cell that now folds over more (or fewer) lines
+            # lays the rows out again.
+            self._rows(runs)
+            return
+        for name, cells in changed.items():
+            for key, value in cells.items():
+                table.update_cell(name, key, value)
         self._show_detail()
 
     def _fill(self, runs: list[HostRun]) -> None:
@@ -402,13 +413,13 @@ class FleetScreen(LabtuiScreen[None]):
         glyphs = PLAIN_BARS if self.lab.plain_glyphs else BARS
         # Content, not str: a DataTable reads a str as markup, and "[measure]" or a reason would vanish.
         cells = {
-            "host": Content(shorten(r.name, widths["host"])),
+            "host": _folded(r.name, widths["host"]),
             "state": Content.styled(state, STATE_STYLES.get(state, "")),
-            "step": Content(shorten(step, widths.get("step", 0))),
+            "step": _folded(step, widths.get("step", 0)),
             "iops": Content(fmt_iops(live.iops) if live else ""),
             "mib": Content(fmt_mib(live.mib_s) if live else ""),
             "recent": Content.styled(sparkline(r.spark_mib, widths["recent"], glyphs), "$accent"),
-            "verdict": Content(shorten(verdict, widths["verdict"])),
+            "verdict": _folded(verdict, widths["verdict"]),
         }
         return {key: cells[key] for key, _, _ in self._columns}
 
@@ -442,3 +453,12 @@ class FleetScreen(LabtuiScreen[None]):
 
     def _say(self, text: str, style: str = "") -> None:
         self.query_one("#fleet-status", Static).update(Content.styled(text, style) if style else Content(text))
+
+
+def _folded(text: str, width: int) -> Content:
+    return Content("\n".join(fold(text, width)))
+
+
+def _height(cells: dict[str, Content]) -> int:
+    """The lines a host's row takes: its tallest cell's."""
+    return max(cell.plain.count("\n") + 1 for cell in cells.values())

@@ -1,5 +1,5 @@
-"""Fitting table columns to the terminal where text may be cut: long columns give up width first,
-down to a minimum each (what folds instead, never cut, is render/widths.fold_widths)."""
+"""Fitting the History screen's columns to the terminal: long columns give up width first, down to a
+minimum each (a table of thousands of one-line rows; what folds instead is render/widths.fold_widths)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,6 @@ from collections.abc import Mapping, Sequence
 
 # Column key -> the least width it keeps; several of these are given up one after the other.
 Shrink = Mapping[str, int] | Sequence[Mapping[str, int]]
-
-
-def shorten(text: str, width: int) -> str:
-    """`text` cut to `width` cells with an ellipsis where it had to be cut."""
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
 def fit_widths(

@@ -1,4 +1,9 @@
-"""A profile's steps as a table (one line each, fitted to its width), with keys to add, remove and reorder them."""
+"""A profile's steps as a table fitted to its width, with keys to add, remove and reorder them.
+
+Nothing in it is cut: where the width is short, a step's name, its workload and its timing fold
+over lines at their words (render/widths.fold_widths, as the Disks table does); a row is as tall as
+its tallest cell.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,13 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from labtui.model import Step
-from labtui.tui.columns import fit_widths, shorten
+from labtui.render.widths import fold_widths
+from labtui.render.words import fold
 from labtui.units import format_duration
 
 COLUMNS = (("n", "#"), ("name", "Step"), ("label", "Workload"), ("time", "Time"), ("cache", "Cache"))
-# What gives way on a narrow terminal: the step's name first (the step form below shows it whole).
-SHRINK = ({"name": 12}, {"label": 10, "name": 8})
+# What folds on a narrow terminal ("RND4K Q32T1" over "70/30"); the number and the cache stay whole.
+FOLDING = ("name", "label", "time")
 
 
 def step_cells(number: int, step: Step | None, name: str) -> tuple[str, ...]:
@@ -59,17 +65,29 @@ class StepsTable(DataTable):
 
     def _fill(self, cursor: int) -> None:
         cells = [dict(zip((k for k, _ in COLUMNS), row)) for row in self.steps]
-        # Less the scrollbar a long profile needs; every column is padded by one cell each side.
-        available = self.size.width - (self.styles.scrollbar_size_vertical if len(self.steps) > 10 else 0)
-        widths = fit_widths(COLUMNS, cells, available if available > 0 else 1000, SHRINK, padding=2 * self.cell_padding)
+        rows, widths = self._folded(cells, self.size.width)
+        tallest = self.styles.max_height
+        if tallest is not None and tallest.is_cells and sum(height for _, height in rows) + 1 > tallest.value:
+            # More lines than the table shows: less the scrollbar it then has.
+            rows, widths = self._folded(cells, self.size.width - self.styles.scrollbar_size_vertical)
         # Refilling is not the person moving the cursor: the screen is told of neither.
         with self.prevent(self.RowHighlighted):
             self.clear(columns=True)
             for key, label in COLUMNS:
                 self.add_column(label, key=key, width=widths[key])
-            for i, row in enumerate(cells):
-                self.add_row(*(shorten(row[k], widths[k]) for k, _ in COLUMNS), key=str(i))
+            for i, (texts, height) in enumerate(rows):
+                self.add_row(*texts, key=str(i), height=height)
             self.move_cursor(row=cursor)
+
+    def _folded(self, cells: list[dict[str, str]], available: int) -> tuple[list[tuple[list[str], int]], dict[str, int]]:
+        """Each row's cells folded for `available` cells (every column padded by one cell each side),
+        with its height, and the columns' widths."""
+        widths = fold_widths(COLUMNS, cells, available if available > 0 else 1000, FOLDING, padding=2 * self.cell_padding)
+        rows = []
+        for row in cells:
+            texts = ["\n".join(fold(row[k], widths[k])) if k in FOLDING else row[k] for k, _ in COLUMNS]
+            rows.append((texts, max(text.count("\n") + 1 for text in texts)))
+        return rows, widths
 
     def on_resize(self) -> None:
         if self.steps:
