@@ -86,6 +86,16 @@ def test_profiles_table_and_one_profile(labtui_home, capsys):
     assert code == 0
     assert all(name in steps for name in ("Read 64K random 60s", "Read 64K random 300s", "Write 64K random 300s"))
     assert "64KiB" in steps and "5m" in steps
+    # What makes it the post's script beside its steps: -h (write-through) and the 5 s before each 300 s run.
+    flat = " ".join(steps.split())
+    assert "write-through (every step): writes wait for the media" in flat, steps
+    assert "pauses: step 2: 5s before each of its passes; step 4: 5s before each of its passes" in flat, steps
+    code, cdm, _ = cli(capsys, "profiles", "cdm-standard")
+    flat = " ".join(cdm.split())
+    assert ("repetitions: each step 4 times in a row; each step's figure: best of 3 (max throughput, min latency; "
+            "1 preparing pass not counted)") in flat, cdm
+    assert "pauses: 5s before every pass but the first" in flat and "MB/s (10^6 bytes per second)" in flat, cdm
+    assert "repetitions" not in table and "pauses" not in cli(capsys, "profiles", "quick-sanity")[1]
     code, out, _ = cli(capsys, "profiles", "cdm-nvme", "--json")
     assert code == 0 and len(json.loads(out)["steps"]) == 8
 

@@ -107,6 +107,7 @@ def steps_table(profile: Profile) -> Fitted:
     ):
         table.add_column(name, justify=justify, no_wrap=name != "step", overflow="fold")  # type: ignore[arg-type]
     table.caption = "W% write percent, T threads, O outstanding I/Os per thread"
+    table.caption_justify = "left"  # several lines of it, each a sentence
     if profile.params:
         table.caption += "".join(f"\nparameter {{{p.name}}}: {param_text(p)}" for p in profile.params)
     for i, s in enumerate(profile.steps, 1):
@@ -129,8 +130,34 @@ def steps_table(profile: Profile) -> Fitted:
     if profile.precondition:
         table.caption += (f"\npreconditioning: the test file written sequentially {profile.precondition} "
                           f"time{'s' if profile.precondition != 1 else ''} before the steps")
+    table.caption += "".join(f"\n{line}" for line in repetition_lines(profile))
     # Narrower than every setting needs, the step's number and warm-up go first.
     return Fitted(table, optional=("#", "warm"))
+
+
+def repetition_lines(profile: Profile) -> list[str]:
+    """How a profile runs and reports its passes, where it differs from one plain pass per step: what
+    makes a CrystalDiskMark preset one ("each step 3 times in a row ...; best of 3 ..."), the post's
+    script's write-through and its pause before the 300 s runs."""
+    lines = []
+    if profile.repeat > 1 or profile.discard_first:
+        order = (f"each step {profile.passes_per_step} times in a row" if profile.repeat_order == "step"
+                 else f"the whole profile {profile.repeat} times over")
+        lines.append(f"repetitions: {order}; each step's figure: {profile.aggregation_text()}")
+    own = [(i, s.pause) for i, s in enumerate(profile.steps, 1) if s.pause is not None and s.pause != profile.pause]
+    if profile.pause or own:
+        said = [f"{format_duration(profile.pause)} before every pass but the first"] if profile.pause else []
+        said += [f"step {i}: {format_duration(p)} before each of its passes" for i, p in own]
+        lines.append("pauses: " + "; ".join(said))
+    through = [str(i) for i, s in enumerate(profile.steps, 1) if s.is_io and s.write_through]
+    if through:
+        which = "every step" if len(through) == len(profile.io_steps) else f"step{'s' * (len(through) > 1)} " + (
+            ", ".join(through))
+        lines.append(f"write-through ({which}): writes wait for the media, not the drive's write cache "
+                     "(DiskSpd -Sh, O_DSYNC, fio sync=dsync)")
+    if profile.decimal_units:
+        lines.append("figures also in MB/s (10^6 bytes per second), CrystalDiskMark's unit")
+    return lines
 
 
 def param_text(param: Param) -> str:
