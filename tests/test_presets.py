@@ -210,7 +210,9 @@ def test_a_preset_with_pauses_and_best_of_runs_for_real(engine, disk_dir, tmp_pa
     # The read passes after the first wait for the profile's pause (the write step's own is 0:
     # that it is not waited for is the plan's rule, tested above, not a time to race here).
     gaps = [t - finished[e.index - 1] for e, t in started[1:]]
-    assert gaps[0] >= 0.6 and gaps[1] >= 0.6
+    # The stamps are the consumer's: a StepFinished read late (a loaded machine) shortens the gap it
+    # sees by that much (0.5998 s in a full suite beside others' runs), never by a pass's length.
+    assert gaps[0] >= 0.6 - 0.05 and gaps[1] >= 0.6 - 0.05
     assert [(e.seconds, e.before) for e in events if isinstance(e, Paused)] == [(0.6, 1), (0.6, 2)]
     # The preparing pass is measured, shown, and not kept: two repetitions per step.
     assert [(s.name, s.repetition) for s in result.steps] == [("read", 1), ("read", 2), ("write", 1), ("write", 2)]
