@@ -132,6 +132,22 @@ class Target:
         return list(dict.fromkeys(form for form in (whole, *shorter) if form))
 
 
+def home_form(directory: Path, home: str | None, account_home: str | None) -> str | None:
+    """`directory` with the home directory said as "~" ("~/bench"), where "~" can be read one way
+    only: `home` ($HOME) is the account's own home directory (a shell's "~" and "~user" agree) and
+    not "/", and the directory is in it; else None (the directory is then said as it is)."""
+    if not home or not account_home or os.path.normpath(home) != os.path.normpath(account_home):
+        return None
+    base = Path(os.path.normpath(home))
+    if not base.is_absolute() or base == Path("/") or not directory.is_absolute():
+        return None
+    try:
+        rest = Path(os.path.normpath(directory)).relative_to(base)
+    except ValueError:
+        return None
+    return "~" if rest == Path(".") else f"~/{rest}"
+
+
 def device_words(model: str | None, kind: str | None, size_bytes: int | None) -> str:
     """A raw device's model (or kind) and size: 'Samsung SSD 980 PRO 1TB, 932 GiB'."""
     what = model or (f"{kind} disk, model unknown" if kind else "model unknown")
