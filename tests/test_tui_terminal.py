@@ -99,7 +99,9 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
     target.mkdir()
     (home / "profiles" / "e2e.toml").write_text(short_profile("e2e", "3s"))
     mount = volume_of(target, list_volumes()).mount_point
-    term = start(home, "session")
+    # 48 lines: on a loaded machine both runs are CPU-bound, and the Run screen's summary then says
+    # so three times (the run, A and B) above its comparison table, which needs the room to show.
+    term = start(home, "session", size=(120, 48))
     try:
         term.wait_for("Disks and volumes · read at", what="the disks")
         # Disks: the volume holding the temp directory, then the directory typed into the picker.
