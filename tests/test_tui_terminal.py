@@ -212,7 +212,10 @@ def test_a_signal_aborts_the_run_keeps_the_result_and_restores_the_terminal(home
             labtui.send_signal(signum)
         labtui.wait(timeout=15)
         if signum == signal.SIGTERM:
-            after = term.wait_for(lambda t: "LABTUI-EXITED" in t and " baud;" in t, what="the shell after labtui")
+            # Until stty's local-mode line is on the screen ("icanon" or "-icanon"): a frame taken as
+            # stty writes could hold its first lines only (a loaded machine did).
+            after = term.wait_for(lambda t: "LABTUI-EXITED" in t and " baud;" in t and "icanon" in t,
+                                  what="the shell after labtui")
             assert "labtui: stopped by SIGTERM; the run's partial result was saved as" in after
             assert "LABTUI-EXITED 1" in after
             # The terminal is back in its normal mode: line editing and echo on.
