@@ -627,3 +627,28 @@ async def test_a_run_stopped_to_quit_is_known_as_aborted_though_its_end_is_still
         await busy.wait()  # the screen is in a frame: what the run's end posts waits behind it
         await app.stop_run()
         assert app.aborted_result is aborted
+
+
+async def test_the_run_summary_warns_of_this_runs_cpu_bound_steps_once(labtui_home, target):
+    # The summary's own warning says it for this run (B): its comparison says it for the previous
+    # one (A) only. Said three times, the comparison fell below a 35-line screen.
+    from dataclasses import replace
+
+    from factories import make_result
+
+    def bound(result):
+        reason = "the machine had no idle CPU (100 % busy)"
+        return replace(result, steps=tuple(replace(s, engine_bound=reason) for s in result.steps))
+
+    previous, outcome = bound(make_result("20240501-103005-aaaa")), bound(make_result("20240501-104005-bbbb", minutes=10))
+    prepare(labtui_home, target)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        screen.outcome, screen.previous = outcome, previous
+        screen._show_comparison()
+        await pilot.pause()
+        text = " ".join(widget_text(app, "#done-compare").split())
+        assert f"A ({previous.id}) is CPU-bound in 'Read 64K random', 'Write 64K random'" in text
+        assert f"B ({outcome.id}) is CPU-bound" not in text
+        assert "B vs A" in text

@@ -494,7 +494,7 @@ def compare(
     for master, (occs, rows) in zip(masters, raw):
         groups.append(_group(master, occs, rows, priors, letters, tolerance_pct, alpha, hint))
     warnings = (_warnings(results, masters, letters) + _steady_warnings(results, masters, letters)
-                + _engine_bound_warnings(results, letters))
+                + engine_bound_warnings(results, letters))
     limits = compared(results, [[s.name if s else None for s in g.steps] for g in groups], letters)
     return Comparison(results, tuple(groups), _context(results), tuple(warnings), tolerance_pct, confidence,
                       tuple(limits))
@@ -897,7 +897,7 @@ def _warnings(results: Sequence[RunResult], masters: Sequence[_Master], letters:
     return warnings
 
 
-def _engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str]) -> list[str]:
+def engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str]) -> list[str]:
     """One warning per result with CPU-bound steps: those figures are the engine's, not the disk's."""
     warnings = []
     for letter, r in zip(letters, results):

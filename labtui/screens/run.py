@@ -930,7 +930,7 @@ class RunScreen(LabtuiScreen[None]):
                 Text("An aborted or failed run is not compared with earlier ones.", style="dim"))
 
     def _show_comparison(self) -> None:
-        from labtui.analysis.comparison import compare
+        from labtui.analysis.comparison import compare, engine_bound_warnings
         from labtui.analysis.known_noise import hint_from_store
         from labtui.render.comparison import comparison_renderable
         from labtui.screens.compare import theme_colours
@@ -944,6 +944,9 @@ class RunScreen(LabtuiScreen[None]):
                             style="dim"))
             return
         comparison = compare([previous, result], hint=hint_from_store(self.lab.store, [previous, result]))
+        # This run's CPU-bound steps are warned of above the summary already: once is enough.
+        said = set(engine_bound_warnings([result], comparison.letters[1:]))
+        comparison = replace(comparison, warnings=tuple(w for w in comparison.warnings if w not in said))
         head = Text.assemble(("Against the previous run", "bold"),
                              f" of {result.profile.name} on this disk (A = {previous.id}, B = this run; "
                              "c shows it in full):")
