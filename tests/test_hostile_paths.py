@@ -116,3 +116,15 @@ def test_a_directory_nobody_may_look_into_is_named_as_the_reason(open_dir):
         message = refusal(out)
         assert message == f"labtui: error: permission denied: cannot look into {locked}, which holds {target}"
     assert list((locked / "inner").iterdir()) == [] and not list(home.rglob("*.toml"))
+
+
+FIO_REPORT = Path(__file__).parent / "fixtures" / "fio-json" / "fio-2.17-legacy-randread+randwrite16k-nj2-libaio.json"
+
+
+@pytest.mark.parametrize("command", [("show", "20240501-103005-a1b2"), ("run", "--yes"), ("import", str(FIO_REPORT))])
+def test_a_labtui_home_too_long_is_a_clear_error(tmp_path, monkeypatch, command):
+    monkeypatch.setenv("LABTUI_HOME", str(tmp_path / LONG_NAME))
+    out = run(*command, cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "internal error" not in out.stderr, out.stderr
+    assert "a name in it is 300 bytes long" in out.stderr or "File name too long" in out.stderr, out.stderr
+    assert os.listdir(tmp_path) == []

@@ -50,7 +50,7 @@ def _stat_refusal(path: Path, exc: OSError) -> str:
             return f"{shown(path)}: a name in it is {longest} bytes long, more than a file system takes (255)"
         return f"{shown(path)}: the path is {len(os.fsencode(path))} bytes long, more than the system takes"
     if exc.errno == errno.ELOOP:
-        return f"{shown(path)}: its symbolic links lead to one another in a loop, never to a directory"
+        return f"{shown(path)}: its symbolic links lead to one another in a loop"
     if exc.errno == errno.EACCES:
         return f"permission denied: cannot look into {shown(_deepest_searchable(path))}, which holds {shown(path)}"
     return f"cannot inspect {shown(path)}: {exc.strerror or exc}"

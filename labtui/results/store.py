@@ -286,7 +286,7 @@ class Store:
         place rather than shadowed by a second copy.
         """
         exact = self.result_path(result_id)
-        if exact.exists():
+        if exists(exact):  # LabtuiError where the store itself cannot be looked at (LABTUI_HOME too long)
             return exact
         for row in self.summaries()[0]:
             if row.id == result_id:
@@ -346,7 +346,7 @@ class Store:
         """A result by id or unique id prefix."""
         key = key.strip()
         exact = self.result_path(key)  # NotFoundError for a key that cannot be a file name
-        if exact.exists():
+        if exists(exact):  # LabtuiError where the store itself cannot be looked at (LABTUI_HOME too long)
             return self.read_result(exact)
         # By the ids inside the files (the cached index), so a renamed file is found too.
         rows = [row for row in self.summaries()[0] if row.id.startswith(key)]
