@@ -851,3 +851,15 @@ def disk_identity(target: TargetInfo, host_name: str | None) -> str:
 
 def result_disk(result: RunResult) -> str:
     return disk_identity(result.target, result.host.name)
+
+
+def split_tags(text: str) -> list[str]:
+    """Tags as people type them, comma-separated (the TUI's fields, each --tag): stripped, the empty
+    ones and repeats left out."""
+    return list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+
+
+def tag_problem(tag: str) -> str | None:
+    """Why `tag` cannot be one (a control character: a newline breaks every list it is shown in), or None."""
+    bad = next((c for c in tag if not c.isprintable()), None)
+    return None if bad is None else f"{tag!r} is not a tag: it holds the control character {bad!r}"

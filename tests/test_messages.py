@@ -3,6 +3,7 @@ in one line, and nothing is written."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
@@ -181,3 +182,22 @@ def test_progress_into_a_pipe_keeps_long_paths_whole(labtui_home, disk_dir):
     out = run("run", "-p", str(profile), "-t", str(target), "--yes")
     assert out.returncode == 0, out.stderr
     assert f"labtui: brief on {target} with native" in out.stderr  # one line, not folded at 80 columns
+
+
+@pytest.mark.parametrize(("tag", "message"), [
+    ("", "--tag: is empty: give a tag or leave the option out"),
+    (" , ", "--tag: is empty: give a tag or leave the option out"),
+    ("two\nlines", "--tag: 'two\\nlines' is not a tag: it holds the control character '\\n'"),
+    ("\x1b[31mred", "--tag: '\\x1b[31mred' is not a tag: it holds the control character '\\x1b'"),
+])
+def test_a_tag_that_cannot_be_one_is_refused_before_the_run(labtui_home, tmp_path, tag, message):
+    out = run("run", "-t", str(tmp_path), "--yes", "--duration", "1s", "--file-size", "1M", "--tag", tag)
+    assert refusal(out) == f"labtui: error: {message}"
+    assert not (labtui_home / "results").exists() and not list(tmp_path.glob("labtui-*.dat"))
+
+
+def test_tags_are_comma_separated_as_in_the_tui(labtui_home, disk_dir):
+    out = run("run", "-t", str(disk_dir), "--yes", "--json", "--duration", "0.3s", "--file-size", "4M",
+              "--tag", "slot-2, after-swap", "--tag", "after-swap")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["tags"] == ["slot-2", "after-swap"]

@@ -55,6 +55,26 @@ def given(value: str | None, option: str, wanted: str = "a value") -> str | None
     return value
 
 
+def tags_given(values: Sequence[str]) -> tuple[str, ...]:
+    """The --tag values as tags: each one or several, comma-separated as the TUI takes them (`--tag a,b`
+    saved one tag "a,b" that the TUI's tag field then split in two); an empty one, or one holding a
+    control character, is refused (ValidationError)."""
+    from labtui.errors import ValidationError
+    from labtui.model import split_tags, tag_problem
+
+    tags: list[str] = []
+    for value in values:
+        found = split_tags(value)
+        if not found:  # "", " ", ",": nothing to tag with
+            raise ValidationError("is empty: give a tag or leave the option out", "--tag")
+        for tag in found:
+            problem = tag_problem(tag)
+            if problem:
+                raise ValidationError(problem, "--tag")
+            tags.append(tag)
+    return tuple(dict.fromkeys(tags))
+
+
 def open_store() -> Store:
     from labtui.results.store import Store
 

@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, run: bool) -> None:
 
 def run_request(args: argparse.Namespace, store: Store, load_profile: LoadProfile) -> tuple[list[Host], Request]:
     """The hosts, and the run request for each (the profile, with -p's overrides, travels in it)."""
-    from labtui.commands.common import given
+    from labtui.commands.common import given, tags_given
     from labtui.errors import LabtuiError
     from labtui.fleet.requests import run_request as request_for, targets
     from labtui.params import parse_assignments
@@ -75,7 +75,7 @@ def run_request(args: argparse.Namespace, store: Store, load_profile: LoadProfil
     target = given(args.target, "--target", "a directory")
     targets(hosts, target)  # every host has a target: refused before the profile is even read
     profile = load_profile(store, args)
-    return hosts, request_for(hosts, profile, target=target, engine=args.engine, tags=args.tag,
+    return hosts, request_for(hosts, profile, target=target, engine=args.engine, tags=tags_given(args.tag),
                               params=parse_assignments(args.param),
                               interval=parse_duration(args.interval, field="--interval"), keep_file=args.keep_file)
 
@@ -130,7 +130,7 @@ def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store,
     """The fio client fleet for `-e fio` on fio_server hosts; refused up front where fio --client cannot run it."""
     import shutil
 
-    from labtui.commands.common import given
+    from labtui.commands.common import given, tags_given
     from labtui.errors import LabtuiError
     from labtui.fleet.fio_client import SECURITY, FioClientFleet, refusal
     from labtui.fleet.requests import targets
@@ -151,7 +151,7 @@ def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store,
                           "(apt-get install fio)")
     display.say(f"labtui: fio --client on {', '.join(h.fio_where() for h in hosts)}: {SECURITY}", "yellow")
     return FioClientFleet(hosts, profile, where, store, fio=program, one_at_a_time=args.one_at_a_time,
-                          tags=args.tag, params=parse_assignments(args.param),
+                          tags=tags_given(args.tag), params=parse_assignments(args.param),
                           interval=parse_duration(args.interval, field="--interval"), keep_file=args.keep_file,
                           on_change=display.changed, on_event=display.event)
 

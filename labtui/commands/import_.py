@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from dataclasses import replace
 
-    from labtui.commands.common import open_store, print_json
+    from labtui.commands.common import open_store, print_json, tags_given
     from labtui.errors import ExitCode, LabtuiError
     from labtui.printable import printable
     from labtui.render.result_tables import fmt_iops, fmt_mib
@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from labtui.results.summaries import load_summaries
 
     store = open_store()
+    args.tag = list(tags_given(args.tag))
     rows, _broken = load_summaries(store)
     saved: list[tuple[str, RunResult, Path]] = []
     known = []  # (file name, ids of the results it was imported as)

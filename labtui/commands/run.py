@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from labtui.analysis import steady
-    from labtui.commands.common import open_store
+    from labtui.commands.common import open_store, tags_given
     from labtui.commands.progress import confirm, execute
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError("--all-volumes writes test files on mounted volumes, never a raw device", "--destroy-data")
     options = RunOptions(
         engine=args.engine,
-        tags=tuple(args.tag),
+        tags=tags_given(args.tag),
         keep_file=args.keep_file,
         interval=parse_duration(args.interval, field="--interval"),
         destroy_data=args.destroy_data,

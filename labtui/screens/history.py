@@ -28,7 +28,7 @@ from textual.worker import Worker
 
 from labtui.analysis.listed_steps import listed_steps
 from labtui.errors import LabtuiError
-from labtui.model import RunResult
+from labtui.model import RunResult, split_tags, tag_problem
 from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell
 from labtui.results import baselines
 from labtui.results.files import BrokenFile
@@ -534,8 +534,7 @@ class HistoryScreen(LabtuiScreen[None]):
             return
 
         def check(text: str) -> str | None:
-            bad = [t for t in split_tags(text) if any(c in t for c in "\n\t")]
-            return f"{bad[0]!r} is not a tag" if bad else None
+            return next((problem for t in split_tags(text) if (problem := tag_problem(t))), None)
 
         def done(text: str | None) -> None:
             if text is None:
@@ -637,10 +636,6 @@ class HistoryScreen(LabtuiScreen[None]):
         if results is None:
             return
         self.app.push_screen(ExportModal(results, self.lab.cwd, self.lab.clock()))
-
-
-def split_tags(text: str) -> list[str]:
-    return list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
 
 
 def step_line(step: StepSummary, how: str = "") -> str:

@@ -38,7 +38,7 @@ from labtui.engine.cpubound import advice_for, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.errors import LabtuiError
-from labtui.model import Profile, RunResult
+from labtui.model import Profile, RunResult, split_tags
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
 from labtui.tui.context import LabtuiScreen, cursor_blinks
@@ -427,8 +427,7 @@ class RunScreen(LabtuiScreen[None]):
             self.notify("Only one volume ran to the end: nothing to compare it with.", title="Run on marked volumes")
 
     def _typed_tags(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(t.strip() for t in self.query_one("#setup-tags", Input).value.split(",")
-                                   if t.strip()))
+        return tuple(split_tags(self.query_one("#setup-tags", Input).value))
 
     def _ask_params(self, profile: Profile, then: Callable[[dict[str, str]], None],
                     cancelled: Callable[[], None] | None = None) -> None:
