@@ -4,10 +4,12 @@ file, or (for derived data) a silent rebuild; never an internal error, never min
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 
 from conftest import labtui_cmd
+from factories import make_result
 from labtui.results.store import Store
 from labtui.settings import Settings
 from tui_support import make_app, save_history
@@ -106,3 +108,19 @@ def test_show_with_an_id_no_file_can_have_is_a_clear_error(labtui_home):
     message = one_line_error(run("show", "a" * 5000))
     assert "no result with id 'aaaaaaaaaaaaaaaaaaaaaaaa'… (5000 characters; an id is at most 250" in message
     assert len(message) < 200
+
+
+def test_a_result_with_counts_no_run_can_have_is_listed_as_broken(labtui_home):
+    """A damaged or hand-edited file with a negative count is reported and skipped, never shown as '-5.0 IOPS'."""
+    store = Store(labtui_home)
+    result = make_result()
+    _, path = store.save_result(result)
+    text = path.read_text()
+    assert "ios = " in text
+    broken = path.with_name("damaged.toml")
+    broken.write_text(re.sub(r"\bios = \d+", "ios = -5", text, count=1).replace(result.id, "20990101-000000-beef"))
+    good, bad = store.load_results()
+    assert [r.id for r in good] == [result.id]
+    (item,) = bad
+    assert item.path == broken and "ios = -5: a measured count cannot be negative" in item.reason
+    assert broken.read_text().count("ios = -5") == 1, "the file is left as it is"

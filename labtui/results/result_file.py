@@ -61,6 +61,7 @@ from labtui.model import (
     SAMPLE_FIELDS,
     SCHEMA,
     STATUSES,
+    DirectionStats,
     Profile,
     RunResult,
     Sample,
@@ -199,6 +200,12 @@ def dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
     missing = [name for name in required if name not in values]
     if missing:
         raise ValueError(f"{at}missing {', '.join(repr(m) for m in missing)}")
+    if cls is DirectionStats:
+        # Counts no run can have (a hand-edited or damaged file): shown, they read "-5.0 IOPS" as a figure.
+        for name in ("ios", "bytes", "seconds"):
+            value = values.get(name, 0)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{at}{name} = {value!r}: a measured count cannot be negative")
     return cls(**values)
 
 
