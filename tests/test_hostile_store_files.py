@@ -124,3 +124,15 @@ def test_a_result_with_counts_no_run_can_have_is_listed_as_broken(labtui_home):
     (item,) = bad
     assert item.path == broken and "ios = -5: a measured count cannot be negative" in item.reason
     assert broken.read_text().count("ios = -5") == 1, "the file is left as it is"
+
+
+def test_a_link_to_nowhere_among_the_results_is_listed_as_broken(labtui_home, tmp_path):
+    store = Store(labtui_home)
+    store.save_result(make_result())
+    link = store.results_dir / "moved-away.toml"
+    link.symlink_to(tmp_path / "elsewhere.toml")
+    rows, broken = store.summaries()
+    assert len(rows) == 1
+    (item,) = broken
+    assert item.path == link and item.reason == f"a link to {tmp_path / 'elsewhere.toml'}, cannot read: No such file or directory"
+    assert link.is_symlink(), "left as it is"

@@ -207,8 +207,11 @@ def load_summaries(
     for done, file in enumerate(files):
         try:
             info = file.stat()
-        except OSError:
-            continue  # deleted while we listed
+        except OSError as exc:
+            if os.path.lexists(file):  # there, but not to be read: a link to nowhere, a loop of links
+                what = f"a link to {os.readlink(file)}, " if file.is_symlink() else ""
+                broken.append(BrokenFile(file, f"{what}cannot read: {exc.strerror or exc}"))
+            continue  # else deleted while we listed
         key = _file_key(info)
         entry = cached.get(file.name)
         row = _entry_from_cache(entry, key, file)
