@@ -28,8 +28,9 @@ if TYPE_CHECKING:  # the store hands itself in: importing it here would make a c
     from labtui.results.store import Store
 
 CACHE_FILE = "summaries.json"
-# Bump when ResultSummary or StepSummary change: an older cache is then rebuilt, not misread.
-CACHE_VERSION = 5
+# Bump when ResultSummary or StepSummary change, or what reading a result refuses (6: a negative
+# count): an older cache is then rebuilt, not misread.
+CACHE_VERSION = 6
 
 
 @dataclass(frozen=True)
