@@ -47,8 +47,12 @@ def test_where_data_lives_matches_the_store(tmp_path, monkeypatch):
     home = str(tmp_path)
     assert "`" + str(store.home).replace(home, "~") + "`" in text
     assert "`" + str(store.config_dir).replace(home, "~") + "`" in text
-    for layout in ("<data dir>/results/<id>.toml", "<data dir>/profiles/<name>.toml", "<config dir>/config.toml"):
+    for layout in ("<data dir>/results/<id>.toml", "<data dir>/profiles/<name>.toml", "<config dir>/config.toml",
+                   "<data dir>/baselines.toml", "<data dir>/running/"):
         assert layout in text
+    from labtui.results import baselines
+
+    assert baselines.path(store) == store.home / "baselines.toml"
     monkeypatch.setenv("LABTUI_HOME", str(tmp_path / "lab"))
     store = Store()
     assert store.results_dir == tmp_path / "lab" / "results" and store.settings_path() == tmp_path / "lab" / "config.toml"
