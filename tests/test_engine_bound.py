@@ -223,3 +223,69 @@ def test_the_advice_fits_the_reason():
         assert cpubound.advice(reason, "fio") == cpubound.CROWDED["fio"]
         assert "try more threads" not in cpubound.warning("Read 4K", 1, reason)
     assert cpubound.warning("Read 4K", 1, own).endswith(cpubound.ADVICE["native"])
+
+
+def test_a_workers_figures_are_shares_of_the_interval_they_were_counted_over():
+    # A 0.2 s window whose worker first woke past its end 0.5 s after its start, having waited
+    # for a CPU 0.42 s of that: over the window's 0.2 s it read "on a CPU or waiting for one 235 %".
+    top, why = verdict([WorkerLoad(0.05, 0.42, seconds=0.5)], 0.2, 50.0, cpu_count=4)
+    assert top == 10.0
+    assert why == ("a worker process was on a CPU or waiting for one 94 % of the time "
+                   "(84 % waiting: other work or a CPU quota held it back)")
+    # Own use of a CPU likewise: 0.19 s of CPU over 0.2 s readings, in a 0.1 s window, is 95 %, not 190 %.
+    assert verdict([WorkerLoad(0.19, 0.0, seconds=0.2)], 0.1, 50.0, cpu_count=4) == (
+        95.0, "a worker process used 95 % of a CPU")
+    # A worker whose readings spanned no time (it never woke within the window) has no figures.
+    assert verdict([WorkerLoad(0.0, 0.0, seconds=0.0), WorkerLoad(0.1, 0.0, seconds=0.5)], 0.5, 50.0,
+                   cpu_count=4) == (20.0, None)
+
+
+def test_a_window_too_short_to_tell_gets_no_cpu_verdict():
+    assert verdict([WorkerLoad(0.0009, 0.06, seconds=0.061)], 0.001, 100.0, cpu_count=2) == (None, None)
+    assert verdict([WorkerLoad(0.009, 0.0)], cpubound.MIN_SECONDS * 0.99, 100.0, cpu_count=2) == (None, None)
+
+
+def test_the_cpu_window_keeps_the_wall_time_its_readings_span():
+    from labtui.engine.native_common import CpuWindow
+
+    window = CpuWindow()
+    window.start()
+    sum(range(3_000_000))  # CPU time for the readings to count
+    window.end()
+    figures = window.figures()
+    # One thread's CPU time cannot exceed the wall time it was counted over.
+    assert 0 < figures["cpu_seconds"] <= figures["cpu_window_seconds"]
+
+
+def test_the_machine_cpu_use_of_a_few_clock_ticks_is_not_a_figure():
+    import psutil
+
+    from labtui.engine.base import cpu_percent_between
+
+    ticks = psutil.cpu_times()
+    short = ticks._replace(user=ticks.user + 0.01)  # one 10 ms tick on one CPU of two: "100 % busy"
+    assert cpu_percent_between(ticks, short, cpus=2) is None
+    long = ticks._replace(user=ticks.user + 0.2, idle=ticks.idle + 0.2)
+    assert cpu_percent_between(ticks, long, cpus=2) == 50.0
+
+
+@pytest.mark.parametrize("engine", ["native", "fio"])
+def test_a_step_too_short_to_tell_carries_no_cpu_figures_nor_a_verdict(disk_dir, tmp_path, starved_cpu, engine):
+    # A 1 ms window on a starved CPU: the native worker's readings of its CPU came tens of ms
+    # apart and were divided by the 1 ms window ("waiting for one 6026 % of the time"); the
+    # machine's use over a tick or two read "no idle CPU (100 % busy)".
+    step = Step(name="Blink", block_size=4096, pattern="random", threads=1, outstanding=4,
+                duration=0.001, warmup=0.0, cache="off")
+    profile = Profile(name="blink", file_size=1024 * 1024, free_space_margin=0, steps=(step,))
+    (disk_dir / f"blink-{engine}").mkdir()
+    runner = Runner(profile, disk_dir / f"blink-{engine}", Store(tmp_path / "home"),
+                    RunOptions(engine=engine, interval=0.1))
+
+    async def go():
+        return [event async for event in runner.events()]
+
+    events = asyncio.run(go())
+    (s,) = runner.result.steps
+    assert s.status == "completed", s.error
+    assert (s.cpu_percent, s.engine_cpu_percent, s.engine_bound) == (None, None, None)
+    assert not any(isinstance(e, RunWarning) and "CPU-bound" in e.message for e in events)

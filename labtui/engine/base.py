@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -19,6 +20,7 @@ from typing import Any, ClassVar, Protocol
 
 import psutil
 
+from labtui.engine.cpubound import MIN_SECONDS
 from labtui.engine.events import Event
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
@@ -180,11 +182,15 @@ class CpuMeter:
         return cpu_percent_between(self._start, psutil.cpu_times())
 
 
-def cpu_percent_between(start: Any, end: Any) -> float | None:
-    """Whole-machine CPU use between two `psutil.cpu_times()` snapshots."""
+def cpu_percent_between(start: Any, end: Any, cpus: int | None = None) -> float | None:
+    """Whole-machine CPU use between two `psutil.cpu_times()` snapshots; None where they are less
+    than cpubound.MIN_SECONDS apart (the kernel counts CPU time in clock ticks: over 10 ms a CPU
+    reads 0 or 100 % busy, and a 1 ms step read "no idle CPU (100 % busy)")."""
     busy = _busy(end) - _busy(start)
     total = sum(end) - sum(start)
-    return round(100.0 * busy / total, 2) if total > 0 else None
+    if total <= 0 or total < MIN_SECONDS * (cpus or os.cpu_count() or 1):
+        return None
+    return round(100.0 * busy / total, 2)
 
 
 def _busy(times: Any) -> float:

@@ -20,6 +20,10 @@ from dataclasses import dataclass
 # A worker busy (running or runnable) this share of the window, or a machine idle less than
 # this share of one CPU, was limited by the CPU.
 THRESHOLD = 0.90
+# A window shorter than this is too short to tell: the machine's CPU time is counted in clock
+# ticks (USER_HZ, 100 a second), so over 10 ms a CPU reads 0 or 100 % busy; and a step that short
+# says nothing of where its limit was. Neither its CPU figures nor a verdict are given.
+MIN_SECONDS = 0.1
 ADVICE = {
     "native": "this figure is the engine's limit, not the disk's: try more threads or -e fio",
     "fio": "this figure is the engine's limit, not the disk's: try more threads (fio jobs)",
@@ -61,6 +65,11 @@ class WorkerLoad:
     # Threads issuing I/O in the process (the blocking loop runs one per I/O in flight): the
     # scheduler's figures are summed over them, so each one's share is the sum over this.
     lanes: int = 1
+    # The wall time the figures were counted over (the worker's own readings); None: the window's.
+    seconds: float | None = None
+
+    def span(self, window: float) -> float:
+        return self.seconds if self.seconds is not None else window
 
 
 def sched_times(pid: int | str = "self") -> tuple[int, int] | None:
@@ -87,9 +96,15 @@ def sched_times(pid: int | str = "self") -> tuple[int, int] | None:
 
 def busy_fraction(load: WorkerLoad, seconds: float) -> float:
     """Share of the window the worker (each of its I/O threads, on average) was running or waiting to run."""
-    if seconds <= 0:
+    span = load.span(seconds)
+    if span <= 0:
         return 0.0
-    return (load.cpu_seconds + (load.wait_seconds or 0.0)) / (seconds * max(load.lanes, 1))
+    return (load.cpu_seconds + (load.wait_seconds or 0.0)) / (span * max(load.lanes, 1))
+
+
+def too_short(seconds: float) -> bool:
+    """Whether a window is too short for its CPU figures to mean anything (MIN_SECONDS)."""
+    return seconds < MIN_SECONDS
 
 
 def machine_idle_cpus(machine_cpu_percent: float | None, cpu_count: int | None) -> float | None:
@@ -105,24 +120,32 @@ def verdict(
     machine_cpu_percent: float | None,
     cpu_count: int | None = None,
 ) -> tuple[float | None, str | None]:
-    """(the busiest worker's CPU use in % of one CPU, why the step was CPU-bound or None)."""
-    if seconds <= 0 or not workers:
+    """(the busiest worker's CPU use in % of one CPU, why the step was CPU-bound or None).
+
+    Each worker's figures are divided by the wall time they were counted over (WorkerLoad.seconds,
+    else the window's `seconds`): a share of a CPU can only be of the same interval. A window
+    shorter than MIN_SECONDS is too short to tell: (None, None). A worker whose readings never
+    spanned any time (it never woke within the window) has no figures and is left out.
+    """
+    workers = [w for w in workers if w.span(seconds) > 0]
+    if too_short(seconds) or not workers:
         return None, None
     cpu_count = cpu_count if cpu_count is not None else os.cpu_count()
     busiest = max(workers, key=lambda w: busy_fraction(w, seconds))
-    top_cpu = max(w.cpu_seconds for w in workers) / seconds
-    cpu_percent = round(100.0 * top_cpu, 1)
+    top = max(workers, key=lambda w: w.cpu_seconds / w.span(seconds))
+    cpu_percent = round(100.0 * top.cpu_seconds / top.span(seconds), 1)
     # Its own limit where a thread of it ran nearly all the time: a worker of several I/O threads
     # (the blocking loop) by each one's share. By their sum, four threads on 1.5 CPUs "used 150 %
     # of a CPU" and the step was called the engine's limit, to be helped by more threads.
-    own = max(workers, key=lambda w: w.cpu_seconds / max(w.lanes, 1))
-    own_share = own.cpu_seconds / max(own.lanes, 1) / seconds
+    own = max(workers, key=lambda w: w.cpu_seconds / max(w.lanes, 1) / w.span(seconds))
+    own_span = own.span(seconds)
+    own_share = own.cpu_seconds / max(own.lanes, 1) / own_span
     if own_share >= THRESHOLD:
         each = f" ({100 * own_share:.0f} % for each of its {own.lanes} I/O threads)" if own.lanes > 1 else ""
-        return cpu_percent, f"{OWN_CPU}{100 * own.cpu_seconds / seconds:.0f} % of a CPU{each}"
+        return cpu_percent, f"{OWN_CPU}{100 * own.cpu_seconds / own_span:.0f} % of a CPU{each}"
     busy = busy_fraction(busiest, seconds)
     if busy >= THRESHOLD:
-        waited = 100.0 * (busiest.wait_seconds or 0.0) / (seconds * max(busiest.lanes, 1))
+        waited = 100.0 * (busiest.wait_seconds or 0.0) / (busiest.span(seconds) * max(busiest.lanes, 1))
         who = ("a worker process was" if busiest.lanes <= 1 else
                f"the {busiest.lanes} I/O threads of a worker process were, on average,")
         return cpu_percent, (

@@ -294,7 +294,11 @@ class FioEngine(Engine):
             )
         except ReportError as exc:
             raise EngineFailed(f"fio's report could not be read: {exc}") from exc
-        if result.status == "completed" and result.cpu_seconds is not None:
+        if cpubound.too_short(result.total.seconds):
+            # The machine's use was read from just before the window to fio's exit: of a window this
+            # short it tells nothing (it read "no idle CPU (100 % busy)" for a 1 ms step).
+            result = replace(result, cpu_percent=None)
+        elif result.status == "completed" and result.cpu_seconds is not None:
             # group_reporting sums the jobs: each is taken at the mean (fio's jobs share the work evenly).
             # A job per I/O in flight with psync: dividing by the threads alone made one job of the
             # four in `1 x 4, cache on` use "171 % of a CPU", and the step CPU-bound.

@@ -614,9 +614,11 @@ def _step_result(step: Step, job: Job, finals: list[dict], seconds: float, sampl
     )
     cpu_seconds = sum(f.get("cpu_seconds", 0.0) for f in finals)
     loads = [cpubound.WorkerLoad(f.get("cpu_seconds", 0.0), f.get("wait_seconds"),
-                                 step.outstanding if f.get("backend") == "threads" else 1)
+                                 step.outstanding if f.get("backend") == "threads" else 1, f.get("cpu_window_seconds"))
              for f in finals if "cpu_seconds" in f]
     engine_cpu, bound = cpubound.verdict(loads, seconds, cpu_percent)
+    if cpubound.too_short(seconds):
+        cpu_percent = None  # of a window this short the machine's clock ticks tell nothing
     backends = sorted({f["backend"] for f in finals if f.get("backend")})
     return StepResult(
         step=step,
