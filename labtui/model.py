@@ -755,18 +755,33 @@ class StepResult:
 
     @property
     def peak_mib_s(self) -> float | None:
-        """The busiest interval's MiB/s (both directions); None without samples.
+        """The busiest interval's MiB/s (both directions): its bytes over its seconds; None without samples.
 
-        Only intervals at least half as long as the typical (median) one count: the last one of
-        a command step ends when the command does and may be a few milliseconds long, too short
-        to mean much. The median, not the longest, sets the bar, so one interval stretched by a
-        busy machine does not disqualify all the others.
+        An interval shorter than half the typical (median) one is taken together with the one
+        before it (the first, with the one after): the last one of a command step ends when the
+        command does and may be a few milliseconds long, too short to mean much alone. Merged, not
+        left out: a command whose flush wrote most of its bytes in that last sliver had a peak
+        below its mean. So every byte is in some interval, and the peak is never below the mean
+        of the same samples. The median, not the longest, sets the bar, so one interval stretched
+        by a busy machine does not disqualify all the others.
         """
         if not self.samples:
             return None
         lengths = sorted(s.seconds for s in self.samples)
         typical = lengths[len(lengths) // 2]
-        return max((s.mib_s for s in self.samples if s.seconds >= typical / 2), default=None)
+        spans: list[list[float]] = []  # [bytes, seconds] of each interval, short ones merged
+        carry = [0.0, 0.0]  # short leading intervals, for the first full one
+        for s in self.samples:
+            here = [carry[0] + s.read_bytes + s.write_bytes, carry[1] + s.seconds]
+            carry = [0.0, 0.0]
+            if here[1] >= typical / 2:
+                spans.append(here)
+            elif spans:
+                spans[-1][0] += here[0]
+                spans[-1][1] += here[1]
+            else:
+                carry = here
+        return max((b / t / MIB for b, t in spans if t > 0), default=None)
 
 
 @dataclass(frozen=True)

@@ -204,14 +204,27 @@ def test_a_command_takes_as_long_as_it_takes():
     assert profile.planned_seconds == pytest.approx(2 * (3.0 + 12.0 + STEP_STARTUP_SECONDS))
 
 
-def test_peak_mib_s_ignores_a_short_last_interval():
-    from labtui.model import StepResult
+def test_peak_mib_s_takes_a_short_interval_with_its_neighbour():
+    from labtui.model import DirectionStats, StepResult
 
+    # The short last interval (10 MiB in 10 ms: "1,000 MiB/s") counts with the one before it.
     samples = (Sample(t=1, seconds=1.0, write_bytes=100 * MIB), Sample(t=2, seconds=1.0, write_bytes=300 * MIB),
                Sample(t=2.01, seconds=0.01, write_bytes=10 * MIB))
     result = StepResult(step=Step(name="c", kind="command", command="true"), samples=samples)
-    assert result.peak_mib_s == 300.0
+    assert result.peak_mib_s == pytest.approx(310 / 1.01)
     assert StepResult(step=result.step).peak_mib_s is None
+    # A flush that wrote nearly everything in the last sliver: left out, it made the peak
+    # (1 MiB/s) a hundredth of the mean (21 MiB over 0.21 s: 100 MiB/s).
+    flushed = (Sample(t=0.1, seconds=0.1, write_bytes=MIB // 10), Sample(t=0.2, seconds=0.1, write_bytes=MIB // 10),
+               Sample(t=0.21, seconds=0.01, write_bytes=20 * MIB + MIB * 8 // 10))
+    total = sum(s.write_bytes for s in flushed)
+    step = StepResult(step=result.step, write=DirectionStats(len(flushed), total, 0.21), samples=flushed)
+    assert step.peak_mib_s == pytest.approx((MIB // 10 + 20 * MIB + MIB * 8 // 10) / 0.11 / MIB)
+    assert step.peak_mib_s >= step.total.mib_s
+    # A short first interval counts with the one after it.
+    leading = (Sample(t=0.01, seconds=0.01, write_bytes=5 * MIB), Sample(t=1.01, seconds=1.0, write_bytes=5 * MIB),
+               Sample(t=2.01, seconds=1.0, write_bytes=MIB))
+    assert StepResult(step=result.step, samples=leading).peak_mib_s == pytest.approx(10 / 1.01)
 
 
 def test_a_command_step_reads_and_validates():

@@ -260,11 +260,14 @@ class CommandEngine(Engine):
     async def _timed(self, step: Step, job: Job, texts: Commands, outcome: _Outcome) -> AsyncIterator[Sample]:
         """Run the command, yielding disk samples every interval; fill in the outcome."""
         interval = max(0.1, job.interval)
-        sampler = DiskSampler(job.disk)
         meter = CpuMeter()
         meter.start()
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        began = time.monotonic()
+        # The wall time is the samples' own span: it starts where the disk's counters were first
+        # read and ends where they were last read. The counters read before the clock started and
+        # after it stopped made the mean (their bytes over the shorter wall time) exceed the peak.
+        sampler = DiskSampler(job.disk)
+        began = sampler.read_at
         try:
             proc = await subproc.spawn([SHELL, "-c", texts.command], cwd=str(texts.workdir), merge_output=True)
         except OSError as exc:
@@ -272,8 +275,12 @@ class CommandEngine(Engine):
             return
         chunks: list[str] = []
         reader = asyncio.ensure_future(subproc.read_all(proc.stdout, chunks, limit=64 * 1024))
-        ended: list[float] = []
-        work = asyncio.ensure_future(self._wait_and_flush(proc, step, texts.workdir, ended))
+        closed: list[Sample | None] = []  # the sample that closed the window as the command (and its flush) ended
+
+        def close() -> None:
+            closed.append(sampler.take(time.monotonic() - began))
+
+        work = asyncio.ensure_future(self._wait_and_flush(proc, step, texts.workdir, close))
         deadline = began + step.timeout
         timed_out = False
         tick = began
@@ -295,9 +302,10 @@ class CommandEngine(Engine):
         finally:
             # Reached on success, time-out and cancellation alike. The window closes now (or when
             # the command and its flush ended); then the whole group goes.
-            end = ended[0] if ended else time.monotonic()
-            outcome.wall_seconds = end - began
-            last = sampler.take(time.monotonic() - began)
+            if not closed:
+                close()
+            last = closed[0]
+            outcome.wall_seconds = sampler.read_at - began
             if last is not None:
                 outcome.samples.append(last)
             outcome.cpu_percent = meter.stop()
@@ -322,12 +330,12 @@ class CommandEngine(Engine):
         elif outcome.exit_status != 0:
             outcome.fail(f"the command {subproc.exit_text(outcome.exit_status)}", outcome.output)
 
-    async def _wait_and_flush(self, proc: Process, step: Step, workdir: Path, ended: list[float]) -> None:
+    async def _wait_and_flush(self, proc: Process, step: Step, workdir: Path, close: Callable[[], None]) -> None:
         returncode = await subproc.wait_exit(proc)
         if step.sync and returncode == 0:
             # What the command wrote may still sit in the page cache: the clock stops once it is on disk.
             await _in_thread(flush_file_system, workdir)
-        ended.append(time.monotonic())
+        close()
 
     async def _after(self, step: Step, texts: Commands, outcome: _Outcome) -> None:
         """The cleanup command, then the scratch directory's removal. Problems are warnings."""

@@ -44,6 +44,11 @@ class DiskSampler:
     def available(self) -> bool:
         return self._prev is not None
 
+    @property
+    def read_at(self) -> float:
+        """When the latest counters were read (time.monotonic): where the next sample begins."""
+        return self._prev_time
+
     def take(self, t: float) -> Sample | None:
         """The sample for the interval since the last call, ending `t` s into the measured phase."""
         now = disk_counters(self.disk)
