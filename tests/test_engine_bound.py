@@ -289,3 +289,49 @@ def test_a_step_too_short_to_tell_carries_no_cpu_figures_nor_a_verdict(disk_dir,
     assert s.status == "completed", s.error
     assert (s.cpu_percent, s.engine_cpu_percent, s.engine_bound) == (None, None, None)
     assert not any(isinstance(e, RunWarning) and "CPU-bound" in e.message for e in events)
+
+
+def test_a_page_cache_step_that_is_its_own_limit_is_told_to_turn_the_cache_off():
+    own = "a worker process used 97 % of a CPU"
+    text = cpubound.warning("Read 4K cached", 1, own, "native", cache_on=True)
+    assert text.endswith(cpubound.CACHED) and "try more threads" not in text
+    assert 'cache = "off"' in text
+    # Waiting for a CPU is the CPUs' limit, cache or not; without the cache, more threads may help.
+    assert cpubound.warning("r", 1, "the machine had no idle CPU (99 % busy)", cache_on=True).endswith(
+        cpubound.CROWDED["native"])
+    assert cpubound.warning("r", 1, own).endswith(cpubound.ADVICE["native"])
+
+
+def test_the_live_own_limit_is_judged_by_each_io_threads_share_as_the_verdict_is():
+    cached = Step(name="c", block_size=4096, threads=1, outstanding=4, cache="on")
+    lanes = cpubound.io_threads(cached, "native")
+    assert lanes == 4 and cpubound.io_threads(cached, "fio") == 1
+    assert cpubound.io_threads(Step(name="d", outstanding=32, cache="off"), "native") == 1
+    # The verdict on the same figures: each thread 40 %, not its own limit.
+    assert verdict([WorkerLoad(1.6, 2.0, lanes=lanes)], 1.0, 99.0, cpu_count=2)[1].startswith("the 4 I/O threads")
+    assert not cpubound.own_limit_now(160.0, lanes) and cpubound.own_limit_now(380.0, lanes)
+    assert cpubound.own_limit_now(97.0) and not cpubound.own_limit_now(None, lanes)
+
+
+def test_the_headless_progress_names_the_limit_of_a_page_cache_step_as_its_verdict_would():
+    import io
+
+    from rich.console import Console
+
+    from labtui.commands.progress import _Display
+    from labtui.engine.events import StepStarted
+    from labtui.model import Sample
+
+    def said(outstanding: int, engine_cpu: float) -> str:
+        display = _Display(Console(file=io.StringIO(), width=200))
+        display.live_mode = False
+        step = Step(name="Read 4K cached", block_size=4096, outstanding=outstanding, duration=1, warmup=0, cache="on")
+        display.handle(StepStarted(0, 1, step, 1, None))
+        display.handle(SampleTaken(0, "measure", Sample(t=1.0, seconds=1.0, read_ios=9000, engine_bound=True,
+                                                        engine_cpu_percent=engine_cpu)))
+        live = Console(file=io.StringIO(), width=200, record=True)
+        live.print(display.render())
+        return live.export_text()
+
+    assert "CPU-bound: the CPUs' limit, not the disk's" in said(4, 160.0)  # four threads at 40 % each
+    assert "CPU-bound: the page cache's limit, not the disk's" in said(1, 97.0)

@@ -433,6 +433,39 @@ async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home, size)
         screen.stop()
 
 
+@pytest.mark.parametrize(("outstanding", "engine_cpu", "note"), [
+    # Four blocking threads (the page cache on) at 40 % each: they waited for a CPU, as the step's
+    # verdict will say. By their sum ("uses 160 % of a CPU") the note advised more threads.
+    (4, 160.0, "CPU-bound: the 4 I/O threads of the engine's busiest worker run 40 % of the time each and wait for "
+               "a CPU the rest, or no CPU is idle; " + cpubound.CROWDED["native"]),
+    # One thread copying from the page cache all the time: more threads or fio only copy faster.
+    (1, 97.0, "CPU-bound: the engine's busiest worker uses 97 % of a CPU; " + cpubound.CACHED),
+], ids=["threads-waiting", "own-limit"])
+async def test_the_cpu_bound_note_of_a_page_cache_step_advises_what_would_help(labtui_home, outstanding,
+                                                                               engine_cpu, note):
+    from labtui.engine.events import StepStarted
+    from labtui.model import EngineInfo, Sample, TargetInfo
+
+    step = Step("Read 4K cached", block_size=4096, threads=1, outstanding=outstanding, duration=60, warmup=0,
+                cache="on")
+    profile = Profile("cached", steps=(step,), file_size=16 * MIB)
+    busy = Sample(t=1.0, seconds=1.0, read_ios=150_000, read_bytes=150_000 * 4096, cpu_percent=99.0,
+                  engine_cpu_percent=engine_cpu, engine_bound=True)
+    events = [RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo("native"), 1, 60.0),
+              StepStarted(0, 1, step, 1, "labtui native: ..."), SampleTaken(0, "measure", busy)]
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(ScriptedRunner(events))
+        await wait_for(pilot, lambda: "CPU-bound:" in screen_text(app), what="the CPU-bound note")
+        text = screen_text(app)
+        box = screen.query_one("#run-info").region
+        said = " ".join(" ".join(line[box.x:box.right].split()) for line in text.splitlines()[box.y:box.bottom])
+        assert note in said, text
+        assert "try more threads" not in said
+        screen.stop()
+
+
 class EndingRunner(ScriptedRunner):
     """A run that completes when told to: its result saved as completed (and `ended_at` set, as the
     runner does), then its last events still on their way to the screen for `linger` seconds."""

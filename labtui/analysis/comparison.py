@@ -906,7 +906,9 @@ def engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str]) 
             which = ", ".join(repr(n) for n in dict.fromkeys(s.name for s in bound))
             # One worker its own limit anywhere: more threads is the advice that can help.
             reasons = [s.engine_bound for s in bound if s.engine_bound]
-            own = next((why for why in reasons if why.startswith(cpubound.OWN_CPU)), None)
+            own = next((s for s in bound if s.engine_bound and s.engine_bound.startswith(cpubound.OWN_CPU)), None)
+            # Its own limit with the page cache on: the cure is the cache off, not more threads.
+            cached = own is not None and own.step.is_io and own.step.cache == "on"
             warnings.append(f"{letter} ({r.id}) is CPU-bound in {which}: "
-                            f"{cpubound.advice(own or reasons[0], r.engine.name)}")
+                            f"{cpubound.advice(own.engine_bound if own else reasons[0], r.engine.name, cached)}")
     return warnings

@@ -22,7 +22,7 @@ from labtui.analysis import steady
 from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
 from labtui.commands.live_display import LiveDisplay
-from labtui.engine.cpubound import own_limit_now
+from labtui.engine.cpubound import io_threads, own_limit_now
 from labtui.engine.events import (
     Event,
     Paused,
@@ -152,7 +152,9 @@ class _Display(LiveDisplay):
                 x = current.last.sample
                 lat = x.read_lat_mean_ms if x.read_ios else x.write_lat_mean_ms
                 p99 = x.read_lat_p99_ms if x.read_ios else x.write_lat_p99_ms
-                limit = "engine's" if own_limit_now(x.engine_cpu_percent) else "CPUs'"
+                engine = run.started.engine.name if run.started is not None else "native"
+                own = own_limit_now(x.engine_cpu_percent, io_threads(step, engine))
+                limit = ("page cache's" if step.cache == "on" else "engine's") if own else "CPUs'"
                 lines.append(Text(f"  IOPS {fmt_iops(x.iops)} (read {fmt_iops(x.read_iops)}, write {fmt_iops(x.write_iops)})  "
                                   f"{fmt_mib(x.mib_s)} MiB/s  latency {fmt_ms(lat)} ms (p99 {fmt_ms(p99)})  "
                                   f"CPU {x.cpu_percent if x.cpu_percent is not None else '-'}%"

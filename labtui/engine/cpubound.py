@@ -17,6 +17,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from labtui.model import Step
+
 # A worker busy (running or runnable) this share of the window, or a machine idle less than
 # this share of one CPU, was limited by the CPU.
 THRESHOLD = 0.90
@@ -36,22 +38,39 @@ CROWDED = {
     "fio": ("this figure is the CPUs' limit, not the disk's: fio's jobs waited for a CPU (other work, or more jobs "
             "than CPUs); try a quieter machine or fewer jobs"),
 }
+# With the page cache on, a worker that keeps a CPU busy is copying from memory: more threads or
+# another engine only copy faster (fio's buffered I/O is the same copy); the disk is not measured.
+CACHED = ("this figure is the page cache's limit (copying from memory), not the disk's: more threads or another "
+          "engine only copy faster; set cache = \"off\" to measure the disk")
 OWN_CPU = "a worker process used "  # how verdict() begins a reason where one worker was its own limit
 
 
-def advice(reason: str | None, engine: str = "native") -> str:
+def advice(reason: str | None, engine: str = "native", cache_on: bool = False) -> str:
     """What to do about a CPU-bound step, for the reason verdict() gave (None: not known)."""
-    return advice_for(reason is None or reason.startswith(OWN_CPU), engine)
+    return advice_for(reason is None or reason.startswith(OWN_CPU), engine, cache_on)
 
 
-def own_limit_now(engine_cpu_percent: float | None) -> bool:
-    """Whether a step marked CPU-bound while it runs is its busiest worker's own limit (it used
-    THRESHOLD of a CPU: verdict()'s rule), not the CPUs' (the workers waited for one)."""
-    return engine_cpu_percent is not None and engine_cpu_percent >= 100 * THRESHOLD
+def io_threads(step: Step, engine: str = "native") -> int:
+    """The I/O threads each worker of `step` runs, as verdict() shares a worker's CPU among them
+    (WorkerLoad.lanes): the native engine's blocking loop with the page cache on runs one per
+    I/O in flight in one process; its other loops, and each of fio's jobs, one."""
+    return step.outstanding if engine == "native" and step.cache == "on" else 1
 
 
-def advice_for(own_limit: bool, engine: str = "native") -> str:
-    """What to do where one worker was its own limit (more threads), or where they waited for a CPU."""
+def own_limit_now(engine_cpu_percent: float | None, lanes: int = 1) -> bool:
+    """Whether a step marked CPU-bound while it runs is its busiest worker's own limit (a thread of
+    it used THRESHOLD of a CPU: verdict()'s rule, by each of its `lanes` I/O threads' share), not
+    the CPUs' (the workers waited for one). By the sum, four blocking threads at 40 % each "used
+    160 % of a CPU" and the live note advised more threads while the step's verdict said they
+    waited for a CPU."""
+    return engine_cpu_percent is not None and engine_cpu_percent / max(lanes, 1) >= 100 * THRESHOLD
+
+
+def advice_for(own_limit: bool, engine: str = "native", cache_on: bool = False) -> str:
+    """What to do where one worker was its own limit (more threads; with the page cache on, the
+    cache off), or where they waited for a CPU."""
+    if own_limit and cache_on:
+        return CACHED
     table = ADVICE if own_limit else CROWDED
     return table.get(engine, table["native"])
 
@@ -158,8 +177,8 @@ def verdict(
     return cpu_percent, None
 
 
-def warning(step_name: str, repetition: int, reason: str, engine: str = "native") -> str:
+def warning(step_name: str, repetition: int, reason: str, engine: str = "native", cache_on: bool = False) -> str:
     """The run's warning for a CPU-bound step: it names the step and says "CPU-bound"."""
     which = f"{step_name!r}" + (f" (repetition {repetition})" if repetition > 1 else
                                 " (its preparing pass, not counted)" if repetition == 0 else "")
-    return f"step {which} is CPU-bound: {reason}; {advice(reason, engine)}"
+    return f"step {which} is CPU-bound: {reason}; {advice(reason, engine, cache_on)}"

@@ -558,7 +558,8 @@ class Runner:
                 f"{job.path} stopped being {what} during the step ({changed}): the engine may have written "
                 "elsewhere, and the figures are not the target's"))
         if finished.engine_bound:
-            message = cpubound.warning(step.name, repetition, finished.engine_bound, engine.name)
+            message = cpubound.warning(step.name, repetition, finished.engine_bound, engine.name,
+                                       finished.step.is_io and finished.step.cache == "on")
             if message not in self._warnings:
                 self._warnings.append(message)
                 emit(RunWarning(message))

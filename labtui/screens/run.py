@@ -34,7 +34,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.engine.base import engine_title
-from labtui.engine.cpubound import advice_for, own_limit_now
+from labtui.engine.cpubound import advice_for, io_threads, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.errors import LabtuiError
@@ -686,14 +686,18 @@ class RunScreen(LabtuiScreen[None]):
             # While it runs; once it ends the run's warning (with the step's verdict) says it.
             cpu = step.last.sample.engine_cpu_percent if step.last is not None else None
             engine = live.started.engine.name if live.started is not None else "native"
-            own_limit = own_limit_now(cpu)
+            lanes = io_threads(step.step, engine)
+            own_limit = own_limit_now(cpu, lanes)
             if own_limit:
-                busy = f"the engine's busiest worker uses {cpu:.0f} % of a CPU"
+                busy = f"the engine's busiest worker uses {cpu:.0f} % of a CPU" + (
+                    f" ({cpu / lanes:.0f} % for each of its {lanes} I/O threads)" if lanes > 1 and cpu else "")
             else:
+                who = (f"the {lanes} I/O threads of the engine's busiest worker run {cpu / lanes:.0f} % of the time "
+                       "each" if lanes > 1 and cpu is not None else f"the engine's busiest worker runs {cpu:.0f} % of the time")
                 busy = ("the machine has no idle CPU" if cpu is None else
-                        f"the engine's busiest worker runs {cpu:.0f} % of the time and waits for a CPU the rest, "
-                        "or no CPU is idle")
-            lines.append(Content.styled(f"CPU-bound: {busy}; {advice_for(own_limit, engine)}", "$warning"))
+                        f"{who} and wait{'' if lanes > 1 else 's'} for a CPU the rest, or no CPU is idle")
+            cache_on = step.step.is_io and step.step.cache == "on"
+            lines.append(Content.styled(f"CPU-bound: {busy}; {advice_for(own_limit, engine, cache_on)}", "$warning"))
         if step is not None and step.result is not None and step.result.error:
             lines.append(Content.styled(f"step {step.result.status}: {step.result.error}", "$error"))
         for warning in live.warnings[-3:]:
