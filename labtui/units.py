@@ -43,7 +43,10 @@ MICROS = 1_000_000
 MAX_SIZE = 2**63 - 1  # what a TOML integer (and an off_t) holds
 MAX_DURATION_SECONDS = 366 * 86400
 
-_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z]*)\s*$")
+# ASCII only: str patterns' \d also match "４" or "٣", which int() reads as 4 and 3; a size typed with
+# them is a paste from somewhere else, and no other tool (fio, DiskSpd, a profile's reader) takes it.
+_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z]*)\s*$", re.ASCII)
+_WHOLE = re.compile(r"^\s*[+-]?\d+\s*$", re.ASCII)
 # No size or duration needs more digits; past 4300 Python refuses to convert them at all.
 _MAX_DIGITS = 40
 
@@ -60,11 +63,37 @@ def _number_and_unit(value: object, what: str, example: str, field: str) -> tupl
     text = value.strip()
     match = _NUMBER.match(text)
     if not match:
-        shown = text if len(text) <= 60 else text[:57] + "..."
-        raise ValidationError(f"{shown!r} is not a {what} (use e.g. {example})", field)
+        raise ValidationError(f"{_shown(text)!r} is not a {what} ({_digits_hint(text)}use e.g. {example})", field)
     if len(match.group(1)) > _MAX_DIGITS:
         return None
     return Fraction(match.group(1)), match.group(2).lower(), text
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def foreign_digits(text: str) -> bool:
+    """Whether `text` holds digits other than 0-9 (full-width "４", Arabic-Indic "٣" ...): then that is why a
+    number in it is refused, and the message says so."""
+    return any(c.isdigit() and not c.isascii() for c in text)
+
+
+def _digits_hint(text: str) -> str:
+    return "write its digits as 0-9; " if foreign_digits(text) else ""
+
+
+def parse_count(value: str | int, *, field: str = "") -> int:
+    """A whole number typed or written as text ("4", " 16 "), in ASCII digits as every other number labtui
+    reads (int() alone takes "４"); ValidationError otherwise. Its range is the caller's rule."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValidationError(f"must be a whole number, got {value!r}", field)
+    if isinstance(value, int):
+        return value
+    if not _WHOLE.match(value) or len(value.strip().lstrip("+-")) > _MAX_DIGITS:
+        digits = " in digits 0-9" if foreign_digits(value) else ""
+        raise ValidationError(f"must be a whole number{digits}, got {_shown(value)!r}", field)
+    return int(value)
 
 
 def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -> int:

@@ -3,6 +3,8 @@
 import json
 import subprocess
 
+import pytest
+
 from conftest import labtui_cmd
 
 
@@ -45,6 +47,20 @@ def test_show_unknown_id_is_bad_input(labtui_home):
 def test_unknown_profile_is_one_line_exit_2(labtui_home):
     out = run("profiles", "no-such-profile")
     assert out.returncode == 2 and "no profile named" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("run", "--file-size", "１G"), ("run", "--duration", "３s"), ("run", "--interval", "１s"), ("run", "--repeat", "２"),
+    ("history", "--limit", "２"), ("check", "--tolerance", "５"), ("compare", "a", "b", "--tolerance", "５"),
+])
+def test_numbers_in_digits_other_than_0_to_9_are_refused_in_one_line(labtui_home, tmp_path, args):
+    # int() and float() read "２" as 2: such a number came from a paste, and no other place labtui reads takes it.
+    target = tmp_path / "target"
+    target.mkdir()
+    out = run(*args, "-t", str(target), "--yes") if args[0] == "run" else run(*args)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "0-9" in out.stderr and "Traceback" not in out.stderr
+    assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written
 
 
 def test_bad_option_is_exit_2(labtui_home):

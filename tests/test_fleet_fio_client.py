@@ -353,7 +353,7 @@ def test_hosts_file_fio_server_forms():
     assert [fc.client_address(h.fio_server) for h in hosts if h.fio_server] == [
         "ip:10.0.0.5,8765", "bench-02.lab,9000", "ip6:fd00::5,8766"]
     assert hosts[0].ssh == "" and hosts[0].where() == "10.0.0.5:8765" and hosts[1].where() == "lab@bench-02"
-    for bad in ('"a b"', '"host:0"', '"host:99999"', "5", '"-x"', '"h,1"'):
+    for bad in ('"a b"', '"host:0"', '"host:99999"', "5", '"-x"', '"h,1"', '"host:８７６５"', '"[fd00::5]:８７６６"'):
         with pytest.raises(Exception, match="fio_server"):
             parse_hosts(f'[[hosts]]\nname = "a"\nfio_server = {bad}\n')
     with pytest.raises(Exception, match="or give fio_server"):

@@ -224,6 +224,11 @@ async def test_every_field_reports_the_models_reason(labtui_home):
         assert "unknown size unit 'x'" in field_error(app, "s-block-size")
         assert field_error(app, "s-duration") == "a duration must be greater than zero, got '0s'"
         assert "'lots' is not a size" in field_error(app, "p-file-size")
+        await set_text(pilot, "#s-threads", "４")  # a full-width digit: int() takes it, the profile's reader not
+        await set_text(pilot, "#p-repeat", "２")
+        assert "in digits 0-9" in field_error(app, "s-threads") and "in digits 0-9" in field_error(app, "p-repeat")
+        await set_text(pilot, "#s-threads", "4")
+        await set_text(pilot, "#p-repeat", "1")
         assert "fix the step to see the command lines" in command_text(app)
         await set_text(pilot, "#s-block_size", "1000")
         await set_text(pilot, "#s-duration", "5s")

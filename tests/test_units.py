@@ -12,6 +12,7 @@ from labtui.units import (
     format_size,
     human_duration,
     human_size,
+    parse_count,
     parse_duration,
     parse_size,
 )
@@ -82,6 +83,13 @@ def test_parse_size_accepts(text, expected):
         ("9" * 5000, "too large"),
         pytest.param(10**5000, "too large", id="10**5000"),
         ("x" * 5000, "is not a size"),
+        # Digits int() and isdigit() take but no other tool does: full-width, Arabic-Indic, Devanagari.
+        ("４K", "write its digits as 0-9"),
+        ("１G", "write its digits as 0-9"),
+        ("６４KiB", "write its digits as 0-9"),
+        ("٣K", "write its digits as 0-9"),
+        ("४096", "write its digits as 0-9"),
+        ("4\u00a0K", "is not a size"),  # a no-break space between number and unit
         (True, "expected a size"),
         (4096.0, "expected a size"),
         (None, "expected a size"),
@@ -149,6 +157,8 @@ def test_parse_duration_accepts(text, seconds):
         ("1" * 400 + "s", "longer than a year"),
         ("1" * 5000, "longer than a year"),
         pytest.param(10**5000, "longer than a year", id="10**5000"),
+        ("１０s", "write its digits as 0-9"),
+        ("٥m", "write its digits as 0-9"),
         (float("inf"), "not a finite duration"),
         (float("nan"), "not a finite duration"),
         (True, "expected a duration"),
@@ -160,6 +170,28 @@ def test_parse_duration_rejects(value, reason):
         parse_duration(value, field="steps[2].duration")
     assert reason in str(info.value)
     assert info.value.field == "steps[2].duration"
+
+
+@pytest.mark.parametrize("text, count", [("4", 4), (" 16 ", 16), ("+2", 2), ("-1", -1), ("0", 0), (7, 7)])
+def test_parse_count_accepts(text, count):
+    assert parse_count(text, field="--repeat") == count
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("２", "must be a whole number in digits 0-9, got '２'"),
+    ("1٠", "in digits 0-9"),
+    ("1.5", "must be a whole number, got '1.5'"),
+    ("", "must be a whole number"),
+    ("four", "must be a whole number"),
+    ("1e3", "must be a whole number"),
+    ("9" * 5000, "must be a whole number"),
+    (True, "must be a whole number"),
+    (2.0, "must be a whole number"),
+])
+def test_parse_count_rejects(value, reason):
+    with pytest.raises(ValidationError) as info:
+        parse_count(value, field="--repeat")
+    assert reason in str(info.value) and info.value.field == "--repeat"
 
 
 def test_parse_duration_zero_when_allowed():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from labtui.commands.common import whole_number
+
 if TYPE_CHECKING:
     from labtui.model import RunResult
     from labtui.results.baselines import Baseline
@@ -19,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "of the same profile on the same disk; without any, list the baselines")
     parser.add_argument("--add", action="store_true",
                         help="add the results to the first one's existing baseline instead of replacing it")
-    parser.add_argument("--more", type=int, metavar="N",
+    parser.add_argument("--more", type=whole_number, metavar="N",
                         help="run the baseline's profile N more times now (on its target, or -t DIR) and add the runs")
     parser.add_argument("-t", "--target", help="with --more: the directory to run in (default: the result's target)")
     parser.add_argument("--clear", action="store_true", help="stop using this result in a baseline")

@@ -12,6 +12,8 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from labtui.commands.common import decimal_number, whole_number
+
 if TYPE_CHECKING:
     from labtui.analysis.checks import CheckReport
     from labtui.engine.runner import Runner
@@ -32,12 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-t", "--target",
                         help="directory to run in (default: the baseline's target; with no --baseline, the current one)")
     parser.add_argument("-e", "--engine", help="engine for the re-run (default: the baseline's)")
-    parser.add_argument("--tolerance", type=float, default=None, metavar="PCT",
+    parser.add_argument("--tolerance", type=decimal_number, default=None, metavar="PCT",
                         help=f"regression in percent that fails the check (default {DEFAULT_TOLERANCE_PCT:g})")
-    parser.add_argument("--repeat", type=int, metavar="N",
+    parser.add_argument("--repeat", type=whole_number, metavar="N",
                         help=f"runs of the profile in the re-run (default: as many as the baseline has, at least "
                              f"{MIN_RUNS})")
-    parser.add_argument("--confirm", type=int, default=DEFAULT_CONFIRM, metavar="N",
+    parser.add_argument("--confirm", type=whole_number, default=DEFAULT_CONFIRM, metavar="N",
                         help="when the re-run fails or is doubtful, run the profile N more times and judge those "
                              f"runs on their own (default {DEFAULT_CONFIRM}; 0 decides on the first pass)")
     parser.add_argument("--fail-on", action="append", default=[], metavar="METRIC",

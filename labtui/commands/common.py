@@ -55,6 +55,34 @@ def given(value: str | None, option: str, wanted: str = "a value") -> str | None
     return value
 
 
+def whole_number(text: str) -> int:
+    """An argparse type: a count in ASCII digits (int() alone reads "４" as 4, which nothing else labtui reads takes)."""
+    import argparse
+
+    from labtui.errors import ValidationError
+    from labtui.units import parse_count
+
+    try:
+        return parse_count(text)
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def decimal_number(text: str) -> float:
+    """An argparse type: a number such as 5 or 2.5, in ASCII digits (float() alone reads "５" as 5)."""
+    import argparse
+
+    from labtui.units import foreign_digits
+
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    if foreign_digits(text):
+        raise argparse.ArgumentTypeError(f"must be a number in digits 0-9, got {shown!r}")
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {shown!r}") from None
+
+
 def tags_given(values: Sequence[str]) -> tuple[str, ...]:
     """The --tag values as tags: each one or several, comma-separated as the TUI takes them (`--tag a,b`
     saved one tag "a,b" that the TUI's tag field then split in two); an empty one, or one holding a

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from labtui.commands.common import decimal_number
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -16,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print the comparison as JSON on stdout")
     form.add_argument("--markdown", action="store_true", help="print a Markdown table for a post or a ticket")
-    parser.add_argument("--tolerance", type=float, default=None, metavar="PCT",
+    parser.add_argument("--tolerance", type=decimal_number, default=None, metavar="PCT",
                         help="smallest difference in percent called better or worse (default 5)")
     parser.add_argument("--svg", metavar="FILE.svg", default=None,
                         help="also write the comparison as a picture: a bar chart per step with each result's "

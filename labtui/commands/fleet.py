@@ -20,6 +20,7 @@ import argparse
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from labtui.commands.common import decimal_number
 from labtui.commands.live_display import LiveDisplay
 from labtui.errors import ExitCode
 
@@ -56,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, run: bool) -> None:
                         help="with --hosts: run the hosts one after another, not together (hosts on shared "
                              "storage would disturb each other)")
     if run:
-        parser.add_argument("--tolerance", type=float, default=None, metavar="PCT",
+        parser.add_argument("--tolerance", type=decimal_number, default=None, metavar="PCT",
                             help="with --hosts: the smallest difference in percent the hosts' comparison calls "
                                  "better or worse (default 5)")
 

@@ -6,6 +6,8 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from labtui.commands.common import whole_number
+
 if TYPE_CHECKING:
     from labtui.render.fitting import Fitted
     from labtui.results.summaries import ResultSummary
@@ -17,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON on stdout")
     parser.add_argument("--profile", help="only results of this profile")
     parser.add_argument("--tag", help="only results carrying this tag")
-    parser.add_argument("--limit", type=int, default=None, metavar="N", help="at most this many (newest first)")
+    parser.add_argument("--limit", type=whole_number, default=None, metavar="N", help="at most this many (newest first)")
 
 
 def summary(row: ResultSummary) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from labtui.commands.common import whole_number
+
 if TYPE_CHECKING:
     from labtui.model import Profile
     from labtui.results.store import Store
@@ -27,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a value for one of the profile's parameters, e.g. archive=/data/test.zpaq (repeatable)")
     parser.add_argument("--duration", help="override every step's duration (e.g. 3s) for a quick trial")
     parser.add_argument("--file-size", help="override the test file size (e.g. 256M)")
-    parser.add_argument("--repeat", type=int, help="run every step this many times")
+    parser.add_argument("--repeat", type=whole_number, help="run every step this many times")
     parser.add_argument("--keep-file", action="store_true", help="keep the test file after the run")
     parser.add_argument("--interval", default="1s", help="live sample interval (default 1s)")
     parser.add_argument("--destroy-data", metavar="/dev/NAME",

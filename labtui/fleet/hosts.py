@@ -170,7 +170,9 @@ def _fio_server(value: Any, where: str) -> tuple[str, int]:
     if not isinstance(value, str):
         raise ValidationError(hint)
     text = value.strip()
-    match = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::(\d+))?", text) or re.fullmatch(r"([^:\[\]]+)(?::(\d+))?", text)
+    # ASCII digits: int() reads a port written "８７６５" as 8765, which ssh and fio would not.
+    match = (re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::(\d+))?", text, re.ASCII)
+             or re.fullmatch(r"([^:\[\]]+)(?::(\d+))?", text, re.ASCII))
     if match is None:
         raise ValidationError(hint)
     address, port_text = match.group(1), match.group(2)

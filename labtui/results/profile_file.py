@@ -52,7 +52,7 @@ from labtui.model import STEP_KINDS, Profile, Step
 from labtui.params import Param
 from labtui.printable import printable
 from labtui.results.files import dumps_toml, loads_toml
-from labtui.units import format_duration, format_size, parse_duration, parse_size
+from labtui.units import foreign_digits, format_duration, format_size, parse_duration, parse_size
 
 PROFILE_SCHEMA = 1
 
@@ -193,6 +193,8 @@ def _preset_values(data: dict[str, Any]) -> dict[str, Any]:
 def _int(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValidationError(f"must be a whole number, got {value!r}", where)
+    if isinstance(value, str) and foreign_digits(value):  # float() reads "４" as 4; nothing else labtui reads does
+        raise ValidationError(f"must be a whole number in digits 0-9, got {value!r}", where)
     try:
         number = float(value)
     except ValueError:
