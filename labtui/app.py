@@ -537,7 +537,9 @@ def run_app(hosts_file: str | None = None) -> int:
     """Run the TUI until the person quits; the exit code for the shell."""
     import sys
 
-    app = LabtuiApp(hosts_file=hosts_file)
+    store = Store()
+    store.check_home()  # before the screen is taken: a home that is a file is one line on the shell, not an empty History
+    app = LabtuiApp(store=store, hosts_file=hosts_file)
     app.run()
     line = exit_line(app)
     if line is not None and app.stopped_by != "SIGHUP":

@@ -20,6 +20,7 @@ from labtui.engine.events import RunFinished, RunWarning
 from labtui.engine.runner import Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
+from labtui.results.files import BrokenFile
 from labtui.results.store import Store
 
 MIB = 1024 * 1024
@@ -73,6 +74,51 @@ def test_preflight_refuses_when_labtui_home_is_a_file(tmp_path):
         Runner(tiny_profile(), tmp_path, Store(home)).preflight()
     assert home.read_text() == "not a directory"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"], "nothing was written"
+
+
+ENTRY_POINTS = [(), ("history",), ("history", "--json"), ("profiles",), ("profiles", "quick-sanity"), ("show", "x"),
+                ("compare", "a", "b"), ("export", "--format", "csv"), ("run", "--yes"), ("check",), ("baseline",),
+                ("import", "fio.json")]
+
+
+@pytest.mark.parametrize("args", ENTRY_POINTS, ids=[" ".join(a) or "tui" for a in ENTRY_POINTS])
+def test_every_entry_point_refuses_a_labtui_home_that_is_a_file_in_one_line(tmp_path, args):
+    # History said "no results yet" and `profiles` listed the built-ins, as though the results were gone.
+    home = tmp_path / "home"
+    home.write_text("not a directory")
+    (tmp_path / "fio.json").write_text("{}")
+    env = {**os.environ, "LABTUI_HOME": str(home)}
+    out = subprocess.run(labtui_cmd(*args), capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == f"labtui: error: {home} is not a directory, so labtui cannot keep its results and profiles " \
+                         "there (set LABTUI_HOME to a directory)\n"
+    assert home.read_text() == "not a directory"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fio.json", "home"], "nothing was written"
+
+
+def test_a_results_or_profiles_folder_that_is_a_file_is_said_not_listed_as_empty(tmp_path):
+    from labtui.errors import StoreError
+
+    store = Store(tmp_path / "home")
+    store.home.mkdir()
+    store.results_dir.write_text("")
+    store.profiles_dir.write_text("")
+    refused = f"{store.results_dir} is not a directory, so labtui cannot keep its results there"
+    for listing in (store.summaries, store.load_results, store.check_home):
+        with pytest.raises(StoreError, match=refused):
+            listing()
+    # Profiles: the built-ins still list, the folder is named as what cannot be read (as the TUI lists it).
+    profiles, broken = store.profiles()
+    assert profiles and all(p.origin == "builtin" for p in profiles)
+    assert broken == [BrokenFile(store.profiles_dir, f"{store.profiles_dir} is not a directory, so labtui cannot "
+                                                     "keep its profiles there")]
+    # Below a file: the same, naming the file.
+    deeper = Store(tmp_path / "home" / "results" / "sub")
+    with pytest.raises(StoreError, match=f"{store.results_dir} is not a directory, so labtui cannot keep its results "
+                                         f"and profiles in {deeper.home}"):
+        deeper.check_home()
+    assert sorted(p.name for p in store.home.iterdir()) == ["profiles", "results"]
 
 
 def test_preflight_refuses_an_immutable_results_directory(tmp_path):

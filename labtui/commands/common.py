@@ -104,9 +104,12 @@ def tags_given(values: Sequence[str]) -> tuple[str, ...]:
 
 
 def open_store() -> Store:
+    """The store, once its folders are known to be directories (StoreError, one line, otherwise)."""
     from labtui.results.store import Store
 
-    return Store()
+    store = Store()
+    store.check_home()
+    return store
 
 
 def print_json(data: Any) -> None:

@@ -209,6 +209,20 @@ class Store:
         self.profiles_dir = self.home / "profiles"
         self.cache_dir = self.home / "cache"
 
+    def check_home(self) -> None:
+        """StoreError where a folder labtui keeps its files in is something other than a directory.
+
+        Asked before any command or the TUI reads the store: a LABTUI_HOME pointing at a file listed
+        "no results yet" and built-in profiles only, as if the results were gone, and failed only at
+        the first save. Nothing is made or changed here.
+        """
+        for folder, what in ((self.home, "results and profiles"), (self.config_dir, "settings"),
+                             (self.results_dir, "results"), (self.profiles_dir, "profiles")):
+            problem = _not_a_directory(folder, what)
+            if problem is not None:
+                set_by_env = bool(os.environ.get(HOME_ENV)) and folder in (self.home, self.config_dir)
+                raise StoreError(problem + (f" (set {HOME_ENV} to a directory)" if set_by_env else ""))
+
     # results ---------------------------------------------------------------
 
     def save_result(self, result: RunResult) -> tuple[RunResult, Path]:
@@ -294,6 +308,9 @@ class Store:
         raise NotFoundError(f"no result with id {result_id!r} in {self.results_dir}")
 
     def result_files(self) -> list[Path]:
+        problem = _not_a_directory(self.results_dir, "results")
+        if problem is not None:  # not "no results": a listing must not look empty when it cannot be read
+            raise StoreError(problem)
         try:
             # By name (their ids sort by time); comparing names is far cheaper than comparing Paths.
             return sorted((p for p in self.results_dir.glob("*.toml") if not p.name.startswith(".")),
@@ -372,6 +389,9 @@ class Store:
         return builtin_profiles()
 
     def user_profile_files(self) -> list[Path]:
+        problem = _not_a_directory(self.profiles_dir, "profiles")
+        if problem is not None:
+            raise StoreError(problem)
         try:
             return sorted(p for p in self.profiles_dir.glob("*.toml") if not p.name.startswith("."))
         except OSError:
@@ -380,7 +400,11 @@ class Store:
     def user_profiles(self) -> tuple[list[Profile], list[BrokenFile]]:
         good: list[Profile] = []
         broken: list[BrokenFile] = []
-        for path in self.user_profile_files():
+        try:
+            paths = self.user_profile_files()
+        except StoreError as exc:  # the folder itself (a file, since labtui started): said as any file that cannot be read
+            return good, [BrokenFile(self.profiles_dir, str(exc))]
+        for path in paths:
             try:
                 good.append(_load_user_profile(path))
             except LabtuiError as exc:
@@ -460,6 +484,15 @@ class Store:
             atomic_write(self.settings_path(), dumps_toml(settings.to_toml()))
         except OSError as exc:
             raise StoreError(f"cannot save settings: {exc.strerror or exc}") from exc
+
+
+def _not_a_directory(folder: Path, what: str) -> str | None:
+    """Why `folder` cannot hold labtui's `what`: it, or where it would be made, is not a directory; None if it can."""
+    existing, _ = nearest_existing(folder)  # LabtuiError for a path that cannot be looked at
+    if existing.is_dir():
+        return None
+    where = "there" if existing == folder else f"in {folder}"
+    return f"{existing} is not a directory, so labtui cannot keep its {what} {where}"
 
 
 def load_profile_file(path: Path, origin: str = "user") -> Profile:
