@@ -390,3 +390,22 @@ def test_a_number_too_long_for_python_is_a_broken_file_not_a_crash(labtui_home):
     assert [b.path.name for b in broken] == ["huge.toml"] and "not valid TOML" in broken[0].reason
     _, broken = store.load_results()
     assert [b.path.name for b in broken] == ["huge.toml"]
+
+
+def test_delete_broken_removes_only_a_file_of_the_results_folder_that_still_cannot_be_read(tmp_path):
+    store = Store(tmp_path / "home")
+    store.results_dir.mkdir(parents=True)
+    outside = tmp_path / "elsewhere.toml"
+    outside.write_text("not = [toml")
+    with pytest.raises(NotFoundError):
+        store.delete_broken(outside)  # not one History lists
+    with pytest.raises(NotFoundError):
+        store.delete_broken(store.results_dir / "gone.toml")
+    good = store.results_dir / "copied.toml"
+    good.write_text(store_module.result_to_toml(make_result("20240501-103005-aaaa")))
+    with pytest.raises(StoreError, match="now reads as the result 20240501-103005-aaaa: kept"):
+        store.delete_broken(good)
+    link = store.results_dir / "link.toml"
+    link.symlink_to(outside)
+    store.delete_broken(link)
+    assert not os.path.lexists(link) and outside.exists() and good.exists()

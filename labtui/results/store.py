@@ -383,6 +383,25 @@ class Store:
         except OSError as exc:
             raise StoreError(f"cannot delete {path}: {exc.strerror or exc}") from exc
 
+    def delete_broken(self, path: Path) -> None:
+        """Remove a file of the results folder that cannot be read, at the person's word (History's `x`).
+
+        Only a file listed as broken, and only while it still cannot be read: one fixed (or replaced by
+        a result) since it was listed is kept (StoreError). A link is removed itself, never what it points to.
+        """
+        if path.parent != self.results_dir or not os.path.lexists(path):
+            raise NotFoundError(f"{path} is no longer in {self.results_dir}")
+        try:
+            result = self.read_result(path)  # through a link: one that leads to a result again is kept too
+        except StoreError:
+            pass
+        else:
+            raise StoreError(f"{path} now reads as the result {result.id}: kept (F5 lists it again)")
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise StoreError(f"cannot delete {path}: {exc.strerror or exc}") from exc
+
     # profiles --------------------------------------------------------------
 
     def builtin_profiles(self) -> list[Profile]:

@@ -354,6 +354,22 @@ class HistoryScreen(LabtuiScreen[None]):
         key = self.current_key()
         return self._by_id.get(key) if key else None
 
+    def current_broken(self) -> BrokenFile | None:
+        """The broken file under the cursor, if the cursor is on one."""
+        key = self.current_key()
+        if key is None or not key.startswith(BROKEN_PREFIX):
+            return None
+        name = key.removeprefix(BROKEN_PREFIX)
+        return next((b for b in self.broken if b.path.name == name), None)
+
+    def _refuse_broken(self, what: str) -> bool:
+        """Say, on a broken file's row, that it cannot be `what` and what can be done; whether it was one."""
+        broken = self.current_broken()
+        if broken is not None:
+            self.notify(f"{broken.path.name} cannot be read, so it cannot be {what}. x deletes it (asks first).",
+                        title="A broken file", severity="warning")
+        return broken is not None
+
     def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
         self._show_detail()
 
@@ -379,7 +395,8 @@ class HistoryScreen(LabtuiScreen[None]):
         if key.startswith(BROKEN_PREFIX):
             name = key.removeprefix(BROKEN_PREFIX)
             broken = next(b for b in self.broken if b.path.name == name)
-            detail.update(Content.assemble(("Cannot be read: ", "$error bold"), f"{broken.path}: {broken.reason}"))
+            detail.update(Content.assemble(("Cannot be read: ", "$error bold"), f"{broken.path}: {broken.reason}",
+                                           "\nlabtui leaves it alone: fix it and press F5, or x deletes it (asks first)."))
             return
         detail.update(self._detail(self._by_id[key]))
 
@@ -451,8 +468,7 @@ class HistoryScreen(LabtuiScreen[None]):
         key = self.current_key()
         if key is None:
             return
-        if key.startswith(BROKEN_PREFIX):
-            self.notify("A broken file cannot be compared or exported.", severity="warning")
+        if self._refuse_broken("marked to compare or export"):
             return
         # The cursor stays on the row marked: the person moves it (Down, Space marks the next one).
         self.marked ^= {key}
@@ -493,10 +509,7 @@ class HistoryScreen(LabtuiScreen[None]):
     def action_open(self) -> None:
         from labtui.screens.result import ResultScreen
 
-        key = self.current_key()
-        if key is not None and key.startswith(BROKEN_PREFIX):
-            self._show_detail()
-            self.notify("This file cannot be read: the reason is below the table.", severity="warning")
+        if self._refuse_broken("opened"):
             return
         current = self.current()
         result = self.read(current) if current is not None else None
@@ -517,6 +530,8 @@ class HistoryScreen(LabtuiScreen[None]):
             self.app.push_screen(CompareScreen(results))
 
     def action_again(self) -> None:
+        if self._refuse_broken("run again"):
+            return
         current = self.current()
         result = self.read(current) if current is not None else None
         if result is None:
@@ -529,6 +544,8 @@ class HistoryScreen(LabtuiScreen[None]):
     def action_tag(self) -> None:
         from labtui.screens.prompt import TextPrompt
 
+        if self._refuse_broken("tagged"):
+            return
         current = self.current()
         if current is None:
             return
@@ -561,6 +578,8 @@ class HistoryScreen(LabtuiScreen[None]):
         self._refill(keep=summary.id)
 
     def action_baseline(self) -> None:
+        if self._refuse_broken("a baseline"):
+            return
         current = self.current()
         if current is None:
             return
@@ -592,6 +611,10 @@ class HistoryScreen(LabtuiScreen[None]):
         from labtui.screens.confirm import ConfirmModal
 
         rows = self.chosen()
+        broken = self.current_broken()
+        if not rows and broken is not None:
+            self._delete_broken_asked(broken)
+            return
         if not rows:
             return
         shown = ", ".join(s.id for s in rows[:3]) + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")
@@ -626,9 +649,36 @@ class HistoryScreen(LabtuiScreen[None]):
         if gone:
             self.notify(f"Deleted {len(gone)} result{'s' if len(gone) > 1 else ''}.", title="Deleted")
 
+    def _delete_broken_asked(self, broken: BrokenFile) -> None:
+        """Offer to remove a file labtui cannot read: listed, never removed on labtui's own, but the person may."""
+        from labtui.screens.confirm import ConfirmModal
+
+        link = broken.path.is_symlink()
+        what = "the link is removed (what it points to is not touched)" if link else "the file is removed for good"
+        message = f"{broken.path}: {broken.reason}.\nlabtui cannot read it; {what}."
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                self.lab.store.delete_broken(broken.path)
+            except LabtuiError as exc:
+                self.notify(str(exc), title="Not deleted", severity="error")
+                self.action_reload()
+                return
+            self.broken = [b for b in self.broken if b.path != broken.path]
+            self._search.pop(BROKEN_PREFIX + broken.path.name, None)
+            self._refill()
+            self.notify(f"Deleted {broken.path.name}.", title="Deleted")
+
+        title = f"Delete the broken {'link' if link else 'file'}?"
+        self.app.push_screen(ConfirmModal(title, message, yes="Delete", no="Keep", danger=True), answer)
+
     def action_export(self) -> None:
         from labtui.screens.export import ExportModal
 
+        if not self.marked and self._refuse_broken("exported"):
+            return
         rows = self.chosen()
         if not rows:
             return
