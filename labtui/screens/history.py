@@ -33,7 +33,7 @@ from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms
 from labtui.results import baselines
 from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary, StepSummary
-from labtui.tui.columns import fit_widths
+from labtui.tui.columns import share_widths
 from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
 from labtui.tui.styling import status_styles, theme_style
 from labtui.tui.work import post_found, report_failure
@@ -79,6 +79,12 @@ WIDE = 110
 # long profile names give way early too.
 SHRINK = ({"target": 12, "host": 8, "profile": 24, "tags": 8}, {"disk": 12, "target": 8, "host": 6, "profile": 16},
           {"disk": 10, "profile": 12, "tags": 5}, {"iops": 7, "mib_s": 7, "disk": 8}, {"profile": 8})
+# The least each long column keeps while the others fit (SHRINK cuts further on a narrower terminal),
+# and who gets room first where two would make as many cells whole: the disk and the profile are
+# what a person tells runs apart by, then the figures.
+LEAST = {"disk": 8, "target": 8, "host": 6, "profile": 8, "tags": 5, "iops": 7, "mib_s": 7}
+ROOM_FIRST = ("disk", "profile", "iops", "mib_s", "tags", "target", "host")
+WEIGHT = {"disk": 3.0, "profile": 2.0, "tags": 2.0, "iops": 2.0, "mib_s": 2.0}
 # Below this width dates are short too (this year's by day and time, older ones by day): room for the tags.
 WIDE_DATE = 140
 BROKEN_PREFIX = "broken:"
@@ -282,11 +288,13 @@ class HistoryScreen(LabtuiScreen[None]):
                    and (wide or engines or k != "engine")]
         arrow = " ↓" if self.sort_reverse else " ↑"
         columns = [(k, label + arrow if k == self.sort_column else label) for k, label in columns]
-        # The table's width less its border and its vertical scrollbar (there as soon as the rows
-        # outnumber the lines), and the figures' extra gap: a row never needs scrolling sideways.
+        # The table's width (the screen's: it has no border) less its vertical scrollbar (there as
+        # soon as the rows outnumber the lines), and the figures' extra gap: a row never needs
+        # scrolling sideways.
         figures = ("iops", "mib_s")
-        available = self.size.width - 2 - table.styles.scrollbar_size_vertical - len(figures)
-        widths = fit_widths(columns, cells, max(40, available), SHRINK, padding=GAP)
+        available = self.size.width - table.styles.scrollbar_size_vertical - len(figures)
+        widths = share_widths(columns, cells, max(40, available), LEAST, SHRINK, ROOM_FIRST, padding=GAP,
+                              weight=WEIGHT)
         table.sorted_column = self.sort_column
         table.set_columns([Column(k, label, widths[k], "right" if k in figures else "left",
                                   GAP + 1 if k in figures else GAP) for k, label in columns])
