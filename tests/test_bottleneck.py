@@ -351,13 +351,14 @@ def test_the_headless_run_summary_says_what_limited_the_run(capsys):
     import asyncio
 
     from labtui.commands.progress import execute
+    from labtui.commands.stops import Stops
     from tui_support import scripted_run
 
     result = run_result("20261201-120000-abcd", {READ: [iops_for(3393)], WRITE: [iops_for(1000, WRITE)]},
                         target=SEED_TARGET)
     runner = scripted_run(result, finished=True)
     runner.result = result  # the engine's runner holds its result when it says the run finished
-    assert asyncio.run(execute(runner, as_json=False)) == 0
+    assert asyncio.run(execute(runner, as_json=False, stops=Stops())) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "link: PCIe 3.0 x4 (8 GT/s × 4 lanes, 128b/130b encoding): at most 3,938 MB/s each way" in out
     assert "Read 64K random: uses 90 % of a PCIe 3.0 x4 link (3,558 MB/s of 3,938 MB/s): the link limits it" in out

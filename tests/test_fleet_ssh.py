@@ -228,6 +228,23 @@ def test_ctrl_c_stops_every_host_and_leaves_nothing_behind(lab, tmp_path, labtui
     assert sorted(r["status"] for r in _local_results(labtui_home)) == ["aborted", "aborted"]
 
 
+def test_a_signal_while_the_hosts_report_is_printed_lets_it_out_whole(lab, tmp_path, labtui_home):
+    """The hosts have ended and their results are home; stdout is full (a reader that has not read yet):
+    a SIGTERM then lets the report out whole instead of killing labtui before it."""
+    from full_pipe import signalled_while_reporting
+
+    alpha = lab.add("alpha", "127.0.0.2")
+    hosts = lab.hosts_file([lab.entry(alpha)])
+    code, out, stderr = signalled_while_reporting(
+        labtui_cmd("run", "-p", str(_profile(tmp_path, "300ms")), "--hosts", str(hosts), "--json"), signal.SIGTERM,
+        tmp_path / "err")
+    assert code == 0, stderr
+    (entry,) = json.loads(out)
+    assert entry["status"] == "completed" and entry["result"]["status"] == "completed"
+    assert "SIGTERM came after the hosts had ended; their results are saved here" in " ".join(stderr.split())
+    assert [r["status"] for r in _local_results(labtui_home)] == ["completed"]
+
+
 def _other_version(tmp_path: Path) -> Path:
     """A copy of labtui that says it is another version: a host that was not upgraded."""
     root = tmp_path / "older"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from labtui.commands.common import whole_number
 
 if TYPE_CHECKING:
+    from labtui.commands.stops import Stops
     from labtui.model import RunResult
     from labtui.results.baselines import Baseline
     from labtui.results.store import Store
@@ -55,20 +57,40 @@ def run(args: argparse.Namespace) -> int:
                 what = "the baseline" if b.result_id == result.id else "a run of the baseline"
                 out.print(f"{result.id} is no longer {what} for {b.profile} on {b.disk}")
         return 0
+    from labtui.commands.stops import Stops
+
+    with Stops() as stops:
+        code = _mark_and_more(store, results, args, stops)
+    return code
+
+
+def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namespace, stops: Stops) -> int:
+    """Mark (or add to) the baseline, run --more's runs and add them, and say what it now holds.
+
+    A stop signal after the runs ended lets the runs join the baseline and this report out whole.
+    """
+    from labtui.commands.common import print_json, stdout
+    from labtui.results import baselines
+
+    out = stdout()
+    result = results[0]
     replaced = None
     if args.add:
         baseline = baselines.add(store, result, results[1:])
     else:
         baseline, replaced = baselines.mark(store, result, results[1:])
+    ended = 0
     if args.more:
-        more = _run_more(store, result, args)
+        more = _run_more(store, result, args, stops)
         if more is None:
             return 1
+        ended = len(stops.received)
         baseline = baselines.add(store, result, [more])
     runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
     if args.json:
         print_json({"baseline": _entry(baseline), "replaced": _entry(replaced) if replaced else None,
                     "runs_per_step": runs})
+        _late(stops, ended, args.more)
         return 0
     held = f" ({len(baseline.result_ids)} results)" if len(baseline.result_ids) > 1 else ""
     out.print(f"{result.id}{held} is now the baseline for {baseline.profile} on {baseline.disk}: "
@@ -83,14 +105,27 @@ def run(args: argparse.Namespace) -> int:
                   f"(or mark a `labtui run --repeat {baselines.RECOMMENDED_RUNS}` result).", style="yellow")
         if args.more is None and _offer(result, need, args.target):
             args.more, args.yes = need, True
-            more = _run_more(store, result, args)
+            more = _run_more(store, result, args, stops)
             if more is None:
                 return 1
+            ended = len(stops.received)
             baseline = baselines.add(store, result, [more])
             runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
             out.print(f"{more.id} added: the baseline for {baseline.profile} on {baseline.disk} has {runs} runs "
                       "per step")
+    _late(stops, ended, args.more)
     return 0
+
+
+def _late(stops: Stops, ended: int, more: int | None) -> None:
+    """Say so when a stop signal came after --more's runs had ended (they were added all the same)."""
+    from labtui.commands.common import stderr
+
+    late = stops.since(ended)
+    if more and late is not None:
+        with contextlib.suppress(OSError):
+            stderr().print(f"labtui: {late} came after the runs had ended; they were added to the baseline and "
+                           "this was printed whole", style="yellow", markup=False)
 
 
 def _offer(result: RunResult, need: int, target: str | None) -> bool:
@@ -111,7 +146,7 @@ def _offer(result: RunResult, need: int, target: str | None) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _run_more(store: Store, result: RunResult, args: argparse.Namespace) -> RunResult | None:
+def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: Stops) -> RunResult | None:
     """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
@@ -135,7 +170,8 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace) -> RunR
                    f"{plan.directory} with {engine} to add to the baseline of {result.id}")
     if not args.yes and not confirm(runner, plan):
         raise LabtuiError("not run: nothing was added to the baseline")
-    asyncio.run(execute(runner, as_json=False, report=False))
+    stops.hold()  # after the prompt: Ctrl+C there still interrupts
+    asyncio.run(execute(runner, as_json=False, stops=stops, report=False))
     more = runner.result
     if more is None or more.status != "completed":
         stderr().print(f"the runs did not complete ({more.status if more else 'nothing saved'}); "

@@ -16,6 +16,7 @@ from labtui.commands.common import decimal_number, whole_number
 
 if TYPE_CHECKING:
     from labtui.analysis.checks import CheckReport
+    from labtui.commands.stops import Stops
     from labtui.engine.runner import Runner
     from labtui.model import RunResult
     from labtui.results.store import Store
@@ -93,14 +94,14 @@ def choose_baseline(store: Store, args: argparse.Namespace) -> tuple[list[RunRes
     return runs, how
 
 
-def _drive(runner: Runner) -> RunResult | None:
-    """Run with live progress on stderr; the saved result (None if none was)."""
+def _drive(runner: Runner, stops: Stops) -> RunResult | None:
+    """Run with live progress on stderr; the saved result (None if none was, or it never started)."""
     import asyncio
 
     from labtui.commands.progress import execute
 
     runner.preflight()
-    asyncio.run(execute(runner, as_json=False, report=False))
+    asyncio.run(execute(runner, as_json=False, stops=stops, report=False))
     return runner.result
 
 
@@ -114,15 +115,15 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
         return run_fleet(args, check=True)
 
     from labtui.analysis import steady
-    from labtui.analysis.checks import FAILED, PASSED, confirmed, parse_fail_on
+    from labtui.analysis.checks import confirmed, parse_fail_on
     from labtui.analysis.comparison import pooled
-    from labtui.commands.common import given, open_store, print_json, stderr, stdout
+    from labtui.commands.common import given, open_store, stderr
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm
+    from labtui.commands.stops import Stops
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode, ValidationError
     from labtui.params import parse_assignments
-    from labtui.render.comparison import check_renderable
     from labtui.results import baselines
     from labtui.units import format_duration, parse_duration, parse_size
 
@@ -173,24 +174,62 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     if not args.yes and not confirm(runner, plan):
         return ExitCode.BAD_INPUT
     reference = pooled(runs) if len(runs) > 1 else baseline
-    drive = drive or _drive
-    first = drive(runner)
-    if first is None:
-        err.print("FAIL: the re-run was stopped before anything was saved")
-        return ExitCode.FAILED
+    confirming = replace(options, tags=("check", "confirmation"))
 
-    def more(report: CheckReport) -> RunResult | None:
-        runs_text = f"{args.confirm} fresh run{'s' if args.confirm > 1 else ''}"
-        how = (f"confirming with {runs_text}, judged on their own" if report.needs_confirmation else
-               f"adding {runs_text}, judged together with it")
-        err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
-        return drive(Runner(profile.with_overrides(repeat=args.confirm), target, store,
-                             replace(options, tags=("check", "confirmation"))))
+    with Stops() as stops:
+        if drive is None:
+            # From the first run to the last line printed (not at the prompt above: Ctrl+C there
+            # still interrupts). The fleet agent's own driver stops its runs itself.
+            stops.hold()
 
-    reports, passes = confirmed(reference, first, pct, fail_on, more if args.confirm else None)
+            def drive_here(runner: Runner) -> RunResult | None:
+                return _drive(runner, stops)
+
+            drive = drive_here
+        pass_drive = drive
+        first = pass_drive(runner)
+        if first is None:
+            err.print("FAIL: the re-run was stopped before anything was saved")
+            return ExitCode.FAILED
+        skipped: list[CheckReport] = []
+
+        def more(report: CheckReport) -> RunResult | None:
+            if stops.received:
+                skipped.append(report)  # a signal came after the first pass: the second never starts
+                return None
+            runs_text = f"{args.confirm} fresh run{'s' if args.confirm > 1 else ''}"
+            how = (f"confirming with {runs_text}, judged on their own" if report.needs_confirmation else
+                   f"adding {runs_text}, judged together with it")
+            err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
+            extra = pass_drive(Runner(profile.with_overrides(repeat=args.confirm), target, store, confirming))
+            if extra is None and stops.received:
+                skipped.append(report)  # it came as the second pass was about to start
+            return extra
+
+        reports, passes = confirmed(reference, first, pct, fail_on, more if args.confirm else None)
+        ended = len(stops.received)
+        stopped = stops.stopped_by if skipped or any(r.status == "aborted" for r in passes) else None
+        if stopped is not None:
+            code = _stopped(stopped, reports, passes, runs, skipped=bool(skipped), as_json=args.json)
+        else:
+            code = _verdict(reports, passes, runs, as_json=args.json)
+        late = stops.since(ended)
+        if late is not None:
+            err.print(f"labtui check: {late} came after the check had ended; its runs are saved and its outcome "
+                      "was printed whole", style="yellow", markup=False)
+        return code
+
+
+def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[RunResult], *, as_json: bool) -> int:
+    """The check's outcome as it decided it: the passes' tables, the verdict, the exit code."""
+    from labtui.analysis.checks import FAILED, PASSED
+    from labtui.commands.common import print_json, stdout
+    from labtui.errors import ExitCode
+    from labtui.render.comparison import check_renderable
+
     report = reports[-1]
     unfinished = next((r for r in passes if r.status != "completed"), None)
-    if args.json:
+    if as_json:
         print_json(report.to_json() | {
             "run_status": unfinished.status if unfinished else "completed",
             "runs": [r.id for r in passes],
@@ -216,3 +255,49 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     if unfinished is not None or report.outcome == FAILED:
         return ExitCode.FAILED
     return ExitCode.OK if report.outcome == PASSED else ExitCode.CANNOT_TELL
+
+
+def _stopped(signal_name: str, reports: list[CheckReport], passes: list[RunResult], runs: list[RunResult], *,
+             skipped: bool, as_json: bool) -> int:
+    """A check a stop signal cut short: ABORTED, exit 1, never a PASS or FAIL.
+
+    A pass that was stopped measured only part of what it should, and a first pass that asked for a
+    second one decides nothing on its own: no verdict can be drawn from what ran. What did run is
+    kept (a stopped pass saved as aborted) and the complete passes are shown, without a verdict.
+    """
+    from labtui.commands.common import print_json, stdout
+    from labtui.errors import ExitCode
+    from labtui.render.comparison import check_renderable
+
+    aborted = next((r for r in passes if r.status == "aborted"), None)
+    if aborted is passes[0]:
+        when = "during its first pass"
+    elif aborted is not None:
+        when = "during its second pass"
+    else:
+        when = "before its second pass" if skipped else "as it ended"
+    kept = ", ".join(f"{r.id} ({r.status})" for r in passes)
+    summary = (f"ABORTED: the check was stopped by {signal_name} {when}: no verdict, a check cut short decides "
+               f"nothing; its runs are saved: {kept}")
+    complete = [r for r, p in zip(reports, passes) if p.status == "completed"]
+    if as_json:
+        print_json({
+            "passed": False,
+            "outcome": "aborted",
+            "summary": summary,
+            "stopped_by": signal_name,
+            "run_status": aborted.status if aborted else "completed",
+            "baseline": runs[0].id,
+            "runs": [r.id for r in passes],
+            "baseline_runs": [r.id for r in runs],
+            "passes": [{"result": r.comparison.results[-1].id, "outcome": r.outcome, "summary": r.summary(),
+                        "decides": False} for r in complete],
+        })
+    else:
+        out = stdout()
+        for r in complete:
+            out.print(check_renderable(r, "First pass (complete, but it asked for a second pass, which was "
+                                          "stopped: it decides nothing)", verdict=False))
+        out.print(summary, style="bold yellow", markup=False, highlight=False)
+        out.print(f"baseline {', '.join(r.id for r in runs)}")
+    return ExitCode.FAILED

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+    from labtui.commands.stops import Stops
     from labtui.engine.events import Event
     from labtui.fleet.fio_client import FioClientFleet
     from labtui.fleet.hosts import Host
@@ -182,28 +183,31 @@ def run_fleet(args: argparse.Namespace, *, check: bool, load_profile: LoadProfil
         fleet = Fleet(hosts, request, store, one_at_a_time=args.one_at_a_time, ssh=ssh_program(),
                       on_change=display.changed, on_event=display.event)
     display.fleet = fleet
-    asyncio.run(_drive(fleet, display))
-    return _report(fleet, args, check=check)
+    from labtui.commands.stops import Stops
+
+    # Held from the hosts' start to the last line of the report: a signal after the hosts ended
+    # lets the report out whole (the results are already copied here), a second one ends labtui.
+    with Stops() as stops:
+        stops.hold()
+        asyncio.run(_drive(fleet, display, stops))
+        ended = len(stops.received)
+        code = _report(fleet, args, check=check)
+        late = stops.since(ended)
+        if late is not None:
+            display.say(f"labtui: {late} came after the hosts had ended; their results are saved here and the "
+                        "report was printed whole", "yellow")
+        return code
 
 
-async def _drive(fleet: Fleet, display: _Display) -> None:
+async def _drive(fleet: Fleet, display: _Display, stops: Stops) -> None:
     import asyncio
-    import signal
 
-    from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
-
-    loop = asyncio.get_running_loop()
-    signals = STOP_SIGNALS
-    received: list[str] = []
     task = asyncio.current_task()
+    received: list[str] = []
 
-    def on_signal(signum: int) -> None:
-        name = signal.Signals(signum).name
-        if signum == signal.SIGHUP:
-            # The terminal is gone (a dropped ssh session), as `labtui run` on one host does: the
-            # live table and the report go nowhere rather than into a terminal that may block.
-            detach_from_terminal()
-            display.detach()
+    def on_signal(name: str) -> None:
+        # After a hang-up (a dropped ssh session) the terminal is gone, as `labtui run` on one host
+        # knows: the live table and the report go nowhere rather than into a terminal that may block.
         received.append(name)
         if len(received) == 1:
             display.say(f"labtui: {name}: stopping every host (their partial results are kept as aborted)", "yellow")
@@ -211,19 +215,14 @@ async def _drive(fleet: Fleet, display: _Display) -> None:
         elif task is not None:
             task.cancel()  # a second one: stop waiting for the hosts' reports (they still clean up)
 
-    for sig in signals:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, on_signal, sig)
-    display.start()
-    try:
-        await fleet.run()
-    except asyncio.CancelledError:
-        pass
-    finally:
-        display.stop()
-        for sig in signals:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(sig)
+    with stops.during(on_signal, detach=display.detach):
+        display.start()
+        try:
+            await fleet.run()
+        except asyncio.CancelledError:
+            pass
+        finally:
+            display.stop()
 
 
 def _report(fleet: Fleet, args: argparse.Namespace, *, check: bool) -> int:

@@ -1,19 +1,17 @@
 """Headless run driver: live progress on stderr, signals, the summary and the exit code.
 
-Used by `labtui run` (and `labtui check`). SIGINT, SIGTERM and SIGHUP cancel the run; the
-runner then stops its workers, removes the test file and saves the partial result as aborted.
+Used by `labtui run`, `check`, `baseline --more` and `run --all-volumes`. SIGINT, SIGTERM and SIGHUP
+cancel the run (commands/stops.py holds them over the whole command); the runner then stops its
+workers, removes the test file and saves the partial result as aborted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from types import FrameType
-from typing import Any
+from collections.abc import Callable
 
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
@@ -22,6 +20,7 @@ from labtui.analysis import steady
 from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
 from labtui.commands.live_display import LiveDisplay
+from labtui.commands.stops import Stops
 from labtui.engine.cpubound import io_threads, own_limit_now
 from labtui.engine.events import (
     Event,
@@ -36,7 +35,6 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.engine.runner import Plan, Runner
-from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.engine.target_choice import device_words
 from labtui.errors import ExitCode
 from labtui.model import SteadyState
@@ -247,79 +245,47 @@ def round_lines(state: SteadyState) -> list[str]:
     return lines
 
 
-async def execute(runner: Runner, *, as_json: bool, report: bool = True) -> int:
+async def execute(runner: Runner, *, as_json: bool, stops: Stops, report: bool = True) -> int:
     """Run with live progress; return the exit code. Signals abort cleanly.
 
+    `stops` holds the command's stop signals (held by its caller from its first run to its end): a
+    signal that came before this run could start (between a check's passes, say) lets it never start.
     With `report` false the caller prints what it makes of `runner.result` (as `check` does).
     """
     console = stderr()
     display = _Display(console)
     display.raw_device = bool(getattr(getattr(runner, "plan", None), "raw_device", False))
-    loop = asyncio.get_running_loop()
+    if stops.received:
+        with contextlib.suppress(Exception):
+            runner.close()  # the raw device it holds is free again
+        display.say(f"labtui: {stops.received[0]} came before the run could start: it did not start", "yellow")
+        return ExitCode.FAILED
     task = asyncio.current_task()
-    received: list[str] = []
+    before = len(stops.received)
+    heard: list[str] = []
 
-    def on_signal(signum: int) -> None:
-        name = signal.Signals(signum).name
-        if signum == signal.SIGHUP:
-            # The terminal is gone: further writes to it would fail or block.
-            detach_from_terminal()
-            display.detach()
-        if not received and task is not None:
+    def on_signal(name: str) -> None:
+        heard.append(name)
+        if len(heard) == 1 and task is not None:  # the first stops the run; the others find it stopping
             runner.stop_reason = f"stopped by {name}"
             task.cancel()
-        received.append(name)
 
-    for sig in STOP_SIGNALS:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, on_signal, sig)
-    display.start()
-    try:
-        async for event in runner.events():
-            display.handle(event)
-            if isinstance(event, RunFinished):
-                break
-    except asyncio.CancelledError:
-        pass
-    finally:
-        display.stop()
-        for sig in STOP_SIGNALS:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(sig)
-    with _late_signals(received, display):
-        return _report(runner, display, received, as_json=as_json, report=report)
+    with stops.during(on_signal, detach=display.detach):
+        display.start()
+        try:
+            async for event in runner.events():
+                display.handle(event)
+                if isinstance(event, RunFinished):
+                    break
+        except asyncio.CancelledError:
+            pass
+        finally:
+            display.stop()
+    return _report(runner, display, stops.received[before:], stops, as_json=as_json, report=report)
 
 
-@contextlib.contextmanager
-def _late_signals(received: list[str], display: _Display) -> Iterator[None]:
-    """While the ended run's result is printed, a first stop signal is noted and the printing goes
-    on; a second one ends labtui at once (a reader that never reads must not keep it alive).
-
-    Left to their default, SIGTERM and SIGHUP killed labtui between its run's end and its report:
-    the result was saved, but a script's --json got nothing, or half a document.
-    """
-    def late(signum: int, _frame: FrameType | None) -> None:
-        for sig in STOP_SIGNALS:
-            with contextlib.suppress(OSError, ValueError):
-                signal.signal(sig, signal.SIG_DFL)
-        if signum == signal.SIGHUP:
-            detach_from_terminal()
-            display.detach()
-        received.append(signal.Signals(signum).name)
-
-    previous: dict[int, Any] = {}
-    for sig in STOP_SIGNALS:
-        with contextlib.suppress(OSError, ValueError):  # ValueError: not the main thread
-            previous[sig] = signal.signal(sig, late)
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            with contextlib.suppress(OSError, ValueError, TypeError):
-                signal.signal(number, handler)
-
-
-def _report(runner: Runner, display: _Display, received: list[str], *, as_json: bool, report: bool) -> int:
+def _report(runner: Runner, display: _Display, received: list[str], stops: Stops, *, as_json: bool,
+            report: bool) -> int:
     """What became of the run, its result printed (unless `report` is false), and the exit code."""
     from labtui.commands.common import print_json, result_json
 
@@ -337,7 +303,7 @@ def _report(runner: Runner, display: _Display, received: list[str], *, as_json: 
         stopped = getattr(runner, "stopped_step", None)
         if stopped:
             display.say(f"labtui: {stopped}", "yellow")
-    during = len(received)
+    during = len(stops.received)
     if report and as_json:
         with contextlib.suppress(OSError):
             saved = runner.saved_path
@@ -356,8 +322,9 @@ def _report(runner: Runner, display: _Display, received: list[str], *, as_json: 
                 out.print(limits, highlight=False)
             if save_error is None:
                 out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}", soft_wrap=True)
-    if len(received) > during:
-        display.say(f"labtui: {received[during]} came after the run had ended; its result ({result.status}) is "
+    late = stops.since(during)
+    if late is not None and report:
+        display.say(f"labtui: {late} came after the run had ended; its result ({result.status}) is "
                     f"{kept} and was printed whole", "yellow")
     if save_error is not None:
         display.say(f"labtui: result {result.id} ({result.status}) was NOT saved: {save_error}; "

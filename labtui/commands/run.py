@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from labtui.analysis import steady
     from labtui.commands.common import open_store, tags_given
     from labtui.commands.progress import confirm, execute
+    from labtui.commands.stops import Stops
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode
     from labtui.params import parse_assignments
@@ -106,4 +107,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.yes and not confirm(runner, plan):
         runner.close()  # the raw device it holds is free again
         return ExitCode.BAD_INPUT
-    return asyncio.run(execute(runner, as_json=args.json))
+    with Stops() as stops:
+        stops.hold()
+        return asyncio.run(execute(runner, as_json=args.json, stops=stops))

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from labtui.analysis.comparison import Comparison
+    from labtui.commands.stops import Stops
     from labtui.engine.devices import Disk, Volume
     from labtui.engine.runner import RunOptions
     from labtui.model import Profile, RunResult
@@ -45,7 +46,11 @@ def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: b
         raise LabtuiError(f"no volume can be tested with {profile.name}: each one was skipped (see above)")
     if not yes and sys.stdin.isatty() and not _confirm(profile, targets, err):
         return ExitCode.BAD_INPUT
-    return asyncio.run(_sweep(profile, store, options, targets, skipped, as_json=as_json))
+    from labtui.commands.stops import Stops
+
+    with Stops() as stops:
+        stops.hold()  # after the prompt: Ctrl+C there still interrupts
+        return asyncio.run(_sweep(profile, store, options, targets, skipped, stops, as_json=as_json))
 
 
 def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> bool:
@@ -60,8 +65,11 @@ def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> 
     return go_ahead(err)
 
 
-async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: Sequence[SweepTarget], skipped: list[Skipped], *,
-                 as_json: bool) -> int:
+async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: Sequence[SweepTarget],
+                 skipped: list[Skipped], stops: Stops, *, as_json: bool) -> int:
+    """Each volume in turn, then the report. A stop signal ends the sweep where it is: a run it
+    stops is saved as aborted, one that came between volumes lets no further volume start, and
+    either way the results so far are reported whole (exit 1)."""
     from labtui.commands.common import print_json, result_json, stderr, stdout
     from labtui.commands.progress import execute
     from labtui.engine.runner import Runner
@@ -73,6 +81,10 @@ async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: S
     failed = False
     for n, target in enumerate(targets, 1):
         volume = target.volume
+        if stops.received:
+            _not_tested(stops.received[0], targets[n - 1:], err)
+            failed = True
+            break
         err.print(f"labtui: volume {n} of {len(targets)}: {volume.mount_point} ({volume.filesystem} on "
                   f"{volume.device})", markup=False, highlight=False)
         runner = Runner(profile, target.directory, store, replace(options, tags=(*options.tags, target.tag)))
@@ -82,7 +94,12 @@ async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: S
             skipped.append(Skipped(volume, str(exc)))
             err.print(f"labtui: skipping {volume.mount_point}: {exc}", markup=False, highlight=False)
             continue
-        code = await execute(runner, as_json=False, report=False)
+        if stops.received:  # it came while this volume was being looked at
+            runner.close()
+            _not_tested(stops.received[0], targets[n - 1:], err)
+            failed = True
+            break
+        code = await execute(runner, as_json=False, stops=stops, report=False)
         result = runner.result
         if result is None:
             failed = True
@@ -93,6 +110,7 @@ async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: S
         if result.status == "aborted":
             err.print("labtui: the sweep was stopped; the volumes after this one were not tested", markup=False)
             break
+    ended = len(stops.received)
     comparison = _comparison(results, store)
     if as_json:
         print_json({
@@ -101,10 +119,21 @@ async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: S
             "skipped": [{"mount_point": s.volume.mount_point, "filesystem": s.volume.filesystem,
                          "device": s.volume.device, "reason": s.reason} for s in skipped],
             "comparison": comparison.to_json() if comparison is not None else None,
+            "stopped_by": stops.stopped_by if ended else None,
         })
     else:
         _print(results, saved, skipped, comparison, stdout())
+    late = stops.since(ended)
+    if late is not None:
+        err.print(f"labtui: {late} came after the sweep had ended; its results are saved and were printed whole",
+                  style="yellow", markup=False, highlight=False)
     return ExitCode.FAILED if failed else ExitCode.OK
+
+
+def _not_tested(signal_name: str, left: Sequence[SweepTarget], err: Console) -> None:
+    names = ", ".join(t.volume.mount_point for t in left)
+    err.print(f"labtui: stopped by {signal_name} between volumes: {names} not tested", style="yellow", markup=False,
+              highlight=False)
 
 
 def _volume_of(result: RunResult) -> str | None:

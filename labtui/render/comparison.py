@@ -309,7 +309,9 @@ def check_basis(line: CheckLine) -> str:
     return short_basis(delta)
 
 
-def check_renderable(report: CheckReport, title: str | None = None) -> Group:
+def check_renderable(report: CheckReport, title: str | None = None, *, verdict: bool = True) -> Group:
+    """A check pass's table, what differs, its legend and (unless `verdict` is false: a pass that
+    decides nothing, in a check cut short) its verdict line."""
     table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left")
     for name, justify in (("step", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right"),
                           ("change", "right"), ("result", "left"), ("decided by", "left")):
@@ -348,8 +350,9 @@ def check_renderable(report: CheckReport, title: str | None = None) -> Group:
     if any(not line.gating for line in report.lines):
         legend.append(f"{INFO} reported, never failing (--fail-on latency,p99,cpu makes them count)")
     parts.append(Text("; ".join(legend), style="dim"))
-    style = {PASSED: "bold green", FAILED: "bold red", INCONCLUSIVE: "bold yellow"}[report.outcome]
-    parts.append(Text(report.summary(), style=style))
+    if verdict:
+        style = {PASSED: "bold green", FAILED: "bold red", INCONCLUSIVE: "bold yellow"}[report.outcome]
+        parts.append(Text(report.summary(), style=style))
     return Group(*parts)
 
 
