@@ -64,6 +64,40 @@ def test_a_profile_with_repeat_out_of_range_says_it_once(labtui_home, tmp_path):
     assert message.endswith("repeat: must be from 1 to 100, got 0"), message
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (("--repeat", "1000000"), "--repeat: must be from 1 to 100, got 1000000"),
+    (("--file-size", "1K"), "--file-size: the test file (1KiB) is smaller than one block (64KiB)"),
+])
+def test_an_override_out_of_range_is_named_as_typed_not_as_the_profiles_key(labtui_home, tmp_path, args, message):
+    # The profile's own rule says "repeat:" and "file_size:": keys nobody typed on this command line.
+    target = tmp_path / "target"
+    target.mkdir()
+    assert refusal(run("run", "-t", str(target), "--yes", *args)) == f"labtui: error: {message}"
+    assert not list(target.iterdir()) and not (labtui_home / "results").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("check", "--repeat", "1000000"), "--repeat: must be from 1 to 100, got 1000000"),
+    (("check", "--file-size", "1K"), "--file-size: the test file (1KiB) is smaller than one block (64KiB)"),
+    # Refused before the first pass runs, not after it (it said "repeat: ..." once a pass had ended).
+    (("check", "--confirm", "1000000"), "--confirm: must be from 0 to 100 (0 decides on the first pass), got 1000000"),
+    (("baseline", "--more", "1000000"), "--more: must be from 1 to 100, got 1000000"),
+])
+def test_checks_and_baselines_name_the_option_typed_and_change_nothing(labtui_home, tmp_path, args, message):
+    from factories import make_result
+    from labtui.results.store import Store
+
+    base = make_result("20240501-103005-beef")
+    Store(labtui_home).save_result(base)
+    target = tmp_path / "target"
+    target.mkdir()
+    command, *rest = args
+    ids = [base.id] if command == "baseline" else ["-b", base.id]
+    assert refusal(run(command, *ids, "-t", str(target), "--yes", *rest)) == f"labtui: error: {message}"
+    assert not list(target.iterdir()) and not (labtui_home / "baselines.toml").exists()
+    assert [p.name for p in (labtui_home / "results").iterdir() if p.suffix == ".toml"] == [f"{base.id}.toml"]
+
+
 @pytest.mark.parametrize("limit", ["0", "-1"])
 def test_history_limit_below_one_is_refused_not_everything(labtui_home, limit):
     message = refusal(run("history", "--limit", limit))

@@ -10,7 +10,7 @@ from labtui.commands.common import whole_number
 
 if TYPE_CHECKING:
     from labtui.commands.stops import Stops
-    from labtui.model import RunResult
+    from labtui.model import Profile, RunResult
     from labtui.results.baselines import Baseline
     from labtui.results.store import Store
 
@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
                 what = "the baseline" if b.result_id == result.id else "a run of the baseline"
                 out.print(f"{result.id} is no longer {what} for {b.profile} on {b.disk}")
         return 0
+    if args.more:
+        _more_profile(result, args.more)  # a --more it cannot run is refused before anything is marked
     from labtui.commands.stops import Stops
 
     with Stops() as stops:
@@ -128,6 +130,14 @@ def _late(stops: Stops, ended: int, more: int | None) -> None:
                            "this was printed whole", style="yellow", markup=False)
 
 
+def _more_profile(result: RunResult, more: int) -> Profile:
+    """The result's stored profile run `more` times; refused naming --more (or the stored profile's fault)."""
+    from labtui.commands.common import overridden
+
+    return overridden(result.profile, repeat=more, repeat_flag="--more",
+                      stored=f"the profile stored in {result.id} cannot be re-run")
+
+
 def _offer(result: RunResult, need: int, target: str | None) -> bool:
     """On an interactive terminal, offer to run the missing runs now."""
     import sys
@@ -154,12 +164,9 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     from labtui.commands.common import given, stderr
     from labtui.commands.progress import confirm, execute
     from labtui.engine.runner import Runner, RunOptions
-    from labtui.errors import LabtuiError, ValidationError
+    from labtui.errors import LabtuiError
 
-    try:
-        profile = result.profile.with_overrides(repeat=args.more)
-    except ValidationError as exc:
-        raise ValidationError(f"the profile stored in {result.id} cannot be re-run: {exc}") from None
+    profile = _more_profile(result, args.more)
     engine = result.engine.name if result.profile.needs_test_file else "native"
     target = given(args.target, "--target", "a directory (. is the current one)") or result.target.path
     runner = Runner(profile, target, store,

@@ -117,12 +117,13 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     from labtui.analysis import steady
     from labtui.analysis.checks import confirmed, parse_fail_on
     from labtui.analysis.comparison import pooled
-    from labtui.commands.common import given, open_store, stderr
+    from labtui.commands.common import given, open_store, overridden, stderr
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm
     from labtui.commands.stops import Stops
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode, ValidationError
+    from labtui.model import MAX_REPEAT
     from labtui.params import parse_assignments
     from labtui.results import baselines
     from labtui.units import format_duration, parse_duration, parse_size
@@ -134,18 +135,19 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     fail_on = parse_fail_on(args.fail_on)
     if args.repeat is not None and args.repeat < 1:
         raise ValidationError("must be at least 1", "--repeat")
-    if args.confirm < 0:
-        raise ValidationError("must be 0 or more", "--confirm")
+    if not 0 <= args.confirm <= MAX_REPEAT:
+        raise ValidationError(f"must be from 0 to {MAX_REPEAT} (0 decides on the first pass), got {args.confirm}",
+                              "--confirm")
     duration = parse_duration(args.duration, field="--duration") if given(args.duration, "--duration") else None
     file_size = parse_size(args.file_size, field="--file-size") if given(args.file_size, "--file-size") else None
     runs, how = choose_baseline(store, args)
     baseline = runs[0]
     base_runs = baselines.runs_per_step(runs)
     repeat = args.repeat or max(MIN_RUNS, base_runs)
-    try:
-        profile = baseline.profile.with_overrides(duration=duration, file_size=file_size, repeat=repeat)
-    except ValidationError as exc:
-        raise ValidationError(f"the profile stored in baseline {baseline.id} cannot be re-run: {exc}") from None
+    stored = f"the profile stored in baseline {baseline.id} cannot be re-run"
+    profile = overridden(baseline.profile, duration=duration, file_size=file_size, repeat=repeat, stored=stored)
+    # The second pass's runs are refused now, naming --confirm, not after a whole first pass.
+    second = overridden(profile, repeat=args.confirm, repeat_flag="--confirm", stored=stored) if args.confirm else None
     target = args.target or baseline.target.path
     # A profile of command steps only ran no I/O engine (its result says "command"): any will do.
     engine = args.engine or (baseline.engine.name if baseline.profile.needs_test_file else "native")
@@ -201,7 +203,8 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
             how = (f"confirming with {runs_text}, judged on their own" if report.needs_confirmation else
                    f"adding {runs_text}, judged together with it")
             err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
-            extra = pass_drive(Runner(profile.with_overrides(repeat=args.confirm), target, store, confirming))
+            assert second is not None  # made before the first pass whenever --confirm asks for one
+            extra = pass_drive(Runner(second, target, store, confirming))
             if extra is None and stops.received:
                 skipped.append(report)  # it came as the second pass was about to start
             return extra

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, overload
 if TYPE_CHECKING:  # each command imports what it uses when it runs: `labtui --help` stays quick
     from rich.console import Console
 
-    from labtui.model import RunResult
+    from labtui.model import Profile, RunResult
     from labtui.results.files import BrokenFile
     from labtui.results.store import Store
 
@@ -101,6 +101,35 @@ def tags_given(values: Sequence[str]) -> tuple[str, ...]:
                 raise ValidationError(problem, "--tag")
             tags.append(tag)
     return tuple(dict.fromkeys(tags))
+
+
+def overridden(profile: Profile, *, duration: float | None = None, file_size: int | None = None,
+               repeat: int | None = None, repeat_flag: str = "--repeat", stored: str | None = None) -> Profile:
+    """`profile.with_overrides(...)`, a value it refuses named by the flag the person typed.
+
+    The profile's rules name its own keys ("repeat: must be from 1 to 100"), which nobody typed
+    here: `--repeat 1000000` is refused as "--repeat: ..." (`repeat_flag` where another option
+    gives the repeat, as check's --confirm does). A rule an override did not break is the stored
+    profile's own: `stored` says whose ("the profile stored in baseline ID cannot be re-run").
+    """
+    from labtui.errors import ValidationError
+
+    try:
+        return profile.with_overrides(duration=duration, file_size=file_size, repeat=repeat)
+    except ValidationError as exc:
+        field = exc.field
+        flag = None
+        if field == "repeat" and repeat is not None:
+            flag = repeat_flag
+        elif field == "file_size" and file_size is not None:
+            flag = "--file-size"
+        elif field.endswith(".duration") and duration is not None:
+            flag = "--duration"
+        if flag is not None:
+            raise ValidationError(exc.reason, flag) from None
+        if stored is not None:
+            raise ValidationError(f"{stored}: {exc}") from None
+        raise
 
 
 def open_store() -> Store:

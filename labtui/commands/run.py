@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_profile(store: Store, args: argparse.Namespace) -> Profile:
     """The profile asked for, with the quick-trial overrides applied (LabtuiError if invalid)."""
-    from labtui.commands.common import given
+    from labtui.commands.common import given, overridden
     from labtui.errors import ValidationError
     from labtui.units import parse_duration, parse_size
 
@@ -54,7 +54,7 @@ def load_profile(store: Store, args: argparse.Namespace) -> Profile:
     file_size = parse_size(args.file_size, field="--file-size") if given(args.file_size, "--file-size") else None
     if args.repeat is not None and args.repeat < 1:
         raise ValidationError("must be at least 1", "--repeat")
-    return profile.with_overrides(duration=duration, file_size=file_size, repeat=args.repeat)
+    return overridden(profile, duration=duration, file_size=file_size, repeat=args.repeat)
 
 
 def run(args: argparse.Namespace) -> int:
