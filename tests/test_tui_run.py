@@ -157,7 +157,8 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
 
 
 async def test_cancel_asks_then_keeps_the_partial_result_as_aborted(labtui_home, target):
-    prepare(labtui_home, target, text=short_profile(duration="30s"))
+    # Far longer than the test takes however slow the machine: the run is still on at every answer.
+    prepare(labtui_home, target, text=short_profile(duration="10m"))
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot)
@@ -463,6 +464,38 @@ async def test_the_cpu_bound_note_of_a_page_cache_step_advises_what_would_help(l
         said = " ".join(" ".join(line[box.x:box.right].split()) for line in text.splitlines()[box.y:box.bottom])
         assert note in said, text
         assert "try more threads" not in said
+        screen.stop()
+
+
+async def test_the_stop_question_and_the_command_line_stay_on_screen_however_long_the_notes(labtui_home):
+    # At 80x24 on a loaded machine the CPU-bound note (and the run's warnings) pushed the command line,
+    # and "Stop the run?" in its place, below the screen: x seemed to do nothing.
+    from labtui.engine.events import RunWarning, StepStarted
+    from labtui.model import EngineInfo, Sample, TargetInfo
+
+    step = Step("Read 4K random", block_size=4096, threads=1, outstanding=32, duration=60, warmup=0)
+    profile = Profile("fast", steps=(step,), file_size=16 * MIB)
+    bound = Sample(t=1.0, seconds=1.0, read_ios=150_000, read_bytes=150_000 * 4096, cpu_percent=100.0,
+                   engine_bound=True)
+    events = [RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo("native"), 1, 60.0),
+              StepStarted(0, 1, step, 1, "labtui native: 1 worker process x 32 outstanding"),
+              *(RunWarning(f"warning number {i} of the run, long enough to take a line of its own") for i in range(3)),
+              SampleTaken(0, "measure", bound)]
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(ScriptedRunner(events))
+        live = screen.live
+        await wait_for(pilot, lambda: len(live.warnings) == 3 and live.current.last is not None
+                       and screen._drawn_version == live.version, what="the notes drawn")
+        assert "CPU-bound:" in screen_text(app) and "Command line: labtui native" in screen_text(app)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.asking)
+        text = screen_text(app)
+        assert "Stop the run? y stops it" in text and "n keeps it running." in text, text
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not screen.asking)
+        assert "Stop the run?" not in screen_text(app) and "Command line: labtui native" in screen_text(app)
         screen.stop()
 
 
