@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import time
 from dataclasses import replace
@@ -17,11 +16,12 @@ import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
-from labtui.engine.events import RunFinished, SampleTaken, StepFinished, StepStarted
+from labtui.engine.events import RunFinished, SampleTaken, StepFinished
 from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store
 from labtui.settings import EngineSettings
+from slow_fio import ExitWatch, slow_fio
 
 pytestmark = pytest.mark.slow
 
@@ -168,25 +168,12 @@ def test_a_fio_step_cancelled_mid_measure_keeps_fios_last_report_marked_aborted(
     assert store.find_result(result.id).steps[0].status == "aborted"
 
 
-# fio itself; where HOLD exists, the wrapper stays after fio has ended: its output closed (fio's final
-# report is in), its exit not yet seen, as a fio slow to tear down its jobs or files is.
-SLOW_TO_EXIT = """#!/bin/sh
-"{fio}" "$@"
-status=$?
-if [ -e "{hold}" ]; then
-    exec 1>&-
-    touch "{reported}"
-    sleep 30
-fi
-exit $status
-"""
-
-
-def test_a_cancel_after_fios_final_report_keeps_the_finished_step_and_the_whole_window(labtui_home, tmp_path):
+def test_a_cancel_after_fios_final_report_keeps_the_finished_step_and_the_whole_window(labtui_home, tmp_path,
+                                                                                      monkeypatch):
     require_tool("fio")
-    hold, reported, wrapper = tmp_path / "hold", tmp_path / "reported", tmp_path / "fio-slow-to-exit"
-    wrapper.write_text(SLOW_TO_EXIT.format(fio=shutil.which("fio"), hold=hold, reported=reported))
-    wrapper.chmod(0o755)
+    slow = slow_fio(tmp_path, held_from=2)  # the second step's fio
+    reported, wrapper = slow.reported, slow.wrapper
+    exits = ExitWatch(monkeypatch)
     first = Step(name="read", block_size=64 * 1024, pattern="random", threads=1, outstanding=4, duration=1.0,
                  warmup=0.0)
     second = replace(first, name="mix", write_percent=30)
@@ -200,9 +187,8 @@ def test_a_cancel_after_fios_final_report_keeps_the_finished_step_and_the_whole_
 
     async def run_and_cancel():
         async def consume():
-            async for event in runner.events():
-                if isinstance(event, StepStarted) and event.index == 1:
-                    hold.touch()  # read before fio's end, a second later
+            async for _event in runner.events():
+                pass
 
         task = asyncio.create_task(consume())
         deadline = time.monotonic() + 60
@@ -213,7 +199,8 @@ def test_a_cancel_after_fios_final_report_keeps_the_finished_step_and_the_whole_
             with contextlib.suppress(psutil.Error):
                 if p.name() == "sleep" or str(wrapper) in " ".join(p.cmdline()):
                     children.append(p)
-        await asyncio.sleep(1.0)  # labtui reads the end of fio's output, then waits for its exit
+        # labtui reads the end of fio's output, then waits for its exit (which the wrapper holds back).
+        await asyncio.wait_for(exits.waiting.wait(), timeout=60)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
