@@ -1,18 +1,65 @@
 """Loop devices over scratch images, for the raw-device tests: made by the test, detached by name.
 
 A bug in a test of the raw-device guard can only ever hit one of these, never a real disk.
+
+Loop device nodes are the machine's, shared by every test process (pytest-xdist's workers, other
+checkouts' suites): a node one test lets go of is at once another's. So a test detaches a node
+only while it still holds the test's own image, and taking a free node, detaching one and
+re-attaching a node happen under one lock: a node freed to be re-attached is never taken between.
+Detaching by name alone once detached another test's device mid-run (its writes failed, its
+device read back empty).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 MIB = 1024 * 1024
+# One for the whole machine, whichever checkout or temporary directory the tests run with.
+LOCK = Path("/tmp/labtui-tests-loop-devices.lock")
+
+
+@contextmanager
+def _nodes_locked() -> Iterator[None]:
+    with open(LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield  # closing the file lets go
+
+
+def attach_free(image: Path, *, partscan: bool = False) -> subprocess.CompletedProcess:
+    """`losetup -f --show` on `image`: its stdout names the node, if it worked."""
+    with _nodes_locked():
+        return subprocess.run(["losetup", "-f", "--show", *(["-P"] if partscan else []), str(image)],
+                              capture_output=True, text=True)
+
+
+def backing_file(device: str | Path) -> str | None:
+    """The file the loop device holds now (None: none, it is free)."""
+    try:
+        return Path(f"/sys/block/{Path(device).name}/loop/backing_file").read_text().strip()
+    except OSError:
+        return None
+
+
+def detach(device: str | Path, image: Path) -> None:
+    """Detach `device` if it still holds `image` (if it is busy, the kernel does it on its last close)."""
+    with _nodes_locked():
+        if backing_file(device) == os.path.realpath(image):
+            subprocess.run(["losetup", "-d", str(device)], capture_output=True)
+
+
+def reattach(device: str | Path, image: Path) -> subprocess.CompletedProcess:
+    """Detach `device` and attach `image` to that very node, no other test taking it in between."""
+    with _nodes_locked():
+        subprocess.run(["losetup", "-d", str(device)], capture_output=True)
+        return subprocess.run(["losetup", str(device), str(image)], capture_output=True, text=True)
 
 
 @contextmanager
@@ -23,8 +70,7 @@ def attach(image: Path, size_mib: int = 16, *, mkfs: str | None = None, partscan
             handle.truncate(size_mib * MIB)
     if mkfs:
         subprocess.run([mkfs, "-q", "-F", str(image)], check=True, capture_output=True)
-    out = subprocess.run(["losetup", "-f", "--show", *(["-P"] if partscan else []), str(image)],
-                         capture_output=True, text=True)
+    out = attach_free(image, partscan=partscan)
     if out.returncode != 0:
         reason = f"cannot create a loop device here: {out.stderr.strip()}"
         pytest.fail(reason) if os.environ.get("CI") else pytest.skip(reason)
@@ -32,14 +78,17 @@ def attach(image: Path, size_mib: int = 16, *, mkfs: str | None = None, partscan
     try:
         yield device
     finally:
-        subprocess.run(["losetup", "-d", device], capture_output=True)
+        detach(device, image)
 
 
 def blocks_written(device: str | Path, block_size: int, length: int) -> int:
     """How many `block_size` blocks of the first `length` bytes of a zeroed device hold anything.
 
     What a timed random-write step covers depends on how many I/Os the machine managed in its
-    time: a test asks for at least one block, and no more than the run's own count of writes.
+    time: a test asks for at least one block, and no more than the writes the workers did in all
+    (the native engine's `last_all_phase_ios`). Not the step's measured count: the I/Os still in
+    flight as its window closed reach the device uncounted, and on a loaded machine, where a
+    0.3 s window holds a few dozen writes, they were more blocks than the count (28 > 26).
     """
     with open(device, "rb") as handle:
         data = handle.read(length)

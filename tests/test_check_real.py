@@ -25,6 +25,7 @@ import pytest
 from conftest import labtui_cmd
 from labtui.engine import devices
 from labtui.results.store import Store
+from loopdev import attach_free, detach
 
 pytestmark = pytest.mark.slow
 # The RAM-backed loop device is so fast that the engine's CPU limits it, and a busy machine makes
@@ -64,7 +65,7 @@ def loop_dir():
     with open(image, "wb") as handle:
         handle.truncate(256 * 1024**2)
     subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True, capture_output=True)
-    out = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True)
+    out = attach_free(image)
     if out.returncode != 0:
         image.unlink()
         pytest.skip(f"cannot create a loop device here: {out.stderr.strip()}")
@@ -77,7 +78,7 @@ def loop_dir():
         finally:
             subprocess.run(["umount", str(mount)], capture_output=True)
     finally:
-        subprocess.run(["losetup", "-d", device], capture_output=True)
+        detach(device, image)
         mount.rmdir()
         image.unlink(missing_ok=True)
 

@@ -23,6 +23,7 @@ from labtui.engine.devices import (
     target_info,
     volume_of,
 )
+from loopdev import attach_free, detach
 
 # --------------------------------------------------------------------------- a fake lab machine
 
@@ -260,13 +261,13 @@ def test_target_info_of_a_directory_here(tmp_path):
 
 
 def test_a_real_loop_device_is_described_as_itself(tmp_path):
-    losetup = require_tool("losetup")
+    require_tool("losetup")
     if os.geteuid() != 0:
         pytest.skip("attaching a loop device needs root")
     backing = tmp_path / "disk.img"
     with open(backing, "wb") as handle:
         handle.truncate(4 * 1024 * 1024)
-    attached = subprocess.run([losetup, "-f", "--show", str(backing)], capture_output=True, text=True)
+    attached = attach_free(backing)
     if attached.returncode != 0:
         pytest.skip(f"no loop device here: {attached.stderr.strip()}")
     device = attached.stdout.strip()
@@ -277,7 +278,7 @@ def test_a_real_loop_device_is_described_as_itself(tmp_path):
         assert (info.device, info.disk, info.kind, info.size_bytes) == (device, name, "virtual", 4 * 1024 * 1024)
         assert name in [d.name for d in list_disks()]
     finally:
-        subprocess.run([losetup, "-d", device], check=False)
+        detach(device, backing)
 
 
 def test_host_facts_here():

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import labtui_cmd, require_root, require_tool
 from labtui.units import parse_size
+from loopdev import attach_free, detach
 
 
 def run(*args, **kwargs):
@@ -164,8 +165,9 @@ def test_active_swap_is_called_swap_and_swapoff_is_what_to_do(labtui_home, tmp_p
     image = tmp_path / "swap.img"
     with open(image, "wb") as handle:
         handle.truncate(32 * 1024 * 1024)
-    device = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    attached = attach_free(image)
+    assert attached.returncode == 0, attached.stderr
+    device = attached.stdout.strip()
     try:
         subprocess.run(["mkswap", "-q", device], check=True, capture_output=True)
         if subprocess.run(["swapon", device], capture_output=True).returncode != 0:
@@ -175,7 +177,7 @@ def test_active_swap_is_called_swap_and_swapoff_is_what_to_do(labtui_home, tmp_p
         finally:
             subprocess.run(["swapoff", device], check=True)
     finally:
-        subprocess.run(["losetup", "-d", device], capture_output=True)
+        detach(device, image)
     assert f"refusing to write to {device}: it is active swap space" in message
     assert message.endswith(f"swapoff {device} first") and "mounted at swap" not in message
 
