@@ -691,11 +691,12 @@ class RunScreen(LabtuiScreen[None]):
             if own_limit:
                 busy = f"the engine's busiest worker uses {cpu:.0f} % of a CPU" + (
                     f" ({cpu / lanes:.0f} % for each of its {lanes} I/O threads)" if lanes > 1 and cpu else "")
+            elif cpu is None:  # no figure of the engine's own: only the machine's
+                busy = "the machine has no idle CPU"
             else:
                 who = (f"the {lanes} I/O threads of the engine's busiest worker run {cpu / lanes:.0f} % of the time "
-                       "each" if lanes > 1 and cpu is not None else f"the engine's busiest worker runs {cpu:.0f} % of the time")
-                busy = ("the machine has no idle CPU" if cpu is None else
-                        f"{who} and wait{'' if lanes > 1 else 's'} for a CPU the rest, or no CPU is idle")
+                       "each" if lanes > 1 else f"the engine's busiest worker runs {cpu:.0f} % of the time")
+                busy = f"{who} and wait{'' if lanes > 1 else 's'} for a CPU the rest, or no CPU is idle"
             cache_on = step.step.is_io and step.step.cache == "on"
             lines.append(Content.styled(f"CPU-bound: {busy}; {advice_for(own_limit, engine, cache_on)}", "$warning"))
         if step is not None and step.result is not None and step.result.error:
