@@ -52,13 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"labtui.commands.{stem}{'_' if keyword.iskeyword(stem) else ''}")
         command = sub.add_parser(name, help=module.HELP, description=(module.__doc__ or module.HELP).splitlines()[0])
         module.add_arguments(command)
-        command.set_defaults(handler=module)
+        command.set_defaults(handler=module, command_parser=command)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # argparse reports a sub-command's unknown words from the top-level parser, whose --help
+        # does not list that command's options: point at the command's own.
+        (getattr(args, "command_parser", None) or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     from labtui.errors import LabtuiError
 
     if args.command is not None and args.tui_hosts is not None:

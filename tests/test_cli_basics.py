@@ -66,3 +66,13 @@ def test_numbers_in_digits_other_than_0_to_9_are_refused_in_one_line(labtui_home
 def test_bad_option_is_exit_2(labtui_home):
     out = run("history", "--limit", "x")
     assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+def test_an_unknown_option_points_at_the_help_of_the_command_it_was_given_to(labtui_home):
+    # argparse reports a sub-command's unknown words from the top-level parser, whose --help
+    # does not list that command's options.
+    out = run("run", "-p", "quick-sanity", "--threads", "4")
+    assert out.returncode == 2
+    assert out.stderr == "labtui run: error: unrecognized arguments: --threads 4 (see labtui run --help)\n"
+    top = run("--bogus")
+    assert top.returncode == 2 and top.stderr == "labtui: error: unrecognized arguments: --bogus (see labtui --help)\n"
