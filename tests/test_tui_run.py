@@ -435,13 +435,17 @@ async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home, size)
 
 
 @pytest.mark.parametrize(("outstanding", "engine_cpu", "note"), [
-    # Four blocking threads (the page cache on) at 40 % each: they waited for a CPU, as the step's
-    # verdict will say. By their sum ("uses 160 % of a CPU") the note advised more threads.
-    (4, 160.0, "CPU-bound: the 4 I/O threads of the engine's busiest worker run 40 % of the time each and wait for "
-               "a CPU the rest, or no CPU is idle; " + cpubound.CROWDED["native"]),
+    # Four blocking threads (the page cache on) at 40 % each: a CPU's worth together, taking turns at
+    # one interpreter, as the step's verdict will say. By their sum ("uses 160 % of a CPU") the
+    # note advised more threads; by each one's share, a quieter machine.
+    (4, 160.0, "CPU-bound: the 4 I/O threads of the engine's busiest worker use 160 % of a CPU together (or wait "
+               "for one); " + cpubound.INTERPRETER),
+    # At 15 % each, less than a CPU together: they waited for one (or none was idle).
+    (4, 60.0, "CPU-bound: the 4 I/O threads of the engine's busiest worker run 15 % of the time each and wait for "
+              "a CPU the rest, or no CPU is idle; " + cpubound.CROWDED["native"]),
     # One thread copying from the page cache all the time: more threads or fio only copy faster.
     (1, 97.0, "CPU-bound: the engine's busiest worker uses 97 % of a CPU; " + cpubound.CACHED),
-], ids=["threads-waiting", "own-limit"])
+], ids=["threads-taking-turns", "threads-waiting", "own-limit"])
 async def test_the_cpu_bound_note_of_a_page_cache_step_advises_what_would_help(labtui_home, outstanding,
                                                                                engine_cpu, note):
     from labtui.engine.events import StepStarted

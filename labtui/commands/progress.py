@@ -21,7 +21,7 @@ from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
 from labtui.commands.live_display import LiveDisplay
 from labtui.commands.stops import Stops
-from labtui.engine.cpubound import io_threads, own_limit_now
+from labtui.engine.cpubound import interpreter_bound_now, io_threads, own_limit_now
 from labtui.engine.events import (
     Event,
     Paused,
@@ -151,8 +151,10 @@ class _Display(LiveDisplay):
                 lat = x.read_lat_mean_ms if x.read_ios else x.write_lat_mean_ms
                 p99 = x.read_lat_p99_ms if x.read_ios else x.write_lat_p99_ms
                 engine = run.started.engine.name if run.started is not None else "native"
-                own = own_limit_now(x.engine_cpu_percent, io_threads(step, engine))
-                limit = ("page cache's" if step.cache == "on" else "engine's") if own else "CPUs'"
+                lanes = io_threads(step, engine)
+                own = own_limit_now(x.engine_cpu_percent, lanes)
+                limit = (("page cache's" if step.cache == "on" else "engine's") if own else
+                         "interpreter's or CPUs'" if interpreter_bound_now(x.engine_cpu_percent, lanes) else "CPUs'")
                 lines.append(Text(f"  IOPS {fmt_iops(x.iops)} (read {fmt_iops(x.read_iops)}, write {fmt_iops(x.write_iops)})  "
                                   f"{fmt_mib(x.mib_s)} MiB/s  latency {fmt_ms(lat)} ms (p99 {fmt_ms(p99)})  "
                                   f"CPU {x.cpu_percent if x.cpu_percent is not None else '-'}%"

@@ -43,11 +43,21 @@ CROWDED = {
 CACHED = ("this figure is the page cache's limit (copying from memory), not the disk's: more threads or another "
           "engine only copy faster; set cache = \"off\" to measure the disk")
 OWN_CPU = "a worker process used "  # how verdict() begins a reason where one worker was its own limit
+# The I/O threads of one worker (the blocking loop with the page cache on) take turns at one Python
+# interpreter: its lock (the GIL) runs Python for one of them at a time, and handing it over costs
+# system time too. Measured 2026-12-02 on /dev/shm, cached 4 KiB random reads, 3 s each, 2 CPUs:
+# 1 worker x 1 thread 375,147 IOPS at 100 % of a CPU; x 2 threads 223,843 at 128 %; x 4 136,505 at
+# 160 %; x 8 156,059 at 136 %; 2 workers x 1 969,285. Where they keep a CPU's worth busy together,
+# the interpreter paces them: more threads in it go slower, not faster.
+SHARED = "share one Python interpreter"
+INTERPRETER = ("this figure is labtui's limit, not the disk's: one worker's I/O threads take turns at its Python "
+               "interpreter; use more worker processes with fewer outstanding each, or cache = \"off\" to measure the disk")
 
 
 def advice(reason: str | None, engine: str = "native", cache_on: bool = False) -> str:
     """What to do about a CPU-bound step, for the reason verdict() gave (None: not known)."""
-    return advice_for(reason is None or reason.startswith(OWN_CPU), engine, cache_on)
+    return advice_for(reason is None or reason.startswith(OWN_CPU), engine, cache_on,
+                      interpreter=reason is not None and SHARED in reason)
 
 
 def io_threads(step: Step, engine: str = "native") -> int:
@@ -66,9 +76,18 @@ def own_limit_now(engine_cpu_percent: float | None, lanes: int = 1) -> bool:
     return engine_cpu_percent is not None and engine_cpu_percent / max(lanes, 1) >= 100 * THRESHOLD
 
 
-def advice_for(own_limit: bool, engine: str = "native", cache_on: bool = False) -> str:
+def interpreter_bound_now(engine_cpu_percent: float | None, lanes: int) -> bool:
+    """Whether a step marked CPU-bound while it runs is paced by its busiest worker's interpreter:
+    its `lanes` I/O threads together keep THRESHOLD of a CPU busy (verdict()'s rule, SHARED)."""
+    return lanes > 1 and engine_cpu_percent is not None and engine_cpu_percent >= 100 * THRESHOLD
+
+
+def advice_for(own_limit: bool, engine: str = "native", cache_on: bool = False, interpreter: bool = False) -> str:
     """What to do where one worker was its own limit (more threads; with the page cache on, the
-    cache off), or where they waited for a CPU."""
+    cache off), where its threads took turns at its interpreter (more processes, fewer threads),
+    or where they waited for a CPU."""
+    if interpreter:
+        return INTERPRETER
     if own_limit and cache_on:
         return CACHED
     table = ADVICE if own_limit else CROWDED
@@ -171,6 +190,13 @@ def verdict(
             f"{who} on a CPU or waiting for one {100 * busy:.0f} % of the time "
             f"({waited:.0f} % waiting: other work or a CPU quota held it back)"
         )
+    # Threads of one worker together at a CPU's worth, not waiting for one: they take turns at its
+    # interpreter (SHARED).
+    shared = max(workers, key=lambda w: (w.lanes > 1, w.cpu_seconds / w.span(seconds)))
+    shared_share = shared.cpu_seconds / shared.span(seconds)
+    if shared.lanes > 1 and shared_share >= THRESHOLD:
+        return cpu_percent, (f"{OWN_CPU}{100 * shared_share:.0f} % of a CPU: its {shared.lanes} I/O threads "
+                             f"{SHARED}, which runs Python for one of them at a time")
     idle = machine_idle_cpus(machine_cpu_percent, cpu_count)
     if idle is not None and idle < 1.0 - THRESHOLD:
         return cpu_percent, f"the machine had no idle CPU ({machine_cpu_percent:.0f} % busy)"

@@ -34,7 +34,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.engine.base import engine_title
-from labtui.engine.cpubound import advice_for, io_threads, own_limit_now
+from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.errors import LabtuiError
@@ -688,9 +688,14 @@ class RunScreen(LabtuiScreen[None]):
             engine = live.started.engine.name if live.started is not None else "native"
             lanes = io_threads(step.step, engine)
             own_limit = own_limit_now(cpu, lanes)
+            interpreter = not own_limit and interpreter_bound_now(cpu, lanes)
             if own_limit:
                 busy = f"the engine's busiest worker uses {cpu:.0f} % of a CPU" + (
                     f" ({cpu / lanes:.0f} % for each of its {lanes} I/O threads)" if lanes > 1 and cpu else "")
+            elif interpreter:
+                # A sample carries no wait figures: the step's verdict tells turns from waiting.
+                busy = (f"the {lanes} I/O threads of the engine's busiest worker use {cpu:.0f} % of a CPU together "
+                        "(or wait for one)")
             elif cpu is None:  # no figure of the engine's own: only the machine's
                 busy = "the machine has no idle CPU"
             else:
@@ -698,7 +703,7 @@ class RunScreen(LabtuiScreen[None]):
                        "each" if lanes > 1 else f"the engine's busiest worker runs {cpu:.0f} % of the time")
                 busy = f"{who} and wait{'' if lanes > 1 else 's'} for a CPU the rest, or no CPU is idle"
             cache_on = step.step.is_io and step.step.cache == "on"
-            lines.append(Content.styled(f"CPU-bound: {busy}; {advice_for(own_limit, engine, cache_on)}", "$warning"))
+            lines.append(Content.styled(f"CPU-bound: {busy}; {advice_for(own_limit, engine, cache_on, interpreter)}", "$warning"))
         if step is not None and step.result is not None and step.result.error:
             lines.append(Content.styled(f"step {step.result.status}: {step.result.error}", "$error"))
         for warning in live.warnings[-3:]:
