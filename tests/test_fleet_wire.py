@@ -158,3 +158,32 @@ def test_an_agent_that_hears_nothing_says_so():
     finally:
         os.close(write_end)
         channel.close()
+
+
+def test_a_host_cut_off_mid_step_keeps_the_mean_latency_of_the_intervals_that_arrived(tmp_path):
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.session import Fleet
+    from labtui.results.store import Store
+
+    result = make_result()
+    step = result.steps[0]
+    fleet = Fleet([Host("beta", "beta")], lambda _host: {}, Store(tmp_path))
+    beta = fleet.runs[0]
+    arrived = [
+        RunStarted(result.id, result.profile, result.target, result.engine, 2, 24.8),
+        StepStarted(0, 2, step.step, 1, step.command_line),
+        SampleTaken(0, "measure", Sample(t=1.0, seconds=1.0, read_ios=1000, read_bytes=65_536_000,
+                                         read_lat_mean_ms=0.5, read_lat_p99_ms=2.0)),
+        SampleTaken(0, "measure", Sample(t=2.0, seconds=1.0, read_ios=3000, read_bytes=196_608_000,
+                                         read_lat_mean_ms=0.1, read_lat_p99_ms=1.0)),
+    ]
+    for event in arrived:  # as they came over the wire
+        fleet._handle(beta, wire.loads(wire.dumps(wire.event_to_wire(event))))
+    fleet._cut_off(beta, 255)
+    cut = beta.result.steps[-1]
+    assert cut.status == "aborted" and cut.total.ios == 4000
+    # The mean of all 4000 timed I/Os: each interval's mean weighted by its I/Os.
+    assert cut.latency.mean == pytest.approx(0.2) and cut.read_latency.mean == pytest.approx(0.2)
+    # No p99 is made up from the intervals' p99s; the step says what its latency is.
+    assert cut.latency.p99 is None and cut.read_latency.p99 is None
+    assert "weighted by each interval's I/Os; no percentiles" in cut.error and "2.000 ms" in cut.error

@@ -36,9 +36,10 @@ from labtui.engine.events import (
 from labtui.errors import LabtuiError
 from labtui.fleet import wire
 from labtui.fleet.hosts import Host
-from labtui.model import DirectionStats, HostInfo, RunResult, StepResult, now
+from labtui.model import DirectionStats, HostInfo, LatencySummary, RunResult, Sample, StepResult, now
 from labtui.printable import printable
 from labtui.results.store import Store
+from labtui.series import merge_samples
 
 START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before
 HELLO_SECONDS = 60.0  # ssh's own ConnectTimeout covers the network; this covers a host that hangs after
@@ -502,14 +503,29 @@ class Fleet:
         return f"exit status {returncode}"
 
 
-def _partial_step(started: StepStarted, samples: list) -> StepResult:
-    """A step cut off mid-way, from the measured intervals that arrived: exact counts, no percentiles."""
-    seconds = sum(s.seconds for s in samples)
-    read = DirectionStats(sum(s.read_ios for s in samples), sum(s.read_bytes for s in samples), seconds)
-    write = DirectionStats(sum(s.write_ios for s in samples), sum(s.write_bytes for s in samples), seconds)
-    return StepResult(step=started.step, status="aborted", read=read, write=write, repetition=started.repetition,
-                      command_line=started.command_line, samples=tuple(samples),
-                      error=f"cut off mid-step: the figures are the {len(samples)} measured intervals that arrived")
+def _partial_step(started: StepStarted, samples: list[Sample]) -> StepResult:
+    """A step cut off mid-way, from the measured intervals that arrived: exact counts and mean latency.
+
+    The intervals' mean latencies, weighted by their I/Os, are the mean of every I/O they timed; their
+    p99s do not combine into the step's (that needs the histogram, which stayed on the host), so the
+    step has no percentiles, and its error says what its figures are.
+    """
+    whole = merge_samples(samples)
+    read = DirectionStats(whole.read_ios, whole.read_bytes, whole.seconds)
+    write = DirectionStats(whole.write_ios, whole.write_bytes, whole.seconds)
+    timed = [(m, n) for m, n in ((whole.read_lat_mean_ms, whole.read_ios), (whole.write_lat_mean_ms, whole.write_ios))
+             if m is not None and n]
+    mean = sum(m * n for m, n in timed) / sum(n for _, n in timed) if timed else None
+    p99s = [p for s in samples for p in (s.read_lat_p99_ms, s.write_lat_p99_ms) if p is not None]
+    error = f"cut off mid-step: the figures are the {len(samples)} measured intervals that arrived"
+    if mean is not None:
+        error += ("; latency: their mean, weighted by each interval's I/Os; no percentiles (the intervals' "
+                  "p99s do not combine into the step's")
+        error += f"; the highest interval p99 was {max(p99s):.3f} ms)" if p99s else ")"
+    return StepResult(step=started.step, status="aborted", read=read, write=write,
+                      latency=LatencySummary(mean=mean), read_latency=LatencySummary(mean=whole.read_lat_mean_ms),
+                      write_latency=LatencySummary(mean=whole.write_lat_mean_ms), repetition=started.repetition,
+                      command_line=started.command_line, samples=tuple(samples), error=error)
 
 
 async def _readline(proc: asyncio.subprocess.Process) -> bytes | None:
