@@ -10,7 +10,10 @@ What fio's client mode really does (fio 3.33, measured; the README says the same
 - the client keeps every report in memory and prints one JSON document when it ends: its
   `client_stats` hold one entry per interval report and host, the final report last, and
   `disk_util` the server's disks. Nothing of the figures streams while a step runs (not even on a
-  terminal), so the live table shows each host's state and step, and the figures once a step ends;
+  terminal), so the live table shows each host's state and step, and the figures once a step ends.
+  fio's status line ("Jobs: 1 ... [r=60.7M][r=15.2k IOPS]") is printed only with normal or terse
+  output, never with JSON (not with --eta=always either), and holds rates rounded to three digits
+  over fio's own display window, not counts; the interval reports come at the end in every format;
 - the server's own messages ("<name> fio: ... is not a directory") arrive as they happen;
 - `directory=` must exist (fio refuses the job otherwise, where `filename=/a/b` would create the
   directories), and fio names a file there "<server address>.<name>" unless `unique_filename=0`;
