@@ -11,12 +11,16 @@ import re
 import subprocess
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
+from labtui.engine.base import CpuMeter, Job
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
+from labtui.engine.fio import _partial_result
+from labtui.engine.fio_parse import SampleTracker
 from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store
@@ -244,3 +248,29 @@ def test_missing_fio_writes_nothing(labtui_home, tmp_path):
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert "fio is not installed: apt-get install fio" in out.stderr
     assert not target.exists() and not (labtui_home / "results").exists()
+
+
+@pytest.mark.parametrize("planned, ended, says", [
+    (30.0, False, "stopped 10.0 s into its 30s measure: the figures are of the part measured (fio's last status report)"),
+    (10.0, False, "fio's last status report, at the window's end"),
+    (30.0, True, "fio's final report"),
+], ids=["mid-window", "at-the-window's-end", "after-the-final-report"])
+def test_a_cancelled_fio_step_keeps_the_counts_of_its_last_report_and_says_whose(planned, ended, says):
+    # fio's cumulative report (real, fio 3.40: 10 s of 4K read/write at QD1) is the last one the
+    # engine read before a cancel: the kept step has its exact counts, and its note says which report.
+    report = json.loads((Path(__file__).parent / "fixtures/fio-json/fio-3.40-readwrite4k-qd1-psync-sync.json").read_text())
+    step = Step(name="mix", block_size=4096, pattern="sequential", write_percent=50, threads=1, outstanding=1,
+                duration=planned, warmup=0.0)
+    tracker = SampleTracker(warmup=0.0)
+    kept = _partial_result(step, Job(path=Path("/tmp/unused"), file_size=1 << 20), [report], tracker, CpuMeter(),
+                           "fio ...", ended=ended)
+    assert kept is not None and kept.status == "aborted"
+    assert kept.total.ios == 100852 + 100579 and kept.total.seconds == pytest.approx(10.0, abs=0.01)
+    assert says in kept.error, kept.error
+
+
+def test_a_fio_step_cancelled_before_it_measured_keeps_nothing():
+    step = Step(name="mix", block_size=4096, pattern="sequential", write_percent=50, threads=1, outstanding=1,
+                duration=30.0, warmup=5.0)
+    assert _partial_result(step, Job(path=Path("/tmp/unused"), file_size=1 << 20), [], SampleTracker(warmup=5.0),
+                           CpuMeter(), "fio ...") is None
