@@ -38,6 +38,13 @@ def assert_shows(app, *keys: str) -> None:
     assert_whole(app)
 
 
+async def open_run(pilot, app) -> RunScreen:
+    await disks_ready(pilot)
+    await pilot.press("r")
+    await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
+    return app.screen
+
+
 async def shows(pilot, app, *keys: str) -> None:
     """assert_shows once the footer has them: a screen's footer is drawn a few ticks after it opens."""
     await wait_for(pilot, lambda: all(key in footer_line(app) for key in keys), what=f"the footer with {keys}")
@@ -88,9 +95,7 @@ async def test_the_history_footer_keeps_its_main_keys(labtui_home, size):
 async def test_f_opens_the_fleet_screen_and_the_run_screen_shows_it(labtui_home, size):
     app = make_app(labtui_home)
     async with app.run_test(size=size) as pilot:
-        await disks_ready(pilot)
-        await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
+        await open_run(pilot, app)
         await shows(pilot, app, "s Start", "f Fleet", "? Help", "q Quit")
         await pilot.press("f")
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
@@ -131,3 +136,20 @@ async def test_the_fleet_footer_fits_with_hosts_and_names_the_order_key_it_leave
         await wait_for(pilot, lambda: "ctrl+o: one after another" in widget_text(app, "#fleet-status"),
                        what="the hosts' status line")
         assert_shows(app, "? Help", "^s Start", "d Disks", "w Workload", "r Run", "h History", "q Quit")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_run_footer_fits_once_the_run_is_done_and_compared(labtui_home, size):
+    # At its end a run has two more keys, o and c: at 80 columns the footer ran past its edge
+    # ("... h History q Qu"). The comparison's own text names c, so c is the key that gives way.
+    from factories import make_result
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_run(pilot, app)
+        screen.outcome = make_result("20240501-104005-bbbb", minutes=10)
+        screen.previous = make_result("20240501-103005-aaaa")
+        screen._set_state("done")
+        await shows(pilot, app, "? Help", "s Start", "o Open result", "d Disks", "h History", "q Quit")
+        if size[0] >= 120:
+            assert_shows(app, "c Compare")

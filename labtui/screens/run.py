@@ -66,6 +66,9 @@ class RunScreen(LabtuiScreen[None]):
     CSS_PATH = "run.tcss"
     # Nothing focused at first: the screen's keys (s starts) work at once; Tab reaches the engine and tags.
     AUTO_FOCUS = ""
+    # A finished run's comparison names c in its own text ("c shows it in full"): at 80 columns,
+    # with o and c both on, c is the key that gives way.
+    FOOTER_SECONDARY = ("run-compare",)
     BINDINGS = [
         Binding("s", "start", "Start", id="run-start", tooltip="Start the profile on the target with the engine chosen"),
         Binding("x,escape", "cancel_run", "Cancel run", id="run-cancel",
