@@ -160,7 +160,8 @@ def test_an_agent_that_hears_nothing_says_so():
         channel.close()
 
 
-def test_a_host_cut_off_mid_step_keeps_the_mean_latency_of_the_intervals_that_arrived(tmp_path):
+def _cut_off_mid_step(tmp_path, finished_first: bool = False):
+    """A host that sent two measured intervals of a step, then its link dropped: its session's view."""
     from labtui.fleet.hosts import Host
     from labtui.fleet.session import Fleet
     from labtui.results.store import Store
@@ -169,9 +170,11 @@ def test_a_host_cut_off_mid_step_keeps_the_mean_latency_of_the_intervals_that_ar
     step = result.steps[0]
     fleet = Fleet([Host("beta", "beta")], lambda _host: {}, Store(tmp_path))
     beta = fleet.runs[0]
+    index = 1 if finished_first else 0
     arrived = [
         RunStarted(result.id, result.profile, result.target, result.engine, 2, 24.8),
-        StepStarted(0, 2, step.step, 1, step.command_line),
+        *([StepStarted(0, 2, step.step, 1, step.command_line), StepFinished(0, step)] if finished_first else []),
+        StepStarted(index, 2, step.step, 1, step.command_line),
         SampleTaken(0, "measure", Sample(t=1.0, seconds=1.0, read_ios=1000, read_bytes=65_536_000,
                                          read_lat_mean_ms=0.5, read_lat_p99_ms=2.0)),
         SampleTaken(0, "measure", Sample(t=2.0, seconds=1.0, read_ios=3000, read_bytes=196_608_000,
@@ -180,6 +183,11 @@ def test_a_host_cut_off_mid_step_keeps_the_mean_latency_of_the_intervals_that_ar
     for event in arrived:  # as they came over the wire
         fleet._handle(beta, wire.loads(wire.dumps(wire.event_to_wire(event))))
     fleet._cut_off(beta, 255)
+    return beta
+
+
+def test_a_host_cut_off_mid_step_keeps_the_mean_latency_of_the_intervals_that_arrived(tmp_path):
+    beta = _cut_off_mid_step(tmp_path)
     cut = beta.result.steps[-1]
     assert cut.status == "aborted" and cut.total.ios == 4000
     # The mean of all 4000 timed I/Os: each interval's mean weighted by its I/Os.
@@ -187,3 +195,22 @@ def test_a_host_cut_off_mid_step_keeps_the_mean_latency_of_the_intervals_that_ar
     # No p99 is made up from the intervals' p99s; the step says what its latency is.
     assert cut.latency.p99 is None and cut.read_latency.p99 is None
     assert "weighted by each interval's I/Os; no percentiles" in cut.error and "2.000 ms" in cut.error
+
+
+@pytest.mark.parametrize("finished_first", [False, True], ids=["first step", "after a finished step"])
+def test_a_host_cut_off_mid_run_ends_its_live_view_with_its_partial_result(tmp_path, finished_first):
+    # The Fleet host screen draws beta.live: without a RunFinished it stayed a run in progress,
+    # measuring, its clock running, though the host was long gone.
+    beta = _cut_off_mid_step(tmp_path, finished_first)
+    live = beta.live
+    assert beta.state == "aborted" and beta.result.status == "aborted"
+    assert live.finished is not None and live.result is beta.result
+    assert live.finished.path is not None and str(live.finished.path) == beta.saved[-1]
+    assert live.eta_seconds() == 0.0
+    # The step it was measuring ends with the partial step the result keeps (its mean latency, its note).
+    step = live.current
+    assert step.started.index == (1 if finished_first else 0) and len(live.steps) == (2 if finished_first else 1)
+    assert step.ended is not None and step.phase == "aborted"
+    assert step.result is beta.result.steps[-1] and step.result.latency.mean == pytest.approx(0.2)
+    assert "cut off mid-step" in step.result.error
+    assert [s.status for s in beta.result.steps] == (["completed", "aborted"] if finished_first else ["aborted"])

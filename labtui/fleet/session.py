@@ -391,19 +391,31 @@ class Fleet:
         """The stream ended without the host's bye: say why, and keep what arrived as an aborted result."""
         reason = self._why_ended(host_run, returncode, "mid-run" if host_run.started else "")
         if host_run.started is not None:
-            self._keep(host_run, self._partial(host_run, reason))
+            cut = self._cut_step(host_run)
+            path = self._keep(host_run, self._partial(host_run, reason, cut))
+            live = host_run.live
+            if live is not None:  # the host's own view ends as a finished run's does: with its result
+                if cut is not None and host_run.step is not None and live.current is not None \
+                        and live.current.result is None:
+                    live.handle(StepFinished(host_run.step.index, cut))
+                live.handle(RunFinished(host_run.results[-1], path))
             host_run.started = None
         if host_run.results or self.stopping:
             self._end(host_run, ABORTED, f"{host_run.name}: {reason}")
         else:
             self._end(host_run, FAILED, f"{host_run.name}: {reason}")
 
-    def _partial(self, host_run: HostRun, reason: str) -> RunResult:
+    @staticmethod
+    def _cut_step(host_run: HostRun) -> StepResult | None:
+        """The step the host was measuring when it was cut off, from its intervals that arrived."""
+        if host_run.step is not None and host_run._measured:
+            return _partial_step(host_run.step, host_run._measured)
+        return None
+
+    def _partial(self, host_run: HostRun, reason: str, cut: StepResult | None) -> RunResult:
         started = host_run.started
         assert started is not None
-        steps = list(host_run.finished_steps)
-        if host_run.step is not None and host_run._measured:
-            steps.append(_partial_step(host_run.step, host_run._measured))
+        steps = [*host_run.finished_steps, *([cut] if cut is not None else [])]
         return RunResult(
             id=started.run_id, status="aborted", started=host_run._run_began or now(), ended=now(),
             host=host_run.facts or HostInfo(name=host_run.name), target=started.target, engine=started.engine,
