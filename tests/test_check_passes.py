@@ -65,3 +65,59 @@ def test_a_first_pass_that_looks_worse_is_confirmed_on_its_own(tmp_path, monkeyp
     assert "First pass (it asked for confirmation; it does not decide)" in out
     assert "Confirmation pass: fresh runs judged on their own: this decides" in out
     assert code == 1
+
+
+def test_a_stop_from_the_local_side_between_a_hosts_passes_ends_its_check_aborted(tmp_path, monkeypatch, capsys):
+    """On a fleet host (`check --hosts`), the local side's stop as the first pass ends starts no second
+    pass and the check says ABORTED, as a signal between passes does here: the first pass asked for
+    confirmation and decides nothing (the host reported the first pass's FAIL as the check's)."""
+    import json
+    import os
+
+    from labtui.commands.agent import _Driver
+    from labtui.commands.stops import Stops
+    from labtui.fleet.channel import Channel
+
+    monkeypatch.setenv("LABTUI_HOME", str(tmp_path / "home"))
+    base = run_result("20261101-120000-base", {READ: [40_000, 50_000, 60_000], WRITE: [32_000, 40_000, 48_000]})
+    Store().save_result(base)
+    rng = random.Random(7)
+    slow = run_result("20261101-121000-slow", {READ: noisy(20_000, 0.02, 3, rng), WRITE: noisy(16_000, 0.02, 3, rng)},
+                      minutes=10)
+    target = tmp_path / "target"
+    target.mkdir()
+    read_end, write_end = os.pipe()
+    out_read, out_write = os.pipe()
+    os.close(out_read)  # nothing is sent once stopped
+    channel = Channel(os.fdopen(read_end, "rb", buffering=0), out_write, silence=None)
+    ran = []
+    try:
+        with Stops() as stops:
+            driver = _Driver(channel, stops)
+            driver.calls = 1  # the first pass (given below) ran through it
+
+            def drive(runner):
+                ran.append(runner.profile.repeat)
+                if len(ran) > 1:
+                    return driver(runner)
+                # The first pass ends; the Fleet screen's Ctrl+X comes before the second starts.
+                os.write(write_end, b'{"type": "stop", "by": "the Fleet screen"}\n')
+                while channel.receive(timeout=5) is not None:
+                    pass
+                return slow
+
+            args = build_parser().parse_args(["check", "--baseline", base.id, "-t", str(target), "--file-size", "1M",
+                                              "--confirm", "4", "--yes", "--json"])
+            code = check.run(args, drive=drive, stops=stops)
+    finally:
+        os.close(write_end)
+        channel.close()
+    out = capsys.readouterr()
+    assert ran == [3, 4] and "confirming with 4 fresh runs" in out.err
+    report = json.loads(out.out)
+    assert code == 1 and report["outcome"] == "aborted" and not report["passed"]
+    assert report["stopped_by"] == "the Fleet screen on the local labtui"
+    assert report["summary"].startswith(
+        "ABORTED: the check was stopped by the Fleet screen on the local labtui before its second pass: no verdict")
+    assert report["runs"] == [slow.id] and [p["decides"] for p in report["passes"]] == [False]
+    assert not list(target.iterdir())  # the second pass's runner made nothing

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from labtui.errors import ExitCode
 
 if TYPE_CHECKING:
+    from labtui.commands.stops import Stops
     from labtui.engine.runner import Runner
     from labtui.fleet.channel import Channel
     from labtui.model import RunResult
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(request: dict[str, Any], channel: Channel) -> int:
     from labtui.analysis import steady
     from labtui.commands.common import open_store
+    from labtui.commands.stops import Stops
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import LabtuiError
     from labtui.results.profile_file import parse_profile_text
@@ -86,8 +88,8 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
         judge=steady.judge,
     )
     runner = Runner(profile, target, store, options)
-    driver = _Driver(channel)
-    driver(runner)
+    with Stops() as stops:
+        _Driver(channel, stops)(runner)
     result = runner.result
     if result is None:
         return ExitCode.FAILED
@@ -101,6 +103,7 @@ def _check(request: dict[str, Any], channel: Channel) -> int:
     import json
 
     from labtui.commands import check
+    from labtui.commands.stops import Stops
 
     def text(key: str) -> str | None:
         value = request.get(key)
@@ -114,23 +117,34 @@ def _check(request: dict[str, Any], channel: Channel) -> int:
         file_size=text("file_size"), param=[str(x) for x in request.get("params") or ()],
         json=True, yes=True, destroy_data=None,
     )
-    driver = _Driver(channel)
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        code = check.run(args, drive=driver)
-    if driver.calls == 0:
-        return code  # refused before a run (its reason went to stderr)
-    with contextlib.suppress(ValueError):
-        channel.send({"type": "check_report", "report": json.loads(printed.getvalue())})
-    return code
+    # Held from the first pass on, as `labtui check` holds them here: a stop between passes (a signal
+    # on this host, or the local side's) starts no further pass, and the check reports itself aborted.
+    with Stops() as stops:
+        driver = _Driver(channel, stops)
+        with contextlib.redirect_stdout(printed):
+            code = check.run(args, drive=driver, stops=stops)
+        if driver.calls == 0:
+            return code  # refused before a run (its reason went to stderr)
+        with contextlib.suppress(ValueError):
+            channel.send({"type": "check_report", "report": json.loads(printed.getvalue())})
+        return code
 
 
 class _Driver:
-    """Runs one runner at a time for the agent: "ready", wait for "start", the events, the result."""
+    """Runs one runner at a time for the agent: "ready", wait for "start", the events, the result.
 
-    def __init__(self, channel: Channel) -> None:
+    From the first run's start the stop signals are held in `stops`: during a run one stops it,
+    between runs it is noted and no further run starts (before, their default ended the agent
+    there, with no report). A stop the link brings is noted among them too (`stopped_by`: "SIGINT
+    on the local labtui"), so a check tells a stopped one from one that decided.
+    """
+
+    def __init__(self, channel: Channel, stops: Stops) -> None:
         self.channel = channel
+        self.stops = stops
         self.calls = 0
+        self._noted = False
 
     def __call__(self, runner: Runner) -> RunResult | None:
         import asyncio
@@ -154,17 +168,25 @@ class _Driver:
             if not self.channel.sleep(delay):
                 runner.close()
                 return None
-        elif self.channel.stopped:
+        elif self._stopped() or self.stops.received:
             runner.close()
             return None
-        asyncio.run(_stream(runner, self.channel))
+        self.stops.hold()
+        asyncio.run(_stream(runner, self.channel, self.stops))
+        self._stopped()
         return runner.result
 
+    def _stopped(self) -> bool:
+        """Whether the link said stop; noted once among the stops."""
+        if self.channel.stopped and not self._noted:
+            self._noted = True
+            self.stops.note((self.channel.why or "the local labtui").removeprefix("stopped by "))
+        return self.channel.stopped
 
-async def _stream(runner: Runner, channel: Channel) -> None:
+
+async def _stream(runner: Runner, channel: Channel, stops: Stops) -> None:
     import asyncio
     import contextlib
-    import signal
     import socket
 
     from labtui.engine.events import RunFinished
@@ -183,23 +205,20 @@ async def _stream(runner: Runner, channel: Channel) -> None:
     def stop() -> None:
         loop.call_soon_threadsafe(stop_because, channel.why or "stopped by the local labtui")
 
-    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    for sig in signals:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop_because, f"stopped by {sig.name} on {socket.gethostname()}")
+    def on_signal(name: str) -> None:
+        stop_because(f"stopped by {name} on {socket.gethostname()}")
+
     channel.on_stop(stop)
     try:
-        async for event in runner.events():
-            if isinstance(event, RunFinished):
-                break
-            channel.send(wire.event_to_wire(event))
+        with stops.during(on_signal):
+            async for event in runner.events():
+                if isinstance(event, RunFinished):
+                    break
+                channel.send(wire.event_to_wire(event))
     except asyncio.CancelledError:
         pass
     finally:
         channel.on_stop(None)
-        for sig in signals:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(sig)
     result = runner.result
     if result is None:
         return

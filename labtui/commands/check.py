@@ -105,8 +105,15 @@ def _drive(runner: Runner, stops: Stops) -> RunResult | None:
     return runner.result
 
 
-def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | None = None) -> int:
-    """The check; `drive(runner)` runs each pass (default: live progress on stderr; the fleet agent streams)."""
+def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | None = None,
+        stops: Stops | None = None) -> int:
+    """The check; `drive(runner)` runs each pass (default: live progress on stderr; the fleet agent streams).
+
+    `stops` are the check's stop signals; a caller that drives the passes itself holds them and notes
+    the stops that reach it otherwise (the fleet agent: its link's), so that a stop between passes
+    ends the check aborted, with no verdict, here and on a host alike.
+    """
+    import contextlib
     from dataclasses import replace
 
     if getattr(args, "hosts", None):
@@ -178,10 +185,11 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     reference = pooled(runs) if len(runs) > 1 else baseline
     confirming = replace(options, tags=("check", "confirmation"))
 
-    with Stops() as stops:
+    # A caller's stops stay its own: it holds them on past the check (the agent, until its last message).
+    with contextlib.nullcontext(stops) if stops is not None else Stops() as stops:
         if drive is None:
             # From the first run to the last line printed (not at the prompt above: Ctrl+C there
-            # still interrupts). The fleet agent's own driver stops its runs itself.
+            # still interrupts). The fleet agent's own driver holds them from its first run.
             stops.hold()
 
             def drive_here(runner: Runner) -> RunResult | None:

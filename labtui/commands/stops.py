@@ -58,6 +58,11 @@ class Stops:
                 previous = signal.signal(sig, self._handle)
                 self._previous.setdefault(sig, previous)
 
+    def note(self, name: str) -> None:
+        """A stop that came some other way than a signal here (a fleet agent's link said stop): as a
+        first signal between runs is, it is noted and no further run starts."""
+        self.received.append(name)
+
     @property
     def stopped_by(self) -> str | None:
         """The first signal received, if any: what stopped the command (or came as it ended)."""
