@@ -97,3 +97,31 @@ def broken_files(results_dir: Path) -> dict[str, Path]:
     (folder / "inside.txt").write_text("a directory that happens to end in .toml")
     paths["directory"] = folder
     return paths
+
+
+def cut_off_host(tmp_path, finished_first: bool = False):
+    """A host that sent two measured intervals of a step, then its link dropped: its session's view."""
+    from labtui.engine.events import RunStarted, SampleTaken, StepFinished, StepStarted
+    from labtui.fleet import wire
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.session import Fleet
+    from labtui.results.store import Store
+
+    result = make_result()
+    step = result.steps[0]
+    fleet = Fleet([Host("beta", "beta")], lambda _host: {}, Store(tmp_path))
+    beta = fleet.runs[0]
+    index = 1 if finished_first else 0
+    arrived = [
+        RunStarted(result.id, result.profile, result.target, result.engine, 2, 24.8),
+        *([StepStarted(0, 2, step.step, 1, step.command_line), StepFinished(0, step)] if finished_first else []),
+        StepStarted(index, 2, step.step, 1, step.command_line),
+        SampleTaken(index, "measure", Sample(t=1.0, seconds=1.0, read_ios=1000, read_bytes=65_536_000,
+                                         read_lat_mean_ms=0.5, read_lat_p99_ms=2.0)),
+        SampleTaken(index, "measure", Sample(t=2.0, seconds=1.0, read_ios=3000, read_bytes=196_608_000,
+                                         read_lat_mean_ms=0.1, read_lat_p99_ms=1.0)),
+    ]
+    for event in arrived:  # as they came over the wire
+        fleet._handle(beta, wire.loads(wire.dumps(wire.event_to_wire(event))))
+    fleet._cut_off(beta, 255)
+    return beta

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from factories import make_result
+from factories import cut_off_host, make_result
 from labtui import __version__
 from labtui.analysis import steady
 from labtui.engine.events import (
@@ -160,34 +160,8 @@ def test_an_agent_that_hears_nothing_says_so():
         channel.close()
 
 
-def _cut_off_mid_step(tmp_path, finished_first: bool = False):
-    """A host that sent two measured intervals of a step, then its link dropped: its session's view."""
-    from labtui.fleet.hosts import Host
-    from labtui.fleet.session import Fleet
-    from labtui.results.store import Store
-
-    result = make_result()
-    step = result.steps[0]
-    fleet = Fleet([Host("beta", "beta")], lambda _host: {}, Store(tmp_path))
-    beta = fleet.runs[0]
-    index = 1 if finished_first else 0
-    arrived = [
-        RunStarted(result.id, result.profile, result.target, result.engine, 2, 24.8),
-        *([StepStarted(0, 2, step.step, 1, step.command_line), StepFinished(0, step)] if finished_first else []),
-        StepStarted(index, 2, step.step, 1, step.command_line),
-        SampleTaken(0, "measure", Sample(t=1.0, seconds=1.0, read_ios=1000, read_bytes=65_536_000,
-                                         read_lat_mean_ms=0.5, read_lat_p99_ms=2.0)),
-        SampleTaken(0, "measure", Sample(t=2.0, seconds=1.0, read_ios=3000, read_bytes=196_608_000,
-                                         read_lat_mean_ms=0.1, read_lat_p99_ms=1.0)),
-    ]
-    for event in arrived:  # as they came over the wire
-        fleet._handle(beta, wire.loads(wire.dumps(wire.event_to_wire(event))))
-    fleet._cut_off(beta, 255)
-    return beta
-
-
 def test_a_host_cut_off_mid_step_keeps_the_mean_latency_of_the_intervals_that_arrived(tmp_path):
-    beta = _cut_off_mid_step(tmp_path)
+    beta = cut_off_host(tmp_path)
     cut = beta.result.steps[-1]
     assert cut.status == "aborted" and cut.total.ios == 4000
     # The mean of all 4000 timed I/Os: each interval's mean weighted by its I/Os.
@@ -201,7 +175,7 @@ def test_a_host_cut_off_mid_step_keeps_the_mean_latency_of_the_intervals_that_ar
 def test_a_host_cut_off_mid_run_ends_its_live_view_with_its_partial_result(tmp_path, finished_first):
     # The Fleet host screen draws beta.live: without a RunFinished it stayed a run in progress,
     # measuring, its clock running, though the host was long gone.
-    beta = _cut_off_mid_step(tmp_path, finished_first)
+    beta = cut_off_host(tmp_path, finished_first)
     live = beta.live
     assert beta.state == "aborted" and beta.result.status == "aborted"
     assert live.finished is not None and live.result is beta.result

@@ -72,7 +72,11 @@ class FleetHostScreen(Screen):
         charts = self.query_one(StepCharts)
         step = live.current if live is not None else None
         show(self.query_one("#fleet-host-figures", Static), figures_content(step.figures()) if step else Content(""))
-        lines = [Content.styled(f"warning: {w}", "$warning") for w in (live.warnings[-3:] if live else [])]
+        lines = []
+        if step is not None and step.result is not None and step.result.error:
+            # A host cut off mid-step: its partial step says what its figures are (as the Run screen does).
+            lines.append(Content.styled(f"step {step.result.status}: {step.result.error}", "$error"))
+        lines += [Content.styled(f"warning: {w}", "$warning") for w in (live.warnings[-3:] if live else [])]
         if step is not None and step.started.command_line:
             lines.append(Content.assemble(("Command line on the host: ", "bold"), step.started.command_line))
         show(self.query_one("#fleet-host-info", Static), Content("\n").join(lines))
