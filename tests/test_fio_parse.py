@@ -69,3 +69,5 @@ def test_option_parsing():
     assert fr.fio_size("100%%") is None and fr.fio_size("") is None
     assert fr.fio_seconds("5m") == 300 and fr.fio_seconds("10") == 10 and fr.fio_seconds("500ms") == 0.5
     assert fr.fio_seconds("soon") is None
+    # fio reads ASCII digits only; "٤k" and "３０" are not its sizes or times.
+    assert fr.fio_size("٤k") is None and fr.fio_seconds("３０") is None

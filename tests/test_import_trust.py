@@ -191,6 +191,17 @@ def test_an_edited_report_with_impossible_latency_imports_with_a_warning():
             assert not [w for w in imported.warnings if "contradict" in w], fixture.name
 
 
+def test_a_report_with_digits_of_another_script_is_refused():
+    # DiskSpd writes ASCII digits; Python's \d, str.isdigit and float() also read "٣" as 3, so an
+    # edited total line in Arabic-Indic digits imported as if DiskSpd had written it.
+    text = TEXT_L.read_text()
+    total_line = next(line for line in text.splitlines() if line.strip().startswith("total:"))
+    edited = text.replace(total_line, total_line.translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")), 1)
+    assert edited != text
+    with pytest.raises(ReportError, match="incomplete"):
+        import_text(edited, "edited.txt")
+
+
 # --------------------------------------------------------------------------- cut short
 
 

@@ -72,8 +72,8 @@ class DiskSpdReport:
     timespans: tuple[Timespan, ...] = field(default=())
 
 
-_FIGURE = re.compile(r"^(\d+\.\d{3}|N/A)$")  # a %-ile table's cell
-_RATE = re.compile(r"^(\d+\.\d{2,3}|N/A)$")  # MiB/s, I/O per s, AvgLat, IopsStdDev, LatStdDev
+_FIGURE = re.compile(r"^(\d+\.\d{3}|N/A)$", re.ASCII)  # a %-ile table's cell
+_RATE = re.compile(r"^(\d+\.\d{2,3}|N/A)$", re.ASCII)  # MiB/s, I/O per s, AvgLat, IopsStdDev, LatStdDev
 
 
 def looks_like_xml(text: str) -> bool:
@@ -476,14 +476,14 @@ def _table_totals(block: str, title: str, where: str) -> tuple[dict[str, str], d
             values = [v.strip() for v in stripped[len("total:") :].split("|")]
             # Every column but the thread's and the file's: a line cut short has fewer.
             # The rates and latencies have 2 or 3 decimals: a line cut inside its last number has fewer.
-            complete = all(v.isdigit() if name in ("bytes", "I/Os") else bool(_RATE.match(v))
+            complete = all(v.isascii() and v.isdigit() if name in ("bytes", "I/Os") else bool(_RATE.match(v))
                            for name, v in zip(header[1:], values))
             if len(values) < len(header) - 2 or not complete:
                 raise ReportError(f"{where}: the \"{title}\" total: line is incomplete (is the file cut short?)")
             return dict(zip(header[1:], values)), sizes
         cells = [c.strip() for c in line.split("|")]
-        if len(cells) == len(header) and cells[0].isdigit():
-            file_match = re.match(r"(.*) \((\d+(?:\.\d+)?\s*[A-Za-z]*)\)$", cells[-1])
+        if len(cells) == len(header) and cells[0].isascii() and cells[0].isdigit():
+            file_match = re.match(r"(.*) \((\d+(?:\.\d+)?\s*[A-Za-z]*)\)$", cells[-1], re.ASCII)
             if file_match:
                 size = _size(file_match.group(2))
                 if size:

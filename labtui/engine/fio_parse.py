@@ -700,8 +700,9 @@ def job_options(job: dict, report: dict) -> tuple[dict[str, str], dict[str, list
     return merged, repeated
 
 
-_SIZE_TOKEN = re.compile(r"\d+(?:\.\d+)?\s*(?:[kmgtp]i?b?|b)?", re.I)
-_TIME_TOKEN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*$", re.I)
+# ASCII, as fio reads its options: a str pattern's \d (and str.isdigit) also take "٤" or "４".
+_SIZE_TOKEN = re.compile(r"\d+(?:\.\d+)?\s*(?:[kmgtp]i?b?|b)?", re.I | re.ASCII)
+_TIME_TOKEN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*$", re.I | re.ASCII)
 _TIME_UNITS = {"us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0,
                "h": 3600.0, "d": 86400.0}
 
@@ -736,7 +737,7 @@ def fio_seconds(value: str | None) -> float | None:
 
 def _int_option(options: dict[str, str], key: str, default: int) -> int:
     value = options.get(key, "")
-    return int(value) if value.isdigit() and 0 < int(value) < 1_000_000 else default
+    return int(value) if value.isascii() and value.isdigit() and 0 < int(value) < 1_000_000 else default
 
 
 def _flag(options: dict[str, str], key: str) -> bool | None:
