@@ -116,7 +116,7 @@ def test_a_sweep_runs_each_volume_in_turn_tags_the_results_and_compares_them(dis
     store = Store(tmp_path / "home")
     volumes, disks = _injected(disk_dir)
     code = run_sweep(_tiny(), store, RunOptions(tags=("sweep",), interval=0.25), as_json=True, yes=True,
-                     volumes=volumes, disks=disks, home=tmp_path / "nowhere")
+                     volumes=volumes, disks=disks, home=tmp_path / "nowhere", tolerance_pct=2.5)
     captured = capsys.readouterr()
     assert code == 0, captured.err
     data = json.loads(captured.out)
@@ -130,6 +130,7 @@ def test_a_sweep_runs_each_volume_in_turn_tags_the_results_and_compares_them(dis
     comparison = data["comparison"]
     assert [r["id"] for r in comparison["results"]] == [r["id"] for r in data["results"]]
     assert [s["name"] for s in comparison["steps"]] == ["Read 64K random", "Write 64K random"]
+    assert comparison["tolerance_pct"] == 2.5  # run --all-volumes --tolerance 2.5
     assert not list((disk_dir / "a" / "labtui").iterdir())  # the test file is gone
 
     # The same without --json: each volume's table, the skipped ones, and the comparison.

@@ -85,6 +85,18 @@ def test_a_host_without_a_target_is_refused_before_any_connection(tmp_path, labt
     assert done.returncode == 2 and "--one-at-a-time: goes with --hosts" in done.stderr
 
 
+def test_a_tolerance_without_hosts_or_volumes_to_compare_is_refused(tmp_path, labtui_home):
+    # One target's run is compared with nothing: its --tolerance was silently ignored.
+    target = tmp_path / "target"
+    target.mkdir()
+    done = subprocess.run(labtui_cmd("run", "-t", str(target), "--duration", "0.2s", "--file-size", "1M", "--yes",
+                                     "--tolerance", "2"), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("labtui: error: --tolerance: goes with --hosts or --all-volumes")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written
+
+
 def test_the_readme_lab_is_a_hosts_file_labtui_reads():
     import re
 

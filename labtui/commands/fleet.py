@@ -59,8 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser, *, run: bool) -> None:
                              "storage would disturb each other)")
     if run:
         parser.add_argument("--tolerance", type=decimal_number, default=None, metavar="PCT",
-                            help="with --hosts: the smallest difference in percent the hosts' comparison calls "
-                                 "better or worse (default 5)")
+                            help="with --hosts or --all-volumes: the smallest difference in percent the hosts' "
+                                 "or volumes' comparison calls better or worse (default 5)")
 
 
 def run_request(args: argparse.Namespace, store: Store, load_profile: LoadProfile) -> tuple[list[Host], Request]:

@@ -81,6 +81,12 @@ def run(args: argparse.Namespace) -> int:
         from labtui.errors import ValidationError
 
         raise ValidationError("goes with --hosts (one host after another)", "--one-at-a-time")
+    if args.tolerance is not None and not args.all_volumes:
+        from labtui.errors import ValidationError
+
+        # One target's run is compared with nothing: a tolerance there would be silently ignored.
+        raise ValidationError("goes with --hosts or --all-volumes (the smallest difference their comparison "
+                              "calls better or worse); a run on one target compares nothing", "--tolerance")
     store = open_store()
     if args.target is None and not args.all_volumes:
         args.target = "."
@@ -99,9 +105,12 @@ def run(args: argparse.Namespace) -> int:
         judge=steady.judge,
     )
     if args.all_volumes:
+        from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
+        from labtui.commands.compare import tolerance
         from labtui.commands.sweep import run_sweep
 
-        return run_sweep(profile, store, options, as_json=args.json, yes=args.yes)
+        return run_sweep(profile, store, options, as_json=args.json, yes=args.yes,
+                         tolerance_pct=tolerance(args, DEFAULT_TOLERANCE_PCT))
     runner = Runner(profile, args.target or ".", store, options)
     plan = runner.preflight()
     if not args.yes and not confirm(runner, plan):

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 
 def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: bool, yes: bool,
-              volumes: list[Volume] | None = None, disks: list[Disk] | None = None, home: Path | None = None) -> int:
+              volumes: list[Volume] | None = None, disks: list[Disk] | None = None, home: Path | None = None,
+              tolerance_pct: float | None = None) -> int:
+    """`tolerance_pct`: the smallest difference the volumes' comparison calls better or worse (None: the default)."""
     from labtui.commands.common import stderr
     from labtui.engine.devices import list_disks, list_volumes
     from labtui.errors import LabtuiError
@@ -50,7 +52,8 @@ def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: b
 
     with Stops() as stops:
         stops.hold()  # after the prompt: Ctrl+C there still interrupts
-        return asyncio.run(_sweep(profile, store, options, targets, skipped, stops, as_json=as_json))
+        return asyncio.run(_sweep(profile, store, options, targets, skipped, stops, as_json=as_json,
+                                  tolerance_pct=tolerance_pct))
 
 
 def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> bool:
@@ -66,7 +69,8 @@ def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> 
 
 
 async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: Sequence[SweepTarget],
-                 skipped: list[Skipped], stops: Stops, *, as_json: bool) -> int:
+                 skipped: list[Skipped], stops: Stops, *, as_json: bool,
+                 tolerance_pct: float | None = None) -> int:
     """Each volume in turn, then the report. A stop signal ends the sweep where it is: a run it
     stops is saved as aborted, one that came between volumes lets no further volume start, and
     either way the results so far are reported whole (exit 1)."""
@@ -111,7 +115,7 @@ async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: S
             err.print("labtui: the sweep was stopped; the volumes after this one were not tested", markup=False)
             break
     ended = len(stops.received)
-    comparison = _comparison(results, store)
+    comparison = _comparison(results, store, tolerance_pct)
     if as_json:
         print_json({
             "results": [result_json(r) | {"volume": t, "saved_to": str(p) if p else None, "save_error": e}
@@ -140,12 +144,15 @@ def _volume_of(result: RunResult) -> str | None:
     return next((t.removeprefix("volume:") for t in result.tags if t.startswith("volume:")), None)
 
 
-def _comparison(results: list[RunResult], store: Store) -> Comparison | None:
-    from labtui.analysis.comparison import compare
+def _comparison(results: list[RunResult], store: Store, tolerance_pct: float | None) -> Comparison | None:
+    from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT, compare
     from labtui.analysis.known_noise import hint_from_store
 
     done = [r for r in results if r.status == "completed"]
-    return compare(done, hint=hint_from_store(store, done)) if len(done) > 1 else None
+    if len(done) < 2:
+        return None
+    pct = DEFAULT_TOLERANCE_PCT if tolerance_pct is None else tolerance_pct
+    return compare(done, pct, hint=hint_from_store(store, done))
 
 
 def _print(results: list[RunResult], saved: list[tuple[Path | None, str | None]], skipped: list[Skipped],
