@@ -38,6 +38,16 @@ MAX_OUTSTANDING = 1024
 MAX_REPEAT = 100
 MAX_PAUSE = 3600.0
 
+# The live sample interval (`--interval`, a fleet request's "interval"): what every engine takes.
+# The native engine and command steps sample at most every 100 ms (a shorter interval was quietly
+# sampled at 100 ms) and a window under 0.1 s gets no CPU figures; fio would take down to 1 ms
+# ("status interval too small" below), a JSON report every millisecond to parse beside the run.
+# At most an hour, and never longer than a step lasts: beyond it the step has no live sample
+# before its end (fio's --status-interval=1000h is taken, and never reports).
+DEFAULT_INTERVAL = 1.0
+MIN_INTERVAL = 0.1
+MAX_INTERVAL = 3600.0
+
 # How a figure is made of a step's repetitions (the profile's `aggregate`): "mean" is their
 # average (KDiskMark, fio's loops), "best" the highest throughput and lowest latency of the
 # passes, each figure on its own (CrystalDiskMark). Statistics always use every repetition.
@@ -345,6 +355,28 @@ class Profile:
     @property
     def io_steps(self) -> tuple[Step, ...]:
         return tuple(s for s in self.steps if s.is_io)
+
+    def interval_problem(self, seconds: float, given: str | None = None) -> str | None:
+        """Why a live sample every `seconds` (typed as `given`) does not fit this profile's steps and
+        the engines, or None.
+
+        The range is 100 ms to an hour, and at most the shortest step: an I/O step's duration (a
+        steady-state step's round), a command step's time limit.
+        """
+        ceiling, why = MAX_INTERVAL, ""
+        for step in self.steps:
+            length = step.duration if step.is_io else step.timeout
+            if length < ceiling:
+                what = ("lasts" if not step.steady_state else "has rounds of") if step.is_io else "may take at most"
+                ceiling, why = length, f"step {step.name!r} {what} {format_duration(length)}"
+        got = f"got {given or format_duration(seconds)!r}"
+        if ceiling < MIN_INTERVAL:
+            return (f"{got}, but {why}: no interval fits, the engines sample at most every "
+                    f"{format_duration(MIN_INTERVAL)} (leave it out)")
+        if MIN_INTERVAL <= seconds <= ceiling:
+            return None
+        return f"must be from {format_duration(MIN_INTERVAL)} to {format_duration(ceiling)}, {got}" + (
+            f" ({why})" if why else "")
 
     @property
     def writes(self) -> bool:

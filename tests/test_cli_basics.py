@@ -63,6 +63,24 @@ def test_numbers_in_digits_other_than_0_to_9_are_refused_in_one_line(labtui_home
     assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written
 
 
+@pytest.mark.parametrize("interval, says", [
+    ("1000h", "--interval: must be from 100ms to 200ms, got '1000h' (step 'Read 64K random' lasts 200ms)"),
+    ("0.3s", "--interval: must be from 100ms to 200ms, got '0.3s' (step 'Read 64K random' lasts 200ms)"),
+    ("50ms", "--interval: must be from 100ms to 200ms, got '50ms'"),
+    ("1us", "--interval: unknown duration unit 'us'"),
+])
+def test_an_interval_no_engine_samples_at_or_longer_than_a_step_is_refused(labtui_home, tmp_path, interval, says):
+    # 1000h was taken (fio's --status-interval=1000h never reports), and so were intervals past a
+    # step's end; under 100 ms the native engine quietly sampled at 100 ms.
+    target = tmp_path / "target"
+    target.mkdir()
+    out = run("run", "-t", str(target), "--duration", "0.2s", "--file-size", "1M", "--yes", "--interval", interval)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith(f"labtui: error: {says}")
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written
+
+
 def test_bad_option_is_exit_2(labtui_home):
     out = run("history", "--limit", "x")
     assert out.returncode == 2 and out.stderr.count("\n") == 1

@@ -376,3 +376,26 @@ def test_result_ids_sort_by_start_time_and_run_seconds():
                        host=HostInfo(), target=TargetInfo(path="/"), engine=EngineInfo(name="native"),
                        profile=Profile(name="p"))
     assert result.seconds == 90.5
+
+
+def test_a_live_sample_interval_is_100ms_to_an_hour_and_at_most_the_shortest_step():
+    io = Step("Read", duration=5.0)
+    profile = Profile("p", steps=(io, replace(io, name="Short", duration=2.0)))
+    assert profile.interval_problem(0.1) is None and profile.interval_problem(2.0) is None
+    assert profile.interval_problem(2.5, "2.5s") == "must be from 100ms to 2s, got '2.5s' (step 'Short' lasts 2s)"
+    assert profile.interval_problem(0.05) == "must be from 100ms to 2s, got '50ms' (step 'Short' lasts 2s)"
+    steady = Profile("p", steps=(replace(io, steady_state="iops:20%"),))
+    assert profile_problem_why(steady, 9.0) == "step 'Read' has rounds of 5s"
+    # A command's length is unknown: its time limit bounds it, and an hour bounds everything.
+    command = Step("Unpack", kind="command", command="true", timeout=60.0)
+    assert profile_problem_why(Profile("c", steps=(command,)), 61.0) == "step 'Unpack' may take at most 1m"
+    assert Profile("c", steps=(replace(command, timeout=86400.0),)).interval_problem(7200.0) == \
+        "must be from 100ms to 1h, got '2h'"
+    tiny = Profile("t", steps=(replace(io, duration=0.05),))
+    assert "no interval fits" in tiny.interval_problem(0.05, "50ms")
+
+
+def profile_problem_why(profile: Profile, seconds: float) -> str:
+    problem = profile.interval_problem(seconds)
+    assert problem is not None
+    return problem.rsplit(" (", 1)[1].rstrip(")")

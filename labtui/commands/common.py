@@ -83,6 +83,21 @@ def decimal_number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number, got {shown!r}") from None
 
 
+def interval_given(text: str | None, profile: Profile) -> float | None:
+    """--interval's seconds, or None where it was left out (the engines' default, 1 s, whatever the
+    steps last); given, within what every engine samples at and `profile`'s steps last (ValidationError)."""
+    from labtui.errors import ValidationError
+    from labtui.units import parse_duration
+
+    if text is None:
+        return None
+    seconds = parse_duration(given(text, "--interval", "a duration such as 500ms"), field="--interval")
+    problem = profile.interval_problem(seconds, text.strip())
+    if problem is not None:
+        raise ValidationError(problem, "--interval")
+    return seconds
+
+
 def tags_given(values: Sequence[str]) -> tuple[str, ...]:
     """The --tag values as tags: each one or several, comma-separated as the TUI takes them (`--tag a,b`
     saved one tag "a,b" that the TUI's tag field then split in two); an empty one, or one holding a

@@ -65,11 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser, *, run: bool) -> None:
 
 def run_request(args: argparse.Namespace, store: Store, load_profile: LoadProfile) -> tuple[list[Host], Request]:
     """The hosts, and the run request for each (the profile, with -p's overrides, travels in it)."""
-    from labtui.commands.common import given, tags_given
+    from labtui.commands.common import given, interval_given, tags_given
     from labtui.errors import LabtuiError
     from labtui.fleet.requests import run_request as request_for, targets
     from labtui.params import parse_assignments
-    from labtui.units import parse_duration
 
     if args.destroy_data:
         raise LabtuiError("--destroy-data cannot be used with --hosts: raw devices are run on one host at a time")
@@ -79,7 +78,7 @@ def run_request(args: argparse.Namespace, store: Store, load_profile: LoadProfil
     profile = load_profile(store, args)
     return hosts, request_for(hosts, profile, target=target, engine=args.engine, tags=tags_given(args.tag),
                               params=parse_assignments(args.param),
-                              interval=parse_duration(args.interval, field="--interval"), keep_file=args.keep_file)
+                              interval=interval_given(args.interval, profile), keep_file=args.keep_file)
 
 
 def check_request(args: argparse.Namespace) -> tuple[list[Host], Request]:
@@ -132,12 +131,12 @@ def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store,
     """The fio client fleet for `-e fio` on fio_server hosts; refused up front where fio --client cannot run it."""
     import shutil
 
-    from labtui.commands.common import given, tags_given
+    from labtui.commands.common import given, interval_given, tags_given
     from labtui.errors import LabtuiError
     from labtui.fleet.fio_client import SECURITY, FioClientFleet, refusal
     from labtui.fleet.requests import targets
+    from labtui.model import DEFAULT_INTERVAL
     from labtui.params import parse_assignments
-    from labtui.units import parse_duration
 
     if args.destroy_data:
         raise LabtuiError("--destroy-data cannot be used with --hosts: raw devices are run on one host at a time")
@@ -146,6 +145,7 @@ def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store,
     why = refusal(profile, where)
     if why is not None:
         raise LabtuiError(why)
+    interval = interval_given(args.interval, profile)
     fio = store.read_settings().settings.engines.fio_path
     program = str(fio) if fio else shutil.which("fio")
     if program is None:
@@ -154,7 +154,7 @@ def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store,
     display.say(f"labtui: fio --client on {', '.join(h.fio_where() for h in hosts)}: {SECURITY}", "yellow")
     return FioClientFleet(hosts, profile, where, store, fio=program, one_at_a_time=args.one_at_a_time,
                           tags=tags_given(args.tag), params=parse_assignments(args.param),
-                          interval=parse_duration(args.interval, field="--interval"), keep_file=args.keep_file,
+                          interval=interval if interval is not None else DEFAULT_INTERVAL, keep_file=args.keep_file,
                           on_change=display.changed, on_event=display.event)
 
 

@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--file-size", help="override the test file size (e.g. 256M)")
     parser.add_argument("--repeat", type=whole_number, help="run every step this many times")
     parser.add_argument("--keep-file", action="store_true", help="keep the test file after the run")
-    parser.add_argument("--interval", default="1s", help="live sample interval (default 1s)")
+    parser.add_argument("--interval", help="live sample interval, from 100ms to 1h and at most the shortest step "
+                        "(default 1s)")
     parser.add_argument("--destroy-data", metavar="/dev/NAME",
                         help="allow write steps on this raw block device (must name the target device)")
     from labtui.commands.fleet import add_arguments as fleet_arguments
@@ -61,13 +62,13 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from labtui.analysis import steady
-    from labtui.commands.common import open_store, tags_given
+    from labtui.commands.common import interval_given, open_store, tags_given
     from labtui.commands.progress import confirm, execute
     from labtui.commands.stops import Stops
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode
+    from labtui.model import DEFAULT_INTERVAL
     from labtui.params import parse_assignments
-    from labtui.units import parse_duration
 
     if args.hosts and args.all_volumes:
         from labtui.errors import ValidationError
@@ -91,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if args.target is None and not args.all_volumes:
         args.target = "."
     profile = load_profile(store, args)
+    interval = interval_given(args.interval, profile)
     if args.all_volumes and args.destroy_data:
         from labtui.errors import ValidationError
 
@@ -99,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         engine=args.engine,
         tags=tags_given(args.tag),
         keep_file=args.keep_file,
-        interval=parse_duration(args.interval, field="--interval"),
+        interval=interval if interval is not None else DEFAULT_INTERVAL,
         destroy_data=args.destroy_data,
         params=parse_assignments(args.param),
         judge=steady.judge,

@@ -36,7 +36,7 @@ def over_ssh(hosts: Sequence[Host]) -> None:
 
 
 def run_request(hosts: Sequence[Host], profile: Profile, *, target: str | None = None, engine: str = "native",
-                tags: Sequence[str] = (), params: dict[str, str] | None = None, interval: float = 1.0,
+                tags: Sequence[str] = (), params: dict[str, str] | None = None, interval: float | None = None,
                 keep_file: bool = False) -> Request:
     over_ssh(hosts)
     where = targets(hosts, target)

@@ -33,7 +33,9 @@ Agent -> local, in order:
 
 Local -> agent:
     {"type": "run", "profile": "<profile TOML text>", "target", "engine", "tags": [...],
-     "params": {...}, "interval": 1.0, "keep_file": false}
+     "params": {...}, "interval": 1.0 | null, "keep_file": false}
+        "interval": the live sample interval asked for (seconds), null for the default (1 s); one
+        given is checked as --interval is (100 ms to 1 h, at most the shortest step)
     {"type": "check", "target", "profile", "engine", "tolerance", "repeat", "confirm",
      "fail_on": [...], "duration", "file_size", "params": [...]}
     {"type": "start", "delay": 0.8}      start after this many seconds (the hosts' shared instant)
