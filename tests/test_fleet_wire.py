@@ -188,3 +188,35 @@ def test_a_host_cut_off_mid_run_ends_its_live_view_with_its_partial_result(tmp_p
     assert step.result is beta.result.steps[-1] and step.result.latency.mean == pytest.approx(0.2)
     assert "cut off mid-step" in step.result.error
     assert [s.status for s in beta.result.steps] == (["completed", "aborted"] if finished_first else ["aborted"])
+
+
+@pytest.mark.parametrize("interval, says", [
+    ("1s", "interval: must be a number of seconds or null, got '1s'"),
+    (-1, "interval: a duration cannot be negative: '-1'"),
+    (float("nan"), "interval: nan is not a finite duration"),
+    (0, "interval: a duration must be greater than zero"),
+    (10**50, "interval: that number is far longer than a year"),
+    (1e9, "interval: '1000000000.0' is longer than a year"),
+    (7200, "interval: must be from 100ms to 1s, got '2h' (step 'Read' lasts 1s)"),
+    (0.05, "interval: must be from 100ms to 1s, got '50ms'"),
+])
+def test_an_agent_refuses_a_run_request_with_a_bad_interval_over_its_protocol(tmp_path, labtui_home, interval, says):
+    # float(request.get("interval") or 1.0) ran -1 and 7200 (after "ready") and died on "1s" with no report.
+    import subprocess
+
+    from conftest import labtui_cmd
+    from labtui.model import Profile, Step
+    from labtui.results.profile_file import profile_to_text
+
+    target = tmp_path / "target"
+    target.mkdir()
+    profile = Profile("p", file_size=1024**2, steps=(Step("Read", duration=1.0, warmup=0.0),))
+    request = {"type": "run", "profile": profile_to_text(profile), "target": str(target), "engine": "native",
+               "tags": [], "params": {}, "interval": interval, "keep_file": False}
+    done = subprocess.run(labtui_cmd("agent"), input=json.dumps(request) + "\n", capture_output=True, text=True,
+                          timeout=60)
+    messages = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [m["type"] for m in messages] == ["hello", "refused", "bye"], done.stdout + done.stderr
+    assert messages[1]["reason"].startswith(says) and "\n" not in messages[1]["reason"]
+    assert messages[2]["exit_code"] == 2 and done.returncode == 2 and "Traceback" not in done.stderr
+    assert list(target.iterdir()) == [] and not (labtui_home / "results").exists()

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from labtui.commands.stops import Stops
     from labtui.engine.runner import Runner
     from labtui.fleet.channel import Channel
-    from labtui.model import RunResult
+    from labtui.model import Profile, RunResult
 
 HELP = "the far end of run/check --hosts (labtui starts it over ssh; it speaks JSON lines)"
 
@@ -83,7 +83,7 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
         engine=str(request.get("engine") or "native"),
         tags=tuple(str(t) for t in request.get("tags") or ()),
         keep_file=bool(request.get("keep_file")),
-        interval=float(request.get("interval") or 1.0),
+        interval=_interval(request.get("interval"), profile),
         params={str(k): str(v) for k, v in (request.get("params") or {}).items()},
         judge=steady.judge,
     )
@@ -94,6 +94,24 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
     if result is None:
         return ExitCode.FAILED
     return ExitCode.OK if result.status == "completed" and runner.save_error is None else ExitCode.FAILED
+
+
+def _interval(value: object, profile: Profile) -> float:
+    """A run request's "interval": null for the default (1 s); else seconds, checked as --interval is
+    (ValidationError, which the agent reports as its refusal, not a traceback)."""
+    from labtui.errors import ValidationError
+    from labtui.model import DEFAULT_INTERVAL
+    from labtui.units import parse_duration
+
+    if value is None:
+        return DEFAULT_INTERVAL
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError(f"must be a number of seconds or null, got {value!r:.60}", "interval")
+    seconds = parse_duration(value, field="interval")  # NaN, infinite, negative, zero, past a year
+    problem = profile.interval_problem(seconds)
+    if problem is not None:
+        raise ValidationError(problem, "interval")
+    return seconds
 
 
 def _check(request: dict[str, Any], channel: Channel) -> int:
