@@ -30,6 +30,7 @@ from labtui.fleet import wire
 from labtui.fleet.channel import Channel
 from labtui.model import SCHEMA, Sample, SteadyRule
 from labtui.results.result_file import result_to_toml
+from labtui.results.store import Store
 
 
 def _events():
@@ -188,6 +189,33 @@ def test_a_host_cut_off_mid_run_ends_its_live_view_with_its_partial_result(tmp_p
     assert step.result is beta.result.steps[-1] and step.result.latency.mean == pytest.approx(0.2)
     assert "cut off mid-step" in step.result.error
     assert [s.status for s in beta.result.steps] == (["completed", "aborted"] if finished_first else ["aborted"])
+
+
+def test_a_host_whose_check_was_stopped_between_its_passes_ends_aborted_not_completed(tmp_path):
+    # Its first pass completed and the check reported itself aborted: the state said "completed"
+    # (--json "status", the progress line) while its outcome said "aborted".
+    from labtui.commands.fleet import _host_json
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.session import Fleet
+
+    result = make_result()
+    fleet = Fleet([Host("beta", "beta")], lambda _host: {}, Store(tmp_path))
+    beta = fleet.runs[0]
+    summary = ("ABORTED: the check was stopped by SIGTERM before its second pass: no verdict, a check cut short "
+               f"decides nothing; its runs are saved: {result.id} (completed)")
+    arrived = [
+        wire.event_to_wire(RunStarted(result.id, result.profile, result.target, result.engine, 2, 24.8)),
+        wire.finished_message(result_to_toml(result), f"/srv/{result.id}.toml", None),
+        {"type": "check_report", "report": {"passed": False, "outcome": "aborted", "summary": summary,
+                                            "stopped_by": "SIGTERM", "run_status": "completed"}},
+        {"type": "bye", "exit_code": 1},
+    ]
+    for message in arrived:  # as they came over the wire
+        fleet._handle(beta, wire.loads(wire.dumps(message)))
+    assert (beta.state, beta.outcome, beta.state_text()) == ("aborted", "aborted", "aborted")
+    assert beta.reason == f"beta: {summary}"
+    shown = _host_json(beta, None)
+    assert (shown["status"], shown["outcome"]) == ("aborted", "aborted") and shown["result"]["id"] == result.id
 
 
 @pytest.mark.parametrize("interval, says", [

@@ -382,6 +382,11 @@ class Fleet:
             else:
                 why = f"{unfinished.status}: {unfinished.error or 'see the result'}"
             self._end(host_run, state, f"{host_run.name}: {why}")
+        elif (host_run.check_report or {}).get("outcome") == ABORTED:
+            # A check stopped between its passes: every run it made is complete, and it decided
+            # nothing. Aborted, as `labtui check` here reports such a check, never "completed".
+            summary = (host_run.check_report or {}).get("summary") or "the check was stopped"
+            self._end(host_run, ABORTED, f"{host_run.name}: {printable(str(summary))}")
         elif host_run.save_errors:
             self._end(host_run, FAILED, f"{host_run.name}: {'; '.join(host_run.save_errors)}")
         else:
