@@ -4,8 +4,10 @@ tests catch a command in its report, after every run has ended, whatever the mac
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -83,3 +85,20 @@ def signalled_at(command: list[str], marker: str, signum: int) -> tuple[int, str
         if proc.poll() is None:
             proc.kill()
     return proc.returncode, out, "".join(err) + rest
+
+
+def signalled(proc: subprocess.Popen, until: Callable[[], None], signum: int = signal.SIGTERM, *,
+              times: int = 1) -> int:
+    """Once `until()` returns, send `signum` to `proc` `times` times, 0.3 s apart, and wait 10 s for
+    it to end: its exit code (it is killed if it did not end, or `until` failed)."""
+    try:
+        until()
+        for n in range(times):
+            if n:
+                time.sleep(0.3)
+            proc.send_signal(signum)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode

@@ -12,6 +12,7 @@ import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
+from full_pipe import signalled
 from labtui.engine.archive import BATCH_BYTES, ArchivePlan, plan_archive
 from labtui.errors import LabtuiError
 
@@ -90,18 +91,15 @@ def test_an_interrupted_run_leaves_nothing_behind(work, signum):
     out = work / "big.zpaq"
     proc = subprocess.Popen(labtui_cmd("make-archive", "--size", "2G", "--files", "2", str(out)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+
+    def writing() -> None:
         deadline = time.monotonic() + 20
         while not list(work.glob(".labtui-make-archive-*/labtui-test-data/*")) and time.monotonic() < deadline:
             assert proc.poll() is None, proc.stderr.read()
             time.sleep(0.02)
         time.sleep(0.2)
-        proc.send_signal(signum)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 130 and "interrupted" in proc.stderr.read()
+
+    assert signalled(proc, writing, signum) == 130 and "interrupted" in proc.stderr.read()
     assert list(work.iterdir()) == []
 
 

@@ -11,6 +11,7 @@ import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
+from full_pipe import signalled
 from labtui.engine.base import engine_names
 
 
@@ -126,18 +127,14 @@ def test_a_second_signal_after_the_run_ended_ends_labtui_at_once(disk_dir, labtu
                    "--yes", "--json", *tags),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
-    try:
+
+    def saved() -> None:
         deadline = time.monotonic() + 60
         while not list((labtui_home / "results").glob("*.toml")) and time.monotonic() < deadline:
             assert proc.poll() is None
             time.sleep(0.05)
         time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=10)  # the pipe is never read: only the second signal can end it
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == -signal.SIGTERM
+
+    # The pipe is never read: only the second signal can end it.
+    assert signalled(proc, saved, times=2) == -signal.SIGTERM
     assert not list(target.iterdir())

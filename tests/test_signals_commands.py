@@ -16,14 +16,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conftest import labtui_cmd
-from full_pipe import full_pipe, signalled_at, signalled_while_reporting, wait_blocked_writing
+from full_pipe import full_pipe, signalled, signalled_at, signalled_while_reporting, wait_blocked_writing
 from labtui.results.store import Store
 from synthetic import READ, WRITE, run_result
 
@@ -196,13 +195,7 @@ def test_a_second_signal_while_a_check_reports_ends_it_at_once(disk_dir, labtui_
     proc = subprocess.Popen(check, stdin=subprocess.DEVNULL, stdout=write, stderr=subprocess.DEVNULL)
     os.close(write)
     try:
-        wait_blocked_writing(proc)
-        proc.send_signal(signal.SIGTERM)
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=10)  # the pipe is never read: only the second signal can end it
+        code = signalled(proc, lambda: wait_blocked_writing(proc), times=2)
     finally:
-        if proc.poll() is None:
-            proc.kill()
         os.close(read)
-    assert proc.returncode == -signal.SIGTERM
+    assert code == -signal.SIGTERM
