@@ -96,6 +96,17 @@ def parse_count(value: str | int, *, field: str = "") -> int:
     return int(value)
 
 
+def parse_decimal(value: str, *, field: str = "") -> float:
+    """A number such as "5" or "2.5" typed as text, in ASCII digits (float() alone reads "５" as 5);
+    ValidationError otherwise. Its range is the caller's rule."""
+    if foreign_digits(value):
+        raise ValidationError(f"must be a number in digits 0-9, got {_shown(value)!r}", field)
+    try:
+        return float(value)
+    except ValueError:
+        raise ValidationError(f"must be a number, got {_shown(value)!r}", field) from None
+
+
 def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -> int:
     """Return the number of bytes in `value` ("64K", "64KiB", "1M", "20G", 4096 ...)."""
     parsed = _number_and_unit(value, "size", "4096, 64K, 1MiB, 20G", field)

@@ -13,6 +13,7 @@ from labtui.units import (
     human_duration,
     human_size,
     parse_count,
+    parse_decimal,
     parse_duration,
     parse_size,
 )
@@ -192,6 +193,18 @@ def test_parse_count_rejects(value, reason):
     with pytest.raises(ValidationError) as info:
         parse_count(value, field="--repeat")
     assert reason in str(info.value) and info.value.field == "--repeat"
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("５", "--tolerance: must be a number in digits 0-9, got '５'"),
+    ("five", "--tolerance: must be a number, got 'five'"),
+    ("9" * 80 + "x", f"--tolerance: must be a number, got '{'9' * 57}...'"),
+])
+def test_parse_decimal_takes_ascii_numbers_and_shows_a_long_refusal_cut(value, reason):
+    assert parse_decimal(" 2.5 ") == 2.5
+    with pytest.raises(ValidationError) as info:
+        parse_decimal(value, field="--tolerance")
+    assert str(info.value) == reason
 
 
 def test_parse_duration_zero_when_allowed():

@@ -72,15 +72,13 @@ def decimal_number(text: str) -> float:
     """An argparse type: a number such as 5 or 2.5, in ASCII digits (float() alone reads "５" as 5)."""
     import argparse
 
-    from labtui.units import foreign_digits
+    from labtui.errors import ValidationError
+    from labtui.units import parse_decimal
 
-    shown = text if len(text) <= 60 else text[:57] + "..."
-    if foreign_digits(text):
-        raise argparse.ArgumentTypeError(f"must be a number in digits 0-9, got {shown!r}")
     try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {shown!r}") from None
+        return parse_decimal(text)
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def interval_given(text: str | None, profile: Profile) -> float | None:
