@@ -187,6 +187,19 @@ def test_history_marks_the_figures_of_a_step_that_did_not_complete(labtui_home, 
     assert not any("aborted" in line for line in figures[2:]), table
 
 
+def test_show_of_a_run_stopped_in_its_first_step_has_no_empty_statistics_table(labtui_home, capsys):
+    done = make_result("20240501-103005-aaaa")
+    stopped = replace(done, id="20240501-113005-bbbb", status="aborted", error="stopped by SIGINT",
+                      steps=(replace(done.steps[0], status="aborted"),))
+    Store().save_result(stopped)
+    Store().save_result(done)
+    code, out, _ = cli(capsys, "show", stopped.id)
+    assert code == 0 and "statistics: none, no step finished" in out
+    assert "confidence intervals" not in out and "steadiness" not in out
+    code, out, _ = cli(capsys, "show", done.id)
+    assert code == 0 and "confidence intervals" in out and "statistics: none" not in out
+
+
 @pytest.mark.parametrize("columns", ["80", "120"])
 def test_history_tells_engines_and_tags_apart_at_any_width(labtui_home, capsys, monkeypatch, columns):
     monkeypatch.setenv("COLUMNS", columns)

@@ -34,7 +34,11 @@ def run(args: argparse.Namespace) -> int:
     out = stdout()
     out.print(context_table(result))
     out.print(result_steps_table(result))
-    out.print(statistics_table(summarize(result)))
+    statistics = statistics_table(summarize(result))
+    if statistics.row_count:
+        out.print(statistics)
+    else:  # only finished steps are summarized: an empty table under its heading would say nothing
+        out.print("statistics: none, no step finished", style="dim", highlight=False)
     limits = bottleneck_renderable(result)
     if limits is not None:
         out.print(limits, highlight=False, soft_wrap=False)
