@@ -230,21 +230,54 @@ def test_a_host_whose_check_was_stopped_between_its_passes_ends_aborted_not_comp
 ])
 def test_an_agent_refuses_a_run_request_with_a_bad_interval_over_its_protocol(tmp_path, labtui_home, interval, says):
     # float(request.get("interval") or 1.0) ran -1 and 7200 (after "ready") and died on "1s" with no report.
-    import subprocess
+    target = tmp_path / "target"
+    target.mkdir()
+    assert _refusal(_request("run", target) | {"interval": interval}, target, labtui_home).startswith(says)
 
-    from conftest import labtui_cmd
+
+@pytest.mark.parametrize("changes, says", [
+    ({"params": ["size=1G"]}, "run request: params must be a table of NAME: VALUE texts"),
+    ({"tags": "nightly"}, "run request: tags must be a list of texts, got 'nightly'"),
+    ({"keep_file": "no"}, "run request: keep_file must be true or false, got 'no'"),
+    ({"type": "check", "confirm": "two"}, "check request: confirm must be a count, got 'two'"),
+    ({"type": "check", "tolerance": "5"}, "check request: tolerance must be a percentage, got '5'"),
+    ({"type": "check", "repeat": True}, "check request: repeat must be a count, got True"),
+    ({"type": "check", "fail_on": "p99"}, "check request: fail_on must be a list of texts, got 'p99'"),
+    ({"type": "check", "params": {"size": "1G"}}, "check request: params must be a list of texts"),
+])
+def test_an_agent_refuses_a_request_whose_fields_have_the_wrong_type(tmp_path, labtui_home, changes, says):
+    # They went on into the run or the check: params as a list died in .items() with a traceback and no
+    # report, a tolerance of "5" in the check's comparisons, "p99" as fail_on became ["p", "9", "9"].
+    target = tmp_path / "target"
+    target.mkdir()
+    request = _request(changes.get("type", "run"), target) | changes
+    assert _refusal(request, target, labtui_home).startswith(says)
+
+
+def _request(kind: str, target) -> dict:
+    """A well-formed run request (a one-step profile) or check request, as the local side sends them."""
     from labtui.model import Profile, Step
     from labtui.results.profile_file import profile_to_text
 
-    target = tmp_path / "target"
-    target.mkdir()
+    if kind == "check":
+        return {"type": "check", "target": str(target), "profile": None, "engine": None, "tolerance": None,
+                "repeat": None, "confirm": 0, "fail_on": [], "duration": None, "file_size": None, "params": []}
     profile = Profile("p", file_size=1024**2, steps=(Step("Read", duration=1.0, warmup=0.0),))
-    request = {"type": "run", "profile": profile_to_text(profile), "target": str(target), "engine": "native",
-               "tags": [], "params": {}, "interval": interval, "keep_file": False}
+    return {"type": "run", "profile": profile_to_text(profile), "target": str(target), "engine": "native",
+            "tags": [], "params": {}, "interval": None, "keep_file": False}
+
+
+def _refusal(request, target, labtui_home) -> str:
+    """What the real agent says to `request` on its stdin: refused in one line, exit 2, nothing written."""
+    import subprocess
+
+    from conftest import labtui_cmd
+
     done = subprocess.run(labtui_cmd("agent"), input=json.dumps(request) + "\n", capture_output=True, text=True,
                           timeout=60)
     messages = [json.loads(line) for line in done.stdout.splitlines()]
     assert [m["type"] for m in messages] == ["hello", "refused", "bye"], done.stdout + done.stderr
-    assert messages[1]["reason"].startswith(says) and "\n" not in messages[1]["reason"]
+    assert "\n" not in messages[1]["reason"]
     assert messages[2]["exit_code"] == 2 and done.returncode == 2 and "Traceback" not in done.stderr
     assert list(target.iterdir()) == [] and not (labtui_home / "results").exists()
+    return messages[1]["reason"]

@@ -79,12 +79,15 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
         raise LabtuiError("a run request needs a profile and a target")
     profile = parse_profile_text(profile_text, "the profile sent", origin="fleet")
     store = open_store()
+    params = _field(request, "params", dict, "a table of NAME: VALUE texts") or {}
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in params.items()):
+        raise LabtuiError(f"run request: params must be a table of NAME: VALUE texts, got {params!r:.60}")
     options = RunOptions(
-        engine=str(request.get("engine") or "native"),
-        tags=tuple(str(t) for t in request.get("tags") or ()),
-        keep_file=bool(request.get("keep_file")),
+        engine=_field(request, "engine", str, "an engine's name") or "native",
+        tags=_texts(request, "tags"),
+        keep_file=bool(_field(request, "keep_file", bool, "true or false")),
         interval=_interval(request.get("interval"), profile),
-        params={str(k): str(v) for k, v in (request.get("params") or {}).items()},
+        params=params,
         judge=steady.judge,
     )
     runner = Runner(profile, target, store, options)
@@ -94,6 +97,27 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
     if result is None:
         return ExitCode.FAILED
     return ExitCode.OK if result.status == "completed" and runner.save_error is None else ExitCode.FAILED
+
+
+def _field(request: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    """`request[key]` if it is a `kind` (None where it is left out or null); else the request is
+    refused in one line (as a mistyped option would be), not an internal error further in."""
+    from labtui.errors import LabtuiError
+
+    value = request.get(key)
+    # bool is an int to isinstance: a count or a percentage given as true is a mistake.
+    if value is None or (isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
+        return value
+    raise LabtuiError(f"{request.get('type')} request: {key} must be {what}, got {value!r:.60}")
+
+
+def _texts(request: dict[str, Any], key: str) -> tuple[str, ...]:
+    from labtui.errors import LabtuiError
+
+    values = _field(request, key, list, "a list of texts") or []
+    if not all(isinstance(v, str) for v in values):
+        raise LabtuiError(f"{request.get('type')} request: {key} must be a list of texts, got {values!r:.60}")
+    return tuple(values)
 
 
 def _interval(value: object, profile: Profile) -> float:
@@ -124,15 +148,16 @@ def _check(request: dict[str, Any], channel: Channel) -> int:
     from labtui.commands.stops import Stops
 
     def text(key: str) -> str | None:
-        value = request.get(key)
-        return None if value is None else str(value)
+        return _field(request, key, str, "a text")
 
+    tolerance = _field(request, "tolerance", (int, float), "a percentage")
+    confirm = _field(request, "confirm", int, "a count")
     args = argparse.Namespace(
         baseline=None, profile=text("profile"), target=text("target"), engine=text("engine"),
-        tolerance=request.get("tolerance"), repeat=request.get("repeat"),
-        confirm=int(request.get("confirm", check.DEFAULT_CONFIRM)),
-        fail_on=[str(x) for x in request.get("fail_on") or ()], duration=text("duration"),
-        file_size=text("file_size"), param=[str(x) for x in request.get("params") or ()],
+        tolerance=float(tolerance) if tolerance is not None else None, repeat=_field(request, "repeat", int, "a count"),
+        confirm=check.DEFAULT_CONFIRM if confirm is None else confirm,
+        fail_on=list(_texts(request, "fail_on")), duration=text("duration"),
+        file_size=text("file_size"), param=list(_texts(request, "params")),
         json=True, yes=True, destroy_data=None,
     )
     printed = io.StringIO()
