@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from labtui.engine import command as command_module
+from labtui.engine import command as command_module, subproc
 from labtui.engine.base import ENGINES
 from labtui.engine.command import CommandEngine, drop_page_cache, output_tail
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepStarted
@@ -260,6 +260,82 @@ def test_cancelling_stops_the_process_group_runs_cleanup_and_saves_an_aborted_st
     assert step.error == (f"stopped {step.wall_seconds:.1f} s into its command, with every process it started: "
                           "the time and the disk's figures are of that part")
     assert step.samples  # what the disk did until then is kept
+
+
+def test_a_cancel_while_the_commands_process_is_starting_kills_its_group_and_waits_for_nothing(tmp_path):
+    """A stop that lands while asyncio connects the new child's pipes (a signal that came as the run
+    began: the run's task first waits there). asyncio then killed the shell alone and waited for its
+    pipes, which the `sleep` it had started held: the stop waited for the whole command."""
+    tag = marker()  # the `sleep` runs 1000+ s: only a kill ends it
+    target = tmp_path / "t"
+    target.mkdir()
+    started = tmp_path / "sleep-pid"
+    profile = command_profile(f"sleep {tag} & echo $! > {started}; wait")
+    runner = Runner(profile, target, Store(tmp_path / "home"), RunOptions(interval=0.1))
+    events: list = []
+
+    async def go() -> tuple[bool, int]:
+        loop = asyncio.get_running_loop()
+        connect = loop.connect_read_pipe
+        consumer: asyncio.Task | None = None
+
+        async def stop_while_connecting(*args, **kwargs):
+            # The child is forked, its shell has started `sleep`; its stdout is not connected yet.
+            while not (started.exists() and started.read_text().strip()):
+                await asyncio.sleep(0.01)
+            assert consumer is not None
+            consumer.cancel()
+            (run,) = [t for t in asyncio.all_tasks() if t.get_name().startswith("labtui-run-")]
+            while not run.cancelling():  # the run's task has been told to stop
+                await asyncio.sleep(0)
+            return await connect(*args, **kwargs)
+
+        loop.connect_read_pipe = stop_while_connecting
+
+        async def consume():
+            async for event in runner.events():
+                events.append(event)
+
+        consumer = asyncio.create_task(consume())
+        await asyncio.wait({consumer}, timeout=20)  # a net for the defect, not a measure
+        waited = not consumer.done()
+        pid = int(started.read_text())
+        if waited:  # the stop waits for `sleep`: end it here, or the test would wait 1000+ s
+            psutil.Process(pid).kill()
+            await asyncio.wait({consumer})
+        return waited, pid
+
+    waited, pid = asyncio.run(go())
+    assert not waited, "the stop waited for the command's `sleep`, which holds its output pipe"
+    assert wait_gone(f"sleep {tag}") == []  # killed with its group by labtui, not by the test
+    result = runner.result
+    assert result.status == "aborted" and runner.saved_path.exists()
+    (step,) = result.steps
+    assert step.status == "aborted" and step.wall_seconds is None
+    assert step.error == "stopped as its command was starting, before any of it was timed"
+    assert not any(isinstance(e, RunFinished) for e in events)  # the consumer stopped listening
+
+
+def test_a_stop_asked_for_before_a_child_is_forked_starts_nothing(monkeypatch):
+    """The stop is already asked for when the start would fork (a signal's handler ran first): no
+    child is started only to be killed."""
+    forked: list = []
+    create = asyncio.create_subprocess_exec
+
+    async def recording(*args, **kwargs):
+        forked.append(args)
+        return await create(*args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", recording)
+
+    async def go() -> asyncio.Task:
+        task = asyncio.create_task(subproc.spawn(["/bin/sh", "-c", "exit 0"]))
+        asyncio.get_running_loop().call_soon(task.cancel)  # after the spawn's first step, before the fork's
+        await asyncio.wait({task})
+        return task
+
+    task = asyncio.run(go())
+    assert task.cancelled() and forked == []
 
 
 def test_a_cancel_during_the_cleanup_keeps_the_command_it_timed_whole(tmp_path):

@@ -81,6 +81,7 @@ class _Outcome:
     cpu_seconds: float | None = None
     warnings: list[str] = field(default_factory=list)
     made_scratch: bool = False  # only a scratch directory this step made is removed
+    starting: bool = False  # the command's process is being started (its setup is done)
 
     def fail(self, error: str, output: str = "") -> None:
         if self.status == "completed":
@@ -268,6 +269,7 @@ class CommandEngine(Engine):
         # after it stopped made the mean (their bytes over the shorter wall time) exceed the peak.
         sampler = DiskSampler(job.disk)
         began = sampler.read_at
+        outcome.starting = True
         try:
             proc = await subproc.spawn([SHELL, "-c", texts.command], cwd=str(texts.workdir), merge_output=True)
         except OSError as exc:
@@ -375,6 +377,8 @@ class CommandEngine(Engine):
 
 def _stopped_text(outcome: _Outcome) -> str:
     """An aborted command step's error: how far it got (the run's own error says what stopped it)."""
+    if outcome.wall_seconds is None and outcome.starting:
+        return "stopped as its command was starting, before any of it was timed"
     if outcome.wall_seconds is None:
         return "stopped before its command ran (in its setup)"
     return (f"stopped {outcome.wall_seconds:.1f} s into its command, with every process it started: the time "

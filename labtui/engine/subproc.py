@@ -74,14 +74,48 @@ async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool =
     kwargs: dict[str, Any] = {"start_new_session": True, "preexec_fn": die_with_parent()} if sys.platform != "win32" else {}
     # Everything the child starts inherits the token, whatever group or session it moves to.
     token = secrets.token_hex(8)
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=PIPE,
-                                                stderr=STDOUT if merge_output else PIPE, cwd=cwd,
-                                                env={**os.environ, TOKEN_ENV: token}, **kwargs)
+    caller = asyncio.current_task()
+
+    async def start() -> Process:
+        if caller is not None and caller.cancelling():
+            raise asyncio.CancelledError  # the stop came first: nothing is started
+        return await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=PIPE, stderr=STDOUT if merge_output else PIPE, cwd=cwd,
+            env={**os.environ, TOKEN_ENV: token}, **kwargs)
+
+    # The child exists once the fork is done, but asyncio hands it over only once its pipes are
+    # connected. Cancelled in between, asyncio kills the leader alone and then waits for its pipes
+    # to close: a stop waited the 20 s the `sleep` of `sh -c 'sleep 20'` held them. So the start is
+    # shielded from the caller's cancel, which then kills the child's whole group once it is handed over.
+    starting = asyncio.ensure_future(start())
+    try:
+        proc = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        await _abandon(starting, token)
+        raise
     proc.labtui_token = token  # type: ignore[attr-defined]
     watching = watcher.get()
     if watching is not None and sys.platform != "win32":
         watching.watch_group(proc.pid, token)
     return proc
+
+
+async def _abandon(starting: asyncio.Future[Process], token: str) -> None:
+    """A child whose caller was cancelled as it started: let the start end (its pipes connect, which
+    never waits for the child), then kill its whole group and what it started elsewhere, and close
+    its pipes. Nothing waits for it to exit: asyncio's child watcher reaps it."""
+    while not starting.done():
+        with contextlib.suppress(asyncio.CancelledError):  # a second stop: this one is on its way
+            await asyncio.shield(starting)
+    if starting.cancelled() or starting.exception() is not None:
+        return  # not started (the stop came before the fork), or it could not start: nothing to stop
+    proc = starting.result()
+    proc.labtui_token = token  # type: ignore[attr-defined]
+    _signal_group(proc, signal.SIGKILL)
+    _kill_helpers(proc)
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
 
 
 def _kill_helpers(proc: Process) -> None:
