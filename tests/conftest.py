@@ -25,14 +25,26 @@ TEXTUAL_ENV = ("TEXTUAL_ANIMATIONS", "TEXTUAL_COLOR_SYSTEM", "TEXTUAL_DIM_FACTOR
                "TEXTUAL_SMOOTH_SCROLL", "TEXTUAL_DEBUG", "TEXTUAL_DRIVER", "TEXTUAL_FPS", "TEXTUAL_PRESS")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_lock_dir(tmp_path_factory: pytest.TempPathFactory):
+    """A lock directory for what runs before a test's own (module-scoped fixtures that make baselines)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LABTUI_LOCK_DIR", str(tmp_path_factory.mktemp("session-locks")))
+        yield
+
+
 @pytest.fixture(autouse=True)
-def machine_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def machine_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     for name in MACHINE_ENV + TEXTUAL_ENV:
         monkeypatch.delenv(name, raising=False)
         # Importing readline (pdb, pytest's debugging plugin) sets COLUMNS and LINES in the C
         # environment behind os.environ's back, and subprocesses inherit that one.
         os.unsetenv(name)
     monkeypatch.setenv("TERM", "xterm-256color")
+    # Runs lock the disk they measure in a directory all share (/run/lock): the tests' runs, on one
+    # disk, in two workers (and other checkouts' suites), must not refuse one another. Each test
+    # has a lock directory of its own; its subprocesses inherit it.
+    monkeypatch.setenv("LABTUI_LOCK_DIR", str(tmp_path_factory.mktemp("locks")))
 
 
 @pytest.fixture(scope="module")

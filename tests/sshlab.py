@@ -182,7 +182,9 @@ class SshLab:
 
     def entry(self, host: LabHost, **extra) -> dict:
         labtui = f"{sys.executable} -m labtui"
-        env = {"LABTUI_HOME": str(host.home)} | extra.pop("env", {})
+        # A lock directory of its own: the lab's hosts are one machine, their targets on one disk,
+        # and each measures as a host of its own would.
+        env = {"LABTUI_HOME": str(host.home), "LABTUI_LOCK_DIR": str(host.home.parent / "locks")} | extra.pop("env", {})
         return {"name": host.name, "ssh": f"root@{host.address}", "port": host.port, "ssh_options": self.ssh_options(),
                 "target": str(host.target), "labtui": labtui, "env": env} | extra
 

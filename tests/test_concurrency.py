@@ -1,14 +1,18 @@
-"""Two labtui processes saving results at once lose nothing."""
+"""Two labtui processes saving results at once lose nothing.
+
+Two runs measuring one disk at once are refused (test_target_lock.py): these two measure as if on
+two disks, each with a lock directory of its own, to save at the same moment."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 from conftest import labtui_cmd
 
 
-def test_two_runs_saving_concurrently_both_land(disk_dir, labtui_home):
+def test_two_runs_saving_concurrently_both_land(disk_dir, labtui_home, tmp_path):
     procs = []
     for n in (1, 2):
         target = disk_dir / f"conc{n}"
@@ -17,6 +21,7 @@ def test_two_runs_saving_concurrently_both_land(disk_dir, labtui_home):
             labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "1s", "--file-size", "32M",
                        "--yes", "--json", "--tag", f"proc{n}"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=os.environ | {"LABTUI_LOCK_DIR": str(tmp_path / f"locks{n}")},
         ))
     ids = []
     for proc in procs:

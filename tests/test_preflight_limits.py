@@ -80,6 +80,7 @@ def test_events_other_programs_hold_count_against_the_pool(tmp_path, disk_dir, a
     runner = Runner(profile(16, 1024, "off"), disk_dir, Store(tmp_path / "h"),
                     RunOptions(engine_settings=EngineSettings(native_backend="aio")))
     runner.preflight()  # 16,384 of 65,408 free
+    runner.close()  # it will not run: the disk is free for the next (a run holds it from its preflight)
     aio_pool.write_text("60000\n")
     again = Runner(profile(16, 1024, "off"), disk_dir / "aio-shared", Store(tmp_path / "h"),
                    RunOptions(engine_settings=EngineSettings(native_backend="aio")))

@@ -49,6 +49,14 @@ async def start_measuring(pilot, screen: RunScreen) -> None:
     await wait_for(pilot, lambda: measured(screen) >= 1, timeout=30, what="measuring")
 
 
+async def refused_start(pilot) -> str:
+    """Start the run (s); the refusal the screen shows instead."""
+    app = pilot.app
+    await pilot.press("s")
+    return await wait_for(pilot, lambda: "Not started" in widget_text(app, "#run-message")
+                          and widget_text(app, "#run-message"), what="the refusal")
+
+
 def measured(screen: RunScreen) -> int:
     step = screen.live.current if screen.live else None
     return sum(1 for s in step.buffer.samples if s.t > 0) if step else 0
@@ -208,12 +216,38 @@ async def test_a_refused_preflight_is_a_message_and_nothing_is_written(labtui_ho
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot)
-        await pilot.press("s")
-        message = await wait_for(pilot, lambda: "Not started" in widget_text(app, "#run-message")
-                                 and widget_text(app, "#run-message"), what="the refusal")
+        message = await refused_start(pilot)
         assert f"{not_a_directory} exists and is a file" in message and "Nothing was written" in message
         assert screen.state == "idle" and not app.run_active
     assert Store(labtui_home).result_files() == []
+
+
+async def test_a_run_on_a_disk_another_run_measures_is_refused_with_its_one_line(labtui_home, target):
+    """The CLI's refusal, word for word: another labtui process holds the disk's lock."""
+    import subprocess
+    import sys
+
+    from labtui.engine import target_lock
+
+    prepare(labtui_home, target)
+    hold = ("import sys\nfrom labtui.engine import target_lock\nlock, _ = target_lock.hold(sys.argv[1])\n"
+            "print('held', flush=True)\nsys.stdin.read()\n")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(target)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(target_lock.TargetBusy) as refused:
+            target_lock.hold(target)
+        app = make_app(labtui_home)
+        async with app.run_test(size=(200, 24)) as pilot:
+            screen = await open_run(pilot)
+            message = await refused_start(pilot)
+            assert message == f"Not started: {refused.value}\nNothing was written."
+            assert f"pid {holder.pid}" in message and screen.state == "idle" and not app.run_active
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    assert Store(labtui_home).result_files() == [] and list(target.iterdir()) == []
 
 
 async def test_without_a_target_the_screen_says_where_to_choose_one(labtui_home):

@@ -128,6 +128,7 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm
     from labtui.commands.stops import Stops
+    from labtui.engine import target_lock
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode, ValidationError
     from labtui.model import MAX_REPEAT
@@ -159,76 +160,83 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     # A profile of command steps only ran no I/O engine (its result says "command"): any will do.
     engine = args.engine or (baseline.engine.name if baseline.profile.needs_test_file else "native")
     params = {**baseline.params, **parse_assignments(args.param)}
-    options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params,
-                         judge=steady.judge)
-    runner = Runner(profile, target, store, options)
-    plan = runner.preflight()
-    err = stderr()
-    err.print(f"labtui check: {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
-              f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}, {base_runs} run"
-              f"{'s' if base_runs != 1 else ''} per step; re-running {repeat} time{'s' if repeat != 1 else ''} on "
-              f"{plan.directory} with {engine}, tolerance ±{pct:g} %")
-    if base_runs < baselines.RECOMMENDED_RUNS:
-        err.print(f"labtui check: the baseline has {base_runs} run{'s' if base_runs != 1 else ''} per step: its own "
-                  f"noise is unknown and a check can only see large regressions; `labtui baseline {baseline.id} "
-                  f"--more {baselines.RECOMMENDED_RUNS - base_runs}` adds runs")
-    shorter = sorted({(s.duration, b.duration) for s, b in zip(profile.steps, baseline.profile.steps)
-                      if s.is_io and s.duration != b.duration})
-    if shorter or (file_size is not None and file_size != baseline.profile.file_size):
-        err.print("labtui check: a quick check: " + "; ".join(
-            [f"steps of {format_duration(b)} run for {format_duration(s)}" for s, b in shorter]
-            + ([f"a {args.file_size} test file instead of the baseline's"] if file_size is not None else []))
-            + ": short steps and small files can differ from the baseline for reasons of their own (caches, "
-              "warm-up); a FAIL is worth a full-length re-check")
-    if not args.yes and not confirm(runner, plan):
-        return ExitCode.BAD_INPUT
-    reference = pooled(runs) if len(runs) > 1 else baseline
-    confirming = replace(options, tags=("check", "confirmation"))
+    # The disk is this check's from its first pass to its last: another run measuring it between
+    # them would disturb the second pass's figures, and the check compares them with the first's.
+    lock, _problem = target_lock.hold(target)  # None where none can be taken: each run says so
+    try:
+        options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params,
+                             judge=steady.judge, target_lock=lock)
+        runner = Runner(profile, target, store, options)
+        plan = runner.preflight()
+        err = stderr()
+        err.print(f"labtui check: {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
+                  f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}, {base_runs} run"
+                  f"{'s' if base_runs != 1 else ''} per step; re-running {repeat} time{'s' if repeat != 1 else ''} on "
+                  f"{plan.directory} with {engine}, tolerance ±{pct:g} %")
+        if base_runs < baselines.RECOMMENDED_RUNS:
+            err.print(f"labtui check: the baseline has {base_runs} run{'s' if base_runs != 1 else ''} per step: its own "
+                      f"noise is unknown and a check can only see large regressions; `labtui baseline {baseline.id} "
+                      f"--more {baselines.RECOMMENDED_RUNS - base_runs}` adds runs")
+        shorter = sorted({(s.duration, b.duration) for s, b in zip(profile.steps, baseline.profile.steps)
+                          if s.is_io and s.duration != b.duration})
+        if shorter or (file_size is not None and file_size != baseline.profile.file_size):
+            err.print("labtui check: a quick check: " + "; ".join(
+                [f"steps of {format_duration(b)} run for {format_duration(s)}" for s, b in shorter]
+                + ([f"a {args.file_size} test file instead of the baseline's"] if file_size is not None else []))
+                + ": short steps and small files can differ from the baseline for reasons of their own (caches, "
+                  "warm-up); a FAIL is worth a full-length re-check")
+        if not args.yes and not confirm(runner, plan):
+            return ExitCode.BAD_INPUT
+        reference = pooled(runs) if len(runs) > 1 else baseline
+        confirming = replace(options, tags=("check", "confirmation"))
 
-    # A caller's stops stay its own: it holds them on past the check (the agent, until its last message).
-    with contextlib.nullcontext(stops) if stops is not None else Stops() as stops:
-        if drive is None:
-            # From the first run to the last line printed (not at the prompt above: Ctrl+C there
-            # still interrupts). The fleet agent's own driver holds them from its first run.
-            stops.hold()
+        # A caller's stops stay its own: it holds them on past the check (the agent, until its last message).
+        with contextlib.nullcontext(stops) if stops is not None else Stops() as stops:
+            if drive is None:
+                # From the first run to the last line printed (not at the prompt above: Ctrl+C there
+                # still interrupts). The fleet agent's own driver holds them from its first run.
+                stops.hold()
 
-            def drive_here(runner: Runner) -> RunResult | None:
-                return _drive(runner, stops)
+                def drive_here(runner: Runner) -> RunResult | None:
+                    return _drive(runner, stops)
 
-            drive = drive_here
-        pass_drive = drive
-        first = pass_drive(runner)
-        if first is None:
-            err.print("FAIL: the re-run was stopped before anything was saved")
-            return ExitCode.FAILED
-        skipped: list[CheckReport] = []
+                drive = drive_here
+            pass_drive = drive
+            first = pass_drive(runner)
+            if first is None:
+                err.print("FAIL: the re-run was stopped before anything was saved")
+                return ExitCode.FAILED
+            skipped: list[CheckReport] = []
 
-        def more(report: CheckReport) -> RunResult | None:
-            if stops.received:
-                skipped.append(report)  # a signal came after the first pass: the second never starts
-                return None
-            runs_text = f"{args.confirm} fresh run{'s' if args.confirm > 1 else ''}"
-            how = (f"confirming with {runs_text}, judged on their own" if report.needs_confirmation else
-                   f"adding {runs_text}, judged together with it")
-            err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
-            assert second is not None  # made before the first pass whenever --confirm asks for one
-            extra = pass_drive(Runner(second, target, store, confirming))
-            if extra is None and stops.received:
-                skipped.append(report)  # it came as the second pass was about to start
-            return extra
+            def more(report: CheckReport) -> RunResult | None:
+                if stops.received:
+                    skipped.append(report)  # a signal came after the first pass: the second never starts
+                    return None
+                runs_text = f"{args.confirm} fresh run{'s' if args.confirm > 1 else ''}"
+                how = (f"confirming with {runs_text}, judged on their own" if report.needs_confirmation else
+                       f"adding {runs_text}, judged together with it")
+                err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
+                assert second is not None  # made before the first pass whenever --confirm asks for one
+                extra = pass_drive(Runner(second, target, store, confirming))
+                if extra is None and stops.received:
+                    skipped.append(report)  # it came as the second pass was about to start
+                return extra
 
-        reports, passes = confirmed(reference, first, pct, fail_on, more if args.confirm else None)
-        ended = len(stops.received)
-        stopped = stops.stopped_by if skipped or any(r.status == "aborted" for r in passes) else None
-        if stopped is not None:
-            code = _stopped(stopped, reports, passes, runs, skipped=bool(skipped), as_json=args.json)
-        else:
-            code = _verdict(reports, passes, runs, as_json=args.json)
-        late = stops.since(ended)
-        if late is not None:
-            err.print(f"labtui check: {late} came after the check had ended; its runs are saved and its outcome "
-                      "was printed whole", style="yellow", markup=False)
-        return code
+            reports, passes = confirmed(reference, first, pct, fail_on, more if args.confirm else None)
+            ended = len(stops.received)
+            stopped = stops.stopped_by if skipped or any(r.status == "aborted" for r in passes) else None
+            if stopped is not None:
+                code = _stopped(stopped, reports, passes, runs, skipped=bool(skipped), as_json=args.json)
+            else:
+                code = _verdict(reports, passes, runs, as_json=args.json)
+            late = stops.since(ended)
+            if late is not None:
+                err.print(f"labtui check: {late} came after the check had ended; its runs are saved and its outcome "
+                          "was printed whole", style="yellow", markup=False)
+            return code
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[RunResult], *, as_json: bool) -> int:

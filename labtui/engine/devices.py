@@ -428,6 +428,12 @@ def disk_of_device(dev_id: str, sys_root: Path = SYS) -> tuple[str | None, str |
     return device, disk
 
 
+def disk_dev_id(name: str, sys_root: Path = SYS) -> str | None:
+    """The "major:minor" of the block device called `name` (nvme0n1, sda1, loop3)."""
+    text = _read(sys_root / "class" / "block" / name / "dev")
+    return text.strip() if text else None
+
+
 def _dev_id_of_source(source: str, sys_root: Path) -> str | None:
     """The "major:minor" of a mount source such as /dev/nvme0n1p2 or /dev/mapper/vg-root."""
     if not source.startswith("/dev/"):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc
+from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc, target_lock
 from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
 from labtui.engine.command import CommandEngine
 from labtui.engine.events import (
@@ -36,6 +36,7 @@ from labtui.engine.events import (
 )
 from labtui.engine.guardian import Guardian
 from labtui.engine.paths import missing_refusal, nearest_existing
+from labtui.engine.target_lock import TargetLock
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import (
@@ -81,6 +82,9 @@ class RunOptions:
     # Judges the rounds of steps run to steady state (labtui.analysis.steady.judge): the front
     # end hands it in, the engine only measures.
     judge: SteadyJudge | None = None
+    # The disk's lock, held by the caller across its runs (a check's passes): a run on that disk
+    # then uses it. None: the run takes its own in preflight and lets it go at its end.
+    target_lock: TargetLock | None = None
 
 
 @dataclass
@@ -133,15 +137,27 @@ class Runner:
         self._cancel_prepare = threading.Event()
         self._hold: TestFile | None = None  # the test file this run made, once made
         self._lease: guard.DeviceLease | None = None  # the raw device cleared for writing, held until the end
+        self._lock: TargetLock | None = None  # the disk's lock this run took (not a caller's), held until the end
         self._guardian: Guardian | None = None  # cleans up should this process be killed mid-run
         self._marker: leftovers.RunMarker | None = None  # tells the next run about the test file, if this one is killed
 
     # ------------------------------------------------------------------ preflight
 
     def preflight(self) -> Plan:
-        """Check the run can go ahead, before anything is written. Raises LabtuiError."""
+        """Check the run can go ahead, before anything is written. Raises LabtuiError.
+
+        A run that passes holds the disk's lock (and a raw device's lease) until it ends, or until
+        `close()` where it will not start after all; one that does not lets go of them at once.
+        """
         if self.plan is not None:
             return self.plan
+        try:
+            return self._preflight()
+        except BaseException:
+            self.close()
+            raise
+
+    def _preflight(self) -> Plan:
         self.profile.validate()
         if self.options.judge is None and any(s.steady for s in self.profile.steps):
             raise LabtuiError("this profile runs steps to steady state, but nothing was given to judge their rounds")
@@ -157,7 +173,8 @@ class Runner:
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
         if devices.is_block_device(path):
             # The safety guard speaks first: refusing a destructive write matters more than a
-            # missing engine.
+            # missing engine. A run already measuring the device comes before it: so does its lease.
+            self._hold_disk(path)
             plan = self._preflight_raw(path)
             self.engine.check_available()
             self._check_limits(plan)
@@ -181,6 +198,9 @@ class Runner:
             # /proc, /sys, /dev: "0 B free" or "permission denied" would send the person the wrong way.
             raise LabtuiError(f"{existing} is on {holder.filesystem}, a kernel file system with no disk behind it: "
                               "give a directory on the disk to test")
+        # Before the free space: another run's test file takes some, and "not enough free space"
+        # would send the person the wrong way.
+        self._hold_disk(path)
         try:
             st = os.statvfs(existing)
         except OSError as exc:
@@ -222,6 +242,15 @@ class Runner:
             raise LabtuiError(refusal)
         self.plan = plan
         return self.plan
+
+    def _hold_disk(self, path: Path) -> None:
+        """From here to the run's end no other labtui run measures the disk of `path`: TargetBusy if one does."""
+        held = self.options.target_lock
+        if held is not None and held.fd >= 0 and held.key == target_lock.target_key(path):
+            return  # the caller's, held across its runs
+        self._lock, problem = target_lock.hold(path)
+        if problem is not None and problem not in self._warnings:
+            self._warnings.append(problem)
 
     def _check_limits(self, plan: Plan) -> None:
         """Refuse a step the machine cannot start (threads, kernel AIO events) before any byte is written."""
@@ -576,14 +605,29 @@ class Runner:
         return Path(home) / "running" if home is not None else None
 
     def close(self) -> None:
-        """Let go of what preflight holds (the raw device) when the run will not start after all."""
+        """Let go of what preflight holds (the raw device, the disk's lock) when the run will not start after all."""
+        self._close_lease()
+        self._release_disk()
+
+    def _close_lease(self) -> None:
         lease, self._lease = self._lease, None
         if lease is not None:
             lease.close()
 
+    def _release_disk(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
+
     def _cleanup(self, plan: Plan) -> None:
+        try:
+            self._clean_up_files(plan)
+        finally:
+            self._release_disk()  # last: removing the test file is the run's I/O too
+
+    def _clean_up_files(self, plan: Plan) -> None:
         self._cancel_prepare.set()
-        self.close()
+        self._close_lease()
         hold, self._hold = self._hold, None
         if hold is not None:
             try:
