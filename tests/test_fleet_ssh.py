@@ -335,29 +335,47 @@ def test_check_on_every_host_against_its_own_baseline(lab, tmp_path, labtui_home
         assert len(host.result_files()) == 2, "the check's run is saved on the host beside its baseline"
 
 
+# labtui with a quicker link: the local side pings every PING s, the agent stops after SILENCE s
+# without a word (30 s in labtui: this test waited that long). Both are read when the link starts.
+QUICK_LINK = """\
+import sys
+from labtui.fleet import wire
+wire.PING_SECONDS, wire.SILENCE_SECONDS = {ping!r}, {silence!r}
+from labtui.cli import main
+sys.exit(main())
+"""
+
+
 def test_a_host_that_hears_nothing_from_the_local_side_stops_its_run_and_cleans_up(lab, tmp_path, labtui_home):
+    import sys
+
     import psutil
 
-    from labtui.fleet.wire import SILENCE_SECONDS
-
+    ping, silence = 0.5, 4.0
+    quick = tmp_path / "quick_link.py"
+    quick.write_text(QUICK_LINK.format(ping=ping, silence=silence))
     alpha = lab.add("alpha", "127.0.0.2")
-    hosts = lab.hosts_file([lab.entry(alpha)])
-    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "120s")), "--hosts", str(hosts)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    hosts = lab.hosts_file([lab.entry(alpha) | {"labtui": f"{sys.executable} {quick}"}])
+    proc = subprocess.Popen([sys.executable, str(quick), "run", "-p", str(_profile(tmp_path, "120s")),
+                             "--hosts", str(hosts)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     progress = _Lines(proc.stderr)
     clients = []
     try:
         _wait(lambda: "[alpha] step 1/2" in progress.text(), 60, "the first step", proc)
+        # Pinged, the host runs on past its silence.
+        time.sleep(silence + 1)
+        assert alpha.agents() and proc.poll() is None, "the host stopped although the local side pinged it"
         # Frozen, the local labtui neither pings nor closes the link: the ssh connection stays up
         # and carries nothing, as across a network cut that sends no reset.
         clients = psutil.Process(proc.pid).children(recursive=True)
         proc.send_signal(signal.SIGSTOP)
         frozen = time.monotonic()
-        assert _gone(alpha, SILENCE_SECONDS + 20), "the host kept running for a local side that went silent"
-        assert time.monotonic() - frozen > SILENCE_SECONDS - 6, "it stopped before the silence was long enough"
+        assert _gone(alpha, silence + 20), "the host kept running for a local side that went silent"
+        assert time.monotonic() - frozen > silence - ping - 1, "it stopped before the silence was long enough"
         _wait(lambda: list(alpha.target.iterdir()) == [], 10, "the host's test file to go")
         assert len(alpha.result_files()) == 1, "the host keeps its own aborted result"
-        assert 'status = "aborted"' in alpha.result_files()[0].read_text()
+        text = alpha.result_files()[0].read_text()
+        assert 'status = "aborted"' in text and f"nothing heard from the local labtui for {silence:g} s" in text
     finally:
         for p in (psutil.Process(proc.pid), *clients):
             with contextlib.suppress(psutil.Error):

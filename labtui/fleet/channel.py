@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from labtui.fleet import wire
 from labtui.fleet.wire import MAX_LINE_BYTES, SILENCE_SECONDS, WireError, dumps, loads
 
 
@@ -49,7 +50,7 @@ class Channel:
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)
-        return cls(incoming, out_fd)
+        return cls(incoming, out_fd, wire.SILENCE_SECONDS)  # read now, as the local side reads wire.PING_SECONDS
 
     # ------------------------------------------------------------------ in
 
