@@ -192,8 +192,11 @@ def test_a_check_on_a_throttled_disk_fails_and_the_confirmation_decides(baseline
         def join() -> None:
             (group / "cgroup.procs").write_text(str(os.getpid()))
 
+        # A quick check (500 ms steps, a 16M file: at 30 IOPS the 1 s steps and the 32M file's
+        # preparation were most of this test's time); 15 I/Os a step still measure 30 IOPS.
         out = labtui(home, "check", "--baseline", result_id, "-t", str(loop_dir), "--tolerance", "50",
-                     "--repeat", "3", "--confirm", "3", "--json", "--yes", preexec=join)
+                     "--repeat", "3", "--confirm", "3", "--duration", "500ms", "--file-size", "16M", "--json",
+                     "--yes", preexec=join)
     assert out.returncode == 1, out.stdout + out.stderr
     report = json.loads(out.stdout)
     shown = json.dumps([{k: l[k] for k in ("step", "metric", "baseline", "current", "outcome", "reason")}
