@@ -157,7 +157,7 @@ def test_plain_output_names_every_host_and_compares_them(lab, tmp_path, labtui_h
 def test_a_host_cut_off_or_killed_mid_run_is_aborted_while_the_others_complete(lab, tmp_path, labtui_home):
     alpha, beta, gamma = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3"), lab.add("gamma", "127.0.0.4")
     hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta), lab.entry(gamma)])
-    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "6s")), "--hosts", str(hosts), "--json"),
+    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "4s")), "--hosts", str(hosts), "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     progress = _Lines(proc.stderr)
     try:
