@@ -26,11 +26,11 @@ def target(disk_dir, request) -> Path:
 
 
 def prepare(home: Path, target: Path, *names: str) -> None:
-    """One-second user profiles `names` in `home`, the first chosen, `target` the chosen directory."""
+    """300 ms user profiles `names` in `home`, the first chosen, `target` the chosen directory."""
     store = Store(home)
     store.profiles_dir.mkdir(parents=True, exist_ok=True)
     for name in names:
-        (store.profiles_dir / f"{name}.toml").write_text(short_profile(name, duration="1s"))
+        (store.profiles_dir / f"{name}.toml").write_text(short_profile(name, duration="300ms"))
     store.save_settings(Settings(profile=names[0], profile_origin="user", target=str(target)))
 
 
