@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
 from labtui.engine.volume_sweep import Skipped, SweepTarget, plan_sweep
 from labtui.errors import ExitCode
 
@@ -31,8 +32,8 @@ if TYPE_CHECKING:
 
 def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: bool, yes: bool,
               volumes: list[Volume] | None = None, disks: list[Disk] | None = None, home: Path | None = None,
-              tolerance_pct: float | None = None) -> int:
-    """`tolerance_pct`: the smallest difference the volumes' comparison calls better or worse (None: the default)."""
+              tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> int:
+    """`tolerance_pct`: the smallest difference the volumes' comparison calls better or worse."""
     from labtui.commands.common import stderr
     from labtui.engine.devices import list_disks, list_volumes
     from labtui.errors import LabtuiError
@@ -70,7 +71,7 @@ def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> 
 
 async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: Sequence[SweepTarget],
                  skipped: list[Skipped], stops: Stops, *, as_json: bool,
-                 tolerance_pct: float | None = None) -> int:
+                 tolerance_pct: float) -> int:
     """Each volume in turn, then the report. A stop signal ends the sweep where it is: a run it
     stops is saved as aborted, one that came between volumes lets no further volume start, and
     either way the results so far are reported whole (exit 1)."""
@@ -144,15 +145,12 @@ def _volume_of(result: RunResult) -> str | None:
     return next((t.removeprefix("volume:") for t in result.tags if t.startswith("volume:")), None)
 
 
-def _comparison(results: list[RunResult], store: Store, tolerance_pct: float | None) -> Comparison | None:
-    from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT, compare
+def _comparison(results: list[RunResult], store: Store, tolerance_pct: float) -> Comparison | None:
+    from labtui.analysis.comparison import compare
     from labtui.analysis.known_noise import hint_from_store
 
     done = [r for r in results if r.status == "completed"]
-    if len(done) < 2:
-        return None
-    pct = DEFAULT_TOLERANCE_PCT if tolerance_pct is None else tolerance_pct
-    return compare(done, pct, hint=hint_from_store(store, done))
+    return compare(done, tolerance_pct, hint=hint_from_store(store, done)) if len(done) > 1 else None
 
 
 def _print(results: list[RunResult], saved: list[tuple[Path | None, str | None]], skipped: list[Skipped],
