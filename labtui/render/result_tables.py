@@ -284,8 +284,16 @@ def result_steps_table(result: RunResult) -> Fitted:
         if steady:
             row.append("")
         table.add_row(*row, style="bold", end_section=True)
+    # An I/O step that did not finish: how far it got (its figures are of that part only), said under
+    # its figures. A command step's error `show` prints under the step's own line.
+    stopped = [f"{s.name}{f' #{s.repetition}' if show_rep else ''} ({s.status}): {s.error}"
+               for s in result.steps if s.status != "completed" and s.error and s.step.kind != "command"]
+    if stopped:
+        table.caption = "\n".join(stopped)
+        table.caption_justify = "left"
     if aggregated:
-        table.caption = f"each step's figure: {profile.aggregation_text()}"
+        table.caption = (table.caption + "\n" if table.caption else "") + (
+            f"each step's figure: {profile.aggregation_text()}")
         if profile.aggregate == "best":
             table.caption += ", each figure on its own, as CrystalDiskMark reports"
         table.caption_justify = "left"
@@ -312,12 +320,40 @@ def latency_table(steps: Iterable[StepResult], *, names: bool | Sequence[str] = 
     table.add_column("step" if given else "")
     for _key, label in LATENCY_COLUMNS:
         table.add_column(label, justify="right")
+    notes: dict[str, None] = {}
     for i, s in enumerate(steps):
         for label, summary in (("read", s.read_latency), ("write", s.write_latency)):
-            if summary.measured:
-                table.add_row(f"{given[i]} {label}" if given else label,
-                              *(fmt_ms(getattr(summary, key)) for key, _label in LATENCY_COLUMNS))
+            if not summary.measured:
+                continue
+            values = [getattr(summary, key) for key, _label in LATENCY_COLUMNS]
+            # In a row that was measured a missing figure has a reason, said under the table: a bare
+            # "-" there reads as a figure lost.
+            missing = [label for (_key, label), v in zip(LATENCY_COLUMNS, values, strict=True) if v is None]
+            if missing:
+                notes[unmeasured_note(s, missing)] = None
+            table.add_row(f"{given[i]} {label}" if given else label,
+                          *(fmt_ms(v) if v is not None else NOT_MEASURED for v in values))
+    if notes:
+        table.caption = "\n".join(notes)
+        table.caption_justify = "left"
     return Fitted(table, optional=LATENCY_OPTIONAL)
+
+
+NOT_MEASURED = "n/a"
+
+
+def unmeasured_note(s: StepResult, missing: Sequence[str]) -> str:
+    """Why a measured latency row lacks `missing` ("min", "max"): "n/a: not measured: ..."."""
+    what = " or ".join(missing) if len(missing) == 2 else ", ".join(missing)
+    if s.status == "aborted":
+        why = f"{s.name} was stopped part-way (aborted), and its engine kept no {what} of the part it measured"
+    elif s.steady_state is not None:
+        why = f"{s.name} reports its steady-state window, and no {what} is kept per round"
+    elif s.status == "failed":
+        why = f"{s.name} failed, and its engine kept no {what} of what it measured"
+    else:
+        why = f"{s.name}'s result holds no {what}"
+    return f"{NOT_MEASURED}: not measured: {why}"
 
 
 # The terminal's colours for a status; the TUI passes its theme's instead.
