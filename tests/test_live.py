@@ -85,6 +85,25 @@ def test_a_step_keeps_its_chart_points_up_to_date_and_rebuilds_them_for_another_
     assert len(live.chart_points(16)) <= 16  # the chart was resized
 
 
+@pytest.mark.parametrize("width", [4, 40])  # 4: the points are merged, and a warm-up one must not merge in
+def test_the_chart_shows_the_warm_up_until_measuring_begins_then_only_the_measure_window(width):
+    step = Step("Read", block_size=4096, duration=10.0, warmup=3.0)
+    live = LiveStep(StepStarted(0, 1, step, 1, "native"), began=0.0)
+    assert live.chart_phase is None and live.chart_points(width) == []
+    for t in (-2.0, -1.0, 0.0):  # the engine's warm-up intervals, before the measure window's t = 0
+        live.add(SampleTaken(0, "warmup", sample(t, 50_000)))
+    assert live.chart_phase == "warmup"
+    assert sum(p.read_ios for p in live.chart_points(width)) == 150_000
+    for t in range(1, 8):
+        live.add(SampleTaken(0, "measure", sample(float(t), 1000 * t)))
+        points = live.chart_points(width)
+        assert live.chart_phase == "measure"
+        # The measure window's own intervals, from t = 0: what its figures and the saved result hold.
+        assert all(p.t > 0 for p in points) and sum(p.seconds for p in points) == t, points
+        assert sum(p.read_ios for p in points) == sum(1000 * k for k in range(1, t + 1))
+    assert sum(p.read_ios for p in live.chart_points(width + 1)) == 28_000  # rebuilt for another width: the same
+
+
 @given(st.lists(st.integers(0, 1000), min_size=1, max_size=200), st.integers(2, 16))
 def test_the_buffer_is_bounded_and_loses_no_count(counts, capacity):
     buffer = SampleBuffer(capacity)
@@ -135,7 +154,7 @@ def test_a_run_from_its_events():
     assert rows["read_lat_ms"].mean == pytest.approx((1000 * 1 + 3000 * 2 + 2000 * 3) / 6000)
     assert rows["read_p99_ms"].mean is None
     assert len(live.current.buffer) <= 4  # bounded, merged
-    assert sum(s.read_ios for s in live.current.buffer.samples) == 56_000
+    assert sum(s.read_ios for s in live.current.buffer.samples) == 6000  # the measured ones: no warm-up
     assert live.eta_seconds() == pytest.approx(profile.planned_seconds - 3.0)
     live.handle(StepFinished(0, result.steps[0]))
     assert live.current.phase == "completed"

@@ -758,3 +758,57 @@ async def test_the_run_summary_warns_of_this_runs_cpu_bound_steps_once(labtui_ho
         assert f"A ({previous.id}) is CPU-bound in 'Read 64K random', 'Write 64K random'" in text
         assert f"B ({outcome.id}) is CPU-bound" not in text
         assert "B vs A" in text
+
+
+class QueuedRunner(ScriptedRunner):
+    """A scripted run the test feeds event by event (the engine's stream, paused where the test looks)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.queue: asyncio.Queue = asyncio.Queue()
+
+    async def events(self):
+        while True:
+            yield await self.queue.get()
+
+
+async def test_the_live_chart_says_warm_up_then_charts_the_measure_window_from_zero(labtui_home):
+    from labtui.engine.events import StepStarted
+    from labtui.model import EngineInfo, Sample, TargetInfo
+
+    step = Step("Read 64K random", block_size=65536, threads=2, outstanding=4, duration=8, warmup=3)
+    profile = Profile("short", steps=(step,), file_size=64 * MIB)
+
+    def interval(t: float, ios: int) -> Sample:
+        return Sample(t=t, seconds=1.0, read_ios=ios, read_bytes=ios * 65536, read_lat_mean_ms=1.0, cpu_percent=20.0)
+
+    runner = QueuedRunner()
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:  # one chart at a time: IOPS first
+        screen = await open_run(pilot)
+        screen.begin(runner)
+        fed = 0
+
+        async def feed(*events) -> list[str]:
+            """The IOPS chart's lines once `events` are drawn."""
+            nonlocal fed
+            for event in events:
+                runner.queue.put_nowait(event)
+            fed += len(events)
+            await wait_for(pilot, lambda: screen.live.version >= fed and screen._drawn_version == screen.live.version,
+                           what="the samples drawn")
+            await pilot.pause()
+            chart = app.screen.query_one("#chart-iops", LiveChart)
+            return [chart.render_line(y).text for y in range(chart.size.height)]
+
+        await feed(RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo("native"), 1, 11.0),
+                   StepStarted(0, 1, step, 1, "labtui native: ..."))
+        # The warm-up (slow, then 10x faster): seconds before measuring, and said to be the warm-up.
+        lines = await feed(*(SampleTaken(0, "warmup", interval(t, ios)) for t, ios in ((-2.0, 500), (-1.0, 5000),
+                                                                                        (0.0, 5000))))
+        assert "warm-up" in lines[0] and "-2s" in lines[-1], lines
+        lines = await feed(*(SampleTaken(0, "measure", interval(float(t), 5000)) for t in (1, 2, 3)))
+        # Measuring: the measure window alone, from its own start, as its figures below and the result have it.
+        assert "warm-up" not in lines[0] and "-" not in lines[-1] and "3s" in lines[-1], lines
+        assert screen.live.current.chart_points(8)[0].read_ios == 5000
+        screen.stop()

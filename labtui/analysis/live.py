@@ -165,7 +165,7 @@ class LiveStep:
     def __init__(self, started: StepStarted, began: float, capacity: int = BUFFER_CAPACITY) -> None:
         self.started = started
         self.began = began
-        self.buffer = SampleBuffer(capacity)
+        self.buffer = SampleBuffer(capacity)  # the charted intervals: the warm-up's, then the measured ones
         self._points: ChartPoints | None = None
         self.last: SampleTaken | None = None
         self.result: StepResult | None = None
@@ -194,11 +194,25 @@ class LiveStep:
             return bool(self.result.engine_bound)
         return self.last is not None and self.last.phase == "measure" and bool(self.last.sample.engine_bound)
 
+    @property
+    def chart_phase(self) -> str | None:
+        """What the chart shows: the warm-up until the first measured interval, then the measure
+        window only (None: no interval yet)."""
+        if self._total is not None:
+            return "measure"
+        return "warmup" if self.buffer.samples else None
+
     def add(self, event: SampleTaken) -> None:
         self.last = event
-        self.buffer.append(event.sample)
-        if self._points is not None:
-            self._points.add(event.sample)
+        if event.phase == "measure" and self._total is None:
+            # Measuring begins: the chart starts over at the window's t = 0, as the figures and the
+            # saved result do; kept on, a warm-up interval would merge into its first point.
+            self.buffer = SampleBuffer(self.buffer.capacity)
+            self._points = None
+        if event.phase == "measure" or self._total is None:
+            self.buffer.append(event.sample)
+            if self._points is not None:
+                self._points.add(event.sample)
         if event.phase != "measure":
             return
         sample = event.sample

@@ -88,7 +88,7 @@ class FleetHostScreen(Screen):
         if not points:
             self._drawn = -1  # not laid out yet: draw on the next frame
             return
-        charts.draw_points(step.chart_points(points), step.directions(), "warm-up" if step.phase == "warmup" else "")
+        charts.draw_points(step.chart_points(points), step.directions(), "warm-up" if step.chart_phase == "warmup" else "")
 
     def _show_status(self) -> None:
         r = self.host_run

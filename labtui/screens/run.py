@@ -744,7 +744,7 @@ class RunScreen(LabtuiScreen[None]):
         points = charts.points
         if not points:
             return
-        note = "warm-up" if step.phase == "warmup" else ""
+        note = "warm-up" if step.chart_phase == "warmup" else ""
         charts.draw_points(step.chart_points(points), step.directions(), note)
 
     def action_next_chart(self) -> None:
