@@ -22,8 +22,8 @@ from labtui.results.store import builtin_profiles
 
 
 def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **changes) -> RunResult:
-    """A completed quick-sanity run on an NVMe disk: two steps, three samples each."""
-    profile = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+    """A completed one-run quick-sanity on an NVMe disk: two steps, three samples each."""
+    profile = replace(next(p for p in builtin_profiles() if p.name == "quick-sanity"), repeat=1)
     started = datetime(2024, 5, 1, 10, 30, 5, 123456, tzinfo=UTC) + timedelta(minutes=minutes)
     steps = []
     for index, step in enumerate(profile.steps):

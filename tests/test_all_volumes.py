@@ -166,7 +166,7 @@ def test_all_volumes_on_this_machine(labtui_home):
     profile = next(p for p in builtin_profiles() if p.name == "quick-sanity")
     trial = profile.with_overrides(duration=0.5, file_size=16 * MIB)
     planned, _ = plan_sweep(trial, list_volumes(), list_disks(), Path.home())
-    out = subprocess.run(labtui_cmd("run", "--all-volumes", "-p", "quick-sanity", "--duration", "500ms",
+    out = subprocess.run(labtui_cmd("run", "--all-volumes", "-p", "quick-sanity", "--repeat", "1", "--duration", "500ms",
                                     "--file-size", "16M", "--json", "--yes"),
                          capture_output=True, text=True, timeout=600)
     if not planned:

@@ -30,7 +30,7 @@ def long_target(disk_dir, request):
 
 
 def run_args(target) -> list[str]:
-    return labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "200ms", "--file-size", "4M",
+    return labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "200ms", "--file-size", "4M",
                       "--yes")
 
 

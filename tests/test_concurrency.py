@@ -18,7 +18,7 @@ def test_two_runs_saving_concurrently_both_land(disk_dir, labtui_home, tmp_path)
         target = disk_dir / f"conc{n}"
         target.mkdir()
         procs.append(subprocess.Popen(
-            labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "1s", "--file-size", "32M",
+            labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "1s", "--file-size", "32M",
                        "--yes", "--json", "--tag", f"proc{n}"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=os.environ | {"LABTUI_LOCK_DIR": str(tmp_path / f"locks{n}")},

@@ -47,8 +47,8 @@ def test_cli_run_with_fio(labtui_home, tmp_path):
     target = tmp_path / "target"
     target.mkdir()
     out = subprocess.run(
-        labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "-t", str(target), "--duration", "2s", "--file-size",
-                   "64M", "--json", "--yes"),
+        labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "2s",
+                   "--file-size", "64M", "--json", "--yes"),
         capture_output=True, text=True, timeout=120,
     )
     assert out.returncode == 0, out.stderr
@@ -243,7 +243,7 @@ def test_missing_fio_writes_nothing(labtui_home, tmp_path):
     empty.mkdir()
     target = tmp_path / "target"
     env = dict(os.environ, PATH=str(empty))
-    out = subprocess.run(labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "-t", str(target), "--yes"),
+    out = subprocess.run(labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--yes"),
                          capture_output=True, text=True, env=env)
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert "fio is not installed: apt-get install fio" in out.stderr

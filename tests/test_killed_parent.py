@@ -55,7 +55,7 @@ def _cmdline(process: psutil.Process) -> str:
 def start_run(target: Path, engine: str) -> tuple[subprocess.Popen, list[psutil.Process]]:
     """A long run, once it is measuring: the process and its descendants then."""
     target.mkdir(exist_ok=True)
-    proc = subprocess.Popen(labtui_cmd("run", "-e", engine, "-p", "quick-sanity", "-t", str(target),
+    proc = subprocess.Popen(labtui_cmd("run", "-e", engine, "-p", "quick-sanity", "--repeat", "1", "-t", str(target),
                                        "--duration", "30s", "--file-size", "32M", "--yes"),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     parent = psutil.Process(proc.pid)
@@ -111,7 +111,7 @@ def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path,
     # ... until the next run, anywhere, sees its owner is gone.
     other = tmp_path / "next"
     other.mkdir()
-    out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "-t", str(other), "--duration", "1s",
+    out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(other), "--duration", "1s",
                                     "--file-size", "4M", "--yes"), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert f"removed {left[0]}" in out.stderr and f"pid {proc.pid}" in out.stderr

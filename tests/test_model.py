@@ -331,7 +331,7 @@ def test_an_overridden_profile_describes_what_runs_and_names_its_profile():
     # Overridden again (check --duration on an overridden baseline): said once, against what it was.
     again = quick.with_overrides(duration=2.0)
     assert again.title == "Quick sanity check, overridden" and "duration 2s in every step (was 1s)" in again.description
-    assert "every step run 3 times (was 1)" in original.with_overrides(repeat=3).description
+    assert "every step run 5 times (was 3)" in original.with_overrides(repeat=5).description
     # Steps of different lengths: every I/O step gets the new one; what they were is listed.
     mixed = replace(original, steps=(original.steps[0], replace(original.steps[1], duration=5.0)))
     assert "duration 1s in every I/O step (was 5s, 10s)" in mixed.with_overrides(duration=1.0).description
@@ -340,7 +340,7 @@ def test_an_overridden_profile_describes_what_runs_and_names_its_profile():
     assert "a round's length where a step runs to steady state" in snia.with_overrides(duration=1.0).description
     assert "round" not in quick.description
     # What changes nothing is not an override.
-    assert original.with_overrides(duration=10.0, file_size=original.file_size, repeat=1) == original
+    assert original.with_overrides(duration=10.0, file_size=original.file_size, repeat=3) == original
     # A result's profile keeps it through the file format.
     assert profile_from_table(profile_to_table(quick)).description == quick.description
 

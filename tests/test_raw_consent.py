@@ -312,7 +312,7 @@ def test_the_prompt_names_the_device_and_what_is_on_it_and_no_keeps_it(tmp_path,
         leader, follower = os.openpty()
         try:
             proc = subprocess.Popen(
-                labtui_cmd("run", "-p", "quick-sanity", "-t", device, "--duration", "1s", "--file-size", "8M",
+                labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", device, "--duration", "1s", "--file-size", "8M",
                            f"--destroy-data={device}"),
                 stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             os.write(leader, b"n\n")
@@ -430,7 +430,7 @@ def test_the_cli_promises_no_preparation_on_a_raw_device(tmp_path, labtui_home):
 
     with loop_device(tmp_path / "blank.img") as device:
         proc = subprocess.run(
-            labtui_cmd("run", "-p", "quick-sanity", "-t", device, "--duration", "200ms", "--file-size", "8M",
+            labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", device, "--duration", "200ms", "--file-size", "8M",
                        f"--destroy-data={device}", "--yes"),
             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr

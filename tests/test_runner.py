@@ -312,7 +312,7 @@ def test_cli_run_json_is_consistent_and_show_finds_it(disk_dir, labtui_home):
     target = disk_dir / "cli"
     target.mkdir()
     out = subprocess.run(
-        labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "1s", "--file-size", "64M",
+        labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "1s", "--file-size", "64M",
                    "--json", "--yes", "--tag", "cli"),
         capture_output=True, text=True, timeout=120,
     )

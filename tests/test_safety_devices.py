@@ -85,13 +85,13 @@ def test_signature_scan_recognises_common_formats():
 def test_ext4_device_survives_a_write_profile_through_the_cli(tmp_path, labtui_home):
     with loop_device(tmp_path, 64, "mkfs.ext4") as device:
         before = digest(device)
-        out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "-t", device, "--duration", "1s",
+        out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", device, "--duration", "1s",
                                         "--file-size", "16M", "--yes"), capture_output=True, text=True)
         assert out.returncode == 2
         assert "refusing to write" in out.stderr and "ext4" in out.stderr and "--destroy-data=" in out.stderr
         assert out.stderr.count("\n") == 1
         # Naming another device does not count as confirmation.
-        out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "-t", device, "--duration", "1s",
+        out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", device, "--duration", "1s",
                                         "--file-size", "16M", "--yes", "--destroy-data=/dev/sdz"),
                              capture_output=True, text=True)
         assert out.returncode == 2 and "not this device" in out.stderr

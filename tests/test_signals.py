@@ -36,7 +36,7 @@ def test_a_signal_mid_run_aborts_cleanly(disk_dir, labtui_home, tmp_path, engine
     target = disk_dir / f"sig-{engine}-{signum.name}"
     target.mkdir()
     proc = subprocess.Popen(
-        labtui_cmd("run", "-e", engine, "-p", "quick-sanity", "-t", str(target), "--duration", "30s",
+        labtui_cmd("run", "-e", engine, "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "30s",
                    "--file-size", "64M", "--yes"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -90,7 +90,7 @@ def test_a_signal_after_the_run_ended_lets_its_result_out_whole(disk_dir, labtui
     # More JSON than a pipe holds (64 KiB): labtui blocks writing it until the test reads.
     tags = [arg for i in range(100) for arg in ("--tag", f"{i:03d}-" + "x" * 1000)]
     proc = subprocess.Popen(
-        labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "0.5s", "--file-size", "4M",
+        labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "0.5s", "--file-size", "4M",
                    "--yes", "--json", *tags),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -123,7 +123,7 @@ def test_a_second_signal_after_the_run_ended_ends_labtui_at_once(disk_dir, labtu
     target.mkdir()
     tags = [arg for i in range(100) for arg in ("--tag", f"{i:03d}-" + "x" * 1000)]
     proc = subprocess.Popen(
-        labtui_cmd("run", "-p", "quick-sanity", "-t", str(target), "--duration", "0.5s", "--file-size", "4M",
+        labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "0.5s", "--file-size", "4M",
                    "--yes", "--json", *tags),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )

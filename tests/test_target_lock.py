@@ -78,7 +78,8 @@ def test_a_second_run_on_a_disk_being_measured_is_refused_in_one_line_writing_no
             time.sleep(0.02)
         # Another store, an I/O profile: refused before its test file.
         other_home = tmp_path / "home-b"
-        second = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "-t", str(second_target), "--yes", "--json"),
+        second = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(second_target), "--yes",
+                                           "--json"),
                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
                                 env=os.environ | {"LABTUI_HOME": str(other_home)})
     finally:

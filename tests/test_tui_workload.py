@@ -84,7 +84,7 @@ async def test_a_builtin_is_saved_as_a_user_copy_never_overwritten(labtui_home):
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_workload(pilot)
-        await set_text(pilot, "#p-repeat", "3")
+        await set_text(pilot, "#p-repeat", "5")
         assert app.unsaved_profile == "quick-sanity"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt), what="the name prompt")
@@ -93,14 +93,14 @@ async def test_a_builtin_is_saved_as_a_user_copy_never_overwritten(labtui_home):
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, TextPrompt)  # refused, still asking
-        await set_text(pilot, "#prompt-input", "sanity-x3")
+        await set_text(pilot, "#prompt-input", "sanity-x5")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen) and app.profile.name == "sanity-x3")
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen) and app.profile.name == "sanity-x5")
     store = Store(labtui_home)
-    assert store.profile("sanity-x3").repeat == 3
+    assert store.profile("sanity-x5").repeat == 5
     assert not (store.profiles_dir / "quick-sanity.toml").exists()
     assert next(p for p in builtin_profiles() if p.name == "quick-sanity") == original
-    assert store.profile("quick-sanity").repeat == 1
+    assert store.profile("quick-sanity").repeat == 3
 
 
 async def test_delete_asks_and_no_keeps_the_profile(labtui_home):

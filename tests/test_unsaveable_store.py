@@ -177,7 +177,7 @@ def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
         tags = [arg for i in range(12) for arg in ("--tag", f"{i:02d}-" + "x" * 800)]
         (tmp_path / "work").mkdir()
         proc = subprocess.Popen(
-            labtui_cmd("run", "-p", "quick-sanity", "-t", str(tmp_path / "work"), "--duration", "1s",
+            labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(tmp_path / "work"), "--duration", "1s",
                        "--file-size", "4M", "--yes", "--json", *tags),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         # Wait for the run to be past preflight (its test file exists), then fill the store.
