@@ -10,7 +10,8 @@ from factories import make_result
 from labtui.results.store import Store, builtin_profiles
 
 QUICK = next(p for p in builtin_profiles() if p.name == "quick-sanity")
-SAID = "quick-sanity overridden on the command line: duration 300ms in every step (was 10s), test file 4MiB (was 1GiB)"
+SAID = ("quick-sanity overridden on the command line: duration 300ms in every step (was 10s), test file 4MiB (was 1GiB), "
+        "every step run 1 time (was 3)")
 
 
 def labtui(*args: str) -> subprocess.CompletedProcess:
@@ -22,8 +23,8 @@ def test_a_quick_trial_is_described_as_it_ran_in_the_result_show_and_compare(lab
     Store(labtui_home).save_result(full)
     target = disk_dir / tmp_path.name
     target.mkdir()
-    ran = labtui("run", "-p", "quick-sanity", "-t", str(target), "--duration", "300ms", "--file-size", "4M", "--yes",
-                 "--json")
+    ran = labtui("run", "-p", "quick-sanity", "-t", str(target), "--duration", "300ms", "--file-size", "4M",
+                 "--repeat", "1", "--yes", "--json")
     assert ran.returncode == 0, ran.stderr
     trial_id = json.loads(ran.stdout)["id"]
     trial = Store(labtui_home).find_result(trial_id)
@@ -50,7 +51,7 @@ async def test_history_says_a_result_was_overridden_and_how(labtui_home):
     store = Store(labtui_home)
     store.save_result(make_result("20240501-103005-aaaa"))
     trial = make_result("20240502-103005-bbbb", minutes=60,
-                        profile=QUICK.with_overrides(duration=0.3, file_size=4 * 1024**2))
+                        profile=QUICK.with_overrides(duration=0.3, file_size=4 * 1024**2, repeat=1))
     store.save_result(trial)
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 35)) as pilot:
