@@ -355,3 +355,25 @@ def test_history_wraps_tags_and_names_between_words_never_inside_one(labtui_home
     for word in words:  # each piece up to a hyphen, a comma or a space is whole on a line
         assert re.search(rf"(^|[\s,-]){re.escape(word)}", table, re.M), (word, table)
 
+
+
+def test_show_names_each_repetition_in_the_latency_table_and_a_shared_command_line_once(labtui_home, capsys,
+                                                                                      monkeypatch):
+    """A repeated step's passes each have a latency row: "Read 64K random #2 read", not three rows alike."""
+    monkeypatch.setenv("COLUMNS", "160")
+    base = make_result()
+    passes = tuple(replace(s, repetition=rep, latency=replace(s.latency, max=10.0 + rep),
+                           read_latency=replace(s.read_latency, max=10.0 + rep) if s.read.ios else s.read_latency,
+                           write_latency=replace(s.write_latency, max=10.0 + rep) if s.write.ios else s.write_latency)
+                   for rep in (1, 2, 3) for s in base.steps)
+    result = replace(base, profile=replace(base.profile, repeat=3), steps=passes)
+    Store().save_result(result)
+    code, out, _ = cli(capsys, "show", result.id)
+    assert code == 0
+    latency = out[out.index("Latency (ms)"):]
+    for rep in (1, 2, 3):
+        row = next(line for line in latency.splitlines() if f"Read 64K random #{rep} read" in line)
+        assert f"{10.0 + rep:.2f}" in row, row
+        assert any(f"Write 64K random #{rep} write" in line for line in latency.splitlines()), latency
+    commands = [line for line in out.splitlines() if line.startswith("Read 64K random") and "native:" in line]
+    assert len(commands) == 1, commands  # the same command line for every pass: said once

@@ -42,13 +42,17 @@ def run(args: argparse.Namespace) -> int:
     limits = bottleneck_renderable(result)
     if limits is not None:
         out.print(limits, highlight=False, soft_wrap=False)
-    lat = latency_table(result.steps)
+    # A repeated step's passes are told apart as in the steps table above ("Read 64K random #2").
+    repeated = result.profile.repeat > 1 or any(s.repetition != 1 for s in result.steps)
+    lat = latency_table(result.steps, names=[f"{s.name} #{s.repetition}" for s in result.steps] if repeated else True)
     if lat.row_count:
         out.print(lat)
     for s in steady_steps(result.steps):
         out.print("\n".join(steady_summary_lines(s)), highlight=False, soft_wrap=True, markup=False)
+    said: set[tuple[str, str]] = set()
     for s in result.steps:
-        if s.command_line:
+        if s.command_line and (s.name, s.command_line) not in said:  # every pass of a step runs the same one
+            said.add((s.name, s.command_line))
             out.print(f"[bold]{escape(s.name)}[/]: {escape(s.command_line)}", highlight=False, soft_wrap=True, markup=True)
         if s.step.kind == "command":
             out.print(command_summary(s), highlight=False, soft_wrap=True, markup=False)
