@@ -129,3 +129,13 @@ def test_baseline_of_several_runs_and_the_advice_for_a_single_one(labtui_home):
     other = store.save_result(run_result("20261101-190000-zzzz", {READ: [1.0]}, profile_name="cdm-nvme"))[0]
     refused = run("baseline", ids[0], other.id, "--add")
     assert refused.returncode == 2 and "one profile on one disk" in refused.stderr
+
+
+def test_compare_refuses_one_result_given_twice(labtui_home):
+    """`compare A A` (or A and a prefix of it) is a slip: a result against itself shows no difference as if measured."""
+    a, b = save_pair(labtui_home)
+    for args in ((a, a), (a, a[:15]), (a, b, a[:12])):
+        out = run("compare", *args)
+        assert out.returncode == 2 and out.stdout == "", out.stdout
+        assert out.stderr == f"labtui: error: {a} is given twice ({args[0]!r} and {args[-1]!r}): compare needs " \
+                             "different results\n", out.stderr

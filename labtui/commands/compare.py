@@ -70,6 +70,12 @@ def run(args: argparse.Namespace) -> int:
     picture = svg_path(args.svg) if args.svg is not None else None
     store = open_store()
     results = [store.find_result(key) for key in args.ids]
+    given: dict[str, str] = {}
+    for key, result in zip(args.ids, results, strict=True):
+        if result.id in given:  # against itself a result shows "no difference", as if that had been measured
+            raise LabtuiError(f"{result.id} is given twice ({given[result.id]!r} and {key!r}): "
+                              "compare needs different results")
+        given[result.id] = key
     comparison = compare(results, tolerance(args, DEFAULT_TOLERANCE_PCT), hint=hint_from_store(store, results))
     if picture is not None:
         from labtui.render.comparison_svg import comparison_svg
