@@ -82,6 +82,14 @@ def test_export_all_results_as_csv_json_and_markdown(labtui_home):
     assert run("export", "nope").returncode == 2
 
 
+def test_export_gives_a_result_named_twice_once(labtui_home):
+    """Ids that name one result twice (an id and a prefix of it) must not double its rows in a spreadsheet."""
+    a, b = save_pair(labtui_home)
+    rows = list(csv.DictReader(io.StringIO(run("export", b, a, a[:12], b[:15]).stdout, newline="")))
+    assert [r["result_id"] for r in rows] == [b, b, a, a]
+    assert [r["result_id"] for r in json.loads(run("export", a, a, "--format", "json").stdout)["rows"]] == [a, a]
+
+
 def test_baseline_mark_list_clear(labtui_home):
     a, b = save_pair(labtui_home)
     out = run("baseline", a)

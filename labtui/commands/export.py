@@ -25,7 +25,8 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store()
     if args.ids:
-        results = [store.find_result(key) for key in args.ids]
+        # Each result once, where first named: an id given again (or as a prefix) must not double its rows.
+        results = list({r.id: r for r in map(store.find_result, dict.fromkeys(args.ids))}.values())
     else:
         results, broken = store.load_results()
         warn_broken(broken)
