@@ -147,3 +147,18 @@ def test_compare_refuses_one_result_given_twice(labtui_home):
         assert out.returncode == 2 and out.stdout == "", out.stdout
         assert out.stderr == f"labtui: error: {a} is given twice ({args[0]!r} and {args[-1]!r}): compare needs " \
                              "different results\n", out.stderr
+
+
+def test_baseline_of_a_result_that_cannot_be_re_run_does_not_advise_more(labtui_home):
+    """An import of fio on a whole device stores no test file size: `--more` cannot run it, so it is not advised."""
+    from conftest import FIXTURES
+
+    imported = run("import", "--json", str(FIXTURES / "fio-json" / "fio-3.6-randread4k-qd8-nj16-libaio-krbd.json"))
+    rid = json.loads(imported.stdout)["results"][0]["id"]
+    marked = run("baseline", rid)
+    assert marked.returncode == 0 and "1 run per step" in marked.stdout
+    said = " ".join(marked.stdout.split())
+    assert f"labtui baseline {rid} --more" not in said, said
+    refusal = run("baseline", rid, "--more", "2").stderr.strip().removeprefix("labtui: error: ")
+    assert f"--more cannot add runs to it ({refusal})" in said, said
+    assert f"labtui baseline {rid} OTHER... --add" in said, said

@@ -72,6 +72,7 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
     A stop signal after the runs ended lets the runs join the baseline and this report out whole.
     """
     from labtui.commands.common import print_json, stdout
+    from labtui.errors import ValidationError
     from labtui.results import baselines
 
     out = stdout()
@@ -101,11 +102,21 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
         out.print(f"(it replaces {replaced.result_id})")
     if runs < baselines.RECOMMENDED_RUNS:
         need = baselines.RECOMMENDED_RUNS - runs
+        try:
+            _more_profile(result, need)
+            why_not = None
+        except ValidationError as exc:  # an import of a whole device's run stores no test file size: not re-run
+            why_not = str(exc)
+        if why_not is None:
+            advice = (f"`labtui baseline {result.id} --more {need}` runs the profile {need} more "
+                      f"time{'s' if need != 1 else ''} now and adds the runs (or mark a `labtui run --repeat "
+                      f"{baselines.RECOMMENDED_RUNS}` result).")
+        else:
+            advice = (f"--more cannot add runs to it ({why_not}): add other results of this profile on this disk "
+                      f"with `labtui baseline {result.id} OTHER... --add`.")
         out.print(f"With {runs} run{'s' if runs != 1 else ''} per step a check cannot tell how much this disk varies "
-                  f"on its own, so it can only see large regressions. `labtui baseline {result.id} --more {need}` "
-                  f"runs the profile {need} more time{'s' if need != 1 else ''} now and adds the runs "
-                  f"(or mark a `labtui run --repeat {baselines.RECOMMENDED_RUNS}` result).", style="yellow")
-        if args.more is None and _offer(result, need, args.target):
+                  f"on its own, so it can only see large regressions. {advice}", style="yellow")
+        if args.more is None and why_not is None and _offer(result, need, args.target):
             args.more, args.yes = need, True
             more = _run_more(store, result, args, stops)
             if more is None:
