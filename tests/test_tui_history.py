@@ -550,3 +550,35 @@ async def test_the_result_lists_long_step_names_whole(labtui_home, size):
         # The cursor row is drawn on every one of its lines; down goes to the next step, not its second line.
         await pilot.press("down")
         await wait_for(pilot, lambda: "Step 2 of 2: RND4K Q32 write" in widget_text(app, "#step-title"))
+
+
+async def test_figures_too_wide_for_their_column_are_shown_short_never_cut(labtui_home):
+    """At 120 columns beside imports with long hosts, targets and profile names, two-step figures such as
+    '1,125.0 / 1,812.5' MiB/s were cut to '1,125.…' (the write figure gone): now the column says '1.1k/1.8k'
+    as at 80 columns, and what fits whole stays whole."""
+    from dataclasses import replace
+
+    from synthetic import HOST, READ, TARGET, WRITE, run_result
+
+    store = Store(labtui_home)
+    for i in range(3):  # local runs of quick-sanity: 64 KiB steps of 18,000 and 29,000 IOPS
+        store.save_result(run_result(f"20240601-09000{i}-aaa{i}", {READ: [18_000.0 + i], WRITE: [29_000.0 + i]},
+                                     minutes=i, tags=("first",)))
+    for i in range(3):  # imports named after their files, from hosts and paths of other machines
+        store.save_result(run_result(f"20240501-09000{i}-bbb{i}", {READ: [2_161_519.0 + i]}, minutes=i,
+                                     profile_name=f"fio-3.43-clientserver-{i}clients-randread4k-psync",
+                                     host=replace(HOST, name=f"127.0.0.1:1880{i}"),
+                                     target=replace(TARGET, path=f"/home/azureuser/fio-tests/run-{i}/testfile")))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await open_history(pilot)
+        await pilot.pause()
+        table = screen.query_one(ResultsTable)
+        keys = [c.key for c in table.columns]
+        figures = [dict(zip(keys, row.cells, strict=True))[k] for row in table.rows for k in ("iops", "mib_s")]
+        widths = {c.key: c.width for c in table.columns}
+        assert all(len(str(cell)) <= widths[k] for row in table.rows
+                   for k, cell in zip(keys, row.cells, strict=True) if k in ("iops", "mib_s")), (widths, figures)
+        text = screen_text(app)
+        row = next(line for line in text.splitlines() if "12:00" in line or "first" in line)
+        assert "1.1k/1.8k" in row and "…" not in row.split("first")[-1], row

@@ -295,6 +295,15 @@ class HistoryScreen(LabtuiScreen[None]):
         available = self.size.width - table.styles.scrollbar_size_vertical - len(figures)
         widths = share_widths(columns, cells, max(40, available), LEAST, SHRINK, ROOM_FIRST, padding=GAP,
                               weight=WEIGHT)
+        if wide and any(len(c[k]) > widths[k] for c in cells for k in figures if k in widths):
+            # A figure cut short says nothing ("1,125.…" of "1,125.0 / 1,812.5"): the column's figures
+            # are then said as at 80 columns ("1.1k/1.8k"), every row alike, and the room shared again.
+            for key, c in zip(self._shown, cells, strict=True):
+                if not key.startswith(BROKEN_PREFIX):
+                    c.update({k: v for k, v in summary_cells(self._by_id[key], False, False, narrow=True).items()
+                              if k in figures})
+            widths = share_widths(columns, cells, max(40, available), LEAST, SHRINK, ROOM_FIRST, padding=GAP,
+                                  weight=WEIGHT)
         table.sorted_column = self.sort_column
         table.set_columns([Column(k, label, widths[k], "right" if k in figures else "left",
                                   GAP + 1 if k in figures else GAP) for k, label in columns])
