@@ -377,3 +377,21 @@ def test_show_names_each_repetition_in_the_latency_table_and_a_shared_command_li
         assert any(f"Write 64K random #{rep} write" in line for line in latency.splitlines()), latency
     commands = [line for line in out.splitlines() if line.startswith("Read 64K random") and "native:" in line]
     assert len(commands) == 1, commands  # the same command line for every pass: said once
+
+
+def test_show_of_an_import_whose_report_gives_no_file_size_says_unknown_not_0(labtui_home, capsys, monkeypatch):
+    """fio on a whole device (or a report without size=) stores no test file size: that is not a 0-byte file."""
+    from conftest import FIXTURES
+
+    monkeypatch.setenv("COLUMNS", "160")
+    code, out, _ = cli(capsys, "import", "--json", str(FIXTURES / "fio-json" / "fio-3.6-randread4k-qd8-nj16-libaio-krbd.json"))
+    assert code == 0
+    rid = json.loads(out)["results"][0]["id"]
+    code, out, _ = cli(capsys, "show", rid)
+    line = next(line for line in out.splitlines() if line.startswith("test file"))
+    assert line.split(None, 2)[2].strip() == "unknown: the report does not say its size", line
+    other = make_result()
+    Store().save_result(other)
+    code, out, _ = cli(capsys, "compare", other.id, rid, "--json")
+    row = next(r for r in json.loads(out)["context"] if r["label"] == "test file")
+    assert row["values"] == ["1GiB", "unknown"], row

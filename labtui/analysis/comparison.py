@@ -795,7 +795,9 @@ _CONTEXT: tuple[tuple[str, Callable[[RunResult], Any]], ...] = (
     ("write-through", _write_through),
     ("figures", _figures),
     ("profile", lambda r: r.profile.shown_name),
-    ("test file", lambda r: format_size(r.profile.file_size) if r.profile.needs_test_file else "none"),
+    # An import whose report gives no size (fio on a whole device) stores 0: its size is unknown, not 0 bytes.
+    ("test file", lambda r: (format_size(r.profile.file_size) if r.profile.file_size else None)
+     if r.profile.needs_test_file else "none"),
     ("parameters", _params),
     ("kernel", lambda r: r.host.kernel),
     ("source", lambda r: r.source if r.source != "import" else f"import of {r.source_file or 'a file'}"),

@@ -366,6 +366,8 @@ def _test_file_text(result: RunResult) -> str:
     """"1 GiB, written in 2.1 s (487 MiB/s)"."""
     if not result.profile.needs_test_file:
         return "none (command steps only)"
+    if not result.profile.file_size:  # an import whose report gives none (fio on a whole device): not 0 bytes
+        return "unknown: the report does not say its size"
     text = format_size(result.profile.file_size)
     p = result.preparation
     if p is not None and p.seconds > 0:
