@@ -395,3 +395,18 @@ def test_show_of_an_import_whose_report_gives_no_file_size_says_unknown_not_0(la
     code, out, _ = cli(capsys, "compare", other.id, rid, "--json")
     row = next(r for r in json.loads(out)["context"] if r["label"] == "test file")
     assert row["values"] == ["1GiB", "unknown"], row
+
+
+def test_show_of_a_run_on_a_raw_device_says_it_had_no_test_file(labtui_home, capsys, monkeypatch):
+    """The run says "on the device itself, no test file"; show said "test file 1GiB" (the profile's size)."""
+    monkeypatch.setenv("COLUMNS", "160")
+    base = make_result()
+    small = 256 * 1024**2  # smaller than the profile's 1 GiB file: the run used the whole device
+    for size, used in ((None, "1GiB"), (small, "256MiB")):
+        result = replace(base, id=f"20240501-10300{5 if size else 6}-raw{1 if size else 2}",
+                         target=replace(base.target, path="/dev/nvme0n1", device="/dev/nvme0n1", filesystem=None,
+                                        mount_point=None, size_bytes=size))
+        Store().save_result(result)
+        code, out, _ = cli(capsys, "show", result.id)
+        line = next(line for line in out.splitlines() if line.startswith("test file"))
+        assert line.split(None, 2)[2].strip() == f"none: the device itself, its first {used}", line

@@ -368,6 +368,10 @@ def _test_file_text(result: RunResult) -> str:
         return "none (command steps only)"
     if not result.profile.file_size:  # an import whose report gives none (fio on a whole device): not 0 bytes
         return "unknown: the report does not say its size"
+    t = result.target
+    if t.device and t.path == t.device:  # a raw block device: the run used the device's first file_size bytes
+        used = min(result.profile.file_size, t.size_bytes or result.profile.file_size)
+        return f"none: the device itself, its first {format_size(used)}"
     text = format_size(result.profile.file_size)
     p = result.preparation
     if p is not None and p.seconds > 0:
