@@ -69,3 +69,27 @@ def test_a_command_step_has_no_eta_headless_as_in_the_tui():
     display.handle(StepStarted(0, 1, tar, 1, None))
     now[0] += 4
     assert "step 1/1: tar [running]  0:04 (time limit 1:00:00)" in shown(display)
+
+
+def test_a_run_whose_progress_output_is_closed_says_so_not_cancelled_by_the_user(labtui_home, disk_dir):
+    """`labtui run ... 2>&1 | head -1`: the reader goes, the next progress line cannot be written and the
+    run stops. Its result said "cancelled by the user", which nobody did: it names the closed output."""
+    import subprocess
+
+    from conftest import labtui_cmd
+    from labtui.results.store import Store
+
+    profile = disk_dir / "walk-pipe.toml"
+    profile.write_text('name = "walk-pipe"\nfile_size = "1M"\n[[steps]]\nname = "r"\nblock_size = "4K"\n'
+                       'duration = "1s"\nwarmup = "0s"\n[[steps]]\nname = "w"\nblock_size = "4K"\n'
+                       'write_percent = 100\nduration = "1s"\nwarmup = "0s"\n')
+    proc = subprocess.Popen(labtui_cmd("run", "-p", str(profile), "-t", str(disk_dir), "--yes"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    assert proc.stderr.readline().startswith(b"labtui: walk-pipe on ")
+    proc.stderr.close()  # as head does after its line
+    assert proc.wait(timeout=30) == 1
+    results, _ = Store(labtui_home).load_results()
+    assert [r.status for r in results] == ["aborted"]
+    assert results[0].error == "stopped: its progress output (stderr) was closed", results[0].error
+    assert not list(disk_dir.glob("labtui-*.dat"))

@@ -276,7 +276,13 @@ async def execute(runner: Runner, *, as_json: bool, stops: Stops, report: bool =
         display.start()
         try:
             async for event in runner.events():
-                display.handle(event)
+                try:
+                    display.handle(event)
+                except SystemExit:
+                    # rich's answer to a broken pipe on stderr (`2>&1 | head -1`: the reader went). It
+                    # stops the run, which must not then read "cancelled by the user": nobody did.
+                    runner.stop_reason = "stopped: its progress output (stderr) was closed"
+                    raise
                 if isinstance(event, RunFinished):
                     break
         except asyncio.CancelledError:
