@@ -582,3 +582,26 @@ async def test_figures_too_wide_for_their_column_are_shown_short_never_cut(labtu
         text = screen_text(app)
         row = next(line for line in text.splitlines() if "12:00" in line or "first" in line)
         assert "1.1k/1.8k" in row and "…" not in row.split("first")[-1], row
+
+
+async def test_s_sorts_by_the_next_column_on_screen_not_one_left_out_at_80_columns(labtui_home):
+    """At 80 columns host and target give way; `s` went date -> host, reordering the rows by nothing shown."""
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        await pilot.pause()
+        shown = [c.key for c in screen.query_one(ResultsTable).columns]
+        assert "host" not in shown and "target" not in shown, shown
+        from labtui.screens.history import SORTABLE
+
+        seen = []
+        for _ in range(len([c for c in shown if c in SORTABLE])):
+            await pilot.press("s")
+            await pilot.pause()
+            seen.append(screen.sort_column)
+        assert all(column in shown for column in seen), (seen, shown)
+        assert seen[0] == "disk" and seen[-1] == "date", seen  # round the columns shown, back to the date
+        screen.sort_by("host", False)  # from the palette: a column not on screen
+        await pilot.press("s")
+        assert screen.sort_column == "disk"  # the next one after it that is

@@ -464,8 +464,12 @@ class HistoryScreen(LabtuiScreen[None]):
         if step < 0:
             self.sort_by(self.sort_column, not self.sort_reverse)
             return
-        index = (SORTABLE.index(self.sort_column) + 1) % len(SORTABLE)
-        column = SORTABLE[index]
+        # The next column on screen: host and target give way at 80 columns (the engine where all
+        # results share one), and rows reordered by a column not shown would look shuffled.
+        shown = {c.key for c in self.query_one(ResultsTable).columns}
+        start = SORTABLE.index(self.sort_column)
+        after = [SORTABLE[(start + i) % len(SORTABLE)] for i in range(1, len(SORTABLE) + 1)]
+        column = next((c for c in after if c in shown), after[0])
         self.sort_by(column, column in ("date", "iops", "mib_s"))
 
     def sort_by(self, column: str, reverse: bool) -> None:
