@@ -605,3 +605,29 @@ async def test_s_sorts_by_the_next_column_on_screen_not_one_left_out_at_80_colum
         screen.sort_by("host", False)  # from the palette: a column not on screen
         await pilot.press("s")
         assert screen.sort_column == "disk"  # the next one after it that is
+
+
+@pytest.mark.parametrize("seconds", [0.09, 95.0])
+async def test_a_command_steps_wall_time_on_the_result_screen_is_the_one_show_prints(labtui_home, capsys, seconds):
+    """The Result screen rounded a 0.09 s extraction to '0.1 s wall' where `labtui show` says 0.09 s."""
+    from dataclasses import replace
+
+    from labtui.cli import main
+    from labtui.model import Step, StepResult
+    from labtui.render.result_tables import fmt_wall
+    from synthetic import READ, run_result
+
+    extract = Step(name="Extract archive", kind="command", command="zpaq x a.zpaq")
+    base = run_result("20240601-090000-abcd", {READ: [1.0]})
+    result = replace(base, profile=replace(base.profile, name="zpaq-extract", steps=(extract,)),
+                     steps=(StepResult(step=extract, wall_seconds=seconds, exit_status=0),))
+    Store(labtui_home).save_result(result)
+    assert main(["show", result.id]) == 0
+    assert f"{fmt_wall(seconds)} wall" in capsys.readouterr().out
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await open_history(pilot)
+        await open_result(pilot, screen, result.id)
+        await pilot.pause(0.2)
+        row = next(r for r in _step_rows(app) if "Extract archive" in r)
+        assert f"{fmt_wall(seconds)} wall" in row, row

@@ -27,6 +27,7 @@ from labtui.render.result_tables import (
     fmt_mib,
     fmt_ms,
     fmt_pct,
+    fmt_wall,
     latency_table,
     p99_cell,
     p99_text,
@@ -53,7 +54,7 @@ STEP_FOLDING = ("status", "label", "name")
 def step_cells(n: int | str, s: StepResult, name: str | None = None) -> dict[str, str]:
     name = s.name if name is None else name
     if not s.step.is_io:
-        wall = f"{s.wall_seconds:.1f} s wall" if s.wall_seconds is not None else "-"
+        wall = f"{fmt_wall(s.wall_seconds)} wall" if s.wall_seconds is not None else "-"  # as `labtui show` says it
         return {"n": str(n), "name": name, "label": s.step.label(), "iops": "", "mib_s": fmt_mib(s.total.mib_s),
                 "mean": wall, "p99": "", "cpu": fmt_pct(s.cpu_percent), "status": s.status}
     return {"n": str(n), "name": name, "label": s.step.label(), "iops": fmt_iops(s.total.iops),
@@ -65,7 +66,7 @@ def listed_cells(n: int, listed: ListedStep) -> dict[str, str]:
     """A step of several passes: its figures as its profile makes them, and how ("best of 3")."""
     f = listed.figures
     if f.kind == "command":
-        wall = f"{f.wall_seconds:.1f} s wall" if f.wall_seconds is not None else "-"
+        wall = f"{fmt_wall(f.wall_seconds)} wall" if f.wall_seconds is not None else "-"
         return {"n": str(n), "name": f.name, "label": f.label, "iops": "", "mib_s": fmt_mib(f.mib_s), "mean": wall,
                 "p99": "", "cpu": fmt_pct(f.cpu_percent), "status": listed.how}
     return {"n": str(n), "name": f.name, "label": f.label, "iops": fmt_iops(f.iops), "mib_s": fmt_mib(f.mib_s),
