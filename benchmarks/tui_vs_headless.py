@@ -397,6 +397,7 @@ def main() -> int:
         else:
             directory, where = Path(args.target), args.target
         target = directory / f"labtui-tui-bench-{uuid.uuid4().hex[:6]}"
+        target.mkdir()  # the Run screen asks for a directory that exists (it creates none)
         stack.callback(shutil.rmtree, target, ignore_errors=True)
         return bench(args, home, target, where)
 
