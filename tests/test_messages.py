@@ -233,7 +233,7 @@ def test_a_tag_that_cannot_be_one_is_refused_before_the_run(labtui_home, tmp_pat
 
 
 def test_tags_are_comma_separated_as_in_the_tui(labtui_home, disk_dir):
-    out = run("run", "-t", str(disk_dir), "--yes", "--json", "--duration", "0.3s", "--file-size", "4M",
+    out = run("run", "-t", str(disk_dir), "--yes", "--json", "--duration", "0.3s", "--file-size", "4M", "--repeat", "1",
               "--tag", "slot-2, after-swap", "--tag", "after-swap")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["tags"] == ["slot-2", "after-swap"]
