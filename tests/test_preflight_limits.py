@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -35,9 +36,13 @@ def aio_pool(tmp_path, monkeypatch):
 
 
 def refused(runner: Runner, target: Path) -> str:
-    with pytest.raises(LabtuiError) as caught:
-        runner.preflight()
-    assert not target.exists()  # nothing written, not even the directory
+    target.mkdir()  # a directory that exists: a missing one is refused for that, first
+    try:
+        with pytest.raises(LabtuiError) as caught:
+            runner.preflight()
+        assert list(target.iterdir()) == []  # nothing written
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
     return str(caught.value)
 
 
@@ -102,7 +107,8 @@ def test_the_cli_says_so_in_one_line_and_writes_nothing(labtui_home, tmp_path):
     file.write_text('name = "deep"\nfile_size = "16MiB"\nfree_space_margin = "0"\n\n[[steps]]\nname = "Q64T64"\n'
                     'block_size = "4KiB"\nthreads = 64\noutstanding = 64\nduration = "1s"\ncache = "on"\n')
     target = tmp_path / "target"
+    target.mkdir()
     out = subprocess.run(labtui_cmd("run", "-p", str(file), "-t", str(target), "-e", "fio", "--yes"),
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
-    assert "step 'Q64T64' would start 4,096 threads" in out.stderr and not target.exists()
+    assert "step 'Q64T64' would start 4,096 threads" in out.stderr and list(target.iterdir()) == []

@@ -23,6 +23,7 @@ from labtui.commands import check
 from labtui.engine import target_lock
 from labtui.engine.runner import Runner, RunOptions
 from labtui.engine.target_lock import TargetBusy
+from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
 from synthetic import READ, WRITE, run_result
@@ -167,3 +168,22 @@ def test_the_lock_is_the_disks_not_the_directorys(tmp_path, disk_dir):
         proc.stdin.close()
         proc.wait()
     assert busy(there) is None
+
+
+def test_a_target_that_cannot_be_used_is_refused_for_itself_before_a_busy_disk(tmp_path):
+    """Bad input is the person's to fix before any wait: a missing directory is said, not the lock."""
+    (tmp_path / "here").mkdir()
+    lock, problem = target_lock.hold(tmp_path / "here")  # another run measures the disk
+    assert lock is not None, problem
+    try:
+        profile = Profile("p", file_size=1024**2, free_space_margin=0, steps=(Step("Read 64K random"),))
+        missing = tmp_path / "nope"
+        runner = Runner(profile, missing, Store(tmp_path / "home"), RunOptions())
+        with pytest.raises(LabtuiError, match=r"^no such directory: "):
+            runner.preflight()
+        assert not missing.exists()
+        # A usable target on that disk still waits for the lock.
+        with pytest.raises(TargetBusy):
+            Runner(profile, tmp_path / "here", Store(tmp_path / "home"), RunOptions()).preflight()
+    finally:
+        lock.release()

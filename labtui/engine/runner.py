@@ -198,9 +198,6 @@ class Runner:
             # /proc, /sys, /dev: "0 B free" or "permission denied" would send the person the wrong way.
             raise LabtuiError(f"{existing} is on {holder.filesystem}, a kernel file system with no disk behind it: "
                               "give a directory on the disk to test")
-        # Before the free space: another run's test file takes some, and "not enough free space"
-        # would send the person the wrong way.
-        self._hold_disk(path)
         try:
             st = os.statvfs(existing)
         except OSError as exc:
@@ -218,6 +215,14 @@ class Runner:
             raise LabtuiError(f"{what}: give a target on a writable file system (or remount it read-write)")
         if not os.access(existing, os.W_OK | os.X_OK):
             raise LabtuiError(f"permission denied: cannot write in {existing}")
+        # A missing directory (but labtui's own folder at a mount point) is refused: a typo, most often.
+        refusal = missing_refusal(path, missing, holder.mount_point if holder else None)
+        if refusal:
+            raise LabtuiError(refusal)
+        # A target that cannot be used at all is said above, before the lock: it is the person's to
+        # fix, not a reason to wait. The lock comes before the free space: another run's test file
+        # takes some, and "not enough free space" would send the person the wrong way.
+        self._hold_disk(path)
         shortfall = self.profile.space_shortfall(st.f_bavail * st.f_frsize)
         if shortfall:
             raise LabtuiError(f"not enough free space in {existing}: {shortfall}")
@@ -235,11 +240,6 @@ class Runner:
             file_size=self.profile.file_size,
         )
         self._check_limits(plan)
-        # A missing directory (but labtui's own folder at a mount point) is refused. Checked last,
-        # so what else is wrong with the target or the profile is said first.
-        refusal = missing_refusal(path, missing, holder.mount_point if holder else None)
-        if refusal:
-            raise LabtuiError(refusal)
         self.plan = plan
         return self.plan
 
