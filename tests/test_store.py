@@ -364,6 +364,21 @@ def test_broken_user_profiles_are_listed_and_left_alone(labtui_home):
         store.profile("renamed")
 
 
+def test_an_unknown_profile_lists_only_the_profiles_that_load(labtui_home):
+    store = Store()
+    store.save_profile(user_profile())
+    (store.profiles_dir / "garbage.toml").write_text("\x00 not toml")
+    (store.profiles_dir / "typo.toml").write_text('name = "typo"\n[[steps]]\nname = "r"\nblok_size = "4K"\n')
+    with pytest.raises(NotFoundError) as caught:
+        store.profile("other")
+    known = ", ".join(sorted([p.name for p in store.builtin_profiles()] + ["my-test"]))
+    assert str(caught.value) == (f"no profile named 'other' (known: {known}); 2 profile files do not load: "
+                                 "garbage.toml, typo.toml (labtui profiles says why)")
+    (store.profiles_dir / "typo.toml").unlink()
+    with pytest.raises(NotFoundError, match=r"\); 1 profile file does not load: garbage.toml \(labtui"):
+        store.profile("other")
+
+
 def test_settings_round_trip_and_a_broken_settings_file_is_left_alone(labtui_home):
     store = Store()
     assert store.load_settings() == Settings() and store.read_settings().broken is None

@@ -449,8 +449,15 @@ class Store:
         for profile in builtin_profiles():
             if profile.name == name_or_path:
                 return profile
-        names = sorted({p.name for p in builtin_profiles()} | {p.stem for p in self.user_profile_files()})
-        raise NotFoundError(f"no profile named {shown(name_or_path)!r} (known: {', '.join(names)})")
+        self.user_profile_files()  # StoreError where the profiles folder itself is not one
+        users, broken = self.user_profiles()
+        # Only the names that load: a broken file's name would be refused again, for another reason.
+        names = sorted({p.name for p in builtin_profiles()} | {p.name for p in users})
+        text = f"no profile named {shown(name_or_path)!r} (known: {', '.join(names)})"
+        if broken:
+            count = "1 profile file does not" if len(broken) == 1 else f"{len(broken)} profile files do not"
+            text += f"; {count} load: {', '.join(shown(b.path.name) for b in broken)} (labtui profiles says why)"
+        raise NotFoundError(text)
 
     def save_profile(self, profile: Profile, *, overwrite: bool = True) -> Path:
         """Save as a user profile. A built-in name gets a user copy; built-ins are never touched."""
