@@ -65,6 +65,10 @@ async def test_marked_volumes_run_in_turn_and_end_on_their_comparison(labtui_hom
         await disks_ready(pilot)
         screen = app.screen
         assert "Run marked" not in screen_text(app)  # nothing marked: the key is not offered
+        await pilot.press("R")  # yet pressed, it says how to mark
+        await wait_for(pilot, lambda: any("Mark volumes with Space, then press R" in str(n.message)
+                                          for n in app._notifications), what="how to mark volumes")
+        assert app.screen is screen
         await _move_to(pilot, "vol:/dev/shm")
         await pilot.press("space")
         # Memory: refused, with the reason.

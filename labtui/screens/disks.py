@@ -127,6 +127,8 @@ class DisksScreen(LabtuiScreen[None]):
                 tooltip="Mark or unmark the volume: R runs the profile on each marked volume in turn"),
         Binding("R", "run_marked", "Run marked", id="disks-run-marked",
                 tooltip="Run the profile on each marked volume in turn, then compare the results"),
+        # With nothing marked, R is not offered (the footer has no room to spare), yet pressed it says how.
+        Binding("R", "nothing_marked", show=False),
         Binding("u", "unmark", "Unmark all", id="disks-unmark", show=False, tooltip="Clear every mark"),
     ]
     FOOTER_SECONDARY = ("disks-refresh",)
@@ -329,6 +331,8 @@ class DisksScreen(LabtuiScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("run_marked", "unmark"):
             return bool(self.marked)
+        if action == "nothing_marked":
+            return not self.marked
         return True
 
     def action_mark(self) -> None:
@@ -361,6 +365,10 @@ class DisksScreen(LabtuiScreen[None]):
         if problem is None and profile is not None:
             problem = space_shortfall(row.volume.free_bytes, profile)
         return problem
+
+    def action_nothing_marked(self) -> None:
+        self.notify("Mark volumes with Space, then press R: the profile runs on each marked volume in turn.",
+                    title="Run marked", severity="warning")
 
     def action_run_marked(self) -> None:
         """Run the profile on each marked volume in turn (the Run screen runs them and ends on their comparison)."""
