@@ -13,7 +13,7 @@ from labtui.results import baselines
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
 from labtui.screens.confirm import ConfirmModal
-from labtui.screens.export import ExportModal
+from labtui.screens.export import ExportModal, check_path
 from labtui.screens.help import HelpScreen
 from labtui.screens.history import HistoryScreen, ResultsTable
 from labtui.screens.prompt import TextPrompt
@@ -343,7 +343,8 @@ async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
         elif fmt == "configmgr-csv":
             await pilot.press("space", "space", "space")  # ... -> the post's script's CSV
         await set_text(pilot, "#export-path", str(tmp_path / "missing-dir" / "x.csv"))
-        assert widget_text(app, "#export-error") == f"{tmp_path / 'missing-dir'} is not a directory"
+        assert widget_text(app, "#export-error") == (f"{tmp_path / 'missing-dir'} does not exist: create it first, "
+                                                     "or choose a directory that exists")
         await set_text(pilot, "#export-path", str(out))
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen)
@@ -380,6 +381,15 @@ async def test_export_goes_to_the_current_directory_and_says_where(labtui_home, 
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen, what="the second export")
         assert (tmp_path / "lab7.csv").is_file() and said(app, f"1 result written to {tmp_path / 'lab7.csv'}")
+
+
+def test_export_says_a_directory_that_is_missing_does_not_exist_and_a_file_is_not_a_directory(tmp_path):
+    missing = tmp_path / "nope"
+    assert check_path("nope/deeper/x.csv", tmp_path) == (
+        None, f"{missing / 'deeper'} does not exist: create it first, or choose a directory that exists")
+    (tmp_path / "file").write_text("")
+    assert check_path("file/x.csv", tmp_path) == (None, f"{tmp_path / 'file'} is not a directory")
+    assert check_path("file/deeper/x.csv", tmp_path) == (None, f"{tmp_path / 'file'} is not a directory")
 
 
 def said(app, message: str) -> bool:

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from labtui.engine.paths import exists
+from labtui.engine.paths import exists, nearest_existing
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
 from labtui.render import export
@@ -41,12 +41,15 @@ def check_path(text: str, directory: Path) -> tuple[Path | None, str]:
     path = Path(os.path.normpath(directory / os.path.expanduser(text)))
     try:
         taken = os.path.lexists(path) or exists(path)  # a dangling link's name is taken too
-    except LabtuiError as exc:  # a name too long, a directory that may not be looked into
+        folder, missing = nearest_existing(path.parent)
+    except LabtuiError as exc:  # a name too long, a directory that may not be looked into, a dangling link
         return None, str(exc)
     if taken:
         return None, f"{path} exists: choose another name (labtui never replaces a file here)"
-    if not path.parent.is_dir():
-        return None, f"{path.parent} is not a directory"
+    if not folder.is_dir():  # a file where a directory should be, itself or on the way to it
+        return None, f"{folder} is not a directory"
+    if missing:
+        return None, f"{path.parent} does not exist: create it first, or choose a directory that exists"
     if not os.access(path.parent, os.W_OK | os.X_OK):
         return None, f"permission denied: cannot write in {path.parent}"
     return path, ""
