@@ -243,3 +243,33 @@ def test_export_configmgr_csv_from_the_command_line(labtui_home):
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
     assert len(rows) == 4 and {r["Disk"] for r in rows} == {"/mnt/nvme"}
+
+
+def test_export_configmgr_csv_says_which_named_results_it_leaves_out(labtui_home):
+    store = Store(labtui_home)
+    good = _sql_result("20240501-103005-good", "/mnt/nvme")
+    # Failed at its first step: nothing the script's CSV can hold.
+    failed = replace(good, id="20240501-113005-fail", status="failed",
+                     steps=(replace(good.steps[0], status="failed"),))
+    # Stopped in its third step: the two before it are in the CSV, the rest is not.
+    aborted = replace(good, id="20240501-123005-stop", status="aborted",
+                      steps=(*good.steps[:2], replace(good.steps[2], status="aborted")))
+    for result in (good, failed, aborted):
+        store.save_result(result)
+    out = subprocess.run(labtui_cmd("export", "--format", "configmgr-csv", good.id, failed.id, aborted.id),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [
+        f"labtui export: {failed.id} (failed) is left out of the ConfigMgr CSV: none of its I/O steps completed",
+        f"labtui export: {aborted.id} (aborted): only its 2 completed I/O steps are in the ConfigMgr CSV",
+    ]
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert len(rows) == 4 + 2
+    # Every one named left out: nothing to write, bad input.
+    out = subprocess.run(labtui_cmd("export", "--format", "configmgr-csv", failed.id), capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.splitlines() == [
+        f"labtui export: {failed.id} (failed) is left out of the ConfigMgr CSV: none of its I/O steps completed",
+        "labtui: error: none of the named results has a completed I/O step: the ConfigMgr CSV would have no rows",
+    ]

@@ -30,5 +30,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         results, broken = store.load_results()
         warn_broken(broken)
+    if args.ids and args.format == "configmgr-csv":
+        from labtui.commands.common import stderr
+        from labtui.errors import LabtuiError
+        from labtui.render.export import configmgr_omissions
+
+        # Results the person named that its rows leave out (failed, aborted): said, never silently.
+        omissions = configmgr_omissions(results)
+        err = stderr()
+        for _result, line, _whole in omissions:
+            err.print(f"labtui export: {line}", markup=False, highlight=False, soft_wrap=True)
+        if sum(whole for _result, _line, whole in omissions) == len(results):
+            raise LabtuiError("none of the named results has a completed I/O step: the ConfigMgr CSV would have no rows")
     sys.stdout.write(render(results, args.format))
     return 0

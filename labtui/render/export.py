@@ -249,6 +249,23 @@ def configmgr_rows(results: Iterable[RunResult]) -> list[dict[str, str]]:
     return out
 
 
+def configmgr_omissions(results: Iterable[RunResult]) -> list[tuple[RunResult, str, bool]]:
+    """What the ConfigMgr CSV leaves out of `results` (it has rows for completed I/O steps only):
+    (the result, a line saying so, whether the whole result is left out), in their order."""
+    out = []
+    for result in results:
+        rows = len(configmgr_rows([result]))
+        status = "" if result.status == "completed" else f" ({result.status})"
+        if rows == 0:
+            why = ("none of its I/O steps completed" if any(s.step.is_io for s in result.steps)
+                   or any(s.is_io for s in result.profile.steps) else "it has no I/O step")
+            out.append((result, f"{result.id}{status} is left out of the ConfigMgr CSV: {why}", True))
+        elif result.status != "completed":
+            out.append((result, f"{result.id}{status}: only its {rows} completed I/O step{'s' if rows != 1 else ''} "
+                                "are in the ConfigMgr CSV", False))
+    return out
+
+
 def to_configmgr_csv(results: Sequence[RunResult]) -> str:
     """The script's CSV: PowerShell's Export-Csv -NoTypeInformation quotes every field, CRLF lines."""
     buffer = io.StringIO()
