@@ -187,3 +187,18 @@ def test_a_target_that_cannot_be_used_is_refused_for_itself_before_a_busy_disk(t
             Runner(profile, tmp_path / "here", Store(tmp_path / "home"), RunOptions()).preflight()
     finally:
         lock.release()
+
+
+def test_a_check_on_a_target_that_cannot_be_used_is_refused_for_itself_before_a_busy_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABTUI_HOME", str(tmp_path / "home"))
+    base = run_result("20261101-120000-base", {READ: [40_000, 50_000, 60_000], WRITE: [32_000, 40_000, 48_000]})
+    Store().save_result(base)
+    (tmp_path / "here").mkdir()
+    proc = holder(tmp_path / "here")  # another run measures the disk
+    try:
+        args = build_parser().parse_args(["check", "--baseline", base.id, "-t", str(tmp_path / "nope"), "--yes"])
+        with pytest.raises(LabtuiError, match=r"^no such directory: "):
+            check.run(args, drive=lambda runner: pytest.fail("the check ran"))
+    finally:
+        proc.stdin.close()
+        proc.wait()

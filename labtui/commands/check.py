@@ -128,7 +128,6 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm
     from labtui.commands.stops import Stops
-    from labtui.engine import target_lock
     from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode, ValidationError
     from labtui.model import MAX_REPEAT
@@ -160,14 +159,17 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     # A profile of command steps only ran no I/O engine (its result says "command"): any will do.
     engine = args.engine or (baseline.engine.name if baseline.profile.needs_test_file else "native")
     params = {**baseline.params, **parse_assignments(args.param)}
-    # The disk is this check's from its first pass to its last: another run measuring it between
-    # them would disturb the second pass's figures, and the check compares them with the first's.
-    lock, _problem = target_lock.hold(target)  # None where none can be taken: each run says so
+    lock = None
     try:
         options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params,
-                             judge=steady.judge, target_lock=lock)
+                             judge=steady.judge)
         runner = Runner(profile, target, store, options)
+        # The preflight takes the disk's lock once the target is known to be usable (bad input is said
+        # before a busy disk). The check holds it from then to its last pass: another run measuring it
+        # between them would disturb the second pass's figures, and the check compares them with the first's.
         plan = runner.preflight()
+        lock = runner.hand_over_lock()  # None where none could be taken: each run says so
+        options = replace(options, target_lock=lock)
         err = stderr()
         err.print(f"labtui check: {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
                   f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}, {base_runs} run"

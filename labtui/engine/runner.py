@@ -614,6 +614,12 @@ class Runner:
         if lease is not None:
             lease.close()
 
+    def hand_over_lock(self) -> TargetLock | None:
+        """The disk's lock this run's preflight took, now the caller's: held across its runs (a check's
+        passes, given them as `RunOptions.target_lock`) until it releases it. None if none was taken."""
+        lock, self._lock = self._lock, None
+        return lock
+
     def _release_disk(self) -> None:
         lock, self._lock = self._lock, None
         if lock is not None:
