@@ -365,16 +365,54 @@ async def test_steps_can_be_added_moved_and_removed_but_not_the_last(labtui_home
         assert any("at least one step" in str(n.message) for n in app._notifications)
 
 
-async def test_a_broken_profile_file_is_listed_as_broken_and_named(labtui_home):
-    profiles = labtui_home / "profiles"
+def typo_profile(home: Path) -> Path:
+    """A user profile file with an unknown key (it does not load); returns the profiles folder."""
+    profiles = home / "profiles"
     profiles.mkdir()
     (profiles / "typo.toml").write_text('name = "typo"\n[[steps]]\nname = "x"\nthreds = 4\n')
+    return profiles
+
+
+async def test_a_broken_profile_file_is_listed_as_broken_and_named(labtui_home):
+    profiles = typo_profile(labtui_home)
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_workload(pilot)
         assert "typo.toml (broken)" in screen_text(app)
-        assert any("unknown key 'threds'" in str(n.message) for n in app._notifications)
+        assert "unknown key 'threds'" in screen_text(app)  # said in the list, not in a toast
+        assert not app._notifications
     assert (profiles / "typo.toml").exists()  # reported, never rewritten or deleted
+
+
+async def test_a_broken_profile_file_can_be_highlighted_never_run_and_deleted(labtui_home):
+    profiles = typo_profile(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_workload(pilot)
+        screen = app.screen
+        options = screen.query_one(ProfileList)
+        options.focus()
+        await pilot.press("end")  # the last entry: the broken file
+        await pilot.pause()
+        assert options.get_option_at_index(options.highlighted).id == f"broken:{profiles / 'typo.toml'}"
+        assert app.profile.name == "quick-sanity"  # never opened, so never the profile a run uses
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any("cannot be opened or run: " in str(n.message) and "threds" in str(n.message)
+                   for n in app._notifications)
+        assert screen.check_action("delete_profile", ()) is True
+        await pilot.press("delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("enter")  # the safe answer has the focus
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen))
+        assert (profiles / "typo.toml").exists()
+        await pilot.press("delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not (profiles / "typo.toml").exists(), what="the file to go")
+        await pilot.pause()
+        assert "typo.toml" not in screen_text(app) and app.profile.name == "quick-sanity"
+        assert screen.check_action("delete_profile", ()) is None  # back on a built-in
 
 
 async def test_enter_walks_the_form_without_changing_a_choice(labtui_home):

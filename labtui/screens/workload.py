@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Input, Label, OptionList
 
 from labtui.errors import LabtuiError, ValidationError
 from labtui.model import Profile
+from labtui.results.files import BrokenFile
 from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
 from labtui.tui.profile_draft import PROFILE_FIELDS, ProfileDraft, changes, step_field_path, step_fields
 from labtui.units import parse_size
@@ -33,7 +34,7 @@ from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.form_field import FormField
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
-from labtui.widgets.profile_list import ProfileList, from_result, profile_key
+from labtui.widgets.profile_list import BROKEN_PREFIX, ProfileList, broken_key, from_result, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
@@ -187,6 +188,7 @@ class WorkloadScreen(LabtuiScreen[None]):
         self.draft: ProfileDraft | None = None
         self.step_index = 0
         self.profiles: list[Profile] = []
+        self.broken: dict[str, BrokenFile] = {}  # user profile files that do not load, by list id
         self.ran: Profile | None = None  # a profile as a result recorded it (History's "run again")
         self._opened_key: str | None = None
         self.forms_ready = False
@@ -250,8 +252,9 @@ class WorkloadScreen(LabtuiScreen[None]):
     def reload_profiles(self) -> None:
         profiles, broken = self.lab.store.profiles()
         self.profiles = profiles
-        for item in broken:
-            self.notify(f"{item.path}: {item.reason}", title="Profile file skipped", severity="warning", timeout=10)
+        # Said in the list, under the file's name (no toast: one lay over dialogs, and came back
+        # at every reload).
+        self.broken = {broken_key(item): item for item in broken}
         options = self.query_one(ProfileList)
         with options.prevent(OptionList.OptionHighlighted):  # refilling the list is not a choice
             options.show(profiles, broken, self.ran)
@@ -290,9 +293,18 @@ class WorkloadScreen(LabtuiScreen[None]):
                     options.highlighted = index
                 return
 
+    def _highlighted_broken(self) -> BrokenFile | None:
+        """The broken profile file the list's cursor is on, if it is on one."""
+        options = self.query_one(ProfileList)
+        if options.highlighted is None:
+            return None
+        return self.broken.get(options.get_option_at_index(options.highlighted).id or "")
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         key = event.option.id
-        if key is None or key == self._opened_key:
+        self.refresh_bindings()  # Delete applies to a broken file too
+        # A broken file is never opened (nor run): the editor keeps the profile it has.
+        if key is None or key == self._opened_key or key.startswith(BROKEN_PREFIX):
             return
         profile = self._find(key)
         if profile is None:
@@ -306,6 +318,11 @@ class WorkloadScreen(LabtuiScreen[None]):
         # Enter on a profile: into its steps (Enter again edits the highlighted one; the profile's
         # own fields are a Tab away from the list).
         event.stop()
+        broken = self.broken.get(event.option.id or "")
+        if broken is not None:
+            self.notify(f"{broken.path.name} does not load, so it cannot be opened or run: {broken.reason}. "
+                        "Fix the file, or delete it (Delete)", title="Broken profile file", severity="warning")
+            return
         self.query_one(StepsTable).focus()
 
     def _ask_discard(self, then: Callable[[], object], otherwise: Callable[[], object]) -> None:
@@ -665,6 +682,10 @@ class WorkloadScreen(LabtuiScreen[None]):
     def action_delete_profile(self) -> None:
         from labtui.screens.confirm import ConfirmModal
 
+        broken = self._highlighted_broken()
+        if broken is not None:
+            self._delete_broken(broken)
+            return
         if self.draft is None:
             return
         original = self.draft.original
@@ -692,6 +713,33 @@ class WorkloadScreen(LabtuiScreen[None]):
             answer,
         )
 
+    def _delete_broken(self, broken: BrokenFile) -> None:
+        from labtui.screens.confirm import ConfirmModal
+
+        store = self.lab.store
+        if broken.path.parent != store.profiles_dir or broken.path.suffix != ".toml":
+            self.notify(f"{broken.path}: {broken.reason}", title="Not deleted", severity="warning")
+            return
+
+        def answer(delete: bool | None) -> None:
+            if not delete:
+                return
+            try:
+                store.delete_profile(broken.path.stem)
+            except LabtuiError as exc:
+                self.notify(str(exc), title="Not deleted", severity="error")
+                return
+            self.reload_profiles()
+            self._highlight(self._opened_key)
+            self.refresh_bindings()
+            self.notify(f"Deleted {broken.path}", title="Profile file deleted")
+
+        self.app.push_screen(
+            ConfirmModal("Delete profile file?", f"Delete {broken.path}? It does not load ({broken.reason}); "
+                         "the file is removed.", yes="Delete", no="Keep", danger=True),
+            answer,
+        )
+
     # ------------------------------------------------------------------ keys
 
     def action_back(self) -> None:
@@ -711,6 +759,8 @@ class WorkloadScreen(LabtuiScreen[None]):
         # Shown dimmed for a built-in profile (they keep their name and cannot be deleted) and for
         # one read from a result; the keys still say why (on_key).
         if action in DIMMED_FOR_BUILTINS and self.draft is not None and self.draft.original.origin != "user":
+            if action == "delete_profile" and self.is_mounted and self._highlighted_broken() is not None:
+                return True
             return None
         return True
 

@@ -24,11 +24,19 @@ def profile_key(profile: Profile) -> str:
     return f"{'builtin' if profile.origin == 'builtin' else 'user'}:{profile.name}"
 
 
+def broken_key(broken: BrokenFile) -> str:
+    """The list id of a user profile file that does not load."""
+    return f"{BROKEN_PREFIX}{broken.path}"
+
+
+BROKEN_PREFIX = "broken:"
+
+
 class ProfileList(OptionList):
     help_scope = "profile list"
     BINDINGS = [
         Binding("delete", "screen.delete_profile", "Delete", id="workload-delete",
-                tooltip="Delete the highlighted user profile (asks first; built-ins cannot be deleted)"),
+                tooltip="Delete the highlighted user profile or broken profile file (asks first; built-ins cannot be deleted)"),
     ]
 
     def show(self, profiles: list[Profile], broken: list[BrokenFile], ran: Profile | None = None) -> None:
@@ -57,6 +65,9 @@ class ProfileList(OptionList):
             if not group:
                 options.append(Option(Content.styled(" none yet", "italic $text-muted"),
                                       id="heading:none", disabled=True))
+        # A file that does not load is listed where it can be highlighted (never run): it says why,
+        # as `labtui profiles` does, and Delete removes it.
         for b in broken:
-            options.append(Option(Content.styled(f" {b.path.name} (broken)", "$error"), id=f"broken:{b.path}", disabled=True))
+            label = Content.assemble((f" {b.path.name} (broken)", "$error"), "\n", (f"  {b.reason}", "$text-muted"))
+            options.append(Option(label, id=broken_key(b)))
         self.add_options(options)
