@@ -28,6 +28,7 @@ def test_mark_find_replace_and_clear(store):
     assert replaced is None and baseline.disk == "WD_BLACK SN850X 4000GB #23000A800001"
     baseline, replaced = baselines.mark(store, second)
     assert replaced.result_id == "r1"
+    assert baselines.mark(store, second)[1] is None  # marked again: it replaces no result
     baselines.mark(store, other_profile)
     # Durable: a new Store (another process) sees the same.
     again = Store(store.home)

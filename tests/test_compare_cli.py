@@ -96,6 +96,10 @@ def test_baseline_mark_list_clear(labtui_home):
     assert out.returncode == 0 and "baseline for quick-sanity on WD_BLACK" in out.stdout
     replaced = json.loads(run("baseline", b, "--json").stdout)
     assert replaced["replaced"]["result"] == a
+    # Marked again, it replaces nothing: no result is named as replaced, in JSON or in text.
+    again = json.loads(run("baseline", b, "--json").stdout)
+    assert again["replaced"] is None and again["baseline"]["result"] == b
+    assert "replaces" not in run("baseline", b).stdout
     listed = json.loads(run("baseline", "--json").stdout)["baselines"]
     assert [x["result"] for x in listed] == [b] and listed[0]["state"].startswith("completed")
     assert run("baseline", b, "--clear").returncode == 0

@@ -98,7 +98,7 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
     held = f" ({len(baseline.result_ids)} results)" if len(baseline.result_ids) > 1 else ""
     out.print(f"{result.id}{held} is now the baseline for {baseline.profile} on {baseline.disk}: "
               f"{runs} run{'s' if runs != 1 else ''} per step")
-    if replaced and replaced.result_id != result.id:
+    if replaced:
         out.print(f"(it replaces {replaced.result_id})")
     if runs < baselines.RECOMMENDED_RUNS:
         need = baselines.RECOMMENDED_RUNS - runs

@@ -128,7 +128,8 @@ def runs_per_step(results: Sequence[RunResult]) -> int:
 def mark(store: Store, result: RunResult, added: Sequence[RunResult] = ()) -> tuple[Baseline, Baseline | None]:
     """Make `result` (and `added`, more runs of it) the baseline of its disk and profile.
 
-    Returns it and the one it replaced.
+    Returns it and the one it replaced: None where there was none, or it was of `result` itself
+    (marking the baseline again replaces no result).
     """
     _usable(result)
     for other in added:
@@ -137,7 +138,8 @@ def mark(store: Store, result: RunResult, added: Sequence[RunResult] = ()) -> tu
     baseline = Baseline(result_disk(result), result.profile.name, result.id, now(), ids)
     with _locked(store):
         current = load(store)
-        replaced = next((b for b in current if (b.disk, b.profile) == (baseline.disk, baseline.profile)), None)
+        replaced = next((b for b in current if (b.disk, b.profile) == (baseline.disk, baseline.profile)
+                         and b.result_id != result.id), None)
         kept = [b for b in current if (b.disk, b.profile) != (baseline.disk, baseline.profile)]
         _save(store, kept + [baseline])
     return baseline, replaced
