@@ -273,3 +273,9 @@ def test_export_configmgr_csv_says_which_named_results_it_leaves_out(labtui_home
         f"labtui export: {failed.id} (failed) is left out of the ConfigMgr CSV: none of its I/O steps completed",
         "labtui: error: none of the named results has a completed I/O step: the ConfigMgr CSV would have no rows",
     ]
+    # None named (every result): one line for all it leaves out.
+    out = subprocess.run(labtui_cmd("export", "--format", "configmgr-csv"), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and len(list(csv.DictReader(io.StringIO(out.stdout)))) == 4 + 2
+    assert out.stderr.splitlines() == ["labtui export: 1 failed or aborted result is left out of the ConfigMgr CSV; "
+                                       "1 failed or aborted result has only its completed I/O steps in the ConfigMgr "
+                                       "CSV"]

@@ -333,7 +333,10 @@ async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
     app = make_app(labtui_home, cwd=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_history(pilot)
-        for key in ("20240501-103005-aaaa", "20240503-140000-cccc"):
+        # The ConfigMgr CSV's rows are completed I/O steps: an aborted result marked too is said.
+        marked = ("20240501-103005-aaaa", "20240503-140000-cccc") + (("20240504-080000-dddd",)
+                                                                     if fmt == "configmgr-csv" else ())
+        for key in marked:
             await move_to(pilot, screen, key)
             await pilot.press("space")
         await pilot.press("e")
@@ -348,10 +351,14 @@ async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
         await set_text(pilot, "#export-path", str(out))
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen)
+        written = f"3 results written to {out}" if fmt == "configmgr-csv" else f"2 results written to {out}"
+        assert said(app, written if fmt != "configmgr-csv" else
+                    f"{written}. 1 failed or aborted result has only its completed I/O steps in the ConfigMgr "
+                    "CSV.")
     if fmt == "configmgr-csv":
         rows = list(csv.DictReader(out.read_text().splitlines()))
         assert list(rows[0]) == ["ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU"]
-        assert [r["Test"] for r in rows] == ["Read Test 01", "Write Test 01"] * 2
+        assert len(rows) == 5 and [r["Test"] for r in rows[:4]] == ["Read Test 01", "Write Test 01"] * 2
         return
     if fmt == "csv":
         rows = list(csv.DictReader(out.read_text().splitlines()))

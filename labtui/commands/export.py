@@ -42,5 +42,13 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"labtui export: {line}", markup=False, highlight=False, soft_wrap=True)
         if sum(whole for _result, _line, whole in omissions) == len(results):
             raise LabtuiError("none of the named results has a completed I/O step: the ConfigMgr CSV would have no rows")
+    elif args.format == "configmgr-csv":
+        from labtui.commands.common import stderr
+        from labtui.render.export import configmgr_summary
+
+        # Every result, none named: one line for what its rows leave out, not a line each.
+        summary = configmgr_summary(results)
+        if summary:
+            stderr().print(f"labtui export: {summary}", markup=False, highlight=False, soft_wrap=True)
     sys.stdout.write(render(results, args.format))
     return 0

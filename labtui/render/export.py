@@ -266,6 +266,35 @@ def configmgr_omissions(results: Iterable[RunResult]) -> list[tuple[RunResult, s
     return out
 
 
+def configmgr_summary(results: Iterable[RunResult]) -> str | None:
+    """One line on what the ConfigMgr CSV leaves out of `results` where they were not named one by
+    one (all results, or those marked in History), or None where it leaves nothing out."""
+    left_out = partly = no_io = 0
+    for result, _line, whole in configmgr_omissions(results):
+        if not whole:
+            partly += 1
+        elif result.status == "completed":
+            no_io += 1
+        else:
+            left_out += 1
+    if not (left_out or partly or no_io):
+        return None
+
+    def count(n: int, what: str) -> str:
+        return f"{n} {what}{'s' if n != 1 else ''}"
+
+    parts = []
+    if left_out:
+        parts.append(f"{count(left_out, 'failed or aborted result')} {'is' if left_out == 1 else 'are'} left out")
+    if no_io:
+        parts.append(f"{count(no_io, 'result')} with no I/O step {'is' if no_io == 1 else 'are'} left out")
+    if partly:
+        parts.append(f"{count(partly, 'failed or aborted result')} {'has only its' if partly == 1 else 'have only their'}"
+                     " completed I/O steps in")
+    return "; ".join(f"{part} the ConfigMgr CSV" if part.endswith(" in") else f"{part} of the ConfigMgr CSV"
+                     for part in parts)
+
+
 def to_configmgr_csv(results: Sequence[RunResult]) -> str:
     """The script's CSV: PowerShell's Export-Csv -NoTypeInformation quotes every field, CRLF lines."""
     buffer = io.StringIO()

@@ -128,6 +128,9 @@ class ExportModal(ModalScreen[Path | None]):
             self.query_one("#export-error", Static).update(f"cannot write {path}: {exc.strerror or exc}")
             self.query_one("#export-error", Static).display = True
             return
-        self.app.notify(f"{len(self.results)} result{'s' if len(self.results) != 1 else ''} written to {path}",
-                        title="Exported")
+        written = f"{len(self.results)} result{'s' if len(self.results) != 1 else ''} written to {path}"
+        # The ConfigMgr CSV has completed I/O steps only: what it leaves out is said, as `labtui export` says it.
+        summary = export.configmgr_summary(self.results) if fmt == "configmgr-csv" else None
+        self.app.notify(f"{written}. {summary[0].upper()}{summary[1:]}." if summary else written, title="Exported",
+                        severity="warning" if summary else "information")
         self.dismiss(path)
