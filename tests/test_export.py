@@ -80,3 +80,30 @@ def test_markdown_cells_escape_pipes_and_newlines():
     assert row == {"a|b": "x|y", "c": "two lines"}
     with pytest.raises(ValueError):
         markdown.table(["a"], [["1", "2"]])
+
+
+def test_a_command_steps_disk_counters_give_no_iops_in_any_output():
+    """A command step's ios are the disk's requests after the kernel merged them (every process's):
+    show, Markdown, CSV and JSON leave its IOPS blank alike (as the TUI does) and keep the counts."""
+    from rich.console import Console
+
+    from labtui.model import DirectionStats
+    from labtui.render.result_tables import COMMAND_IOPS_NOTE, result_steps_table
+    from labtui.results.store import result_to_json
+
+    a, b = sample_results()
+    *io_steps, cmd = b.steps
+    counted = replace(cmd, read=DirectionStats(14_750, 14_750 * 65_536, 10.0), write=DirectionStats(0, 0, 10.0))
+    b = replace(b, steps=(*io_steps, counted))
+    console = Console(width=200, record=True)
+    console.print(result_steps_table(b))
+    shown = console.export_text()
+    line = next(x for x in shown.splitlines() if x.strip().startswith("Extract archive"))
+    assert "1,475" not in line and "92.2" in line  # no IOPS; the disk's MiB/s
+    assert " ".join(COMMAND_IOPS_NOTE.split()) in " ".join(shown.split())
+    md = export.render([b], "markdown")
+    assert tables(md)[0][-1]["IOPS"] == "" and COMMAND_IOPS_NOTE in md
+    row = list(csv.DictReader(io.StringIO(export.render([b], "csv"), newline="")))[-1]
+    assert row["iops"] == row["read_iops"] == "" and row["read_ios"] == "14750"
+    step = result_to_json(b)["steps"][-1]
+    assert step["total"]["iops"] is None and step["total"]["ios"] == 14_750

@@ -80,18 +80,19 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("write_through", _io(lambda s: s.step.write_through)),
     ("duration_seconds", _io(lambda s: s.step.duration)),
     # For a command step the counts are the target disk's kernel counters over its wall time
-    # (every I/O on that disk, not only the command's), so they are exported too.
+    # (every I/O on that disk, not only the command's), so they are exported too; their rate is no
+    # IOPS (result_tables.COMMAND_IOPS_NOTE), so those cells are empty.
     ("measured_seconds", _counted(lambda s: s.total.seconds)),
     ("read_ios", _counted(lambda s: s.read.ios)),
     ("read_bytes", _counted(lambda s: s.read.bytes)),
     ("write_ios", _counted(lambda s: s.write.ios)),
     ("write_bytes", _counted(lambda s: s.write.bytes)),
-    ("iops", _counted(lambda s: s.total.iops)),
+    ("iops", _io(lambda s: s.total.iops)),
     ("mib_s", _counted(lambda s: s.total.mib_s)),
     ("mb_s", _counted(lambda s: s.total.bytes_per_second / 1e6)),
-    ("read_iops", _counted(lambda s: s.read.iops)),
+    ("read_iops", _io(lambda s: s.read.iops)),
     ("read_mib_s", _counted(lambda s: s.read.mib_s)),
-    ("write_iops", _counted(lambda s: s.write.iops)),
+    ("write_iops", _io(lambda s: s.write.iops)),
     ("write_mib_s", _counted(lambda s: s.write.mib_s)),
     ("peak_mib_s", lambda r, s: s.peak_mib_s),
     ("latency_mean_ms", _latency("mean")),
@@ -169,7 +170,7 @@ def _csv_cell(value: Any) -> str:
 
 
 def to_markdown(results: Sequence[RunResult]) -> str:
-    from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms, fmt_pct
+    from labtui.render.result_tables import COMMAND_IOPS_NOTE, fmt_iops, fmt_mib, fmt_ms, fmt_pct
 
     headers = ["Result", "Date (UTC)", "Disk", "File system", "Engine", "Profile", "Step", "Rep",
                "IOPS", "MiB/s", "Mean ms", "p99 ms", "CPU", "Wall s"]
@@ -185,7 +186,7 @@ def to_markdown(results: Sequence[RunResult]) -> str:
             row["result_id"], row["started_utc"], row["disk_model"] or "unknown", row["filesystem"] or "unknown",
             " ".join(x for x in (row["engine"], row["engine_version"]) if x), row["profile"],
             f"{row['step']} ({row['label']})", row["repetition"],
-            fmt_iops(row["iops"]), fmt_mib(row["mib_s"]), fmt_ms(row["latency_mean_ms"]),
+            fmt_iops(row["iops"]) if row["kind"] != "command" else "", fmt_mib(row["mib_s"]), fmt_ms(row["latency_mean_ms"]),
             fmt_ms(row["latency_p99_ms"]), fmt_pct(row["cpu_percent"]),
             f"{row['wall_seconds']:.2f}" if row["wall_seconds"] is not None else "-",
         ])
@@ -194,7 +195,7 @@ def to_markdown(results: Sequence[RunResult]) -> str:
             table[-1].append("" if not row["steady_rule"] else
                              f"{'steady' if row['steady_attained'] else 'not steady'} after {rounds} rounds "
                              f"({row['steady_rule']})")
-    notes = []
+    notes = [f"- IOPS: {COMMAND_IOPS_NOTE}"] if any(row["kind"] == "command" for row in found) else []
     for result in results:
         n = _repetitions(result)
         if n > 1 or result.profile.discard_first:

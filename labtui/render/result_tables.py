@@ -57,10 +57,20 @@ def fmt_time(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def step_headline(step: StepResult) -> tuple[float, float]:
-    """(IOPS, MiB/s) of a step over both directions."""
-    total = step.total
-    return total.iops, total.mib_s
+# Why a command step has no IOPS figure, said once wherever its row leaves the cell blank.
+COMMAND_IOPS_NOTE = ("a command step has no IOPS: the disk's counters it is measured by count requests after the "
+                     "kernel has merged them, of any size and from every process, so their rate is no IOPS to set "
+                     "beside an I/O step's; its MiB/s is the disk's meanwhile")
+
+
+def step_iops(step: StepResult) -> float | None:
+    """A step's IOPS over both directions; None for a command step (COMMAND_IOPS_NOTE says why)."""
+    return step.total.iops if step.step.is_io else None
+
+
+def step_headline(step: StepResult) -> tuple[float | None, float]:
+    """(IOPS, MiB/s) of a step over both directions (no IOPS for a command step)."""
+    return step_iops(step), step.total.mib_s
 
 
 def profiles_table(profiles: Iterable[Profile]) -> Fitted:
@@ -246,7 +256,8 @@ def result_steps_table(result: RunResult) -> Fitted:
                 name += f" ({s.status})"
             if s.engine_bound:
                 name += " (CPU-bound)"
-            row: list[str | Text | Words | Either] = [Words(name), fmt_iops(iops), fmt_mib(mib)]
+            row: list[str | Text | Words | Either] = [Words(name), fmt_iops(iops) if iops is not None else "",
+                                                      fmt_mib(mib)]
             if decimal:
                 row.append(fmt_mb(s.total.bytes_per_second) if s.step.kind != "command" else "")
             if mixed:
@@ -299,6 +310,9 @@ def result_steps_table(result: RunResult) -> Fitted:
         table.caption_justify = "left"
     if decimal:
         table.caption = (table.caption + "; " if table.caption else "") + "MB/s: 10^6 bytes per second, MiB/s: 2^20"
+        table.caption_justify = "left"
+    if commands:
+        table.caption = (table.caption + "\n" if table.caption else "") + COMMAND_IOPS_NOTE
         table.caption_justify = "left"
     return Fitted(table, optional=STEPS_OPTIONAL)
 

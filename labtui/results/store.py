@@ -100,12 +100,14 @@ def _fitting(result: RunResult) -> tuple[RunResult, str]:
 def result_to_json(result: RunResult) -> dict[str, Any]:
     """The `--json` form of DESIGN.md: stable keys with the rates derived from the counts."""
 
-    def direction(stats: DirectionStats) -> dict[str, Any]:
+    def direction(stats: DirectionStats, is_io: bool) -> dict[str, Any]:
+        # A command step's ios are the disk's requests after the kernel merged them (every
+        # process's): counted, but their rate is no IOPS beside an I/O step's, so it is null.
         return {
             "ios": stats.ios,
             "bytes": stats.bytes,
             "seconds": stats.seconds,
-            "iops": stats.iops,
+            "iops": stats.iops if is_io else None,
             "mib_s": stats.mib_s,
         }
 
@@ -121,9 +123,9 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
             "repetition": s.repetition,
             "status": s.status,
             "workload": step_to_table(s.step),
-            "read": direction(s.read),
-            "write": direction(s.write),
-            "total": direction(s.total),
+            "read": direction(s.read, s.step.is_io),
+            "write": direction(s.write, s.step.is_io),
+            "total": direction(s.total, s.step.is_io),
             "latency_ms": latency(s.latency),
             "read_latency_ms": latency(s.read_latency),
             "write_latency_ms": latency(s.write_latency),
