@@ -403,6 +403,7 @@ async def test_a_broken_profile_file_can_be_highlighted_never_run_and_deleted(la
         assert screen.check_action("delete_profile", ()) is True
         await pilot.press("delete")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert not app._notifications  # Enter's notice does not lie over the question
         await pilot.press("enter")  # the safe answer has the focus
         await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen))
         assert (profiles / "typo.toml").exists()

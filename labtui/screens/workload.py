@@ -729,11 +729,21 @@ class WorkloadScreen(LabtuiScreen[None]):
             except LabtuiError as exc:
                 self.notify(str(exc), title="Not deleted", severity="error")
                 return
+            options = self.query_one(ProfileList)
+            index = options.highlighted or 0
             self.reload_profiles()
-            self._highlight(self._opened_key)
+            # The cursor stays in place where another broken file takes the deleted one's; else it
+            # goes back to the profile the editor holds.
+            index = min(index, options.option_count - 1)
+            if (options.get_option_at_index(index).id or "") in self.broken:
+                with options.prevent(OptionList.OptionHighlighted):
+                    options.highlighted = index
+            else:
+                self._highlight(self._opened_key)
             self.refresh_bindings()
             self.notify(f"Deleted {broken.path}", title="Profile file deleted")
 
+        self.app.clear_notifications()  # Enter's "cannot be opened" would lie over the question
         self.app.push_screen(
             ConfirmModal("Delete profile file?", f"Delete {broken.path}? It does not load ({broken.reason}); "
                          "the file is removed.", yes="Delete", no="Keep", danger=True),
