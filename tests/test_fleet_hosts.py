@@ -42,8 +42,22 @@ def test_the_ssh_command_keeps_batch_mode_first_and_quotes_the_environment():
     assert argv.index("-J") < argv.index("ServerAliveInterval=5"), "the person's options come before the defaults"
     assert argv[-4:-1] == ["2222", "--", "bench-02"]
     remote = argv[-1]
-    assert remote == "env LABTUI_HOME='/srv/lab tui' TZ=UTC ~/venv/bin/python -m labtui agent"
+    assert remote == "export LABTUI_HOME='/srv/lab tui' TZ=UTC; ~/venv/bin/python -m labtui agent"
     assert shlex.split(remote)[1] == "LABTUI_HOME=/srv/lab tui"
+
+
+def test_the_environment_reaches_every_command_of_a_labtui_that_is_a_shell_line():
+    # `env K=V cd /tmp && labtui` gave K to `cd` alone: the fleet's greeting host ran labtui without
+    # its LABTUI_LOCK_DIR, and a person's "cd /opt/lab && ./labtui" would run without LABTUI_HOME.
+    host = parse_hosts('''
+[[hosts]]
+name = "a"
+ssh = "a"
+labtui = "cd / && echo greeting; sh -c 'echo \\"$LABTUI_HOME|$TZ\\"'"
+env = { LABTUI_HOME = "/srv/lab tui", TZ = "UTC" }
+''')[0]
+    out = subprocess.run(["sh", "-c", host.remote_command()], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.splitlines() == ["greeting", "/srv/lab tui|UTC"], out
 
 
 @pytest.mark.parametrize(("text", "says"), [
@@ -108,7 +122,7 @@ def test_the_readme_lab_is_a_hosts_file_labtui_reads():
     assert [h.name for h in hosts] == ["bench-01", "bench-02", "bench-03"]
     jump = hosts[2].ssh_argv("agent")
     assert jump[jump.index("-J") + 1] == "lab@gateway.example.org"
-    assert hosts[1].remote_command("agent") == "env LABTUI_HOME=/srv/labtui /home/lab/.local/bin/labtui agent"
+    assert hosts[1].remote_command("agent") == "export LABTUI_HOME=/srv/labtui; /home/lab/.local/bin/labtui agent"
 
 
 def test_hosts_before_a_command_is_refused_rather_than_quietly_running_here(tmp_path, labtui_home):

@@ -58,7 +58,9 @@ class Host:
     def remote_command(self, *args: str) -> str:
         """The command line the host's shell runs: the environment, labtui, its arguments."""
         words = [f"{k}={shlex.quote(v)}" for k, v in self.env.items()]
-        prefix = f"env {' '.join(words)} " if words else ""
+        # Exported, not `env K=V` before it: `labtui` may be a shell line of its own ("cd /opt/lab &&
+        # ./venv/bin/labtui"), and `env` would give the variables to its first command only.
+        prefix = f"export {' '.join(words)}; " if words else ""
         # `labtui` is the person's own command line ("~/venv/bin/python -m labtui"): not quoted.
         return prefix + self.labtui + "".join(f" {shlex.quote(a)}" for a in args)
 
