@@ -286,14 +286,15 @@ def configmgr_summary(results: Iterable[RunResult]) -> str | None:
 
     parts = []
     if left_out:
-        parts.append(f"{count(left_out, 'failed or aborted result')} {'is' if left_out == 1 else 'are'} left out")
+        parts.append(f"{count(left_out, 'failed or aborted result')} {'is' if left_out == 1 else 'are'} left out "
+                     "of the ConfigMgr CSV")
     if no_io:
-        parts.append(f"{count(no_io, 'result')} with no I/O step {'is' if no_io == 1 else 'are'} left out")
+        parts.append(f"{count(no_io, 'result')} with no I/O step {'is' if no_io == 1 else 'are'} left out "
+                     "of the ConfigMgr CSV")
     if partly:
         parts.append(f"{count(partly, 'failed or aborted result')} {'has only its' if partly == 1 else 'have only their'}"
-                     " completed I/O steps in")
-    return "; ".join(f"{part} the ConfigMgr CSV" if part.endswith(" in") else f"{part} of the ConfigMgr CSV"
-                     for part in parts)
+                     " completed I/O steps in the ConfigMgr CSV")
+    return "; ".join(parts)
 
 
 def to_configmgr_csv(results: Sequence[RunResult]) -> str:
