@@ -141,6 +141,13 @@ def test_baseline_of_several_runs_and_the_advice_for_a_single_one(labtui_home):
     other = store.save_result(run_result("20261101-190000-zzzz", {READ: [1.0]}, profile_name="cdm-nvme"))[0]
     refused = run("baseline", ids[0], other.id, "--add")
     assert refused.returncode == 2 and "one profile on one disk" in refused.stderr
+    # Marked again with one of its runs: the run left out is named, with the way to add it back.
+    again = run("baseline", ids[0], ids[1])
+    said = " ".join(again.stdout.split())
+    assert again.returncode == 0 and f"added to it before, {ids[2]}, is no longer part of it" in said, said
+    assert f"labtui baseline {ids[0]} {ids[2]} --add" in said, said
+    assert json.loads(run("baseline", ids[0], "--json").stdout)["left_out"] == [ids[1]]
+    assert json.loads(run("baseline", ids[0], "--json").stdout)["left_out"] == []
 
 
 def test_compare_refuses_one_result_given_twice(labtui_home):

@@ -78,10 +78,15 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
     out = stdout()
     result = results[0]
     replaced = None
+    left_out: list[str] = []
     if args.add:
         baseline = baselines.add(store, result, results[1:])
     else:
+        # Marking a baseline again holds just the runs named now: say which runs added before it leaves out.
+        before = baselines.holding(store, result.id)
         baseline, replaced = baselines.mark(store, result, results[1:])
+        if before is not None and before.result_id == result.id:
+            left_out = [i for i in before.added if i not in baseline.result_ids]
     ended = 0
     if args.more:
         more = _run_more(store, result, args, stops)
@@ -92,7 +97,7 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
     runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
     if args.json:
         print_json({"baseline": _entry(baseline), "replaced": _entry(replaced) if replaced else None,
-                    "runs_per_step": runs})
+                    "left_out": left_out, "runs_per_step": runs})
         _late(stops, ended, args.more)
         return 0
     held = f" ({len(baseline.result_ids)} results)" if len(baseline.result_ids) > 1 else ""
@@ -100,6 +105,10 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
               f"{runs} run{'s' if runs != 1 else ''} per step")
     if replaced:
         out.print(f"(it replaces {replaced.result_id})")
+    if left_out:
+        out.print(f"(the run{'s' if len(left_out) > 1 else ''} added to it before, {', '.join(left_out)}, "
+                  f"{'are' if len(left_out) > 1 else 'is'} no longer part of it: `labtui baseline {result.id} "
+                  f"{' '.join(left_out)} --add` adds {'them' if len(left_out) > 1 else 'it'} back)", style="yellow")
     if runs < baselines.RECOMMENDED_RUNS:
         need = baselines.RECOMMENDED_RUNS - runs
         try:
