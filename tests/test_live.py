@@ -209,3 +209,18 @@ def test_a_step_without_latency_shows_no_latency_rows():
     live.handle(StepStarted(0, 1, step, 1, None))
     live.handle(SampleTaken(0, "measure", sample(1.0, 10)))
     assert {r.series.key for r in live.current.figures()} == {"read_iops", "read_mib_s", "cpu"}
+
+
+def test_a_command_steps_disk_counts_are_requests_not_iops():
+    """Its results leave IOPS blank (merged requests of every process): the live figures call them what they are."""
+    from labtui.screens.run import figures_content
+
+    step = Step("archive", kind="command", command="true")
+    live = LiveRun(Clock())
+    live.handle(_started(replace(make_result().profile, steps=(step,))))
+    live.handle(StepStarted(0, 1, step, 1, None))
+    live.handle(SampleTaken(0, "measure", sample(1.0, 10, 5)))
+    rows = {r.series.key: r for r in live.current.figures()}
+    assert rows["read_iops"].series.quantity == "requests/s" and rows["read_iops"].mean == 10
+    shown = figures_content(live.current.figures()).plain
+    assert "read requests/s" in shown and "IOPS" not in shown

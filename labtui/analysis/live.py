@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from labtui.engine.events import (
     Event,
@@ -246,6 +246,9 @@ class LiveStep:
             mean = None
             if self._total is not None and series.quantity != "p99":
                 mean = series.value(self._total)
+            if series.quantity == "IOPS" and not self.step.is_io:
+                # The disk's requests after the kernel merged them, from every process: not IOPS.
+                series = replace(series, quantity="requests/s")
             rows.append(FigureRow(series, series.value(current) if current is not None else None, mean,
                                   extremes.minimum, extremes.maximum))
         return rows

@@ -234,7 +234,8 @@ class ResultScreen(Screen):
         charts = self.query_one(StepCharts)
         charts.display = bool(s.samples)
         if s.samples:
-            charts.draw(s.samples, directions(s.step), f"{len(s.samples)} interval{'s' if len(s.samples) != 1 else ''}")
+            charts.draw(s.samples, directions(s.step), f"{len(s.samples)} interval{'s' if len(s.samples) != 1 else ''}",
+                        command=not s.step.is_io)
         lat = latency_table(shown, names=[p.strip() for p in map(pass_name, shown)] if len(shown) > 1 else False)
         latency = self.query_one("#step-latency", Static)
         body = lat if lat.row_count else Text("No latency was measured for this step.")

@@ -745,7 +745,7 @@ class RunScreen(LabtuiScreen[None]):
         if not points:
             return
         note = "warm-up" if step.chart_phase == "warmup" else ""
-        charts.draw_points(step.chart_points(points), step.directions(), note)
+        charts.draw_points(step.chart_points(points), step.directions(), note, command=not step.step.is_io)
 
     def action_next_chart(self) -> None:
         charts = self.query_one(StepCharts)

@@ -24,6 +24,9 @@ CHARTS = (
     ("latency", "Mean latency (ms)", "ms", "lat_ms"),
 )
 COLOURS = {"read": "labtui-read", "write": "labtui-write"}
+# A command step's counts are the disk's requests after the kernel merged them, from every process:
+# charted, but not called IOPS (its results say why there is no IOPS figure for it).
+COMMAND_RATE_TITLE = "Disk requests/s"
 
 
 class StepCharts(Horizontal):
@@ -57,15 +60,20 @@ class StepCharts(Horizontal):
         """How many points fill the widest chart on screen (0 while none has its size yet)."""
         return max((chart.points for chart in self.charts if chart.display and chart.size.width), default=0)
 
-    def draw(self, samples: Sequence[Sample], directions: Sequence[str], note: str = "") -> None:
-        """Redraw the charts on screen from `samples` (the others are left alone)."""
-        for chart, (_key, _title, _unit, series) in zip(self.charts, CHARTS):
+    def draw(self, samples: Sequence[Sample], directions: Sequence[str], note: str = "", *,
+             command: bool = False) -> None:
+        """Redraw the charts on screen from `samples` (the others are left alone); `command`: a command
+        step's disk counters."""
+        for chart, (_key, title, _unit, series) in zip(self.charts, CHARTS):
+            chart.chart_title = COMMAND_RATE_TITLE if command and series == "iops" else title
             if chart.display and chart.size.width:
                 _show(chart, series, downsample(samples, chart.points), directions, note)
 
-    def draw_points(self, points: Sequence[Sample], directions: Sequence[str], note: str = "") -> None:
+    def draw_points(self, points: Sequence[Sample], directions: Sequence[str], note: str = "", *,
+                    command: bool = False) -> None:
         """Redraw the charts on screen from `points`, already merged to about `self.points`."""
-        for chart, (_key, _title, _unit, series) in zip(self.charts, CHARTS):
+        for chart, (_key, title, _unit, series) in zip(self.charts, CHARTS):
+            chart.chart_title = COMMAND_RATE_TITLE if command and series == "iops" else title
             if chart.display and chart.size.width:
                 _show(chart, series, points, directions, note)
 
