@@ -107,3 +107,16 @@ def test_a_command_steps_disk_counters_give_no_iops_in_any_output():
     assert row["iops"] == row["read_iops"] == "" and row["read_ios"] == "14750"
     step = result_to_json(b)["steps"][-1]
     assert step["total"]["iops"] is None and step["total"]["ios"] == 14_750
+
+
+def test_file_size_is_empty_where_there_is_no_test_file_or_its_size_is_unknown():
+    """An import of a whole device stores a file size of 0 and a command-only profile has no test file:
+    a 0 or the default 1 GiB in the column would read as a measured fact."""
+    a, b = sample_results()
+    cmd = b.steps[-1]
+    commands_only = replace(b, id="20261101-140000-cccc", profile=replace(b.profile, steps=(cmd.step,)),
+                            steps=(cmd,))
+    imported = replace(a, id="20261101-150000-dddd", profile=replace(a.profile, file_size=0))
+    rows = list(csv.DictReader(io.StringIO(export.render([a, commands_only, imported], "csv"), newline="")))
+    sizes = {r["result_id"]: r["file_size_bytes"] for r in rows}
+    assert sizes == {a.id: str(a.profile.file_size), commands_only.id: "", imported.id: ""}

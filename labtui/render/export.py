@@ -62,7 +62,8 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("engine", lambda r, s: r.engine.name),
     ("engine_version", lambda r, s: r.engine.version),
     ("profile", lambda r, s: r.profile.name),
-    ("file_size_bytes", lambda r, s: r.profile.file_size),
+    # Empty where there is no test file (command steps only) or its size is unknown (an import stores 0).
+    ("file_size_bytes", lambda r, s: r.profile.file_size if r.profile.needs_test_file and r.profile.file_size else None),
     ("tags", lambda r, s: ";".join(r.tags)),
     ("step", lambda r, s: s.name),
     ("label", lambda r, s: s.step.label()),
