@@ -20,7 +20,7 @@ type (a theme that exists, an engine that can run here) is for the part that use
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -37,6 +37,8 @@ class EngineSettings:
     # Not for config.toml: how tests inject the machine and look inside the native engine.
     missing_backends: Mapping[str, str] | None = None  # backend -> why it is missing, instead of probing
     trace_offsets: int = 0  # each worker records this many of its offsets
+    # Called with the native engine's StepObservation after each step: what it did beyond its result.
+    observe: Callable[[Any], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

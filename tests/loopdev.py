@@ -86,7 +86,7 @@ def blocks_written(device: str | Path, block_size: int, length: int) -> int:
 
     What a timed random-write step covers depends on how many I/Os the machine managed in its
     time: a test asks for at least one block, and no more than the writes the workers did in all
-    (the native engine's `last_all_phase_ios`). Not the step's measured count: the I/Os still in
+    (the native engine's `StepObservation.all_phase_ios`). Not the step's measured count: the I/Os still in
     flight as its window closed reach the device uncounted, and on a loaded machine, where a
     0.3 s window holds a few dozen writes, they were more blocks than the count (28 > 26).
     """

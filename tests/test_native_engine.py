@@ -17,7 +17,7 @@ import pytest
 from labtui.engine import native_uring, uring
 from labtui.engine.base import Job
 from labtui.engine.events import RunWarning, SampleTaken, StepFinished
-from labtui.engine.native import BACKENDS, NativeEngine, choose_backend
+from labtui.engine.native import BACKENDS, NativeEngine, StepObservation, choose_backend
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Step
@@ -43,8 +43,24 @@ def test_file(disk_dir) -> Path:
     return path
 
 
+class Seen:
+    """What the engine's observer was handed after the step: every I/O of all its phases, and the traces."""
+
+    def __init__(self) -> None:
+        self.observations: list[StepObservation] = []
+
+    @property
+    def all_phase_ios(self) -> int:
+        return self.observations[-1].all_phase_ios
+
+    @property
+    def traces(self) -> list[list]:
+        return self.observations[-1].traces
+
+
 def run_step(step: Step, path: Path, size: int = FILE_SIZE, **settings):
-    engine = NativeEngine(EngineSettings(**settings))
+    seen = Seen()
+    engine = NativeEngine(EngineSettings(**settings, observe=seen.observations.append))
     events = []
 
     async def go():
@@ -54,18 +70,18 @@ def run_step(step: Step, path: Path, size: int = FILE_SIZE, **settings):
     asyncio.run(go())
     finished = [e for e in events if isinstance(e, StepFinished)]
     assert len(finished) == 1 and events[-1] is finished[0]
-    return finished[0].result, events, engine
+    return finished[0].result, events, seen
 
 
 def run_counted(step: Step, path: Path, enough: int, **settings):
     """run_step, again for 4 and then 16 times as long when a machine too busy for this test got
     fewer than `enough` I/Os done: these tests check what was issued and counted, never how fast."""
     for _ in range(3):
-        result, events, engine = run_step(step, path, **settings)
+        result, events, seen = run_step(step, path, **settings)
         if result.status != "completed" or result.total.ios >= enough:
             break
         step = replace(step, duration=step.duration * 4)
-    return result, events, engine
+    return result, events, seen
 
 
 def mix_tolerance(write_percent: int, ios: int) -> float:
@@ -131,10 +147,10 @@ def test_counts_rates_and_latency_are_self_consistent(test_file, backend):
 
 def test_sequential_steps_really_advance_sequentially(test_file, backend):
     bs = 65536
-    result, _, engine = run_step(step(pattern="sequential", block_size=bs, threads=1, outstanding=4, **QUICK), test_file,
+    result, _, seen = run_step(step(pattern="sequential", block_size=bs, threads=1, outstanding=4, **QUICK), test_file,
                                  trace_offsets=300, native_backend=backend)
     assert result.status == "completed"
-    (trace,) = engine.last_traces
+    (trace,) = seen.traces
     offsets = [off for off, _ in trace]
     assert offsets[0] == 0
     for a, b in zip(offsets, offsets[1:]):
@@ -148,7 +164,7 @@ def test_a_deep_queue_submitted_in_chunks_keeps_the_mix_the_order_and_the_window
         pytest.skip(f"io_uring cannot run here: {uring.probe()}")
     assert 13 % native_uring.submit_chunk(13)
     bs = 16384
-    result, _, engine = run_counted(step(pattern=pattern, write_percent=write_percent, block_size=bs, threads=1,
+    result, _, seen = run_counted(step(pattern=pattern, write_percent=write_percent, block_size=bs, threads=1,
                                          outstanding=13, duration=1.0, warmup=0.3), test_file,
                                     5000, trace_offsets=400, native_backend="io_uring")
     assert result.status == "completed", result.error
@@ -158,7 +174,7 @@ def test_a_deep_queue_submitted_in_chunks_keeps_the_mix_the_order_and_the_window
     assert total >= 400  # the trace's length, at least
     assert abs(100 * result.write.ios / total - write_percent) <= mix_tolerance(write_percent, total)
     assert result.latency.min > 0
-    (trace,) = engine.last_traces
+    (trace,) = seen.traces
     assert len(trace) == 400
     if pattern == "sequential":
         offsets = [off for off, _ in trace]
@@ -192,21 +208,21 @@ def test_a_batch_counted_after_its_slots_went_back_keeps_its_own_latencies(test_
 
 def test_sequential_threads_each_stream_through_their_own_region(test_file, backend):
     bs = 65536
-    result, _, engine = run_step(step(pattern="sequential", block_size=bs, threads=2, outstanding=2, **QUICK), test_file,
+    result, _, seen = run_step(step(pattern="sequential", block_size=bs, threads=2, outstanding=2, **QUICK), test_file,
                                  trace_offsets=50, native_backend=backend)
     assert result.status == "completed"
-    starts = sorted(trace[0][0] for trace in engine.last_traces)
+    starts = sorted(trace[0][0] for trace in seen.traces)
     assert starts == [0, FILE_SIZE // 2]
-    for trace in engine.last_traces:
+    for trace in seen.traces:
         offsets = [off for off, _ in trace]
         assert all(b == a + bs for a, b in zip(offsets, offsets[1:]))
 
 
 def test_random_offsets_are_aligned_spread_and_not_sequential(test_file, backend):
     bs = 4096
-    result, _, engine = run_counted(step(block_size=bs, threads=1, outstanding=8, **QUICK), test_file, 600,
+    result, _, seen = run_counted(step(block_size=bs, threads=1, outstanding=8, **QUICK), test_file, 600,
                                     trace_offsets=500, native_backend=backend)
-    (trace,) = engine.last_traces
+    (trace,) = seen.traces
     offsets = [off for off, _ in trace]
     assert all(off % bs == 0 and 0 <= off <= FILE_SIZE - bs for off in offsets)
     # However many I/Os a loaded machine gets through in the step (up to the 500 traced): 16,384
@@ -221,11 +237,11 @@ def test_random_offsets_are_aligned_spread_and_not_sequential(test_file, backend
 def test_page_cache_on_uses_the_blocking_loop(test_file):
     s = step(cache="on", write_percent=50, block_size=8192, threads=2, outstanding=3)
     assert choose_backend(s, direct=False)[0] == "sync"
-    result, _, engine = run_step(s, test_file, trace_offsets=100)
+    result, _, seen = run_step(s, test_file, trace_offsets=100)
     assert result.status == "completed", result.error
     assert result.read.ios > 0 and result.write.ios > 0
     assert "page cache on" in result.command_line
-    assert all(len(t) == 100 for t in engine.last_traces)
+    assert all(len(t) == 100 for t in seen.traces)
 
 
 def test_latency_off_records_no_latency(test_file):
@@ -248,11 +264,11 @@ def test_an_io_error_fails_the_step_with_the_reason(disk_dir, backend):
 def test_queue_depth_one_uses_one_blocking_call_per_io(test_file):
     s = step(outstanding=1, threads=1, write_percent=50, pattern="sequential", block_size=16384)
     assert choose_backend(s, direct=True)[0] == "sync"
-    result, _, engine = run_step(s, test_file, trace_offsets=200)
+    result, _, seen = run_step(s, test_file, trace_offsets=200)
     assert result.status == "completed", result.error
     assert abs(100 * result.write.ios / result.total.ios - 50) <= 5
     assert result.latency.p50 > 0 and "O_DIRECT (sync)" in result.command_line
-    (trace,) = engine.last_traces
+    (trace,) = seen.traces
     offsets = [off for off, _ in trace]
     assert offsets[0] == 0 and all(b == a + 16384 for a, b in zip(offsets, offsets[1:]))
 
@@ -262,14 +278,14 @@ def test_queue_depth_one_keeps_every_counting_guarantee_in_every_loop(test_file,
     # Queue depth 1 has its own loop where blocking calls run it (one pread/pwrite at a time, its
     # counts in locals for random reads): the window, the mix, the order and the latency
     # figures hold there as in the loops with several I/Os in flight.
-    result, events, engine = run_step(step(threads=1, outstanding=1, pattern=pattern, write_percent=write_percent,
+    result, events, seen = run_step(step(threads=1, outstanding=1, pattern=pattern, write_percent=write_percent,
                                            duration=1.0, warmup=0.3), test_file, trace_offsets=300,
                                       native_backend=backend)
     assert result.status == "completed", result.error
     assert result.backend == backend  # one I/O in flight: the blocking loop is "sync", not threads
     assert result.total.seconds == pytest.approx(1.0, abs=1e-9)
     ios = result.total.ios
-    assert 0 < ios < engine.last_all_phase_ios
+    assert 0 < ios < seen.all_phase_ios
     # Within 2 % as asked, or within four standard errors where a loaded machine left few I/Os
     # (one in flight on a shared disk can be a few hundred a second).
     share = write_percent / 100
@@ -277,9 +293,9 @@ def test_queue_depth_one_keeps_every_counting_guarantee_in_every_loop(test_file,
     assert abs(100 * result.write.ios / ios - write_percent) <= allowed, (result.write.ios, ios)
     lat = result.latency
     assert 0 < lat.min <= lat.p50 <= lat.p99 <= lat.max and lat.min <= lat.mean <= lat.max
-    (trace,) = engine.last_traces
+    (trace,) = seen.traces
     offsets = [off for off, _ in trace]
-    assert len(offsets) == min(300, engine.last_all_phase_ios)
+    assert len(offsets) == min(300, seen.all_phase_ios)
     assert all(off % 4096 == 0 and 0 <= off < FILE_SIZE for off in offsets)
     if pattern == "sequential":
         assert offsets[0] == 0 and all(b == a + 4096 for a, b in zip(offsets, offsets[1:]))
@@ -297,10 +313,10 @@ def test_queue_depth_one_keeps_every_counting_guarantee_in_every_loop(test_file,
 def test_queue_depth_one_random_reads_leak_no_warm_up_and_keep_their_extremes(test_file, backend):
     # Random reads at depth 1 count in locals, written back at each boundary: nothing of the
     # warm-up may reach the window, and the window's extremes are the window's own.
-    result, events, engine = run_step(step(threads=1, outstanding=1, warmup=1.5, duration=0.5), test_file,
+    result, events, seen = run_step(step(threads=1, outstanding=1, warmup=1.5, duration=0.5), test_file,
                                       native_backend=backend)
     assert result.status == "completed", result.error
-    assert_no_warm_up_leak(result, events, engine)
+    assert_no_warm_up_leak(result, events, seen)
     assert result.write.ios == 0 and result.total.seconds == pytest.approx(0.5, abs=1e-9)
     lat = result.latency
     assert 0 < lat.min <= lat.p50 <= lat.max
@@ -308,7 +324,7 @@ def test_queue_depth_one_random_reads_leak_no_warm_up_and_keep_their_extremes(te
     assert lat.mean == pytest.approx(result.read_latency.mean)
 
 
-def assert_no_warm_up_leak(result, events, engine) -> None:
+def assert_no_warm_up_leak(result, events, seen) -> None:
     """The measured I/Os and those of the warm-up's first second add up to no more than all the workers did.
 
     The live samples of the warm-up that end a second or more before measuring begins (at the
@@ -320,15 +336,15 @@ def assert_no_warm_up_leak(result, events, engine) -> None:
     early = sum(e.sample.read_ios + e.sample.write_ios for e in events
                 if isinstance(e, SampleTaken) and e.phase == "warmup" and e.sample.t <= -1.0 + 1e-9)
     assert early > 0 and result.total.ios > 0, (early, result.total.ios)
-    assert result.total.ios + early <= engine.last_all_phase_ios, (result.total.ios, early, engine.last_all_phase_ios)
+    assert result.total.ios + early <= seen.all_phase_ios, (result.total.ios, early, seen.all_phase_ios)
 
 
 def test_warm_up_ios_never_leak_into_the_measured_counts(test_file, backend):
     # 1.5 s of warm-up, 0.5 s measured: a leak would put warm-up I/Os in the measured counts.
-    result, events, engine = run_step(step(warmup=1.5, duration=0.5, threads=1, outstanding=4), test_file,
+    result, events, seen = run_step(step(warmup=1.5, duration=0.5, threads=1, outstanding=4), test_file,
                                       native_backend=backend)
     assert result.status == "completed", result.error
-    assert_no_warm_up_leak(result, events, engine)
+    assert_no_warm_up_leak(result, events, seen)
     assert result.total.seconds == pytest.approx(0.5, abs=1e-9)
     assert {e.phase for e in events if isinstance(e, SampleTaken)} == {"warmup", "measure"}
 

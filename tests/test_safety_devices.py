@@ -23,6 +23,7 @@ from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.settings import EngineSettings
 from loopdev import attach, blocks_written
 
 MIB = 1024 * 1024
@@ -158,11 +159,13 @@ def test_with_confirmation_the_write_goes_ahead_on_a_blank_device(tmp_path):
         assert digest(device) == hashlib.sha256(bytes(64 * MIB)).hexdigest()
         with pytest.raises(LabtuiError, match="--destroy-data="):
             Runner(write_profile(), device, Store(tmp_path / "h")).preflight()
-        runner = Runner(write_profile(), device, Store(tmp_path / "home"), RunOptions(destroy_data=device))
+        seen: list = []
+        runner = Runner(write_profile(), device, Store(tmp_path / "home"),
+                        RunOptions(destroy_data=device, engine_settings=EngineSettings(observe=seen.append)))
         result = asyncio.run(runner.run())
         assert result.status == "completed" and result.steps[0].write.ios > 0
         written = blocks_written(device, 65536, 16 * MIB)
-        assert 1 <= written <= runner.engine.last_all_phase_ios, "the confirmed write should have reached the device"
+        assert 1 <= written <= seen[-1].all_phase_ios, "the confirmed write should have reached the device"
         assert Path(device).exists()
 
 

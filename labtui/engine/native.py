@@ -26,7 +26,7 @@ import tempfile
 import time
 from array import array
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import psutil
@@ -40,7 +40,6 @@ from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
 from labtui.model import DirectionStats, LatencySummary, Sample, SteadyRule, SteadyState, Step, StepResult
-from labtui.settings import EngineSettings
 from labtui.units import format_duration, format_size
 
 START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
@@ -109,16 +108,16 @@ def choose_backend(step: Step, direct: bool, wanted: str = "auto",
     return fallback, f"the {wanted} I/O loop cannot run here ({why}): {fallback} ran instead"
 
 
+@dataclass(frozen=True)
+class StepObservation:
+    """What a native step did beyond its result, handed to `EngineSettings.observe`."""
+
+    all_phase_ios: int  # warm-up and drain included
+    traces: list[list]  # per worker, its first `trace_offsets` (start, offset, ...) records
+
+
 class NativeEngine(Engine):
     name = "native"
-
-    def __init__(self, settings: EngineSettings | None = None) -> None:
-        super().__init__(settings)
-        # What the last step did beyond its result, per engine (never shared between engines): its
-        # I/Os in every phase, warm-up and drain included (the kernel cross-check compares them with
-        # /proc/diskstats), and with the trace_offsets setting, each worker's offsets.
-        self.last_all_phase_ios = 0
-        self.last_traces: list[list] = []
 
     def check_available(self) -> None:
         # Pure Python: always available; only a mistyped native_backend setting can stop it.
@@ -310,9 +309,11 @@ class NativeEngine(Engine):
                                                       cpu_percent, self.command_line(step, job.path, job.file_size),
                                                       window_done=not failed)
             raise
-        # Every I/O the workers completed, warm-up and drain included: what the kernel saw.
-        self.last_all_phase_ios = sum(w.live[nc.R_IOS] + w.live[nc.W_IOS] for w in workers)
-        self.last_traces = [f.get("trace", []) for f in finals]
+        if self.settings.observe is not None:
+            # Every I/O the workers completed, warm-up and drain included (what the device saw), and
+            # with trace_offsets each worker's offsets: for whoever injected the observer (tests).
+            self.settings.observe(StepObservation(sum(w.live[nc.R_IOS] + w.live[nc.W_IOS] for w in workers),
+                                                  [f.get("trace", []) for f in finals]))
         for note in dict.fromkeys(f["fallback"] for f in finals if f.get("fallback")):
             yield RunWarning(note)
         errors = [f.get("error") for f in finals if f.get("error")]
