@@ -72,7 +72,7 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
     A stop signal after the runs ended lets the runs join the baseline and this report out whole.
     """
     from labtui.commands.common import print_json, stdout
-    from labtui.errors import ValidationError
+    from labtui.errors import ExitCode, ValidationError
     from labtui.results import baselines
 
     out = stdout()
@@ -91,7 +91,7 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
     if args.more:
         more = _run_more(store, result, args, stops)
         if more is None:
-            return 1
+            return ExitCode.FAILED
         ended = len(stops.received)
         baseline = baselines.add(store, result, [more])
     runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
@@ -129,7 +129,7 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
             args.more, args.yes = need, True
             more = _run_more(store, result, args, stops)
             if more is None:
-                return 1
+                return ExitCode.FAILED
             ended = len(stops.received)
             baseline = baselines.add(store, result, [more])
             runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
