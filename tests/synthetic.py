@@ -79,3 +79,19 @@ def run_result(rid: str, figures: dict[Step, Sequence[float]], *, engine: str = 
     return RunResult(id=rid, status=status, started=started, ended=started + timedelta(minutes=1), host=host,
                      target=target, engine=EngineInfo(engine, "1.0"), profile=profile, steps=tuple(steps),
                      tags=tuple(tags))
+
+
+# The seed post's drive: a PCIe 4.0 x4 SN850X held at 8 GT/s by the PCIe 3.0 adapters it was tried on.
+GEN3, GEN4 = "8.0 GT/s PCIe", "16.0 GT/s PCIe"
+SEED_TARGET = replace(TARGET, pcie_speed=GEN3, pcie_width=4, pcie_max_speed=GEN4, pcie_max_width=4)
+
+
+def iops_for(mib_s: float, step: Step = READ) -> float:
+    return mib_s * 1024 * 1024 / step.block_size
+
+
+def seed_pair(target_a: TargetInfo = SEED_TARGET, target_b: TargetInfo = SEED_TARGET) -> tuple[RunResult, RunResult]:
+    """The post's two adapters: StarTech and HP, their 64K reads and writes in MiB/s as it printed them."""
+    a = run_result("startech", {READ: [iops_for(3366)], WRITE: [iops_for(3270, WRITE)]}, target=target_a)
+    b = run_result("hp", {READ: [iops_for(3393)], WRITE: [iops_for(3270, WRITE)]}, target=target_b)
+    return a, b

@@ -18,9 +18,7 @@ from labtui.model import MIB
 from labtui.render.comparison import comparison_markdown
 from labtui.results.store import Store
 from strategies import run_results
-from synthetic import MIXED, READ, TARGET, WRITE, run_result
-
-GEN3, GEN4 = "8.0 GT/s PCIe", "16.0 GT/s PCIe"
+from synthetic import GEN3, GEN4, MIXED, READ, SEED_TARGET, TARGET, WRITE, iops_for, run_result, seed_pair
 
 
 def nvme(tmp_path, speed, width, max_speed, max_width, *, port=None):
@@ -157,13 +155,8 @@ def test_target_info_carries_the_link_facts(tmp_path):
 
 # --------------------------------------------------------------------------- verdicts per step
 
-SEED_TARGET = replace(TARGET, pcie_speed=GEN3, pcie_width=4, pcie_max_speed=GEN4, pcie_max_width=4)
 SATA_TARGET = replace(TARGET, kind="SATA SSD", transport="sata", model="Samsung SSD 860 EVO", pcie_speed=None,
                       pcie_width=None, sata_speed="6.0 Gbps", sata_max_speed="6.0 Gbps")
-
-
-def iops_for(mib_s: float, step=READ) -> float:
-    return mib_s * MIB / step.block_size
 
 
 def test_the_seed_post_read_is_limited_by_its_pcie_3_link():
@@ -250,12 +243,6 @@ def test_any_stored_result_can_be_analysed(result):
 
 
 # --------------------------------------------------------------------------- comparisons
-
-
-def seed_pair(target_a=SEED_TARGET, target_b=SEED_TARGET):
-    a = run_result("startech", {READ: [iops_for(3366)], WRITE: [iops_for(3270, WRITE)]}, target=target_a)
-    b = run_result("hp", {READ: [iops_for(3393)], WRITE: [iops_for(3270, WRITE)]}, target=target_b)
-    return a, b
 
 
 def test_both_adapters_meet_the_same_link():

@@ -671,3 +671,22 @@ async def test_a_command_steps_disk_counts_are_charted_as_requests_not_iops(labt
         await pilot.pause(0.2)
         titles = [c.chart_title for c in app.screen.query(LiveChart)]
         assert titles[0] == "Disk requests/s" and "IOPS" not in titles, titles
+
+
+async def test_compare_says_where_the_bottleneck_is_as_compare_prints_it(labtui_home):
+    """The seed post's two adapters: both meet the PCIe 3.0 x4 link, which the Compare screen says in words."""
+    from synthetic import seed_pair
+
+    a, b = seed_pair()
+    store = Store(labtui_home)
+    for result in (a, b):
+        store.save_result(result)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot)
+        screen.marked = {a.id, b.id}
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+        text = " ".join(screen_text(app).split())
+        assert ("both runs use 90 % of a PCIe 3.0 x4 link: the link, not the adapter, limits this drive, which "
+                "supports 16 GT/s") in text, text

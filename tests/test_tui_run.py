@@ -812,3 +812,21 @@ async def test_the_live_chart_says_warm_up_then_charts_the_measure_window_from_z
         assert "warm-up" not in lines[0] and "-" not in lines[-1] and "3s" in lines[-1], lines
         assert screen.live.current.chart_points(8)[0].read_ios == 5000
         screen.stop()
+
+
+async def test_the_run_summary_says_what_limited_the_run_and_its_comparison_the_link_both_met(labtui_home, target):
+    from synthetic import seed_pair
+
+    previous, outcome = seed_pair()
+    prepare(labtui_home, target)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        screen.outcome, screen.previous = outcome, previous
+        screen._show_done()
+        screen._show_comparison()
+        await pilot.pause()
+        title = " ".join(widget_text(app, "#done-title").split())
+        assert "Read 64K random: uses 90 % of a PCIe 3.0 x4 link (3,558 MB/s of 3,938 MB/s): the link limits it" in title
+        compared = " ".join(widget_text(app, "#done-compare").split())
+        assert "both runs use 90 % of a PCIe 3.0 x4 link: the link, not the adapter, limits this drive" in compared
