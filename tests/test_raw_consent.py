@@ -305,6 +305,24 @@ def test_holders_of_a_partition_are_found(tmp_path):
     assert guard.users_of("loop11", sys_root=fake.root) == ["its partition loop11p1 is in use by dm-3"]
 
 
+def test_without_a_terminal_a_raw_device_is_written_only_with_yes_as_well(tmp_path, labtui_home):
+    """`echo n | labtui run -t DEV --destroy-data=DEV` asked nothing and wrote: with no terminal, --yes is the answer."""
+    from conftest import labtui_cmd
+
+    with loop_device(tmp_path / "ext4.img", mkfs=True) as device:
+        before = digest(device)
+        out = subprocess.run(
+            labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", device, "--duration", "1s", "--file-size", "8M",
+                       f"--destroy-data={device}"),
+            input="n\n", capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.strip().splitlines()[-1] == (
+            f"labtui: error: not started, nothing written: quick-sanity would destroy the data on {device}, and with "
+            "no terminal to ask on that needs --yes as well as --destroy-data")
+        assert digest(device) == before
+        assert not (labtui_home / "results").exists() or not list((labtui_home / "results").iterdir())
+
+
 def test_the_prompt_names_the_device_and_what_is_on_it_and_no_keeps_it(tmp_path, labtui_home):
     """The question a person answers is about the device, and answering no changes nothing."""
     from conftest import labtui_cmd

@@ -51,10 +51,20 @@ from labtui.units import format_duration, format_size, human_duration, human_siz
 
 
 def confirm(runner: Runner, plan: Plan) -> bool:
-    """Ask before writing a big file on an interactive terminal; scripts pass --yes."""
-    if not sys.stdin.isatty():
-        return True
+    """Ask before writing a big file on an interactive terminal; scripts pass --yes.
+
+    Without a terminal to ask on, a test file is written as asked, but a raw device's data is not
+    destroyed on --destroy-data alone (`echo n | labtui run ...` went ahead): that takes --yes too.
+    """
     profile = runner.profile
+    if not sys.stdin.isatty():
+        if plan.raw_device and any(s.writes for s in profile.steps):
+            device = plan.device.path if plan.device else plan.target.path
+            stderr().print(f"labtui: error: not started, nothing written: {profile.name} would destroy the data on "
+                           f"{device}, and with no terminal to ask on that needs --yes as well as --destroy-data",
+                           markup=False)
+            return False
+        return True
     disk = f"({plan.target.model or 'unknown disk'}, {plan.target.filesystem or '?'})"
     err = stderr()
     if plan.raw_device and plan.device is not None:
