@@ -690,3 +690,23 @@ async def test_compare_says_where_the_bottleneck_is_as_compare_prints_it(labtui_
         text = " ".join(screen_text(app).split())
         assert ("both runs use 90 % of a PCIe 3.0 x4 link: the link, not the adapter, limits this drive, which "
                 "supports 16 GT/s") in text, text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_toast_leaves_the_detail_of_the_chosen_result_readable(labtui_home, size):
+    """A toast (a baseline set, an export written) sat on the detail lines it was about."""
+    from textual.widgets._toast import Toast
+
+    save_history(labtui_home)
+    app = make_app(labtui_home)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        screen = await open_history(pilot)
+        for _ in range(3):  # as many as a few quick keys raise, stacked
+            app.notify("20240502-091500-bbbb is the baseline of quick-sanity on Samsung SSD 980 PRO 1TB. "
+                       "`labtui check` compares re-runs with it.", title="Baseline set", timeout=30)
+        await wait_for(pilot, lambda: len(app.screen.query(Toast)) == 3, what="the toasts")
+        await pilot.pause()
+        detail = screen.query_one("#history-detail").region
+        assert detail.height > 0
+        for toast in app.screen.query(Toast):
+            assert not toast.region.overlaps(detail), (toast.region, detail)
