@@ -104,6 +104,9 @@ def test_a_never_steady_step_stops_at_its_round_limit_and_says_so(disk_dir, tmp_
     assert result.status == "completed"
     assert not state.attained and len(state.rounds) == 4 and state.finished
     assert state.verdict == "not steady after 4 rounds"
+    # Where a script looks, as for a CPU-bound step (which a loaded machine may add): in the result's warnings.
+    assert ("step 'never' was not steady after 4 rounds: its figures are the last 2 rounds', not a steady "
+            "state's") in result.warnings
     assert len([e for e in events if isinstance(e, SteadyRound)]) == 4
     assert result.steps[0].total.seconds == pytest.approx(0.6, rel=0.1)  # the last two rounds
 

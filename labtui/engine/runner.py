@@ -592,6 +592,15 @@ class Runner:
             if message not in self._warnings:
                 self._warnings.append(message)
                 emit(RunWarning(message))
+        state = finished.steady_state
+        if state is not None and not state.attained and finished.status == "completed":
+            # Said where a script looks (the result's warnings), as a CPU-bound step is: its figures are
+            # no steady state's, though the step completed.
+            which = f"{step.name!r}" + (f" (repetition {repetition})" if repetition > 1 else "")
+            message = (f"step {which} was {state.verdict}: its figures are the last {state.window} rounds', "
+                       "not a steady state's")
+            self._warnings.append(message)
+            emit(RunWarning(message))
         return finished
 
     def _engine_for(self, step: Step) -> Engine:
