@@ -747,17 +747,24 @@ async def test_the_run_summary_warns_of_this_runs_cpu_bound_steps_once(labtui_ho
         return replace(result, steps=tuple(replace(s, engine_bound=reason) for s in result.steps))
 
     previous, outcome = bound(make_result("20240501-103005-aaaa")), bound(make_result("20240501-104005-bbbb", minutes=10))
-    prepare(labtui_home, target)
-    app = make_app(labtui_home)
+    _, text = await run_summary(labtui_home, target, previous, outcome)
+    assert f"A ({previous.id}) is CPU-bound in 'Read 64K random', 'Write 64K random'" in text
+    assert f"B ({outcome.id}) is CPU-bound" not in text
+    assert "B vs A" in text
+
+
+async def run_summary(home, target, previous, outcome) -> tuple[str, str]:
+    """The Run screen's end for `outcome` with `previous` as the run before: its summary and its comparison."""
+    prepare(home, target)
+    app = make_app(home)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_run(pilot)
         screen.outcome, screen.previous = outcome, previous
+        screen._show_done()
         screen._show_comparison()
         await pilot.pause()
-        text = " ".join(widget_text(app, "#done-compare").split())
-        assert f"A ({previous.id}) is CPU-bound in 'Read 64K random', 'Write 64K random'" in text
-        assert f"B ({outcome.id}) is CPU-bound" not in text
-        assert "B vs A" in text
+        return (" ".join(widget_text(app, "#done-title").split()),
+                " ".join(widget_text(app, "#done-compare").split()))
 
 
 class QueuedRunner(ScriptedRunner):
@@ -817,16 +824,6 @@ async def test_the_live_chart_says_warm_up_then_charts_the_measure_window_from_z
 async def test_the_run_summary_says_what_limited_the_run_and_its_comparison_the_link_both_met(labtui_home, target):
     from synthetic import seed_pair
 
-    previous, outcome = seed_pair()
-    prepare(labtui_home, target)
-    app = make_app(labtui_home)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_run(pilot)
-        screen.outcome, screen.previous = outcome, previous
-        screen._show_done()
-        screen._show_comparison()
-        await pilot.pause()
-        title = " ".join(widget_text(app, "#done-title").split())
-        assert "Read 64K random: uses 90 % of a PCIe 3.0 x4 link (3,558 MB/s of 3,938 MB/s): the link limits it" in title
-        compared = " ".join(widget_text(app, "#done-compare").split())
-        assert "both runs use 90 % of a PCIe 3.0 x4 link: the link, not the adapter, limits this drive" in compared
+    title, compared = await run_summary(labtui_home, target, *seed_pair())
+    assert "Read 64K random: uses 90 % of a PCIe 3.0 x4 link (3,558 MB/s of 3,938 MB/s): the link limits it" in title
+    assert "both runs use 90 % of a PCIe 3.0 x4 link: the link, not the adapter, limits this drive" in compared
