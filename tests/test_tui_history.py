@@ -671,6 +671,8 @@ async def test_a_command_steps_disk_counts_are_charted_as_requests_not_iops(labt
         await pilot.pause(0.2)
         titles = [c.chart_title for c in app.screen.query(LiveChart)]
         assert titles[0] == "Disk requests/s" and "IOPS" not in titles, titles
+        latency = " ".join(widget_text(app, "#step-latency").split())
+        assert "No per-I/O latency for a command step: its latency chart is the disk's mean time per request" in latency
 
 
 async def test_compare_says_where_the_bottleneck_is_as_compare_prints_it(labtui_home):

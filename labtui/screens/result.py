@@ -238,7 +238,11 @@ class ResultScreen(Screen):
                         command=not s.step.is_io)
         lat = latency_table(shown, names=[p.strip() for p in map(pass_name, shown)] if len(shown) > 1 else False)
         latency = self.query_one("#step-latency", Static)
-        body = lat if lat.row_count else Text("No latency was measured for this step.")
+        # A command step's chart of mean latency is the disk's time per request (kernel counters), not an I/O's.
+        none = ("No per-I/O latency for a command step: its latency chart is the disk's mean time per request, "
+                "from the kernel's counters." if not s.step.is_io and s.samples
+                else "No latency was measured for this step.")
+        body = lat if lat.row_count else Text(none)
         steady = [line for p in shown for line in steady_summary_lines(p)]
         # A step run to steady state: its verdict, the window, each criterion and every round.
         latency.update(Group(body, Text("\n".join(steady))) if steady else body)
