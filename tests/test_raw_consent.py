@@ -323,6 +323,24 @@ def test_without_a_terminal_a_raw_device_is_written_only_with_yes_as_well(tmp_pa
         assert not (labtui_home / "results").exists() or not list((labtui_home / "results").iterdir())
 
 
+def test_without_a_terminal_preconditioning_a_raw_device_is_a_write_that_needs_yes(tmp_path, monkeypatch, capsys):
+    """A profile whose steps only read still writes the device when it preconditions it."""
+    import io
+
+    from labtui.commands.progress import confirm
+
+    reads = replace(write_profile(first_reads=True, steps=1), precondition=1)
+    with loop_device(tmp_path / "blank.img") as device:
+        runner = Runner(reads, device, Store(tmp_path / "home"), RunOptions(destroy_data=device))
+        try:
+            plan = runner.preflight()
+            monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+            assert confirm(runner, plan) is False
+        finally:
+            runner.close()
+        assert "needs --yes as well as --destroy-data" in capsys.readouterr().err
+
+
 def test_the_prompt_names_the_device_and_what_is_on_it_and_no_keeps_it(tmp_path, labtui_home):
     """The question a person answers is about the device, and answering no changes nothing."""
     from conftest import labtui_cmd

@@ -58,7 +58,7 @@ def confirm(runner: Runner, plan: Plan) -> bool:
     """
     profile = runner.profile
     if not sys.stdin.isatty():
-        if plan.raw_device and any(s.writes for s in profile.steps):
+        if plan.raw_device and profile.writes:
             device = plan.device.path if plan.device else plan.target.path
             stderr().print(f"labtui: error: not started, nothing written: {profile.name} would destroy the data on "
                            f"{device}, and with no terminal to ask on that needs --yes as well as --destroy-data",
@@ -70,7 +70,7 @@ def confirm(runner: Runner, plan: Plan) -> bool:
     if plan.raw_device and plan.device is not None:
         facts = plan.device
         about = f"{facts.dev_id}, {device_words(plan.target.model, plan.target.kind, facts.size_bytes)}"
-        if any(s.writes for s in profile.steps):
+        if profile.writes:  # preconditioning writes the device too
             err.print(f"labtui will WRITE to the raw device {facts.path} ({about}): {facts.describe()}. "
                       f"Every byte {profile.name} writes there ({format_size(plan.file_size)} from the start) is "
                       f"destroyed. It runs for about {human_duration(profile.planned_seconds)}.", markup=False)
