@@ -871,6 +871,13 @@ class RunResult:
         return (self.ended - self.started).total_seconds()
 
 
+def step_pass(step_name: str, repetition: int) -> str:
+    """A step's pass as the run's messages name it: 'Read 4K' (repetition 2), 'Read 4K' (its preparing
+    pass, not counted), or just 'Read 4K' for a step's first (or only) pass."""
+    return f"{step_name!r}" + (f" (repetition {repetition})" if repetition > 1 else
+                               " (its preparing pass, not counted)" if repetition == 0 else "")
+
+
 def new_result_id(started: datetime | None = None) -> str:
     """A sortable, unique-enough id: the start time plus random hex (the store enforces unique)."""
     started = started or datetime.now(UTC)

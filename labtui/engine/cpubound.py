@@ -17,7 +17,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from labtui.model import Step
+from labtui.model import Step, step_pass
 
 # A worker busy (running or runnable) this share of the window, or a machine idle less than
 # this share of one CPU, was limited by the CPU.
@@ -205,6 +205,4 @@ def verdict(
 
 def warning(step_name: str, repetition: int, reason: str, engine: str = "native", cache_on: bool = False) -> str:
     """The run's warning for a CPU-bound step: it names the step and says "CPU-bound"."""
-    which = f"{step_name!r}" + (f" (repetition {repetition})" if repetition > 1 else
-                                " (its preparing pass, not counted)" if repetition == 0 else "")
-    return f"step {which} is CPU-bound: {reason}; {advice(reason, engine, cache_on)}"
+    return f"step {step_pass(step_name, repetition)} is CPU-bound: {reason}; {advice(reason, engine, cache_on)}"

@@ -50,6 +50,7 @@ from labtui.model import (
     TargetInfo,
     new_result_id,
     now,
+    step_pass,
 )
 from labtui.params import resolve
 from labtui.settings import EngineSettings, Settings, SettingsFile
@@ -596,9 +597,8 @@ class Runner:
         if state is not None and not state.attained and finished.status == "completed":
             # Said where a script looks (the result's warnings), as a CPU-bound step is: its figures are
             # no steady state's, though the step completed.
-            which = f"{step.name!r}" + (f" (repetition {repetition})" if repetition > 1 else "")
-            message = (f"step {which} was {state.verdict}: its figures are the last {state.window} rounds', "
-                       "not a steady state's")
+            message = (f"step {step_pass(step.name, repetition)} was {state.verdict}: its figures are the last "
+                       f"{state.window} rounds', not a steady state's")
             self._warnings.append(message)
             emit(RunWarning(message))
         return finished
@@ -692,8 +692,7 @@ class _DeviceWriter:
 def stopped_text(step: Step, index: int, total: int, repetition: int, seconds: float, phase: str | None) -> str:
     """What the result says of the step a cancel stopped, when the engine keeps nothing of it: its figures
     would be of a part of the step (with its warm-up, or with workers still starting), not of the step."""
-    which = f"step {index + 1} of {total}, {step.name!r}" + (f" (repetition {repetition})" if repetition > 1 else
-                                                               " (its preparing pass)" if repetition == 0 else "")
+    which = f"step {index + 1} of {total}, {step_pass(step.name, repetition)}"
     where = {"warmup": "in its warm-up", "measure": "while measuring"}.get(phase or "", "before its first interval")
     return f"{which} was stopped after {seconds:.1f} s, {where}: nothing of it is kept, only the steps that finished"
 

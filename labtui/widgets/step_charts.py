@@ -65,7 +65,7 @@ class StepCharts(Horizontal):
         """Redraw the charts on screen from `samples` (the others are left alone); `command`: a command
         step's disk counters."""
         for chart, (_key, title, _unit, series) in zip(self.charts, CHARTS):
-            chart.chart_title = COMMAND_RATE_TITLE if command and series == "iops" else title
+            chart.chart_title = _title(title, series, command)
             if chart.display and chart.size.width:
                 _show(chart, series, downsample(samples, chart.points), directions, note)
 
@@ -73,9 +73,13 @@ class StepCharts(Horizontal):
                     command: bool = False) -> None:
         """Redraw the charts on screen from `points`, already merged to about `self.points`."""
         for chart, (_key, title, _unit, series) in zip(self.charts, CHARTS):
-            chart.chart_title = COMMAND_RATE_TITLE if command and series == "iops" else title
+            chart.chart_title = _title(title, series, command)
             if chart.display and chart.size.width:
                 _show(chart, series, points, directions, note)
+
+
+def _title(title: str, series: str, command: bool) -> str:
+    return COMMAND_RATE_TITLE if command and series == "iops" else title
 
 
 def _show(chart: LiveChart, series: str, points: Sequence[Sample], directions: Sequence[str], note: str) -> None:
