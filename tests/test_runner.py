@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import zlib
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psutil
@@ -99,12 +100,18 @@ def test_the_prepared_file_is_full_incompressible_and_never_repeats(tmp_path):
     assert len(zlib.compress(data, 6)) > 0.99 * len(data)
 
 
-def test_keep_file_keeps_the_prepared_file(disk_dir, tmp_path):
+def test_keep_file_keeps_the_prepared_file(disk_dir, tmp_path, monkeypatch):
     runner = Runner(small_profile(steps=small_profile().steps[:1]), disk_dir, Store(tmp_path / "h"),
                     RunOptions(keep_file=True))
+    runner.preflight()
+    # A prompt waited an hour between the checks and the start: the result's id is the start's time.
+    started = datetime.now(UTC) + timedelta(hours=1)
+    monkeypatch.setattr("labtui.engine.runner.now", lambda: started)
     collect(runner)
     kept = runner.plan.test_file
+    assert runner.result.id.startswith(started.strftime("%Y%m%d-%H%M%S-"))
     try:
+        assert kept.name == f"labtui-{runner.result.id}.dat"
         assert kept.stat().st_size == 32 * MIB
         with open(kept, "rb") as handle:
             head = handle.read(MIB)

@@ -119,6 +119,8 @@ class Runner:
         self.engine: Engine = get_engine(self.options.engine, settings)
         self.commands: CommandEngine | None = None  # runs the command steps, once parameters are resolved
         self.params: dict[str, str] = {}  # every parameter's value for this run (defaults included)
+        # Until the run starts, an id for the preflight's test file name; the run takes its own as it
+        # starts (a prompt may have waited minutes between the two: the id tells when it ran).
         self.run_id = new_result_id()
         self.plan: Plan | None = None
         self.result: RunResult | None = None
@@ -325,6 +327,9 @@ class Runner:
 
     async def _run(self, plan: Plan, emit: Emit) -> None:
         started = now()
+        self.run_id = new_result_id(started)
+        if plan.test_file is not None and not plan.raw_device:
+            plan.test_file = plan.directory / f"labtui-{self.run_id}.dat"
         # A profile of command steps only runs no I/O engine: say so rather than name an idle one.
         if self.profile.needs_test_file:
             engine_info = EngineInfo(self.engine.name, self.engine.version())
