@@ -4,7 +4,7 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """What `labtui` exits with (the README lists them): one place for the CLI, its commands and the TUI."""
+    """What `labtui` exits with (the manual's docs/cli.md lists them): one place for the CLI, its commands and the TUI."""
 
     OK = 0  # done; a check passed
     FAILED = 1  # a run failed or was stopped, a result was not saved, a check found a regression

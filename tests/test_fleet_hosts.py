@@ -111,14 +111,13 @@ def test_a_tolerance_without_hosts_or_volumes_to_compare_is_refused(tmp_path, la
     assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written
 
 
-def test_the_readme_lab_is_a_hosts_file_labtui_reads():
+def test_the_manuals_lab_is_a_hosts_file_labtui_reads():
     import re
 
-    from conftest import REPO
+    from manual import page
 
-    section = (REPO / "README.md").read_text().split("## Many hosts", 1)[1].split("\n## ", 1)[0]
-    text = re.search(r"```toml\n(.*?)```", section, re.DOTALL).group(1)
-    hosts = parse_hosts(text, "README")
+    text = re.search(r"```toml\n(.*?)```", page("many-hosts.md"), re.DOTALL).group(1)
+    hosts = parse_hosts(text, "docs/many-hosts.md")
     assert [h.name for h in hosts] == ["bench-01", "bench-02", "bench-03"]
     jump = hosts[2].ssh_argv("agent")
     assert jump[jump.index("-J") + 1] == "lab@gateway.example.org"

@@ -51,7 +51,7 @@ async def test_the_hosts_file_hint_is_whole_at_80_columns(labtui_home):
         assert len(field.placeholder) <= field.content_region.width, field.placeholder
         assert field.placeholder in screen_text(app)
         # What the hint no longer holds is in the status line, which wraps.
-        assert "README" in widget_text(app, "#fleet-status") and "Many hosts" in widget_text(app, "#fleet-status")
+        assert "docs/many-hosts.md" in widget_text(app, "#fleet-status")
 
 
 def _refused_hosts(tmp_path) -> Path:

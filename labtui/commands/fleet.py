@@ -50,7 +50,7 @@ STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": 
 def add_arguments(parser: argparse.ArgumentParser, *, run: bool) -> None:
     parser.add_argument("--hosts", metavar="FILE",
                         help=f"{'run' if run else 'check'} on every host of this hosts file over ssh "
-                             "(see the README: Many hosts)" + (
+                             "(its form: the manual, docs/many-hosts.md)" + (
                                  "; with -e fio and fio_server entries, through fio --client on servers your lab "
                                  "already runs (opt-in: fio's client/server has no authentication and lets a client "
                                  "run commands on the server; trusted networks only)" if run else ""))

@@ -4,7 +4,7 @@ Opt-in, for labs that already run `fio --server` on a trusted network: fio's pro
 authentication and lets any client run jobs, and commands, on the server. labtui never starts a
 server; it runs the local `fio --client=ADDRESS,PORT` and reads what the server reports back.
 
-What fio's client mode really does (fio 3.33, measured; the README says the same for users):
+What fio's client mode really does (fio 3.33, measured; docs/many-hosts.md says the same for users):
 - a job file after `--client=` is read here and sent to the server; options after it go to the
   server too (`--status-interval`), options before it stay here (`--output-format`);
 - the client keeps every report in memory and prints one JSON document when it ends: its

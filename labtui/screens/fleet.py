@@ -110,7 +110,7 @@ class FleetScreen(LabtuiScreen[None]):
             self.query_one("#fleet-file", Input).value = remembered
             self.open_hosts(remembered)
         else:
-            self._say("Give a hosts file (its form: the README, Many hosts) and press Enter; ctrl+s then runs the "
+            self._say("Give a hosts file (its form: the manual, docs/many-hosts.md) and press Enter; ctrl+s then runs the "
                       "chosen profile on every host.")
         self.set_interval(FRAME_SECONDS, self._frame)
 

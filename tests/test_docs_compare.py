@@ -1,14 +1,15 @@
-"""The README's comparison example is what `labtui compare --markdown` prints for the seed post's figures."""
+"""The manual's comparison example (docs/comparing.md) is what `labtui compare --markdown` prints for the seed
+post's figures."""
 
 from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
-from conftest import REPO
 from labtui.analysis.comparison import compare
 from labtui.model import EngineInfo, Profile, RunResult, Step
 from labtui.render.comparison import comparison_markdown
+from manual import page
 from synthetic import HOST, TARGET, step_result
 
 BEGIN, END = "<!-- seed-comparison -->\n", "<!-- /seed-comparison -->"
@@ -36,11 +37,11 @@ def seed_results() -> list[RunResult]:
     return out
 
 
-def test_readme_shows_the_seed_comparison_as_labtui_prints_it(utc):
-    text = (REPO / "README.md").read_text()
+def test_the_manual_shows_the_seed_comparison_as_labtui_prints_it(utc):
+    text = page("comparing.md")
     shown = text.split(BEGIN, 1)[1].split(END, 1)[0]
     assert shown == comparison_markdown(compare(seed_results())), (
-        "README's seed comparison is out of date; regenerate it with print(comparison_markdown(...))"
+        "docs/comparing.md's seed comparison is out of date; regenerate it with print(comparison_markdown(...))"
     )
 
 
@@ -63,7 +64,7 @@ def with_repetitions(result: RunResult, sd_fraction: float) -> RunResult:
     return replace(result, steps=tuple(steps), profile=replace(result.profile, repeat=5))
 
 
-def test_the_readme_figures_for_repeated_runs():
+def test_the_manual_figures_for_repeated_runs():
     a, b = seed_results()
     # "if five runs of each spread by 1 %, Welch's test gives p = 0.28: within noise"
     loose = compare([with_repetitions(a, 0.01), with_repetitions(b, 0.01)]).groups[0].row("iops").deltas[1]

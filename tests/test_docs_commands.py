@@ -1,6 +1,7 @@
-"""Every `labtui ...` line in the README's code blocks is a command labtui accepts, as a reader would type it.
+"""Every `labtui ...` line in the code blocks of the README and the manual (docs/) is a command labtui accepts,
+as a reader would type it.
 
-A line is taken as the README shows it: its comment and shell redirections cut, each alternative of
+A line is taken as the page shows it: its comment and shell redirections cut, each alternative of
 `a|b` tried, optional `[...]` parts left out. The parser must accept it, and the values it names must
 be ones labtui knows: a built-in profile, an engine, a size, a duration, a --fail-on metric.
 """
@@ -12,18 +13,18 @@ import shlex
 
 import pytest
 
-from conftest import REPO
 from labtui.analysis.checks import parse_fail_on
 from labtui.cli import build_parser
 from labtui.engine.base import ENGINES
 from labtui.results.store import builtin_profiles
 from labtui.units import parse_duration, parse_size
+from manual import pages
 
 # Where the shell takes over from labtui's arguments: a redirection, a pipe, a background "&".
 _SHELL_CUT = re.compile(r"\s(?:\d?>|&|\|(?=\s))")
 
 
-def readme_command_lines(text: str) -> list[str]:
+def shown_command_lines(text: str) -> list[str]:
     """Every line of a ```sh or ```text block that starts with `labtui` (after a `$ ` prompt or `nohup`)."""
     lines = []
     for block in re.findall(r"```(?:sh|text)\n(.*?)```", text, re.S):
@@ -66,21 +67,24 @@ def _known_values(args: list[str]) -> None:
     parse_fail_on(getattr(parsed, "fail_on", None) or [])
 
 
-def test_the_readme_shows_commands():
-    lines = readme_command_lines((REPO / "README.md").read_text())
-    commands = {line.split()[1] for line in lines if len(line.split()) > 1}
+def _shown_lines() -> list[str]:
+    return sorted({line for text in pages().values() for line in shown_command_lines(text)})
+
+
+def test_the_manual_shows_commands():
+    commands = {line.split()[1] for line in _shown_lines() if len(line.split()) > 1}
     # Every sub-command a person runs by hand appears in an example (the agent is started over ssh).
     assert {"run", "import", "disks", "profiles", "history", "show", "compare", "check", "baseline", "export",
             "make-archive"} <= commands
 
 
-@pytest.mark.parametrize("line", readme_command_lines((REPO / "README.md").read_text()))
-def test_a_readme_command_is_accepted(line: str, capsys: pytest.CaptureFixture[str]):
+@pytest.mark.parametrize("line", _shown_lines())
+def test_a_shown_command_is_accepted(line: str, capsys: pytest.CaptureFixture[str]):
     for args in invocations(line):
         try:
             _known_values(args)
         except SystemExit as exc:  # argparse refuses with exit 2 and its reason on stderr
-            pytest.fail(f"labtui refuses the README's {line!r} as {args}: {capsys.readouterr().err.strip()}"
+            pytest.fail(f"labtui refuses the manual's {line!r} as {args}: {capsys.readouterr().err.strip()}"
                         f" (exit {exc.code})")
 
 
@@ -90,7 +94,7 @@ def test_invocations_read_a_line_as_a_person_would():
     assert invocations("labtui compare A B [C ...]   # a table") == [["compare", "A", "B"]]
     assert invocations("labtui run -p x -t DIR --yes --json > result.json 2> progress.log &") == [
         ["run", "-p", "x", "-t", "DIR", "--yes", "--json"]]
-    assert readme_command_lines("```sh\nnohup labtui run -p q &\n$ labtui show x\nssh h labtui --version\n```") == [
+    assert shown_command_lines("```sh\nnohup labtui run -p q &\n$ labtui show x\nssh h labtui --version\n```") == [
         "labtui run -p q &", "labtui show x"]
 
 
@@ -100,13 +104,3 @@ def test_a_wrong_option_is_caught(capsys: pytest.CaptureFixture[str]):
     with pytest.raises(AssertionError):
         _known_values(invocations("labtui run -p quick-sanitty -t .")[0])
 
-
-def test_the_steady_state_step_example_is_a_step_labtui_reads():
-    import tomllib
-
-    from labtui.results.profile_file import profile_from_table
-
-    section = (REPO / "README.md").read_text().split("## Steady state and preconditioning", 1)[1].split("\n## ", 1)[0]
-    (example,) = re.findall(r"```toml\n(.*?)```", section, re.S)
-    (step,) = profile_from_table({"name": "steady"} | tomllib.loads(example)).steps
-    assert (step.steady_state, step.steady_window, step.steady_max_rounds, step.duration) == ("snia", 5, 25, 60.0)

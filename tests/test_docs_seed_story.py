@@ -1,4 +1,4 @@
-"""The README's seed story: what labtui concludes from the seed post's own figures, printed by labtui's
+"""The manual's seed story (docs/comparing.md): what labtui concludes from the seed post's own figures, printed by labtui's
 own code (the comparison's bottleneck lines and `show`'s link section) on those figures."""
 
 import io
@@ -6,13 +6,13 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from conftest import REPO
 from labtui.analysis.bottleneck import analyse
 from labtui.analysis.comparison import compare
 from labtui.render.comparison import bottleneck_lines
 from labtui.render.result_tables import bottleneck_renderable
+from manual import page
 from synthetic import step_result
-from test_readme_compare import seed_results
+from test_docs_compare import seed_results
 
 BEGIN, END = "<!-- seed-bottleneck -->\n", "<!-- /seed-bottleneck -->"
 
@@ -48,10 +48,10 @@ def story() -> str:
     return "```text\n" + "\n".join(lines) + "\n```\n"
 
 
-def test_readme_tells_the_seed_story_as_labtui_prints_it():
-    text = (REPO / "README.md").read_text()
+def test_the_manual_tells_the_seed_story_as_labtui_prints_it():
+    text = page("comparing.md")
     shown = text.split(BEGIN, 1)[1].split(END, 1)[0]
-    assert shown == story(), "README's seed story is out of date; regenerate it with print(story())"
+    assert shown == story(), "docs/comparing.md's seed story is out of date; regenerate it with print(story())"
 
 
 def test_the_story_figures():
