@@ -35,7 +35,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from labtui.analysis.checks import FAILED, INCONCLUSIVE, PASSED, confirmed
-from labtui.analysis.comparison import CLAIMS, IOPS, WORSE, compare
+from labtui.analysis.comparison import compare
+from labtui.analysis.figures import CLAIMS, WORSE
+from labtui.analysis.metrics import IOPS
 from labtui.commands.check import DEFAULT_CONFIRM, DEFAULT_TOLERANCE_PCT, MIN_RUNS
 from labtui.model import (
     DirectionStats,

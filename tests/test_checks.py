@@ -222,7 +222,7 @@ def test_the_same_noise_with_a_slower_rerun_cannot_tell():
 
 def test_the_bound_is_the_one_sided_95_percent_confidence_limit():
     from labtui.analysis.checks import _bound
-    from labtui.analysis.comparison import IOPS, LATENCY_MEAN
+    from labtui.analysis.metrics import IOPS, LATENCY_MEAN
     from labtui.analysis.stats import TestResult
 
     # diff of the log means +0.1 with standard error 0.05 on 4 degrees of freedom: t(0.95, 4) = 2.131847

@@ -9,7 +9,9 @@ from dataclasses import replace
 import pytest
 from rich.console import Console
 
-from labtui.analysis.comparison import BETTER, IOPS, NOISE, SMALL, UNKNOWN, WORSE, compare, summarize
+from labtui.analysis.comparison import compare, summarize
+from labtui.analysis.figures import BETTER, NOISE, SMALL, UNKNOWN, WORSE
+from labtui.analysis.metrics import IOPS
 from labtui.render.comparison import fmt_margin, fmt_value, statistics_table
 from synthetic import MIXED, READ, TARGET, WRITE, run_result
 

@@ -96,8 +96,9 @@ def _passes(result, read_p99s, write_p99s):
 
 
 def test_a_step_of_several_passes_shows_its_p99_per_direction_in_show_the_listing_and_compare():
-    from labtui.analysis.comparison import READ_P99, WRITE_P99, compare
+    from labtui.analysis.comparison import compare
     from labtui.analysis.listed_steps import listed_steps
+    from labtui.analysis.metrics import READ_P99, WRITE_P99
     from labtui.render.result_tables import p99_cell
     from labtui.results.summaries import ResultSummary
 

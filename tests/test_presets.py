@@ -17,7 +17,8 @@ import pytest
 
 from conftest import labtui_cmd
 from factories import make_result
-from labtui.analysis.comparison import BETTER, SMALL, compare, summarize
+from labtui.analysis.comparison import compare, summarize
+from labtui.analysis.figures import BETTER, SMALL
 from labtui.engine import native_worker
 from labtui.engine.diskspd import caching_arg, diskspd_arguments
 from labtui.engine.events import Paused, RunFinished, StepFinished, StepStarted

@@ -26,21 +26,9 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
-from labtui.analysis.comparison import (
-    CPU,
-    IOPS,
-    LATENCY_MEAN,
-    LATENCY_P99,
-    WALL,
-    Comparison,
-    Delta,
-    Figure,
-    Metric,
-    StepGroup,
-    compare,
-    fmt_p,
-    pooled,
-)
+from labtui.analysis.comparison import Comparison, StepGroup, compare, pooled
+from labtui.analysis.figures import Delta, Figure, fmt_p
+from labtui.analysis.metrics import CPU, IOPS, LATENCY_MEAN, LATENCY_P99, WALL, Metric
 from labtui.analysis.stats import ALPHA, TestResult, holm, moderate, noise_prior, runs_needed, t_quantile, t_sf_two_sided
 from labtui.errors import ValidationError
 from labtui.model import RunResult, Step

@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from labtui.analysis.comparison import Metric, NoiseHint, hint_from
+from labtui.analysis.comparison import NoiseHint
+from labtui.analysis.figures import hint_from
+from labtui.analysis.metrics import Metric
 from labtui.analysis.stats import variance
 from labtui.model import RunResult, Step, result_disk
 from labtui.results.store import Store

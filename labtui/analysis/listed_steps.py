@@ -13,7 +13,17 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from statistics import fmean
 
-from labtui.analysis.comparison import IOPS, LATENCY_MEAN, LATENCY_P99, MIB_S, READ_P99, WALL, WRITE_P99, Metric, headline
+from labtui.analysis.metrics import (
+    IOPS,
+    LATENCY_MEAN,
+    LATENCY_P99,
+    MIB_S,
+    READ_P99,
+    WALL,
+    WRITE_P99,
+    Metric,
+    headline,
+)
 from labtui.results.summaries import ResultSummary, StepSummary
 
 

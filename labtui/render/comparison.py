@@ -11,16 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from labtui.analysis.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
-from labtui.analysis.comparison import (
-    BETTER,
-    WORSE,
-    Comparison,
-    Delta,
-    Figure,
-    Metric,
-    StepGroup,
-    fmt_p,
-)
+from labtui.analysis.comparison import Comparison, StepGroup
+from labtui.analysis.figures import BETTER, WORSE, Delta, Figure, fmt_p
+from labtui.analysis.metrics import Metric
 from labtui.render import markdown
 from labtui.render.fitting import Either, Fitted
 from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms

@@ -18,7 +18,9 @@ from rich.console import CONSOLE_SVG_FORMAT, Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from labtui.analysis.comparison import MIB_S, Comparison, Figure, Metric, MetricRow, StepGroup
+from labtui.analysis.comparison import Comparison, MetricRow, StepGroup
+from labtui.analysis.figures import Figure
+from labtui.analysis.metrics import MIB_S, Metric
 from labtui.render.comparison import (
     bottleneck_lines,
     describe_result,

@@ -22,7 +22,7 @@ from labtui.render.export_formats import FORMATS
 from labtui.results.files import json_safe
 
 if TYPE_CHECKING:
-    from labtui.analysis.comparison import Metric
+    from labtui.analysis.metrics import Metric
 
 Getter = Callable[[RunResult, StepResult], Any]
 
@@ -218,7 +218,7 @@ def configmgr_rows(results: Iterable[RunResult]) -> list[dict[str, str]]:
     CPU the machine's average use, formatted as DiskSpd prints them. A step run several times
     gives its figure as the profile aggregates it (best or mean of the completed repetitions).
     """
-    from labtui.analysis.comparison import CPU, IOPS, LATENCY_MEAN, MIB_S, headline
+    from labtui.analysis.metrics import CPU, IOPS, LATENCY_MEAN, MIB_S, headline
 
     out = []
     for result in results:

@@ -23,7 +23,7 @@ from labtui.render.words import Words
 from labtui.units import format_duration, format_size, human_duration, human_size
 
 if TYPE_CHECKING:
-    from labtui.analysis.comparison import Metric
+    from labtui.analysis.metrics import Metric
 
 
 def fmt_iops(value: float | None) -> str:
@@ -227,7 +227,7 @@ def result_steps_table(result: RunResult) -> Fitted:
     as the profile aggregates them ("best of 3", "mean of 3"), which the caption explains; a
     profile with decimal_units adds MB/s (10^6 bytes), CrystalDiskMark's unit, beside MiB/s.
     """
-    from labtui.analysis.comparison import CPU, IOPS, LATENCY_MEAN, LATENCY_P99, READ_P99, WRITE_P99, headline
+    from labtui.analysis.metrics import CPU, IOPS, LATENCY_MEAN, LATENCY_P99, READ_P99, WRITE_P99, headline
 
     profile = result.profile
     table = Table(box=box.SIMPLE_HEAD)

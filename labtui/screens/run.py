@@ -942,7 +942,8 @@ class RunScreen(LabtuiScreen[None]):
                 Text("An aborted or failed run is not compared with earlier ones.", style="dim"))
 
     def _show_comparison(self) -> None:
-        from labtui.analysis.comparison import compare, engine_bound_warnings
+        from labtui.analysis.comparison import compare
+        from labtui.analysis.context import engine_bound_warnings
         from labtui.analysis.known_noise import hint_from_store
         from labtui.render.comparison import comparison_renderable
         from labtui.screens.compare import theme_colours
