@@ -495,7 +495,7 @@ class Profile:
                 continue
             for key in TEMPLATE_FIELDS:
                 used |= check_template(getattr(step, key), (*names, *BUILTIN_NAMES), f"steps[{i + 1}].{key}",
-                                       shell=key in SHELL_FIELDS)
+                                       shell=key in SHELL_FIELDS, step=step.name)
         for name in names:
             if name not in used:
                 raise ValidationError(f"no step uses {{{name}}} (a typo in a step?)", f"params.{name}")

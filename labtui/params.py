@@ -10,6 +10,18 @@ step in the target directory and removes afterwards, with everything in it).
 
 Only `{identifier}` not preceded by `$` is a placeholder, so shell text such as `${HOME}`,
 `awk '{print $1}'` or `{a,b}` passes through untouched; `{{name}}` is a literal `{name}`.
+
+A value never reaches a shell unquoted. `shlex.quote` makes a value one word only where the shell
+reads the placeholder as plain text; inside double quotes its single quotes are literal (a
+directory named `x$(touch /tmp/p)` in `ls "{target}/."` ran `touch` as root), and no quoting
+labtui could add survives text handed on to a second shell (`sh -c "test -d {target}"`), since
+only the profile's author knows how many shells it passes through. So a placeholder anywhere but
+plain shell text (inside quotes, backquotes, `${...}`, `$((...))`, a here-document, after a
+backslash) is refused when the profile loads, naming the step and the line, and every value is
+also in the command's environment as `LABTUI_PARAM_<name>`, which reaches any shell as data:
+`sh -c 'test -d "$LABTUI_PARAM_target"'`. Refusing serves hand-written profiles better than
+rewriting them: the author sees the problem at once, where a rewrite would silently change what
+a command receives. The built-in profiles use placeholders as plain words and are unchanged.
 """
 
 from __future__ import annotations
@@ -32,7 +44,7 @@ SHELL_FIELDS = ("command", "setup", "cleanup")
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # `{{` and `}}` are escapes; `{name}` is a placeholder unless a `$` comes right before it.
 _TOKEN_RE = re.compile(r"\{\{|\}\}|(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_QUOTED_RE = re.compile(r"""(["'])\{[A-Za-z_][A-Za-z0-9_]*\}\1""")
+ENV_PREFIX = "LABTUI_PARAM_"  # every value is in a command's environment under this prefix and its name
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,7 @@ def placeholders(text: str) -> list[str]:
     return [m.group(1) for m in _TOKEN_RE.finditer(text) if m.group(1)]
 
 
-def check_template(text: str, known: Iterable[str], where: str, *, shell: bool) -> set[str]:
+def check_template(text: str, known: Iterable[str], where: str, *, shell: bool, step: str | None = None) -> set[str]:
     """Raise ValidationError for an unknown or self-quoted placeholder; return the names used."""
     known = set(known)
     used = set()
@@ -78,17 +90,39 @@ def check_template(text: str, known: Iterable[str], where: str, *, shell: bool) 
             )
         used.add(name)
     if shell:
-        quoted = _QUOTED_RE.search(text)
-        if quoted:
-            raise ValidationError(
-                f"remove the quotes around {quoted.group(0)[1:-1]}: labtui quotes the value for the shell itself",
-                where,
-            )
+        refusal = quoting_refusal(text, step)
+        if refusal:
+            raise ValidationError(refusal, where)
     return used
 
 
+def env_name(name: str) -> str:
+    """The environment variable a command step finds the value of `{name}` in."""
+    return f"{ENV_PREFIX}{name}"
+
+
+def quoting_refusal(text: str, step: str | None = None) -> str | None:
+    """Why a placeholder in shell `text` cannot be given its value safely (the first one), or None."""
+    for match, line, where in shell_contexts(text):
+        if where is None:
+            continue
+        name = match.group(1)
+        at = f"step {step!r}, line {line}: " if step else (f"line {line}: " if "\n" in text.strip("\n") else "")
+        return (f"{at}{{{name}}} is {where}, where its value cannot be quoted for the shell (a name holding "
+                f"$(...) would run as a command): write {{{name}}} outside any quotes (labtui quotes it), or "
+                f"\"${env_name(name)}\" (the value is in the command's environment)")
+    return None
+
+
 def expand(text: str, values: Mapping[str, str], *, shell: bool) -> str:
-    """`text` with every placeholder replaced by its value (shell-quoted when `shell`)."""
+    """`text` with every placeholder replaced by its value (shell-quoted when `shell`).
+
+    ValidationError for shell text with a placeholder where quoting cannot hold (profiles refuse
+    it when they load; this keeps a profile that skipped that check from reaching a shell)."""
+    if shell:
+        refusal = quoting_refusal(text)
+        if refusal:
+            raise ValidationError(refusal)
 
     def replace(match: re.Match) -> str:
         token = match.group(0)
@@ -98,6 +132,134 @@ def expand(text: str, values: Mapping[str, str], *, shell: bool) -> str:
         return shlex.quote(value) if shell else value
 
     return _TOKEN_RE.sub(replace, text)
+
+
+# Where the shell would read a placeholder, if not as plain text: the contexts shell_contexts tracks.
+_SINGLE, _DOUBLE, _BACKQUOTE = "inside single quotes", "inside double quotes", "inside backquotes (`...`)"
+_BRACE, _ARITH = "inside ${...}", "inside $((...))"
+_ESCAPED, _HEREDOC, _COMMENT = "after a backslash", "in a here-document", "in a comment"
+_OPERATORS = " \t\n;&|()<>"
+
+
+def shell_contexts(text: str) -> list[tuple[re.Match, int, str | None]]:
+    """Each placeholder of shell `text` with its line and where the shell reads it: None for plain
+    text (also inside `$(...)`, which the shell parses afresh), else the quoting it is in.
+
+    A small lexer of POSIX sh's quoting (what /bin/sh parses before it expands anything): quotes,
+    backslashes, `$(...)`, backquotes, `${...}`, `$((...))`, comments and here-documents. Where
+    it could misread the shell, it errs towards a quoted context, which only refuses.
+    """
+    tokens = {m.start(): m for m in _TOKEN_RE.finditer(text)}
+    found: list[tuple[re.Match, int, str | None]] = []
+    stack: list[list] = [["cmd", 0]]  # [context, parentheses open in it], innermost last
+    heredocs: list[tuple[str, bool]] = []  # (delimiter, tabs stripped) whose bodies start on the next line
+    plain = {"cmd": None, "sub": None, "dq": _DOUBLE, "bq": _BACKQUOTE, "brace": _BRACE, "arith": _ARITH}
+
+    def note(match: re.Match, where: str | None) -> None:
+        if match.group(1):
+            found.append((match, text.count("\n", 0, match.start()) + 1, where))
+
+    def within(start: int, end: int, where: str) -> None:
+        for at in range(start, end):
+            if at in tokens:
+                note(tokens[at], where)
+
+    i, n = 0, len(text)
+    while i < n:
+        context = stack[-1]
+        kind, c = context[0], text[i]
+        if i in tokens:
+            note(tokens[i], plain[kind])
+            i = tokens[i].end()
+        elif c == "\\":
+            if i + 1 in tokens:
+                note(tokens[i + 1], plain[kind] or _ESCAPED)
+                i = tokens[i + 1].end()
+            else:
+                i += 2
+        elif c == "'" and kind in ("cmd", "sub", "brace"):
+            end = text.find("'", i + 1)
+            end = n if end < 0 else end + 1
+            within(i, end, _SINGLE)
+            i = end
+        elif c == "#" and kind in ("cmd", "sub") and (i == 0 or text[i - 1] in _OPERATORS):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            within(i, end, _COMMENT)  # a value's newline would end the comment, and the rest would run
+            i = end
+        elif text.startswith("<<", i) and kind in ("cmd", "sub") and not text.startswith("<<<", i):
+            i = _here_document(text, i + 2, heredocs)
+        elif c == "\n" and heredocs:
+            end = _after_bodies(text, i + 1, heredocs)
+            within(i + 1, end, _HEREDOC)
+            heredocs.clear()
+            i = end
+        elif kind != "bq" and text.startswith("$((", i):
+            stack.append(["arith", 0])
+            i += 3
+        elif kind != "bq" and text.startswith("$(", i):
+            stack.append(["sub", 0])
+            i += 2
+        elif kind != "bq" and text.startswith("${", i):
+            stack.append(["brace", 0])
+            i += 2
+        elif c == ")" and kind in ("sub", "arith") and context[1] == 0:
+            stack.pop()
+            i += 2 if kind == "arith" and text.startswith("))", i) else 1
+        else:
+            if c == '"' and kind == "dq":
+                stack.pop()
+            elif c == '"' and kind != "bq":
+                stack.append(["dq", 0])
+            elif c == "`":
+                if kind == "bq":
+                    stack.pop()
+                else:
+                    stack.append(["bq", 0])
+            elif c == "}" and kind == "brace":
+                stack.pop()
+            elif c == "(" and kind in ("cmd", "sub", "arith"):
+                context[1] += 1
+            elif c == ")" and kind in ("cmd", "sub", "arith"):
+                context[1] -= 1
+            i += 1
+    return found
+
+
+def _here_document(text: str, i: int, heredocs: list[tuple[str, bool]]) -> int:
+    """Note the here-document whose `<<` ends at `i`; where its delimiter word ends."""
+    strip = text.startswith("-", i)
+    i += strip
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    word = []
+    while i < len(text) and text[i] not in _OPERATORS:
+        if text[i] in "'\"":
+            end = text.find(text[i], i + 1)
+            end = len(text) if end < 0 else end
+            word.append(text[i + 1 : end])
+            i = end + 1
+        elif text[i] == "\\":
+            word.append(text[i + 1 : i + 2])
+            i += 2
+        else:
+            word.append(text[i])
+            i += 1
+    heredocs.append(("".join(word), strip))
+    return i
+
+
+def _after_bodies(text: str, i: int, heredocs: list[tuple[str, bool]]) -> int:
+    """Where the bodies of `heredocs`, one after another from `i`, end (each with its delimiter's line)."""
+    for delimiter, strip in heredocs:
+        while i < len(text):
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            line = text[i:end]
+            i = end + 1
+            if (line.lstrip("\t") if strip else line) == delimiter:
+                break
+    return min(i, len(text))
 
 
 def parse_assignments(items: Iterable[str], option: str = "--param") -> dict[str, str]:

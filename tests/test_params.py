@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from labtui.errors import ValidationError
-from labtui.params import Param, expand, parse_assignments, placeholders, resolve
+from labtui.params import Param, expand, parse_assignments, placeholders, resolve, shell_contexts
 from labtui.results.profile_file import profile_from_table, profile_to_table
 
 
@@ -45,8 +45,12 @@ def test_a_parameter_is_declared_as_a_table_and_round_trips():
         (profile_data(command="zpaq x {archiv}"), "steps[1].command", "unknown placeholder {archiv} (did you mean {archive}?)"),
         (profile_data(cleanup="rm -rf {scrach}"), "steps[1].cleanup", "did you mean {scratch}?"),
         (profile_data(workdir="{nowhere}"), "steps[1].workdir", "unknown placeholder {nowhere}"),
-        (profile_data(command="zpaq x '{archive}'"), "steps[1].command", "remove the quotes around {archive}"),
-        (profile_data(setup='ls "{archive}"', command="true {archive}"), "steps[1].setup", "remove the quotes"),
+        (profile_data(command="zpaq x '{archive}'"), "steps[1].command",
+         "step 'Extract', line 1: {archive} is inside single quotes"),
+        (profile_data(setup='ls "{archive}"', command="true {archive}"), "steps[1].setup",
+         "{archive} is inside double quotes, where its value cannot be quoted for the shell"),
+        (profile_data(command='true\nls -la "{target}/." {archive}'), "steps[1].command",
+         "step 'Extract', line 2: {target} is inside double quotes"),
         (profile_data(command="zpaq x backup.zpaq"), "params.archive", "no step uses {archive}"),
         (profile_data({"archive": "the archive"}), "params.archive", "a parameter is a table"),
         (profile_data({"archive": {"descripton": "x"}}), "params.archive", "did you mean 'description'?"),
@@ -124,3 +128,60 @@ def test_resolve_errors(tmp_path, given_values, reason):
 def test_a_profile_without_parameters_refuses_any():
     with pytest.raises(ValidationError, match="takes no parameters"):
         resolve([], {"x": "1"}, "profile quick-sanity")
+
+
+# Shell text and where /bin/sh reads each placeholder in it: None is plain text, where a quoted value
+# stays one word; anything else is refused when the profile loads.
+CONTEXTS = [
+    ("zpaq x {archive} -to {archive}", [None, None]),
+    ('x="a"{archive}"b" {archive}/.', [None, None]),
+    ('ls -la "{archive}/."', ["inside double quotes"]),
+    ('sh -c "test -d {archive}"', ["inside double quotes"]),
+    ("echo '{archive}'", ["inside single quotes"]),
+    ('echo "$(ls {archive})" $(cat {archive})', [None, None]),
+    ("echo `ls {archive}`", ["inside backquotes (`...`)"]),
+    ("echo ${x:-{archive}} $(( {archive} + 1 ))", ["inside ${...}", "inside $((...))"]),
+    ("cat <<EOF\n{archive}\nEOF\necho {archive}", ["in a here-document", None]),
+    ("cat <<-'E' >f\n\t{archive}\n\tE\nls {archive}", ["in a here-document", None]),
+    ("echo \\{archive} {archive}", ["after a backslash", None]),
+    ("true # {archive}\necho {archive}", ["in a comment", None]),
+    ('echo "a\\"{archive}" $(echo \')\' {archive})', ["inside double quotes", None]),
+]
+
+
+@pytest.mark.parametrize("text, contexts", CONTEXTS)
+def test_where_the_shell_reads_each_placeholder(text, contexts):
+    assert [where for _match, _line, where in shell_contexts(text)] == contexts
+
+
+HOSTILE_VALUES = ["x$(touch {mark})", "x`touch {mark}`", "x'$(touch {mark})'", 'x"$(touch {mark})"',
+                  "x\ntouch {mark}\n", "x;touch {mark}", "[/]", "a" * 4096]
+
+
+def contexts_of(template: str) -> list[str | None]:
+    return [where for _match, _line, where in shell_contexts(template)]
+
+
+def test_no_value_runs_as_a_command_where_a_placeholder_is_allowed(tmp_path):
+    """Every template the lexer lets through gives each hostile value to a real /bin/sh as that very text."""
+    mark = tmp_path / "ran"
+    allowed = [text for text, contexts in CONTEXTS if None in contexts]
+    for template in allowed:
+        probe = "printf '<%s>' " + " ".join(m.group(0) for m, _l, where in shell_contexts(template) if where is None)
+        for value in HOSTILE_VALUES:
+            value = value.format(mark=mark)
+            out = subprocess.run(["/bin/sh", "-c", expand(probe, {"archive": value}, shell=True)],
+                                 capture_output=True, text=True, cwd=tmp_path)
+            assert out.stdout.startswith(f"<{value}>"), (template, value, out.stdout, out.stderr)
+            if set(contexts_of(template)) == {None}:
+                # The template itself, with the value: nothing in the value runs (what it runs is its own).
+                subprocess.run(["/bin/sh", "-c", expand(template, {"archive": value}, shell=True)],
+                               capture_output=True, cwd=tmp_path, timeout=10, stdin=subprocess.DEVNULL)
+            assert not mark.exists(), (template, value)
+
+
+def test_expanding_refuses_a_placeholder_that_cannot_be_quoted():
+    """The last guard before a shell: a profile that skipped its check still never splices a value into quotes."""
+    with pytest.raises(ValidationError, match="inside double quotes"):
+        expand('ls "{target}/."', {"target": "/x$(touch /tmp/p)"}, shell=True)
+    assert expand('ls "{target}/."', {"target": "/x"}, shell=False) == 'ls "/x/."'  # workdir: no shell

@@ -41,7 +41,7 @@ from labtui.engine.diskstats import DiskSampler, disk_counters
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.errors import ValidationError
 from labtui.model import DirectionStats, Sample, Step, StepResult
-from labtui.params import expand, placeholders
+from labtui.params import env_name, expand, placeholders
 from labtui.settings import EngineSettings
 from labtui.units import format_duration
 
@@ -62,6 +62,9 @@ class Commands:
     cleanup: str
     workdir: Path
     scratch: Path | None  # the fresh directory made for the step, if any text uses {scratch}
+    # Every placeholder's value as LABTUI_PARAM_<name>: where a command needs a value inside quotes
+    # or hands it to another shell, it takes it from there (labtui.params says why).
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -171,6 +174,7 @@ class CommandEngine(Engine):
             cleanup=expand(step.cleanup, values, shell=True),
             workdir=self._workdir(step, directory, scratch),
             scratch=scratch,
+            env={env_name(name): value for name, value in values.items()},
         )
 
     def _workdir(self, step: Step, directory: Path, scratch: Path | None) -> Path:
@@ -244,7 +248,7 @@ class CommandEngine(Engine):
             outcome.fail(f"the working directory {texts.workdir} does not exist")
             return
         if texts.setup:
-            returncode, output, timed_out = await self._run_shell(texts.setup, texts.workdir, step.timeout)
+            returncode, output, timed_out = await self._run_shell(texts.setup, texts, step.timeout)
             if timed_out:
                 outcome.fail(f"the setup command exceeded the time limit of {format_duration(step.timeout)} "
                              "and was stopped", output)
@@ -271,7 +275,8 @@ class CommandEngine(Engine):
         began = sampler.read_at
         outcome.starting = True
         try:
-            proc = await subproc.spawn([SHELL, "-c", texts.command], cwd=str(texts.workdir), merge_output=True)
+            proc = await subproc.spawn([SHELL, "-c", texts.command], cwd=str(texts.workdir), merge_output=True,
+                                       env=texts.env)
         except OSError as exc:
             outcome.fail(f"cannot start {SHELL}: {exc.strerror or exc}")
             return
@@ -343,7 +348,7 @@ class CommandEngine(Engine):
         """The cleanup command, then the scratch directory's removal. Problems are warnings."""
         try:
             if texts.cleanup and texts.workdir.is_dir():
-                returncode, output, timed_out = await self._run_shell(texts.cleanup, texts.workdir, step.timeout)
+                returncode, output, timed_out = await self._run_shell(texts.cleanup, texts, step.timeout)
                 if timed_out or returncode != 0:
                     what = "exceeded the time limit" if timed_out else subproc.exit_text(returncode)
                     last = output_tail(output, lines=1)
@@ -355,12 +360,12 @@ class CommandEngine(Engine):
                 if problem:
                     outcome.warnings.append(f"could not remove the scratch directory {texts.scratch}: {problem}")
 
-    async def _run_shell(self, text: str, workdir: Path, timeout: float) -> tuple[int | None, str, bool]:
+    async def _run_shell(self, text: str, texts: Commands, timeout: float) -> tuple[int | None, str, bool]:
         """Run a setup or cleanup command: (exit status, output, whether it timed out)."""
         try:
-            proc = await subproc.spawn([SHELL, "-c", text], cwd=str(workdir), merge_output=True)
+            proc = await subproc.spawn([SHELL, "-c", text], cwd=str(texts.workdir), merge_output=True, env=texts.env)
         except OSError as exc:
-            return None, f"cannot start {SHELL} in {workdir}: {exc.strerror or exc}", False
+            return None, f"cannot start {SHELL} in {texts.workdir}: {exc.strerror or exc}", False
         chunks: list[str] = []
         reader = asyncio.ensure_future(subproc.read_all(proc.stdout, chunks, limit=64 * 1024))
         timed_out = False

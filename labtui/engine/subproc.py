@@ -18,7 +18,7 @@ import secrets
 import signal
 import sys
 from asyncio.subprocess import PIPE, STDOUT, Process
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from labtui.engine.guardian import TOKEN_ENV, kill_orphans
@@ -66,10 +66,12 @@ def die_with_parent() -> Callable[[], None] | None:
     return in_child
 
 
-async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool = False) -> Process:
+async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool = False,
+                env: Mapping[str, str] | None = None) -> Process:
     """Start `argv` with piped stdout/stderr in a new session (so its whole group can be signalled).
 
     With `merge_output`, stderr goes into the stdout pipe, interleaved as the child wrote them.
+    `env` is added to labtui's own environment for the child.
     """
     kwargs: dict[str, Any] = {"start_new_session": True, "preexec_fn": die_with_parent()} if sys.platform != "win32" else {}
     # Everything the child starts inherits the token, whatever group or session it moves to.
@@ -81,7 +83,7 @@ async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool =
             raise asyncio.CancelledError  # the stop came first: nothing is started
         return await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=PIPE, stderr=STDOUT if merge_output else PIPE, cwd=cwd,
-            env={**os.environ, TOKEN_ENV: token}, **kwargs)
+            env={**os.environ, **(env or {}), TOKEN_ENV: token}, **kwargs)
 
     # The child exists once the fork is done, but asyncio hands it over only once its pipes are
     # connected. Cancelled in between, asyncio kills the leader alone and then waits for its pipes
