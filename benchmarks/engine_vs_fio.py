@@ -39,7 +39,7 @@ import psutil
 from labtui.engine import devices
 from labtui.engine.base import Job
 from labtui.engine.events import StepFinished
-from labtui.engine.native import NativeEngine
+from labtui.engine.native.engine import NativeEngine
 from labtui.engine.testfile import write_test_file
 from labtui.model import Step
 from labtui.settings import EngineSettings

@@ -1,6 +1,6 @@
 """The native engine's I/O loops head to head: alternating short runs in one process, on one file.
 
-Run the worker's loops (labtui.engine.native_worker.work) directly, round after round, each loop
+Run the worker's loops (labtui.engine.native.worker.work) directly, round after round, each loop
 for a short window in turn (the order reversed every other round), and add up what each did: its
 I/Os, its thread's CPU seconds over all phases, its mean latency, and the spread of its runs'
 IOPS. Alternating chunks of a fraction of a second in one process make a loaded machine's swings
@@ -39,8 +39,8 @@ import time
 from pathlib import Path
 
 from engine_vs_fio import fio_args, fio_report  # beside this script
-from labtui.engine import native_common as nc, native_uring, native_worker
-from labtui.engine.native import BACKENDS, missing_backends
+from labtui.engine.native import common as nc, uring_loop as native_uring, worker as native_worker
+from labtui.engine.native.engine import BACKENDS, missing_backends
 from labtui.engine.testfile import write_test_file
 from labtui.model import Step
 from labtui.units import parse_size

@@ -11,9 +11,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from labtui.engine import command as command_module, subproc
+from labtui.engine import subproc
 from labtui.engine.base import ENGINES
-from labtui.engine.command import CommandEngine, drop_page_cache, output_tail
+from labtui.engine.command import engine as command_module
+from labtui.engine.command.engine import CommandEngine, drop_page_cache, output_tail
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepStarted
 from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError

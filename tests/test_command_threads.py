@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from labtui.engine.command import _in_thread
+from labtui.engine.command.engine import _in_thread
 
 
 async def test_an_error_in_the_thread_reaches_the_awaiting_step():

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import FIXTURES, labtui_cmd
 from labtui.engine.base import EngineUnavailable
-from labtui.engine.diskspd import DiskSpdEngine
+from labtui.engine.diskspd.engine import DiskSpdEngine
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepFinished
 from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step

@@ -32,7 +32,7 @@ def test_where_data_lives_matches_the_store(tmp_path, monkeypatch):
 def test_the_command_step_example_is_a_profile_that_runs(tmp_path):
     import tomllib
 
-    from labtui.engine.command import CommandEngine
+    from labtui.engine.command.engine import CommandEngine
     from labtui.results.profile_file import profile_from_table
 
     text = section("command-steps.md", "Command steps in your own profiles")

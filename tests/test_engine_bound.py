@@ -290,7 +290,7 @@ def test_a_window_too_short_to_tell_gets_no_cpu_verdict():
 
 
 def test_the_cpu_window_keeps_the_wall_time_its_readings_span():
-    from labtui.engine.native_common import CpuWindow
+    from labtui.engine.native.common import CpuWindow
 
     window = CpuWindow()
     window.start()

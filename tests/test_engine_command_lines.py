@@ -11,8 +11,8 @@ import shlex
 
 import pytest
 
-from labtui.engine.diskspd import DiskSpdEngine, diskspd_arguments
-from labtui.engine.fio import FioEngine, fio_arguments
+from labtui.engine.diskspd.engine import DiskSpdEngine, diskspd_arguments
+from labtui.engine.fio.engine import FioEngine, fio_arguments
 from labtui.model import Step
 from labtui.results.store import builtin_profiles
 

@@ -19,8 +19,8 @@ import pytest
 from conftest import labtui_cmd, require_tool
 from labtui.engine.base import CpuMeter, Job
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
-from labtui.engine.fio import _partial_result
-from labtui.engine.fio_parse import SampleTracker
+from labtui.engine.fio.engine import _partial_result
+from labtui.engine.fio.parse import SampleTracker
 from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store

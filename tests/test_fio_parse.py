@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from conftest import FIXTURES
-from labtui.engine import fio_parse as fr
+from labtui.engine.fio import parse as fr
 
 STREAM = (FIXTURES / "fio-json-stream/fio-3.33-jsonplus-status-interval-randrw4k-rw70-30-qd4-nj2.json").read_text()
 SIGINT = (FIXTURES / "fio-json/fio-3.33-rw4k-qd16-sigint-prefix.json").read_text()

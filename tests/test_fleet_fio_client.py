@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, labtui_cmd
-from labtui.engine import fio_parse as fr
+from labtui.engine.fio import parse as fr
 from labtui.fleet import fio_client as fc
 from labtui.fleet.hosts import parse_hosts
 from labtui.model import Profile, Step

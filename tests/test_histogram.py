@@ -5,7 +5,7 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from labtui.engine.histogram import BUCKETS, bucket_bounds, bucket_of, bucket_value, new_counts, percentiles
+from labtui.engine.native.histogram import BUCKETS, bucket_bounds, bucket_of, bucket_value, new_counts, percentiles
 
 
 @given(st.integers(min_value=0, max_value=2**40 - 1))

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import labtui_cmd, require_tool
 from full_pipe import signalled
-from labtui.engine.archive import BATCH_BYTES, ArchivePlan, plan_archive
+from labtui.engine.command.archive import BATCH_BYTES, ArchivePlan, plan_archive
 from labtui.errors import LabtuiError
 
 MIB = 1024 * 1024
@@ -149,7 +149,7 @@ def test_interrupted_while_zpaq_runs_it_stops_zpaq_and_removes_the_unfinished_ar
 def test_an_interrupt_while_a_block_is_generated_leaves_nothing_and_stays_an_interrupt(work, monkeypatch):
     # Ctrl+C can land inside the generator, while a slice of the shared buffer is in use: the
     # cleanup must not turn it into another error (closing a buffer that is still exported).
-    from labtui.engine import archive
+    from labtui.engine.command import archive
 
     require_tool("zpaq")
     real_fill = archive.RandomBlocks.fill
@@ -173,7 +173,7 @@ def test_an_interrupt_that_lands_while_a_view_of_the_buffer_is_held_is_still_an_
     # travels, and closing the buffer then failed with BufferError, which replaced the interrupt
     # (make-archive exited 1, "internal error", instead of 130, "interrupted").
     require_tool("zpaq")
-    from labtui.engine import archive
+    from labtui.engine.command import archive
     from labtui.engine.testfile import RandomBlocks
 
     class InterruptedWhileStamping(RandomBlocks):

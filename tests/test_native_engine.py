@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from labtui.engine import native_uring, uring
 from labtui.engine.base import Job
 from labtui.engine.events import RunWarning, SampleTaken, StepFinished
-from labtui.engine.native import BACKENDS, NativeEngine, StepObservation, choose_backend
+from labtui.engine.native import uring, uring_loop as native_uring
+from labtui.engine.native.engine import BACKENDS, NativeEngine, StepObservation, choose_backend
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Step
@@ -405,10 +405,10 @@ def refuse_io_uring():
     assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
     assert libc.prctl(22, 2, ctypes.byref(Program(4, code)), 0, 0) == 0, ctypes.get_errno()  # SECCOMP_MODE_FILTER
 
-from labtui.engine import uring
+from labtui.engine.native import uring
 from labtui.engine.base import Job
 from labtui.engine.events import RunWarning, StepFinished
-from labtui.engine.native import NativeEngine
+from labtui.engine.native.engine import NativeEngine
 from labtui.model import Step
 
 when, path, size = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])

@@ -19,10 +19,10 @@ from conftest import labtui_cmd
 from factories import make_result
 from labtui.analysis.comparison import compare, summarize
 from labtui.analysis.figures import BETTER, SMALL
-from labtui.engine import native_worker
-from labtui.engine.diskspd import caching_arg, diskspd_arguments
+from labtui.engine.diskspd.engine import caching_arg, diskspd_arguments
 from labtui.engine.events import Paused, RunFinished, StepFinished, StepStarted
-from labtui.engine.fio import fio_arguments
+from labtui.engine.fio.engine import fio_arguments
+from labtui.engine.native import worker as native_worker
 from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import ValidationError
 from labtui.model import DirectionStats, LatencySummary, Profile, Step
@@ -347,7 +347,7 @@ def test_configmgr_sql_is_matched_with_an_older_run_without_write_through():
 def test_imported_diskspd_runs_keep_their_write_through():
     from pathlib import Path
 
-    from labtui.engine.diskspd_parse import parse_report, timespan_workload
+    from labtui.engine.diskspd.parse import parse_report, timespan_workload
 
     fixtures = Path(__file__).parent / "fixtures"
     xml = next(fixtures.rglob("diskspd-2.0.21a-rnd4k-rw70-30-L-D.xml"))

@@ -212,7 +212,7 @@ def test_every_engine_re_checks_the_device_right_before_it_writes(tmp_path, engi
 
 
 def test_a_native_worker_refuses_a_device_other_than_the_one_cleared(tmp_path):
-    from labtui.engine import native_worker as nw
+    from labtui.engine.native import worker as nw
 
     with loop_device(tmp_path / "a.img") as a, loop_device(tmp_path / "b.img") as b:
         cfg = {"path": b, "write_percent": 100, "direct": False, "identity": {"rdev": os.stat(a).st_rdev}}

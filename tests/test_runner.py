@@ -63,7 +63,7 @@ def engine_workers() -> list[psutil.Process]:
     workers = []
     for p in psutil.Process().children(recursive=True):
         try:
-            if "labtui.engine.native_worker" in " ".join(p.cmdline()) and p.status() != psutil.STATUS_ZOMBIE:
+            if "labtui.engine.native.worker" in " ".join(p.cmdline()) and p.status() != psutil.STATUS_ZOMBIE:
                 workers.append(p)
         except psutil.NoSuchProcess:
             pass

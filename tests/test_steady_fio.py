@@ -13,7 +13,7 @@ import pytest
 from conftest import require_tool
 from labtui.analysis import steady
 from labtui.engine.events import RunFinished, SteadyRound
-from labtui.engine.fio import fio_arguments, fio_judges
+from labtui.engine.fio.engine import fio_arguments, fio_judges
 from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, SteadyRule, Step
 from labtui.results.store import Store
@@ -62,7 +62,7 @@ def test_fio_criteria_over_one_second_rounds_map_to_fios_own_check():
 
 
 def test_fios_steadystate_object_is_read_with_falling_figures_and_refused_when_garbled():
-    from labtui.engine import fio_parse as fr
+    from labtui.engine.fio import parse as fr
     from labtui.errors import ReportError
 
     # The shape fio 3.33 prints (its own run of iops_slope:50% over 3 s, figures falling this time).

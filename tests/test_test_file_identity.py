@@ -135,7 +135,7 @@ def test_every_engine_checks_the_file_right_before_it_opens_it(tmp_path, engine)
 
 def test_a_native_worker_checks_what_it_opened_against_the_file_made(tmp_path):
     """The worker's own check after its open: no window between a check and the write."""
-    from labtui.engine import native_worker as nw
+    from labtui.engine.native import worker as nw
 
     path = tmp_path / "f.dat"
     path.write_bytes(bytes(MIB))

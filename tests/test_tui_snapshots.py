@@ -15,7 +15,7 @@ SIZES = [(80, 24), (120, 40)]
 @pytest.fixture(autouse=True)
 def io_uring_works(monkeypatch):
     """The native command line names the I/O loop: pin it to io_uring, whatever this machine has."""
-    from labtui.engine import uring
+    from labtui.engine.native import uring
 
     monkeypatch.setattr(uring, "_probed", None)
 

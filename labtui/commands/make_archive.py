@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import time
 
-    from labtui.engine.archive import make_archive, plan_archive
+    from labtui.engine.command.archive import make_archive, plan_archive
     from labtui.units import human_duration, human_size, parse_size
 
     plan = plan_archive(args.out, parse_size(args.size, field="--size"), args.files, args.method)

@@ -123,9 +123,9 @@ class Engine(ABC):
 
 
 ENGINES: dict[str, str] = {
-    "native": "labtui.engine.native:NativeEngine",
-    "fio": "labtui.engine.fio:FioEngine",
-    "diskspd": "labtui.engine.diskspd:DiskSpdEngine",
+    "native": "labtui.engine.native.engine:NativeEngine",
+    "fio": "labtui.engine.fio.engine:FioEngine",
+    "diskspd": "labtui.engine.diskspd.engine:DiskSpdEngine",
 }
 # How each engine is named where people read it (without importing the engine).
 ENGINE_TITLES: dict[str, str] = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}

@@ -21,7 +21,7 @@ from typing import Any
 
 from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc, target_lock
 from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
-from labtui.engine.command import CommandEngine
+from labtui.engine.command.engine import CommandEngine
 from labtui.engine.events import (
     Event,
     Paused,

@@ -43,9 +43,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from labtui.engine import fio_parse as fr
 from labtui.engine.events import Event, RunStarted, RunWarning, StepFinished, StepStarted
-from labtui.engine.fio import fio_arguments
+from labtui.engine.fio import parse as fr
+from labtui.engine.fio.engine import fio_arguments
 from labtui.errors import LabtuiError, ReportError
 from labtui.fleet.hosts import Host
 from labtui.fleet.session import ABORTED, COMPLETED, FAILED, REFUSED, RUNNING, UNREACHABLE, WAITING, Fleet, HostRun

@@ -23,7 +23,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from labtui.engine import diskspd_parse as ds, fio_parse as fr
+from labtui.engine.diskspd import parse as ds
+from labtui.engine.fio import parse as fr
 from labtui.errors import ReportError
 from labtui.model import (
     EngineInfo,

@@ -1,7 +1,7 @@
 """The native engine's worker process: one per step thread, with its outstanding I/Os in flight.
 
 Three I/O loops:
-- `io_uring` (labtui.engine.native_uring): the rings shared with the kernel, one system call
+- `io_uring` (labtui.engine.native.uring_loop): the rings shared with the kernel, one system call
   per batch that both submits and waits; the default on O_DIRECT files where it exists.
 - `aio`: Linux kernel AIO (io_submit / io_getevents through raw syscalls) on an O_DIRECT file,
   so one process keeps `outstanding` I/Os in flight without threads, like fio's libaio engine;
@@ -15,7 +15,7 @@ Timing is exact per phase: the parent publishes the measure window as monotonic 
 every completion batch carries one timestamp, and counters are snapshotted at the first batch
 past each boundary, so warm-up and drain I/Os never leak into the measured counts.
 
-A worker is a fresh interpreter (`python -m labtui.engine.native_worker CONFIG`), not a fork:
+A worker is a fresh interpreter (`python -m labtui.engine.native.worker CONFIG`), not a fork:
 it inherits no threads, locks or UI state from the parent and never re-runs the parent's
 `__main__`. The parent shares two memory files with it (inherited descriptors): the control
 array (the measure window, stop and go flags) and the worker's live counters; the exact final
@@ -39,8 +39,7 @@ import threading
 import time
 from array import array
 
-from labtui.engine.histogram import BUCKETS, SUB_BITS
-from labtui.engine.native_common import (
+from labtui.engine.native.common import (
     BEAT,
     C_STOP,
     DONE,
@@ -62,6 +61,7 @@ from labtui.engine.native_common import (
     shared_views,
     wait_for_go,
 )
+from labtui.engine.native.histogram import BUCKETS, SUB_BITS
 
 _SYSCALLS = {
     "x86_64": {"io_setup": 206, "io_destroy": 207, "io_getevents": 208, "io_submit": 209},
@@ -175,8 +175,8 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int]) -> dict:
     try:
         fallback = None
         if cfg["backend"] == "io_uring":
-            from labtui.engine.native_uring import uring_loop
-            from labtui.engine.uring import UringError
+            from labtui.engine.native.uring import UringError
+            from labtui.engine.native.uring_loop import uring_loop
 
             try:
                 result = uring_loop(cfg, control, live, fd)

@@ -2,8 +2,8 @@
 the start signal, the I/O buffers, the worker's share of the file, and the counters and CPU window
 a loop reports its measure window from.
 
-The worker (labtui.engine.native_worker) runs its kernel AIO and blocking loops itself and the io_uring
-loop from labtui.engine.native_uring; both import this, so neither imports the other's module at its top.
+The worker (labtui.engine.native.worker) runs its kernel AIO and blocking loops itself and the io_uring
+loop from labtui.engine.native.uring_loop; both import this, so neither imports the other's module at its top.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Callable
 
 from labtui.engine.cpubound import sched_times
-from labtui.engine.histogram import BUCKETS
+from labtui.engine.native.histogram import BUCKETS
 
 # live array layout (int64), one per worker
 STATE, R_IOS, W_IOS, R_LAT, W_LAT, ERRNO, BEAT = range(7)

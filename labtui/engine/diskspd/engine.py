@@ -26,9 +26,10 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from labtui.engine import diskspd_parse as ds, subproc
+from labtui.engine import subproc
 from labtui.engine.base import Engine, EngineFailed, EngineUnavailable, Job
-from labtui.engine.diskspd_parse import size_arg
+from labtui.engine.diskspd import parse as ds
+from labtui.engine.diskspd.parse import size_arg
 from labtui.engine.diskstats import DiskSampler
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.guard import ensure_cleared

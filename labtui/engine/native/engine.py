@@ -32,12 +32,13 @@ from pathlib import Path
 import psutil
 
 from labtui import __version__
-from labtui.engine import cpubound, native_common as nc, native_worker as nw, subproc, uring
+from labtui.engine import cpubound, subproc
 from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, stopped_collecting
 from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.guard import ensure_cleared
-from labtui.engine.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.engine.limits import StepNeeds
+from labtui.engine.native import common as nc, uring, worker as nw
+from labtui.engine.native.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.errors import LabtuiError
 from labtui.model import DirectionStats, LatencySummary, Sample, SteadyRule, SteadyState, Step, StepResult
 from labtui.units import format_duration, format_size
@@ -196,7 +197,7 @@ class NativeEngine(Engine):
                     live_map = mmap.mmap(live_fd, nc.LIVE_BYTES)
                     maps.append(live_map)
                     proc = await asyncio.create_subprocess_exec(
-                        sys.executable, "-m", "labtui.engine.native_worker", json.dumps(cfg),
+                        sys.executable, "-m", "labtui.engine.native.worker", json.dumps(cfg),
                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         pass_fds=(control_fd, live_fd), env=_child_env(),
                     )

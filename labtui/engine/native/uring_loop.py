@@ -22,8 +22,8 @@ import os
 import random
 import time
 
-from labtui.engine import native_common as nw, uring
-from labtui.engine.histogram import BUCKETS, SUB_BITS
+from labtui.engine.native import common as nw, uring
+from labtui.engine.native.histogram import BUCKETS, SUB_BITS
 
 # Freed slots go to the kernel a chunk at a time, each chunk as soon as it is prepared, not a
 # whole batch in one call: a batch reaped together and resubmitted together stays together, and

@@ -34,7 +34,7 @@ from typing import Any
 
 import psutil
 
-from labtui.engine import cpubound, fio_parse as fr, subproc
+from labtui.engine import cpubound, subproc
 from labtui.engine.base import (
     CpuMeter,
     Engine,
@@ -45,6 +45,7 @@ from labtui.engine.base import (
     stopped_collecting,
 )
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
+from labtui.engine.fio import parse as fr
 from labtui.engine.guard import ensure_cleared
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtui.engine.command import missing_program
+from labtui.engine.command.engine import missing_program
 from labtui.engine.testfile import RandomBlocks
 from labtui.errors import LabtuiError, ValidationError
 from labtui.units import format_size, human_size
