@@ -36,11 +36,11 @@ from pathlib import Path
 
 import psutil
 
-from labtui.engine import devices
 from labtui.engine.base import Job
 from labtui.engine.events import StepFinished
 from labtui.engine.native.engine import NativeEngine
 from labtui.engine.testfile import write_test_file
+from labtui.machine import devices
 from labtui.model import Step
 from labtui.settings import EngineSettings
 from labtui.units import parse_size

@@ -29,8 +29,8 @@ from textual.scrollbar import ScrollBar
 from textual.worker import Worker, WorkerState
 
 from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
-from labtui.engine.target_choice import DeviceScan, Target, scan_devices
 from labtui.errors import ExitCode, LabtuiError
+from labtui.machine.target_choice import DeviceScan, Target, scan_devices
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
 from labtui.results.store import Store
 from labtui.settings import Settings

@@ -13,7 +13,7 @@ from labtui.analysis import bottleneck
 from labtui.analysis.bottleneck import CACHE, CPU, LINK, NOT_LINK, OVER, UNKNOWN, Link, analyse, link_of
 from labtui.analysis.comparison import compare
 from labtui.cli import main
-from labtui.engine.devices import read_disk, target_info
+from labtui.machine.devices import read_disk, target_info
 from labtui.model import MIB
 from labtui.render.comparison import comparison_markdown
 from labtui.results.store import Store
@@ -353,7 +353,7 @@ def test_the_headless_run_summary_says_what_limited_the_run(capsys):
 
 
 def test_labtui_disks_shows_each_link_and_warns_of_a_slow_one(tmp_path, monkeypatch, capsys):
-    from labtui.engine import devices
+    from labtui.machine import devices
 
     fake = build_lab_machine(tmp_path / "sys")  # its NVMe trained at 8 GT/s x2 in a 16 GT/s x4 slot
     found = [read_disk(name, fake.root) for name in ("nvme0n1", "sda", "sdb")]

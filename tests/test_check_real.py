@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import labtui_cmd
-from labtui.engine import devices
+from labtui.machine import devices
 from labtui.results.store import Store
 from loopdev import attach_free, detach
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.content import Content
 
-from labtui.engine.target_choice import Target, home_form
+from labtui.machine.target_choice import Target, home_form
 from labtui.widgets.context_bar import header
 
 PROFILE = [Content("profile quick-sanity")]

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import require_tool
 from fakesys import NVME_CTRL, NVME_PCI, SATA_SCSI, FakeSys, build_lab_machine
-from labtui.engine import devices
-from labtui.engine.devices import (
+from labtui.machine import devices
+from labtui.machine.devices import (
     disk_of_device,
     host_info,
     is_block_device,

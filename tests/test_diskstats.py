@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from labtui.engine import devices
 from labtui.engine.cpubound import MIN_SECONDS
 from labtui.engine.diskstats import DiskSampler
+from labtui.machine import devices
 
 
 def test_writes_to_the_disk_show_up(tmp_path):

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import labtui_cmd, require_root
-from labtui.engine.devices import Volume
-from labtui.engine.target_choice import check_directory
 from labtui.errors import ValidationError
+from labtui.machine.devices import Volume
+from labtui.machine.target_choice import check_directory
 
 LONG_NAME = "a" * 300
 NOBODY = 65534

@@ -178,7 +178,7 @@ def test_a_cell_with_two_ways_to_be_said_breaks_only_where_it_reads():
 
 @pytest.mark.parametrize("columns", [60, 80])
 def test_disks_fold_mount_points_at_their_slashes_and_keep_sizes_whole(labtui_home, capsys, monkeypatch, columns):
-    from labtui.engine import devices
+    from labtui.machine import devices
 
     disks = [devices.Disk("nvme0n1", "/dev/nvme0n1", "NVMe", model="Samsung SSD 980 PRO 1TB", serial="S5GXNF0R123456X",
                           firmware="5B2QGXA7", size_bytes=1_000_204_886_016)]

@@ -22,11 +22,11 @@ import pytest
 
 from conftest import require_root
 from fakesys import FakeSys
-from labtui.engine import guard
 from labtui.engine.base import Job, get_engine
 from labtui.engine.events import StepFinished
 from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
+from labtui.machine import guard
 from labtui.model import Profile, Step
 from labtui.results.store import Store
 from labtui.settings import EngineSettings
@@ -366,7 +366,7 @@ def test_the_prompt_names_the_device_and_what_is_on_it_and_no_keeps_it(tmp_path,
 
 async def test_in_the_tui_what_the_person_was_shown_is_what_may_be_destroyed(labtui_home, tmp_path):
     """The prompt shows what is on the device; if that changes before the name is typed, nothing runs."""
-    from labtui.engine.target_choice import Target
+    from labtui.machine.target_choice import Target
     from labtui.screens.prompt import TextPrompt
     from test_tui_run import open_run
     from tui_support import make_app, screen_text, set_text, wait_for
@@ -396,8 +396,8 @@ async def test_in_the_tui_what_the_person_was_shown_is_what_may_be_destroyed(lab
 
 def scan_with(device: str, model: str):
     """The fake machine's scan with `device` among its disks, under a model name of the test's own."""
-    from labtui.engine.devices import Disk
-    from labtui.engine.target_choice import DeviceScan
+    from labtui.machine.devices import Disk
+    from labtui.machine.target_choice import DeviceScan
     from tui_support import FAKE_DISKS, FAKE_VOLUMES
 
     loop = Disk(name=Path(device).name, path=device, kind="virtual", transport="virtual", model=model,
@@ -406,7 +406,7 @@ def scan_with(device: str, model: str):
 
 
 def test_a_raw_target_is_described_as_the_device_not_the_volume_holding_its_node(tmp_path):
-    from labtui.engine.target_choice import Target, describe_in_full, run_extent
+    from labtui.machine.target_choice import Target, describe_in_full, run_extent
 
     with loop_device(tmp_path / "ext4.img", mkfs=True) as device:
         target = Target.at(Path(device), scan_with(device, "Lab Loop SSD"))

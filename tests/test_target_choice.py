@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from labtui.engine.devices import Volume
-from labtui.engine.target_choice import Target, check_directory, default_directory, refusal, space_shortfall
 from labtui.errors import ValidationError
+from labtui.machine.devices import Volume
+from labtui.machine.target_choice import Target, check_directory, default_directory, refusal, space_shortfall
 from labtui.model import Step
 from labtui.results.store import builtin_profiles
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
-from labtui.engine.devices import Volume
-from labtui.engine.target_choice import DeviceScan
+from labtui.machine.devices import Volume
+from labtui.machine.target_choice import DeviceScan
 from labtui.results.store import Store
 from labtui.screens.disks import DisksScreen, VolumeTable, link_cell, table_rows
 from labtui.screens.target_directory import TargetDirectoryModal

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Input
 
-from labtui.engine.devices import Volume
+from labtui.machine.devices import Volume
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.help import HelpScreen, KeyHelp
 from labtui.screens.prompt import TextPrompt

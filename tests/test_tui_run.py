@@ -329,7 +329,7 @@ async def test_a_raw_device_is_written_only_after_its_name_is_typed(labtui_home,
 
     if _can_make_loops():
         pytest.skip(_can_make_loops())
-    from labtui.engine.target_choice import Target
+    from labtui.machine.target_choice import Target
 
     with loop_device(tmp_path, 32) as device:
         before = digest(device)
@@ -652,7 +652,7 @@ async def test_start_before_the_engine_check_has_answered_says_so_and_starts_not
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
             screen = app.screen
-            from labtui.engine.target_choice import Target
+            from labtui.machine.target_choice import Target
             from labtui.results.profile_file import parse_profile_text
 
             app.profile = parse_profile_text(short_profile(), "test")
@@ -680,7 +680,7 @@ async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_h
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.engines_known,
                        what="the failed engine check")
-        from labtui.engine.target_choice import Target
+        from labtui.machine.target_choice import Target
         from labtui.results.profile_file import parse_profile_text
 
         app.profile = parse_profile_text(short_profile(), "test")

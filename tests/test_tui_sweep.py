@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from labtui.engine.devices import Volume
-from labtui.engine.target_choice import DeviceScan
+from labtui.machine.devices import Volume
+from labtui.machine.target_choice import DeviceScan
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
 from labtui.screens.disks import DisksScreen, VolumeTable

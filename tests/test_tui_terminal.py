@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from conftest import REPO, require_tool
-from labtui.engine.devices import list_volumes, volume_of
+from labtui.machine.devices import list_volumes, volume_of
 from labtui.results.store import Store
 from labtui.settings import Settings
 from tui_support import short_profile

@@ -198,7 +198,7 @@ def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
 
 
 async def test_the_tui_shows_a_result_it_could_not_save(labtui_home, tmp_path):
-    from labtui.engine.target_choice import Target
+    from labtui.machine.target_choice import Target
     from test_tui_run import open_run
     from tui_support import make_app, screen_text, wait_for
 

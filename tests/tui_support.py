@@ -11,8 +11,8 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from labtui.engine.devices import Disk, Volume
-from labtui.engine.target_choice import DeviceScan
+from labtui.machine.devices import Disk, Volume
+from labtui.machine.target_choice import DeviceScan
 from labtui.results.store import Store
 
 GIB = 1024**3

@@ -35,10 +35,10 @@ def run(args: argparse.Namespace) -> int:
     import contextlib
     import sys
 
-    from labtui.engine import devices
     from labtui.errors import LabtuiError
     from labtui.fleet import wire
     from labtui.fleet.channel import Channel
+    from labtui.machine import devices
 
     channel = Channel.standard()
     code: int = ExitCode.BAD_INPUT

@@ -61,8 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def choose_baseline(store: Store, args: argparse.Namespace) -> tuple[list[RunResult], str]:
     """The baseline's runs (the marked result first) and a sentence saying how they were chosen."""
-    from labtui.engine import devices
     from labtui.errors import LabtuiError, NotFoundError
+    from labtui.machine import devices
     from labtui.results import baselines
 
     if args.baseline:

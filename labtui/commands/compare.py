@@ -30,8 +30,8 @@ def svg_path(text: str) -> Path:
     import os
     from pathlib import Path
 
-    from labtui.engine.paths import exists
     from labtui.errors import ValidationError
+    from labtui.machine.paths import exists
 
     path = Path(os.path.expanduser(text))
     if path.suffix.lower() != ".svg":

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from labtui.analysis.bottleneck import Link
-    from labtui.engine.devices import Disk
+    from labtui.machine.devices import Disk
 
 HELP = "list disks and mounted volumes"
 
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     from labtui.analysis import bottleneck
     from labtui.commands.common import print_json, stdout
-    from labtui.engine import devices
+    from labtui.machine import devices
     from labtui.render.fitting import Fitted
     from labtui.render.words import Words
     from labtui.units import human_size

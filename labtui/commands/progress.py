@@ -35,8 +35,8 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.engine.runner import Plan, Runner
-from labtui.engine.target_choice import device_words
 from labtui.errors import ExitCode
+from labtui.machine.target_choice import device_words
 from labtui.model import SteadyState
 from labtui.render.result_tables import (
     bottleneck_renderable,

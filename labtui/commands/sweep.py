@@ -16,16 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
-from labtui.engine.volume_sweep import Skipped, SweepTarget, plan_sweep
 from labtui.errors import ExitCode
+from labtui.machine.volume_sweep import Skipped, SweepTarget, plan_sweep
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from labtui.analysis.comparison import Comparison
     from labtui.commands.stops import Stops
-    from labtui.engine.devices import Disk, Volume
     from labtui.engine.runner import RunOptions
+    from labtui.machine.devices import Disk, Volume
     from labtui.model import Profile, RunResult
     from labtui.results.store import Store
 
@@ -35,8 +35,8 @@ def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: b
               tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> int:
     """`tolerance_pct`: the smallest difference the volumes' comparison calls better or worse."""
     from labtui.commands.common import stderr
-    from labtui.engine.devices import list_disks, list_volumes
     from labtui.errors import LabtuiError
+    from labtui.machine.devices import list_disks, list_volumes
 
     volumes = list_volumes() if volumes is None else volumes
     disks = list_disks() if disks is None else disks

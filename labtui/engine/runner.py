@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from labtui.engine import cpubound, devices, guard, leftovers, limits, subproc, target_lock
+from labtui.engine import cpubound, leftovers, limits, subproc, target_lock
 from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
 from labtui.engine.command.engine import CommandEngine
 from labtui.engine.events import (
@@ -35,10 +35,11 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.engine.guardian import Guardian
-from labtui.engine.paths import missing_refusal, nearest_existing
 from labtui.engine.target_lock import TargetLock
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
+from labtui.machine import devices, guard
+from labtui.machine.paths import missing_refusal, nearest_existing
 from labtui.model import (
     EngineInfo,
     Precondition,

@@ -28,9 +28,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtui.engine import devices
-from labtui.engine.paths import nearest_existing, shown
 from labtui.errors import LabtuiError
+from labtui.machine import devices
+from labtui.machine.paths import nearest_existing, shown
 
 LOCK_DIR_ENV = "LABTUI_LOCK_DIR"
 SHARED_DIR = "/run/lock"

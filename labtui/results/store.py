@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labtui import series
-from labtui.engine.paths import exists, nearest_existing, shown
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
+from labtui.machine.paths import exists, nearest_existing, shown
 from labtui.model import (
     DirectionStats,
     LatencySummary,

@@ -25,8 +25,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
 from labtui.analysis import bottleneck
-from labtui.engine.devices import Disk, Volume
-from labtui.engine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
+from labtui.machine.devices import Disk, Volume
+from labtui.machine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.model import Profile
 from labtui.render.widths import fold_widths
 from labtui.render.words import fold

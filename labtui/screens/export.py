@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from labtui.engine.paths import exists, nearest_existing
 from labtui.errors import LabtuiError
+from labtui.machine.paths import exists, nearest_existing
 from labtui.model import RunResult
 from labtui.render import export
 from labtui.render.export_formats import FORMATS

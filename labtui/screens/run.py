@@ -36,8 +36,8 @@ from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_
 from labtui.engine.base import engine_title
 from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
-from labtui.engine.target_choice import Target, describe_in_full, run_extent
 from labtui.errors import LabtuiError
+from labtui.machine.target_choice import Target, describe_in_full, run_extent
 from labtui.model import Profile, RunResult, split_tags
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
@@ -54,8 +54,8 @@ from labtui.widgets.step_charts import StepCharts
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from labtui.engine.guard import DeviceFacts
     from labtui.engine.runner import Runner
+    from labtui.machine.guard import DeviceFacts
     from labtui.results.store import Store
 
 FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
@@ -454,8 +454,8 @@ class RunScreen(LabtuiScreen[None]):
 
     def _ask_destroy(self, profile: Profile, target: Target, then: Callable[[str | None], None]) -> None:
         """A raw block device is written only after the person types its name (the guard checks it)."""
-        from labtui.engine.devices import is_block_device
-        from labtui.engine.guard import inspect_device
+        from labtui.machine.devices import is_block_device
+        from labtui.machine.guard import inspect_device
         from labtui.screens.prompt import TextPrompt
 
         path = target.directory

@@ -17,9 +17,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DirectoryTree, Input, Static
 
-from labtui.engine.devices import Volume
-from labtui.engine.target_choice import check_directory, space_shortfall
 from labtui.errors import ValidationError
+from labtui.machine.devices import Volume
+from labtui.machine.target_choice import check_directory, space_shortfall
 from labtui.model import Profile
 from labtui.tui.context import cursor_blinks
 from labtui.units import human_size

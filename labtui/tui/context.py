@@ -24,7 +24,7 @@ from labtui.tui.work import report_failure
 if TYPE_CHECKING:
     from textual.app import App
 
-    from labtui.engine.target_choice import DeviceScan, Target
+    from labtui.machine.target_choice import DeviceScan, Target
     from labtui.model import Profile, RunResult
     from labtui.results.store import Store
     from labtui.settings import Settings

@@ -19,7 +19,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Static
 
-from labtui.engine.target_choice import home_form
+from labtui.machine.target_choice import home_form
 from labtui.render.words import fold
 from labtui.tui.context import lab
 

@@ -32,9 +32,9 @@ from labtui.engine.diskspd import parse as ds
 from labtui.engine.diskspd.parse import size_arg
 from labtui.engine.diskstats import DiskSampler
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
-from labtui.engine.guard import ensure_cleared
 from labtui.engine.rounds import run_in_rounds
 from labtui.errors import ReportError
+from labtui.machine.guard import ensure_cleared
 from labtui.model import Sample, Step
 from labtui.settings import EngineSettings
 

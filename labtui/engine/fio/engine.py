@@ -46,9 +46,9 @@ from labtui.engine.base import (
 )
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import parse as fr
-from labtui.engine.guard import ensure_cleared
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
+from labtui.machine.guard import ensure_cleared
 from labtui.model import MIB, DirectionStats, LatencySummary, SteadyCriterion, SteadyState, Step, StepResult
 from labtui.settings import EngineSettings
 from labtui.units import format_duration

@@ -30,9 +30,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labtui.engine import devices
 from labtui.engine.base import Job
 from labtui.errors import LabtuiError
+from labtui.machine import devices
 
 # (offset, magic, what it means)
 _SIGNATURES: tuple[tuple[int, bytes, str], ...] = (

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtui.engine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
-from labtui.engine.paths import missing_refusal, nearest_existing, own_folder
 from labtui.errors import LabtuiError, ValidationError
+from labtui.machine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
+from labtui.machine.paths import missing_refusal, nearest_existing, own_folder
 from labtui.model import Profile
 from labtui.units import format_size, human_duration, human_size
 
@@ -73,7 +73,7 @@ class Target:
 
     @classmethod
     def raw_device(cls, path: Path, scan: DeviceScan | None) -> Target:
-        from labtui.engine.guard import inspect_device
+        from labtui.machine.guard import inspect_device
 
         if scan is None:
             return cls(path, raw=True)

@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtui.engine.devices import Disk, Volume
-from labtui.engine.paths import nearest_existing
-from labtui.engine.target_choice import default_directory
 from labtui.errors import LabtuiError
+from labtui.machine.devices import Disk, Volume
+from labtui.machine.paths import nearest_existing
+from labtui.machine.target_choice import default_directory
 from labtui.model import Profile
 
 # Loop devices are files on another file system; RAM disks and zram are memory.
