@@ -24,6 +24,8 @@ from labtui.engine.cpubound import MIN_SECONDS
 from labtui.engine.events import Event
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
+from labtui.machine import devices
+from labtui.machine.guard import DeviceLease
 from labtui.model import SteadyRule, SteadyState, Step, StepResult
 from labtui.settings import EngineSettings
 
@@ -84,6 +86,15 @@ def stopped_collecting(seconds: float, source: str) -> str:
     """An aborted step's error where the cancel came after its measure window, as its result was collected."""
     return (f"stopped as its result was being collected, after its whole {seconds:.1f} s measure: the figures "
             f"are of the whole window ({source})")
+
+
+def ensure_cleared(job: Job, writes: bool) -> None:
+    """The engines' own last line of defence, right before they open the target: no raw-device
+    write the guard did not clear, and nothing but what the runner holds (its test file)."""
+    if writes and devices.is_block_device(job.path) and not (job.raw_device and isinstance(job.hold, DeviceLease)):
+        raise LabtuiError(f"refusing to write to raw device {job.path}: the safety guard did not clear it")
+    if job.hold is not None:
+        job.hold.verify("right before the engine opens it")
 
 
 class Engine(ABC):

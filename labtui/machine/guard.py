@@ -30,7 +30,6 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labtui.engine.base import Job
 from labtui.errors import LabtuiError
 from labtui.machine import devices
 
@@ -447,11 +446,3 @@ def _changes(old: DeviceFacts, new: DeviceFacts, written_below: int) -> list[str
         found.append(f"its last {_TAIL_BYTES // 1024} KiB were written by something else")
     return found
 
-
-def ensure_cleared(job: Job, writes: bool) -> None:
-    """The engines' own last line of defence, right before they open the target: no raw-device
-    write the guard did not clear, and nothing but what the runner holds (its test file)."""
-    if writes and devices.is_block_device(job.path) and not (job.raw_device and isinstance(job.hold, DeviceLease)):
-        raise LabtuiError(f"refusing to write to raw device {job.path}: the safety guard did not clear it")
-    if job.hold is not None:
-        job.hold.verify("right before the engine opens it")

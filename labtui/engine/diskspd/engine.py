@@ -27,14 +27,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from labtui.engine import subproc
-from labtui.engine.base import Engine, EngineFailed, EngineUnavailable, Job
+from labtui.engine.base import Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared
 from labtui.engine.diskspd import parse as ds
 from labtui.engine.diskspd.parse import size_arg
 from labtui.engine.diskstats import DiskSampler
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.rounds import run_in_rounds
 from labtui.errors import ReportError
-from labtui.machine.guard import ensure_cleared
 from labtui.model import Sample, Step
 from labtui.settings import EngineSettings
 

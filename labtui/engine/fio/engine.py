@@ -42,13 +42,13 @@ from labtui.engine.base import (
     EngineUnavailable,
     Job,
     cpu_percent_between,
+    ensure_cleared,
     stopped_collecting,
 )
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import parse as fr
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
-from labtui.machine.guard import ensure_cleared
 from labtui.model import MIB, DirectionStats, LatencySummary, SteadyCriterion, SteadyState, Step, StepResult
 from labtui.settings import EngineSettings
 from labtui.units import format_duration

@@ -33,13 +33,12 @@ import psutil
 
 from labtui import __version__
 from labtui.engine import cpubound, subproc
-from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, stopped_collecting
+from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
 from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.limits import StepNeeds
 from labtui.engine.native import common as nc, uring, worker as nw
 from labtui.engine.native.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.errors import LabtuiError
-from labtui.machine.guard import ensure_cleared
 from labtui.model import DirectionStats, LatencySummary, Sample, SteadyRule, SteadyState, Step, StepResult
 from labtui.units import format_duration, format_size
 
