@@ -26,9 +26,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from labtui.engine.events import RunFinished, StepFinished, StepStarted
-from labtui.engine.runner import Runner, RunOptions
 from labtui.model import STEP_STARTUP_SECONDS
 from labtui.results.store import Store, builtin_profiles
+from labtui.run.runner import Runner, RunOptions
 
 WARMUP, DURATION = 1.0, 2.0
 

@@ -28,11 +28,11 @@ from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 from textual.worker import Worker, WorkerState
 
-from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.errors import ExitCode, LabtuiError
 from labtui.machine.target_choice import DeviceScan, Target, scan_devices
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
 from labtui.results.store import Store
+from labtui.run.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.settings import Settings
 from labtui.tui.command_palette import LabtuiCommands, offered_bindings
 from labtui.tui.context import Command, LabtuiContext, RunControl
@@ -553,7 +553,7 @@ def exit_line(app: LabtuiApp) -> str | None:
     or why stopping the run failed; nothing after a plain quit."""
     if app.stop_failure is not None:
         how = f"stopped by {app.stopped_by}" if app.stopped_by is not None else "quitting"
-        # Its test file and processes are then cleaned up as after a crash (engine/guardian.py, leftovers.py).
+        # Its test file and processes are then cleaned up as after a crash (engine/guardian.py, run/leftovers.py).
         return (f"labtui: {how}, but stopping the run failed: {app.stop_failure}; its partial result may not "
                 "be saved")
     if app.stopped_by is None:

@@ -15,12 +15,12 @@ import pytest
 from conftest import labtui_cmd
 from factories import make_result
 from labtui.commands.sweep import run_sweep
-from labtui.engine.runner import RunOptions
 from labtui.machine.devices import Disk, Volume, list_disks, list_volumes
 from labtui.machine.volume_sweep import plan_sweep, volume_tag
 from labtui.model import Profile, Step
 from labtui.render.export import CONFIGMGR_COLUMNS, configmgr_rows, render
 from labtui.results.store import Store, builtin_profiles
+from labtui.run.runner import RunOptions
 
 GIB = 1024**3
 MIB = 1024**2

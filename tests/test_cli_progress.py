@@ -1,14 +1,14 @@
 """The headless progress shows what the TUI shows: the step, its phase and the run's ETA come from
-the same LiveRun fold of the event stream (labtui.analysis.live), on an injected clock."""
+the same LiveRun fold of the event stream (labtui.run.live), on an injected clock."""
 
 import io
 
 from rich.console import Console
 
-from labtui.analysis.live import LiveRun
 from labtui.commands.progress import _Display
 from labtui.engine.events import PrepareProgress, RunStarted, SampleTaken, StepFinished, StepStarted
 from labtui.model import EngineInfo, Profile, Sample, Step, StepResult, TargetInfo
+from labtui.run.live import LiveRun
 from labtui.units import human_duration
 
 MIB = 1024 * 1024

@@ -16,11 +16,11 @@ from labtui.engine.base import ENGINES
 from labtui.engine.command import engine as command_module
 from labtui.engine.command.engine import CommandEngine, drop_page_cache, output_tail
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepStarted
-from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.params import Param
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 
 MIB = 1024 * 1024
 

@@ -20,7 +20,7 @@ def imported_by(code: str) -> list[str]:
 def test_engine_results_analysis_and_the_vocabulary_import_no_ui():
     loaded = imported_by(
         "import sys, pkgutil, importlib, labtui\n"
-        "for package in ('labtui.engine', 'labtui.machine', 'labtui.results', 'labtui.analysis', 'labtui.fleet'):\n"
+        "for package in ('labtui.engine', 'labtui.machine', 'labtui.run', 'labtui.results', 'labtui.analysis', 'labtui.fleet'):\n"
         "    p = importlib.import_module(package)\n"
         "    for m in pkgutil.walk_packages(p.__path__, package + '.'):\n"
         "        importlib.import_module(m.name)\n"

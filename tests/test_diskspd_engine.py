@@ -20,10 +20,10 @@ from conftest import FIXTURES, labtui_cmd
 from labtui.engine.base import EngineUnavailable
 from labtui.engine.diskspd.engine import DiskSpdEngine
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepFinished
-from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.files import dumps_toml
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 
 LINUX_REPORT = FIXTURES / "diskspd-text/diskspd-linux-port-rnd64k-read-F4-o128-reconstructed.txt"
 

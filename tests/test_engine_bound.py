@@ -14,9 +14,9 @@ from conftest import labtui_cmd
 from labtui.engine import cpubound
 from labtui.engine.cpubound import WorkerLoad, verdict
 from labtui.engine.events import RunWarning, SampleTaken
-from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store, result_to_json
+from labtui.run.runner import Runner, RunOptions
 
 
 def test_a_worker_on_a_cpu_almost_all_the_time_is_cpu_bound():
@@ -143,9 +143,9 @@ def test_a_comparison_of_cpu_bound_figures_says_so():
 
 
 def test_the_live_state_flags_a_cpu_bound_interval_and_keeps_it_when_merged():
-    from labtui.analysis.live import LiveRun
     from labtui.engine.events import StepStarted
     from labtui.model import Sample
+    from labtui.run.live import LiveRun
     from labtui.series import merge_samples
 
     step = Step(name="s", duration=3, warmup=0)

@@ -21,9 +21,9 @@ from labtui.engine.base import CpuMeter, Job
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
 from labtui.engine.fio.engine import _partial_result
 from labtui.engine.fio.parse import SampleTracker
-from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings
 from slow_fio import ExitWatch, slow_fio
 

@@ -22,7 +22,7 @@ import json, os, signal, sys
 from pathlib import Path
 from labtui.commands.agent import _Driver
 from labtui.commands.stops import Stops
-from labtui.engine.runner import Runner, RunOptions
+from labtui.run.runner import Runner, RunOptions
 from labtui.fleet.channel import Channel
 from labtui.model import Profile, Step
 from labtui.results.store import Store

@@ -18,8 +18,8 @@ import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
-from labtui.engine import leftovers
 from labtui.engine.guardian import Guardian
+from labtui.run import leftovers
 
 MIB = 1024 * 1024
 

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, strategies as st
 
 from factories import make_result
-from labtui.analysis.live import ChartPoints, LiveRun, LiveStep, SampleBuffer
 from labtui.engine.events import (
     PrepareProgress,
     RunFinished,
@@ -20,6 +19,7 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.model import EngineInfo, Sample, Step, TargetInfo
+from labtui.run.live import ChartPoints, LiveRun, LiveStep, SampleBuffer
 from labtui.series import downsample, merge_samples
 
 MIB = 1024 * 1024

@@ -11,10 +11,10 @@ import pytest
 
 from conftest import labtui_cmd, require_tool
 from labtui.engine import limits
-from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings
 
 

@@ -18,11 +18,11 @@ import pytest
 from rich.console import Console
 
 from labtui.engine import testfile
-from labtui.engine.runner import Runner, RunOptions
 from labtui.engine.testfile import CHUNK, TestFile, write_test_file
 from labtui.model import Profile, Step
 from labtui.render.result_tables import context_table
 from labtui.results.store import Store, result_to_json
+from labtui.run.runner import Runner, RunOptions
 
 MIB = 1024 * 1024
 

@@ -23,7 +23,6 @@ from labtui.engine.diskspd.engine import caching_arg, diskspd_arguments
 from labtui.engine.events import Paused, RunFinished, StepFinished, StepStarted
 from labtui.engine.fio.engine import fio_arguments
 from labtui.engine.native import worker as native_worker
-from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import ValidationError
 from labtui.model import DirectionStats, LatencySummary, Profile, Step
 from labtui.render.comparison import comparison_markdown, statistics_table
@@ -32,6 +31,7 @@ from labtui.render.result_tables import result_steps_table
 from labtui.results.files import dumps_toml, loads_toml
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_to_table
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 from labtui.tui.profile_draft import ProfileDraft, changes
 
 MIB = 1024 * 1024
@@ -366,7 +366,7 @@ def test_export_columns_hold_the_new_facts():
 
 
 def test_the_live_state_knows_a_pause_until_the_next_pass_starts():
-    from labtui.analysis.live import LiveRun
+    from labtui.run.live import LiveRun
 
     now = [100.0]
     live = LiveRun(clock=lambda: now[0])

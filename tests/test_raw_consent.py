@@ -24,11 +24,11 @@ from conftest import require_root
 from fakesys import FakeSys
 from labtui.engine.base import Job, get_engine
 from labtui.engine.events import StepFinished
-from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.machine import guard
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings
 from loopdev import attach, blocks_written, detach, reattach
 

@@ -26,11 +26,11 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.engine.runner import Runner, RunOptions
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings
 from slow_fio import ExitWatch, slow_fio
 
@@ -106,7 +106,7 @@ def test_keep_file_keeps_the_prepared_file(disk_dir, tmp_path, monkeypatch):
     runner.preflight()
     # A prompt waited an hour between the checks and the start: the result's id is the start's time.
     started = datetime.now(UTC) + timedelta(hours=1)
-    monkeypatch.setattr("labtui.engine.runner.now", lambda: started)
+    monkeypatch.setattr("labtui.run.runner.now", lambda: started)
     collect(runner)
     kept = runner.plan.test_file
     assert runner.result.id.startswith(started.strftime("%Y%m%d-%H%M%S-"))

@@ -18,11 +18,11 @@ import pytest
 
 from conftest import labtui_cmd
 from labtui.engine.base import Job, engine_names, get_engine
-from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.machine.guard import check_raw_target, inspect_device, scan_signatures
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings
 from loopdev import attach, blocks_written
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from labtui.engine.base import engine_availability
-from labtui.engine.runner import Runner
 from labtui.model import Profile, Step
 from labtui.results.files import loads_toml
 from labtui.results.store import Store
+from labtui.run.runner import Runner
 from labtui.settings import EngineSettings, Settings
 from tui_support import make_app
 

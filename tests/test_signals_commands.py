@@ -139,7 +139,7 @@ import sys
 from pathlib import Path
 from labtui.commands.sweep import run_sweep
 from labtui.machine.devices import Volume
-from labtui.engine.runner import RunOptions
+from labtui.run.runner import RunOptions
 from labtui.model import Profile, Step
 from labtui.results.store import Store
 

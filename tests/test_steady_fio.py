@@ -14,9 +14,9 @@ from conftest import require_tool
 from labtui.analysis import steady
 from labtui.engine.events import RunFinished, SteadyRound
 from labtui.engine.fio.engine import fio_arguments, fio_judges
-from labtui.engine.runner import Runner, RunOptions
 from labtui.model import Profile, SteadyRule, Step
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 
 pytestmark = pytest.mark.slow
 

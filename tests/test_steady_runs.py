@@ -10,11 +10,11 @@ import pytest
 
 from labtui.analysis import steady
 from labtui.engine.events import PreconditionProgress, RunFinished, SampleTaken, SteadyRound, StepFinished
-from labtui.engine.runner import Runner, RunOptions
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.profile_file import profile_from_table
 from labtui.results.store import Store, result_from_toml, result_to_json
+from labtui.run.runner import Runner, RunOptions
 
 MIB = 1024 * 1024
 DATA = Path(__file__).parent / "data"

@@ -13,13 +13,13 @@ from conftest import labtui_cmd
 from factories import make_result
 from labtui.analysis import steady
 from labtui.analysis.comparison import compare
-from labtui.analysis.live import LiveRun
 from labtui.engine.events import PreconditionProgress, RunStarted, SampleTaken, SteadyRound, StepStarted
 from labtui.model import EngineInfo, Precondition, Profile, Sample, SteadyRule, Step, TargetInfo
 from labtui.render import export
 from labtui.render.steady_state import live_lines, steady_summary_lines
 from labtui.results.profile_file import step_to_table
 from labtui.results.store import Store, builtin_profiles
+from labtui.run.live import LiveRun
 from labtui.tui.profile_draft import ProfileDraft
 from tui_support import ScriptedRunner, make_app, wait_for, widget_text
 

@@ -20,16 +20,16 @@ import pytest
 from conftest import labtui_cmd
 from labtui.cli import build_parser
 from labtui.commands import check
-from labtui.engine import target_lock
-from labtui.engine.runner import Runner, RunOptions
-from labtui.engine.target_lock import TargetBusy
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.run import target_lock
+from labtui.run.runner import Runner, RunOptions
+from labtui.run.target_lock import TargetBusy
 from synthetic import READ, WRITE, run_result
 
 # Holds the lock of the disk of argv[1] until its stdin closes.
-HOLDER = ("import sys\nfrom labtui.engine import target_lock\nlock, problem = target_lock.hold(sys.argv[1])\n"
+HOLDER = ("import sys\nfrom labtui.run import target_lock\nlock, problem = target_lock.hold(sys.argv[1])\n"
           "assert lock is not None, problem\nprint('held', flush=True)\nsys.stdin.read()\n")
 
 

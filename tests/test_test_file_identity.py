@@ -17,11 +17,11 @@ import pytest
 from conftest import require_tool
 from labtui.engine.base import Job, get_engine
 from labtui.engine.events import SampleTaken, StepFinished
-from labtui.engine.runner import Runner, RunOptions
 from labtui.engine.testfile import TestFile, TestFileChanged, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings
 
 MIB = 1024 * 1024

@@ -77,7 +77,7 @@ class SampleValve:
     """
 
     def __init__(self, monkeypatch) -> None:
-        from labtui.engine.runner import Runner
+        from labtui.run.runner import Runner
 
         self.allowed = 0
         self.passed = 0
@@ -227,10 +227,10 @@ async def test_a_run_on_a_disk_another_run_measures_is_refused_with_its_one_line
     import subprocess
     import sys
 
-    from labtui.engine import target_lock
+    from labtui.run import target_lock
 
     prepare(labtui_home, target)
-    hold = ("import sys\nfrom labtui.engine import target_lock\nlock, _ = target_lock.hold(sys.argv[1])\n"
+    hold = ("import sys\nfrom labtui.run import target_lock\nlock, _ = target_lock.hold(sys.argv[1])\n"
             "print('held', flush=True)\nsys.stdin.read()\n")
     holder = subprocess.Popen([sys.executable, "-c", hold, str(target)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)

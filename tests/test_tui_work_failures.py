@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labtui.engine.runner import Runner
 from labtui.errors import LabtuiError
 from labtui.results.store import Store
+from labtui.run.runner import Runner
 from labtui.screens.disks import DisksScreen
 from labtui.screens.history import HistoryScreen
 from labtui.screens.run import RunScreen

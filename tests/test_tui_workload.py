@@ -241,9 +241,9 @@ async def test_every_field_reports_the_models_reason(labtui_home):
 
 
 async def test_a_test_file_larger_than_the_targets_free_space_is_flagged_as_preflight_would(labtui_home, tmp_path):
-    from labtui.engine.runner import Runner
     from labtui.errors import LabtuiError
     from labtui.machine.target_choice import Target
+    from labtui.run.runner import Runner
     from tui_support import FAKE_VOLUMES
 
     root = next(v for v in FAKE_VOLUMES if v.mount_point == "/")  # 412 GiB free

@@ -17,11 +17,11 @@ import pytest
 
 from conftest import labtui_cmd, require_root, require_tool
 from labtui.engine.events import RunFinished, RunWarning
-from labtui.engine.runner import Runner
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.results.files import BrokenFile
 from labtui.results.store import Store
+from labtui.run.runner import Runner
 
 MIB = 1024 * 1024
 
@@ -230,7 +230,7 @@ def test_the_run_marker_is_rewritten_in_place_though_the_store_fills_up_meanwhil
     # The marker notes the test file once it exists. It was truncated, then written: a store that
     # filled up between the two (another writer, or this test's filling) took the freed page, the
     # marker was left empty and the run failed with "cannot create the test file: No space left".
-    from labtui.engine import leftovers
+    from labtui.run import leftovers
 
     with small_tmpfs(tmp_path / "store", 64) as point:
         marker = leftovers.RunMarker.create(point / "running", "20261201-000000-abcd", tmp_path / "labtui-x.dat")

@@ -17,8 +17,8 @@ import pytest
 
 from conftest import labtui_cmd, require_tool
 from labtui.engine.events import SampleTaken, StepFinished, StepStarted
-from labtui.engine.runner import Runner, RunOptions
 from labtui.results.store import Store
+from labtui.run.runner import Runner, RunOptions
 
 MIB = 1024 * 1024
 

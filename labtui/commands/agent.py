@@ -17,9 +17,9 @@ from labtui.errors import ExitCode
 
 if TYPE_CHECKING:
     from labtui.commands.stops import Stops
-    from labtui.engine.runner import Runner
     from labtui.fleet.channel import Channel
     from labtui.model import Profile, RunResult
+    from labtui.run.runner import Runner
 
 HELP = "the far end of run/check --hosts (labtui starts it over ssh; it speaks JSON lines)"
 
@@ -70,9 +70,9 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
     from labtui.analysis import steady
     from labtui.commands.common import open_store
     from labtui.commands.stops import Stops
-    from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import LabtuiError
     from labtui.results.profile_file import parse_profile_text
+    from labtui.run.runner import Runner, RunOptions
 
     profile_text, target = request.get("profile"), request.get("target")
     if not isinstance(profile_text, str) or not isinstance(target, str):

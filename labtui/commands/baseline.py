@@ -183,8 +183,8 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     from labtui.analysis import steady
     from labtui.commands.common import given, stderr
     from labtui.commands.progress import confirm, execute
-    from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import LabtuiError
+    from labtui.run.runner import Runner, RunOptions
 
     profile = _more_profile(result, args.more)
     engine = result.engine.name if result.profile.needs_test_file else "native"

@@ -17,9 +17,9 @@ from labtui.commands.common import decimal_number, whole_number
 if TYPE_CHECKING:
     from labtui.analysis.checks import CheckReport
     from labtui.commands.stops import Stops
-    from labtui.engine.runner import Runner
     from labtui.model import RunResult
     from labtui.results.store import Store
+    from labtui.run.runner import Runner
 
 HELP = "re-run a baseline's profile: exit 0 PASS, 1 FAIL (a regression), 3 too noisy to tell"
 DEFAULT_TOLERANCE_PCT = 10.0
@@ -128,11 +128,11 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm
     from labtui.commands.stops import Stops
-    from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode, ValidationError
     from labtui.model import MAX_REPEAT
     from labtui.params import parse_assignments
     from labtui.results import baselines
+    from labtui.run.runner import Runner, RunOptions
     from labtui.units import format_duration, parse_duration, parse_size
 
     store = open_store()

@@ -17,7 +17,6 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from labtui.analysis import steady
-from labtui.analysis.live import LiveRun, prepare_text
 from labtui.commands.common import stderr, stdout
 from labtui.commands.live_display import LiveDisplay
 from labtui.commands.stops import Stops
@@ -34,7 +33,6 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.engine.runner import Plan, Runner
 from labtui.errors import ExitCode
 from labtui.machine.target_choice import device_words
 from labtui.model import SteadyState
@@ -47,6 +45,8 @@ from labtui.render.result_tables import (
     fmt_pct,
     result_steps_table,
 )
+from labtui.run.live import LiveRun, prepare_text
+from labtui.run.runner import Plan, Runner
 from labtui.units import format_duration, format_size, human_duration, human_size
 
 

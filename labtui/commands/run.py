@@ -65,10 +65,10 @@ def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import interval_given, open_store, tags_given
     from labtui.commands.progress import confirm, execute
     from labtui.commands.stops import Stops
-    from labtui.engine.runner import Runner, RunOptions
     from labtui.errors import ExitCode
     from labtui.model import DEFAULT_INTERVAL
     from labtui.params import parse_assignments
+    from labtui.run.runner import Runner, RunOptions
 
     if args.hosts and args.all_volumes:
         from labtui.errors import ValidationError

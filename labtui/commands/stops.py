@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from types import FrameType, TracebackType
 from typing import Any
 
-from labtui.engine.signals import STOP_SIGNALS, detach_from_terminal
+from labtui.run.signals import STOP_SIGNALS, detach_from_terminal
 
 
 class Stops:

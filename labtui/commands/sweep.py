@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 
     from labtui.analysis.comparison import Comparison
     from labtui.commands.stops import Stops
-    from labtui.engine.runner import RunOptions
     from labtui.machine.devices import Disk, Volume
     from labtui.model import Profile, RunResult
     from labtui.results.store import Store
+    from labtui.run.runner import RunOptions
 
 
 def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: bool, yes: bool,
@@ -77,8 +77,8 @@ async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: S
     either way the results so far are reported whole (exit 1)."""
     from labtui.commands.common import print_json, result_json, stderr, stdout
     from labtui.commands.progress import execute
-    from labtui.engine.runner import Runner
     from labtui.errors import LabtuiError
+    from labtui.run.runner import Runner
 
     err = stderr()
     results = []

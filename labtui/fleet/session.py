@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from labtui.analysis.live import LiveRun
 from labtui.engine.events import (
     Event,
     PrepareProgress,
@@ -39,6 +38,7 @@ from labtui.fleet.hosts import Host
 from labtui.model import DirectionStats, HostInfo, LatencySummary, RunResult, Sample, StepResult, now
 from labtui.printable import printable
 from labtui.results.store import Store
+from labtui.run.live import LiveRun
 from labtui.series import merge_samples
 
 START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before

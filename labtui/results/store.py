@@ -7,7 +7,7 @@ Layout under the data root (`LABTUI_HOME`, else the XDG data dir):
     config.toml           settings such as the chosen theme
     cache/                derived data, safe to delete (labtui.results.summaries: the results' summary index)
     running/<id>.json     a marker per run in progress (its process, its test file), so the next
-                          run can clean up after one that was killed (labtui.engine.leftovers)
+                          run can clean up after one that was killed (labtui.run.leftovers)
 A file that does not parse is reported with its path and reason and skipped; it is never
 rewritten or deleted by a read.
 """

@@ -14,8 +14,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from labtui.analysis.live import prepare_text
 from labtui.fleet.session import ENDED, HostRun
+from labtui.run.live import prepare_text
 from labtui.screens.run import NARROW, figures_content, show
 from labtui.units import human_duration
 from labtui.widgets.context_bar import ContextBar

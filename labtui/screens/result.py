@@ -19,7 +19,6 @@ from textual.widgets import Static
 
 from labtui.analysis import bottleneck
 from labtui.analysis.listed_steps import ListedStep, listed_steps
-from labtui.analysis.live import directions
 from labtui.model import RunResult, StepResult
 from labtui.render.result_tables import (
     context_table,
@@ -36,6 +35,7 @@ from labtui.render.steady_state import steady_summary_lines
 from labtui.render.widths import fold_widths
 from labtui.render.words import fold
 from labtui.results.summaries import ResultSummary
+from labtui.run.live import directions
 from labtui.tui.styling import status_styles, theme_style
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter

@@ -32,7 +32,6 @@ from textual.message import Message
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from labtui.analysis.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.engine.base import engine_title
 from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
@@ -41,6 +40,7 @@ from labtui.machine.target_choice import Target, describe_in_full, run_extent
 from labtui.model import Profile, RunResult, split_tags
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
+from labtui.run.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.tui.context import LabtuiScreen, cursor_blinks
 from labtui.tui.styling import theme_style
 from labtui.tui.work import failure_text, post_found, report_failure
@@ -54,9 +54,9 @@ from labtui.widgets.step_charts import StepCharts
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from labtui.engine.runner import Runner
     from labtui.machine.guard import DeviceFacts
     from labtui.results.store import Store
+    from labtui.run.runner import Runner
 
 FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
 NARROW = 100  # below this width one chart shows at a time
@@ -486,7 +486,7 @@ class RunScreen(LabtuiScreen[None]):
     def _preflight(self, profile: Profile, target: Target, engine: str, params: dict[str, str],
                    destroy: str | None, *, tags: tuple[str, ...] | None = None) -> None:
         from labtui.analysis import steady
-        from labtui.engine.runner import Runner, RunOptions
+        from labtui.run.runner import Runner, RunOptions
 
         tags = self._typed_tags() if tags is None else tags
         try:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from labtui.engine import cpubound, leftovers, limits, subproc, target_lock
+from labtui.engine import cpubound, limits, subproc
 from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
 from labtui.engine.command.engine import CommandEngine
 from labtui.engine.events import (
@@ -35,7 +35,6 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.engine.guardian import Guardian
-from labtui.engine.target_lock import TargetLock
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.machine import devices, guard
@@ -54,6 +53,8 @@ from labtui.model import (
     step_pass,
 )
 from labtui.params import resolve
+from labtui.run import leftovers, target_lock
+from labtui.run.target_lock import TargetLock
 from labtui.settings import EngineSettings, Settings, SettingsFile
 from labtui.units import format_size
 
