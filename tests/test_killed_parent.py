@@ -63,7 +63,7 @@ def start_run(target: Path, engine: str) -> tuple[subprocess.Popen, list[psutil.
     def measuring() -> bool:
         assert proc.poll() is None, proc.stderr.read()
         names = " ".join(_cmdline(c) for c in parent.children(recursive=True))
-        engine_up = "fio --name" in names if engine == "fio" else "native_worker" in names
+        engine_up = "fio --name" in names if engine == "fio" else "labtui.engine.native.worker" in names
         return bool(list(target.glob("labtui-*.dat"))) and engine_up
 
     _wait(measuring, 60, "the run to be measuring")

@@ -9,7 +9,7 @@ itself. Windows also gets `-C` (cool-down) and `-Rxml`;
 the Linux port rejects both and only writes its text report.
 
 DiskSpd prints nothing until it ends, so the live samples are the target disk's kernel counters
-(diskstats.DiskSampler). The step's result is DiskSpd's own report (diskspd_parse), with its
+(diskstats.DiskSampler). The step's result is DiskSpd's own report (parse.py), with its
 per-second counts as the series where the XML has them.
 """
 

@@ -14,7 +14,7 @@ The translation (`fio_arguments`) keeps the native engine's shape:
 
 fio runs with `--output-format=json(+) --status-interval=1`: it prints a cumulative report every
 interval and the final one at the end. Consecutive reports are differenced into samples
-(fio_parse.SampleTracker) and the final report is the step's result, with fio's own counts.
+(parse.SampleTracker) and the final report is the step's result, with fio's own counts.
 """
 
 from __future__ import annotations

@@ -187,7 +187,7 @@ class NativeEngine(Engine):
                     "trace": self.settings.trace_offsets,
                     "control_fd": control_fd,
                     "live_fd": live_fd,
-                    "parent": os.getpid(),  # the worker dies with this process (see native_worker)
+                    "parent": os.getpid(),  # the worker dies with this process (see worker.py)
                     # The worker checks what it opened is what the runner holds: no window
                     # between this process's check and the worker's open.
                     "identity": job.hold.identity() if job.hold is not None else None,
