@@ -178,13 +178,12 @@ def _rounds_stand_in(tmp_path, reports):
 
 
 def test_a_steady_state_step_is_one_diskspd_run_per_round(labtui_home, tmp_path):
-    from labtui.analysis import steady
 
     report = FIXTURES / "diskspd-text/diskspd-2.0.21a-rnd8k-write-t32-o16-L-D.txt"  # 68813396 I/Os in 900.01 s, -L
     script, calls = _rounds_stand_in(tmp_path, [report])
     configure(labtui_home, script)
     profile = _profile(duration=2.0, warmup=3.0, steady_state="snia")
-    runner = Runner(profile, _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd", judge=steady.judge))
+    runner = Runner(profile, _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd"))
     events = asyncio.run(_run(runner))
     (step,) = [e.result for _, e in events if isinstance(e, StepFinished)]
     assert step.status == "completed", step.error
@@ -205,13 +204,12 @@ def test_a_steady_state_step_is_one_diskspd_run_per_round(labtui_home, tmp_path)
 
 
 def test_a_never_steady_diskspd_step_stops_at_the_round_limit(labtui_home, tmp_path):
-    from labtui.analysis import steady
 
     other = FIXTURES / "diskspd-text/diskspd-2.0.21a-rnd8k-write-t32-o16-L-D.txt"
     script, calls = _rounds_stand_in(tmp_path, [LINUX_REPORT, other])
     configure(labtui_home, script)
     profile = _profile(steady_state="iops:1%", steady_window=2, steady_max_rounds=3)
-    runner = Runner(profile, _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd", judge=steady.judge))
+    runner = Runner(profile, _target(tmp_path), Store(labtui_home), RunOptions(engine="diskspd"))
     events = asyncio.run(_run(runner))
     (step,) = [e.result for _, e in events if isinstance(e, StepFinished)]
     assert step.status == "completed", step.error

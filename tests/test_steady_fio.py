@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 def _run(step: Step, home, target):
     runner = Runner(Profile(name="fio-steady", file_size=32 * 1024**2, free_space_margin=0, steps=(step,)), target,
-                    Store(home), RunOptions(engine="fio", judge=steady.judge))
+                    Store(home), RunOptions(engine="fio"))
     rounds = []
 
     async def consume():

@@ -67,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(request: dict[str, Any], channel: Channel) -> int:
-    from labtui.analysis import steady
     from labtui.commands.common import open_store
     from labtui.commands.stops import Stops
     from labtui.errors import LabtuiError
@@ -88,7 +87,6 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
         keep_file=bool(_field(request, "keep_file", bool, "true or false")),
         interval=_interval(request.get("interval"), profile),
         params=params,
-        judge=steady.judge,
     )
     runner = Runner(profile, target, store, options)
     with Stops() as stops:

@@ -180,7 +180,6 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
-    from labtui.analysis import steady
     from labtui.commands.common import given, stderr
     from labtui.commands.progress import confirm, execute
     from labtui.errors import LabtuiError
@@ -190,8 +189,7 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     engine = result.engine.name if result.profile.needs_test_file else "native"
     target = given(args.target, "--target", "a directory (. is the current one)") or result.target.path
     runner = Runner(profile, target, store,
-                    RunOptions(engine=engine, tags=("baseline",), params=dict(result.params),
-                               judge=steady.judge))
+                    RunOptions(engine=engine, tags=("baseline",), params=dict(result.params)))
     plan = runner.preflight()
     stderr().print(f"labtui baseline: running {profile.name} {args.more} more time{'s' if args.more != 1 else ''} on "
                    f"{plan.directory} with {engine} to add to the baseline of {result.id}")

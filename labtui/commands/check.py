@@ -121,7 +121,6 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
 
         return run_fleet(args, check=True)
 
-    from labtui.analysis import steady
     from labtui.analysis.checks import confirmed, parse_fail_on
     from labtui.analysis.comparison import pooled
     from labtui.commands.common import given, open_store, overridden, stderr
@@ -161,8 +160,7 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     params = {**baseline.params, **parse_assignments(args.param)}
     lock = None
     try:
-        options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params,
-                             judge=steady.judge)
+        options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params)
         runner = Runner(profile, target, store, options)
         # The preflight takes the disk's lock once the target is known to be usable (bad input is said
         # before a busy disk). The check holds it from then to its last pass: another run measuring it

@@ -61,7 +61,6 @@ def load_profile(store: Store, args: argparse.Namespace) -> Profile:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from labtui.analysis import steady
     from labtui.commands.common import interval_given, open_store, tags_given
     from labtui.commands.progress import confirm, execute
     from labtui.commands.stops import Stops
@@ -104,7 +103,6 @@ def run(args: argparse.Namespace) -> int:
         interval=interval if interval is not None else DEFAULT_INTERVAL,
         destroy_data=args.destroy_data,
         params=parse_assignments(args.param),
-        judge=steady.judge,
     )
     if args.all_volumes:
         from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT

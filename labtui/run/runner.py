@@ -17,8 +17,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
+from labtui.analysis import steady
 from labtui.engine import cpubound, limits, subproc
 from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
 from labtui.engine.command.engine import CommandEngine
@@ -53,9 +53,10 @@ from labtui.model import (
     step_pass,
 )
 from labtui.params import resolve
+from labtui.results.store import Store
 from labtui.run import leftovers, target_lock
 from labtui.run.target_lock import TargetLock
-from labtui.settings import EngineSettings, Settings, SettingsFile
+from labtui.settings import EngineSettings
 from labtui.units import format_size
 
 MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
@@ -82,9 +83,9 @@ class RunOptions:
     # and (where the person was shown it, as in the TUI) what was on it when they agreed.
     destroy_data: str | None = None
     consented: guard.DeviceFacts | None = None
-    # Judges the rounds of steps run to steady state (labtui.analysis.steady.judge): the front
-    # end hands it in, the engine only measures.
-    judge: SteadyJudge | None = None
+    # Judges the rounds of steps run to steady state: SNIA's rule and fio's criteria, as every
+    # front uses them; a test may hand in its own.
+    judge: SteadyJudge = steady.judge
     # The disk's lock, held by the caller across its runs (a check's passes): a run on that disk
     # then uses it. None: the run takes its own in preflight and lets it go at its end.
     target_lock: TargetLock | None = None
@@ -105,7 +106,7 @@ class Plan:
 
 
 class Runner:
-    def __init__(self, profile: Profile, target: str | os.PathLike, store: Any, options: RunOptions | None = None):
+    def __init__(self, profile: Profile, target: str | os.PathLike, store: Store, options: RunOptions | None = None):
         self.profile = profile
         self.target_arg = str(target)
         self.store = store
@@ -115,8 +116,7 @@ class Runner:
         settings = self.options.engine_settings
         problems: list[str] = []
         if settings is None:
-            read_settings = getattr(store, "read_settings", None)
-            found = read_settings() if callable(read_settings) else SettingsFile(Settings(), {}, None)
+            found = store.read_settings()
             settings, problems = found.settings.engines, found.engine_problems
         self.engine: Engine = get_engine(self.options.engine, settings)
         self.commands: CommandEngine | None = None  # runs the command steps, once parameters are resolved
@@ -164,11 +164,7 @@ class Runner:
 
     def _preflight(self) -> Plan:
         self.profile.validate()
-        if self.options.judge is None and any(s.steady for s in self.profile.steps):
-            raise LabtuiError("this profile runs steps to steady state, but nothing was given to judge their rounds")
-        check_store = getattr(self.store, "check_writable", None)
-        if callable(check_store):
-            check_store()  # a result that cannot be saved must be known before the run, not after
+        self.store.check_writable()  # a result that cannot be saved must be known before the run, not after
         running = self._running_dir()
         if running is not None:
             # A run killed earlier may have left its test file (taking the free space this one needs).
@@ -616,9 +612,8 @@ class Runner:
         assert self.commands is not None  # made by preflight
         return self.commands
 
-    def _running_dir(self) -> Path | None:
-        home = getattr(self.store, "home", None)
-        return Path(home) / "running" if home is not None else None
+    def _running_dir(self) -> Path:
+        return self.store.home / "running"
 
     def close(self) -> None:
         """Let go of what preflight holds (the raw device, the disk's lock) when the run will not start after all."""

@@ -485,15 +485,13 @@ class RunScreen(LabtuiScreen[None]):
 
     def _preflight(self, profile: Profile, target: Target, engine: str, params: dict[str, str],
                    destroy: str | None, *, tags: tuple[str, ...] | None = None) -> None:
-        from labtui.analysis import steady
         from labtui.run.runner import Runner, RunOptions
 
         tags = self._typed_tags() if tags is None else tags
         try:
             runner = Runner(profile, target.directory, self.lab.store,
                             RunOptions(engine=engine, engine_settings=self.lab.settings.engines, tags=tags, params=params,
-                                       destroy_data=destroy, consented=self._consented if destroy else None,
-                                       judge=steady.judge))
+                                       destroy_data=destroy, consented=self._consented if destroy else None))
         except LabtuiError as exc:
             self._say(f"Cannot start: {exc}", "error")
             self._sweep_could_not(str(exc))
