@@ -234,7 +234,7 @@ def main() -> int:
         print("fio is not installed (apt-get install fio)", file=sys.stderr)
         return 2
     if args.pairs < 5:
-        print(f"note: {args.pairs} pairs: figures for the README need at least 5", file=sys.stderr)
+        print(f"note: {args.pairs} pairs: figures for docs/performance.md need at least 5", file=sys.stderr)
     size = parse_size(args.file_size)
     with ram_disk(size) if args.ram else contextlib.nullcontext(Path(args.dir)) as directory:
         return bench(args, size, Path(directory))
@@ -348,7 +348,7 @@ def report_row(name: str, natives: list[Outcome], fios: list[Outcome], urings: l
 
 
 def print_markdown(rows: list[dict], uring: bool) -> None:
-    """The same figures as a Markdown table, for the README."""
+    """The same figures as a Markdown table, for docs/performance.md."""
     head = ["cell", "native loop", "native", "fio (libaio)", "native/fio", "pair spread", "p99 ms native",
             "p99 ms fio", "CPU s/kIO native", "CPU s/kIO fio", "CPU native/fio", "CPU-bound runs"]
     if uring:

@@ -19,7 +19,7 @@ client (no process started per look), every few milliseconds.
 `--ram` (root) builds the target itself (benchmarks/ramdisk.py: ext4 on a loop device over a
 file in /dev/shm, both named tui-bench-<pid>), so the device never drifts and the CPUs are the
 limit; it is removed afterwards. Without it, `--target` names a directory on the disk to test.
-At the end a Markdown table of the medians, for the README.
+At the end a Markdown table of the medians, for docs/performance.md.
 
     python benchmarks/tui_vs_headless.py --ram [--pairs 4] [--duration 5s]
     python benchmarks/tui_vs_headless.py --target /var/tmp [--pairs 4] [--duration 5s]
@@ -380,7 +380,7 @@ def main() -> int:
         print("tmux is needed (apt-get install tmux)", file=sys.stderr)
         return 2
     if args.pairs < 4:
-        print(f"note: {args.pairs} pairs: figures for the README need at least 4", file=sys.stderr)
+        print(f"note: {args.pairs} pairs: figures for docs/performance.md need at least 4", file=sys.stderr)
     home = Path(tempfile.mkdtemp(prefix="labtui-tui-bench-"))
     (home / "profiles").mkdir()
     (home / "profiles" / "tui-bench.toml").write_text(PROFILE.format(
