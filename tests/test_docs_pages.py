@@ -54,3 +54,14 @@ def test_the_steady_state_step_example_is_a_step_labtui_reads():
     (example,) = re.findall(r"```toml\n(.*?)```", section("steady-state.md", "Steady state and preconditioning"), re.S)
     (step,) = profile_from_table({"name": "steady"} | tomllib.loads(example)).steps
     assert (step.steady_state, step.steady_window, step.steady_max_rounds, step.duration) == ("snia", 5, 25, 60.0)
+
+
+def test_the_profile_example_is_a_profile_labtui_reads():
+    import tomllib
+
+    from labtui.results.profile_file import profile_from_table
+
+    (example,) = re.findall(r"```toml\n(.*?)```", section("profiles.md", "Writing your own"), re.S)
+    profile = profile_from_table(tomllib.loads(example))
+    profile.validate()
+    assert [(s.threads, s.outstanding) for s in profile.steps] == [(1, 1), (1, 32), (4, 32)] and profile.repeat == 3
