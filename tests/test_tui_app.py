@@ -172,7 +172,7 @@ async def test_a_broken_settings_file_is_reported_and_never_overwritten(labtui_h
 
 
 async def test_switching_screens_rebuilds_no_footer_whose_keys_stay_the_same(labtui_home, monkeypatch):
-    from labtui.screens.run import RunScreen
+    from labtui.screens.history import HistoryScreen
     from labtui.widgets.keys_footer import KeysFooter
 
     built = []
@@ -181,15 +181,16 @@ async def test_switching_screens_rebuilds_no_footer_whose_keys_stay_the_same(lab
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 35)) as pilot:
         await disks_ready(pilot)
-        for key in "rdrd":  # each screen shown once: its footer built
+        # History, not Run: the Run screen's cursor is in its tags field, where d is typed.
+        for key in "hdhd":  # each screen shown once: its footer built
             await pilot.press(key)
             await pilot.pause(0.2)
         built.clear()
-        for key in "rdrd":
+        for key in "hdhd":
             await pilot.press(key)
-            await wait_for(pilot, lambda key=key: isinstance(app.screen, RunScreen if key == "r" else DisksScreen))
+            await wait_for(pilot, lambda key=key: isinstance(app.screen, HistoryScreen if key == "h" else DisksScreen))
             await pilot.pause(0.2)
             # The footer on show leaves out its own screen's key.
             footer = screen_text(app).splitlines()[-1]
-            assert ("d Disks" in footer) == (key == "r") and ("r Run" in footer) == (key == "d"), footer
+            assert ("d Disks" in footer) == (key == "h") and ("h History" in footer) == (key == "d"), footer
         assert built == []

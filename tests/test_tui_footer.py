@@ -96,7 +96,11 @@ async def test_f_opens_the_fleet_screen_and_the_run_screen_shows_it(labtui_home,
     app = make_app(labtui_home)
     async with app.run_test(size=size) as pilot:
         await open_run(pilot, app)
-        await shows(pilot, app, "s Start", "f Fleet", "? Help", "q Quit")
+        # The cursor is in the tags field, where letters are typed: Start's chord, and the way out.
+        await shows(pilot, app, "^s Start", "esc Leave field")
+        assert "f Fleet" not in footer_line(app)
+        await pilot.press("escape")
+        await shows(pilot, app, "^s Start", "f Fleet", "? Help", "q Quit")
         await pilot.press("f")
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
         await wait_for(pilot, lambda: "Hosts file" in screen_text(app), what="Hosts file")
@@ -150,6 +154,7 @@ async def test_the_run_footer_fits_once_the_run_is_done_and_compared(labtui_home
         screen.outcome = make_result("20240501-104005-bbbb", minutes=10)
         screen.previous = make_result("20240501-103005-aaaa")
         screen._set_state("done")
-        await shows(pilot, app, "? Help", "s Start", "o Open result", "d Disks", "h History", "q Quit")
+        screen.query_one("#run-done").focus()  # as the run's end does
+        await shows(pilot, app, "? Help", "^s Start", "o Open result", "d Disks", "h History", "q Quit")
         if size[0] >= 120:
             assert_shows(app, "c Compare")

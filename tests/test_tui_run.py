@@ -45,14 +45,14 @@ async def open_run(pilot) -> RunScreen:
 
 
 async def start_measuring(pilot, screen: RunScreen) -> None:
-    await pilot.press("s")
+    await pilot.press("ctrl+s")
     await wait_for(pilot, lambda: measured(screen) >= 1, timeout=30, what="measuring")
 
 
 async def refused_start(pilot) -> str:
-    """Start the run (s); the refusal the screen shows instead."""
+    """Start the run (Ctrl+S); the refusal the screen shows instead."""
     app = pilot.app
-    await pilot.press("s")
+    await pilot.press("ctrl+s")
     return await wait_for(pilot, lambda: "Not started" in widget_text(app, "#run-message")
                           and widget_text(app, "#run-message"), what="the refusal")
 
@@ -120,7 +120,7 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
         assert "Short trial" in screen_text(app) and str(target) in widget_text(app, "#setup-target")
         assert "[native]" in screen_text(app)
         valve.allow(1)
-        await pilot.press("s")
+        await pilot.press("ctrl+s")
         # The run as of its first measured second: on, whatever the load.
         live = ("Step 1 of 1", "measuring", "read IOPS", "x Cancel run")
         first = await wait_for(pilot, lambda: measured(screen) == 1 and all(w in (text := screen_text(app)) for w in live)
@@ -255,7 +255,7 @@ async def test_without_a_target_the_screen_says_where_to_choose_one(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_run(pilot)
         assert "choose a volume and a directory on the Disks screen (d)" in widget_text(app, "#setup-target")
-        await pilot.press("s")
+        await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "Choose a profile (w) and a target (d) first" in widget_text(app, "#run-message"))
 
 
@@ -277,7 +277,9 @@ async def test_tags_typed_before_the_run_are_saved_with_it(labtui_home, target):
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot)
-        await set_text(pilot, "#setup-tags", "hp-adapter, slot-2")
+        # Typed as a person would, into the field the cursor is in: no letter starts the run untagged.
+        await pilot.press(*"hp-adapter, slot-2")
+        assert screen.state == "idle" and screen.runner is None
         await pilot.press("enter")  # Enter in the tags starts the run
         await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the run")
     results, _ = Store(labtui_home).load_results()
@@ -308,7 +310,7 @@ async def test_a_profile_with_parameters_asks_for_them(labtui_home, target, tmp_
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot)
-        await pilot.press("s")
+        await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, ParamsModal))
         assert "source (a file): a file to read" in screen_text(app)
         await pilot.press("enter")
@@ -338,7 +340,7 @@ async def test_a_raw_device_is_written_only_after_its_name_is_typed(labtui_home,
             screen = await open_run(pilot)
             app.profile = write_profile()
             app.target = Target(Path(device))
-            await pilot.press("s")
+            await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
             assert f"Destroy the data on {device}?" in screen_text(app)
             await set_text(pilot, "#prompt-input", "/dev/sda")
@@ -346,7 +348,7 @@ async def test_a_raw_device_is_written_only_after_its_name_is_typed(labtui_home,
             await wait_for(pilot, lambda: "Not started" in screen_text(app), what="the guard's refusal")
             assert "refusing to write to raw device" in screen_text(app)
             assert digest(device) == before
-            await pilot.press("s")
+            await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
             await set_text(pilot, "#prompt-input", device)
             await pilot.press("enter")
@@ -658,7 +660,7 @@ async def test_start_before_the_engine_check_has_answered_says_so_and_starts_not
             app.profile = parse_profile_text(short_profile(), "test")
 
             app.target = Target(target)
-            await pilot.press("s")
+            await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: "Still checking which engines" in screen_text(app), what="the answer")
             assert "No engine can run here" not in screen_text(app)
             assert screen.runner is None
@@ -669,7 +671,7 @@ async def test_start_before_the_engine_check_has_answered_says_so_and_starts_not
 
 
 async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_home, target):
-    """A check that failed has answered: `s` then says no engine can run, not that it is still checking."""
+    """A check that failed has answered: Ctrl+S then says no engine can run, not that it is still checking."""
 
     def broken_engines():
         raise RuntimeError("the check broke")
@@ -685,7 +687,7 @@ async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_h
 
         app.profile = parse_profile_text(short_profile(), "test")
         app.target = Target(target)
-        await pilot.press("s")
+        await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "No engine can run here" in screen_text(app), what="the answer")
         assert "Still checking" not in screen_text(app)
 

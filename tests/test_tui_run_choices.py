@@ -63,7 +63,7 @@ async def run_tiny_then_choose_other(pilot) -> tuple[RunScreen, str, WorkloadScr
     """A run of the chosen profile (tiny), then the profile "other" chosen in the editor."""
     await disks_ready(pilot)
     screen = await open_run(pilot)
-    await pilot.press("s")
+    await pilot.press("ctrl+s")
     tiny_run = await run_to_the_end(pilot, screen)
     await open_workload(pilot)
     workload = pilot.app.screen
@@ -83,7 +83,7 @@ async def test_tags_typed_for_a_run_belong_to_that_run_only(labtui_home, target)
         first = await run_to_the_end(pilot, screen)
         assert screen.query_one("#setup-tags", Input).value == ""  # the field is ready for the next run
         assert "tags: ux-tag1" in screen_text(app)  # and the run says what it was tagged with
-        await pilot.press("s")
+        await pilot.press("ctrl+s")
         second = await run_to_the_end(pilot, screen, first)
         await again_from_history(pilot, first)
         await wait_for(pilot, lambda: app.screen is screen and screen.state != "done", what="the run again")
@@ -101,7 +101,7 @@ async def test_run_again_from_a_result_opened_on_the_run_screen_starts_there_and
         screen, tiny_run, _workload = await run_tiny_then_choose_other(pilot)
         # The other profile run, and its result opened from the Run screen.
         await open_run(pilot)
-        await pilot.press("s")
+        await pilot.press("ctrl+s")
         await run_to_the_end(pilot, screen, tiny_run)
         await pilot.press("o")
         await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))

@@ -134,7 +134,7 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
         # Run it and watch it.
         term.keys("r")
         term.wait_for("[native]", what="the run screen with its engines")
-        term.keys("s")
+        term.keys("C-s")
         first = figures_line(term.wait_for(lambda t: figures_line(t) and "measuring" in t, what="live figures"))
         changed = term.wait_for(lambda t: figures_line(t) not in ("", first) or "Completed" in t,
                                 what="the figures to move")
@@ -174,6 +174,30 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
     assert list(target.iterdir()) == []  # both runs removed their test files
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_typing_a_tag_on_a_fresh_run_screen_starts_no_run(home, disk_dir, size):
+    # Issue 39, item 1: Tab once, then "swap-b". The s started an untagged run that wrote to the disk.
+    target = disk_dir / f"tag-{size[0]}"
+    target.mkdir()
+    (home / "profiles" / "e2e.toml").write_text(short_profile("e2e", "60s"))
+    Store(home).save_settings(Settings(profile="e2e", profile_origin="user", target=str(target)))
+    term = start(home, f"tag-{size[0]}", size=size)
+    try:
+        term.wait_for("Disks and volumes · read at", what="the disks")
+        term.keys("r")
+        term.wait_for("[native]", what="the run screen with its engines")
+        term.keys("Tab")
+        term.keys("swap-b", literal=True)
+        time.sleep(2)  # a run started by a letter writes its test file within this
+        assert list(target.iterdir()) == [] and term.labtui_process().children(recursive=True) == []
+        term.keys("r")
+        shown = term.wait_for("Next run", what="the Run screen")
+        assert "Step 1 of" not in shown and "Checking" not in shown and "writing the test file" not in shown
+    finally:
+        term.kill()
+    assert list(target.iterdir()) == [] and Store(home).load_results() == ([], [])
+
+
 def _started_run(home: Path, disk_dir: Path, name: str) -> tuple[Terminal, Path]:
     target = disk_dir / f"signal-{name}"
     target.mkdir()
@@ -183,7 +207,7 @@ def _started_run(home: Path, disk_dir: Path, name: str) -> tuple[Terminal, Path]
     term.wait_for("Disks and volumes · read at", what="the disks")
     term.keys("r")
     term.wait_for("[native]", what="the run screen")
-    term.keys("s")
+    term.keys("C-s")
     term.wait_for("measuring", what="the run measuring")
     return term, target
 
@@ -239,7 +263,7 @@ def test_a_confirmed_cancel_aborts_a_run_whose_workers_saturate_the_cpus(home, d
         term.wait_for("Disks and volumes · read at", what="the disks")
         term.keys("r")
         term.wait_for("[native]", what="the run screen")
-        term.keys("s")
+        term.keys("F5")  # Start's other key
         term.wait_for("measuring", what="the run measuring")
         workers = term.labtui_process().children(recursive=True)
         assert len(workers) >= threads

@@ -81,7 +81,7 @@ async def test_a_preflight_that_raises_a_plain_error_is_shown_in_place_and_nothi
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.engines, what="the engines")
         screen = app.screen
-        await pilot.press("s")
+        await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "Not started" in screen_text(app), what="the refusal")
         assert widget_text(app, "#run-message") == (
             "Not started: internal error: RuntimeError: the probe broke\nNothing was written.")

@@ -29,7 +29,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Input, ProgressBar, Static
+from textual.widgets import Button, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from labtui.engine.base import engine_title
@@ -64,13 +64,17 @@ NARROW = 100  # below this width one chart shows at a time
 
 class RunScreen(LabtuiScreen[None]):
     CSS_PATH = "run.tcss"
-    # Nothing focused at first: the screen's keys (s starts) work at once; Tab reaches the engine and tags.
+    # Typing here goes into the tags: the cursor is there from the start (on_mount). No plain letter
+    # starts a run that writes, wherever the focus is: Enter in the tags or on Start, or Ctrl+S / F5.
+    # Not AUTO_FOCUS: that would put the cursor back in the field every time the screen is shown
+    # again, after Escape took it out so that the screens' keys work.
     AUTO_FOCUS = ""
     # A finished run's comparison names c in its own text ("c shows it in full"): at 80 columns,
     # with o and c both on, c is the key that gives way.
     FOOTER_SECONDARY = ("run-compare",)
     BINDINGS = [
-        Binding("s", "start", "Start", id="run-start", tooltip="Start the profile on the target with the engine chosen"),
+        Binding("ctrl+s,f5", "start", "Start", id="run-start", priority=True,
+                tooltip="Start the profile on the target with the engine chosen (Enter in the tags or on Start too)"),
         Binding("x,escape", "cancel_run", "Cancel run", id="run-cancel",
                 tooltip="Stop the run (asks first); the steps finished so far are kept, marked aborted"),
         # The answers to "Stop the run?" (Escape answers no as well). The question names its keys;
@@ -78,6 +82,9 @@ class RunScreen(LabtuiScreen[None]):
         Binding("y", "confirm_stop", "Stop the run", id="run-stop", show=False,
                 tooltip="Stop the run now; the steps finished so far are kept, marked aborted"),
         Binding("n", "keep_running", "Keep running", id="run-keep", show=False, tooltip="Do not stop the run"),
+        # In the tags, letters are typed: this is the way out to the screen's and the app's keys.
+        Binding("escape", "leave_field", "Leave field", id="run-leave-field",
+                tooltip="Out of the tags field (d, w, h and the other keys then work again)"),
         Binding("v", "next_chart", "Next chart", id="run-next-chart",
                 tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
         Binding("o", "open_result", "Open result", id="run-open", tooltip="The finished run in full"),
@@ -163,8 +170,10 @@ class RunScreen(LabtuiScreen[None]):
                 yield Static("checking which engines can run here…", id="setup-engines", markup=False)
             with Horizontal(classes="setup-row"):
                 yield Static("Tags", classes="setup-label")
-                yield LineInput(placeholder="optional, comma-separated (e.g. hp-adapter); Enter starts", id="setup-tags",
+                yield LineInput(placeholder="optional, comma-separated (hp-adapter); Enter starts", id="setup-tags",
                             compact=True)
+                yield Button("Start", id="setup-start", compact=True, variant="primary",
+                             tooltip="Start the run (Enter here, Ctrl+S or F5 anywhere on this screen)")
             yield Static(id="run-message", markup=False)
         with Vertical(id="run-live"):
             yield Static(id="run-status", markup=False)
@@ -186,7 +195,9 @@ class RunScreen(LabtuiScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#run-setup").border_title = "Next run"
-        self.query_one("#setup-tags", Input).cursor_blink = cursor_blinks(self.app)
+        tags = self.query_one("#setup-tags", Input)
+        tags.cursor_blink = cursor_blinks(self.app)
+        tags.focus()
         for name in ("profile", "target"):
             self.watch(self.app, name, lambda _value: self._show_setup(), init=False)
         self._set_state("idle")
@@ -229,6 +240,8 @@ class RunScreen(LabtuiScreen[None]):
             return not busy
         if action == "cancel_run":
             return self.state == "running"
+        if action == "leave_field":
+            return not busy and self.query_one("#setup-tags", Input).has_focus
         if action in ("confirm_stop", "keep_running"):
             return self.state == "running" and self.asking
         if action == "next_chart":
@@ -335,6 +348,20 @@ class RunScreen(LabtuiScreen[None]):
             event.stop()
             self.action_start()
 
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "setup-start":
+            event.stop()
+            self.action_start()
+
+    def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
+        self.refresh_bindings()  # Escape leaves the tags field: offered while it has the cursor
+
+    def on_descendant_blur(self, _event: events.DescendantBlur) -> None:
+        self.refresh_bindings()
+
+    def action_leave_field(self) -> None:
+        self.set_focus(None)
+
     def _start_pending(self) -> None:
         """Run again what History asked for: its profile, target and engine."""
         result, self._pending = self._pending, None
@@ -362,7 +389,7 @@ class RunScreen(LabtuiScreen[None]):
         engine = self.engine()
         if engine is None and not self.engines_known:
             # The engine check (a second or so: fio's and DiskSpd's versions) has not answered yet.
-            self._say("Still checking which engines can run here: press s again in a moment.", "warning")
+            self._say("Still checking which engines can run here: start again in a moment.", "warning")
             return
         if engine is None:
             self._say("No engine can run here: see the engine line above.", "error")
@@ -521,6 +548,8 @@ class RunScreen(LabtuiScreen[None]):
         self.lab.remember_engine(runner.engine.name)
         # The tags were this run's (the runner has them): the next run starts without any.
         self.query_one("#setup-tags", Input).value = ""
+        # The setup (the tags, Start) is hidden while the run goes: keys are the screen's (x cancels).
+        self.set_focus(None)
         self._say("")
         self._set_state("running")
         self._show_live()
