@@ -20,11 +20,16 @@ if TYPE_CHECKING:  # each command imports what it uses when it runs: `labtui --h
 PIPE_WIDTH = 240
 
 
+# Both consoles read no markup: what they print is full of text from outside labtui (paths, step
+# names, a host's reasons, tags), and "[/]" in a directory's name crashed the prompt of `labtui run`
+# (MarkupError) while "[red]" in a tag vanished. A style is given as a style, or as rich Text.
+
+
 def stdout() -> Console:
     from rich.console import Console
 
     width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else PIPE_WIDTH
-    return Console(highlight=False, soft_wrap=False, width=width)
+    return Console(highlight=False, soft_wrap=False, width=width, markup=False)
 
 
 def stderr() -> Console:
@@ -35,7 +40,7 @@ def stderr() -> Console:
     """
     from rich.console import Console
 
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, markup=False)
     console.soft_wrap = not console.is_terminal
     return console
 
@@ -165,13 +170,14 @@ def warn_broken(broken: Sequence[BrokenFile]) -> None:
     """Tell the person (on stderr) about files that were skipped, so nothing vanishes silently."""
     if not broken:
         return
-    from rich.markup import escape
+    from rich.text import Text
+
+    from labtui.printable import printable
 
     err = stderr()
     for item in broken:
-        # soft_wrap: a path broken over two lines cannot be copied. escape: a file name or a
-        # reason may hold "[...]", which is not markup.
-        err.print(f"[yellow]skipped[/] {escape(str(item.path))}: {escape(item.reason)}", highlight=False, soft_wrap=True)
+        # soft_wrap: a path broken over two lines cannot be copied. printable: a file's name is anyone's.
+        err.print(Text.assemble(("skipped", "yellow"), f" {printable(f'{item.path}: {item.reason}')}"), soft_wrap=True)
 
 
 def result_json(result: RunResult) -> dict[str, Any]:

@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.markup import escape
+    from rich.text import Text
 
     from labtui.analysis.comparison import summarize
     from labtui.commands.common import open_store, print_json, result_json, stdout
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     for s in result.steps:
         if s.command_line and (s.name, s.command_line) not in said:  # every pass of a step runs the same one
             said.add((s.name, s.command_line))
-            out.print(f"[bold]{escape(s.name)}[/]: {escape(s.command_line)}", highlight=False, soft_wrap=True, markup=True)
+            out.print(Text.assemble((s.name, "bold"), f": {s.command_line}"), soft_wrap=True)
         if s.step.kind == "command":
             out.print(command_summary(s), highlight=False, soft_wrap=True, markup=False)
             if s.error:
@@ -62,5 +62,5 @@ def run(args: argparse.Namespace) -> int:
                 out.print("  last output:\n" + "\n".join(f"    {x}" for x in s.output_tail.splitlines()),
                           highlight=False, soft_wrap=True, markup=False)
     for w in result.warnings:
-        out.print(f"[yellow]warning:[/] {w}", highlight=False, markup=True)
+        out.print(Text.assemble(("warning:", "yellow"), f" {w}"))
     return 0

@@ -173,6 +173,6 @@ def comparison_picture(comparison: Comparison) -> Group:
 def comparison_svg(comparison: Comparison, title: str = "labtui compare", width: int = WIDTH) -> str:
     """The comparison picture as an SVG document."""
     console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor",
-                      force_terminal=True, legacy_windows=False, emoji=False, highlight=False)
+                      force_terminal=True, legacy_windows=False, emoji=False, highlight=False, markup=False)
     console.print(comparison_picture(comparison))
     return console.export_svg(title=title, code_format=SVG_FORMAT)

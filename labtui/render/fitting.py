@@ -299,7 +299,7 @@ def one_line(cell: RenderableType, console: Console, options: ConsoleOptions) ->
     elif isinstance(cell, Text):
         text = cell.copy()
     elif isinstance(cell, str):
-        text = console.render_str(cell)  # markup, as Rich's table reads a str
+        text = console.render_str(cell)  # as the console reads a str (labtui's consoles read no markup)
     else:
         rendered = console.render_lines(cell, options.update(width=max(options.max_width, 200), height=None), pad=False)
         text = Text("\n").join(Text.assemble(*((s.text, s.style or "") for s in line if not s.control)) for line in rendered)
