@@ -31,6 +31,7 @@ from textual.worker import Worker, WorkerState
 from labtui.errors import ExitCode, LabtuiError
 from labtui.machine.target_choice import DeviceScan, Target, scan_devices
 from labtui.model import RESULT_ORIGIN, Profile, RunResult
+from labtui.printable import printable
 from labtui.results.store import Store
 from labtui.run.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.settings import Settings
@@ -49,6 +50,8 @@ from labtui.tui.theming import (
 from labtui.tui.work import failure_text
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from labtui.screens.help import KeyHelp
 
 _HERE = Path(__file__).resolve().parent
@@ -230,6 +233,18 @@ class LabtuiApp(App[None]):
     def watch_theme(self, name: str) -> None:
         if self._remember_theme:
             self._save_settings(theme=name)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """A toast that reads no markup, whoever asks for it (every screen's notify() comes here).
+
+        Toasts say paths, tags, profile and step names, a host's reasons and exceptions' messages:
+        text from outside labtui, where Textual's default read "[red]" in a tag as a colour (it
+        vanished from "Tags of ...") and "[/]" in a directory's name as a MarkupError that ended the
+        TUI. `printable` too: a path picked from a folder listing is shown, not obeyed.
+        """
+        del markup  # never: there is no toast whose markup is labtui's own
+        super().notify(printable(message), title=printable(title), severity=severity, timeout=timeout, markup=False)
 
     def _save_settings(self, **choices: str) -> None:
         """Remember `choices` (theme=..., target=...) in config.toml, beside whatever else the file holds now."""

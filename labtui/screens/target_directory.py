@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from rich.text import Text, TextType
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -21,6 +22,7 @@ from labtui.errors import ValidationError
 from labtui.machine.devices import Volume
 from labtui.machine.target_choice import check_directory, space_shortfall
 from labtui.model import Profile
+from labtui.printable import printable
 from labtui.tui.context import cursor_blinks
 from labtui.units import human_size
 from labtui.widgets.line_input import LineInput
@@ -36,6 +38,11 @@ class FolderTree(DirectoryTree):
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
         return [p for p in paths if not p.name.startswith(".") and _is_dir(p)]
+
+    def process_label(self, label: TextType) -> Text:
+        # A folder's name is anyone's who could make it there: shown, never obeyed (an escape code in
+        # it would reach the terminal as one).
+        return super().process_label(printable(label) if isinstance(label, str) else label)
 
 
 def _is_dir(path: Path) -> bool:

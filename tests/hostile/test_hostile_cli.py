@@ -11,12 +11,11 @@ import re
 import subprocess
 from dataclasses import replace
 
-from corpus import ALL_MARKUP, HOSTILE, assert_not_raw, shown
-from terminal import on_terminal
-
 from conftest import labtui_cmd
+from corpus import ALL_MARKUP, HOSTILE, assert_not_raw, shown
 from factories import make_result
 from labtui.results.store import Store
+from terminal import on_terminal
 
 
 def _plain(output: str) -> str:
