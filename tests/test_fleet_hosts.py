@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 
@@ -127,3 +128,76 @@ def test_the_manuals_lab_is_a_hosts_file_labtui_reads():
 def test_hosts_before_a_command_is_refused_rather_than_quietly_running_here(tmp_path, labtui_home):
     done = subprocess.run(labtui_cmd("--hosts", str(tmp_path / "lab.toml"), "run"), capture_output=True, text=True)
     assert done.returncode == 2 and "give it after: labtui run --hosts FILE" in done.stderr
+
+
+def _entry(**values) -> str:
+    import tomli_w
+
+    return tomli_w.dumps({"hosts": [{"name": "a", "ssh": "lab@a"} | values]})
+
+
+@pytest.mark.parametrize("options", [
+    ["-oProxyCommand=touch /tmp/x"], ["-o", "ProxyCommand=touch /tmp/x"], ["-o", "proxycommand touch /tmp/x"],
+    ["-o", '"ProxyCommand" touch /tmp/x'], ["-o", "=ProxyCommand=touch"], ["-vo", "ProxyCommand=x"], ["-4vvoProxyCommand=x"],
+    ["-o", "LocalCommand=x"], ["-oPermitLocalCommand=yes"], ["-o", "KnownHostsCommand /bin/x"],
+    ["-o", "PKCS11Provider=/tmp/x.so"], ["-I", "/tmp/x.so"], ["-oSecurityKeyProvider=/tmp/x.so"],
+    ["-F", "/tmp/ssh_config"], ["-F/tmp/ssh_config"], ["-qF", "/tmp/ssh_config"],
+], ids=lambda o: " ".join(o))
+def test_ssh_options_that_run_local_commands_are_refused_unless_the_host_allows_them(options):
+    with pytest.raises(LabtuiError) as caught:
+        parse_hosts(_entry(ssh_options=options), "lab.toml")
+    said = str(caught.value)
+    assert said.startswith("lab.toml: hosts[1] (a).ssh_options: -") and said.endswith(
+        "on this machine, as root: refused unless the host's entry says allow_local_commands = true" if os.geteuid() == 0
+        else "on this machine: refused unless the host's entry says allow_local_commands = true"), said
+    assert parse_hosts(_entry(ssh_options=options, allow_local_commands=True))[0].ssh_options == tuple(options)
+
+
+@pytest.mark.parametrize("options", [
+    ["-J", "lab@gateway.example.org:2222"], ["-Jjump1,jump2"], ["-o", "ProxyJump=lab@[fd00::5]:22"],
+    ["-F", "/dev/null"], ["-F", "none"], ["-o", "ProxyCommand=none"], ["-i", "~/.ssh/lab", "-vvA", "-o", "Port=22"],
+], ids=lambda o: " ".join(o))
+def test_proxyjump_and_options_that_run_nothing_here_are_taken_as_they_are(options):
+    # ProxyJump runs ssh itself to the jump host: no command of the file's choosing (its host is checked).
+    assert parse_hosts(_entry(ssh_options=options))[0].ssh_options == tuple(options)
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    (["-J", "gw;touch /tmp/x"], "the jump host 'gw;touch /tmp/x' is not [user@]host[:port]"),
+    (["-o", "ProxyJump=x`id`@gw"], "the jump host 'x`id`@gw' is not [user@]host[:port]"),
+    (["otherhost"], "'otherhost' is not an ssh option"),
+    (["--", "otherhost"], "'--' is not an ssh option"),
+    (["-Z"], "-Z is not an option of ssh"),
+    (["-o"], "-o needs its value after it"),
+    (["-o", "ProxyCommand\x1b[2J"], "holds the control character '\\x1b'"),
+], ids=lambda o: str(o)[:30])
+def test_what_is_not_an_ssh_option_or_hides_a_command_is_refused_in_one_line(options, says):
+    with pytest.raises(LabtuiError) as caught:
+        parse_hosts(_entry(ssh_options=options, allow_local_commands=True), "lab.toml")
+    assert says in str(caught.value) and "\n" not in str(caught.value) and "\x1b" not in str(caught.value)
+
+
+def test_a_destination_a_shell_would_read_is_refused():
+    for dest in ("a$(touch /tmp/x)", "a;b", "a b", "`id`@host"):
+        with pytest.raises(LabtuiError, match="needs the destination"):
+            parse_hosts(_entry(ssh=dest))
+    assert parse_hosts(_entry(ssh="ssh://lab@[fd00::5]:22"))[0].ssh == "ssh://lab@[fd00::5]:22"
+
+
+def test_as_root_a_hosts_file_others_can_write_is_refused(tmp_path):
+    from labtui.fleet.hosts import load_hosts
+
+    if os.geteuid() != 0:
+        pytest.skip("the check is root's")
+    path = tmp_path / "lab.toml"
+    path.write_text(_entry())
+    assert load_hosts(path)[0].name == "a"
+    for mode, who in ((0o666, "its group and everyone may write it"), (0o620, "its group may write it"),
+                      (0o602, "everyone may write it")):
+        path.chmod(mode)
+        with pytest.raises(LabtuiError, match=f"^{path}: refused as root: {who}"):
+            load_hosts(path)
+    path.chmod(0o644)
+    os.chown(path, 65534, -1)  # another user's file (nobody's): they could change what root runs
+    with pytest.raises(LabtuiError, match=rf"^{path}: refused as root: it belongs to (user \w+|uid 65534)"):
+        load_hosts(path)

@@ -18,6 +18,16 @@ client/server protocol has no authentication: labtui only talks to servers a lab
 labtui runs the system `ssh`, so keys, agents, `~/.ssh/config`, ProxyJump and known_hosts work
 as they do for the person. It always adds `-T` and `BatchMode=yes` (a password prompt would hang
 a run with no one to answer it), and keep-alives that notice a dead link within about 15 s.
+
+`ssh_options` that make ssh run a command or load code on this machine (as root, when labtui runs
+as root) are refused unless the entry says `allow_local_commands = true`: ProxyCommand,
+LocalCommand and PermitLocalCommand, KnownHostsCommand, PKCS11Provider (-I), SecurityKeyProvider,
+and a config file (-F FILE, which may hold any of them; `-F none` and `-F /dev/null` read none),
+however they are spelt (`-oProxyCommand=x`, `-o "proxycommand x"`, `-vo ProxyCommand=x`).
+ProxyJump (-J) stays allowed: ssh reaches the jump host by running itself, never a command of the
+file's choosing; its [user@]host[:port] is checked to be a host name, as newer ssh checks it (older
+ones put it into the shell line they run unchecked). As root, a hosts file that another user owns
+or that group or others may write is refused: whoever can write it chooses what root runs.
 """
 
 from __future__ import annotations
@@ -25,14 +35,16 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from labtui.errors import LabtuiError, ValidationError
+from labtui.printable import printable
 from labtui.results.files import loads_toml
 
-KEYS = ("name", "ssh", "port", "ssh_options", "target", "labtui", "env", "fio_server")
+KEYS = ("name", "ssh", "port", "ssh_options", "target", "labtui", "env", "fio_server", "allow_local_commands")
 FIO_PORT = 8765  # fio's own default for --server
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -42,6 +54,20 @@ MAX_FILE_BYTES = 1024 * 1024
 # BatchMode off by mistake), then the person's, then defaults they may override.
 FORCED_OPTIONS = ("-T", "-o", "BatchMode=yes")
 DEFAULT_OPTIONS = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=15")
+# ssh's short options as its getopt reads them (OpenSSH 9; -P takes a tag since 9.6): those before
+# a ':' take a value, in the same word ("-J jump" or "-Jjump"); the others may be run together ("-vvA").
+_SSH_FLAGS = set("1246AaCfGgKkMNnqsTtVvXxYy")
+_SSH_VALUED = set("BbcDEeFIiJLlmOoPpQRSWw")
+# -o keywords (ssh reads them in any case) that run a command or load a library on this machine.
+_LOCAL_KEYWORDS = {k.lower(): k for k in ("ProxyCommand", "LocalCommand", "PermitLocalCommand", "KnownHostsCommand",
+                                          "PKCS11Provider", "SecurityKeyProvider")}
+_NO_CONFIG = ("none", "/dev/null")  # -F values that read no configuration file
+_KEYWORD = re.compile(r'[\s=]*"?([A-Za-z0-9]+)"?(?:\s*=\s*|\s+|$)(.*)', re.DOTALL)
+# One jump of ProxyJump: [ssh://][user@]host[:port], host a name or [an IPv6 address].
+_JUMP = re.compile(r"(?:ssh://)?(?:[A-Za-z0-9._%+-]+@)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+# A destination as ssh takes it: nothing a shell would read (ssh hands it, as %h, to a
+# ProxyCommand of the person's own ~/.ssh/config).
+_DESTINATION = re.compile(r"[\w.@:%\[\]/+~-]+")
 
 
 @dataclass(frozen=True)
@@ -54,6 +80,7 @@ class Host:
     labtui: str = "labtui"
     env: dict[str, str] = field(default_factory=dict)
     fio_server: tuple[str, int] | None = None  # (address, port) of a `fio --server` on the host
+    allow_local_commands: bool = False  # its ssh_options may run commands on this machine (ProxyCommand ...)
 
     def remote_command(self, *args: str) -> str:
         """The command line the host's shell runs: the environment, labtui, its arguments."""
@@ -85,19 +112,54 @@ class Host:
 
 def load_hosts(path: str | os.PathLike) -> list[Host]:
     """The hosts of a hosts file, in its order; ValidationError naming the file and entry otherwise."""
-    where = str(path)
+    where = printable(str(path))
     file = Path(path).expanduser()
     try:
-        if not file.is_file():
-            raise LabtuiError(f"no hosts file {where}" if not file.exists() else f"{where} is not a file")
-        if file.stat().st_size > MAX_FILE_BYTES:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a FIFO planted there must not hang us
+    except FileNotFoundError:
+        raise LabtuiError(f"no hosts file {where}") from None
+    except OSError as exc:
+        raise LabtuiError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)  # the file read is the file checked, whatever is renamed meanwhile
+        if not stat.S_ISREG(info.st_mode):
+            raise LabtuiError(f"{where} is not a file")
+        if info.st_size > MAX_FILE_BYTES:
             raise LabtuiError(f"{where}: too large for a hosts file (at most {MAX_FILE_BYTES:,} bytes)")
-        text = file.read_text(encoding="utf-8")
+        _trusted(info, where)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            text = f.read(MAX_FILE_BYTES + 1).decode("utf-8")
     except UnicodeDecodeError:
         raise LabtuiError(f"{where}: not UTF-8 text") from None
     except OSError as exc:
         raise LabtuiError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     return parse_hosts(text, where)
+
+
+def _trusted(info: os.stat_result, where: str) -> None:
+    """As root, refuse a hosts file someone else may write: it chooses what root runs (its ssh_options,
+    its labtui command lines)."""
+    if os.geteuid() != 0:
+        return
+    if info.st_uid != 0:
+        raise LabtuiError(f"{where}: refused as root: it belongs to {_user(info.st_uid)}, who could change what root "
+                          "runs on every host (chown root it, or run labtui as that user)")
+    if info.st_mode & 0o022:
+        who = "its group and everyone" if info.st_mode & 0o022 == 0o022 else (
+            "its group" if info.st_mode & 0o020 else "everyone")
+        raise LabtuiError(f"{where}: refused as root: {who} may write it, and could change what root runs on every "
+                          f"host (chmod go-w {where})")
+
+
+def _user(uid: int) -> str:
+    import pwd
+
+    try:
+        return f"user {pwd.getpwuid(uid).pw_name}"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def parse_hosts(text: str, where: str = "hosts file") -> list[Host]:
@@ -132,11 +194,12 @@ def _host(entry: Any, where: str) -> Host:
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValidationError(f"{where}.name: needs a name of letters, digits, '.', '_' and '-' (got {name!r})")
     where = f"{where} ({name})"
+    _no_control_characters(entry, where)
     fio_server = _fio_server(entry["fio_server"], where) if "fio_server" in entry else None
     dest = entry.get("ssh")
     if dest is None and fio_server is not None:
         dest = ""
-    elif not isinstance(dest, str) or not dest.strip() or dest.startswith("-") or any(c.isspace() for c in dest):
+    elif not isinstance(dest, str) or dest.startswith("-") or not _DESTINATION.fullmatch(dest):
         raise ValidationError(f"{where}.ssh: needs the destination as ssh takes it, e.g. \"user@host\" (got {dest!r}), "
                               "or give fio_server")
     port = entry.get("port")
@@ -145,6 +208,10 @@ def _host(entry: Any, where: str) -> Host:
     options = entry.get("ssh_options", [])
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
         raise ValidationError(f"{where}.ssh_options: must be a list of ssh arguments, e.g. [\"-J\", \"jump\"]")
+    allow_local = entry.get("allow_local_commands", False)
+    if not isinstance(allow_local, bool):
+        raise ValidationError(f"{where}.allow_local_commands: must be true or false (got {allow_local!r})")
+    _check_ssh_options(options, allow_local, f"{where}.ssh_options")
     target = entry.get("target")
     if target is not None and (not isinstance(target, str) or not target.strip()):
         raise ValidationError(f"{where}.target: must be a directory (got {target!r})")
@@ -160,7 +227,71 @@ def _host(entry: Any, where: str) -> Host:
         if not isinstance(value, str):
             raise ValidationError(f"{where}.env.{key}: must be a string (got {value!r})")
     return Host(name=name, ssh=dest, port=port, ssh_options=tuple(options), target=target, labtui=labtui.strip(),
-                env=dict(env), fio_server=fio_server)
+                env=dict(env), fio_server=fio_server, allow_local_commands=allow_local)
+
+
+def _no_control_characters(entry: dict[str, Any], where: str) -> None:
+    """Refuse a value holding a control character (an escape sequence, a newline): each one is an
+    argument or a command line, and each is shown in reasons and tables."""
+    for key, value in entry.items():
+        texts = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else [value]
+        for text in texts:
+            bad = next((c for c in text if not c.isprintable() and c != " "), None) if isinstance(text, str) else None
+            if bad is not None:
+                raise ValidationError(f"{where}.{key}: holds the control character {bad!r}: {printable(text)!r}")
+
+
+def _check_ssh_options(options: list[str], allow_local: bool, where: str) -> None:
+    """Read `options` as ssh's getopt does; refuse what is not an ssh option, and what runs a command
+    on this machine unless `allow_local` (the entry's allow_local_commands)."""
+    words = iter(options)
+    for word in words:
+        if word == "--" or not word.startswith("-") or len(word) < 2:
+            raise ValidationError(f"{where}: {word!r} is not an ssh option (write each option, then its value: "
+                                  "[\"-J\", \"jump.lab\"]; labtui gives the destination and the command itself)")
+        for i, letter in enumerate(word[1:], 1):
+            if letter in _SSH_FLAGS:
+                continue
+            if letter not in _SSH_VALUED:
+                raise ValidationError(f"{where}: {word!r}: -{letter} is not an option of ssh")
+            value = word[i + 1:] or next(words, None)
+            if value is None:
+                raise ValidationError(f"{where}: -{letter} needs its value after it")
+            _check_ssh_value(letter, value, allow_local, where)
+            break
+
+
+def _check_ssh_value(letter: str, value: str, allow_local: bool, where: str) -> None:
+    local = None  # what the option would do on this machine
+    if letter == "o":
+        match = _KEYWORD.fullmatch(value)
+        if match is None:
+            raise ValidationError(f"{where}: -o {value!r} is not an ssh option line (Keyword=value)")
+        keyword, argument = match.group(1).lower(), match.group(2)
+        if keyword in _LOCAL_KEYWORDS and argument.strip().strip('"').lower() != "none":
+            loads = keyword.endswith("provider")
+            local = f"-o {_LOCAL_KEYWORDS[keyword]} {'loads a library into ssh' if loads else 'runs a command'}"
+        elif keyword == "proxyjump":
+            _check_jumps(argument, where)
+    elif letter == "F" and value not in _NO_CONFIG:
+        local = (f"-F {value} reads a config file, which may run commands (ProxyCommand, LocalCommand, Match exec "
+                 "...)")
+    elif letter == "I":
+        local = "-I loads a PKCS#11 library into ssh"
+    elif letter == "J":
+        _check_jumps(value, where)
+    if local is not None and not allow_local:
+        raise ValidationError(f"{where}: {local} on this machine{', as root' if os.geteuid() == 0 else ''}: "
+                              "refused unless the host's entry says allow_local_commands = true")
+
+
+def _check_jumps(value: str, where: str) -> None:
+    jumps = value.strip().strip('"')
+    if jumps.lower() == "none":
+        return
+    for jump in jumps.split(","):
+        if not _JUMP.fullmatch(jump):
+            raise ValidationError(f"{where}: the jump host {jump!r} is not [user@]host[:port]")
 
 
 _FIO_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$")
