@@ -281,3 +281,50 @@ def _refusal(request, target, labtui_home) -> str:
     assert messages[2]["exit_code"] == 2 and done.returncode == 2 and "Traceback" not in done.stderr
     assert list(target.iterdir()) == [] and not (labtui_home / "results").exists()
     return messages[1]["reason"]
+
+
+@pytest.mark.parametrize(("request_", "kept"), [
+    ({"type": "run"}, 1),
+    ({"type": "check", "confirm": 8}, 2),  # a check's first pass and the one that confirms it
+    ({"type": "check", "confirm": 0}, 1),  # --confirm 0 decides on the first pass
+])
+def test_a_host_gets_one_result_per_run_it_was_asked_for_the_rest_refused_naming_it(tmp_path, request_, kept):
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.requests import results_allowed
+    from labtui.fleet.session import Fleet
+
+    fleet = Fleet([Host("beta", "beta")], lambda _host: request_, Store(tmp_path))
+    beta = fleet.runs[0]
+    beta.allowed_results = results_allowed(request_)
+    for number in range(5):
+        text = result_to_toml(make_result(f"20240501-103005-{number:04x}"))
+        fleet._handle(beta, wire.host_message(wire.dumps(wire.finished_message(text, None, None))))
+    fleet._handle(beta, wire.host_message(wire.dumps({"type": "bye", "exit_code": 0})))
+    assert [r.id for r in beta.results] == [f"20240501-103005-{n:04x}" for n in range(kept)]
+    assert len(list((tmp_path / "results").glob("*.toml"))) == kept
+    assert beta.state == "failed" and beta.reason == (
+        f"beta: it sent {5 - kept} results more than the {kept} its request asked for: refused, not kept (a host sends "
+        "one result per run; a check, one per pass)")
+
+
+def test_the_agent_sends_a_step_s_intervals_bounded_and_its_result_under_the_cap():
+    # A four-hour step at 100 ms made a line of 40 MB (past any sane cap on the local side); the
+    # counts and figures travel as they are, the intervals merged (series_merged says how many).
+    step = make_result().steps[0]
+    many = tuple(replace(step.samples[0], t=0.1 * (i + 1), seconds=0.1) for i in range(144_000))
+    sent = wire.step_result_from_wire(json.loads(wire.dumps(wire.step_result_to_wire(replace(step, samples=many)))))
+    assert len(sent.samples) <= wire.WIRE_STEP_SAMPLES and sent.series_merged == 72
+    assert sum(s.read_ios for s in sent.samples) == sum(s.read_ios for s in many) and sent.read == step.read
+    assert len(wire.dumps(wire.step_result_to_wire(replace(step, samples=many)))) < wire.MAX_LINE_BYTES // 10
+
+
+def test_a_result_larger_than_a_host_may_send_is_fitted_by_merging_its_series():
+    # What the agent does with a saved file over wire.MAX_RESULT_BYTES (here a smaller cap, as cheap).
+    from labtui.results.store import fitting
+
+    result = make_result()
+    steps = tuple(replace(s, samples=tuple(replace(s.samples[0], t=i + 1.0) for i in range(5_000))) for s in result.steps)
+    big = replace(result, steps=steps)
+    fitted, text = fitting(big, 200_000)
+    assert len(text.encode()) <= 200_000 < len(result_to_toml(big).encode())
+    assert all(s.series_merged for s in fitted.steps) and [s.read for s in fitted.steps] == [s.read for s in steps]

@@ -231,8 +231,10 @@ async def _stream(runner: Runner, channel: Channel, stops: Stops) -> None:
     import socket
 
     from labtui.engine.events import RunFinished
+    from labtui.errors import StoreError
     from labtui.fleet import wire
     from labtui.results.result_file import result_to_toml
+    from labtui.results.store import fitting
 
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
@@ -267,5 +269,10 @@ async def _stream(runner: Runner, channel: Channel, stops: Stops) -> None:
     if runner.saved_path is not None:
         with contextlib.suppress(OSError):
             text = runner.saved_path.read_text(encoding="utf-8")
-    channel.send(wire.finished_message(text or result_to_toml(result),
-                                       str(runner.saved_path) if runner.saved_path else None, runner.save_error))
+    text = text or result_to_toml(result)
+    if len(text.encode("utf-8")) > wire.MAX_RESULT_BYTES:
+        # The local side takes no larger result: the same one with more of its series merged (the
+        # step figures never come from the series), as the store does for its own bound.
+        with contextlib.suppress(StoreError):
+            _fitted, text = fitting(result, wire.MAX_RESULT_BYTES)
+    channel.send(wire.finished_message(text, str(runner.saved_path) if runner.saved_path else None, runner.save_error))

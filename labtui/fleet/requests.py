@@ -66,3 +66,11 @@ def ssh_program() -> str:
     if path is None:
         raise LabtuiError("ssh is not installed here: --hosts runs the system ssh (apt-get install openssh-client)")
     return path
+
+
+def results_allowed(request: dict[str, Any]) -> int:
+    """How many results a host may send for `request`: one per run it asks for. A run request is
+    one run; a check is one run per pass, and a second pass only where --confirm is not 0."""
+    if request.get("type") == "check":
+        return 1 if request.get("confirm") == 0 else 2
+    return 1

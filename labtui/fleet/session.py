@@ -7,6 +7,12 @@ first), gets its request, passes preflight and waits; once every host is ready o
 at one shared instant (or one after another with `one_at_a_time`). Every result a host sends is
 copied into the local store, tagged `host:<name>`; a host cut off mid-run gets a partial result
 built from the events that arrived, saved as aborted with the reason.
+
+A host is not trusted: every text it sends is made printable as it arrives (wire.host_message); a
+line longer than wire.MAX_LINE_BYTES ends it ("line too long", with the size); it may send one
+result per run it was asked for (a check: one per pass), each at most wire.MAX_RESULT_BYTES, and
+what is more is refused with a line naming it; its `host:` tags are set here, from the hosts file,
+whatever its result says.
 """
 
 from __future__ import annotations
@@ -35,12 +41,16 @@ from labtui.engine.events import (
 from labtui.errors import LabtuiError
 from labtui.fleet import wire
 from labtui.fleet.hosts import Host
+from labtui.fleet.requests import results_allowed
 from labtui.model import DirectionStats, HostInfo, LatencySummary, RunResult, Sample, StepResult, now
 from labtui.printable import printable
 from labtui.results.store import Store
 from labtui.run.live import LiveRun
 from labtui.series import merge_samples
 
+HOST_TAG = "host:"  # labtui's own tags, `host:<name>` from the hosts file
+MAX_WARNINGS = 100  # a host's warnings kept per run (a flood of them is counted, not kept)
+MAX_TEXT = 2_000  # characters of a host's warning or stderr line kept (a line may be megabytes)
 START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before
 HELLO_SECONDS = 60.0  # ssh's own ConnectTimeout covers the network; this covers a host that hangs after
 STOP_GRACE = 10.0  # after a stop, how long a host may take to clean up and report before ssh is killed
@@ -78,6 +88,11 @@ class HostRun:
     warnings: list[str] = field(default_factory=list)
     stderr: collections.deque = field(default_factory=lambda: collections.deque(maxlen=40))
     live: LiveRun | None = None  # the current run as the Run screen keeps one: what the host's own view draws
+    allowed_results: int = 1  # results the request asks for: one per run (a check: one per pass)
+    refused: list[str] = field(default_factory=list)  # what the host sent that was refused, and why
+    extra_results: int = 0  # results sent beyond allowed_results, refused
+    broke_protocol: str | None = None  # why its stream was cut (a line too long): it ended there
+    warnings_left_out: int = 0
     _run_began: Any = None  # local time the current run started (for a partial result)
     _measured: list = field(default_factory=list)  # the current step's measured samples (for a partial result)
 
@@ -100,6 +115,16 @@ class HostRun:
         if self.check_report is not None and self.state == COMPLETED:
             return str(self.check_report.get("outcome"))
         return self.state
+
+    def refused_text(self) -> list[str]:
+        """What the host sent that was refused, a phrase each."""
+        said = list(self.refused)
+        if self.extra_results:
+            many = self.extra_results != 1
+            said.append(f"it sent {self.extra_results:,} result{'s' if many else ''} more than the "
+                        f"{self.allowed_results} its request asked for: refused, not kept (a host sends one result "
+                        "per run; a check, one per pass)")
+        return said
 
     def state_text(self) -> str:
         """The state in a word, with a running step's phase: "warm-up", "measuring", "completed" ..."""
@@ -233,7 +258,7 @@ class Fleet:
     async def _converse(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> None:
         host = host_run.host
         try:
-            message = await asyncio.wait_for(self._hello(proc), timeout=HELLO_SECONDS)
+            message = await asyncio.wait_for(self._hello(host_run, proc), timeout=HELLO_SECONDS)
         except TimeoutError:
             message = None
             _kill(proc)
@@ -243,7 +268,7 @@ class Fleet:
             return
         with contextlib.suppress(LabtuiError, wire.WireError):
             host_run.facts = wire._model(HostInfo, message.get("host", {}))
-        host_run.labtui = printable(str(message.get("labtui")))
+        host_run.labtui = str(message.get("labtui"))
         different = wire.mismatch(message)
         if different:
             self._end(host_run, REFUSED, f"{host.name} is refused: {different}")
@@ -255,10 +280,11 @@ class Fleet:
         except LabtuiError as exc:
             self._end(host_run, REFUSED, f"{host.name}: {exc}")
             return
+        host_run.allowed_results = results_allowed(request)
         self._tell(proc, request)
-        message = await self._next(proc)
+        message = await self._next(host_run, proc)
         if message is None or message["type"] != "ready":
-            reason = printable(str(message.get("reason"))) if message and message["type"] == "refused" else None
+            reason = _said(message.get("reason")) if message and message["type"] == "refused" else None
             if reason is None:
                 await proc.wait()
                 reason = self._why_ended(host_run, proc.returncode, "before it was ready")
@@ -278,7 +304,7 @@ class Fleet:
     async def _drain(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> None:
         """Follow the host's stream to its end."""
         while True:
-            message = await self._next(proc)
+            message = await self._next(host_run, proc)
             if message is None:
                 return
             self._handle(host_run, message)
@@ -299,7 +325,7 @@ class Fleet:
             report = message.get("report")
             host_run.check_report = report if isinstance(report, dict) else None
         elif kind == "refused":
-            host_run.reason = printable(str(message.get("reason")))
+            host_run.reason = _said(message.get("reason"))
         elif kind == "bye":
             code = message.get("exit_code")
             host_run.exit_code = code if isinstance(code, int) else None
@@ -329,27 +355,48 @@ class Fleet:
             host_run.finished_steps.append(event.result)
             host_run._measured = []
         elif isinstance(event, RunWarning):
-            host_run.warnings.append(event.message)
+            if len(host_run.warnings) < MAX_WARNINGS:
+                host_run.warnings.append(_said(event.message))
+            else:
+                host_run.warnings_left_out += 1
 
     def _finished(self, host_run: HostRun, message: dict[str, Any]) -> None:
+        text = message.get("result")
+        size = len(text.encode("utf-8", "replace")) if isinstance(text, str) else 0
+        if len(host_run.results) >= host_run.allowed_results:
+            host_run.extra_results += 1  # one request, one result per run: the local store is not a host's to fill
+            return
+        if size > wire.MAX_RESULT_BYTES:
+            host_run.refused.append(f"a result of {size:,} bytes was refused (a result is at most "
+                                    f"{wire.MAX_RESULT_BYTES // (1024 * 1024)} MiB; labtui's largest are about 2 MB)")
+            return
         try:
             result = wire.result_from_message(message)
         except wire.WireError as exc:
             host_run.save_errors.append(str(exc))
             return
         if message.get("path"):
-            host_run.remote_saved.append(str(message["path"]))
+            host_run.remote_saved.append(_said(message["path"]))
         if message.get("save_error"):
-            host_run.save_errors.append(f"not saved on {host_run.name}: {message['save_error']}")
+            host_run.save_errors.append(f"not saved on {host_run.name}: {_said(message['save_error'])}")
         path = self._keep(host_run, result)
         if host_run.live is not None:
             host_run.live.handle(RunFinished(host_run.results[-1], path))
         host_run.started, host_run.step = None, None
 
     def _keep(self, host_run: HostRun, result: RunResult) -> Path | None:
-        """Copy a host's result into the local store, tagged with the host's name; where it went."""
+        """Copy a host's result into the local store, tagged with the host's name; where it went.
+
+        `host:` tags are labtui's own, set here from the hosts file: a host that tags its result
+        `host:victimhost` must not have it filed (and compared, and checked) as another host's.
+        """
         tag = f"host:{host_run.name}"
-        copy = result if tag in result.tags else replace(result, tags=(*result.tags, tag))
+        theirs = [t for t in result.tags if t.startswith(HOST_TAG) and t != tag]
+        if theirs:
+            host_run.warnings.append(f"its result carried {', '.join(theirs)}: dropped (host: tags are set here, "
+                                     "from the hosts file)")
+        tags = (*(t for t in result.tags if not t.startswith(HOST_TAG)), tag)
+        copy = result if tags == result.tags else replace(result, tags=tags)
         path = None
         try:
             copy, path = self.store.save_result(copy)
@@ -366,6 +413,10 @@ class Fleet:
         result = host_run.result
         if host_run.started is not None:
             return  # a run without its end: _cut_off decides once the stream closes
+        refused = host_run.refused_text()
+        if refused:  # whatever else it did: a host that sends what it was not asked for has failed
+            self._end(host_run, FAILED, f"{host_run.name}: {'; '.join(refused)}")
+            return
         if result is None:
             if host_run.reason is not None or host_run.exit_code == 2:
                 self._end(host_run, REFUSED, f"{host_run.name}: {host_run.reason or self._last_error(host_run)}")
@@ -386,7 +437,7 @@ class Fleet:
             # A check stopped between its passes: every run it made is complete, and it decided
             # nothing. Aborted, as `labtui check` here reports such a check, never "completed".
             summary = (host_run.check_report or {}).get("summary") or "the check was stopped"
-            self._end(host_run, ABORTED, f"{host_run.name}: {printable(str(summary))}")
+            self._end(host_run, ABORTED, f"{host_run.name}: {_said(summary)}")
         elif host_run.save_errors:
             self._end(host_run, FAILED, f"{host_run.name}: {'; '.join(host_run.save_errors)}")
         else:
@@ -405,7 +456,10 @@ class Fleet:
                     live.handle(StepFinished(host_run.step.index, cut))
                 live.handle(RunFinished(host_run.results[-1], path))
             host_run.started = None
-        if host_run.results or self.stopping:
+        refused = host_run.refused_text()
+        if refused:
+            reason = f"{'; '.join(refused)}; {reason}"
+        if (host_run.results or self.stopping) and host_run.broke_protocol is None and not refused:
             self._end(host_run, ABORTED, f"{host_run.name}: {reason}")
         else:
             self._end(host_run, FAILED, f"{host_run.name}: {reason}")
@@ -435,28 +489,41 @@ class Fleet:
 
     # ------------------------------------------------------------------ the stream
 
-    async def _hello(self, proc: asyncio.subprocess.Process) -> dict[str, Any] | None:
+    async def _hello(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> dict[str, Any] | None:
         # A login shell may greet before labtui speaks: skip what is not a message.
         while True:
-            line = await _readline(proc)
+            line = await self._readline(host_run, proc)
             if line is None:
                 return None
             try:
-                message = wire.loads(line)
+                message = wire.host_message(line)
             except wire.WireError:
                 continue
             if message["type"] == "hello":
                 return message
 
-    async def _next(self, proc: asyncio.subprocess.Process) -> dict[str, Any] | None:
-        line = await _readline(proc)
+    async def _next(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> dict[str, Any] | None:
+        line = await self._readline(host_run, proc)
         while line is not None and not line.strip():
-            line = await _readline(proc)
+            line = await self._readline(host_run, proc)
         if line is None:
             return None
         try:
-            return wire.loads(line)
+            return wire.host_message(line)
         except wire.WireError:
+            return None
+
+    async def _readline(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> bytes | None:
+        """The host's next line; None at its end, or after a line too long, which ends the host (it is
+        stopped, and its reason says the line's size): a result is kilobytes, and a line of hundreds of
+        megabytes cost that much memory per host."""
+        try:
+            return await _readline(proc)
+        except _LineTooLong as exc:
+            host_run.broke_protocol = (f"line too long: it sent a line of {exc.size_text()} (a message is at most "
+                                       f"{wire.MAX_LINE_BYTES // (1024 * 1024)} MiB): the host was stopped")
+            self._tell(proc, {"type": "stop", "by": "the local labtui (a line too long)"})
+            _kill(proc)
             return None
 
     async def _read_stderr(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> None:
@@ -470,7 +537,7 @@ class Fleet:
                 return
             text = printable(line.decode("utf-8", "replace").rstrip())  # no escape codes from a host reach a terminal
             if text:
-                host_run.stderr.append(text)
+                host_run.stderr.append(_said(text))
 
     async def _ping(self, proc: asyncio.subprocess.Process) -> None:
         """Tell the agent, every few seconds, that this side is still there (it stops after a silence)."""
@@ -502,6 +569,8 @@ class Fleet:
         return f"{host_run.name}: no labtui agent answered ({self._exit_words(returncode)}{': ' + last if last else ''})"
 
     def _why_ended(self, host_run: HostRun, returncode: int | None, when: str) -> str:
+        if host_run.broke_protocol is not None:
+            return host_run.broke_protocol
         last = self._last_error(host_run)
         if self.stopping is not None:
             return f"stopped by {self.stopping}" + (f" (the host did not report its end: {last})" if when else "")
@@ -545,13 +614,46 @@ def _partial_step(started: StepStarted, samples: list[Sample]) -> StepResult:
                       command_line=started.command_line, samples=tuple(samples), error=error)
 
 
+class _LineTooLong(Exception):
+    def __init__(self, size: int, whole: bool) -> None:
+        super().__init__(size)
+        self.size, self.whole = size, whole
+
+    def size_text(self) -> str:
+        return f"{self.size:,} bytes" if self.whole else f"more than {self.size:,} bytes"
+
+
+MEASURE_BYTES = 1024 * 1024 * 1024  # how much of a line too long is read (and dropped) to say its size
+
+
 async def _readline(proc: asyncio.subprocess.Process) -> bytes | None:
-    assert proc.stdout is not None  # every pipe is open (Fleet._session)
+    """The next line of the host's stdout (None at its end); _LineTooLong past wire.MAX_LINE_BYTES,
+    once the line has been read to its end (kept nowhere) or MEASURE_BYTES of it."""
+    stream = proc.stdout
+    assert stream is not None  # every pipe is open (Fleet._session)
     try:
-        line = await proc.stdout.readline()
-    except (ValueError, asyncio.LimitOverrunError, ConnectionError):
+        return await stream.readuntil(b"\n")
+    except asyncio.IncompleteReadError as exc:
+        return exc.partial or None
+    except asyncio.LimitOverrunError as exc:
+        over = exc.consumed
+    except ConnectionError:
         return None
-    return line or None
+    size = 0
+    try:
+        while size < MEASURE_BYTES:
+            # The buffer holds `over` bytes of the line (all of it up to the newline, when that came).
+            size += len(await stream.readexactly(over))
+            try:
+                size += len(await stream.readuntil(b"\n"))
+                raise _LineTooLong(size, whole=True)
+            except asyncio.LimitOverrunError as exc:
+                over = exc.consumed
+    except asyncio.IncompleteReadError as exc:
+        raise _LineTooLong(size + len(exc.partial), whole=True) from None
+    except ConnectionError:
+        pass
+    raise _LineTooLong(size, whole=False)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -561,3 +663,10 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
+
+
+def _said(text: object) -> str:
+    """A host's words as kept and shown: at most MAX_TEXT characters (they were made printable as
+    they arrived)."""
+    said = str(text)
+    return said if len(said) <= MAX_TEXT else f"{said[:MAX_TEXT]}… ({len(said):,} characters)"

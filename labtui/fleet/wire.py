@@ -71,15 +71,23 @@ from labtui.engine.events import (
 )
 from labtui.errors import LabtuiError
 from labtui.model import SCHEMA, EngineInfo, HostInfo, RunResult, Sample, SteadyState, StepResult, TargetInfo
+from labtui.printable import printable_fields
 from labtui.results import result_file
 from labtui.results.files import json_safe
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_from_table, step_to_table
+from labtui.series import downsample, group_size
 
 PROTOCOL = 1
 PING_SECONDS = 5.0  # the local side says at least this often that it is there
 SILENCE_SECONDS = 30.0  # an agent that hears nothing for this long stops its run (the link is gone)
-# A line longer than this is not one labtui wrote (a result is at most a few MiB of TOML).
-MAX_LINE_BYTES = 96 * 1024 * 1024
+# What a host may send. A result file is kilobytes; the largest labtui writes (the 20,000
+# intervals labtui.series keeps, about 2 MB) fits twice in MAX_RESULT_BYTES, and the agent merges
+# a larger one's series until it fits. A line is one message: the result's text in JSON, whose
+# escaping takes at most three times its bytes (an emoji is twelve). A step's intervals travel
+# bounded too (WIRE_STEP_SAMPLES: the live charts draw fewer; the result carries its own series).
+MAX_RESULT_BYTES = 4 * 1024 * 1024
+MAX_LINE_BYTES = 3 * MAX_RESULT_BYTES + 64 * 1024
+WIRE_STEP_SAMPLES = 2_000
 
 
 class WireError(ValueError):
@@ -100,6 +108,13 @@ def loads(line: bytes | str) -> dict[str, Any]:
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise WireError("not a message (a JSON object with a \"type\")")
     return message
+
+
+def host_message(line: bytes | str) -> dict[str, Any]:
+    """A line a host sent, as a message with every text in it made printable (labtui.printable):
+    the one gate a host's words pass to reach the operator's terminal (its warnings, reasons, save
+    errors, step names, paths), escape sequences shown rather than obeyed. WireError as loads."""
+    return printable_fields(loads(line))
 
 
 def hello(host: HostInfo) -> dict[str, Any]:
@@ -201,6 +216,12 @@ def event_from_wire(message: dict[str, Any]) -> Event:
 
 
 def step_result_to_wire(result: StepResult) -> dict[str, Any]:
+    """A finished step with at most WIRE_STEP_SAMPLES intervals (neighbours merged, series_merged says
+    how many): a four-hour step sampled every 100 ms would be a line of 40 MB."""
+    size = group_size(len(result.samples), WIRE_STEP_SAMPLES)
+    if size > 1:
+        result = replace(result, samples=tuple(downsample(result.samples, WIRE_STEP_SAMPLES)),
+                         series_merged=size * (result.series_merged or 1))
     data = result_file.to_plain(result)
     data.pop("series", None)
     data["samples"] = [plain(s) for s in result.samples]

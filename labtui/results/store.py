@@ -80,17 +80,18 @@ def config_home() -> Path:
     return Path(platformdirs.user_config_dir("labtui", appauthor=False))
 
 
-def _fitting(result: RunResult) -> tuple[RunResult, str]:
+def fitting(result: RunResult, limit: int = MAX_FILE_BYTES) -> tuple[RunResult, str]:
     """The result as saved and its text: its series bounded so the file stays one `read_result`
-    accepts (MAX_FILE_BYTES); StoreError if even without most of its series it would not."""
+    accepts (`limit` bytes: MAX_FILE_BYTES, or what a fleet host may send); StoreError if even
+    without most of its series it would not."""
     budget = series.MAX_SAMPLES
     result = series.bound_result(result, budget)
     text = result_to_toml(result)
-    while len(text.encode("utf-8")) > MAX_FILE_BYTES:
+    while len(text.encode("utf-8")) > limit:
         kept = sum(len(s.samples) for s in result.steps)
         if kept <= len(result.steps):
             raise StoreError(f"the result is too large to save ({len(text.encode('utf-8'))} bytes, even with its "
-                             f"interval series merged; a result file holds at most {MAX_FILE_BYTES} bytes)")
+                             f"interval series merged; a result file holds at most {limit} bytes)")
         budget = max(1, min(budget, kept) // 2)
         result = series.bound_result(result, budget, min_per_step=1)
         text = result_to_toml(result)
@@ -231,7 +232,7 @@ class Store:
         """Write a new result file; if its id is taken, give it a fresh one. Returns both."""
         if not _SAFE_ID.match(result.id):
             result = replace(result, id=new_result_id(result.started))
-        result, text = _fitting(result)
+        result, text = fitting(result)
         for _ in range(50):
             path = self.results_dir / f"{result.id}.toml"
             try:
