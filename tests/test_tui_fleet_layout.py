@@ -126,10 +126,42 @@ async def test_ctrl_s_in_the_hosts_file_field_opens_the_typed_file_and_starts(la
         await pilot.press("f")
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
         screen = app.screen
-        assert screen.query_one("#fleet-file", Input).has_focus
+        await pilot.press("enter")  # the cursor into the hosts file field
+        await wait_for(pilot, lambda: screen.query_one("#fleet-file", Input).has_focus, what="the field")
         app.run_active = True  # a run on the Run screen: Start must say so rather than reach the hosts
         await pilot.press(*str(hosts_file), "ctrl+s")
         await wait_for(pilot, lambda: [h.name for h in screen.hosts] == ["lab-01", "lab-02"], what="the typed file's hosts")
         await wait_for(pilot, lambda: "A run is going on the Run screen" in widget_text(app, "#fleet-status"),
                        what="Start's answer")
         assert screen.fleet is None
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_screen_keys_work_on_fleet_and_the_hosts_file_field_takes_the_cursor_only_on_enter(
+        labtui_home, hosts_file, size):
+    # Issue 39, item 3: f put the cursor in the hosts file field, so d or ? were typed into it.
+    from labtui.results.store import Store
+    from labtui.screens.disks import DisksScreen
+    from labtui.screens.help import HelpScreen
+    from labtui.settings import Settings
+
+    Store(labtui_home).save_settings(Settings(hosts_file=str(hosts_file)))
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        screen = app.screen
+        field = screen.query_one("#fleet-file", Input)
+        assert screen.query_one(DataTable).has_focus and field.value == str(hosts_file)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        await pilot.press("escape")
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen), what="the Disks screen")
+        await pilot.press("f")
+        await wait_for(pilot, lambda: app.screen is screen, what="back on Fleet")
+        assert field.value == str(hosts_file) and not field.has_focus
+        await pilot.press("enter")  # the field, to give another file
+        await wait_for(pilot, lambda: field.has_focus, what="the cursor in the field")
+        await pilot.press("d")  # typed there (over the path, selected to be replaced), not obeyed
+        assert field.value == "d" and app.screen is screen

@@ -104,8 +104,11 @@ async def test_f_opens_the_fleet_screen_and_the_run_screen_shows_it(labtui_home,
         await pilot.press("f")
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
         await wait_for(pilot, lambda: "Hosts file" in screen_text(app), what="Hosts file")
-        # The hosts file field has the keys: Escape gives them back to the screens' keys.
-        assert_shows(app, "esc Leave field")
+        # The hosts table has the cursor: the screens' keys work; Enter puts it in the hosts file field,
+        # which has the keys then: Escape gives them back.
+        await shows(pilot, app, "⏎ Hosts file", "d Disks")
+        await pilot.press("enter")
+        await shows(pilot, app, "esc Leave field")
         await pilot.press("escape")
         await wait_for(pilot, lambda: "d Disks" in footer_line(app), what="the screens' keys")
         assert_shows(app, "d Disks", "w Workload", "r Run", "h History", "q Quit")

@@ -61,9 +61,25 @@ STATE_STYLES = {"completed": "$success", "pass": "$success", "failed": "$error",
                 "unreachable": "$error", "refused": "$error", "aborted": "$warning", "cannot tell": "$warning"}
 
 
+class HostsTable(DataTable):
+    """The hosts, one row each. Enter is the host's run once the hosts have run; before, it puts the
+    cursor in the hosts file field (the table's own Enter did nothing on an empty table)."""
+
+    help_scope = "hosts table"
+
+    BINDINGS = [
+        Binding("enter", "screen.open_host", "Host's run", id="fleet-open",
+                tooltip="The host's run, live: its charts and figures"),
+        Binding("enter", "screen.edit_file", "Hosts file", id="fleet-edit-file",
+                tooltip="Type the path of a hosts file (a TOML file listing the hosts), then Enter opens it"),
+    ]
+
+
 class FleetScreen(LabtuiScreen[None]):
     CSS_PATH = "fleet.tcss"
-    AUTO_FOCUS = "#fleet-file"
+    # The hosts table, not the hosts file field: in the field d or ? were typed, not obeyed. Enter
+    # puts the cursor in the field where no run has hosts to open (action_open_host).
+    AUTO_FOCUS = "#fleet-table"
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="fleet-start", priority=True,
                 tooltip="Run the chosen profile on every host of the hosts file"),
@@ -71,8 +87,6 @@ class FleetScreen(LabtuiScreen[None]):
                 tooltip="Stop every host (asks first); their partial results are kept as aborted, there and here"),
         Binding("ctrl+o", "toggle_order", "Together / one by one", id="fleet-order", priority=True,
                 tooltip="Start the hosts at one shared instant, or one after another (hosts on shared storage)"),
-        Binding("enter", "open_host", "Host's run", id="fleet-open",
-                tooltip="The host's run, live: its charts and figures"),
         # In the field, letters are typed: this is the way back to the hosts and the other screens' keys.
         Binding("escape", "leave_field", "Leave field", id="fleet-leave-field",
                 tooltip="Out of the hosts file field, back to the hosts (d, w, r and h then work again)"),
@@ -96,7 +110,7 @@ class FleetScreen(LabtuiScreen[None]):
             yield Static("Hosts file ", id="fleet-label")
             yield LineInput(placeholder="a TOML file of [[hosts]] entries; Enter opens it", id="fleet-file", compact=True)
         yield Static(id="fleet-status", markup=False)
-        yield DataTable(id="fleet-table", cursor_type="row", zebra_stripes=False)
+        yield HostsTable(id="fleet-table", cursor_type="row", zebra_stripes=False)
         yield Static(id="fleet-detail", markup=False)
         yield Static(id="fleet-summary", markup=False)
         yield KeysFooter()
@@ -110,8 +124,8 @@ class FleetScreen(LabtuiScreen[None]):
             self.query_one("#fleet-file", Input).value = remembered
             self.open_hosts(remembered)
         else:
-            self._say("Give a hosts file (its form: the manual, docs/many-hosts.md) and press Enter; ctrl+s then runs the "
-                      "chosen profile on every host.")
+            self._say("Enter, then type the path of a hosts file (its form: the manual, docs/many-hosts.md) and Enter "
+                      "again; ctrl+s then runs the chosen profile on every host.")
         self.set_interval(FRAME_SECONDS, self._frame)
 
     # ------------------------------------------------------------------ the hosts file
@@ -171,6 +185,8 @@ class FleetScreen(LabtuiScreen[None]):
             return self.running
         if action == "open_host":
             return self.fleet is not None
+        if action == "edit_file":
+            return self.fleet is None
         if action == "leave_field":
             return self.query_one("#fleet-file", Input).has_focus
         return True
@@ -352,6 +368,9 @@ class FleetScreen(LabtuiScreen[None]):
         # Enter on a row: the table's own binding takes the key first.
         event.stop()
         self.action_open_host()
+
+    def action_edit_file(self) -> None:
+        self.query_one("#fleet-file", Input).focus()
 
     def action_open_host(self) -> None:
         from labtui.screens.fleet_host import FleetHostScreen

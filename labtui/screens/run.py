@@ -353,12 +353,6 @@ class RunScreen(LabtuiScreen[None]):
             event.stop()
             self.action_start()
 
-    def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
-        self.refresh_bindings()  # Escape leaves the tags field: offered while it has the cursor
-
-    def on_descendant_blur(self, _event: events.DescendantBlur) -> None:
-        self.refresh_bindings()
-
     def action_leave_field(self) -> None:
         self.set_focus(None)
 
