@@ -21,7 +21,38 @@ from labtui.errors import ExitCode
 
 # Module names under labtui.commands, in the order `labtui --help` lists them.
 COMMANDS = ("run", "import", "disks", "profiles", "history", "show", "compare", "check", "baseline", "export",
-            "make-archive", "agent")
+            "make-archive", "completion", "agent")
+
+# What each --help ends with: one command line to start from, and the manual's page for the rest
+# (tests/test_cli_help.py runs each example through the parser and finds each page and anchor).
+EXAMPLES: dict[str | None, tuple[str, str]] = {
+    None: ("labtui run -p quick-sanity -t /mnt/nvme/labtui", "docs/index.md"),
+    "run": ("labtui run -p quick-sanity -t /mnt/nvme/labtui --tag before-swap", "docs/cli.md#run"),
+    "import": ("labtui import results/*.xml fio-*.json --tag old-lab", "docs/importing.md"),
+    "disks": ("labtui disks --json", "docs/cli.md#disks"),
+    "profiles": ("labtui profiles cdm-nvme", "docs/profiles.md"),
+    "history": ("labtui history --tag before-swap --limit 20", "docs/cli.md#history"),
+    "show": ("labtui show 20261130-14", "docs/cli.md#show"),
+    "compare": ("labtui compare 20261130-14 20261201-10 --svg swap.svg", "docs/comparing.md"),
+    "check": ("labtui check -t /mnt/nvme/labtui", "docs/comparing.md#check"),
+    "baseline": ("labtui baseline 20261130-14 --more 2", "docs/comparing.md#check"),
+    "export": ("labtui export --format csv > results.csv", "docs/cli.md#export"),
+    "make-archive": ("labtui make-archive --size 200G /data/test.zpaq", "docs/command-steps.md"),
+    "completion": ("eval \"$(labtui completion bash)\"   # in ~/.bashrc", "docs/cli.md#shell-completion"),
+    "agent": ("labtui run -p quick-sanity --hosts lab.toml", "docs/many-hosts.md#what-happens"),
+}
+
+
+def _epilog(command: str | None) -> str:
+    example, page = EXAMPLES[command]
+    return f"example: {example}\nmanual:  {page}"
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's, with each line of a text filled on its own: the epilog's example stays a line of its own."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(super(_Formatter, self)._fill_text(line, width, indent) for line in text.splitlines())
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="labtui",
         description="Benchmark disks on lab machines. Without a command, opens the terminal UI.",
+        epilog=_epilog(None), formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"labtui {__version__}")
     # Its own dest: a sub-command's --hosts default would overwrite it (`labtui --hosts F run` is refused below).
@@ -50,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         # A command named like a Python keyword lives in a module with a trailing underscore; "-" is "_".
         stem = name.replace("-", "_")
         module = importlib.import_module(f"labtui.commands.{stem}{'_' if keyword.iskeyword(stem) else ''}")
-        command = sub.add_parser(name, help=module.HELP, description=(module.__doc__ or module.HELP).splitlines()[0])
+        command = sub.add_parser(name, help=module.HELP, description=(module.__doc__ or module.HELP).splitlines()[0],
+                                 epilog=_epilog(name), formatter_class=_Formatter)
         module.add_arguments(command)
         command.set_defaults(handler=module, command_parser=command)
     return parser
@@ -58,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions of a line (labtui completion bash)
+        from labtui.commands.completion import complete
+
+        complete(parser)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         # argparse reports a sub-command's unknown words from the top-level parser, whose --help

@@ -16,7 +16,7 @@ def page(name: str) -> str:
 def section(name: str, title: str) -> str:
     """The text under the heading `title` (any level) of docs/`name`, up to the next heading of its level or above."""
     text = page(name)
-    match = re.search(rf"^(#+) {re.escape(title)}\n", text, re.M)
+    match = re.search(rf"^(#+) {re.escape(title)}(?: \{{#[\w-]+\}})?\n", text, re.M)
     assert match, f"docs/{name} has no heading {title!r}"
     level = len(match.group(1))
     rest = text[match.end():]
@@ -32,7 +32,8 @@ def pages() -> dict[str, str]:
 
 def headings(text: str) -> list[str]:
     """The Markdown headings of `text`, outside its code blocks."""
-    return [m.group(2) for m in re.finditer(r"^(#+) (.+)$", _blank_fences(text), re.M)]
+    # A heading's own anchor ("## Baselines ... {#check}", attr_list) is not part of its text.
+    return [re.sub(r"\s*\{#[\w-]+\}$", "", m.group(2)) for m in re.finditer(r"^(#+) (.+)$", _blank_fences(text), re.M)]
 
 
 def _blank_fences(text: str) -> str:
