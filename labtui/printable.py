@@ -5,8 +5,12 @@ another lab: any of them may hold terminal escape sequences (ESC [ ... , OSC 8 l
 carriage returns that overwrite the line) or bidirectional overrides that reorder what is
 shown. Printed raw, they would recolour, move or hide what labtui prints, or reach the person's
 terminal as commands. They are replaced by their visible escape (ESC becomes the four
-characters "\\x1b") where such text enters labtui: imports, result files and profile files.
-Tabs and newlines stay: a command's output keeps its lines.
+characters "\\x1b") where such text enters labtui, and only there: imports, result and profile
+files, a fleet host's messages (labtui.fleet.wire.host_message), sysfs and mount points
+(labtui.machine.devices), a lock file's holder, a command's output, a path in a message
+(labtui.machine.paths.shown), the folders the TUI lists. Tabs and newlines stay: a command's
+output keeps its lines; a fact that is one line (a disk's model, a mount point) escapes them too
+(`one_line`), so that no name can start a line that looks like labtui's own.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional embeddings,
 # overrides and isolates (what "Trojan source" uses to show text in another order).
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -25,9 +30,11 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def printable(text: str) -> str:
-    """`text` with every control character that a terminal would act on shown as its escape."""
-    return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
+def printable(text: str, *, one_line: bool = False) -> str:
+    """`text` with every control character that a terminal would act on shown as its escape
+    (`one_line`: newlines and tabs too)."""
+    unsafe = _UNSAFE_IN_A_LINE if one_line else _UNSAFE
+    return unsafe.sub(_escape, text) if unsafe.search(text) else text
 
 
 def printable_fields(value: Any) -> Any:

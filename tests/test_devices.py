@@ -222,7 +222,7 @@ def test_mountinfo_parsing_skips_junk_and_unescapes():
     entries = read_mountinfo(text)
     assert [(e.dev_id, e.root, e.mount_point, e.filesystem, e.source) for e in entries] == [
         ("98:0", "/mnt1", "/mnt/with space", "ext3", "/dev/root"),
-        ("0:5", "/", "/tab\tand\\slash", "tmpfs", "none"),
+        ("0:5", "/", "/tab\\x09and\\slash", "tmpfs", "none"),  # a mount point is one line: its tab is shown
     ]
     assert {"rw", "noatime", "errors=continue"} <= entries[0].options
 

@@ -4,6 +4,11 @@ Linux facts come from `/proc/self/mountinfo`, `/sys/block`, `/sys/dev/block` and
 `/sys/class/nvme`; psutil covers free space, RAM and CPUs (and is the fallback elsewhere).
 Every reader takes the roots it looks at (`sys_root`, `mountinfo`) so tests can build a fake
 tree. A fact that cannot be read is None ("unknown"), never an exception.
+
+Text read here is made printable as it is read (labtui.printable): a USB stick chooses its own
+model and serial, and anyone who may mount (a FUSE file system) chooses the mount point's name;
+an escape code in them would reach the terminal as one. A volume whose mount point held one is
+listed under its printable name, which is no path: nothing can be run there but by typing it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import psutil
 
 from labtui.model import HostInfo, TargetInfo, pcie_link_text
+from labtui.printable import printable
 
 SYS = Path("/sys")
 MOUNTINFO = Path("/proc/self/mountinfo")
@@ -101,12 +107,16 @@ class MountEntry:
 # --------------------------------------------------------------------------- small readers
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, *, lines: bool = False) -> str | None:
+    """A sysfs or proc file's text, stripped and printable: one line (a model, a speed), or its
+    `lines` (an IDENTIFY page, /proc/cpuinfo)."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace").strip()
+        # newline="": a carriage return in a model is one to escape, not a newline.
+        with open(path, encoding="utf-8", errors="replace", newline="") as f:
+            text = f.read().strip()
     except OSError:
         return None
-    return text or None
+    return printable(text, one_line=not lines) or None
 
 
 def _read_bytes(path: Path) -> bytes | None:
@@ -123,7 +133,7 @@ def _vpd_serial(device: Path) -> str | None:
         return None
     length = int.from_bytes(data[2:4], "big")
     text = data[4 : 4 + length].decode("ascii", errors="replace").strip(" \x00")
-    return text or None
+    return printable(text, one_line=True) or None
 
 
 def _usb_serial(resolved: Path) -> str | None:
@@ -151,25 +161,32 @@ def _unescape(text: str) -> str:
     )
 
 
+def _one_line(field: str) -> str:
+    return printable(_unescape(field), one_line=True)
+
+
 def read_mountinfo(text: str | None = None) -> list[MountEntry]:
     if text is None:
         try:
-            text = MOUNTINFO.read_text(encoding="utf-8", errors="replace")
+            with open(MOUNTINFO, encoding="utf-8", errors="replace", newline="") as f:
+                text = f.read()
         except OSError:
             return []
     entries = []
-    for line in text.splitlines():
+    # Lines and fields by "\n" and " " alone, as the kernel writes them: splitlines() and split() also
+    # break at the controls a mount point may hold (\x1c, \x85).
+    for line in text.split("\n"):
         left, sep, right = line.partition(" - ")
         if not sep:
             continue
-        a = left.split()
-        b = right.split()
+        a = left.split(" ")
+        b = right.split(" ")
         if len(a) < 6 or len(b) < 2:
             continue
         options = set(a[5].split(","))
         if len(b) >= 3:
             options |= set(b[2].split(","))
-        entries.append(MountEntry(a[2], _unescape(a[3]), _unescape(a[4]), b[0], _unescape(b[1]), options))
+        entries.append(MountEntry(a[2], _one_line(a[3]), _one_line(a[4]), b[0], _one_line(b[1]), options))
     return entries
 
 
@@ -339,7 +356,7 @@ def _sata_link(resolved: str, sys_root: Path) -> dict:
 
 def _identify_sata_speed(path: Path) -> str | None:
     """The fastest SATA generation a drive claims in its IDENTIFY data (sysfs: 256 hex words)."""
-    words = (_read(path) or "").split()
+    words = (_read(path, lines=True) or "").split()
     try:
         word = int(words[76], 16)
     except (IndexError, ValueError):
@@ -510,8 +527,8 @@ def _volumes_from_psutil(*, usage: bool = True) -> list[Volume]:
     result = []
     for part in psutil.disk_partitions(all=False):
         volume = Volume(
-            mount_point=part.mountpoint,
-            source=part.device,
+            mount_point=printable(part.mountpoint, one_line=True),
+            source=printable(part.device, one_line=True),
             filesystem=part.fstype,
             device=part.device or None,
             read_only="ro" in part.opts.split(","),
@@ -537,7 +554,7 @@ def volume_of(
         probe = probe.parent
     if volumes is None:
         volumes = list_volumes(sys_root, mountinfo, include_noise=True, usage=False, include_binds=True)
-    real = os.path.realpath(probe)
+    real = printable(os.path.realpath(probe), one_line=True)  # as the mount points were read
     # The deepest mount point containing the path is the one it lives on.
     candidates = [v for v in volumes if _is_within(real, v.mount_point)]
     return max(candidates, key=lambda v: len(v.mount_point), default=None)
@@ -604,8 +621,8 @@ def _target_from(path: str, device: str | None, disk: Disk | None, volume: Volum
 
 def host_info() -> HostInfo:
     return HostInfo(
-        name=socket.gethostname() or None,
-        os=_os_name(),
+        name=printable(socket.gethostname(), one_line=True) or None,
+        os=printable(_os_name() or "", one_line=True) or None,
         kernel=platform.release() or None,
         cpu_model=_cpu_model(),
         cpu_count=psutil.cpu_count(logical=True),
@@ -622,7 +639,7 @@ def _os_name() -> str | None:
 
 
 def _cpu_model() -> str | None:
-    text = _read(Path("/proc/cpuinfo"))
+    text = _read(Path("/proc/cpuinfo"), lines=True)
     if text:
         for line in text.splitlines():
             key, _, value = line.partition(":")

@@ -31,6 +31,7 @@ from pathlib import Path
 from labtui.errors import LabtuiError
 from labtui.machine import devices
 from labtui.machine.paths import nearest_existing, shown
+from labtui.printable import printable_fields
 
 LOCK_DIR_ENV = "LABTUI_LOCK_DIR"
 SHARED_DIR = "/run/lock"
@@ -196,7 +197,7 @@ def _read(fd: int) -> dict:
         return {}  # left by a run that died; the holder has not written yet
     except PermissionError:
         pass  # alive, another user's
-    return data
+    return printable_fields(data)  # anyone's words until the lock file is known to be a run's own
 
 
 def busy_text(holder: dict, key: DiskKey) -> str:

@@ -36,15 +36,20 @@ HOSTILE = f"evil {ALL_ESCAPES} {ALL_MARKUP} end"
 
 # What must never reach a terminal from outside text: the escapes' introducers and the controls.
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+RAW_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # Rich's and Textual's own output on a terminal: colours (SGR) and the live display's cursor moves.
 OWN_SEQUENCES = re.compile(r"\x1b\[[0-9;?]*[mKAhl]|\r|\n")
 
 
-def shown(text: str) -> str:
-    """`text` as labtui shows it: every control escaped (labtui.printable's rule, spelt again here so
-    the test does not trust the code it tests)."""
-    return RAW.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                   text)
+def shown(text: str, *, one_line: bool = False) -> str:
+    """`text` as labtui shows it: every control escaped, with `one_line` newlines and tabs too
+    (labtui.printable's rule, spelt again here so the test does not trust the code it tests)."""
+
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return (RAW_IN_A_LINE if one_line else RAW).sub(escape, text)
 
 
 def assert_not_raw(output: str, *, terminal: bool = False) -> None:

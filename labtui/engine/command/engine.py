@@ -42,6 +42,7 @@ from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.errors import ValidationError
 from labtui.model import DirectionStats, Sample, Step, StepResult
 from labtui.params import env_name, expand, placeholders
+from labtui.printable import printable
 from labtui.settings import EngineSettings
 from labtui.units import format_duration
 
@@ -112,8 +113,9 @@ class _Outcome:
 
 
 def output_tail(text: str, lines: int = TAIL_LINES, chars: int = TAIL_CHARS) -> str | None:
-    """The last lines of a command's output (bounded), or None if it printed nothing."""
-    kept = [line.rstrip() for line in text.replace("\r", "\n").splitlines() if line.strip()][-lines:]
+    """The last lines of a command's output (bounded, printable: it says the names of files anyone
+    could make), or None if it printed nothing."""
+    kept = [line.rstrip() for line in printable(text.replace("\r", "\n")).split("\n") if line.strip()][-lines:]
     tail = "\n".join(kept)
     if len(tail) > chars:
         tail = "..." + tail[-(chars - 3):]
