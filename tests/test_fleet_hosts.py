@@ -123,6 +123,11 @@ def test_the_manuals_lab_is_a_hosts_file_labtui_reads():
     jump = hosts[2].ssh_argv("agent")
     assert jump[jump.index("-J") + 1] == "lab@gateway.example.org"
     assert hosts[1].remote_command("agent") == "export LABTUI_HOME=/srv/labtui; /home/lab/.local/bin/labtui agent"
+    # The manual's host that may run a ProxyCommand here says so; without its allow_local_commands it is refused.
+    (allowed,) = [t for t in re.findall(r"```toml\n(.*?)```", page("many-hosts.md"), re.DOTALL) if "ProxyCommand" in t]
+    assert parse_hosts(allowed)[0].allow_local_commands
+    with pytest.raises(LabtuiError, match="ProxyCommand runs a command on this machine"):
+        parse_hosts(allowed.replace("allow_local_commands = true", ""))
 
 
 def test_hosts_before_a_command_is_refused_rather_than_quietly_running_here(tmp_path, labtui_home):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 from corpus import HOSTILE
@@ -46,9 +47,16 @@ def main() -> None:
     wait_for("start")
     code = 0
     if scenario == "escapes":
-        # A warning, a save error, a remote path and stderr, each holding every escape and markup.
+        # A run whose step name and command line, a warning, a save error, a remote path and stderr
+        # each hold every escape and markup.
         sys.stderr.write(f"stderr {HOSTILE}\n")
         sys.stderr.flush()
+        data = tomllib.loads(result)
+        send({"type": "run_started", "run_id": data["id"], "profile": data["profile"], "target": data["target"],
+              "engine": data["engine"], "steps_total": 2, "planned_seconds": 1.0})
+        step = data["steps"][0]["step"] | {"name": f"step {HOSTILE}"}
+        send({"type": "step_started", "index": 0, "total": 2, "step": step, "repetition": 1,
+              "command_line": f"fio {HOSTILE}"})
         send({"type": "warning", "message": f"warning {HOSTILE}"})
         send({"type": "run_finished", "result": result, "path": f"/far/{HOSTILE}.toml",
               "save_error": f"save_error {HOSTILE}"})

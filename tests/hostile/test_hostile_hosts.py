@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import labtui_cmd
-from corpus import HOSTILE, assert_not_raw, shown
+from corpus import HOSTILE, RAW, assert_not_raw, shown
 from factories import make_result
 from labtui.fleet import wire
 from labtui.model import HostInfo
@@ -82,6 +82,7 @@ def test_a_compromised_host_cannot_clear_the_screen_fill_the_store_or_pose_as_an
     # (7) A host's save error, warning and path, escape codes and markup in them, are shown, not obeyed.
     assert why["far-escapes"] == f"not saved on far-escapes: {shown('save_error ' + HOSTILE)}", why["far-escapes"]
     assert f"[far-escapes] warning: {shown('warning ' + HOSTILE)}" in stderr.splitlines()
+    assert f"[far-escapes] step 1/2: step {shown(HOSTILE)}" in stderr.splitlines()
     # (9) One run request, one result: the 999 others are refused, in a line naming the host.
     assert why["far-flood"] == ("it sent 999 results more than the 1 its request asked for: refused, not kept (a host "
                                 "sends one result per run; a check, one per pass)")
@@ -99,3 +100,34 @@ def test_a_compromised_host_cannot_clear_the_screen_fill_the_store_or_pose_as_an
     assert sorted(t for r in results for t in r.tags if t.startswith("host:")) == sorted(kept)  # one host: tag each
     assert "host:victimhost" not in kept["host:far-host-tag"].tags
     assert (tmp_path / "local-command-ran").exists(), "allow_local_commands = true lets the host's LocalCommand run"
+
+
+async def test_the_fleet_screen_shows_what_a_compromised_host_says_and_survives_a_resize(lab, tmp_path, labtui_home):
+    from labtui.screens.fleet import FleetScreen
+    from labtui.screens.fleet_host import FleetHostScreen
+    from tui_support import make_app, screen_text, wait_for, widget_text
+
+    hosts = far_hosts(lab, tmp_path, ("escapes", "long-line"))
+    app = make_app(labtui_home, hosts_file=str(hosts))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts file")
+        screen = app.screen
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.fleet is not None and all(r.ended for r in screen.fleet.runs)
+                       and not app.run_active, timeout=60, what="the hosts' end")
+        await pilot.pause(0.6)
+        seen = [screen_text(app)]
+        await pilot.resize_terminal(80, 24)  # the screen stayed blank after a resize
+        await pilot.pause(0.6)
+        seen.append(screen_text(app))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetHostScreen), what="the host's run")
+        await pilot.pause(0.6)
+        status, info = widget_text(app, "#fleet-host-status"), widget_text(app, "#fleet-host-info")
+        seen.append(screen_text(app))
+    for text in seen:
+        assert RAW.search(text) is None, text
+    assert "line too long: it sent a line of 20,000,0" in " ".join(seen[0].split())
+    assert "far-escapes failed not saved on" in " ".join(seen[1].split())  # drawn again at 80x24, not blank
+    assert status.endswith(f"failed: not saved on far-escapes: {shown('save_error ' + HOSTILE)}"), status
+    assert f"warning: warning {shown(HOSTILE)}" in info and f"fio {shown(HOSTILE)}" in info, info
