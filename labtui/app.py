@@ -357,54 +357,78 @@ class LabtuiApp(App[None]):
         self._save_settings(hosts_file=path)
 
     def request_run(self, result: RunResult) -> None:
-        """Run `result`'s profile again on its target with its engine: the Run screen starts it.
+        """Run `result`'s profile again on its target with its engine, once the person says so: the
+        Run screen starts it.
 
-        The profile as it ran becomes the chosen one (the Workload editor opens it), so the header,
-        the editor and the Run screen all name what runs. Unsaved edits in the editor would be
-        replaced: that asks first, as choosing another profile there does.
+        A single key (History's `a`) must not start writing: the question names the profile, the
+        target, the test file and the time, and Enter or y goes. The profile as it ran becomes the
+        chosen one (the Workload editor opens it), so the header, the editor and the Run screen all
+        name what runs; unsaved edits in the editor would be replaced, which the question says too
+        (and then starts on "no").
         """
         from labtui.screens.confirm import ConfirmModal
+        from labtui.tui.run_plan import run_question
 
         if self.run_active:
             self.notify("A run is going: wait for it or cancel it on the Run screen (r).", severity="warning")
             return
-        if self.unsaved_profile:
-            def answer(discard: bool | None) -> None:
-                if discard:
-                    self.unsaved_profile = None
-                    self._run_again(result)
+        directory = Path(result.target.path)
+        target = self.target
+        if target is None or target.directory != directory:
+            target = Target.at(directory, self.device_source())
+        body = run_question(result.profile, target, result.engine.name)
+        if result.source == "import":
+            body = ("An imported result records another tool's run: its workload runs with labtui's engines, which "
+                    f"makes a new, comparable result.\n{body}")
+        unsaved = self.unsaved_profile
 
-            self.push_screen(ConfirmModal(
-                "Discard changes?",
-                f"Your edits to {self.unsaved_profile} are not saved. Running {result.profile.name} again opens "
-                "it in the editor instead. Discard the edits?", yes="Discard and run", no="Keep editing",
-                danger=True), answer)
+        def answer(yes: bool | None) -> None:
+            if yes:
+                if unsaved:
+                    self.unsaved_profile = None
+                self._run_again(result, target)
+
+        if unsaved:
+            body = (f"Your edits to {unsaved} are not saved: running {result.profile.name} again opens it in the "
+                    f"editor instead, and the edits are lost.\n{body}")
+            self.push_screen(ConfirmModal(f"Discard your edits and run {result.profile.name} again?", body,
+                                          yes="Discard and run", no="Keep editing", danger=True), answer)
             return
-        self._run_again(result)
+        self.push_screen(ConfirmModal(f"Run {result.profile.name} again?", body, yes="Run", no="Not now"), answer)
 
     def run_on_volumes(self, targets: list[Target]) -> None:
-        """Run the chosen profile on each of `targets` in turn (the Run screen starts them and ends on
-        their comparison), as `labtui run --all-volumes` does for every eligible volume."""
+        """Run the chosen profile on each of `targets` in turn, once the person says so (the Run screen
+        starts them and ends on their comparison), as `labtui run --all-volumes` does for every
+        eligible volume. The question names the volumes, the directories, the test file and the time."""
+        from labtui.screens.confirm import ConfirmModal
+        from labtui.tui.run_plan import volumes_question
+
         if self.run_active:
             self.notify("A run is going: wait for it or cancel it on the Run screen (r).", severity="warning")
             return
-        if self.profile is None:
+        profile = self.profile
+        if profile is None:
             self.notify("Choose a profile on the Workload screen (w) first.", severity="warning")
             return
-        self.pending_sweep = list(targets)
-        self.switch_mode("run")
-        from labtui.screens.run import RunScreen
 
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, RunScreen):
-            self.pop_screen()
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.pending_sweep = list(targets)
+                self._show_run_screen()
 
-    def _run_again(self, result: RunResult) -> None:
+        count = f"{len(targets)} volume{'s' if len(targets) != 1 else ''}"
+        self.push_screen(ConfirmModal(f"Run {profile.name} on {count}?", volumes_question(profile, targets),
+                                      yes="Run", no="Not now"), answer)
+
+    def _run_again(self, result: RunResult, target: Target) -> None:
         # The profile exactly as it ran (durations and file size included), not today's file of that name.
         self.profile = replace(result.profile, origin=f"{RESULT_ORIGIN}:{result.id}")
-        directory = Path(result.target.path)
-        if self.target is None or self.target.directory != directory:
-            self.target = Target.at(directory, self.device_source())
+        if self.target is None or self.target.directory != target.directory:
+            self.target = target
         self.pending_run = result
+        self._show_run_screen()
+
+    def _show_run_screen(self) -> None:
         self.switch_mode("run")
         # A result or comparison opened from the Run screen stays on top of it in its mode: the Run
         # screen itself must be on show, or the run would start only once that is closed.

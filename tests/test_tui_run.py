@@ -149,7 +149,18 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
         await pilot.press("h")
         history = app.screen
         await wait_for(pilot, lambda: first_id in [r.key for r in history.query_one("#results").rows])
+        # a asks first (issue 39, item 2): what it writes, where, for how long; Escape changes nothing.
         await pilot.press("a")
+        question = await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal)
+                                  and widget_text(app, "#confirm-message"), what="Run tiny again?")
+        assert f"tiny (Short trial) on {target}" in question and "with native" in question
+        assert "16MiB test file to write" in question and "about 0:0" in question
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is history, what="back on History")
+        assert app.pending_run is None and screen.outcome.id == first_id
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="Run tiny again?")
+        await pilot.press("enter")
         # The Run screen at once, then the second run's end (however quickly it came).
         await wait_for(pilot, lambda: app.screen is screen)
         await wait_for(pilot, lambda: screen.state == "done" and screen.outcome is not None

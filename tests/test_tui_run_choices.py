@@ -48,7 +48,8 @@ async def run_to_the_end(pilot, screen: RunScreen, started: str | None = None) -
     return screen.outcome.id
 
 
-async def again_from_history(pilot, result_id: str) -> None:
+async def again_from_history(pilot, result_id: str, answer: str | None = "y") -> None:
+    """History's `a` on `result_id`, and `answer` to its question (None: the caller answers)."""
     await pilot.press("h")
     history = pilot.app.screen
     assert isinstance(history, HistoryScreen)
@@ -57,6 +58,9 @@ async def again_from_history(pilot, result_id: str) -> None:
     table.move_to(result_id)
     await pilot.pause()
     await pilot.press("a")
+    if answer is not None:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmModal), what="Run again?")
+        await pilot.press(answer)
 
 
 async def run_tiny_then_choose_other(pilot) -> tuple[RunScreen, str, WorkloadScreen]:
@@ -135,7 +139,7 @@ async def test_run_again_asks_before_it_replaces_unsaved_edits(labtui_home, targ
         await set_text(pilot, "#p-title", "Edited, not saved")
         await pilot.press("escape")  # out of the field, back to the list
         assert app.unsaved_profile == "other"
-        await again_from_history(pilot, tiny_run)
+        await again_from_history(pilot, tiny_run, answer=None)
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
         assert "Your edits to other are not saved" in screen_text(app)
         await pilot.press("n")
@@ -144,8 +148,9 @@ async def test_run_again_asks_before_it_replaces_unsaved_edits(labtui_home, targ
         await pilot.press("w")
         await wait_for(pilot, lambda: app.screen is workload)
         assert workload.query_one("#p-title", Input).value == "Edited, not saved"  # the edits are kept
-        await again_from_history(pilot, tiny_run)
+        await again_from_history(pilot, tiny_run, answer=None)
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert "tiny (Short trial) on" in screen_text(app)  # one question: the edits, and what would run
         await pilot.press("y")
         await wait_for(pilot, lambda: app.screen is screen, what="the Run screen")
         await run_to_the_end(pilot, screen, tiny_run)

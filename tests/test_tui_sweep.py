@@ -11,9 +11,10 @@ from labtui.machine.devices import Volume
 from labtui.machine.target_choice import DeviceScan
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
+from labtui.screens.confirm import ConfirmModal
 from labtui.screens.disks import DisksScreen, VolumeTable
 from labtui.settings import Settings
-from tui_support import FAKE_DISKS, disks_ready, make_app, screen_text, short_profile, wait_for
+from tui_support import FAKE_DISKS, disks_ready, make_app, screen_text, short_profile, wait_for, widget_text
 
 GIB = 1024**3
 
@@ -79,7 +80,20 @@ async def test_marked_volumes_run_in_turn_and_end_on_their_comparison(labtui_hom
         assert screen.marked == [a, b]
         text = screen_text(app)
         assert "• nvme0n1" in text and "• sda1" in text and "Run marked" in text and "Mark" in text
+        # R asks first (issue 39, item 2), naming the profile, each volume's directory, the file and the time.
         await pilot.press("R")
+        question = await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal)
+                                  and widget_text(app, "#confirm-message"), what="the question")
+        assert f"{disk_dir / 'a'}: {disk_dir / 'a' / 'labtui'}" in question
+        assert f"{disk_dir / 'b'}: {disk_dir / 'b' / 'labtui'}" in question
+        assert "Short trial" in question and "16MiB test file" in question and "about 0:" in question
+        await pilot.press("escape")  # not now: nothing starts
+        await wait_for(pilot, lambda: app.screen is screen, what="back on Disks")
+        await pilot.pause(0.2)
+        assert app.pending_sweep is None and not app.run_active and Store(labtui_home).load_results() == ([], [])
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question again")
+        await pilot.press("enter")  # Enter (or y) goes
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), timeout=120,
                        what="the comparison of the two volumes")
         results = app.screen.results

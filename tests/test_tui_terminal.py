@@ -146,6 +146,8 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
         listing = term.wait_for(lambda t: "e2e" in t and "1 result" in t, what="the run in History")
         assert "completed" in listing
         term.keys("a")
+        term.wait_for("Run e2e again?", what="the question before a run")
+        term.keys("Enter")
         # Its heading and its table in one frame: tmux may show a frame it has only partly read (two
         # full suites beside others' runs caught the heading without the table under it).
         term.wait_for(lambda t: "Against the previous run" in t and "B vs A" in t, timeout=60,

@@ -126,7 +126,7 @@ class DisksScreen(LabtuiScreen[None]):
         Binding("space", "mark", "Mark", id="disks-mark",
                 tooltip="Mark or unmark the volume: R runs the profile on each marked volume in turn"),
         Binding("R", "run_marked", "Run marked", id="disks-run-marked",
-                tooltip="Run the profile on each marked volume in turn, then compare the results"),
+                tooltip="Run the profile on each marked volume in turn, then compare the results (asks first)"),
         # With nothing marked, R is not offered (the footer has no room to spare), yet pressed it says how.
         Binding("R", "nothing_marked", show=False),
         Binding("u", "unmark", "Unmark all", id="disks-unmark", show=False, tooltip="Clear every mark"),

@@ -158,7 +158,7 @@ class HistoryScreen(LabtuiScreen[None]):
         Binding("c", "compare", "Compare", id="history-compare",
                 tooltip="Compare the marked results side by side (a baseline first, then oldest first)"),
         Binding("a", "again", "Run again", id="history-again",
-                tooltip="Run the result's profile again on its target with its engine"),
+                tooltip="Run the result's profile again on its target with its engine (asks first)"),
         Binding("slash", "filter", "Filter", id="history-filter",
                 tooltip="Type words to match: disk, profile, host, tag, date, status ..."),
         Binding("s", "sort(1)", "Sort", id="history-sort", tooltip="Sort by the next column (again: the one after)"),
@@ -557,10 +557,7 @@ class HistoryScreen(LabtuiScreen[None]):
         result = self.read(current) if current is not None else None
         if result is None:
             return
-        if result.source == "import":
-            self.notify("An imported result records another tool's run: its workload is re-run with labtui's "
-                        "engines, which makes a new, comparable result.", title="Run again", timeout=6)
-        self.lab.request_run(result)
+        self.lab.request_run(result)  # asks first, naming what it would write where
 
     def action_tag(self) -> None:
         from labtui.screens.prompt import TextPrompt

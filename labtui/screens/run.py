@@ -36,15 +36,16 @@ from labtui.engine.base import engine_title
 from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.errors import LabtuiError
-from labtui.machine.target_choice import Target, describe_in_full, run_extent
+from labtui.machine.target_choice import Target, describe_in_full
 from labtui.model import Profile, RunResult, split_tags
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
 from labtui.run.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.run_plan import plan_parts
 from labtui.tui.styling import theme_style
 from labtui.tui.work import failure_text, post_found, report_failure
-from labtui.units import format_duration, human_duration
+from labtui.units import human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -299,17 +300,8 @@ class RunScreen(LabtuiScreen[None]):
         if profile is None:
             line = Content.styled("Profile  none: choose one on the Workload screen (w)", "$warning")
         else:
-            parts = [f"{len(profile.steps)} step{'s' if len(profile.steps) != 1 else ''}"]
-            if profile.repeat > 1 or profile.discard_first:
-                parts.append(f"each step run {profile.passes_per_step} times: {profile.aggregation_text()}")
-            if profile.pause:
-                parts.append(f"{format_duration(profile.pause)} pause between passes")
-            if profile.needs_test_file:
-                parts.append(run_extent(profile, target))
-            if any(not step.is_io for step in profile.steps):
-                parts.append("commands take as long as they take")
             line = Content.assemble(("Profile  ", "$text-muted"), (profile.name, "bold"),
-                                    f" ({profile.title}) · " + " · ".join(parts))
+                                    f" ({profile.title}) · " + " · ".join(plan_parts(profile, target)))
         self.query_one("#setup-profile", Static).update(line)
         if target is None:
             where = Content.styled("Target   none: choose a volume and a directory on the Disks screen (d)", "$warning")

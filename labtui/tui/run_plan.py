@@ -1,0 +1,50 @@
+"""What a run would do, said before it starts: the Run screen's setup line and the questions asked
+before a single key starts a run that writes (History's "run again", the Disks screen's marked
+volumes). One wording for both, so the question names what the Run screen shows: the profile, the
+target, the test file's size and how long it takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from labtui.engine.base import engine_title
+from labtui.machine.target_choice import Target, run_extent
+from labtui.model import Profile
+from labtui.units import format_duration, human_duration
+
+
+def plan_parts(profile: Profile, target: Target | None) -> list[str]:
+    """'2 steps', 'each step run 3 times: mean of 3', 'about 1:14 + a 1GiB test file to write' ..."""
+    parts = [f"{len(profile.steps)} step{'s' if len(profile.steps) != 1 else ''}"]
+    if profile.repeat > 1 or profile.discard_first:
+        parts.append(f"each step run {profile.passes_per_step} times: {profile.aggregation_text()}")
+    if profile.pause:
+        parts.append(f"{format_duration(profile.pause)} pause between passes")
+    if profile.needs_test_file:
+        parts.append(run_extent(profile, target))
+    if any(not step.is_io for step in profile.steps):
+        parts.append("commands take as long as they take")
+    return parts
+
+
+def run_question(profile: Profile, target: Target, engine: str | None = None) -> str:
+    """The body of "Run PROFILE again?": where, with what, and what it writes for how long."""
+    title = f" ({profile.title})" if profile.title and profile.title != profile.name else ""
+    with_engine = f" with {engine_title(engine)}" if engine else ""
+    return (f"{profile.name}{title} on {target.describe()}{with_engine}.\n"
+            f"{' · '.join(plan_parts(profile, target))}.\n"
+            "Enter or y starts it.")
+
+
+def volumes_question(profile: Profile, targets: Sequence[Target]) -> str:
+    """The body of "Run PROFILE on N volumes?": each volume and its directory, and what each run does."""
+    if len(targets) == 1:
+        return run_question(profile, targets[0])
+    title = f" ({profile.title})" if profile.title and profile.title != profile.name else ""
+    rows = [f"  {t.mount_point or t.directory}: {t.directory}" for t in targets]
+    each = " · ".join(plan_parts(profile, targets[0] if targets else None))
+    total = (f" (about {human_duration(profile.planned_seconds * len(targets))} in all)"
+             if profile.io_steps and not any(s.steady_state for s in profile.io_steps) else "")
+    return (f"{profile.name}{title} on each volume in turn, then their comparison:\n" + "\n".join(rows)
+            + f"\nOn each: {each}{total}.\nEnter or y starts it.")
