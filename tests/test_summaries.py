@@ -11,7 +11,7 @@ import pytest
 from factories import broken_files, make_result
 from labtui.results import summaries
 from labtui.results.store import Store
-from labtui.results.summaries import ResultSummary, cache_path, load_summaries, previous_comparable
+from labtui.results.summaries import ResultSummary, cache_path, previous_comparable
 from synthetic import READ, TARGET, run_result
 
 
@@ -35,7 +35,7 @@ def _reads(monkeypatch) -> list:
 def test_rows_match_the_results_they_summarise(labtui_home):
     store = Store()
     saved = _save(store, 3)
-    rows, broken = load_summaries(store)
+    rows, broken = store.summaries()
     assert broken == []
     assert [r.id for r in rows] == [r.id for r in saved]  # oldest first, as load_results
     for row, result in zip(rows, saved):
@@ -47,22 +47,22 @@ def test_rows_match_the_results_they_summarise(labtui_home):
 def test_the_second_listing_reads_no_file_and_a_change_reads_only_that_file(labtui_home, monkeypatch):
     store = Store()
     saved = _save(store, 4)
-    load_summaries(store)
-    assert cache_path(store).is_file()
+    store.summaries()
+    assert cache_path(store.cache_dir).is_file()
     reads = _reads(monkeypatch)
-    rows, _ = load_summaries(store)
+    rows, _ = store.summaries()
     assert reads == [] and len(rows) == 4
     store.update_result(replace(saved[1], tags=("hp-adapter",)))
-    rows, _ = load_summaries(store)
+    rows, _ = store.summaries()
     assert reads == [f"{saved[1].id}.toml"]
     assert next(r for r in rows if r.id == saved[1].id).tags == ("hp-adapter",)
     reads.clear()
     store.delete_result(saved[0].id)
     new, _ = store.save_result(make_result("20240601-000000-abcd"))
-    rows, _ = load_summaries(store)
+    rows, _ = store.summaries()
     assert reads == [f"{new.id}.toml"]
     assert {r.id for r in rows} == {s.id for s in saved[1:]} | {new.id}
-    assert set(json.loads(cache_path(store).read_text())["entries"]) == {f"{r.id}.toml" for r in rows}
+    assert set(json.loads(cache_path(store.cache_dir).read_text())["entries"]) == {f"{r.id}.toml" for r in rows}
 
 
 @pytest.mark.parametrize("damage", [
@@ -72,29 +72,29 @@ def test_the_second_listing_reads_no_file_and_a_change_reads_only_that_file(labt
 def test_a_broken_or_foreign_cache_is_rebuilt(labtui_home, damage):
     store = Store()
     saved = _save(store, 2)
-    load_summaries(store)
-    cache_path(store).write_bytes(damage)
-    rows, broken = load_summaries(store)
+    store.summaries()
+    cache_path(store.cache_dir).write_bytes(damage)
+    rows, broken = store.summaries()
     assert [r.id for r in rows] == [r.id for r in saved] and broken == []
-    assert json.loads(cache_path(store).read_text())["version"] == summaries.CACHE_VERSION
+    assert json.loads(cache_path(store.cache_dir).read_text())["version"] == summaries.CACHE_VERSION
 
 
 def test_a_damaged_entry_is_read_again_and_a_lying_one_cannot_survive_a_change(labtui_home):
     store = Store()
     result = _save(store, 1)[0]
-    load_summaries(store)
-    data = json.loads(cache_path(store).read_text())
+    store.summaries()
+    data = json.loads(cache_path(store.cache_dir).read_text())
     entry = data["entries"][f"{result.id}.toml"]
     entry["summary"]["steps"] = "nonsense"
-    cache_path(store).write_text(json.dumps(data))
-    rows, _ = load_summaries(store)
+    cache_path(store.cache_dir).write_text(json.dumps(data))
+    rows, _ = store.summaries()
     assert rows[0].steps[0].name == result.steps[0].name
     # A rewrite with the same size and mtime is still seen (the inode changes on an atomic rewrite).
     path = store.result_path(result.id)
     before = path.stat()
     store.update_result(replace(result, status="failed"))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    rows, _ = load_summaries(store)
+    rows, _ = store.summaries()
     assert rows[0].status == "failed"
 
 
@@ -102,13 +102,13 @@ def test_broken_files_are_listed_with_their_reason_and_cached_as_broken(labtui_h
     store = Store()
     _save(store, 1)
     paths = broken_files(store.results_dir)
-    rows, broken = load_summaries(store)
+    rows, broken = store.summaries()
     _, expected = store.load_results()
     assert len(rows) == 1
     assert sorted((b.path, b.reason) for b in broken) == sorted((b.path, b.reason) for b in expected)
     assert {b.path for b in broken} == set(paths.values())
     reads = _reads(monkeypatch)
-    assert load_summaries(store)[1] == broken and reads == []
+    assert store.summaries()[1] == broken and reads == []
     for path in paths.values():
         assert path.exists()  # never touched
 
@@ -121,8 +121,8 @@ def test_a_read_only_cache_folder_only_costs_time(labtui_home, monkeypatch):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(summaries, "atomic_write", refuse)
-    rows, _ = load_summaries(store)
-    assert len(rows) == 2 and not cache_path(store).exists()
+    rows, _ = store.summaries()
+    assert len(rows) == 2 and not cache_path(store.cache_dir).exists()
 
 
 def test_nan_figures_survive_the_cache_as_missing(labtui_home):
@@ -130,8 +130,8 @@ def test_nan_figures_survive_the_cache_as_missing(labtui_home):
     result = make_result()
     step = replace(result.steps[0], cpu_percent=float("nan"))
     store.save_result(replace(result, steps=(step,)))
-    assert load_summaries(store)[0][0].steps[0].cpu_percent is None
-    assert load_summaries(store)[0][0].steps[0].cpu_percent is None  # from the cache
+    assert store.summaries()[0][0].steps[0].cpu_percent is None
+    assert store.summaries()[0][0].steps[0].cpu_percent is None  # from the cache
 
 
 def test_previous_comparable_run_is_the_latest_earlier_one_on_the_same_disk_and_profile():
@@ -150,10 +150,10 @@ def test_reading_files_reports_progress_and_the_index_does_not(labtui_home):
     store = Store()
     _save(store, 120)
     seen = []
-    load_summaries(store, lambda done, total: seen.append((done, total)))
+    store.summaries(lambda done, total: seen.append((done, total)))
     assert seen == [(49, 120), (99, 120)]
     seen.clear()
-    load_summaries(store, lambda done, total: seen.append((done, total)))
+    store.summaries(lambda done, total: seen.append((done, total)))
     assert seen == []
 
 
@@ -165,4 +165,4 @@ def test_labtui_history_reads_through_the_index(labtui_home, capsys):
     assert main(["history", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["results"]
     assert [r["id"] for r in listed] == [r.id for r in reversed(saved)]
-    assert cache_path(store).is_file()
+    assert cache_path(store.cache_dir).is_file()

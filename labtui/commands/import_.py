@@ -35,11 +35,10 @@ def run(args: argparse.Namespace) -> int:
     from labtui.render.result_tables import fmt_iops, fmt_mib
     from labtui.results.imports import import_file
     from labtui.results.store import result_to_json
-    from labtui.results.summaries import load_summaries
 
     store = open_store()
     args.tag = list(tags_given(args.tag))
-    rows, _broken = load_summaries(store)
+    rows, _broken = store.summaries()
     saved: list[tuple[str, RunResult, Path]] = []
     known = []  # (file name, ids of the results it was imported as)
     failures = []

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
@@ -43,10 +43,8 @@ from labtui.model import (
 from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_toml
 from labtui.results.profile_file import parse_profile_text, profile_to_text, step_to_table
 from labtui.results.result_file import dataclass_to_plain, result_from_toml, result_to_toml
+from labtui.results.summaries import ResultSummary, load_summaries
 from labtui.settings import Settings, SettingsFile
-
-if TYPE_CHECKING:  # the summary index is loaded where it is first used (Store.summaries)
-    from labtui.results.summaries import ResultSummary
 
 HOME_ENV = "LABTUI_HOME"
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
@@ -358,9 +356,7 @@ class Store:
         self, progress: Callable[[int, int], None] | None = None
     ) -> tuple[list[ResultSummary], list[BrokenFile]]:
         """A summary row per result and the broken files, from the cached index (labtui.results.summaries)."""
-        from labtui.results.summaries import load_summaries
-
-        return load_summaries(self, progress)
+        return load_summaries(self.cache_dir, self.result_files(), self.read_result, progress)
 
     def find_result(self, key: str) -> RunResult:
         """A result by id or unique id prefix."""

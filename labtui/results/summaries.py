@@ -18,14 +18,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from labtui.errors import StoreError
 from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult, result_disk
 from labtui.results.files import BrokenFile, atomic_write, json_safe
-
-if TYPE_CHECKING:  # the store hands itself in: importing it here would make a cycle
-    from labtui.results.store import Store
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change, or what reading a result refuses (6: a negative
@@ -154,8 +151,8 @@ class ResultSummary:
         return cls(**values)
 
 
-def cache_path(store: Store) -> Path:
-    return store.cache_dir / CACHE_FILE
+def cache_path(cache_dir: Path) -> Path:
+    return cache_dir / CACHE_FILE
 
 
 def _file_key(info: os.stat_result) -> list[int]:
@@ -188,23 +185,25 @@ def _entry_from_cache(entry: Any, key: list[int], path: Path) -> ResultSummary |
 
 
 def load_summaries(
-    store: Store, progress: Callable[[int, int], None] | None = None
+    cache_dir: Path, files: Sequence[Path], read: Callable[[Path], RunResult],
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[ResultSummary], list[BrokenFile]]:
-    """A summary of every readable result (oldest first) and every file that could not be read.
+    """A summary of every readable result of `files` (oldest first) and every file that could not be read.
 
-    Reads only the files the cache does not know in their current state, then saves the cache
-    if anything changed. A cache that cannot be written (a read-only data root) only costs time.
+    The store hands in what it holds (Store.summaries): its cache folder, its result files, and how
+    it reads one (StoreError for a file that is not a result). Reads only the files the cache in
+    `cache_dir` does not know in their current state, then saves the cache if anything changed.
+    A cache that cannot be written (a read-only data root) only costs time.
     `progress(files done, files)` is called every so often while files are being read, for a
     listing that has to build its index first (seconds for thousands of results).
     """
-    path = cache_path(store)
+    path = cache_path(cache_dir)
     cached = _read_cache(path)
     entries: dict[str, Any] = {}
     good: list[ResultSummary] = []
     broken: list[BrokenFile] = []
     changed = False
-    files = store.result_files()
-    read = 0
+    done_reading = 0
     for done, file in enumerate(files):
         try:
             info = file.stat()
@@ -218,11 +217,11 @@ def load_summaries(
         row = _entry_from_cache(entry, key, file)
         if row is None:
             changed = True
-            read += 1
-            if progress is not None and read % 50 == 0:
+            done_reading += 1
+            if progress is not None and done_reading % 50 == 0:
                 progress(done, len(files))
             try:
-                row = ResultSummary.of(store.read_result(file), file.name)
+                row = ResultSummary.of(read(file), file.name)
             except StoreError as exc:
                 row = BrokenFile(file, str(exc).removeprefix(f"{file}: "))
             if isinstance(row, BrokenFile):
