@@ -203,7 +203,7 @@ class LabtuiApp(App[None]):
             self.target = Target.at(Path(self.settings.target))
 
     def _engines_here(self) -> list[tuple[str, str | None]]:
-        from labtui.engine.base import engine_availability
+        from labtui.engine.registry import engine_availability
 
         return engine_availability(self.settings.engines)
 

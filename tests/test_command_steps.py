@@ -12,10 +12,10 @@ import psutil
 import pytest
 
 from labtui.engine import subproc
-from labtui.engine.base import ENGINES
 from labtui.engine.command import engine as command_module
 from labtui.engine.command.engine import CommandEngine, drop_page_cache, output_tail
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepStarted
+from labtui.engine.registry import ENGINES
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
 from labtui.params import Param

@@ -26,7 +26,7 @@ def test_engine_results_analysis_and_the_vocabulary_import_no_ui():
         "        importlib.import_module(m.name)\n"
         "for m in ('model', 'settings', 'errors', 'units', 'params', 'series', 'printable', 'store'):\n"
         "    importlib.import_module('labtui.' + m)\n"
-        "from labtui.engine.base import ENGINES, get_engine\n"
+        "from labtui.engine.registry import ENGINES, get_engine\n"
         "for name in ENGINES:\n"
         "    get_engine(name)\n"
     )

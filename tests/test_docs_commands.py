@@ -15,7 +15,7 @@ import pytest
 
 from labtui.analysis.checks import parse_fail_on
 from labtui.cli import build_parser
-from labtui.engine.base import ENGINES
+from labtui.engine.registry import ENGINES
 from labtui.results.store import builtin_profiles
 from labtui.units import parse_duration, parse_size
 from manual import pages

@@ -11,9 +11,12 @@ import sys
 import pytest
 
 from conftest import labtui_cmd
+from engines import registered, require
 from labtui.engine import cpubound
 from labtui.engine.cpubound import WorkerLoad, verdict
 from labtui.engine.events import RunWarning, SampleTaken
+from labtui.engine.fio.engine import FioEngine
+from labtui.engine.native.engine import NativeEngine
 from labtui.model import Profile, Step
 from labtui.results.store import Store, result_to_json
 from labtui.run.runner import Runner, RunOptions
@@ -139,7 +142,7 @@ def test_a_comparison_of_cpu_bound_figures_says_so():
     plain = compare([a, a])
     assert not any("CPU-bound" in w for w in plain.warnings)
     warnings = [w for w in compare([a, b]).warnings if "CPU-bound" in w]
-    assert warnings == [f"B (20240501-113005-bbbb) is CPU-bound in {bound.name!r}: {cpubound.ADVICE['native']}"]
+    assert warnings == [f"B (20240501-113005-bbbb) is CPU-bound in {bound.name!r}: {NativeEngine.cpu_advice.own}"]
 
 
 def test_the_live_state_flags_a_cpu_bound_interval_and_keeps_it_when_merged():
@@ -211,7 +214,7 @@ def test_a_threaded_worker_on_more_than_one_cpu_is_not_its_own_limit_by_the_sum(
     top, why = verdict([WorkerLoad(3.8, 0.0, lanes=4)], 1.0, 50.0, cpu_count=8)
     assert top == 380.0
     assert why == "a worker process used 380 % of a CPU (95 % for each of its 4 I/O threads)"
-    assert cpubound.advice(why) == cpubound.ADVICE["native"]
+    assert cpubound.advice(why) == NativeEngine.cpu_advice.own
 
 
 def test_threads_of_one_worker_at_a_cpus_worth_together_take_turns_at_its_interpreter():
@@ -261,12 +264,12 @@ def test_the_advice_fits_the_reason():
     own = verdict([WorkerLoad(0.97, 0.0)], 1.0, 60.0, cpu_count=4)[1]
     waited = verdict([WorkerLoad(0.3, 0.7)], 1.0, 60.0, cpu_count=4)[1]
     crowded = verdict([WorkerLoad(0.5, 0.1)], 1.0, 99.0, cpu_count=2)[1]
-    assert cpubound.advice(own) == cpubound.ADVICE["native"] and "try more threads" in cpubound.advice(own)
+    assert cpubound.advice(own) == NativeEngine.cpu_advice.own and "try more threads" in cpubound.advice(own)
     for reason in (waited, crowded):
-        assert cpubound.advice(reason) == cpubound.CROWDED["native"]
-        assert cpubound.advice(reason, "fio") == cpubound.CROWDED["fio"]
+        assert cpubound.advice(reason) == NativeEngine.cpu_advice.crowded
+        assert cpubound.advice(reason, "fio") == FioEngine.cpu_advice.crowded
         assert "try more threads" not in cpubound.warning("Read 4K", 1, reason)
-    assert cpubound.warning("Read 4K", 1, own).endswith(cpubound.ADVICE["native"])
+    assert cpubound.warning("Read 4K", 1, own).endswith(NativeEngine.cpu_advice.own)
 
 
 def test_a_workers_figures_are_shares_of_the_interval_they_were_counted_over():
@@ -304,7 +307,7 @@ def test_the_cpu_window_keeps_the_wall_time_its_readings_span():
 def test_the_machine_cpu_use_of_a_few_clock_ticks_is_not_a_figure():
     import psutil
 
-    from labtui.engine.base import cpu_percent_between
+    from labtui.engine.cpubound import cpu_percent_between
 
     ticks = psutil.cpu_times()
     short = ticks._replace(user=ticks.user + 0.01)  # one 10 ms tick on one CPU of two: "100 % busy"
@@ -313,8 +316,9 @@ def test_the_machine_cpu_use_of_a_few_clock_ticks_is_not_a_figure():
     assert cpu_percent_between(ticks, long, cpus=2) == 50.0
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+@pytest.mark.parametrize("engine", registered())
 def test_a_step_too_short_to_tell_carries_no_cpu_figures_nor_a_verdict(disk_dir, tmp_path, starved_cpu, engine):
+    require(engine)
     # A 1 ms window on a starved CPU: the native worker's readings of its CPU came tens of ms
     # apart and were divided by the 1 ms window ("waiting for one 6026 % of the time"); the
     # machine's use over a tick or two read "no idle CPU (100 % busy)".
@@ -342,8 +346,8 @@ def test_a_page_cache_step_that_is_its_own_limit_is_told_to_turn_the_cache_off()
     assert 'cache = "off"' in text
     # Waiting for a CPU is the CPUs' limit, cache or not; without the cache, more threads may help.
     assert cpubound.warning("r", 1, "the machine had no idle CPU (99 % busy)", cache_on=True).endswith(
-        cpubound.CROWDED["native"])
-    assert cpubound.warning("r", 1, own).endswith(cpubound.ADVICE["native"])
+        NativeEngine.cpu_advice.crowded)
+    assert cpubound.warning("r", 1, own).endswith(NativeEngine.cpu_advice.own)
 
 
 def test_the_live_own_limit_is_judged_by_each_io_threads_share_as_the_verdict_is():

@@ -17,7 +17,8 @@ import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
-from labtui.engine.base import CpuMeter, Job
+from labtui.engine.base import Job
+from labtui.engine.cpubound import CpuMeter
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
 from labtui.engine.fio.engine import _partial_result
 from labtui.engine.fio.parse import SampleTracker

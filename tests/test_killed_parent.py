@@ -17,7 +17,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import labtui_cmd, require_tool
+from conftest import labtui_cmd
+from engines import registered, require
 from labtui.engine.guardian import Guardian
 from labtui.run import leftovers
 
@@ -62,8 +63,8 @@ def start_run(target: Path, engine: str) -> tuple[subprocess.Popen, list[psutil.
 
     def measuring() -> bool:
         assert proc.poll() is None, proc.stderr.read()
-        names = " ".join(_cmdline(c) for c in parent.children(recursive=True))
-        engine_up = "fio --name" in names if engine == "fio" else "labtui.engine.native.worker" in names
+        # The engine's processes: the run's others than its guardian.
+        engine_up = any("guardian.py" not in _cmdline(c) for c in parent.children(recursive=True))
         return bool(list(target.glob("labtui-*.dat"))) and engine_up
 
     _wait(measuring, 60, "the run to be measuring")
@@ -71,10 +72,9 @@ def start_run(target: Path, engine: str) -> tuple[subprocess.Popen, list[psutil.
     return proc, parent.children(recursive=True)
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+@pytest.mark.parametrize("engine", registered())
 def test_sigkill_of_labtui_leaves_no_engine_process_and_no_test_file(tmp_path, labtui_home, engine):
-    if engine == "fio":
-        require_tool("fio")
+    require(engine)
     target = tmp_path / f"kill-{engine}"
     proc, descendants = start_run(target, engine)
     pids = [p.pid for p in descendants]

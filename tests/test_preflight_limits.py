@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import labtui_cmd, require_tool
+from engines import having, require
 from labtui.engine import limits
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
@@ -46,8 +47,11 @@ def refused(runner: Runner, target: Path) -> str:
     return str(caught.value)
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+# The engines that start a thread per I/O in flight with the page cache on (the native engine's
+# blocking loop, fio's psync jobs).
+@pytest.mark.parametrize("engine", having(lambda e: e.needs(profile(256, 1024, "on").steps[0]).threads == 256 * 1024))
 def test_a_thread_per_io_in_flight_is_capped(tmp_path, disk_dir, engine):
+    require(engine)
     target = disk_dir / f"limits-{engine}"
     runner = Runner(profile(256, 1024, "on"), target, Store(tmp_path / "h"), RunOptions(engine=engine))
     message = refused(runner, target)
@@ -70,8 +74,11 @@ def test_cache_off_where_o_direct_is_refused_counts_as_cache_on(tmp_path):
     assert "would start 4,096 threads" in refused(runner, target)  # in memory: the page cache it is
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+# The engines that reserve kernel AIO events with the page cache off (the native engine's AIO loop, fio's libaio).
+@pytest.mark.parametrize("engine", having(lambda e: e.needs(profile(256, 1024, "off").steps[0]).aio_events > 0,
+                                          EngineSettings(native_backend="aio")))
 def test_deep_cache_off_queues_are_refused_naming_fs_aio_max_nr(tmp_path, disk_dir, aio_pool, engine):
+    require(engine)
     target = disk_dir / f"aio-{engine}"
     settings = EngineSettings(native_backend="aio")  # the native engine's kernel AIO loop (io_uring needs no events)
     runner = Runner(profile(256, 1024, "off"), target, Store(tmp_path / "h"),

@@ -16,6 +16,7 @@ from dataclasses import replace
 import pytest
 
 from conftest import labtui_cmd
+from engines import registered, require
 from factories import make_result
 from labtui.analysis.comparison import compare, summarize
 from labtui.analysis.figures import BETTER, SMALL
@@ -196,8 +197,9 @@ def _collect(runner):
     return events, stamps
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+@pytest.mark.parametrize("engine", registered())
 def test_a_preset_with_pauses_and_best_of_runs_for_real(engine, disk_dir, tmp_path):
+    require(engine)
     store = Store(tmp_path / "home")
     runner = Runner(preset(), disk_dir, store, RunOptions(engine=engine, interval=0.25))
     events, stamps = _collect(runner)

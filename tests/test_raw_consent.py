@@ -21,9 +21,11 @@ from pathlib import Path
 import pytest
 
 from conftest import require_root
+from engines import registered
 from fakesys import FakeSys
-from labtui.engine.base import Job, get_engine
+from labtui.engine.base import Job
 from labtui.engine.events import StepFinished
+from labtui.engine.registry import get_engine
 from labtui.errors import LabtuiError
 from labtui.machine import guard
 from labtui.model import Profile, Step
@@ -186,7 +188,7 @@ def test_a_device_node_pointed_elsewhere_between_steps_is_refused(tmp_path):
         assert result.status == "failed" and "another device" in result.error
 
 
-@pytest.mark.parametrize("engine", ["native", "fio", "diskspd"])
+@pytest.mark.parametrize("engine", registered())
 def test_every_engine_re_checks_the_device_right_before_it_writes(tmp_path, engine):
     with loop_device(tmp_path / "blank.img") as blank:
         facts, lease = guard.clear_raw_target(blank, writes=True, confirm=blank)

@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 from conftest import labtui_cmd
+from engines import registered, require
 from labtui.engine.events import (
     PrepareProgress,
     RunFinished,
@@ -409,13 +410,12 @@ def test_a_cancel_keeps_the_finished_steps_and_says_where_the_stopped_one_was(di
     assert runner.stopped_step == stopped[0]
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+@pytest.mark.parametrize("engine", registered())
 def test_a_cancel_as_the_step_collects_its_result_keeps_the_whole_measured_window(disk_dir, tmp_path, engine,
                                                                                   monkeypatch):
     # The last measured sample is in: the engine is now collecting the step's final counts (the
     # native workers' results, fio's final report). A cancel there kept nothing of the step.
-    if engine == "fio" and shutil.which("fio") is None:
-        pytest.skip("fio is not installed")
+    require(engine)
     store = Store(tmp_path / "home")
     step = replace(small_profile().steps[0], write_percent=30, duration=1.0, warmup=0.2)
     options = RunOptions(interval=0.2, engine=engine)

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import labtui_cmd
-from labtui.engine.base import Job, engine_names, get_engine
+from labtui.engine.base import Job
+from labtui.engine.registry import engine_names, get_engine
 from labtui.errors import LabtuiError
 from labtui.machine.guard import check_raw_target, inspect_device, scan_signatures
 from labtui.model import Profile, Step

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from labtui.engine.base import engine_availability
+from labtui.engine.registry import engine_availability
 from labtui.model import Profile, Step
 from labtui.results.files import loads_toml
 from labtui.results.store import Store

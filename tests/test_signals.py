@@ -10,9 +10,16 @@ import time
 import psutil
 import pytest
 
-from conftest import labtui_cmd, require_tool
+from conftest import labtui_cmd
+from engines import registered, require
 from full_pipe import signalled
-from labtui.engine.base import engine_names
+
+
+def _cmdline(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:  # ended (or a zombie not yet reaped) since the listing
+        return ""
 
 
 def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
@@ -26,13 +33,10 @@ def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
     return alive
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+@pytest.mark.parametrize("engine", registered())
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_mid_run_aborts_cleanly(disk_dir, labtui_home, tmp_path, engine, signum):
-    if engine == "fio":
-        if "fio" not in engine_names():
-            pytest.skip("the fio engine is not part of this build")
-        require_tool("fio")
+    require(engine)
     target = disk_dir / f"sig-{engine}-{signum.name}"
     target.mkdir()
     proc = subprocess.Popen(
@@ -47,10 +51,8 @@ def test_a_signal_mid_run_aborts_cleanly(disk_dir, labtui_home, tmp_path, engine
         children: list[psutil.Process] = []
         while time.monotonic() < deadline:
             children = parent.children(recursive=True)
-            if list(target.glob("labtui-*.dat")) and (
-                (engine == "fio" and any("fio" in (c.name() or "") for c in _alive(children)))
-                or (engine == "native" and len(children) >= 2)
-            ):
+            # The engine's processes: every one the run started but its guardian.
+            if list(target.glob("labtui-*.dat")) and any("guardian.py" not in _cmdline(c) for c in _alive(children)):
                 break
             assert proc.poll() is None, proc.stderr.read()
             time.sleep(0.1)

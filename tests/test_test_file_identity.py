@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import require_tool
-from labtui.engine.base import Job, get_engine
+from engines import registered, require
+from labtui.engine.base import Job
 from labtui.engine.events import SampleTaken, StepFinished
+from labtui.engine.registry import get_engine
 from labtui.engine.testfile import TestFile, TestFileChanged, write_test_file
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
@@ -29,8 +31,7 @@ MIB = 1024 * 1024
 
 def scene(tmp_path: Path, engine: str) -> tuple[Path, Path, str]:
     """A work directory for the run, and a file elsewhere a link could point at (with its digest)."""
-    if engine == "fio":
-        require_tool("fio")
+    require(engine)
     work = tmp_path / "work"
     work.mkdir()
     return (work, *victim(tmp_path))
@@ -72,7 +73,7 @@ async def _run_swapping(runner: Runner, target: Path, *, on) -> list:
     return events
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+@pytest.mark.parametrize("engine", registered())
 def test_a_link_swapped_in_between_steps_is_refused_and_the_run_says_so(tmp_path, engine):
     work, precious, digest = scene(tmp_path, engine)
     runner = Runner(two_steps(cooldown=1.0), work, Store(tmp_path / "home"), RunOptions(engine=engine))
@@ -89,7 +90,7 @@ def test_a_link_swapped_in_between_steps_is_refused_and_the_run_says_so(tmp_path
     assert any("left" in w and str(link) in w for w in result.warnings)
 
 
-@pytest.mark.parametrize("engine", ["native", "fio"])
+@pytest.mark.parametrize("engine", registered())
 def test_a_link_swapped_in_during_a_step_fails_that_step(tmp_path, engine):
     work, precious, digest = scene(tmp_path, engine)
     runner = Runner(two_steps(first_seconds=2.0), work, Store(tmp_path / "home"),
@@ -103,7 +104,7 @@ def test_a_link_swapped_in_during_a_step_fails_that_step(tmp_path, engine):
     assert "during the step" in result.steps[0].error and "symbolic link" in result.steps[0].error
 
 
-@pytest.mark.parametrize("engine", ["native", "fio", "diskspd"])
+@pytest.mark.parametrize("engine", registered())
 def test_every_engine_checks_the_file_right_before_it_opens_it(tmp_path, engine):
     """An engine handed a file that is no longer the one made refuses before anything starts."""
     precious, digest = victim(tmp_path)

@@ -12,6 +12,7 @@ import pytest
 
 from labtui.engine import cpubound
 from labtui.engine.events import RunStarted, SampleTaken
+from labtui.engine.native.engine import NativeEngine
 from labtui.model import Profile, Step
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
@@ -475,7 +476,7 @@ async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home, size)
         # The notes' box as it is on screen, read line after line (cut to its height, it lost the advice).
         box = screen.query_one("#run-info").region
         said = " ".join(" ".join(line[box.x:box.right].split()) for line in text.splitlines()[box.y:box.bottom])
-        note = "CPU-bound: the engine's busiest worker uses 97 % of a CPU; " + cpubound.ADVICE["native"]
+        note = "CPU-bound: the engine's busiest worker uses 97 % of a CPU; " + NativeEngine.cpu_advice.own
         assert note in said, text
         assert box.width >= 60, box  # at 80 columns a column of 24 beside the figures
         screen.stop()
@@ -489,7 +490,7 @@ async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home, size)
                "for one); " + cpubound.INTERPRETER),
     # At 15 % each, less than a CPU together: they waited for one (or none was idle).
     (4, 60.0, "CPU-bound: the 4 I/O threads of the engine's busiest worker run 15 % of the time each and wait for "
-              "a CPU the rest, or no CPU is idle; " + cpubound.CROWDED["native"]),
+              "a CPU the rest, or no CPU is idle; " + NativeEngine.cpu_advice.crowded),
     # One thread copying from the page cache all the time: more threads or fio only copy faster.
     (1, 97.0, "CPU-bound: the engine's busiest worker uses 97 % of a CPU; " + cpubound.CACHED),
 ], ids=["threads-taking-turns", "threads-waiting", "own-limit"])

@@ -21,7 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all-volumes", action="store_true",
                         help="run on every fixed, writable volume with room for the test file, one result each "
                              "(tagged volume:MOUNT), then compare them; the others are skipped with the reason")
-    parser.add_argument("-e", "--engine", default="native", help="native (default), fio or diskspd")
+    from labtui.engine.registry import default_engine, engine_choices
+
+    parser.add_argument("-e", "--engine", default=default_engine(), help=engine_choices())
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--tag", action="append", default=[], help="tag the result (repeatable)")

@@ -1,4 +1,4 @@
-"""The engine protocol and registry: every engine turns the same Step into its own form.
+"""The engine protocol: every engine turns the same Step into its own form (the registry: registry.py).
 
 An engine runs one step at a time for the runner, which owns the test file, the order of
 steps, cancellation and saving. `run_step` is an async generator: it yields SampleTaken and
@@ -8,19 +8,12 @@ Cancelling the consuming task must stop every worker or child process within 2 s
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
-import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
-import psutil
-
-from labtui.engine.cpubound import MIN_SECONDS
 from labtui.engine.events import Event
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
@@ -97,10 +90,36 @@ def ensure_cleared(job: Job, writes: bool) -> None:
         job.hold.verify("right before the engine opens it")
 
 
-class Engine(ABC):
-    """One way of generating I/O for a step: native, fio, DiskSpd."""
+@dataclass(frozen=True)
+class CpuAdvice:
+    """What an engine tells a person whose step was limited by the CPU, not the disk (labtui.engine.cpubound)."""
 
-    name: ClassVar[str]
+    # One of its workers was its own limit: it issued I/O as fast as one CPU let it.
+    own: str = "this figure is the engine's limit, not the disk's: try more threads"
+    # Its workers waited for a CPU (other work, or more of them than CPUs): more threads only wait longer.
+    crowded: str = ("this figure is the CPUs' limit, not the disk's: the engine's workers waited for a CPU (other "
+                    "work, or more threads than CPUs); try a quieter machine or fewer threads")
+
+
+class Engine(ABC):
+    """One way of generating I/O for a step: native, fio, DiskSpd.
+
+    Everything labtui says of an engine is said here, by the engine: its name (`-e NAME`, the
+    result's engine), its title where people read it, what to do about a step it could not drive
+    harder than its own CPU allowed, the config.toml keys it reads, where its command line stands
+    in the Workload screen's preview, and that command line. registry.py lists the engines; a new
+    one starts from skeleton.py.
+    """
+
+    name: ClassVar[str]  # `-e NAME`, the result's engine; a word of lower-case letters
+    title: ClassVar[str]  # how people read its name: "DiskSpd"
+    # What to do about a step whose figure was this engine's limit (labtui.engine.cpubound).
+    cpu_advice: ClassVar[CpuAdvice] = CpuAdvice()
+    # The config.toml keys it reads (fields of labtui.settings.EngineSettings; the contract test
+    # checks they are keys labtui.settings knows).
+    settings_keys: ClassVar[tuple[str, ...]] = ()
+    # Where its command line stands in the Workload screen's preview of a step, lower first.
+    preview_order: ClassVar[int] = 100
     # What a step that was cancelled had measured, for the aborted result (None: nothing useful),
     # and the warnings it had not yet yielded.
     partial_result: StepResult | None = None
@@ -132,82 +151,8 @@ class Engine(ABC):
         """
         return StepNeeds(threads=step.threads)
 
-
-ENGINES: dict[str, str] = {
-    "native": "labtui.engine.native.engine:NativeEngine",
-    "fio": "labtui.engine.fio.engine:FioEngine",
-    "diskspd": "labtui.engine.diskspd.engine:DiskSpdEngine",
-}
-# How each engine is named where people read it (without importing the engine).
-ENGINE_TITLES: dict[str, str] = {"native": "native", "fio": "fio", "diskspd": "DiskSpd"}
-
-
-def engine_title(name: str) -> str:
-    return ENGINE_TITLES.get(name, name)
-
-
-def engine_names() -> list[str]:
-    names = []
-    for name, spec in ENGINES.items():
-        module = spec.split(":")[0]
-        if importlib.util.find_spec(module) is not None:
-            names.append(name)
-    return names
-
-
-def engine_availability(settings: EngineSettings | None = None) -> list[tuple[str, str | None]]:
-    """Each engine's name and why it cannot run here (None where it can): what this machine has."""
-    found: list[tuple[str, str | None]] = []
-    for name in engine_names():
-        try:
-            get_engine(name, settings).check_available()
-            found.append((name, None))
-        except LabtuiError as exc:
-            found.append((name, str(exc)))
-    return found
-
-
-def get_engine(name: str, settings: EngineSettings | None = None) -> Engine:
-    """The engine registered under `name`; LabtuiError for an unknown one."""
-    spec = ENGINES.get(name)
-    if spec is None or name not in engine_names():
-        raise LabtuiError(f"unknown engine {name!r} (choose from {', '.join(engine_names())})")
-    module_name, class_name = spec.split(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    return cls(settings)
-
-
-class CpuMeter:
-    """Whole-machine CPU use between start() and stop(), as DiskSpd's "avg. CPU" reports it."""
-
-    def __init__(self) -> None:
-        self._start: Any = None
-
-    def start(self, times: Any = None) -> None:
-        """Start now, or from an earlier `psutil.cpu_times()` snapshot."""
-        self._start = times if times is not None else psutil.cpu_times()
-
-    def stop(self) -> float | None:
-        if self._start is None:
-            return None
-        return cpu_percent_between(self._start, psutil.cpu_times())
-
-
-def cpu_percent_between(start: Any, end: Any, cpus: int | None = None) -> float | None:
-    """Whole-machine CPU use between two `psutil.cpu_times()` snapshots; None where they are less
-    than cpubound.MIN_SECONDS apart (the kernel counts CPU time in clock ticks: over 10 ms a CPU
-    reads 0 or 100 % busy, and a 1 ms step read "no idle CPU (100 % busy)")."""
-    busy = _busy(end) - _busy(start)
-    total = sum(end) - sum(start)
-    if total <= 0 or total < MIN_SECONDS * (cpus or os.cpu_count() or 1):
-        return None
-    return round(100.0 * busy / total, 2)
-
-
-def _busy(times: Any) -> float:
-    idle = getattr(times, "idle", 0.0) + getattr(times, "iowait", 0.0)
-    return sum(times) - idle
-
-
-def monotonic() -> float:
-    return time.monotonic()
+    @classmethod
+    def io_threads(cls, step: Step) -> int:
+        """The I/O threads each of its worker processes runs for `step`: the CPU-bound verdict shares
+        a worker's CPU among them (labtui.engine.cpubound.WorkerLoad.lanes)."""
+        return 1

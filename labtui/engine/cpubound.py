@@ -16,7 +16,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import psutil
+
+from labtui.engine import registry
 from labtui.model import Step, step_pass
 
 # A worker busy (running or runnable) this share of the window, or a machine idle less than
@@ -26,18 +30,6 @@ THRESHOLD = 0.90
 # ticks (USER_HZ, 100 a second), so over 10 ms a CPU reads 0 or 100 % busy; and a step that short
 # says nothing of where its limit was. Neither its CPU figures nor a verdict are given.
 MIN_SECONDS = 0.1
-ADVICE = {
-    "native": "this figure is the engine's limit, not the disk's: try more threads or -e fio",
-    "fio": "this figure is the engine's limit, not the disk's: try more threads (fio jobs)",
-}
-# Where the workers waited for a CPU (other work, or more of them than CPUs) more threads only
-# wait longer: the CPUs, not one worker, were the limit.
-CROWDED = {
-    "native": ("this figure is the CPUs' limit, not the disk's: the workers waited for a CPU (other work, or more "
-               "threads than CPUs); try a quieter machine, fewer threads, or -e fio"),
-    "fio": ("this figure is the CPUs' limit, not the disk's: fio's jobs waited for a CPU (other work, or more jobs "
-            "than CPUs); try a quieter machine or fewer jobs"),
-}
 # With the page cache on, a worker that keeps a CPU busy is copying from memory: more threads or
 # another engine only copy faster (fio's buffered I/O is the same copy); the disk is not measured.
 CACHED = ("this figure is the page cache's limit (copying from memory), not the disk's: more threads or another "
@@ -62,9 +54,9 @@ def advice(reason: str | None, engine: str = "native", cache_on: bool = False) -
 
 def io_threads(step: Step, engine: str = "native") -> int:
     """The I/O threads each worker of `step` runs, as verdict() shares a worker's CPU among them
-    (WorkerLoad.lanes): the native engine's blocking loop with the page cache on runs one per
-    I/O in flight in one process; its other loops, and each of fio's jobs, one."""
-    return step.outstanding if engine == "native" and step.cache == "on" else 1
+    (WorkerLoad.lanes): the engine says (Engine.io_threads; the native engine's blocking loop with
+    the page cache on runs one per I/O in flight in one process)."""
+    return registry.io_threads(engine, step)
 
 
 def own_limit_now(engine_cpu_percent: float | None, lanes: int = 1) -> bool:
@@ -90,8 +82,8 @@ def advice_for(own_limit: bool, engine: str = "native", cache_on: bool = False, 
         return INTERPRETER
     if own_limit and cache_on:
         return CACHED
-    table = ADVICE if own_limit else CROWDED
-    return table.get(engine, table["native"])
+    advice = registry.cpu_advice(engine)  # the engine's own words (Engine.cpu_advice)
+    return advice.own if own_limit else advice.crowded
 
 
 @dataclass(frozen=True)
@@ -206,3 +198,36 @@ def verdict(
 def warning(step_name: str, repetition: int, reason: str, engine: str = "native", cache_on: bool = False) -> str:
     """The run's warning for a CPU-bound step: it names the step and says "CPU-bound"."""
     return f"step {step_pass(step_name, repetition)} is CPU-bound: {reason}; {advice(reason, engine, cache_on)}"
+
+
+class CpuMeter:
+    """Whole-machine CPU use between start() and stop(), as DiskSpd's "avg. CPU" reports it."""
+
+    def __init__(self) -> None:
+        self._start: Any = None
+
+    def start(self, times: Any = None) -> None:
+        """Start now, or from an earlier `psutil.cpu_times()` snapshot."""
+        self._start = times if times is not None else psutil.cpu_times()
+
+    def stop(self) -> float | None:
+        if self._start is None:
+            return None
+        return cpu_percent_between(self._start, psutil.cpu_times())
+
+
+def cpu_percent_between(start: Any, end: Any, cpus: int | None = None) -> float | None:
+    """Whole-machine CPU use between two `psutil.cpu_times()` snapshots; None where they are less
+    than cpubound.MIN_SECONDS apart (the kernel counts CPU time in clock ticks: over 10 ms a CPU
+    reads 0 or 100 % busy, and a 1 ms step read "no idle CPU (100 % busy)")."""
+    busy = _busy(end) - _busy(start)
+    total = sum(end) - sum(start)
+    if total <= 0 or total < MIN_SECONDS * (cpus or os.cpu_count() or 1):
+        return None
+    return round(100.0 * busy / total, 2)
+
+
+def _busy(times: Any) -> float:
+    idle = getattr(times, "idle", 0.0) + getattr(times, "iowait", 0.0)
+    return sum(times) - idle
+

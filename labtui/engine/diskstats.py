@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import psutil
 
-from labtui.engine.base import cpu_percent_between
+from labtui.engine.cpubound import cpu_percent_between
 from labtui.model import Sample
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from labtui.analysis import steady
 from labtui.engine import cpubound, limits, subproc
-from labtui.engine.base import Engine, Job, SteadyJudge, get_engine
+from labtui.engine.base import Engine, Job, SteadyJudge
 from labtui.engine.command.engine import CommandEngine
 from labtui.engine.events import (
     Event,
@@ -35,6 +35,7 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.engine.guardian import Guardian
+from labtui.engine.registry import get_engine
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.machine import devices, guard

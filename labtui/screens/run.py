@@ -32,9 +32,9 @@ from textual.message import Message
 from textual.widgets import Button, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from labtui.engine.base import engine_title
 from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
+from labtui.engine.registry import engine_title
 from labtui.errors import LabtuiError
 from labtui.machine.target_choice import Target, describe_in_full
 from labtui.model import Profile, RunResult, split_tags

@@ -1,4 +1,8 @@
-"""The step as each engine would run it: the DiskSpd, fio and native command lines, live."""
+"""The step as each engine would run it: every registered engine's command line, live.
+
+In the engines' own order (Engine.preview_order): DiskSpd first, because the lab scripts people
+compare against use it.
+"""
 
 from __future__ import annotations
 
@@ -8,28 +12,24 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static
 
-from labtui.engine.base import engine_title
-from labtui.errors import LabtuiError
+from labtui.engine.registry import engine_class, engine_names
 from labtui.model import Step
 
-# Shown in this order: DiskSpd first, because the lab scripts people compare against use it.
-ORDER = ("diskspd", "fio", "native")
+
+def previewed() -> list[str]:
+    """The registered engines in the order their command lines are shown (Engine.preview_order)."""
+    return sorted(engine_names(), key=lambda name: engine_class(name).preview_order)
 
 
 def engine_lines(step: Step, path: Path, file_size: int) -> list[tuple[str, str, bool]]:
     """(engine label, command line or why there is none, whether it is a command line)."""
-    from labtui.engine.base import get_engine
-
     if step.kind == "command":
         where = f" (in {step.workdir})" if step.workdir else ""
         return [("shell", f"{step.command}{where}", True)]
     lines = []
-    for name, label in ((n, engine_title(n)) for n in ORDER):
-        try:
-            engine = get_engine(name)
-        except LabtuiError:
-            lines.append((label, f"the {label} engine is not part of this labtui", False))
-            continue
+    for name in previewed():
+        engine = engine_class(name)()
+        label = engine.title
         try:
             lines.append((label, engine.command_line(step, path, file_size), True))
         except Exception as exc:  # noqa: BLE001 - an engine that cannot express a step says why
@@ -45,9 +45,9 @@ class CommandLines(VerticalScroll, can_focus=False):
         self._shown: list[tuple[str, str, bool]] | None = None
 
     def compose(self) -> ComposeResult:
-        for name, label in ((n, engine_title(n)) for n in ORDER):
+        for name in previewed():
             with Horizontal(classes="command-line", id=f"command-{name}"):
-                yield Label(label, classes="command-engine")
+                yield Label(engine_class(name).title, classes="command-engine")
                 yield Static("", classes="command-text", markup=False)
 
     def show(self, step: Step | None, path: Path, file_size: int, problem: str | None = None) -> None:

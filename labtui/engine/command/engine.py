@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from labtui.engine import subproc
-from labtui.engine.base import CpuMeter, Engine, EngineUnavailable, Job
+from labtui.engine.base import Engine, EngineUnavailable, Job
+from labtui.engine.cpubound import CpuMeter
 from labtui.engine.diskstats import DiskSampler, disk_counters
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.errors import ValidationError
@@ -136,6 +137,7 @@ class CommandEngine(Engine):
     """Runs the command steps of a profile (the runner's other engine for them)."""
 
     name = "command"
+    title = "command"
 
     def __init__(self, settings: EngineSettings | None = None, params: dict[str, str] | None = None) -> None:
         super().__init__(settings)

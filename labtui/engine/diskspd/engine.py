@@ -107,6 +107,9 @@ def join_command(argv: list[str], variant: str) -> str:
 
 class DiskSpdEngine(Engine):
     name = "diskspd"
+    title = "DiskSpd"
+    settings_keys = ("diskspd_path",)
+    preview_order = 0  # first: the lab scripts people compare against run DiskSpd
 
     def __init__(self, settings: EngineSettings | None = None) -> None:
         super().__init__(settings)

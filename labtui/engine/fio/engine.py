@@ -35,16 +35,8 @@ from typing import Any
 import psutil
 
 from labtui.engine import cpubound, subproc
-from labtui.engine.base import (
-    CpuMeter,
-    Engine,
-    EngineFailed,
-    EngineUnavailable,
-    Job,
-    cpu_percent_between,
-    ensure_cleared,
-    stopped_collecting,
-)
+from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
+from labtui.engine.cpubound import CpuMeter, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import parse as fr
 from labtui.engine.limits import StepNeeds
@@ -157,6 +149,14 @@ def fio_jobs(step: Step, linux: bool | None = None) -> int:
 
 class FioEngine(Engine):
     name = "fio"
+    title = "fio"
+    cpu_advice = CpuAdvice(
+        own="this figure is the engine's limit, not the disk's: try more threads (fio jobs)",
+        crowded=("this figure is the CPUs' limit, not the disk's: fio's jobs waited for a CPU (other work, or more "
+                 "jobs than CPUs); try a quieter machine or fewer jobs"),
+    )
+    settings_keys = ("fio_path",)
+    preview_order = 1
 
     def __init__(self, settings: EngineSettings | None = None) -> None:
         super().__init__(settings)

@@ -33,7 +33,8 @@ import psutil
 
 from labtui import __version__
 from labtui.engine import cpubound, subproc
-from labtui.engine.base import CpuMeter, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
+from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
+from labtui.engine.cpubound import CpuMeter
 from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.limits import StepNeeds
 from labtui.engine.native import common as nc, uring, worker as nw
@@ -118,6 +119,19 @@ class StepObservation:
 
 class NativeEngine(Engine):
     name = "native"
+    title = "native"
+    cpu_advice = CpuAdvice(
+        own="this figure is the engine's limit, not the disk's: try more threads or -e fio",
+        crowded=("this figure is the CPUs' limit, not the disk's: the workers waited for a CPU (other work, or more "
+                 "threads than CPUs); try a quieter machine, fewer threads, or -e fio"),
+    )
+    settings_keys = ("native_backend", "overrun_seconds")
+    preview_order = 2
+
+    @classmethod
+    def io_threads(cls, step: Step) -> int:
+        # The blocking loop (the page cache on) runs a thread per I/O in flight in one process; the others one.
+        return step.outstanding if step.cache == "on" else 1
 
     def check_available(self) -> None:
         # Pure Python: always available; only a mistyped native_backend setting can stop it.
