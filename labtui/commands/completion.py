@@ -42,9 +42,7 @@ def _store() -> Any:
 
 def result_ids(**_kwargs: Any) -> list[str]:
     """Every readable result's id, newest first (the shell keeps those that start with what was typed)."""
-    from labtui.results.summaries import load_summaries
-
-    rows, _broken = load_summaries(_store())
+    rows, _broken = _store().summaries()
     return [row.id for row in sorted(rows, key=lambda r: r.started, reverse=True)]
 
 
@@ -63,16 +61,14 @@ def profile_names(prefix: str = "", **_kwargs: Any) -> list[str]:
 
 def tags(**_kwargs: Any) -> list[str]:
     """The tags the saved results carry."""
-    from labtui.results.summaries import load_summaries
-
-    rows, _broken = load_summaries(_store())
+    rows, _broken = _store().summaries()
     return sorted({tag for row in rows for tag in row.tags})
 
 
 def engines(**_kwargs: Any) -> list[str]:
-    from labtui.engine.base import ENGINES
+    from labtui.engine.registry import engine_names
 
-    return list(ENGINES)
+    return engine_names()
 
 
 def fail_on_metrics(**_kwargs: Any) -> list[str]:
