@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labtui.engine.base import engine_title
+from labtui.engine.registry import engine_title
 from labtui.machine.target_choice import Target, run_extent
 from labtui.model import Profile
 from labtui.units import format_duration, human_duration
