@@ -1,7 +1,8 @@
 """The `labtui` entry point: no argument opens the TUI; a sub-command runs headless.
 
 Exit codes are a contract for scripts: 0 ok, 1 a check or run failed, 2 bad input (with a
-one-line reason on stderr), 3 `check` could not tell (too noisy to see a regression).
+one-line reason on stderr), 3 `check` could not tell (too noisy to see a regression), 4 not
+started because the person answered no at a prompt (EXIT_CODES, shown by --help).
 Sub-commands live in `labtui.commands`, one module each, and import what they need only when
 they run, so `labtui --help` stays fast.
 """
@@ -43,9 +44,16 @@ EXAMPLES: dict[str | None, tuple[str, str]] = {
 }
 
 
+# Said by --help where a command can end for each reason: labtui's own, and the commands that ask first.
+EXIT_CODES = ("exit codes: 0 ok; 1 a run or check failed; 2 bad input (one line says why); 3 check cannot tell "
+              "(too noisy); 4 not started: you answered no at a prompt")
+ASKS_FIRST = (None, "run", "check", "baseline")
+
+
 def _epilog(command: str | None) -> str:
     example, page = EXAMPLES[command]
-    return f"example: {example}\nmanual:  {page}"
+    codes = f"{EXIT_CODES}\n" if command in ASKS_FIRST else ""
+    return f"{codes}example: {example}\nmanual:  {page}"
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -115,8 +123,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"labtui: error: {exc}", file=sys.stderr)
             return ExitCode.BAD_INPUT
 
+    from labtui.errors import Declined
+
     try:
         return int(args.handler.run(args) or 0)
+    except Declined as exc:
+        print(f"labtui: {exc}", file=sys.stderr)
+        return ExitCode.DECLINED
     except LabtuiError as exc:
         print(f"labtui: error: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT

@@ -8,13 +8,18 @@ class ExitCode(IntEnum):
 
     OK = 0  # done; a check passed
     FAILED = 1  # a run failed or was stopped, a result was not saved, a check found a regression
-    BAD_INPUT = 2  # a LabtuiError: wrong input, nothing done (or the person answered no)
+    BAD_INPUT = 2  # a LabtuiError: wrong input, nothing done
     CANNOT_TELL = 3  # a check too noisy to tell a regression of its tolerance from noise
+    DECLINED = 4  # not started: the person answered no at a prompt (nothing was written); not bad input
     INTERRUPTED = 130  # Ctrl+C outside a run, as a shell reports SIGINT
 
 
 class LabtuiError(Exception):
     """Base of every error labtui reports to the user as a one-line message."""
+
+
+class Declined(LabtuiError):
+    """The person answered no at a prompt: nothing was done (exit code DECLINED, not bad input)."""
 
 
 class ValidationError(LabtuiError):

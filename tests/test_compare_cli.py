@@ -132,7 +132,8 @@ def test_baseline_of_several_runs_and_the_advice_for_a_single_one(labtui_home):
            for i in range(3)]
     single = run("baseline", ids[0])
     assert single.returncode == 0 and "1 run per step" in single.stdout
-    assert f"labtui baseline {ids[0]} --more 2" in single.stdout.replace("\n", " ")
+    assert f"`labtui baseline {ids[0]} --more 2` runs each step 2 more times now (one result)" in \
+        " ".join(single.stdout.split())
     added = json.loads(run("baseline", ids[0], *ids[1:], "--add", "--json").stdout)
     assert added["baseline"]["result"] == ids[0] and added["baseline"]["added"] == ids[1:]
     assert added["runs_per_step"] == 3

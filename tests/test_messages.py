@@ -182,12 +182,10 @@ def test_active_swap_is_called_swap_and_swapoff_is_what_to_do(labtui_home, tmp_p
     assert message.endswith(f"swapoff {device} first") and "mounted at swap" not in message
 
 
-def test_answering_no_says_nothing_was_written(labtui_home, disk_dir):
-    target = disk_dir / "answered-no"
-    target.mkdir()
+def answered_no(command: list[str]) -> tuple[int, str, str]:
+    """`command` run with a terminal on stdin, answering n to its prompt: (exit code, stdout, stderr)."""
     primary, secondary = pty.openpty()  # a terminal on stdin: labtui asks before writing
-    proc = subprocess.Popen(labtui_cmd("run", "-t", str(target), "--duration", "1s", "--file-size", "16M"),
-                            stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     os.close(secondary)
     try:
         deadline = time.monotonic() + 30
@@ -204,8 +202,32 @@ def test_answering_no_says_nothing_was_written(labtui_home, disk_dir):
         os.close(primary)
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 2
+    return proc.returncode, out, err
+
+
+def test_answering_no_says_nothing_was_written(labtui_home, disk_dir):
+    target = disk_dir / "answered-no"
+    target.mkdir()
+    code, out, err = answered_no(labtui_cmd("run", "-t", str(target), "--duration", "1s", "--file-size", "16M"))
+    assert code == 4  # its own code: not bad input (2), not a failed run (1)
     assert "Go ahead? [y/N]" in out and "Not started: nothing was written." in err
+    assert not any(target.iterdir())
+
+
+def test_answering_no_to_baseline_more_says_what_it_would_have_run_and_exits_4(labtui_home, disk_dir):
+    from labtui.results.store import Store
+    from synthetic import READ, WRITE, run_result
+
+    target = disk_dir / "more-no"
+    target.mkdir()
+    result = Store(labtui_home).save_result(run_result("20261101-120000-once", {READ: [50_000], WRITE: [40_000]}))[0]
+    code, out, err = answered_no(labtui_cmd("baseline", result.id, "--more", "2", "-t", str(target)))
+    assert code == 4, err
+    said = " ".join(err.split())
+    # What --more runs, said as it is: each step twice more, in one result (not "quick-sanity 2 more times").
+    assert (f"labtui baseline: running each of quick-sanity's 2 steps 2 times (one result) on {target} with native, "
+            f"about ") in said and f"to add 2 runs per step to the baseline of {result.id}" in said
+    assert "labtui: not run: nothing was added to the baseline" in said
     assert not any(target.iterdir())
 
 

@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--add", action="store_true",
                         help="add the results to the first one's existing baseline instead of replacing it")
     parser.add_argument("--more", type=whole_number, metavar="N",
-                        help="run the baseline's profile N more times now (on its target, or -t DIR) and add the runs")
+                        help="run each step of the baseline's profile N more times now (one more result, on its "
+                             "target or -t DIR) and add those runs to the baseline")
     parser.add_argument("-t", "--target", help="with --more: the directory to run in (default: the result's target)")
     parser.add_argument("--clear", action="store_true", help="stop using this result in a baseline")
     parser.add_argument("--json", action="store_true", help="print JSON on stdout")
@@ -117,9 +118,9 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
         except ValidationError as exc:  # an import of a whole device's run stores no test file size: not re-run
             why_not = str(exc)
         if why_not is None:
-            advice = (f"`labtui baseline {result.id} --more {need}` runs the profile {need} more "
-                      f"time{'s' if need != 1 else ''} now and adds the runs (or mark a `labtui run --repeat "
-                      f"{baselines.RECOMMENDED_RUNS}` result).")
+            advice = (f"`labtui baseline {result.id} --more {need}` runs each step {need} more "
+                      f"time{'s' if need != 1 else ''} now (one result) and adds the runs (or mark a `labtui run "
+                      f"--repeat {baselines.RECOMMENDED_RUNS}` result).")
         else:
             advice = (f"--more cannot add runs to it ({why_not}): add other results of this profile on this disk "
                       f"with `labtui baseline {result.id} OTHER... --add`.")
@@ -169,8 +170,8 @@ def _offer(result: RunResult, need: int, target: str | None) -> bool:
     where = target or result.target.path
     size = f", a {format_size(result.profile.file_size)} test file" if result.profile.needs_test_file else ""
     try:
-        answer = input(f"Run {result.profile.name} {need} more time{'s' if need != 1 else ''} now on {where}{size}, "
-                       "and add the runs? [y/N] ")
+        answer = input(f"Run each step of {result.profile.name} {need} more time{'s' if need != 1 else ''} now on "
+                       f"{where}{size}, and add the runs? [y/N] ")
     except EOFError:
         return False
     return answer.strip().lower() in ("y", "yes")
@@ -180,10 +181,11 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
-    from labtui.commands.common import given, stderr
+    from labtui.commands.common import given, runs_words, stderr
     from labtui.commands.progress import confirm, execute
-    from labtui.errors import LabtuiError
+    from labtui.errors import Declined
     from labtui.run.runner import Runner, RunOptions
+    from labtui.units import human_duration
 
     profile = _more_profile(result, args.more)
     engine = result.engine.name if result.profile.needs_test_file else "native"
@@ -191,10 +193,11 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     runner = Runner(profile, target, store,
                     RunOptions(engine=engine, tags=("baseline",), params=dict(result.params)))
     plan = runner.preflight()
-    stderr().print(f"labtui baseline: running {profile.name} {args.more} more time{'s' if args.more != 1 else ''} on "
-                   f"{plan.directory} with {engine} to add to the baseline of {result.id}")
+    stderr().print(f"labtui baseline: running {runs_words(profile)} on {plan.directory} with {engine}, about "
+                   f"{human_duration(profile.planned_seconds)}, to add {args.more} run{'s' if args.more != 1 else ''} "
+                   f"per step to the baseline of {result.id}")
     if not args.yes and not confirm(runner, plan):
-        raise LabtuiError("not run: nothing was added to the baseline")
+        raise Declined("not run: nothing was added to the baseline")
     stops.hold()  # after the prompt: Ctrl+C there still interrupts
     asyncio.run(execute(runner, as_json=False, stops=stops, report=False))
     more = runner.result

@@ -150,6 +150,16 @@ def overridden(profile: Profile, *, duration: float | None = None, file_size: in
         raise
 
 
+def runs_words(profile: Profile) -> str:
+    """What running a profile `repeat` times does, said whole: "each of quick-sanity's 2 steps 3 times
+    (one result)", not "quick-sanity 3 times", which reads as three whole runs of three results."""
+    count = len(profile.steps)
+    steps = f"each of {profile.name}'s {count} steps" if count != 1 else f"{profile.name}'s one step"
+    times = f"{profile.repeat} time{'s' if profile.repeat != 1 else ''}"
+    prep = " after a preparing pass" if profile.discard_first else ""
+    return f"{steps} {times}{prep} (one result)"
+
+
 def open_store() -> Store:
     """The store, once its folders are known to be directories (StoreError, one line, otherwise)."""
     from labtui.results.store import Store

@@ -50,11 +50,13 @@ from labtui.run.runner import Plan, Runner
 from labtui.units import format_duration, format_size, human_duration, human_size
 
 
-def confirm(runner: Runner, plan: Plan) -> bool:
+def confirm(runner: Runner, plan: Plan, *, then: str = "") -> bool:
     """Ask before writing a big file on an interactive terminal; scripts pass --yes.
 
     Without a terminal to ask on, a test file is written as asked, but a raw device's data is not
     destroyed on --destroy-data alone (`echo n | labtui run ...` went ahead): that takes --yes too.
+    `then` follows the time the run takes: what may come after it (a check's second pass).
+    A caller turns False into not_confirmed().
     """
     profile = runner.profile
     if not sys.stdin.isatty():
@@ -73,13 +75,13 @@ def confirm(runner: Runner, plan: Plan) -> bool:
         if profile.writes:  # preconditioning writes the device too
             err.print(f"labtui will WRITE to the raw device {facts.path} ({about}): {facts.describe()}. "
                       f"Every byte {profile.name} writes there ({format_size(plan.file_size)} from the start) is "
-                      f"destroyed. It runs for about {human_duration(profile.planned_seconds)}.", markup=False)
+                      f"destroyed. It runs for about {human_duration(profile.planned_seconds)}{then}.", markup=False)
         else:
             err.print(f"labtui will read the raw device {facts.path} ({about}) and write nothing to it; "
-                      f"{profile.name} runs for about {human_duration(profile.planned_seconds)}.", markup=False)
+                      f"{profile.name} runs for about {human_duration(profile.planned_seconds)}{then}.", markup=False)
     elif plan.test_file:
         err.print(f"labtui will write a {format_size(profile.file_size)} test file in {plan.directory} {disk} "
-                  f"and run {profile.name} for about {human_duration(profile.planned_seconds)}.")
+                  f"and run {profile.name} for about {human_duration(profile.planned_seconds)}{then}.")
     else:
         err.print(f"labtui will run the commands of {profile.name} in {plan.directory} {disk}:")
     for step in profile.steps:
@@ -87,6 +89,12 @@ def confirm(runner: Runner, plan: Plan) -> bool:
             assert runner.commands is not None  # made by the preflight that made `plan`
             err.print(f"  {step.name}: {runner.commands.command_line(step, plan.directory, 0)}", markup=False)
     return go_ahead(err)
+
+
+def not_confirmed() -> ExitCode:
+    """The exit code of a run confirm() did not start: DECLINED where a person answered no at the prompt;
+    BAD_INPUT where there was no terminal to ask on (a raw device's writes then need --yes)."""
+    return ExitCode.DECLINED if sys.stdin.isatty() else ExitCode.BAD_INPUT
 
 
 def go_ahead(err: Console) -> bool:

@@ -64,9 +64,8 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from labtui.commands.common import interval_given, open_store, tags_given
-    from labtui.commands.progress import confirm, execute
+    from labtui.commands.progress import confirm, execute, not_confirmed
     from labtui.commands.stops import Stops
-    from labtui.errors import ExitCode
     from labtui.model import DEFAULT_INTERVAL
     from labtui.params import parse_assignments
     from labtui.run.runner import Runner, RunOptions
@@ -117,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     plan = runner.preflight()
     if not args.yes and not confirm(runner, plan):
         runner.close()  # the raw device it holds is free again
-        return ExitCode.BAD_INPUT
+        return not_confirmed()
     with Stops() as stops:
         stops.hold()
         return asyncio.run(execute(runner, as_json=args.json, stops=stops))

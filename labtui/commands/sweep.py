@@ -48,7 +48,7 @@ def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: b
     if not targets:
         raise LabtuiError(f"no volume can be tested with {profile.name}: each one was skipped (see above)")
     if not yes and sys.stdin.isatty() and not _confirm(profile, targets, err):
-        return ExitCode.BAD_INPUT
+        return ExitCode.DECLINED
     from labtui.commands.stops import Stops
 
     with Stops() as stops:
