@@ -43,13 +43,28 @@ def test_a_noisy_first_pass_is_extended_and_says_so(tmp_path, monkeypatch, capsy
                                                 WRITE: [33_000, 47_000, 36_000, 45_000]}, minutes=20)
     code, out, err, ran = run_check(tmp_path, monkeypatch, capsys, [first, extra])
     assert ran == [3, 4]
-    assert "the first pass is too noisy to tell (" in err and "% from run to run); adding 4 fresh runs, judged " \
-           "together with it" in err
+    assert "the first pass is too noisy to tell (" in err and "% from run to run); pass 2 of 2: adding 4 fresh runs, " \
+           "judged together with it" in err
     assert "looks worse" not in err
-    assert "First pass (too noisy to tell on its own; extended below)" in out
-    assert "Extended pass: the first pass's runs and the fresh ones together: this decides" in out
-    assert "Confirmation pass" not in out
+    # The plan said up front, with the time of both passes: the second is no surprise.
+    assert "the plan: run each of quick-sanity's 2 steps 3 times (one result) on " in err
+    assert "; if those look slower or are too noisy to tell, 4 more runs of each step settle it (about " in err
+    assert "Pass 1 of 2: 3 runs; too noisy to tell alone, so pass 2 adds to them" in out
+    assert "Pass 2 of 2: those 3 runs and 4 more, together (this decides)" in out
+    assert "fresh runs, judged on their own" not in out
+    decided(out)
     assert code in (0, 3)
+
+
+def decided(out):
+    """The answer is the first line; one verdict line only (the deciding pass's), with one number of runs."""
+    first = out.splitlines()[0]
+    assert first.startswith(("Passed:", "Failed:", "Cannot tell:")), out
+    verdicts = [line for line in out.splitlines() if line.startswith(("PASS:", "FAIL:", "CANNOT TELL:"))]
+    assert len(verdicts) == 1, out
+    import re
+
+    assert len(set(re.findall(r"(\d+) runs each|(\d+) re-runs|--repeat (\d+)", out))) <= 1, out
 
 
 def test_a_first_pass_that_looks_worse_is_confirmed_on_its_own(tmp_path, monkeypatch, capsys):
@@ -61,9 +76,11 @@ def test_a_first_pass_that_looks_worse_is_confirmed_on_its_own(tmp_path, monkeyp
     code, out, err, ran = run_check(tmp_path, monkeypatch, capsys, [slow, again])
     assert ran == [3, 4]
     assert "the first pass looks worse (Read 64K random IOPS -" in err
-    assert "confirming with 4 fresh runs, judged on their own" in err
-    assert "First pass (it asked for confirmation; it does not decide)" in out
-    assert "Confirmation pass: fresh runs judged on their own: this decides" in out
+    assert "pass 2 of 2: confirming with 4 fresh runs, judged on their own" in err
+    assert "Pass 1 of 2: 3 runs; they looked slower, so pass 2 decides" in out
+    assert "Pass 2 of 2: 4 fresh runs, judged on their own (this decides)" in out
+    assert out.startswith("Failed: slower than the baseline at 64K random reads (-")
+    decided(out)
     assert code == 1
 
 

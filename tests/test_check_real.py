@@ -119,7 +119,8 @@ def test_an_unchanged_recheck_against_the_marked_baseline_passes(baseline, loop_
     out = labtui(home, "check", "-t", str(loop_dir), "-p", "check-real", "--tolerance", "20", "--file-size", "16M",
                  "--yes", preexec=steady)
     assert f"baseline {result_id}, marked for check-real on" in out.stderr  # says which one it used
-    assert "3 runs per step; re-running 3 times" in out.stderr
+    assert "3 runs per step; tolerance ±20 %" in out.stderr
+    assert "the plan: run each of check-real's " in out.stderr and " steps 3 times (one result) on " in out.stderr
     assert "a quick check: a 16M test file instead of the baseline's" in out.stderr
     # An unchanged disk never FAILs. It PASSes; only when the machine starves the engine (the whole
     # suite at once on 2 CPUs: a 1 s step now and then runs at a tenth of the rate) can the check
@@ -133,9 +134,11 @@ def test_an_unchanged_recheck_against_the_marked_baseline_passes(baseline, loop_
     last = out.stdout.split("this decides")[-1]
     lines = [line for line in last.splitlines() if ("↑" in line or "↓" in line) and
              (" PASS " in line or " FAIL " in line or " INFO " in line)]
-    assert len(lines) == 10 and not any(" FAIL " in line for line in lines)
+    assert len(lines) == 10 and not any(" FAIL " in line for line in lines)  # the machine's CPU has no arrow
     assert sum(" PASS " in line for line in lines) == 2  # IOPS decides each step; the rest is shown
-    assert "PASS: no line regressed beyond the ±20 % tolerance; 2 lines tested together" in out.stdout
+    assert out.stdout.startswith("Passed: no step is slower than the baseline beyond the ±20 % tolerance")
+    assert "PASS: no line regressed beyond the ±20 % tolerance; 3 vs " in out.stdout  # the verdict line closes it
+    assert "Holm" not in out.stdout  # the method is for --explain
     store = Store(home)
     rerun = next(r for r in store.load_results()[0] if "check" in r.tags)
     assert rerun.profile.file_size == 16 * 1024**2 and {s.repetition for s in rerun.steps} == {1, 2, 3}
@@ -233,8 +236,10 @@ def test_repeats_keep_every_repetition_and_report_mean_sd_and_interval(disk_dir,
     assert iops["n"] == 3 and iops["values"] == per_rep
     assert iops["mean"] == pytest.approx(statistics.fmean(per_rep))
     assert iops["stdev"] == pytest.approx(statistics.stdev(per_rep))
-    half = 4.302652729749462 * iops["stdev"] / 3**0.5  # t(0.975, 2 df)
-    assert (iops["ci_low"], iops["ci_high"]) == (pytest.approx(max(0.0, iops["mean"] - half)), pytest.approx(iops["mean"] + half))
+    logs = [math.log(v) for v in per_rep]  # a rate's interval is of its log figures, mapped back
+    half = 4.302652729749462 * statistics.stdev(logs) / 3**0.5  # t(0.975, 2 df)
+    assert (iops["ci_low"], iops["ci_high"]) == (pytest.approx(math.exp(statistics.fmean(logs) - half)),
+                                                 pytest.approx(math.exp(statistics.fmean(logs) + half)))
     shown = labtui(home, "show", data["id"])
     assert "Statistics (95% confidence intervals)" in shown.stdout and "steadiness" in shown.stdout
     assert iops["noise_pct"] == pytest.approx(100 * math.sqrt(math.expm1(statistics.variance(math.log(v) for v in per_rep))))

@@ -2,6 +2,7 @@
 
 import io
 import json
+import math
 import random
 import statistics
 from dataclasses import replace
@@ -10,15 +11,15 @@ import pytest
 from rich.console import Console
 
 from labtui.analysis.comparison import compare, summarize
-from labtui.analysis.figures import BETTER, NOISE, SMALL, UNKNOWN, WORSE
+from labtui.analysis.figures import BETTER, NOISE, SMALL, UNKNOWN, WORSE, KnownNoise
 from labtui.analysis.metrics import IOPS
-from labtui.render.comparison import fmt_margin, fmt_value, statistics_table
+from labtui.render.comparison import fmt_value, statistics_table
 from synthetic import MIXED, READ, TARGET, WRITE, run_result
 
 
 def verdicts(comparison, index=1):
     return {(g.name, r.metric.key): r.deltas[index].verdict for g in comparison.groups for r in g.rows
-            if r.deltas[index] is not None}
+            if r.deltas[index] is not None and not r.metric.context}
 
 
 def row(comparison, step_name, metric):
@@ -88,10 +89,12 @@ def test_single_runs_never_claim_whatever_the_difference(drop):
 def test_the_hint_says_how_many_runs_from_what_is_known_about_the_disk():
     a = run_result("a", {READ: [100_000]})
     b = run_result("b", {READ: [90_000]}, minutes=5)
-    delta = row(compare([a, b], hint=lambda step, metric: "about 7 runs each would tell a 10 % change"),
-                "Read 64K random", "iops").deltas[1]
-    assert delta.verdict == UNKNOWN and delta.hint == "about 7 runs each would tell a 10 % change"
-    assert delta.reason.endswith("; about 7 runs each would tell a 10 % change")
+    known = KnownNoise(0.05, 12, "in 12 earlier runs of quick-sanity on this disk")
+    delta = row(compare([a, b], hint=lambda step, metric: known), "Read 64K random", "iops").deltas[1]
+    assert delta.verdict == UNKNOWN and delta.known is known
+    assert delta.hint == "about 5 runs each would tell a 10 % change (noise 5.0 % in 12 earlier runs of quick-sanity " \
+        "on this disk)"
+    assert delta.reason.endswith("; " + delta.hint)
 
 
 def test_the_verdict_flips_at_the_tolerance_with_repetitions_too():
@@ -255,21 +258,39 @@ def test_summary_reports_mean_sd_and_confidence_interval_per_metric():
     summary = summarize(run_result("a", {READ: [10_000, 12_000, 14_000]}))
     figure = summary.groups[0].row("iops").figures[0]
     assert (figure.n, figure.value, figure.stdev) == (3, pytest.approx(12_000), pytest.approx(2_000))
-    low, high = figure.interval()
-    assert (high - low) / 2 == pytest.approx(4.302652729749462 * 2_000 / 3**0.5, rel=1e-6)
+    # A rate's interval is the t interval of its log figures, mapped back (as its tests are of the logs).
+    logs = [math.log(v) for v in (10_000, 12_000, 14_000)]
+    half = 4.302652729749462 * statistics.stdev(logs) / 3**0.5
+    assert figure.interval() == (pytest.approx(math.exp(statistics.fmean(logs) - half)),
+                                 pytest.approx(math.exp(statistics.fmean(logs) + half)))
 
 
-def test_a_confidence_interval_never_reaches_below_zero():
-    # Three wildly different runs: the t interval of their mean reaches far below zero, which no IOPS can be.
-    summary = summarize(run_result("a", {READ: [2_000, 9_000, 30_000]}))
-    figure = summary.groups[0].row("iops").figures[0]
-    half = 4.302652729749462 * figure.stdev / 3**0.5
-    assert figure.mean - half < 0
-    assert figure.interval() == (0.0, pytest.approx(figure.mean + half))
-    assert fmt_margin(figure) == f"±{half / figure.mean * 100:.1f} %"  # the margin is still the whole half-width
+def test_an_interval_never_leaves_what_is_possible():
+    """Three wildly different runs: a plain t interval of their mean reaches below zero (IOPS), or a p99 to
+    "0.000 – …", or CPU past 100 %. Each is computed where it is bounded, and stays inside."""
+    step = replace(READ, write_percent=0)
+    summary = summarize(run_result("a", {step: [2_000, 9_000, 30_000]}))
+    iops = summary.groups[0].row("iops").figures[0]
+    assert iops.mean - 4.302652729749462 * iops.stdev / 3**0.5 < 0  # what the plain interval did
+    low, high = iops.interval()
+    assert 0 < low < min(iops.values) and high > max(iops.values)
+    p99 = summary.groups[0].row("latency_p99_ms").figures[0]
+    assert p99.interval()[0] > 0
     text = Console(width=200, record=True, file=io.StringIO())
     text.print(statistics_table(summary))
-    assert f"0 – {fmt_value(IOPS, figure.mean + half)}" in text.export_text()
+    assert f"{fmt_value(IOPS, low)} – {fmt_value(IOPS, high)}" in text.export_text()
+    assert " 0 – " not in text.export_text() and "0.000 –" not in text.export_text()
+    # The machine's CPU, a share of 0-100 %: a proportion's interval, never past 100 % (or below 0).
+    busy = summarize(run_result("b", {READ: [10_000] * 3}, cpu=None))
+    cpu_values = (45.8, 96.0, 99.5)
+    members = [replace(s, cpu_percent=v) for s, v in zip(busy.results[0].steps, cpu_values)]
+    cpu = summarize(replace(busy.results[0], steps=tuple(members))).groups[0].row("cpu_percent").figures[0]
+    mean, sd = statistics.fmean(cpu_values), statistics.stdev(cpu_values)
+    assert mean + 4.302652729749462 * sd / 3**0.5 > 100  # the plain interval: "45.8 % – 115.5 %"
+    low, high = cpu.interval()
+    assert 0 < low < 45.8 and 99.5 < high < 100
+    at_the_bound = replace(cpu, values=(90.0, 100.0, 100.0))
+    assert at_the_bound.interval()[1] == 100.0
 
 
 def test_comparison_json_is_plain_json():
@@ -303,7 +324,7 @@ def test_the_terminal_table_names_a_step_once_and_never_cuts_a_verdict_at_80_col
     assert wide.count(READ.label()) == 1
     assert "Write 64K random" in wide and WRITE.label() in wide
     narrow = shown(76)  # the Compare screen's table at 80 columns
-    assert narrow.count("within noise") >= 5 and "…" not in narrow
+    assert narrow.count("within noise") >= 4 and narrow.count("machine CPU") == 2 and "…" not in narrow
 
 
 def test_what_decided_a_verdict_folds_at_its_words_rather_than_losing_its_p_value_at_80_columns():
@@ -315,7 +336,7 @@ def test_what_decided_a_verdict_folds_at_its_words_rather_than_losing_its_p_valu
     b = run_result("b", {READ: [15_913, 21_500, 10_300], WRITE: [35_169, 40_900, 29_400]}, minutes=5)
     comparison = compare([a, b])
     bases = {short_basis(d) for g in comparison.groups for row in g.rows
-             if (d := row.deltas[1]) is not None and d.basis != "no difference"}
+             if (d := row.deltas[1]) is not None and d.basis not in ("no difference", "context")}
     assert all(basis.startswith("3 vs 3, p=") for basis in bases)
     console = Console(width=74, record=True, color_system=None)  # the Compare screen's table at 80 columns
     console.print(comparison_renderable(comparison))

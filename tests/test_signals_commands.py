@@ -99,7 +99,7 @@ def test_a_signal_in_a_checks_second_pass_keeps_both_and_decides_nothing(disk_di
         "ABORTED: the check was stopped by SIGTERM during its second pass: no verdict"), out
     statuses = saved(labtui_home)
     assert sorted(statuses.values()) == ["aborted", "completed", "completed"]  # the baseline, both passes
-    assert "First pass (complete, but it asked for a second pass, which was stopped: it decides nothing)" in out
+    assert "Pass 1 of 2 (complete, but pass 2 was stopped: it decides nothing alone)" in out
     assert not list(target.iterdir())
 
 

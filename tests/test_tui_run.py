@@ -841,3 +841,28 @@ async def test_the_run_summary_says_what_limited_the_run_and_its_comparison_the_
     title, compared = await run_summary(labtui_home, target, *seed_pair())
     assert "Read 64K random: uses 90 % of a PCIe 3.0 x4 link (3,558 MB/s of 3,938 MB/s): the link limits it" in title
     assert "both runs use 90 % of a PCIe 3.0 x4 link: the link, not the adapter, limits this drive" in compared
+
+
+async def test_the_run_summary_says_the_answer_first_and_e_shows_how_it_was_decided(labtui_home, target):
+    """The comparison with the previous run opens on the plain answer (issue 38 item 5); the method is behind e."""
+    from test_answer import pair
+
+    previous, outcome = pair(39_000)
+    prepare(labtui_home, target)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        screen.outcome, screen.previous, screen.state = outcome, previous, "done"
+        screen._show_done()
+        screen._show_comparison()
+        screen.query_one("#run-done").focus()  # where the end of a run puts the cursor
+        await pilot.pause()
+        compared = " ".join(widget_text(app, "#done-compare").split())
+        assert compared.startswith(
+            "Against the previous run of quick-sanity on this disk (A = a, B = this run; c shows it in full, e how it "
+            "was decided): B is slower at 64K random reads (-23 %, beyond noise and beyond the ±5 % tolerance); the "
+            "other step shows no change beyond noise. A a: "), compared
+        assert "How the verdicts were reached" not in compared
+        await pilot.press("e")
+        await pilot.pause()
+        assert "How the verdicts were reached" in " ".join(widget_text(app, "#done-compare").split())

@@ -28,10 +28,10 @@ from typing import Any
 
 from labtui.analysis.comparison import Comparison, StepGroup, compare, pooled
 from labtui.analysis.figures import Delta, Figure, fmt_p
-from labtui.analysis.metrics import CPU, IOPS, LATENCY_MEAN, LATENCY_P99, WALL, Metric
+from labtui.analysis.metrics import ENGINE_CPU, LATENCY_MEAN, LATENCY_P99, Metric, primary
 from labtui.analysis.stats import ALPHA, TestResult, holm, moderate, noise_prior, runs_needed, t_quantile, t_sf_two_sided
 from labtui.errors import ValidationError
-from labtui.model import RunResult, Step
+from labtui.model import RunResult
 
 # The family's error: 0.5 % nominal, so that with the approximations (noise pooled across steps
 # whose noise differs, t-tests on few runs) an unchanged disk still fails fewer than 1 check in
@@ -41,12 +41,7 @@ TRIGGER_P = 0.05  # significant on its own at this level (and beyond half the to
 DETECT_POWER = 0.8  # the runs hint: runs that would see a regression of the tolerance this often
 PASS, FAIL, INFO, DOUBT, NOISY = "PASS", "FAIL", "INFO", "PASS?", "NOISY"
 PASSED, FAILED, INCONCLUSIVE = "pass", "fail", "cannot tell"
-FAIL_ON = {"latency": LATENCY_MEAN, "p99": LATENCY_P99, "cpu": CPU}
-
-
-def primary(step: Step) -> Metric:
-    """The metric that decides a step: throughput for I/O, wall time for a command."""
-    return IOPS if step.is_io else WALL
+FAIL_ON = {"latency": LATENCY_MEAN, "p99": LATENCY_P99, "cpu": ENGINE_CPU}  # cpu: the engine's own, never the machine's
 
 
 def parse_fail_on(names: Sequence[str]) -> tuple[Metric, ...]:
@@ -93,6 +88,41 @@ class CheckLine:
         if self.delta is None or self.delta.relative_pct is None:
             return None
         return -self.delta.relative_pct if self.metric.higher_is_better else self.delta.relative_pct
+
+
+@dataclass(frozen=True)
+class RunsNeeded:
+    """The runs that would tell a regression of the tolerance, sized by the noisiest unclear line."""
+
+    noise_pct: float  # that line's run-to-run noise
+    change_pct: float  # the regression to tell: the tolerance
+    base: int  # the baseline's runs per step
+    rerun: int | None  # re-runs against this baseline that would (None: it has too few runs for that)
+    each: int | None  # else runs per side, baseline and re-run (None: even 100 would not, or `rerun` says it)
+    baseline_id: str
+
+    @property
+    def more(self) -> int:
+        """Runs `labtui baseline --more` adds to reach `each`."""
+        return max((self.each or 0) - self.base, 1)
+
+    @property
+    def commands(self) -> str | None:
+        """The commands that run them: "`labtui check --repeat 9`"; None where no number would do."""
+        if self.rerun is not None:
+            return f"`labtui check --repeat {self.rerun}`"
+        if self.each is not None:
+            return (f"`labtui baseline {self.baseline_id} --more {self.more}`, then "
+                    f"`labtui check --repeat {self.each}`")
+        return None
+
+    def hint(self) -> str:
+        if self.rerun is not None:
+            return f"about {self.rerun} re-runs against this {self.base}-run baseline would (--repeat {self.rerun})"
+        if self.each is not None:
+            return (f"about {self.each} runs each, baseline and re-run, would (labtui baseline {self.baseline_id} "
+                    f"--more {self.more}; labtui check --repeat {self.each})")
+        return "not even 100 runs each would: shorten the noise (a quieter machine, longer steps)"
 
 
 @dataclass(frozen=True)
@@ -157,8 +187,9 @@ class CheckReport:
         return (max((l.baseline.n for l in self.gating if l.baseline), default=0),
                 max((l.current.n for l in self.gating if l.current), default=0))
 
-    def runs_hint(self) -> str | None:
-        """How many runs would tell a regression of the tolerance where this check could not."""
+    def runs_needed(self) -> RunsNeeded | None:
+        """How many runs would tell a regression of the tolerance where this check could not (None:
+        nothing unclear, or no noise known to size it by). The one figure every text of the check says."""
         noisy = [l for l in self.noisy + self.doubtful if l.noise_pct is not None]
         if not noisy:
             return None
@@ -168,21 +199,40 @@ class CheckReport:
         base = self.runs[0]
         rise = not worst.metric.higher_is_better
         more = runs_needed(sd, change, alpha=self.alpha / k, power=DETECT_POWER, one_sided=True, fixed=base,
-                           rise=rise)
-        if more is not None and base >= 2:
-            return f"about {more} re-runs against this {base}-run baseline would (--repeat {more})"
-        each = runs_needed(sd, change, alpha=self.alpha / k, power=DETECT_POWER, one_sided=True, rise=rise)
-        if each is None:
-            return "not even 100 runs each would: shorten the noise (a quieter machine, longer steps)"
+                           rise=rise) if base >= 2 else None
+        each = None if more is not None else runs_needed(sd, change, alpha=self.alpha / k, power=DETECT_POWER,
+                                                         one_sided=True, rise=rise)
         marked = self.comparison.results[0].id.split("+")[0]  # a pooled baseline is named after its runs
-        return (f"about {each} runs each, baseline and re-run, would (labtui baseline {marked} "
-                f"--more {max(each - base, 1)}; labtui check --repeat {each})")
+        return RunsNeeded(worst.noise_pct or 0.0, change * 100.0, base, more, each, marked)
 
-    def summary(self) -> str:
-        """The verdict line: PASS, FAIL or CANNOT TELL, with what it rests on."""
+    def runs_hint(self) -> str | None:
+        """How many runs would tell a regression of the tolerance where this check could not, as a clause."""
+        needed = self.runs_needed()
+        return needed.hint() if needed is not None else None
+
+    @property
+    def method(self) -> str:
+        """How the check decides, in one paragraph (behind --explain)."""
+        return (
+            "A check asks \"did this disk get slower?\": it tests one figure per step (throughput; wall time for "
+            "a command step) for a regression, one-sided; latency and CPU are shown and only fail when --fail-on "
+            f"names them. The tested lines form one family: Holm's correction keeps the chance that an unchanged "
+            f"disk fails anywhere at {self.alpha * 100:g} %, however many steps there are. Each step's two sides "
+            "share one variance (Student's t on the log figures), moderated toward the other steps' (never below "
+            f"its own). A line FAILs when it is slower by more than the ±{self.tolerance_pct:g} % tolerance and "
+            "significant after the correction. One that looks slower without that is confirmed by fresh runs "
+            "judged on their own (the first pass was picked for looking bad, so its evidence is spent). A line "
+            "PASSes when a regression of the tolerance would have shown, or when its runs bound it below the "
+            "tolerance with 95 % confidence (a non-inferiority bound); it is too noisy to tell when neither holds."
+        )
+
+    def summary(self, method: bool = True) -> str:
+        """The verdict line: PASS, FAIL or CANNOT TELL, with what it rests on (`method`: and how the
+        lines were tested together; the plain output leaves that to --explain)."""
         tolerance = f"±{self.tolerance_pct:g} % tolerance"
         family = (f"{len(self.gating)} line{'s' if len(self.gating) != 1 else ''} tested together "
-                  f"(Holm, {self.alpha * 100:g} % family error), {self.runs[0]} vs {self.runs[1]} runs")
+                  f"(Holm, {self.alpha * 100:g} % family error), {self.runs[0]} vs {self.runs[1]} runs"
+                  if method else f"{self.runs[0]} vs {self.runs[1]} runs")
         if self.failures:
             what, more = _changes(self.failures, "; ")
             n = len(self.failures)

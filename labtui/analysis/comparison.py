@@ -19,7 +19,7 @@ from typing import Any
 
 from labtui.analysis.bottleneck import analyse, compared
 from labtui.analysis.context import ContextRow, context_rows, engine_bound_warnings, steady_warnings, warnings_of
-from labtui.analysis.figures import UNKNOWN, Delta, Figure, figure_of, judge
+from labtui.analysis.figures import UNKNOWN, Delta, Figure, KnownNoise, figure_of, judge
 from labtui.analysis.matching import Master, Occurrence, match, notes
 from labtui.analysis.metrics import LATENCY_P99, MB_S, READ_P99, WRITE_P99, Metric, metrics_for
 from labtui.analysis.stats import CONFIDENCE, Prior, noise_of, noise_prior
@@ -116,7 +116,10 @@ class Comparison:
             "across repetitions, a prediction test for one run against repetitions, with each step's noise pooled "
             "with the other steps' of its result (never below its own). Within noise: not significant. Within "
             "tolerance: significant but smaller. Noise unknown: single runs on both sides cannot tell a "
-            "difference from noise, whatever its size. Interval samples show how steady a run was, never a verdict."
+            "difference from noise, whatever its size. Interval samples show how steady a run was, never a verdict. "
+            "The machine's CPU is context (it counts whatever else ran), never judged. The answer above the table "
+            "rests on each step's throughput (a command step's wall time), and names what else differs: the link, "
+            "the firmware, the engine, the cache mode, a CPU-bound step."
         )
 
     @property
@@ -170,7 +173,7 @@ def _result_json(result: RunResult, letter: str) -> dict[str, Any]:
     }
 
 
-NoiseHint = Callable[[Step, Metric], str | None]
+NoiseHint = Callable[[Step, Metric], KnownNoise | None]
 
 
 def compare(
@@ -296,8 +299,7 @@ def _group(master: Master, occs: Sequence[Occurrence | None], raw_rows: Sequence
         figures = tuple(_pooled_noise(f, priors.get((i, metric.key))) if f else None for i, f in enumerate(raw))
         reference = figures[0]
         deltas = tuple(
-            judge(metric, reference, f, tolerance_pct, alpha,
-                  _hint(hint, steps[i] or steps[0], metric) if reference.n == 1 and f.n == 1 else None)
+            _judged(metric, reference, f, tolerance_pct, alpha, hint, steps[i] or steps[0])
             if i and reference is not None and f is not None else None
             for i, f in enumerate(figures)
         )
@@ -311,8 +313,13 @@ def _pooled_noise(figure: Figure, prior: Prior | None) -> Figure:
     return replace(figure, noise=noise_of(figure.logs, prior))
 
 
-def _hint(hint: NoiseHint | None, step: Step | None, metric: Metric) -> str:
+def _judged(metric: Metric, reference: Figure, other: Figure, tolerance_pct: float, alpha: float,
+            hint: NoiseHint | None, step: Step | None) -> Delta:
+    """judge(), with what earlier runs say of the noise where single runs on both sides cannot."""
+    if reference.n != 1 or other.n != 1:
+        return judge(metric, reference, other, tolerance_pct, alpha)
     known = hint(step, metric) if hint is not None and step is not None else None
-    return known or "repeat both runs (--repeat 3 or more) to measure the noise"
+    text = known.hint() if known is not None else "repeat both runs (--repeat 3 or more) to measure the noise"
+    return judge(metric, reference, other, tolerance_pct, alpha, text, known)
 
 

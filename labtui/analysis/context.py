@@ -32,7 +32,7 @@ def _engine(result: RunResult) -> str:
     return " ".join(x for x in (result.engine.name, result.engine.version) if x)
 
 
-def _cache(result: RunResult) -> str:
+def cache_modes(result: RunResult) -> str:
     modes = sorted({s.step.cache for s in result.steps if s.step.is_io})
     return ", ".join(modes) if modes else "n/a"
 
@@ -63,7 +63,7 @@ _CONTEXT: tuple[tuple[str, Callable[[RunResult], Any]], ...] = (
     ("file system", lambda r: r.target.filesystem),
     ("target", lambda r: r.target.path),
     ("engine", _engine),
-    ("cache", _cache),
+    ("cache", cache_modes),
     ("write-through", _write_through),
     ("figures", _figures),
     ("profile", lambda r: r.profile.shown_name),
@@ -142,7 +142,7 @@ def warnings_of(results: Sequence[RunResult], masters: Sequence[Master], letters
             "engines differ (" + ", ".join(f"{l} {e}" for l, e in zip(letters, engines)) + "): they issue and time "
             "I/O differently, so part of any difference is the engines'"
         )
-    caches = [_cache(r) for r in results]
+    caches = [cache_modes(r) for r in results]
     if len(set(caches)) > 1 or any(m.cache_mismatch for m in masters):
         warnings.append(
             "cache modes differ (" + ", ".join(f"{l} {c}" for l, c in zip(letters, caches)) + "): buffered I/O "

@@ -28,7 +28,9 @@ from labtui.analysis.stats import (
     prediction,
     runs_needed,
     spread_of_repetitions,
+    stdev,
     steadiness,
+    t_critical,
     welch_of,
 )
 from labtui.model import StepResult
@@ -37,9 +39,14 @@ BETTER, WORSE = "better", "worse"  # the only claims
 NOISE = "within noise"  # the run-to-run noise could explain the difference
 SMALL = "within tolerance"  # real by the noise, but smaller than the tolerance
 UNKNOWN = "noise unknown"  # single runs: nothing tells the difference from noise
-VERDICTS = (BETTER, WORSE, NOISE, SMALL, UNKNOWN)
+CONTEXT = "context"  # the whole machine's figure: shown, never judged
+VERDICTS = (BETTER, WORSE, NOISE, SMALL, UNKNOWN, CONTEXT)
 CLAIMS = (BETTER, WORSE)
 HINT_CHANGE = 0.10  # the sample-size hint: runs that would tell a change this large
+
+
+def _expit(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,7 @@ class Figure:
     noise: Noise | None = None  # run-to-run noise of the logs, pooled across the result's steps
     steadiness: float | None = None  # how much the run's interval samples vary (CV; the median over runs)
     aggregate: str = "mean"  # how `value` is made of `values` (Profile.aggregate)
+    percent: bool = False  # a share of 0-100 % (the machine's CPU), not a rate or a time (0 and up)
 
     @property
     def n(self) -> int:
@@ -86,14 +94,29 @@ class Figure:
         return self.spread.stdev if self.spread is not None else None
 
     def interval(self, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-        """The confidence interval of the mean (of a best-of figure's repetitions too), or None for a single run.
+        """The confidence interval of the figure (of a best-of figure's repetitions too), or None for a single run.
 
-        Every figure labtui measures is zero or more: the t interval of a few noisy repetitions can
-        reach below zero ("-2,882 - 22,500 IOPS"), which no mean can be. It is cut at zero, which
-        keeps its coverage (the true mean is never in the part cut off).
+        Computed where the quantity lives, so it never leaves what is possible: a rate or a time on the
+        log scale (the t interval of the log figures, mapped back: above zero, wider above than below,
+        as the runs of a disk scatter; the tests are of the log figures too), a share of 0-100 % on
+        the logit scale (a proportion's interval). Where that scale has no value for a figure (a run
+        of zero IOPS, a CPU at exactly 0 or 100 %) the plain t interval is cut at the bounds, which
+        keeps its coverage (the true value is never in the part cut off).
         """
         if self.spread is None:
             return None
+        t = t_critical(self.spread.df, confidence)
+        if self.percent:
+            shares = [v / 100.0 for v in self.values]
+            if all(0.0 < v < 1.0 for v in shares):
+                logits = [math.log(v / (1.0 - v)) for v in shares]
+                middle, half = fmean(logits), t * stdev(logits) / math.sqrt(len(logits))
+                return 100.0 * _expit(middle - half), 100.0 * _expit(middle + half)
+            low, high = self.spread.interval(self.mean, confidence)
+            return max(0.0, low), min(100.0, high)
+        if self.logs is not None:
+            middle, half = fmean(self.logs), t * stdev(self.logs) / math.sqrt(len(self.logs))
+            return math.exp(middle - half), math.exp(middle + half)
         low, high = self.spread.interval(self.mean, confidence)
         return max(0.0, low), high
 
@@ -129,6 +152,7 @@ class Delta:
     reason: str  # one sentence: the difference, the verdict and why
     hint: str | None = None  # how many runs would tell, where the noise is unknown
     runs: tuple[int, int] = (1, 1)  # reference's and other's
+    known: KnownNoise | None = None  # the noise earlier runs showed, where single runs cannot measure it
 
     @property
     def claim(self) -> bool:
@@ -158,8 +182,11 @@ def fmt_p(p: float) -> str:
 
 
 def judge(metric: Metric, reference: Figure, other: Figure, tolerance_pct: float, alpha: float = ALPHA,
-          hint: str | None = None) -> Delta:
-    """Compare `other` with `reference` for `metric`: a verdict, and what decided it."""
+          hint: str | None = None, known: KnownNoise | None = None) -> Delta:
+    """Compare `other` with `reference` for `metric`: a verdict, and what decided it.
+
+    `hint` says how many runs would tell where single runs cannot; `known` is the noise earlier runs
+    showed, which it rests on (None: nothing known, the hint says to repeat the runs)."""
     absolute = other.value - reference.value
     relative = absolute / reference.value * 100.0 if reference.value else (0.0 if absolute == 0 else None)
     beyond = abs(relative) > tolerance_pct if relative is not None else absolute != 0
@@ -173,6 +200,9 @@ def judge(metric: Metric, reference: Figure, other: Figure, tolerance_pct: float
         means = f"{mean_rel:+.1f} %" if mean_rel is not None else f"{on_means:+.4g} {metric.unit}"
         change = f"{change} ({reference.aggregation} vs {other.aggregation}; the means {means})"
     runs = (reference.n, other.n)
+    if metric.context:
+        return Delta(absolute, relative, CONTEXT, False, None, "context",
+                     f"{change}: the whole machine's, with whatever else it ran: context, never a verdict", runs=runs)
     test = test_of(reference, other)
     if absolute == 0:
         return Delta(absolute, relative, NOISE, False, test, "no difference", "no difference", runs=runs)
@@ -183,7 +213,7 @@ def judge(metric: Metric, reference: Figure, other: Figure, tolerance_pct: float
         else:
             basis = "single runs"
             reason = f"{change}: single runs cannot tell it from noise" + (f"; {hint}" if hint else "")
-        return Delta(absolute, relative, UNKNOWN, beyond, None, basis, reason, hint, runs)
+        return Delta(absolute, relative, UNKNOWN, beyond, None, basis, reason, hint, runs, known)
     basis = f"{runs[0]} vs {runs[1]} runs, {test.method} {fmt_p(test.p_value)}"
     if not test.significant(alpha):
         return Delta(absolute, relative, NOISE, beyond, test, basis,
@@ -215,6 +245,22 @@ def test_of(reference: Figure, other: Figure) -> TestResult | None:
 test_of.__test__ = False  # type: ignore[attr-defined]  # not a pytest test, whatever the name suggests
 
 
+@dataclass(frozen=True)
+class KnownNoise:
+    """How much a figure varied in earlier runs (labtui.analysis.known_noise): a hint, never a verdict."""
+
+    relative_sd: float  # run-to-run standard deviation, as a fraction of the figure
+    runs: int  # the earlier runs it rests on
+    source: str  # where it comes from, as a phrase: "in 12 earlier runs of quick-sanity on this disk"
+
+    def runs_needed(self, change: float = HINT_CHANGE) -> int | None:
+        """Runs per side that would tell a `change` (0.10: 10 %) with this noise; None: more than 100."""
+        return runs_needed(self.relative_sd, change)
+
+    def hint(self, change: float = HINT_CHANGE) -> str:
+        return hint_from(self.relative_sd, self.source, change)
+
+
 def hint_from(relative_sd: float, source: str, change: float = HINT_CHANGE) -> str:
     """The sample-size hint for a figure whose noise is known from elsewhere (earlier runs)."""
     n = runs_needed(relative_sd, change)
@@ -234,6 +280,6 @@ def figure_of(metric: Metric, members: Sequence[StepResult], aggregate: str = "m
     return Figure(headline(metric, values, aggregate), tuple(values), spread_of_repetitions(values),
                   tuple(logs) if logs is not None else None,
                   noise_of(logs) if logs is not None else None,
-                  median(cvs) if cvs else None, aggregate)
+                  median(cvs) if cvs else None, aggregate, metric.percent)
 
 

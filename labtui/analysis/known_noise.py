@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from labtui.analysis.comparison import NoiseHint
-from labtui.analysis.figures import hint_from
+from labtui.analysis.figures import KnownNoise
 from labtui.analysis.metrics import Metric
 from labtui.analysis.stats import variance
 from labtui.model import RunResult, Step, result_disk
@@ -59,12 +59,12 @@ def hint_for(rows: Sequence[ResultSummary], results: Sequence[RunResult]) -> Noi
     earlier = [r for r in rows if r.status == "completed" and r.id not in ids and (r.disk, r.profile) in kinds]
     profiles = sorted({p for _, p in kinds})
 
-    def hint(step: Step, metric: Metric) -> str | None:
+    def hint(step: Step, metric: Metric) -> KnownNoise | None:
         known = noise_from(earlier, step.name, metric.key)
         if known is None:
             return None
         sd, runs = known
-        return hint_from(sd, f"in {runs} earlier runs of {', '.join(profiles)} on this disk")
+        return KnownNoise(sd, runs, f"in {runs} earlier runs of {', '.join(profiles)} on this disk")
 
     return hint
 

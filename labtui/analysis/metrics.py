@@ -2,6 +2,11 @@
 
 Each metric reads a step's figure from its result and, where it has one, its figure per interval
 sample (how steady a run was). Pure: no Textual, no Rich.
+
+The whole machine's CPU use is context, never judged: it counts whatever else the machine did (on
+a shared lab box another user's load moves it while labtui's own CPU holds steady), so it is shown
+beside the figures with no verdict and no p-value. What the engine itself spent per I/O is labtui's
+own cost, and a metric like the others ("engine CPU per I/O"), which `check --fail-on cpu` gates.
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ class Metric:
     higher_is_better: bool
     value: Callable[[StepResult], float | None] = field(repr=False, compare=False)
     series: Callable[[Sample, Step], float | None] | None = field(default=None, repr=False, compare=False)
-    # Whole-machine CPU use includes whatever else the machine did: shown, but never a failed check.
-    gates_check: bool = True
+    # Shown beside the figures as what the machine was doing, never judged (no verdict, no test).
+    context: bool = False
+    percent: bool = False  # a share of 0-100 % (its interval is a proportion's), not a rate or a time
 
     @property
     def better(self) -> str:
@@ -58,7 +64,7 @@ MIB_S = Metric("mib_s", "MiB/s", "MiB/s", True, lambda s: s.total.mib_s, lambda 
 # CrystalDiskMark's unit, 10^6 bytes per second (4.86 % above MiB/s): shown beside MiB/s for a
 # profile with decimal_units; the same measurement, so it never gates a check on its own.
 MB_S = Metric("mb_s", "MB/s", "MB/s", True, lambda s: s.total.bytes_per_second / 1e6,
-              lambda x, _: x.mib_s * MIB / 1e6, gates_check=False)
+              lambda x, _: x.mib_s * MIB / 1e6)
 READ_IOPS = Metric("read_iops", "read IOPS", "IOPS", True, lambda s: s.read.iops, lambda x, _: x.read_iops)
 WRITE_IOPS = Metric("write_iops", "write IOPS", "IOPS", True, lambda s: s.write.iops, lambda x, _: x.write_iops)
 LATENCY_MEAN = Metric("latency_mean_ms", "mean latency", "ms", False, lambda s: s.latency.mean, _mean_latency)
@@ -69,10 +75,26 @@ READ_P99 = Metric("read_p99_ms", "read p99", "ms", False, lambda s: s.read_laten
                   lambda x, _: x.read_lat_p99_ms)
 WRITE_P99 = Metric("write_p99_ms", "write p99", "ms", False, lambda s: s.write_latency.p99,
                    lambda x, _: x.write_lat_p99_ms)
-CPU = Metric("cpu_percent", "CPU", "%", False, lambda s: s.cpu_percent, lambda x, _: x.cpu_percent, gates_check=False)
+CPU = Metric("cpu_percent", "machine CPU", "%", False, lambda s: s.cpu_percent, lambda x, _: x.cpu_percent,
+             context=True, percent=True)
+
+
+def _engine_cpu_per_io(result: StepResult) -> float | None:
+    ios = result.total.ios
+    return result.cpu_seconds / ios * 1e6 if result.cpu_seconds is not None and ios > 0 else None
+
+
+# The engine's own CPU time per I/O, in µs: what labtui spent, not what the machine did.
+ENGINE_CPU = Metric("engine_cpu_us_per_io", "engine CPU per I/O", "µs", False, _engine_cpu_per_io)
 WALL = Metric("wall_seconds", "wall time", "s", False, lambda s: s.wall_seconds)
 
-METRICS = (IOPS, MIB_S, MB_S, READ_IOPS, WRITE_IOPS, LATENCY_MEAN, LATENCY_P99, READ_P99, WRITE_P99, CPU, WALL)
+METRICS = (IOPS, MIB_S, MB_S, READ_IOPS, WRITE_IOPS, LATENCY_MEAN, LATENCY_P99, READ_P99, WRITE_P99, ENGINE_CPU, CPU,
+           WALL)
+
+
+def primary(step: Step) -> Metric:
+    """The metric that answers "is it faster?" for a step: throughput for I/O, wall time for a command."""
+    return IOPS if step.is_io else WALL
 
 
 def metrics_for(step: Step) -> tuple[Metric, ...]:
@@ -80,7 +102,7 @@ def metrics_for(step: Step) -> tuple[Metric, ...]:
     if not step.is_io:
         return (WALL, CPU)
     mixed = 0 < step.write_percent < 100
-    return (IOPS, MIB_S) + ((READ_IOPS, WRITE_IOPS) if mixed else ()) + (LATENCY_MEAN, LATENCY_P99, CPU)
+    return (IOPS, MIB_S) + ((READ_IOPS, WRITE_IOPS) if mixed else ()) + (LATENCY_MEAN, LATENCY_P99, ENGINE_CPU, CPU)
 
 
 

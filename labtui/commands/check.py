@@ -17,7 +17,7 @@ from labtui.commands.common import decimal_number, whole_number
 if TYPE_CHECKING:
     from labtui.analysis.checks import CheckReport
     from labtui.commands.stops import Stops
-    from labtui.model import RunResult
+    from labtui.model import Profile, RunResult
     from labtui.results.store import Store
     from labtui.run.runner import Runner
 
@@ -44,13 +44,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="when the re-run fails or is doubtful, run the profile N more times and judge those "
                              f"runs on their own (default {DEFAULT_CONFIRM}; 0 decides on the first pass)")
     parser.add_argument("--fail-on", action="append", default=[], metavar="METRIC",
-                        help="also fail on these metrics: latency (mean), p99, cpu (comma-separated or repeated; "
+                        help="also fail on these metrics: latency (mean), p99, cpu (the engine's CPU time per I/O; the "
+                             "whole machine's CPU is never judged) (comma-separated or repeated; "
                              "by default only throughput, and wall time for command steps, decide)")
     parser.add_argument("--duration", help="override every I/O step's duration (e.g. 3s) for a quick check")
     parser.add_argument("--file-size", help="override the test file size (e.g. 256M) for a quick check")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a profile parameter for the re-run (default: the baseline's values)")
     parser.add_argument("--json", action="store_true", help="print the check as JSON on stdout")
+    parser.add_argument("--explain", action="store_true",
+                        help="after each pass's table, how the check decides: the tests, Holm's correction over the "
+                             "steps, and what decided each line")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--destroy-data", metavar="/dev/NAME",
                         help="for a raw block device target with write steps: name the device to allow them")
@@ -94,6 +98,22 @@ def choose_baseline(store: Store, args: argparse.Namespace) -> tuple[list[RunRes
     return runs, how
 
 
+def check_plan(first: Profile, second: Profile | None, directory: object, engine: str) -> str:
+    """The whole plan with its time, said before anything runs: the first pass, and the second one it may
+    take (the time a person sets aside is the most it can take, not the first pass's)."""
+    from labtui.commands.common import runs_words
+    from labtui.units import human_duration
+
+    one = (f"run {runs_words(first)} on {directory} with {engine}, about "
+           f"{human_duration(first.planned_seconds)}")
+    if second is None:
+        return f"the plan: {one}, and decide on those runs (--confirm 0)"
+    most = first.planned_seconds + second.planned_seconds
+    return (f"the plan: {one}; if those look slower or are too noisy to tell, {second.repeat} more runs of each "
+            f"step settle it (about {human_duration(second.planned_seconds)} more): at most "
+            f"{human_duration(most)} in all")
+
+
 def _drive(runner: Runner, stops: Stops) -> RunResult | None:
     """Run with live progress on stderr; the saved result (None if none was, or it never started)."""
     import asyncio
@@ -125,14 +145,14 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     from labtui.analysis.comparison import pooled
     from labtui.commands.common import given, open_store, overridden, stderr
     from labtui.commands.compare import tolerance
-    from labtui.commands.progress import confirm
+    from labtui.commands.progress import confirm, not_confirmed
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode, ValidationError
     from labtui.model import MAX_REPEAT
     from labtui.params import parse_assignments
     from labtui.results import baselines
     from labtui.run.runner import Runner, RunOptions
-    from labtui.units import format_duration, parse_duration, parse_size
+    from labtui.units import format_duration, human_duration, parse_duration, parse_size
 
     store = open_store()
     # An empty -t must not quietly mean the current directory.
@@ -169,10 +189,10 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
         lock = runner.hand_over_lock()  # None where none could be taken: each run says so
         options = replace(options, target_lock=lock)
         err = stderr()
-        err.print(f"labtui check: {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
+        err.print(f"labtui check: against {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
                   f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}, {base_runs} run"
-                  f"{'s' if base_runs != 1 else ''} per step; re-running {repeat} time{'s' if repeat != 1 else ''} on "
-                  f"{plan.directory} with {engine}, tolerance ±{pct:g} %")
+                  f"{'s' if base_runs != 1 else ''} per step; tolerance ±{pct:g} %")
+        err.print(f"labtui check: {check_plan(profile, second, plan.directory, engine)}")
         if base_runs < baselines.RECOMMENDED_RUNS:
             err.print(f"labtui check: the baseline has {base_runs} run{'s' if base_runs != 1 else ''} per step: its own "
                       f"noise is unknown and a check can only see large regressions; `labtui baseline {baseline.id} "
@@ -185,8 +205,10 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
                 + ([f"a {args.file_size} test file instead of the baseline's"] if file_size is not None else []))
                 + ": short steps and small files can differ from the baseline for reasons of their own (caches, "
                   "warm-up); a FAIL is worth a full-length re-check")
-        if not args.yes and not confirm(runner, plan):
-            return ExitCode.BAD_INPUT
+        then = (f", then {second.repeat} more time{'s' if second.repeat != 1 else ''} (about "
+                f"{human_duration(second.planned_seconds)}) if that cannot decide" if second is not None else "")
+        if not args.yes and not confirm(runner, plan, then=then):
+            return not_confirmed()
         reference = pooled(runs) if len(runs) > 1 else baseline
         confirming = replace(options, tags=("check", "confirmation"))
 
@@ -213,8 +235,8 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
                     skipped.append(report)  # a signal came after the first pass: the second never starts
                     return None
                 runs_text = f"{args.confirm} fresh run{'s' if args.confirm > 1 else ''}"
-                how = (f"confirming with {runs_text}, judged on their own" if report.needs_confirmation else
-                       f"adding {runs_text}, judged together with it")
+                how = (f"pass 2 of 2: confirming with {runs_text}, judged on their own" if report.needs_confirmation
+                       else f"pass 2 of 2: adding {runs_text}, judged together with it")
                 err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
                 assert second is not None  # made before the first pass whenever --confirm asks for one
                 extra = pass_drive(Runner(second, target, store, confirming))
@@ -228,7 +250,7 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
             if stopped is not None:
                 code = _stopped(stopped, reports, passes, runs, skipped=bool(skipped), as_json=args.json)
             else:
-                code = _verdict(reports, passes, runs, as_json=args.json)
+                code = _verdict(reports, passes, runs, as_json=args.json, explain=args.explain)
             late = stops.since(ended)
             if late is not None:
                 err.print(f"labtui check: {late} came after the check had ended; its runs are saved and its outcome "
@@ -239,34 +261,35 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
             lock.release()
 
 
-def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[RunResult], *, as_json: bool) -> int:
-    """The check's outcome as it decided it: the passes' tables, the verdict, the exit code."""
+def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[RunResult], *, as_json: bool,
+             explain: bool = False) -> int:
+    """The check's outcome as it decided it: the plain answer, the passes' tables, the verdict, the exit code."""
+    from labtui.analysis.answer import FAILED_ANSWER, Answer, check_answer
     from labtui.analysis.checks import FAILED, PASSED
     from labtui.commands.common import print_json, stdout
     from labtui.errors import ExitCode
-    from labtui.render.comparison import check_renderable
+    from labtui.render.comparison import answer_renderable, check_renderable
 
     report = reports[-1]
     unfinished = next((r for r in passes if r.status != "completed"), None)
+    answer = check_answer(report)
+    if unfinished is not None:
+        answer = Answer(FAILED_ANSWER, f"Failed: the re-run is {unfinished.status} "
+                                       f"({unfinished.error or 'see the result'}); a check decides on complete runs.")
     if as_json:
         print_json(report.to_json() | {
+            "answer": answer.to_json(),
             "run_status": unfinished.status if unfinished else "completed",
             "runs": [r.id for r in passes],
             "baseline_runs": [r.id for r in runs],
-            "passes": [{"result": r.comparison.results[-1].id, "outcome": r.outcome, "summary": r.summary()}
-                       for r in reports],
+            "passes": [{"result": r.comparison.results[-1].id, "outcome": r.outcome, "summary": r.summary(),
+                        "title": pass_title(reports, i)} for i, r in enumerate(reports)],
         })
     else:
         out = stdout()
+        out.print(answer_renderable([answer]))
         for i, r in enumerate(reports):
-            title = None
-            if len(reports) > 1 and reports[0].needs_confirmation:
-                title = ("First pass (it asked for confirmation; it does not decide)" if i == 0 else
-                         "Confirmation pass: fresh runs judged on their own: this decides")
-            elif len(reports) > 1:
-                title = ("First pass (too noisy to tell on its own; extended below)" if i == 0 else
-                         "Extended pass: the first pass's runs and the fresh ones together: this decides")
-            out.print(check_renderable(r, title))
+            out.print(check_renderable(r, pass_title(reports, i), verdict=i == len(reports) - 1, explain=explain))
         if unfinished is not None:
             out.print(f"FAIL: the re-run is {unfinished.status}: {unfinished.error or 'see the result'}",
                       style="bold red")
@@ -274,6 +297,20 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
     if unfinished is not None or report.outcome == FAILED:
         return ExitCode.FAILED
     return ExitCode.OK if report.outcome == PASSED else ExitCode.CANNOT_TELL
+
+
+def pass_title(reports: list[CheckReport], index: int) -> str | None:
+    """A pass's title in plain words where a check ran two: what it held, and which one decides."""
+    if len(reports) < 2:
+        return None
+    first, second = reports[0].runs[1], reports[1].runs[1] - (reports[0].runs[1] if not
+                                                              reports[0].needs_confirmation else 0)
+    runs = f"{first} run{'s' if first != 1 else ''}"
+    if reports[0].needs_confirmation:
+        return (f"Pass 1 of 2: {runs}; they looked slower, so pass 2 decides" if index == 0 else
+                f"Pass 2 of 2: {second} fresh runs, judged on their own (this decides)")
+    return (f"Pass 1 of 2: {runs}; too noisy to tell alone, so pass 2 adds to them" if index == 0 else
+            f"Pass 2 of 2: those {runs} and {second} more, together (this decides)")
 
 
 def _stopped(signal_name: str, reports: list[CheckReport], passes: list[RunResult], runs: list[RunResult], *,
@@ -315,8 +352,8 @@ def _stopped(signal_name: str, reports: list[CheckReport], passes: list[RunResul
     else:
         out = stdout()
         for r in complete:
-            out.print(check_renderable(r, "First pass (complete, but it asked for a second pass, which was "
-                                          "stopped: it decides nothing)", verdict=False))
+            out.print(check_renderable(r, "Pass 1 of 2 (complete, but pass 2 was stopped: it decides nothing "
+                                          "alone)", verdict=False))
         out.print(summary, style="bold yellow", markup=False, highlight=False)
         out.print(f"baseline {', '.join(r.id for r in runs)}")
     return ExitCode.FAILED

@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     form.add_argument("--markdown", action="store_true", help="print a Markdown table for a post or a ticket")
     parser.add_argument("--tolerance", type=decimal_number, default=None, metavar="PCT",
                         help="smallest difference in percent called better or worse (default 5)")
+    parser.add_argument("--explain", action="store_true",
+                        help="after the table, how the verdicts were reached: the tests, the pooled noise, and "
+                             "what decided each line")
     parser.add_argument("--svg", metavar="FILE.svg", default=None,
                         help="also write the comparison as a picture: a bar chart per step with each result's "
                              "figure and spread, and what differs (replaces FILE.svg)")
@@ -59,6 +62,7 @@ def tolerance(args: argparse.Namespace, default: float) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from labtui.analysis.answer import comparison_answers
     from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT, compare
     from labtui.analysis.known_noise import hint_from_store
     from labtui.commands.common import open_store, print_json, stderr, stdout
@@ -87,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
             raise LabtuiError(f"--svg: cannot write {picture}: {exc.strerror or exc}") from exc
         stderr().print(f"wrote the comparison picture to {picture}", highlight=False, soft_wrap=True, markup=False)
     if args.json:
-        print_json(comparison.to_json())
+        print_json(comparison.to_json() | {"answers": [a.to_json() for a in comparison_answers(comparison)]})
     elif args.markdown:
         import sys
 
         sys.stdout.write(comparison_markdown(comparison))
     else:
-        stdout().print(comparison_renderable(comparison))
+        stdout().print(comparison_renderable(comparison, explain=args.explain))
     return 0

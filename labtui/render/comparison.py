@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich import box
 from rich.console import Group, RenderableType
-from rich.style import StyleType
+from rich.style import Style, StyleType
 from rich.table import Table
 from rich.text import Text
 
+from labtui.analysis.answer import (
+    CANNOT_TELL,
+    FAILED_ANSWER,
+    FASTER,
+    MIXED,
+    PASSED as PASSED_ANSWER,
+    SLOWER,
+    Answer,
+    comparison_answers,
+)
 from labtui.analysis.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
 from labtui.analysis.comparison import Comparison, StepGroup
-from labtui.analysis.figures import BETTER, WORSE, Delta, Figure, fmt_p
+from labtui.analysis.figures import BETTER, CONTEXT, WORSE, Delta, Figure, fmt_p
 from labtui.analysis.metrics import Metric
 from labtui.render import markdown
 from labtui.render.fitting import Either, Fitted
@@ -50,6 +61,13 @@ def fmt_value(metric: Metric, value: float | None) -> str:
     return f"{value:,.2f} {metric.unit}"
 
 
+def metric_cell(metric: Metric) -> str:
+    """A metric in a table's metric column: its name and which way is better ("IOPS ↑"); a context figure
+    ("machine CPU") has no better way: it is never judged."""
+    name = metric_name(metric)
+    return name if metric.context else f"{name} {ARROW[metric.better]}"
+
+
 def bare_unit(metric: Metric) -> str | None:
     """The unit `fmt_value` leaves out of the figures (latency's ms), which the metric's name must say."""
     return metric.unit if metric.unit == "ms" else None
@@ -77,16 +95,17 @@ def fmt_margin(figure: Figure | None) -> str:
         return ""
     if figure.best:
         return f"({figure.aggregation})"
-    if figure.spread is None or not figure.mean:
+    interval = figure.interval()
+    if interval is None or not figure.mean:
         return ""
-    # The t interval's half-width, whole: the interval shown may be cut at zero (Figure.interval).
-    return f"±{figure.spread.half_width() / abs(figure.mean) * 100:.1f} %"
+    # Half the interval's width (it is wider above than below: Figure.interval), relative to the mean.
+    return f"±{(interval[1] - interval[0]) / 2 / abs(figure.mean) * 100:.1f} %"
 
 
 def _verdict_cell(delta: Delta | None, style: StyleType) -> RenderableType:
     """The verdict, and under it (dim) what decided it."""
     verdict = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
-    if delta is None or delta.basis == "no difference":
+    if delta is None or delta.basis in ("no difference", "context"):
         return verdict
     # The verdict is never cut; what decided it folds at its words where the column is narrow
     # ("3 vs 3," above "p=0.058" at 80 columns) rather than losing its p-value to an ellipsis.
@@ -95,6 +114,8 @@ def _verdict_cell(delta: Delta | None, style: StyleType) -> RenderableType:
 
 def short_basis(delta: Delta) -> str:
     """What decided a verdict, short enough for a table cell: "3 vs 3, p=0.004", "single runs"."""
+    if delta.verdict == CONTEXT:
+        return ""
     if delta.test is None:
         return delta.basis
     return f"{delta.runs[0]} vs {delta.runs[1]}, {fmt_p(delta.test.p_value)}"
@@ -171,16 +192,33 @@ def bottleneck_lines(comparison: Comparison) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- terminal
 
 
-def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERMINAL, *, method: bool = True) -> Group:
-    """The whole comparison for a rich console: warnings, the table, context, notes, method.
+def answer_renderable(answers: Sequence[Answer], colours: VerdictColours = TERMINAL) -> Text:
+    """The plain answers, one line each, in bold: what a person reads first."""
+    styles = {SLOWER: colours.worse, FAILED_ANSWER: colours.worse, FASTER: colours.better, PASSED_ANSWER: colours.better,
+              CANNOT_TELL: colours.warning, MIXED: colours.warning}
+    text = Text()
+    for n, answer in enumerate(answers):
+        if n:
+            text.append("\n")
+        text.append(answer.text, style=Style.combine([Style(bold=True), _style(styles.get(answer.outcome, ""))]))
+    return text
 
-    With `method` false the paragraph on how verdicts are reached is left out (a summary view
-    that links to the full comparison).
+
+def _style(style: StyleType) -> Style:
+    return Style.parse(style) if isinstance(style, str) else style
+
+
+def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERMINAL, *, answer: bool = True,
+                          explain: bool = False) -> Group:
+    """The whole comparison for a rich console: the plain answer, the table, what differs, warnings, notes.
+
+    With `answer` false the caller says the answer itself (the Run summary, under its own heading);
+    with `explain` the method follows: how verdicts are reached, each line's reason, the runs hints.
     """
     letters = comparison.letters
     parts: list = []
-    for warning in comparison.warnings:
-        parts.append(Text(f"warning: {warning}", style=colours.warning))
+    if answer:
+        parts.append(answer_renderable(comparison_answers(comparison), colours))
     legend = Table(box=None, show_header=False, pad_edge=False)
     legend.add_column(style="bold", no_wrap=True)
     legend.add_column(overflow="fold")
@@ -202,7 +240,7 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
     for group in comparison.groups:
         step_cells = _step_cells(group)
         for n, row in enumerate(group.rows):
-            cells: list = [step_cells[n] if n < len(step_cells) else "", f"{metric_name(row.metric)} {ARROW[row.metric.better]}"]
+            cells: list = [step_cells[n] if n < len(step_cells) else "", metric_cell(row.metric)]
             for i, figure in enumerate(row.figures):
                 cells.append(_figure_cell(row.metric, figure))
                 if i:
@@ -228,13 +266,30 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
         parts.append(Text("context: the same " + ", ".join(r.label for r in comparison.context), style="dim"))
     for title, line in bottleneck_lines(comparison):
         parts.append(Text.assemble(("bottleneck: ", "bold"), f"{title}: {line}"))
+    for warning in comparison.warnings:
+        parts.append(Text(f"warning: {warning}", style=colours.warning))
     notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
     for note in notes:
         parts.append(Text(f"note: {note}", style="dim"))
+    if explain:
+        parts.append(comparison_explanation(comparison))
+    return Group(*parts)
+
+
+def comparison_explanation(comparison: Comparison) -> Group:
+    """The method behind a comparison's verdicts (--explain, the screens' key): how verdicts are
+    reached, what decided each line, and how many runs would tell where single runs cannot."""
+    parts: list = [Text("How the verdicts were reached", style="bold"), Text(comparison.method)]
     for hint in comparison.hints:
         parts.append(Text(f"noise unknown: single runs cannot tell a difference from noise; {hint}", style="dim"))
-    if method:
-        parts.append(Text(comparison.method, style="dim"))
+    for group in comparison.groups:
+        for row in group.rows:
+            for letter, delta in zip(comparison.letters[1:], row.deltas[1:], strict=True):
+                if delta is not None:
+                    who = f" {letter}" if len(comparison.letters) > 2 else ""
+                    # A runs hint is said once above, not after every line it applies to.
+                    reason = delta.reason.removesuffix(f"; {delta.hint}") if delta.hint else delta.reason
+                    parts.append(Text(f"{group_title(group)}, {row.metric.label}{who}: {reason}", style="dim"))
     return Group(*parts)
 
 
@@ -281,8 +336,8 @@ def statistics_table(comparison: Comparison) -> Fitted:
 OUTCOME_STYLE = {PASS: "green", FAIL: "bold red", INFO: "dim", DOUBT: "yellow", NOISY: "yellow"}
 
 
-def check_basis(line: CheckLine) -> str:
-    """What decided a check line, short enough for its table cell."""
+def check_basis(line: CheckLine, explain: bool = False) -> str:
+    """What decided a check line, short enough for its table cell (Holm's adjusted p-value only with `explain`)."""
     delta = line.delta
     if delta is None:
         return "missing"
@@ -297,14 +352,17 @@ def check_basis(line: CheckLine) -> str:
         bound = line.bound_pct
         return f"{runs}, 95 %: ≤{bound:.0f} % worse" if bound > 0 else f"{runs}, 95 %: ≥{-bound:.0f} % better"
     if line.p_adjusted is not None and line.p_worse is not None:
+        if not explain:
+            return f"{runs}, {fmt_p(line.p_worse)}"
         holm = fmt_p(line.p_adjusted).removeprefix("p").removeprefix("=")
         return f"{runs}, {fmt_p(line.p_worse)}, Holm {holm}"
     return short_basis(delta)
 
 
-def check_renderable(report: CheckReport, title: str | None = None, *, verdict: bool = True) -> Group:
+def check_renderable(report: CheckReport, title: str | None = None, *, verdict: bool = True,
+                     explain: bool = False) -> Group:
     """A check pass's table, what differs, its legend and (unless `verdict` is false: a pass that
-    decides nothing, in a check cut short) its verdict line."""
+    decides nothing on its own) its verdict line; with `explain`, how it was decided, line by line."""
     table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left")
     for name, justify in (("step", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right"),
                           ("change", "right"), ("result", "left"), ("decided by", "left")):
@@ -319,12 +377,12 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
         last = i == len(lines) - 1 or lines[i + 1].group is not line.group
         table.add_row(
             step_cells[n] if n < len(step_cells) else "",
-            f"{metric_name(line.metric)} {ARROW[line.metric.better]}",
+            metric_cell(line.metric),
             _figure_cell(line.metric, line.baseline),
             _figure_cell(line.metric, line.current),
             fmt_change(line.delta),
             Text(line.outcome, style=OUTCOME_STYLE[line.outcome]),
-            Text(check_basis(line), style="dim"),
+            Text(check_basis(line, explain), style="dim"),
             end_section=last,
         )
         n += 1
@@ -345,7 +403,18 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
     parts.append(Text("; ".join(legend), style="dim"))
     if verdict:
         style = {PASSED: "bold green", FAILED: "bold red", INCONCLUSIVE: "bold yellow"}[report.outcome]
-        parts.append(Text(report.summary(), style=style))
+        parts.append(Text(report.summary(method=explain), style=style))
+    if explain:
+        parts.append(check_explanation(report))
+    return Group(*parts)
+
+
+def check_explanation(report: CheckReport) -> Group:
+    """The method behind a check pass (--explain): the paragraph, and what decided each line."""
+    parts: list = [Text("How the check decides", style="bold"), Text(report.method)]
+    for line in report.lines:
+        parts.append(Text(f"{group_title(line.group)}, {line.metric.label}: {line.outcome}: {line.reason}",
+                          style="dim"))
     return Group(*parts)
 
 
@@ -366,7 +435,8 @@ def comparison_markdown(comparison: Comparison) -> str:
     rows = []
     for group in comparison.groups:
         for n, row in enumerate(group.rows):
-            said = ", ".join(filter(None, [bare_unit(row.metric), f"{row.metric.better} is better"]))
+            said = ", ".join(filter(None, [bare_unit(row.metric), "the whole machine, never judged" if row.metric.context
+                                           else f"{row.metric.better} is better"]))
             cells = [group_title(group) if n == 0 else "", f"{row.metric.label} ({said})"]
             for i, figure in enumerate(row.figures):
                 cells.append(fmt_figure(row.metric, figure))
@@ -375,7 +445,9 @@ def comparison_markdown(comparison: Comparison) -> str:
                     cells.append(fmt_change(delta))
                     cells.append(verdict_text(delta))
             rows.append(cells)
-    out = [f"**Comparison** (differences against A, tolerance ±{comparison.tolerance_pct:g} %)\n",
+    answers = "\n".join(f"**{markdown.cell(a.text)}**  " for a in comparison_answers(comparison))
+    out = [answers.removesuffix("  ") + "\n",
+           f"**Comparison** (differences against A, tolerance ±{comparison.tolerance_pct:g} %)\n",
            markdown.table(headers, rows, align)]
     out.append("\n".join(f"- **{letter}**: {markdown.cell(describe_result(comparison, i))}"
                          for i, letter in enumerate(letters)) + "\n")

@@ -1,6 +1,6 @@
-"""Two or more results side by side: per step and metric the figures, the % difference against the
-first, the verdict and what decided it (runs and p-value, or "single runs"); what differs in
-their context; warnings.
+"""Two or more results side by side: the plain answer first, then per step and metric the figures,
+the % difference against the first, the verdict and what decided it (runs and p-value, or "single
+runs"); what differs in their context; warnings. `e` shows how the verdicts were reached.
 
 The comparison is labtui.analysis.comparison's (the CLI's `labtui compare` reads the same one), drawn with
 the theme's colours: success for better, error for worse. Escape goes back.
@@ -15,10 +15,11 @@ from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
+from labtui.analysis.answer import comparison_answers
 from labtui.analysis.comparison import Comparison, compare
 from labtui.errors import LabtuiError
 from labtui.model import RunResult
-from labtui.render.comparison import VerdictColours, comparison_markdown, comparison_renderable
+from labtui.render.comparison import VerdictColours, answer_renderable, comparison_markdown, comparison_renderable
 from labtui.tui.context import LabtuiScreen
 from labtui.tui.styling import theme_style
 from labtui.widgets.context_bar import ContextBar
@@ -36,6 +37,9 @@ class CompareScreen(LabtuiScreen[None]):
         Binding("escape", "app.pop_screen", "Back", id="compare-back", tooltip="Back to where you came from"),
         Binding("m", "markdown", "Markdown", id="compare-markdown",
                 tooltip="Write the comparison as a Markdown table (for a post or a ticket)"),
+        Binding("e", "explain", "How decided", id="compare-explain",
+                tooltip="Show or hide how the verdicts were reached: the tests, the pooled noise, and what decided "
+                        "each line"),
         Binding("s", "picture", "Picture", id="compare-picture",
                 tooltip="Write the comparison as an SVG picture: a bar chart per step with each result's figure "
                         "and spread, and what differs (for a post or a ticket)"),
@@ -45,12 +49,14 @@ class CompareScreen(LabtuiScreen[None]):
         super().__init__()
         self.results = list(results)
         self.comparison: Comparison | None = None
+        self.explaining = False  # the method shows under the table (e)
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Compare")
         with ScrollableContainer(id="compare-body"):
             yield Static(id="compare-title", markup=False)
             yield Static(id="compare-table", markup=False)
+            yield Static(id="compare-method", markup=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -61,12 +67,29 @@ class CompareScreen(LabtuiScreen[None]):
         except LabtuiError as exc:
             self.query_one("#compare-table", Static).update(f"Cannot compare: {exc}")
             return
-        n = len(self.results)
+        colours = theme_colours(self.app)
+        # The answer is the first thing read; what the letters are and the table follow it.
         self.query_one("#compare-title", Static).update(
-            f"{n} results, matched step by step by their workload; differences against A"
-        )
-        self.query_one("#compare-table", Static).update(comparison_renderable(self.comparison, theme_colours(self.app)))
+            answer_renderable(comparison_answers(self.comparison), colours))
+        self._show_table()
         self.query_one("#compare-body").focus()
+
+    def _show_table(self) -> None:
+        if self.comparison is not None:
+            self.query_one("#compare-table", Static).update(comparison_renderable(
+                self.comparison, theme_colours(self.app), answer=False))
+
+    def action_explain(self) -> None:
+        """Show (or hide) how the verdicts were reached, under the table, and bring it into view."""
+        from labtui.render.comparison import comparison_explanation
+
+        if self.comparison is None:
+            return
+        self.explaining = not self.explaining
+        method = self.query_one("#compare-method", Static)
+        method.update(comparison_explanation(self.comparison) if self.explaining else "")
+        if self.explaining:
+            self.call_after_refresh(method.scroll_visible, top=True, animate=False)
 
     def action_markdown(self) -> None:
         self._write_file("Comparison as Markdown", "md", comparison_markdown)

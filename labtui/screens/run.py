@@ -72,7 +72,7 @@ class RunScreen(LabtuiScreen[None]):
     AUTO_FOCUS = ""
     # A finished run's comparison names c in its own text ("c shows it in full"): at 80 columns,
     # with o and c both on, c is the key that gives way.
-    FOOTER_SECONDARY = ("run-compare",)
+    FOOTER_SECONDARY = ("run-compare", "run-explain")
     BINDINGS = [
         Binding("ctrl+s,f5", "start", "Start", id="run-start", priority=True,
                 tooltip="Start the profile on the target with the engine chosen (Enter in the tags or on Start too)"),
@@ -91,6 +91,9 @@ class RunScreen(LabtuiScreen[None]):
         Binding("o", "open_result", "Open result", id="run-open", tooltip="The finished run in full"),
         Binding("c", "compare_previous", "Compare", id="run-compare",
                 tooltip="The full comparison with the previous run of this profile on this disk"),
+        Binding("e", "explain", "How decided", id="run-explain",
+                tooltip="Show or hide how the comparison's verdicts were reached: the tests, the pooled noise, "
+                        "and what decided each line"),
         Binding("pagedown", "scroll(1)", "Page down", show=False),
         Binding("pageup", "scroll(-1)", "Page up", show=False),
     ]
@@ -138,6 +141,7 @@ class RunScreen(LabtuiScreen[None]):
         self.state = "idle"  # idle, starting, running, stopping, done
         self.outcome: RunResult | None = None
         self.previous: RunResult | None = None
+        self.explaining = False  # the finished run's comparison shows how it was decided (e)
         self._drawn_version = -1
         self._last_frame = 0.0  # time.monotonic() of the last frame drawn
         self._frame_timer: Timer | None = None  # a frame waiting for FRAME_SECONDS to pass since the last
@@ -249,7 +253,7 @@ class RunScreen(LabtuiScreen[None]):
             return self.state == "running" and self.size.width < NARROW
         if action == "open_result":
             return self.state == "done" and self.outcome is not None
-        if action == "compare_previous":
+        if action in ("compare_previous", "explain"):
             return self.state == "done" and self.previous is not None
         return True
 
@@ -955,10 +959,11 @@ class RunScreen(LabtuiScreen[None]):
                 Text("An aborted or failed run is not compared with earlier ones.", style="dim"))
 
     def _show_comparison(self) -> None:
+        from labtui.analysis.answer import comparison_answers
         from labtui.analysis.comparison import compare
         from labtui.analysis.context import engine_bound_warnings
         from labtui.analysis.known_noise import hint_from_store
-        from labtui.render.comparison import comparison_renderable
+        from labtui.render.comparison import answer_renderable, comparison_renderable
         from labtui.screens.compare import theme_colours
 
         box = self.query_one("#done-compare", Static)
@@ -975,8 +980,15 @@ class RunScreen(LabtuiScreen[None]):
         comparison = replace(comparison, warnings=tuple(w for w in comparison.warnings if w not in said))
         head = Text.assemble(("Against the previous run", "bold"),
                              f" of {result.profile.name} on this disk (A = {previous.id}, B = this run; "
-                             "c shows it in full):")
-        box.update(Group(head, comparison_renderable(comparison, theme_colours(self.app), method=False)))
+                             "c shows it in full, e how it was decided):")
+        colours = theme_colours(self.app)
+        # The answer first, under its heading; the table; the method only when asked (e).
+        box.update(Group(head, answer_renderable(comparison_answers(comparison), colours),
+                         comparison_renderable(comparison, colours, answer=False, explain=self.explaining)))
+
+    def action_explain(self) -> None:
+        self.explaining = not self.explaining
+        self._show_comparison()
 
     def _sweep_could_not(self, reason: str) -> None:
         """A volume of the sweep could not start: note why and go on with the next one."""

@@ -1,0 +1,195 @@
+"""What besides the disk may explain a difference: the causes a plain answer names, one function each.
+
+A comparison's figures say how much differs, not why. The finders here read what the results
+recorded besides their figures (the link each drive trained at, its firmware, the engine, the cache
+mode, a step that was CPU-bound) and say what else changed, in a clause a lab person can act on.
+A cause has one of two effects on the answer (labtui.analysis.answer):
+
+- CONFOUND: the setup differs, so the difference may be that, not the disk. The answer still says
+  better or worse, and names the cause beside it ("the PCIe link trained at x2 on B (x4 on A)").
+- VOID: a step's figure is not the disk's at all (the engine or the CPUs were the limit). No claim
+  rests on that step; the answer says why and what to do.
+
+A new cause is one function: it takes the comparison and the names the answer calls its results by
+("A", "B"; or "the baseline", "the re-run"), yields Causes, and joins FINDERS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from labtui.analysis.bottleneck import Link, link_of
+from labtui.analysis.context import cache_modes
+from labtui.engine import cpubound
+from labtui.model import RunResult, Step
+from labtui.units import format_size
+
+if TYPE_CHECKING:
+    from labtui.analysis.comparison import Comparison, StepGroup
+
+CONFOUND = "confound"  # the setup differs: the difference may be this, not the disk
+VOID = "void"  # the figures of these steps are not the disk's: nothing is claimed on them
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Something besides the disk that explains a difference, or makes a step's figure not the disk's."""
+
+    key: str  # what kind: "link", "firmware", "engine", "cache", "cpu-bound"
+    text: str  # a plain clause: "the PCIe link trained at x2 on B (x4 on A)"
+    results: frozenset[int]  # the results it is about (indexes into the comparison's)
+    effect: str = CONFOUND
+    advice: str = ""  # what it means or what to do, said after the clause
+    groups: frozenset[int] | None = None  # the step groups it concerns (None: every step)
+
+    def concerns(self, index: int) -> bool:
+        """Whether it bears on the answer for result `index` against the reference (result 0)."""
+        return bool(self.results) and self.results <= {0, index}
+
+    def voids(self, group: int) -> bool:
+        return self.effect == VOID and (self.groups is None or group in self.groups)
+
+    @property
+    def said(self) -> str:
+        """The clause with its advice: "the PCIe link trained at x2 on B (x4 on A): the slot, an adapter or a
+        riser holds it there"; a step's figure that is not the disk's, with why in brackets."""
+        if not self.advice:
+            return self.text
+        return f"{self.text} ({self.advice})" if self.effect == VOID else f"{self.text}: {self.advice}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "effect": self.effect, "text": self.text, "advice": self.advice or None,
+                "results": sorted(self.results), "steps": sorted(self.groups) if self.groups is not None else None}
+
+
+Finder = Callable[["Comparison", Sequence[str]], Iterable[Cause]]
+
+
+# --------------------------------------------------------------------------- plain words for steps
+
+
+def step_words(step: Step) -> str:
+    """A step as a lab person says it: "64K random reads", "1M sequential writes", "'extract'"."""
+    if not step.is_io:
+        return repr(step.name)
+    size = format_size(step.block_size).replace("iB", "")
+    if step.write_percent == 0:
+        what = "reads"
+    elif step.write_percent == 100:
+        what = "writes"
+    else:
+        what = f"reads and writes ({100 - step.write_percent}/{step.write_percent})"
+    return f"{size} {step.pattern} {what}"
+
+
+def group_words(groups: Sequence[StepGroup]) -> list[str]:
+    """Each group in plain words, told apart where two would read the same (queue, cache, occurrence)."""
+    words = [step_words(g.step) for g in groups]
+    for extra in (lambda g: f" at Q{g.step.outstanding}T{g.step.threads}" if g.step.is_io else "",
+                  lambda g: f", cache {g.step.cache}" if g.step.is_io else "",
+                  lambda g: f" (#{g.occurrence})" if g.occurrence > 1 else ""):
+        twice = {w for w in words if words.count(w) > 1}
+        words = [w + extra(g) if w in twice else w for w, g in zip(words, groups)]
+    return words
+
+
+def listed(items: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# --------------------------------------------------------------------------- the finders
+
+
+def _pairs(comparison: Comparison) -> Iterable[tuple[int, RunResult, RunResult]]:
+    reference = comparison.results[0]
+    for index, other in enumerate(comparison.results[1:], 1):
+        yield index, reference, other
+
+
+def _same_drive(a: RunResult, b: RunResult) -> bool:
+    """The same drive model (or not known to differ): its link or firmware differing is then a cause,
+    not what is being compared (an NVMe drive against a SATA one links differently by design)."""
+    return not (a.target.model and b.target.model and a.target.model != b.target.model)
+
+
+def link_differs(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
+    """The same drive on another link: narrower or slower (an adapter, a slot, a riser)."""
+    for i, a, b in _pairs(comparison):
+        link_a, link_b = link_of(a.target), link_of(b.target)
+        if link_a is None or link_b is None or link_a.name == link_b.name or not _same_drive(a, b):
+            continue
+        slower = min((link_a, link_b), key=lambda link: link.bytes_per_second)
+        yield Cause("link", _link_change(link_a, link_b, names[0], names[i]), frozenset({0, i}),
+                    advice=slower.cause() if slower.downgraded else "")
+
+
+def _link_change(a: Link, b: Link, name_a: str, name_b: str) -> str:
+    if a.bus == b.bus == "PCIe" and a.rate == b.rate:
+        return f"the PCIe link trained at x{b.lanes} on {name_b} (x{a.lanes} on {name_a})"
+    if a.bus == b.bus == "PCIe" and a.lanes == b.lanes:
+        return f"the PCIe link ran at {b.rate:g} GT/s on {name_b} ({a.rate:g} GT/s on {name_a})"
+    return f"the link was {b.name} on {name_b} ({a.name} on {name_a})"
+
+
+def firmware_differs(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
+    """The same drive model on other firmware."""
+    for i, a, b in _pairs(comparison):
+        fa, fb = a.target.firmware, b.target.firmware
+        if fa and fb and fa != fb and _same_drive(a, b):
+            yield Cause("firmware", f"the drive ran firmware {fb} on {names[i]} ({fa} on {names[0]})",
+                        frozenset({0, i}))
+
+
+def engine_differs(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
+    """Another engine: it issues and times the I/O its own way."""
+    for i, a, b in _pairs(comparison):
+        if a.engine.name != b.engine.name:
+            yield Cause("engine", f"the engines differ ({names[0]} {a.engine.name}, {names[i]} {b.engine.name})",
+                        frozenset({0, i}), advice="part of any difference is theirs, so run both with one engine (-e)")
+
+
+def cache_differs(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
+    """Buffered I/O on one side: it measures the page cache as much as the disk."""
+    for i, a, b in _pairs(comparison):
+        ca, cb = cache_modes(a), cache_modes(b)
+        if ca != cb:
+            yield Cause("cache", f"the cache modes differ ({names[0]} {ca}, {names[i]} {cb})", frozenset({0, i}),
+                        advice="cache on measures the page cache as much as the disk, so run both with cache off")
+
+
+def cpu_bound(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
+    """Steps whose figure was the engine's or the CPUs' limit, not the disk's (one cause per result)."""
+    words = group_words(comparison.groups)
+    for i, result in enumerate(comparison.results):
+        bound: dict[int, Any] = {}
+        for g, group in enumerate(comparison.groups):
+            step = group.steps[i]
+            members = [s for s in result.steps if step is not None and s.step == step and s.engine_bound]
+            if members:
+                bound[g] = members[0]
+        if not bound:
+            continue
+        judged = [g for g, group in enumerate(comparison.groups) if group.steps[i] is not None]
+        where = "every step" if len(bound) == len(judged) > 1 else listed([words[g] for g in bound])
+        first = next(iter(bound.values()))
+        own = next((s for s in bound.values() if s.engine_bound.startswith(cpubound.OWN_CPU)), None)
+        pick = own or first
+        cached = own is not None and own.step.is_io and own.step.cache == "on"
+        yield Cause("cpu-bound", f"{names[i]} was CPU-bound at {where}", frozenset({i}), VOID,
+                    advice=cpubound.advice(pick.engine_bound, result.engine.name, cached),
+                    groups=frozenset(bound))
+
+
+# The order they are said in: what makes a figure not the disk's first, then the setup.
+FINDERS: tuple[Finder, ...] = (cpu_bound, link_differs, firmware_differs, engine_differs, cache_differs)
+
+
+def causes(comparison: Comparison, names: Sequence[str] | None = None) -> tuple[Cause, ...]:
+    """Every cause the finders see in a comparison, its results called by `names` (default its letters)."""
+    called = tuple(names) if names is not None else comparison.letters
+    return tuple(cause for finder in FINDERS for cause in finder(comparison, called))
