@@ -45,7 +45,6 @@ from labtui.tui.theming import (
     LAST_RESORT_THEME,
     load_themes,
     shipped_theme_dir,
-    user_theme_dir,
 )
 from labtui.tui.work import failure_text
 
@@ -210,7 +209,7 @@ class LabtuiApp(App[None]):
     # ------------------------------------------------------------------ themes
 
     def _register_themes(self) -> None:
-        themes, problems = load_themes([shipped_theme_dir(), user_theme_dir(self.store.config_dir)])
+        themes, problems = load_themes([shipped_theme_dir(), self.store.locations.themes_dir])
         for theme in themes:
             self.register_theme(theme)
         for problem in problems:

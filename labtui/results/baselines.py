@@ -23,7 +23,6 @@ from labtui.model import RunResult, TargetInfo, disk_identity, now, result_disk
 from labtui.results.files import atomic_write, dumps_toml, loads_toml
 from labtui.results.store import Store
 
-FILE_NAME = "baselines.toml"
 SCHEMA = 1
 
 
@@ -44,7 +43,7 @@ class Baseline:
 
 
 def path(store: Store) -> Path:
-    return store.home / FILE_NAME
+    return store.locations.baselines_file
 
 
 def load(store: Store) -> list[Baseline]:

@@ -1,15 +1,7 @@
 """TOML persistence of results, user profiles and settings: atomic writes, tolerant reads.
 
-Layout under the data root (`LABTUI_HOME`, else the XDG data dir):
-    results/<id>.toml     one file per run or import (its format: labtui.results.result_file)
-    profiles/<name>.toml  user profiles (built-in ones are package data, never written; the
-                          format: labtui.results.profile_file)
-    config.toml           settings such as the chosen theme
-    cache/                derived data, safe to delete (labtui.results.summaries: the results' summary index)
-    running/<id>.json     a marker per run in progress (its process, its test file), so the next
-                          run can clean up after one that was killed (labtui.run.leftovers)
-A file that does not parse is reported with its path and reason and skipped; it is never
-rewritten or deleted by a read.
+Where each file is kept under the data and config roots: labtui.locations. A file that does not
+parse is reported with its path and reason and skipped; it is never rewritten or deleted by a read.
 """
 
 from __future__ import annotations
@@ -29,6 +21,7 @@ from typing import Any
 
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
+from labtui.locations import HOME_ENV, Locations
 from labtui.machine.paths import exists, nearest_existing, shown
 from labtui.model import (
     DirectionStats,
@@ -46,7 +39,6 @@ from labtui.results.result_file import dataclass_to_plain, result_from_toml, res
 from labtui.results.summaries import ResultSummary, load_summaries
 from labtui.settings import Settings, SettingsFile
 
-HOME_ENV = "LABTUI_HOME"
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # Far above any result labtui writes (saving bounds the interval series, labtui.series, and never
@@ -56,26 +48,6 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 # tomllib would take minutes and gigabytes to read.
 MAX_PROFILE_BYTES = 1024 * 1024
 MAX_ID_CHARS = 250  # a result file's name is the id and ".toml": 255 bytes at most on Linux file systems
-
-
-def data_home() -> Path:
-    """Root of results and user profiles: $LABTUI_HOME, else the platform's data dir."""
-    override = os.environ.get(HOME_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("labtui", appauthor=False))
-
-
-def config_home() -> Path:
-    """Root of settings and user themes: $LABTUI_HOME, else the platform's config dir."""
-    override = os.environ.get(HOME_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("labtui", appauthor=False))
 
 
 def fitting(result: RunResult, limit: int = MAX_FILE_BYTES) -> tuple[RunResult, str]:
@@ -204,11 +176,12 @@ class Store:
     """Results and user profiles under one data root."""
 
     def __init__(self, home: Path | None = None, config_dir: Path | None = None) -> None:
-        self.home = Path(home) if home is not None else data_home()
-        self.config_dir = Path(config_dir) if config_dir else (self.home if home is not None else config_home())
-        self.results_dir = self.home / "results"
-        self.profiles_dir = self.home / "profiles"
-        self.cache_dir = self.home / "cache"
+        self.locations = Locations.at(home, config_dir)
+        self.home, self.config_dir = self.locations.home, self.locations.config_dir
+        self.results_dir = self.locations.results_dir
+        self.profiles_dir = self.locations.profiles_dir
+        self.cache_dir = self.locations.cache_dir
+        self.running_dir = self.locations.running_dir
 
     def check_home(self) -> None:
         """StoreError where a folder labtui keeps its files in is something other than a directory.
@@ -485,7 +458,7 @@ class Store:
     # settings --------------------------------------------------------------
 
     def settings_path(self) -> Path:
-        return self.config_dir / "config.toml"
+        return self.locations.settings_file
 
     def read_settings(self) -> SettingsFile:
         """The settings file, read: the settings, the problems with its values, and why it does not parse, if it

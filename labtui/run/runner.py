@@ -614,7 +614,7 @@ class Runner:
         return self.commands
 
     def _running_dir(self) -> Path:
-        return self.store.home / "running"
+        return self.store.running_dir
 
     def close(self) -> None:
         """Let go of what preflight holds (the raw device, the disk's lock) when the run will not start after all."""

@@ -141,10 +141,6 @@ def shipped_theme_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "themes"  # labtui/tui/theming.py: the checkout's root
 
 
-def user_theme_dir(config_dir: Path) -> Path:
-    return config_dir / "themes"
-
-
 def load_themes(directories: list[Path]) -> tuple[list[Theme], list[ThemeProblem]]:
     """Every theme file in `directories` (later ones override earlier by name), and the broken ones."""
     themes: dict[str, Theme] = {}
