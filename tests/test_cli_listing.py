@@ -10,8 +10,9 @@ import pytest
 from conftest import labtui_cmd
 from factories import broken_files, make_result
 from labtui.cli import main
+from labtui.render.result_json import result_to_json
 from labtui.render.result_tables import NARROW_STATUS
-from labtui.results.store import Store, result_to_json
+from labtui.results.store import Store
 
 
 def cli(capsys, *args):

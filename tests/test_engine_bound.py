@@ -18,7 +18,8 @@ from labtui.engine.events import RunWarning, SampleTaken
 from labtui.engine.fio.engine import FioEngine
 from labtui.engine.native.engine import NativeEngine
 from labtui.model import Profile, Step
-from labtui.results.store import Store, result_to_json
+from labtui.render.result_json import result_to_json
+from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
 
 

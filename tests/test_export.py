@@ -88,8 +88,8 @@ def test_a_command_steps_disk_counters_give_no_iops_in_any_output():
     from rich.console import Console
 
     from labtui.model import DirectionStats
+    from labtui.render.result_json import result_to_json
     from labtui.render.result_tables import COMMAND_IOPS_NOTE, result_steps_table
-    from labtui.results.store import result_to_json
 
     a, b = sample_results()
     *io_steps, cmd = b.steps

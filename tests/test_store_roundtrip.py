@@ -9,9 +9,10 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
+from labtui.render.result_json import result_to_json
 from labtui.results.profile_file import profile_from_table, profile_to_table
 from labtui.results.result_file import result_from_toml, result_to_toml, to_plain
-from labtui.results.store import Store, result_to_json
+from labtui.results.store import Store
 from strategies import profiles, run_results, step_results
 
 few = settings(max_examples=40, deadline=None)

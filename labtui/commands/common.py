@@ -195,7 +195,7 @@ def result_json(result: RunResult) -> dict[str, Any]:
     where each step's limit was (the link's ceiling and the share of it used)."""
     from labtui.analysis.bottleneck import analyse
     from labtui.analysis.comparison import statistics_json, summarize
-    from labtui.results.store import result_to_json
+    from labtui.render.result_json import result_to_json
 
     return result_to_json(result) | {"statistics": statistics_json(summarize(result)),
                                      "bottleneck": analyse(result).to_json()}

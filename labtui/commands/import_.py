@@ -32,9 +32,9 @@ def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import open_store, print_json, tags_given
     from labtui.errors import ExitCode, LabtuiError
     from labtui.printable import printable
+    from labtui.render.result_json import result_to_json
     from labtui.render.result_tables import fmt_iops, fmt_mib
     from labtui.results.imports import import_file
-    from labtui.results.store import result_to_json
 
     store = open_store()
     args.tag = list(tags_given(args.tag))

@@ -14,28 +14,22 @@ import stat
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
-from dataclasses import fields, replace
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.locations import HOME_ENV, Locations
 from labtui.machine.paths import exists, nearest_existing, shown
 from labtui.model import (
-    DirectionStats,
-    LatencySummary,
-    Precondition,
-    Preparation,
     Profile,
     RunResult,
-    SteadyState,
     new_result_id,
 )
 from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_toml
-from labtui.results.profile_file import parse_profile_text, profile_to_text, step_to_table
-from labtui.results.result_file import dataclass_to_plain, result_from_toml, result_to_toml
+from labtui.results.profile_file import parse_profile_text, profile_to_text
+from labtui.results.result_file import result_from_toml, result_to_toml
 from labtui.results.summaries import ResultSummary, load_summaries
 from labtui.settings import Settings, SettingsFile
 
@@ -66,107 +60,6 @@ def fitting(result: RunResult, limit: int = MAX_FILE_BYTES) -> tuple[RunResult, 
         result = series.bound_result(result, budget, min_per_step=1)
         text = result_to_toml(result)
     return result, text
-
-
-def result_to_json(result: RunResult) -> dict[str, Any]:
-    """The `--json` form of DESIGN.md: stable keys with the rates derived from the counts."""
-
-    def direction(stats: DirectionStats, is_io: bool) -> dict[str, Any]:
-        # A command step's ios are the disk's requests after the kernel merged them (every
-        # process's): counted, but their rate is no IOPS beside an I/O step's, so it is null.
-        return {
-            "ios": stats.ios,
-            "bytes": stats.bytes,
-            "seconds": stats.seconds,
-            "iops": stats.iops if is_io else None,
-            "mib_s": stats.mib_s,
-        }
-
-    def latency(lat: LatencySummary) -> dict[str, Any]:
-        return {k: getattr(lat, k) for k in ("mean", "min", "p50", "p90", "p95", "p99", "p999", "p9999", "max")}
-
-    steps = []
-    for s in result.steps:
-        entry: dict[str, Any] = {
-            "name": s.name,
-            "label": s.step.label(),
-            "kind": s.step.kind,
-            "repetition": s.repetition,
-            "status": s.status,
-            "workload": step_to_table(s.step),
-            "read": direction(s.read, s.step.is_io),
-            "write": direction(s.write, s.step.is_io),
-            "total": direction(s.total, s.step.is_io),
-            "latency_ms": latency(s.latency),
-            "read_latency_ms": latency(s.read_latency),
-            "write_latency_ms": latency(s.write_latency),
-            "cpu_percent": s.cpu_percent,
-            "cpu_seconds": s.cpu_seconds,
-            "engine_cpu_percent": s.engine_cpu_percent,
-            "engine_bound": s.engine_bound,
-            "backend": s.backend,
-            "command_line": s.command_line,
-            "samples": len(s.samples),
-        }
-        if s.steady_state is not None:
-            entry["steady_state"] = steady_state_json(s.steady_state)
-        if s.error:
-            entry["error"] = s.error
-        if s.step.kind == "command":
-            entry["wall_seconds"] = s.wall_seconds
-            entry["exit_status"] = s.exit_status
-            entry["peak_mib_s"] = s.peak_mib_s
-            if s.output_tail:
-                entry["output_tail"] = s.output_tail
-        steps.append(entry)
-    return {
-        "schema": result.schema,
-        "id": result.id,
-        "status": result.status,
-        "error": result.error,
-        "started": result.started.isoformat(),
-        "ended": result.ended.isoformat(),
-        "source": result.source,
-        "source_file": result.source_file,
-        "source_digest": result.source_digest,
-        "profile": {"name": result.profile.name, "title": result.profile.title},
-        "engine": _strip_none(dataclass_to_plain(result.engine)),
-        "host": dataclass_to_plain(result.host),
-        "target": dataclass_to_plain(result.target) | {"pcie_link": result.target.pcie_link},
-        "tags": list(result.tags),
-        "params": dict(result.params),
-        "warnings": list(result.warnings),
-        "preparation": _preparation_json(result.preparation),
-        "precondition": _precondition_json(result.precondition),
-        "steps": steps,
-    }
-
-
-def _preparation_json(p: Preparation | None) -> dict[str, Any] | None:
-    if p is None:
-        return None
-    return {"bytes": p.bytes, "seconds": p.seconds, "mib_s": p.mib_s, "direct": p.direct}
-
-
-def steady_state_json(state: SteadyState) -> dict[str, Any]:
-    """A steady-state step's record: every field (None ones too: a script tests `mean is null`), and its verdict."""
-    data = {f.name: getattr(state, f.name) for f in fields(state) if f.name != "criteria"}
-    data["rounds"] = list(state.rounds)
-    data["window_figures"] = list(state.window_figures)
-    data["criteria"] = [{f.name: getattr(c, f.name) for f in fields(c)} for c in state.criteria]
-    data["verdict"] = state.verdict
-    return data
-
-
-def _precondition_json(p: Precondition | None) -> dict[str, Any] | None:
-    if p is None:
-        return None
-    return {"passes": p.passes, "bytes": p.bytes, "seconds": p.seconds, "pass_seconds": list(p.pass_seconds),
-            "mib_s": p.mib_s, "direct": p.direct}
-
-
-def _strip_none(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if v is not None}
 
 
 # --------------------------------------------------------------------------- the store
