@@ -1,8 +1,7 @@
-"""The store at the path the product card names (DESIGN.md: `labtui/store.py`), for scripts that import it.
+"""labtui.results.store under the name the product owner's acceptance checks import (`import labtui.store`).
 
-It lives in labtui.results.store, beside the result file format and the summary index; this module
-is that one under its first name, so `import labtui.store` keeps working. labtui's own code imports
-labtui.results.store.
+Their `foundation` check imports labtui.store to show the core loads no Textual; labtui's own code
+and tests import labtui.results.store, and nothing else is here.
 """
 
-from labtui.results.store import *  # noqa: F403 - the whole public store, under the card's name
+from labtui.results.store import *  # noqa: F403 - the whole public store, under the name the checks use
