@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from labtui.engine.guardian import TOKEN_ENV, kill_orphans
+from labtui.printable import printable
 
 GRACE_SECONDS = 1.0  # a child gets this long to exit after SIGTERM before SIGKILL
 PR_SET_PDEATHSIG = 1
@@ -200,8 +201,10 @@ def group_alive(proc: Process) -> bool:
     return True
 
 
-async def read_all(stream: asyncio.StreamReader | None, sink: list[str], limit: int = 1 << 20) -> None:
-    """Collect a pipe's text (the last `limit` characters) until EOF."""
+async def read_all(stream: asyncio.StreamReader | None, sink: list[str], limit: int = 1 << 20, *,
+                   raw: bool = False) -> None:
+    """Collect a pipe's text (the last `limit` characters) until EOF, made printable (a tool's errors
+    name files anyone could make) unless `raw`, for a caller that parses it or makes it printable itself."""
     if stream is None:
         return
     size = 0
@@ -210,7 +213,7 @@ async def read_all(stream: asyncio.StreamReader | None, sink: list[str], limit: 
         if not chunk:
             return
         text = chunk.decode("utf-8", "replace")
-        sink.append(text)
+        sink.append(text if raw else printable(text))
         size += len(text)
         while size > limit and len(sink) > 1:
             size -= len(sink.pop(0))

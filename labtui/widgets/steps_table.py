@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
@@ -76,7 +77,9 @@ class StepsTable(DataTable):
             for key, label in COLUMNS:
                 self.add_column(label, key=key, width=widths[key])
             for i, (texts, height) in enumerate(rows):
-                self.add_row(*texts, key=str(i), height=height)
+                # Text, not str: a DataTable reads a str as markup, and a step named "[/]" (a profile
+                # file's, or a result's from another lab) ended the TUI with a MarkupError.
+                self.add_row(*(Text(t) for t in texts), key=str(i), height=height)
             self.move_cursor(row=cursor)
 
     def _folded(self, cells: list[dict[str, str]], available: int) -> tuple[list[tuple[list[str], int]], dict[str, int]]:

@@ -77,6 +77,24 @@ def test_a_lock_file_s_holder_is_said_printable(tmp_path):
     assert f"-t {shown(HOSTILE)})" in said and not RAW.search(said), said
 
 
+def test_what_a_tool_printed_on_its_stderr_is_read_printable():
+    # fio's and DiskSpd's errors name files anyone could make; a command's output goes by output_tail.
+    import asyncio
+
+    from labtui.engine import subproc
+
+    async def read(raw: bool) -> str:
+        stream = asyncio.StreamReader()
+        stream.feed_data(f"fio: {HOSTILE}\n".encode())
+        stream.feed_eof()
+        sink: list[str] = []
+        await subproc.read_all(stream, sink, raw=raw)
+        return "".join(sink)
+
+    assert asyncio.run(read(raw=False)) == f"fio: {shown(HOSTILE)}\n"
+    assert asyncio.run(read(raw=True)) == f"fio: {HOSTILE}\n"  # DiskSpd's XML, parsed as it came
+
+
 def test_what_a_command_printed_and_a_path_in_a_message_are_printable(monkeypatch):
     # (A carriage return ends a line there: a progress bar's redraws are lines of their own.)
     assert output_tail(f"one\n{HOSTILE}\n") == f"one\n{shown(HOSTILE.replace(chr(13), chr(10)))}"

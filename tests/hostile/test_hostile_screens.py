@@ -19,11 +19,13 @@ from corpus import ALL_MARKUP, ESCAPES, HOSTILE, MARKUP, RAW, shown
 from factories import make_result
 from labtui.machine.devices import Volume
 from labtui.machine.target_choice import DeviceScan
+from labtui.model import RunResult
 from labtui.results.store import Store
 from labtui.screens.disks import VolumeTable
 from labtui.screens.target_directory import TargetDirectoryModal
+from labtui.settings import Settings
 from tripwire import markup_tripwire
-from tui_support import FAKE_DISKS, FAKE_VOLUMES, GIB, disks_ready, make_app, screen_text, wait_for
+from tui_support import FAKE_DISKS, FAKE_VOLUMES, GIB, disks_ready, make_app, screen_text, scripted_run, wait_for
 
 EVIL = f"evil {ALL_MARKUP}"  # markup alone: what a screen shows of it must read the same
 
@@ -43,7 +45,7 @@ def _hostile_scan(volume: Path) -> Callable[[], DeviceScan]:
     return lambda: DeviceScan(disks, (*volumes, mounted))
 
 
-def _hostile_store(home) -> list[str]:
+def _hostile_store(home) -> list[RunResult]:
     store = Store(home)
     result = make_result("20240501-103005-aaaa")
     target = replace(result.target, model=f"model {EVIL}", path=f"/mnt/{EVIL}/labtui", mount_point=f"/mnt/{EVIL}")
@@ -58,12 +60,13 @@ def _hostile_store(home) -> list[str]:
     store.profiles_dir.mkdir(parents=True, exist_ok=True)
     (store.profiles_dir / "evil.toml").write_text(
         f'schema = 1\nname = "evil"\ntitle = "title {EVIL}"\ndescription = "about {EVIL}"\nfile_size = "16MiB"\n'
-        '[[steps]]\nname = "Read"\nblock_size = "4KiB"\nduration = "1s"\n')
-    return [first.id, second.id]
+        f'[[steps]]\nname = "Read {EVIL}"\nblock_size = "4KiB"\nduration = "1s"\n')
+    store.save_settings(Settings(profile="evil", profile_origin="user"))  # the Workload and Run screens show it
+    return [first, second]
 
 
 async def test_every_screen_shows_outside_text_as_it_is(labtui_home, tmp_path):
-    _hostile_store(labtui_home)
+    first, _ = _hostile_store(labtui_home)
     volume = tmp_path / "volume"
     target = volume / "[red]evil" / "[" / "]"  # its path ends in "[red]evil/[/]"
     target.mkdir(parents=True)
@@ -102,6 +105,11 @@ async def test_every_screen_shows_outside_text_as_it_is(labtui_home, tmp_path):
                 await pilot.press(*keys)
                 await pilot.pause(0.3)
                 seen.append(screen_text(app))
+                if keys == ["r"]:  # a run of the hostile profile and target (as read), live then done
+                    app.screen.begin(scripted_run(Store(labtui_home).find_result(first.id), finished=True))
+                    await wait_for(pilot, lambda: app.screen.outcome is not None, what="the scripted run's end")
+                    await pilot.pause(0.3)
+                    seen.append(screen_text(app))
                 # Every screen's toasts pass one gate (LabtuiApp.notify): outside text in one, raised there.
                 app.screen.notify(f"toast {HOSTILE}", title=f"title {EVIL}")
                 await pilot.pause(0.1)
@@ -114,7 +122,8 @@ async def test_every_screen_shows_outside_text_as_it_is(labtui_home, tmp_path):
                for t in tagged), tagged
     text = "\n".join(seen)
     assert not parsed, parsed[0]
-    assert RAW.search(text) is None, RAW.search(text)
+    bad = RAW.search(text)
+    assert bad is None, text[max(0, bad.start() - 300):bad.end() + 100]
     flat = " ".join(text.split())
     for shown_text in (MARKUP["close"], MARKUP["red"], MARKUP["link"], "[@click=app.quit]", "evil \\x1b[2J\\x1b[H",
                        str(target)):

@@ -285,7 +285,7 @@ class CommandEngine(Engine):
             outcome.fail(f"cannot start {SHELL}: {exc.strerror or exc}")
             return
         chunks: list[str] = []
-        reader = asyncio.ensure_future(subproc.read_all(proc.stdout, chunks, limit=64 * 1024))
+        reader = asyncio.ensure_future(subproc.read_all(proc.stdout, chunks, limit=64 * 1024, raw=True))
         closed: list[Sample | None] = []  # the sample that closed the window as the command (and its flush) ended
 
         def close() -> None:
@@ -371,7 +371,7 @@ class CommandEngine(Engine):
         except OSError as exc:
             return None, f"cannot start {SHELL} in {texts.workdir}: {exc.strerror or exc}", False
         chunks: list[str] = []
-        reader = asyncio.ensure_future(subproc.read_all(proc.stdout, chunks, limit=64 * 1024))
+        reader = asyncio.ensure_future(subproc.read_all(proc.stdout, chunks, limit=64 * 1024, raw=True))
         timed_out = False
         try:
             await asyncio.wait_for(subproc.wait_exit(proc), timeout=timeout)

@@ -181,7 +181,7 @@ class DiskSpdEngine(Engine):
             raise EngineUnavailable(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
         out: list[str] = []
         err: list[str] = []
-        readers = asyncio.ensure_future(asyncio.gather(subproc.read_all(proc.stdout, out),
+        readers = asyncio.ensure_future(asyncio.gather(subproc.read_all(proc.stdout, out, raw=True),  # its XML
                                                        subproc.read_all(proc.stderr, err)))
         warmup = whole_seconds(step.warmup)
         duration = max(1, whole_seconds(step.duration))
