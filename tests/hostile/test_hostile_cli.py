@@ -14,6 +14,7 @@ from dataclasses import replace
 from conftest import labtui_cmd
 from corpus import ALL_MARKUP, HOSTILE, assert_not_raw, shown
 from factories import make_result
+from labtui.errors import ExitCode
 from labtui.results.store import Store
 from terminal import on_terminal
 
@@ -29,7 +30,7 @@ def test_a_target_directory_named_like_markup_gets_its_prompt_on_a_terminal(tmp_
     plain = _plain(output)
     assert "MarkupError" not in plain and "internal error" not in plain, plain
     assert f"test file in {target} (" in plain and "Not started: nothing was written." in plain, plain
-    assert code == 2 and list(target.iterdir()) == []
+    assert code == ExitCode.DECLINED and list(target.iterdir()) == []
 
 
 def test_show_prints_a_result_s_warnings_names_and_command_lines_as_they_are(labtui_home):
