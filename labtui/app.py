@@ -39,6 +39,7 @@ from labtui.tui.command_palette import LabtuiCommands, offered_bindings
 from labtui.tui.context import Command, LabtuiContext, RunControl
 from labtui.tui.glyphs import ConsoleScrollBarRender, draws_plain, key_display, plain_console
 from labtui.tui.priority import raise_ui_priority
+from labtui.tui.run_indicator import RunIndicator
 from labtui.tui.theming import (
     DEFAULT_THEME,
     LABTUI_VARIABLES,
@@ -142,6 +143,8 @@ class LabtuiApp(App[None]):
     target: var[Target | None] = var(None)
     # Set by the Run screen while a run is going: quitting then asks first.
     run_active: var[bool] = var(False)
+    # The run that is going, as every screen's top line says it (the Run screen sets it, 1 Hz at most).
+    run_indicator: var[RunIndicator | None] = var(None)
     # The name of the profile with unsaved edits in the Workload screen, if any.
     unsaved_profile: var[str | None] = var(None)
     # The Run screen while its run is going (it can `abort()` it); None otherwise.

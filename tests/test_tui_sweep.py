@@ -121,3 +121,61 @@ async def test_a_space_mark_toggles_and_unmark_clears(labtui_home, disk_dir):
         await pilot.press("space")
         await pilot.press("u")
         assert screen.marked == []
+
+
+async def test_run_indicator_everywhere(labtui_home, disk_dir, monkeypatch):
+    # Issue 39, items 4 and 5: the other screens did not say a run was going, and the Run screen's
+    # top line named the target chosen earlier while the run wrote to the marked volume.
+    from labtui.screens.history import HistoryScreen
+    from labtui.screens.run import RunScreen
+    from labtui.widgets.context_bar import ContextBar
+    from tui_support import scripted_run, wavy_result
+
+    _prepare(labtui_home)
+    chosen = disk_dir / "chosen"
+    chosen.mkdir()
+    store = Store(labtui_home)
+    store.save_settings(Settings(profile="tiny", profile_origin="user", target=str(chosen)))
+    # The engine's part replayed: each volume's run passes its checks at once and goes on until stopped.
+    monkeypatch.setattr(RunScreen, "preflight", lambda self, runner: self.post_message(
+        RunScreen.PreflightPassed(scripted_run(wavy_result(), finished=False))))
+    refreshed: list[str] = []
+    real_refresh = ContextBar.refresh_choice
+    monkeypatch.setattr(ContextBar, "refresh_choice",
+                        lambda self, *a: refreshed.append(self.screen_title) or real_refresh(self, *a))
+    scan = _machine(disk_dir)
+    app = make_app(labtui_home, device_source=lambda: scan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, f"vol:{disk_dir / 'a'}")
+        await pilot.press("space", "R")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.state == "running",
+                       what="the run on the marked volume")
+        run = app.screen
+        top = await wait_for(pilot, lambda: "running" in (t := widget_text(app, "#context-choice")) and t,
+                             what="the Run screen's top line")
+        # Whole, folded over two lines where it is long (the test's directory is).
+        assert top.startswith("running quick-sanity") and str(disk_dir / "a" / "labtui") in top.replace("\n", ""), top
+        assert str(chosen) not in screen_text(app)
+        # Every other screen says it too, with the step and the time, and r shows the run again.
+        for key in ("h", "d", "w", "f"):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: app.screen is not run, what=key)
+            line = await wait_for(pilot, lambda: "running" in (t := widget_text(app, "#context-choice")) and t,
+                                  what=f"the run in the top line ({key})")
+            assert line.startswith("running quick-sanity") and "2/2" in line and "(r)" in line, line
+            if key == "h":
+                await pilot.press("r")
+                await wait_for(pilot, lambda: app.screen is run, what="the Run screen again")
+                await pilot.press("h")
+                await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen), what="History again")
+        # The top lines of screens not on show are left alone while the run goes; shown, they catch up.
+        refreshed.clear()
+        await pilot.pause(2.2)  # two ticks of the run's clock
+        assert set(refreshed) <= {"Fleet"}, refreshed
+        run.stop()
+        await wait_for(pilot, lambda: app.run_indicator is None and run.state != "running", what="the run's end")
+        await pilot.press("d")
+        await wait_for(pilot, lambda: widget_text(app, "#context-choice").startswith("profile "), what="the choice again")

@@ -42,6 +42,7 @@ from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib
 from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
 from labtui.run.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.run_indicator import RunIndicator
 from labtui.tui.run_plan import plan_parts
 from labtui.tui.styling import theme_style
 from labtui.tui.work import failure_text, post_found, report_failure
@@ -162,6 +163,7 @@ class RunScreen(LabtuiScreen[None]):
         self._sweep_total = 0
         self._sweep_inputs: tuple[str, dict[str, str], tuple[str, ...]] | None = None
         self._sweep_target: Target | None = None
+        self._run_target: Target | None = None  # where the run that is going writes
 
     # ------------------------------------------------------------------ layout
 
@@ -329,6 +331,7 @@ class RunScreen(LabtuiScreen[None]):
             self._engines_known([])
         elif worker is self._preflight_worker:
             reason = failure_text(error)
+            self._run_target = None
             self._set_state("done" if self.outcome is not None else "idle")
             self._say(Content.assemble(("Not started: ", "$error bold"), reason, "\nNothing was written."))
             self._sweep_could_not(reason)
@@ -514,6 +517,7 @@ class RunScreen(LabtuiScreen[None]):
             self._sweep_could_not(str(exc))
             return
         self._set_state("starting")
+        self._run_target = target
         self._say(f"Checking {target.directory} …")
         self._preflight_worker = self.preflight(runner)
 
@@ -529,6 +533,8 @@ class RunScreen(LabtuiScreen[None]):
     def begin(self, runner: Runner) -> None:
         """Watch `runner` (its preflight passed) run: its events drive this screen until it ends."""
         self.runner = runner
+        if self._run_target is None:  # not through the checks here (a test's replayed run): the chosen one
+            self._run_target = self.lab.target
         # The app's clock (fixed in tests and snapshots) times what the screen shows; the runner keeps its own.
         self.live = LiveRun(clock=lambda: self.lab.clock().timestamp())
         self.outcome = self.previous = None
@@ -543,6 +549,7 @@ class RunScreen(LabtuiScreen[None]):
         self._say("")
         self._set_state("running")
         self._show_live()
+        self._publish()
         self._run_worker = self.consume(runner)
 
     @work(exclusive=True, group="run", exit_on_error=False)
@@ -566,6 +573,7 @@ class RunScreen(LabtuiScreen[None]):
         self._want_frame()
 
     def on_run_screen_changed(self, message: Changed) -> None:
+        self._publish()
         # Hidden (History on show, a modal on top): nothing is drawn; on_screen_resume draws what came.
         if self.is_current:
             self._show_live()
@@ -598,7 +606,27 @@ class RunScreen(LabtuiScreen[None]):
             self._show_numbers()
             self._draw_charts()
 
+    def _publish(self) -> None:
+        """Say on every screen's top line that the run goes, its step and its time (app.run_indicator):
+        set at most once a second (the clock's tick) and when a step starts, and only where it changed."""
+        live = self.live
+        if live is None or self.state not in ("running", "stopping"):
+            return
+        step = live.current
+        started = live.started
+        chosen = self.lab.profile  # what was started, until the run's first event names it
+        name = started.profile.name if started is not None else chosen.name if chosen is not None else "?"
+        eta = live.eta_seconds()
+        indicator = RunIndicator(
+            name, self._run_target,
+            step.started.index + 1 if step is not None else None,
+            step.started.total if step is not None else started.steps_total if started is not None else None,
+            int(live.elapsed()), int(eta) if eta is not None else None)
+        if indicator != self.lab.run_indicator:
+            self.lab.run_indicator = indicator
+
     def _clock_tick(self) -> None:
+        self._publish()
         # The run's clock and ETA move on even when no sample comes (a command step, a slow start);
         # while samples come, each frame has moved them on already.
         if time.monotonic() - self._last_frame < 1.0:
@@ -888,6 +916,8 @@ class RunScreen(LabtuiScreen[None]):
         result: RunResult | None = runner.result if runner is not None else None
         self.lab.run_active = False
         self.lab.active_run = None
+        self.lab.run_indicator = None
+        self._run_target = None
         self.outcome = result
         self._late_y_possible = self.asking
         self._close_question()

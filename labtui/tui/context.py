@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from labtui.model import Profile, RunResult
     from labtui.results.store import Store
     from labtui.settings import Settings
+    from labtui.tui.run_indicator import RunIndicator
 
 ResultT = TypeVar("ResultT")
 
@@ -64,6 +65,7 @@ class LabtuiContext(Protocol):
     profile: Profile | None
     target: Target | None
     run_active: bool
+    run_indicator: RunIndicator | None  # the run that is going, for every screen's top line
     unsaved_profile: str | None  # the profile with unsaved edits in the Workload screen
     active_run: RunControl | None
     stopped_by: str | None  # the signal that is ending the app, if one is
