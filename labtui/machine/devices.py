@@ -3,7 +3,8 @@
 Linux facts come from `/proc/self/mountinfo`, `/sys/block`, `/sys/dev/block` and
 `/sys/class/nvme`; psutil covers free space, RAM and CPUs (and is the fallback elsewhere).
 Every reader takes the roots it looks at (`sys_root`, `mountinfo`) so tests can build a fake
-tree. A fact that cannot be read is None ("unknown"), never an exception.
+tree. A fact that cannot be read is None ("unknown"), never an exception (sysfs.py reads the
+files; links.py the PCIe, SATA, SAS and USB links).
 
 Text read here is made printable as it is read (labtui.printable): a USB stick chooses its own
 model and serial, and anyone who may mount (a FUSE file system) chooses the mount point's name;
@@ -24,6 +25,8 @@ from typing import Any
 
 import psutil
 
+from labtui.machine import links
+from labtui.machine.sysfs import iterdir, read, read_bool, read_bytes, read_int
 from labtui.model import HostInfo, TargetInfo, pcie_link_text
 from labtui.printable import printable
 
@@ -107,28 +110,9 @@ class MountEntry:
 # --------------------------------------------------------------------------- small readers
 
 
-def _read(path: Path, *, lines: bool = False) -> str | None:
-    """A sysfs or proc file's text, stripped and printable: one line (a model, a speed), or its
-    `lines` (an IDENTIFY page, /proc/cpuinfo)."""
-    try:
-        # newline="": a carriage return in a model is one to escape, not a newline.
-        with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            text = f.read().strip()
-    except OSError:
-        return None
-    return printable(text, one_line=not lines) or None
-
-
-def _read_bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
-
-
 def _vpd_serial(device: Path) -> str | None:
     """The unit serial number of a SCSI/SATA disk from VPD page 0x80 (sysfs has no plain file)."""
-    data = _read_bytes(device / "vpd_pg80")
+    data = read_bytes(device / "vpd_pg80")
     if not data or len(data) < 4 or data[1] != 0x80:
         return None
     length = int.from_bytes(data[2:4], "big")
@@ -140,18 +124,10 @@ def _usb_serial(resolved: Path) -> str | None:
     """The serial of the USB device a disk hangs off (the bridge's, which is what lsusb shows)."""
     for parent in resolved.parents:
         if (parent / "idVendor").exists():
-            return _read(parent / "serial")
+            return read(parent / "serial")
         if parent.name == "devices":
             break
     return None
-
-
-def _read_int(path: Path) -> int | None:
-    text = _read(path)
-    try:
-        return int(text) if text is not None else None
-    except ValueError:
-        return None
 
 
 def _unescape(text: str) -> str:
@@ -195,7 +171,7 @@ def read_mountinfo(text: str | None = None) -> list[MountEntry]:
 
 def _disk_transport(resolved: str, name: str, sys_root: Path) -> str | None:
     if name.startswith("nvme") or "/nvme" in resolved:
-        fabric = _read(sys_root / "block" / name / "device" / "transport")
+        fabric = read(sys_root / "block" / name / "device" / "transport")
         return "nvme" if fabric in (None, "pcie") else f"nvme-{fabric}"
     if "/usb" in resolved:
         return "usb"
@@ -245,7 +221,7 @@ def _nvme_controller(name: str, block: Path, sys_root: Path) -> Path | None:
         return device
     # Native multipath: the namespace hangs off the subsystem (nvme-subsysN), whose controllers
     # are listed inside it; the first one with a PCI device gives the link.
-    for entry in sorted(_iterdir(device)):
+    for entry in sorted(iterdir(device)):
         if re.fullmatch(r"nvme\d+", entry.name) and (entry / "device").exists():
             return entry
     match = re.match(r"^nvme(\d+)(?:c\d+)?n\d+", name)
@@ -266,36 +242,36 @@ def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
     except OSError:
         resolved = block
     transport = _disk_transport(str(resolved), name, sys_root)
-    rotational = _read_bool(block / "queue" / "rotational")
-    sectors = _read_int(block / "size")  # always in 512-byte units, whatever the logical block size
+    rotational = read_bool(block / "queue" / "rotational")
+    sectors = read_int(block / "size")  # always in 512-byte units, whatever the logical block size
     device = block / "device"
-    model = _read(device / "model")
-    vendor = _read(device / "vendor")
-    serial = _read(block / "serial") or _read(device / "serial") or _vpd_serial(device)
+    model = read(device / "model")
+    vendor = read(device / "vendor")
+    serial = read(block / "serial") or read(device / "serial") or _vpd_serial(device)
     if serial is None and transport == "usb":
         serial = _usb_serial(resolved)
-    firmware = _read(device / "rev") or _read(device / "firmware_rev")
+    firmware = read(device / "rev") or read(device / "firmware_rev")
     link: dict[str, Any] = {}
     controller = _nvme_controller(name, block, sys_root)
     if controller is not None:
-        model = _read(controller / "model") or model
-        serial = _read(controller / "serial") or serial
-        firmware = _read(controller / "firmware_rev") or firmware
-        link = _pcie_link(controller / "device")
+        model = read(controller / "model") or model
+        serial = read(controller / "serial") or serial
+        firmware = read(controller / "firmware_rev") or firmware
+        link = links.pcie_link(controller / "device")
     elif transport == "sata":
-        link = _sata_link(str(resolved), sys_root)
+        link = links.sata_link(str(resolved), sys_root)
     elif transport == "usb":
-        link = {"usb_speed": _usb_speed(resolved)}
+        link = {"usb_speed": links.usb_speed(resolved)}
     elif "/end_device-" in str(resolved):
-        link = {"sas_speed": _sas_speed(resolved)}
+        link = {"sas_speed": links.sas_speed(resolved)}
     if model and vendor and transport in ("sata", "scsi", "usb") and vendor not in ("ATA",) and not model.startswith(vendor):
         model = f"{vendor} {model}"
     if transport == "virtio" and not model:
         model = "virtio disk"
     partitions = sorted(
-        p.name for p in _iterdir(block) if p.name.startswith(name) and (p / "partition").exists()
+        p.name for p in iterdir(block) if p.name.startswith(name) and (p / "partition").exists()
     )
-    holders = sorted(p.name for p in _iterdir(block / "holders"))
+    holders = sorted(p.name for p in iterdir(block / "holders"))
     return Disk(
         name=name,
         path=f"/dev/{name}",
@@ -305,8 +281,8 @@ def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
         serial=serial,
         firmware=firmware,
         rotational=rotational,
-        removable=_read_bool(block / "removable"),
-        read_only=_read_bool(block / "ro"),
+        removable=read_bool(block / "removable"),
+        read_only=read_bool(block / "ro"),
         size_bytes=sectors * 512 if sectors is not None else None,
         partitions=partitions,
         holders=holders,
@@ -314,102 +290,11 @@ def read_disk(name: str, sys_root: Path = SYS) -> Disk | None:
     )
 
 
-def _pcie_link(pci: Path) -> dict:
-    """The PCIe link of a PCI device: now, the device's best, and the best of the port above it."""
-    facts = {
-        "pcie_speed": _read(pci / "current_link_speed"),
-        "pcie_width": _read_int(pci / "current_link_width"),
-        "pcie_max_speed": _read(pci / "max_link_speed"),
-        "pcie_max_width": _read_int(pci / "max_link_width"),
-    }
-    try:
-        port = pci.resolve().parent
-    except OSError:
-        return facts
-    if _PCI_ADDRESS.fullmatch(port.name):  # not the host bridge ("pci0000:00"): a root port or switch port
-        facts["pcie_port_max_speed"] = _read(port / "max_link_speed")
-        facts["pcie_port_max_width"] = _read_int(port / "max_link_width")
-    return facts
-
-
-_PCI_ADDRESS = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
-_SATA_GENERATIONS = {1: "1.5 Gbps", 2: "3.0 Gbps", 3: "6.0 Gbps"}  # IDENTIFY word 76, bits 1-3
-
-
-def _sata_link(resolved: str, sys_root: Path) -> dict:
-    """A libata disk's link speed (/sys/class/ata_link) and its drive's fastest (/sys/class/ata_device).
-
-    The disk's SCSI address H:C:T:L sits under the port it hangs off (".../ata3/host2/target2:0:0/2:0:0:0");
-    behind a port multiplier the target number is the multiplier's port, whose link is linkN.T.
-    """
-    port = re.search(r"/ata(\d+)/host\d+/target\d+:\d+:(\d+)/", resolved)
-    if port is None:
-        return {}
-    number, target = port.groups()
-    name = f"{number}.{target}" if (sys_root / "class" / "ata_link" / f"link{number}.{target}").exists() else number
-    speed = _read(sys_root / "class" / "ata_link" / f"link{name}" / "sata_spd")
-    return {
-        "sata_speed": speed if speed and speed[0].isdigit() else None,  # "<unknown>" while the link is down
-        "sata_max_speed": _identify_sata_speed(sys_root / "class" / "ata_device" / f"dev{name}.0" / "id"),
-    }
-
-
-def _identify_sata_speed(path: Path) -> str | None:
-    """The fastest SATA generation a drive claims in its IDENTIFY data (sysfs: 256 hex words)."""
-    words = (_read(path, lines=True) or "").split()
-    try:
-        word = int(words[76], 16)
-    except (IndexError, ValueError):
-        return None
-    if word in (0, 0xFFFF):  # not reported
-        return None
-    best = max((gen for gen in _SATA_GENERATIONS if word & (1 << gen)), default=None)
-    return _SATA_GENERATIONS.get(best) if best else None
-
-
-def _sas_speed(resolved: Path) -> str | None:
-    """The rate a SAS disk's link negotiated: the phys of the SAS port its end device hangs off
-    (.../port-H:N/end_device-H:N/target.../H:C:T:L; the port links to its phys)."""
-    port = next((parent for parent in resolved.parents if parent.name.startswith("port-")), None)
-    if port is None:
-        return None
-    rates = []
-    for phy in sorted(_iterdir(port)):
-        if phy.name.startswith("phy-"):
-            rate = _read(phy / "sas_phy" / phy.name / "negotiated_linkrate")
-            if rate and rate[0].isdigit():  # not "Unknown" or "Phy disabled"
-                rates.append(rate)
-    return rates[0] if len(set(rates)) == 1 else None  # a narrow port, or a wide one at one rate
-
-
-def _usb_speed(resolved: Path) -> str | None:
-    """The signalling rate of the USB device a disk sits behind ("480", "5000": Mb/s)."""
-    for parent in resolved.parents:
-        if (parent / "idVendor").exists():
-            speed = _read(parent / "speed")
-            return f"{speed} Mb/s" if speed else None
-        if parent.name == "devices":
-            break
-    return None
-
-
-def _read_bool(path: Path) -> bool | None:
-    number = _read_int(path)
-    return None if number is None else bool(number)
-
-
-def _iterdir(path: Path) -> list[Path]:
-    try:
-        return list(path.iterdir())
-    except OSError:
-        return []
-
-
 def list_disks(sys_root: Path = SYS, *, include_empty: bool = False) -> list[Disk]:
     """Whole disks, NVMe first, then by name. Unused loop/ram/zram devices are left out."""
     disks = []
-    for entry in sorted(_iterdir(sys_root / "block"), key=lambda p: p.name):
-        if _read_int(entry / "hidden") == 1:
+    for entry in sorted(iterdir(sys_root / "block"), key=lambda p: p.name):
+        if read_int(entry / "hidden") == 1:
             continue  # e.g. the per-path devices (nvme0c0n1) under an NVMe multipath namespace
         disk = read_disk(entry.name, sys_root)
         if disk is None:
@@ -434,7 +319,7 @@ def disk_of_device(dev_id: str, sys_root: Path = SYS) -> tuple[str | None, str |
     device = resolved.name
     disk = resolved.parent.name if (resolved / "partition").exists() else device
     for _ in range(4):  # dm on md on partitions: follow slaves down a few levels
-        slaves = sorted(_iterdir(sys_root / "block" / disk / "slaves"))
+        slaves = sorted(iterdir(sys_root / "block" / disk / "slaves"))
         if not slaves:
             break
         try:
@@ -447,7 +332,7 @@ def disk_of_device(dev_id: str, sys_root: Path = SYS) -> tuple[str | None, str |
 
 def disk_dev_id(name: str, sys_root: Path = SYS) -> str | None:
     """The "major:minor" of the block device called `name` (nvme0n1, sda1, loop3)."""
-    text = _read(sys_root / "class" / "block" / name / "dev")
+    text = read(sys_root / "class" / "block" / name / "dev")
     return text.strip() if text else None
 
 
@@ -456,7 +341,7 @@ def _dev_id_of_source(source: str, sys_root: Path) -> str | None:
     if not source.startswith("/dev/"):
         return None
     name = os.path.basename(os.path.realpath(source))  # /dev/mapper/x and /dev/disk/by-* are links
-    return _read(sys_root / "class" / "block" / name / "dev")
+    return read(sys_root / "class" / "block" / name / "dev")
 
 
 # --------------------------------------------------------------------------- volumes
@@ -639,7 +524,7 @@ def _os_name() -> str | None:
 
 
 def _cpu_model() -> str | None:
-    text = _read(Path("/proc/cpuinfo"), lines=True)
+    text = read(Path("/proc/cpuinfo"), lines=True)
     if text:
         for line in text.splitlines():
             key, _, value = line.partition(":")

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labtui.errors import LabtuiError
-from labtui.machine import devices
+from labtui.machine import devices, sysfs
 
 # (offset, magic, what it means)
 _SIGNATURES: tuple[tuple[int, bytes, str], ...] = (
@@ -239,13 +239,13 @@ def _loops_backed_by(names: list[str], sys_root: Path) -> list[tuple[str, str]]:
     """
     rdevs = {}
     for name in names:
-        number = devices._read(_block_dir(name, sys_root) / "dev")
+        number = sysfs.read(_block_dir(name, sys_root) / "dev")
         if number and ":" in number:
             major, minor = number.split(":", 1)
             rdevs[os.makedev(int(major), int(minor))] = name
     found = []
     for loop in sorted(_iterdir(sys_root / "block")):
-        backing = devices._read(loop / "loop" / "backing_file")
+        backing = sysfs.read(loop / "loop" / "backing_file")
         if not backing:
             continue
         backing = backing.removesuffix(" (deleted)")
@@ -288,7 +288,7 @@ def _identity(name: str, disk: str | None, sys_root: Path) -> dict[str, str]:
         ("device serial", whole / "device" / "serial"),
         ("device wwid", whole / "device" / "wwid"),
     ):
-        value = devices._read(path)
+        value = sysfs.read(path)
         if value is not None and (key != "partition start" or (here / "partition").exists()):
             found[key] = value
     return found
