@@ -123,6 +123,49 @@ def test_fio_fixture_totals(name):
         assert close(latency.mean, mean) and close(latency.p99, p99)
 
 
+@pytest.mark.parametrize("name", sorted(FIO))
+def test_every_figure_of_a_fio_step_comes_from_one_count(name):
+    """fio counts total_ios as I/Os are issued and io_bytes as they complete: a ramp's in-flight I/Os made
+    14,948 IOPS x 64 KiB read 934.3 MiB/s beside 935.1. Every step (and interval) counts completed I/Os,
+    so bytes = I/Os x block size where the job's I/Os are one size; where not, the result says so."""
+    for result in import_file(FIXTURES / name):
+        for step in result.steps:
+            size = step.step.block_size
+            for stats in (step.read, step.write):
+                if stats.bytes != stats.ios * size:
+                    assert any("are not all one size" in w for w in result.warnings), (name, step.name)
+            for sample in step.samples:
+                assert sample.read_bytes == sample.read_ios * size and sample.write_bytes == sample.write_ios * size
+
+
+def test_the_stream_fixture_counts_the_ios_that_completed_not_those_issued():
+    """Its final report: read total_ios 93,217 but io_bytes 381,833,216 = 93,221 x 4 KiB = its latency's N."""
+    (result,) = import_file(FIXTURES / "fio-json-stream/fio-3.33-jsonplus-status-interval-randrw4k-rw70-30-qd4-nj2.json")
+    step = result.steps[0]
+    assert (step.read.ios, step.read.bytes) == (93_221, 381_833_216)
+    assert (step.write.ios, step.write.bytes) == (40_010, 163_880_960)
+    assert not any("one size" in w for w in result.warnings)
+
+
+def test_a_job_of_mixed_block_sizes_says_its_iops_and_mib_s_are_separate_counts():
+    import json
+
+    from labtui.engine.fio import parse as fr
+    from labtui.results.imports import import_text
+
+    report = json.loads((FIXTURES / "fio-json/fio-3.36-randrw128k-qd1-psync-default.json").read_text())
+    job = report["jobs"][0]
+    job["job options"] = {**job.get("job options", {}), "bsrange": "4k-128k"}
+    assert fr.block_sizes(job, report) == fr.NO_SIZES
+    assert fr.block_sizes({"job options": {"bs": "128k,64k"}}, {}) == (131072, 65536)
+    assert fr.block_sizes({"job options": {}}, {}) == (4096, 4096)  # fio's default
+    job["read"]["io_bytes"] += 512  # a short I/O's worth
+    (result,) = import_text(json.dumps(report), "mixed.json")
+    assert any("read and write I/Os are not all one size" in w and "IOPS x block size is not its MiB/s" in w
+               for w in result.warnings), result.warnings
+    assert result.steps[0].read.ios == job["read"]["lat_ns"]["N"]  # the completed ones, by their latency
+
+
 @pytest.mark.parametrize("name", sorted(DISKSPD))
 def test_diskspd_fixture_totals(name):
     (result,) = import_file(FIXTURES / name)

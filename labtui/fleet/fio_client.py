@@ -450,7 +450,8 @@ class FioClientFleet(Fleet):
             detail = why or (errors[0] if errors else f"fio --client {_exit(returncode)} without a report of the step")
             return StepResult(step=step, status="aborted" if why else "failed", repetition=repetition,
                               command_line=command_line, error=detail)
-        tracker = fr.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * self.interval)
+        tracker = fr.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * self.interval,
+                                   sizes=(step.block_size, step.block_size))
         legacy = fr.is_legacy(report or {})
         try:
             for job in jobs:

@@ -318,7 +318,8 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
             i = series[-1]
             job = jobs[i]
             where = f"job {fr.job_name(job)!r}"
-            counters = fr.job_counters(job, legacy, where)
+            sizes = fr.block_sizes(job, report)
+            counters = fr.job_counters(job, legacy, where, sizes)
             seconds = counters.runtime_ms / 1000.0
             if seconds > _YEAR:
                 raise ReportError(f"{where}: its runtime is longer than a year")
@@ -329,12 +330,20 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
                 starts.append(began)
             step = fr.job_workload(job, report, seconds, legacy)
             if len(series) > 1:
-                samples = _client_samples([jobs[j] for j in series], step.warmup, legacy)
+                samples = _client_samples([jobs[j] for j in series], step.warmup, legacy, sizes)
             else:
-                samples = _stream_samples(out.reports, i, step.warmup, legacy) if len(out.reports) > 1 else ()
+                samples = _stream_samples(out.reports, i, step.warmup, legacy, sizes) if len(out.reports) > 1 else ()
             result = fr.job_step_result(
-                job, step, legacy=legacy, command_line=fr.job_command_line(job, report), samples=samples, where=where
+                job, step, legacy=legacy, command_line=fr.job_command_line(job, report), samples=samples, where=where,
+                sizes=sizes,
             )
+            mixed = [d for d, size, stats in (("read", sizes[0], result.read), ("write", sizes[1], result.write))
+                     if stats.ios and (size is None or stats.bytes != stats.ios * size)]
+            if mixed:
+                warnings.append(
+                    f"{where} {' and '.join(mixed)} I/Os are not all one size (bsrange, bssplit or short I/Os): its "
+                    "IOPS count the I/Os that completed and its MiB/s their bytes, so IOPS x block size is not its "
+                    "MiB/s")
             if result.status == "failed":
                 details = "; ".join(fio_errors[:5])
                 result = replace(result, error=f"{result.error}: {details}" if details else result.error)
@@ -404,18 +413,20 @@ def _client_series(jobs: list[dict], indexes: list[int]) -> list[list[int]]:
     return out
 
 
-def _client_samples(reports: list[dict], warmup: float, legacy: bool) -> tuple[Sample, ...]:
+def _client_samples(reports: list[dict], warmup: float, legacy: bool,
+                    sizes: fr.BlockSizes = fr.NO_SIZES) -> tuple[Sample, ...]:
     """Per-interval samples from one job's interval reports in a client-mode report."""
-    tracker = fr.SampleTracker(warmup)
+    tracker = fr.SampleTracker(warmup, sizes=sizes)
     for job in reports:
         tracker.add(job, legacy)
     tracker.finish()
     return tuple(tracker.measured)
 
 
-def _stream_samples(reports: tuple[dict, ...], index: int, warmup: float, legacy: bool) -> tuple[Sample, ...]:
+def _stream_samples(reports: tuple[dict, ...], index: int, warmup: float, legacy: bool,
+                    sizes: fr.BlockSizes = fr.NO_SIZES) -> tuple[Sample, ...]:
     """Per-interval samples from a `--status-interval` stream, for the job at `index`."""
-    tracker = fr.SampleTracker(warmup)
+    tracker = fr.SampleTracker(warmup, sizes=sizes)
     for report in reports:
         try:
             job = fr.report_jobs(report)[index]

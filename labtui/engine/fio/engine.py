@@ -207,7 +207,8 @@ class FioEngine(Engine):
         err_task = asyncio.ensure_future(subproc.read_all(proc.stderr, errors))
         raw: list[str] = []
         stream = fr.ReportStream()
-        tracker = fr.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * job.interval)
+        sizes = (step.block_size, step.block_size)  # every I/O of a labtui step is one block size
+        tracker = fr.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * job.interval, sizes=sizes)
         meter = CpuMeter()
         if step.warmup <= 0:
             meter.start()
@@ -248,7 +249,7 @@ class FioEngine(Engine):
                     if taken is not None:
                         yield SampleTaken(job.index, taken[0], taken[1])
                     if rounds is not None and taken is not None and taken[0] == "measure":
-                        state = rounds.add(fr.job_counters(_only_job(report), fr.is_legacy(report)))
+                        state = rounds.add(fr.job_counters(_only_job(report), fr.is_legacy(report), sizes=sizes))
                         if state is not None:
                             yield SteadyRound(job.index, state)
                             if state.finished and not stopped and not rounds.by_fio:

@@ -11,6 +11,15 @@ What fio's output looks like in the wild (see tests/fixtures/SOURCES.md):
 - fio 3.x counts bytes in `io_bytes` and times in ns (`lat_ns`, `clat_ns`); fio 2.x counted KiB
   in `io_bytes` and µs in `lat`/`clat`; `bw_bytes` and `N` appear only in later 3.x.
 
+I/O counts: every figure of a step (IOPS, MiB/s, the latency's weights, each interval) comes from
+one count, the I/Os that completed. fio counts `total_ios` as I/Os are issued but `io_bytes` (and
+the latency's `N`) as they complete; when a ramp_time ends it zeroes both, and the I/Os in flight
+at that instant complete after it, counted in the bytes and not in `total_ios` (a fio 3.33 write
+step: 30,419 ios, 30,447 I/Os' worth of bytes, so 14,948 IOPS x 64 KiB read 934.3 MiB/s beside
+935.1). So labtui counts `io_bytes / bs` where every I/O of the direction is one block size
+(exact), else the latency's `N` where fio records it (each completed I/O once), else `total_ios`,
+the only count there is; fio's own "iops" (issued per second) is not used.
+
 Latency: labtui's latency is the time from issuing an I/O to its completion, as the native
 engine and DiskSpd measure it: fio's `lat` (submission + completion). fio prints percentiles for
 `clat` only unless run with `lat_percentiles=1` (the fio engine asks for them). When a report has
@@ -367,13 +376,19 @@ class Counters:
         return self.read_latency.n + self.write_latency.n > 0
 
 
-def _direction(job: dict, key: str, legacy: bool, where: str) -> tuple[int, int, int, Latency]:
-    """(ios, bytes, runtime ms, latency) of one direction."""
+# The block size of each direction, read and write, where every I/O of it is that size (None: mixed).
+BlockSizes = tuple[int | None, int | None]
+NO_SIZES: BlockSizes = (None, None)
+
+
+def _direction(job: dict, key: str, legacy: bool, where: str,
+               block_size: int | None = None) -> tuple[int, int, int, Latency]:
+    """(I/Os completed, bytes, runtime ms, latency) of one direction (the module's docstring: which count)."""
     block = _table(job, key, where)
     if not block:
         return 0, 0, 0, Latency()
     here = f"{where}.{key}"
-    ios = _count(block, "total_ios", here)
+    issued = _count(block, "total_ios", here)
     if "io_bytes" in block:
         size = _count(block, "io_bytes", here)
         if legacy and "io_kbytes" not in block:
@@ -383,12 +398,21 @@ def _direction(job: dict, key: str, legacy: bool, where: str) -> tuple[int, int,
     runtime_ms = _count(block, "runtime", here, default=0)
     if size > _MAX_COUNT:
         raise ReportError(f"{here}.io_bytes is out of range")
-    return ios, size, runtime_ms, _latency(block, legacy, ios, here)
+    latency = _latency(block, legacy, issued, here)
+    return completed_ios(issued, size, block_size, latency.n), size, runtime_ms, latency
 
 
-def job_counters(job: dict, legacy: bool = False, where: str = "job") -> Counters:
-    r_ios, r_bytes, r_ms, r_lat = _direction(job, "read", legacy, where)
-    w_ios, w_bytes, w_ms, w_lat = _direction(job, "write", legacy, where)
+def completed_ios(issued: int, size: int, block_size: int | None, recorded: int) -> int:
+    """The I/Os that completed: the bytes over the block size where every I/O is one size and they
+    divide exactly, else the I/Os whose latency fio recorded, else the I/Os it issued."""
+    if block_size and size % block_size == 0:
+        return size // block_size
+    return recorded or issued
+
+
+def job_counters(job: dict, legacy: bool = False, where: str = "job", sizes: BlockSizes = NO_SIZES) -> Counters:
+    r_ios, r_bytes, r_ms, r_lat = _direction(job, "read", legacy, where, sizes[0])
+    w_ios, w_bytes, w_ms, w_lat = _direction(job, "write", legacy, where, sizes[1])
     if not job.get("read") and not job.get("write"):
         raise ReportError(f"{where} has neither read nor write statistics")
     return Counters(max(r_ms, w_ms), r_ios, r_bytes, w_ios, w_bytes, r_lat, w_lat)
@@ -412,10 +436,15 @@ def job_step_result(
     cpu_percent: float | None = None,
     latency: bool = True,
     where: str = "job",
+    sizes: BlockSizes | None = None,
 ) -> StepResult:
-    """A job of fio's report as labtui's step result: fio's own exact counts and times."""
-    r_ios, r_bytes, r_ms, r_lat = _direction(job, "read", legacy, where)
-    w_ios, w_bytes, w_ms, w_lat = _direction(job, "write", legacy, where)
+    """A job of fio's report as labtui's step result: fio's own exact counts and times.
+
+    `sizes`: each direction's block size where it is one (default: the step's, as labtui's fio
+    engine runs it; an import says what the job's options say, block_sizes())."""
+    sizes = sizes if sizes is not None else (step.block_size, step.block_size)
+    r_ios, r_bytes, r_ms, r_lat = _direction(job, "read", legacy, where, sizes[0])
+    w_ios, w_bytes, w_ms, w_lat = _direction(job, "write", legacy, where, sizes[1])
     if not job.get("read") and not job.get("write"):
         raise ReportError(f"{where} has neither read nor write statistics")
     # A direction without I/O reports runtime 0; give it the job's time so its rates read 0/s.
@@ -635,8 +664,10 @@ class SampleTracker:
     Measured samples always add up to the final report's counts.
     """
 
-    def __init__(self, warmup: float, *, latency: bool = True, min_seconds: float = 0.25) -> None:
+    def __init__(self, warmup: float, *, latency: bool = True, min_seconds: float = 0.25,
+                 sizes: BlockSizes = NO_SIZES) -> None:
         self.warmup = warmup
+        self.sizes = sizes  # each direction's block size, so its intervals count I/Os as the result does
         self.latency = latency
         self.min_seconds = min_seconds
         self.phase = "warmup" if warmup > 0 else "measure"
@@ -646,7 +677,7 @@ class SampleTracker:
 
     def add(self, job: dict, legacy: bool = False, *, cpu_percent: float | None = None) -> tuple[str, Sample] | None:
         """(phase, sample) for the interval this report closes, or None if there is none to show."""
-        counters = job_counters(job, legacy)
+        counters = job_counters(job, legacy, sizes=self.sizes)
         if self.phase == "warmup" and counters.measuring:
             self.phase, self._prev = "measure", None
         elif self._prev is not None and counters.runtime_ms < self._prev.runtime_ms:
@@ -746,6 +777,29 @@ def _flag(options: dict[str, str], key: str) -> bool | None:
     return options[key].strip().lower() in ("", "1", "true", "yes", "on")
 
 
+_MIXED_SIZES = ("bsrange", "blocksize_range", "bssplit", "bs_unaligned", "blocksize_unaligned")
+
+
+def block_sizes(job: dict, report: dict) -> BlockSizes:
+    """Each direction's block size where every I/O of it is one size (fio's `bs=4k` or `bs=128k,64k`;
+    its default 4 KiB); None where the job mixes sizes (bsrange, bssplit, a range in bs)."""
+    options, _ = job_options(job, report)
+    if any(key in options for key in _MIXED_SIZES):
+        return NO_SIZES
+    text = options.get("bs") or options.get("blocksize")
+    if not text:
+        return (4096, 4096)
+    parts = [part.strip() for part in text.split(",")]
+
+    def one(part: str) -> int | None:
+        if not part or any(c in part for c in "-:/"):
+            return None
+        return fio_size(part)
+
+    read = one(parts[0])
+    return read, (one(parts[1]) if len(parts) > 1 else read)
+
+
 def job_workload(job: dict, report: dict, measured_seconds: float, legacy: bool = False) -> Step:
     """The step a job ran, recovered from its options (fio's defaults where it did not say)."""
     options, _ = job_options(job, report)
@@ -759,8 +813,9 @@ def job_workload(job: dict, report: dict, measured_seconds: float, legacy: bool 
         read = _int_option(options, "rwmixread", -1)
         written = _int_option(options, "rwmixwrite", -1)
         write_percent = 100 - read if 0 <= read <= 100 else (written if 0 <= written <= 100 else 50)
-    block = fio_size(options.get("bs") or options.get("blocksize"))
-    if not block:
+    read_size, write_size = block_sizes(job, report)
+    block = (write_size if write_percent == 100 else read_size) or read_size or write_size
+    if not block:  # sizes that vary: their mean, by the completed I/Os' bytes
         r_ios, r_bytes, _, _ = _direction(job, "read", legacy, "job")
         w_ios, w_bytes, _, _ = _direction(job, "write", legacy, "job")
         ios = r_ios + w_ios
