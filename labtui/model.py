@@ -718,7 +718,11 @@ class SteadyCriterion:
 class SteadyState:
     """How a steady-state step went: every round's figure, the window judged, each criterion.
 
-    The step's counts and latency are the window's (SNIA reports the steady-state window).
+    The step's counts and latency are the window's (SNIA reports the steady-state window), and so
+    is its figure: `mean`, once the step has ended, is the window's figure measured whole (its I/Os
+    or bytes over its seconds, its latency weighted by I/Os: window_figure()), the very figure the
+    step shows. The criteria are judged on the rounds' own figures, against their average, as SNIA
+    and fio define them; it differs from the window's figure where rounds differ in length.
     """
 
     rule: str  # as the step spelled it: "snia", "iops_slope:0.1%"
@@ -730,7 +734,7 @@ class SteadyState:
     rounds: tuple[float, ...] = ()  # every round's figure, in order
     window_start: int | None = None  # the judged window's first round (1-based); None: too few rounds
     window_figures: tuple[float, ...] = ()  # the figures judged (fio judges its own per-second figures)
-    mean: float | None = None  # the window's mean figure
+    mean: float | None = None  # the window's figure: while judging, its rounds' average; once ended, the step's
     slope: float | None = None  # the window's best-fit line, per round
     criteria: tuple[SteadyCriterion, ...] = ()
     judged_by: str = "labtui"  # "fio" where fio's own steadystate check decided
@@ -814,6 +818,26 @@ class StepResult:
             else:
                 carry = here
         return max((b / t / MIB for b, t in spans if t > 0), default=None)
+
+
+def window_figure(result: StepResult, figure: str) -> float | None:
+    """A steady-state step's window figure, from the window's counts (which are the step's): IOPS or
+    MiB/s as its I/Os or bytes over its seconds, latency as its mean weighted by I/Os."""
+    total = result.total
+    if figure == "latency":
+        return result.latency.mean
+    if total.seconds <= 0:
+        return None
+    return total.ios / total.seconds if figure == "iops" else total.bytes / total.seconds / MIB
+
+
+def settled(result: StepResult) -> StepResult:
+    """A steady-state step's result once its window is its figures: its state's `mean` made the step's
+    own figure (every engine ends a steady-state step through here)."""
+    state = result.steady_state
+    if state is None or state.window_start is None:
+        return result
+    return replace(result, steady_state=replace(state, mean=window_figure(result, state.figure)))
 
 
 @dataclass(frozen=True)

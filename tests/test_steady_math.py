@@ -121,8 +121,8 @@ def test_best_fit_matches_the_closed_form():
 def test_criterion_text_says_how_far_from_holding():
     state = steady.judge(SNIA, [100, 104, 108, 112, 116], 1.0)
     texts = [steady.criterion_text(c, state.figure) for c in state.criteria]
-    assert texts[0] == "range 14.8 % of the mean (at most 20 %): holds"
-    assert texts[1] == "best-fit excursion 14.8 % of the mean (at most 10 %): 4.81 % over"
+    assert texts[0] == "range 14.8 % of the rounds' mean (at most 20 %): holds"
+    assert texts[1] == "best-fit excursion 14.8 % of the rounds' mean (at most 10 %): 4.81 % over"
 
 
 @pytest.mark.parametrize(("text", "window", "rounds", "message"), [

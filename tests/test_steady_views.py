@@ -14,7 +14,7 @@ from factories import make_result
 from labtui.analysis import steady
 from labtui.analysis.comparison import compare
 from labtui.engine.events import PreconditionProgress, RunStarted, SampleTaken, SteadyRound, StepStarted
-from labtui.model import EngineInfo, Precondition, Profile, Sample, SteadyRule, Step, TargetInfo
+from labtui.model import DirectionStats, EngineInfo, Precondition, Profile, Sample, SteadyRule, Step, TargetInfo, settled
 from labtui.render import export
 from labtui.render.steady_state import live_lines, steady_summary_lines
 from labtui.results.profile_file import step_to_table
@@ -69,13 +69,19 @@ def test_exports_carry_the_rounds_the_window_and_the_criteria():
 
 def test_show_lines_say_the_verdict_the_window_and_how_far_each_criterion_is():
     result = with_states("20240501-103005-aaaa", DRIFTING, None)
-    lines = steady_summary_lines(result.steps[0])
+    # The window measured whole: 335,400 I/Os in 300 s of rounds that were not all 60 s long: 1,118 IOPS,
+    # where its rounds' figures average 1,120. The step shows 1,118, and so does the window's line.
+    window = replace(result.steps[0], read=DirectionStats(335_400, 335_400 * 65536, 300.0))
+    lines = steady_summary_lines(window)
     assert lines[0] == "Read 64K random: not steady after 25 rounds (SNIA PTS 2.0 on IOPS, 60 s rounds, window 5, at most 25)"
     # 1200 .. 1040 falling by 40: mean 1120, range 160 = 14.3 %, slope -40 x 4 rounds = 14.3 %
-    assert lines[1].startswith("  window: rounds 21-25 (1,200, 1,160, 1,120, 1,080, 1,040), mean 1,120 IOPS")
-    assert lines[2] == "  range 14.3 % of the mean (at most 20 %): holds"
-    assert lines[3] == "  best-fit excursion 14.3 % of the mean (at most 10 %): 4.29 % over"
+    assert lines[1] == ("  window: rounds 21-25 (1,200, 1,160, 1,120, 1,080, 1,040): 1,118 IOPS (its I/Os over its "
+                        "seconds), the step's figure")
+    assert lines[2] == "  range 14.3 % of the rounds' mean (at most 20 %): holds"
+    assert lines[3] == "  best-fit excursion 14.3 % of the rounds' mean (at most 10 %): 4.29 % over"
     assert steady_summary_lines(result.steps[1]) == []
+    # The state an engine ends a step with holds that figure too (--json, the result file, exports).
+    assert DRIFTING.mean == 1120 and settled(window).steady_state.mean == window.total.iops == 1118
 
 
 def test_live_lines_bracket_the_window_and_drop_the_oldest_rounds_to_fit():
@@ -151,7 +157,7 @@ async def test_the_run_screen_shows_each_round_as_it_comes(labtui_home):
         text = widget_text(app, "#run-steady")
         assert "SNIA PTS 2.0 on IOPS, 1 s rounds, window 5, at most 25" in text
         assert "rounds (IOPS): [1,000 1,300 900 1,250 1,000]" in text
-        assert "range 36.7 % of the mean (at most 20 %): 16.7 % over" in text  # 400 of a mean of 1090
+        assert "range 36.7 % of the rounds' mean (at most 20 %): 16.7 % over" in text  # 400 of a mean of 1090
         assert "round 5 of at most 25" in widget_text(app, "#run-status") or "round 6 of at most 25" in \
             widget_text(app, "#run-status")
         screen.stop()

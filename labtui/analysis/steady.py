@@ -108,7 +108,7 @@ def criterion_text(c: SteadyCriterion, figure: str) -> str:
         unit = " bytes/s"  # fio's unit for an absolute bandwidth limit
     what = {"range": "range", "excursion": "best-fit excursion", "deviation": "largest deviation",
             "slope": "slope"}.get(c.name, c.name)
-    of = " of the mean" if c.percent else ""
+    of = " of the rounds' mean" if c.percent else ""  # SNIA's and fio's: the rounds' average, not the window's figure
     if c.value is None:
         return f"{what}: no mean to judge by (nothing measured)"
     bound = "at most" if c.name in ("range", "excursion") else "below"

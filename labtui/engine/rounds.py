@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from labtui.engine.base import Engine, EngineFailed, Job
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
-from labtui.model import DirectionStats, LatencySummary, Sample, SteadyState, Step, StepResult
+from labtui.model import DirectionStats, LatencySummary, Sample, SteadyState, Step, StepResult, settled
 
 
 async def run_in_rounds(engine: Engine, step: Step, job: Job) -> AsyncIterator[Event]:
@@ -58,7 +58,7 @@ async def run_in_rounds(engine: Engine, step: Step, job: Job) -> AsyncIterator[E
         figures.append(figure if figure is not None else 0.0)
         state = judge(rule, figures, step.duration)
         yield SteadyRound(job.index, state)
-    yield StepFinished(job.index, window_result(step, rounds[-rule.window:], tuple(samples), state))
+    yield StepFinished(job.index, settled(window_result(step, rounds[-rule.window:], tuple(samples), state)))
 
 
 def window_result(step: Step, window: list[StepResult], samples: tuple[Sample, ...], state: SteadyState) -> StepResult:

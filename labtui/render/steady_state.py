@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from labtui.analysis.steady import FIGURE_UNITS, criterion_text
-from labtui.model import SteadyState, StepResult
+from labtui.model import SteadyState, StepResult, window_figure
 
 
 def figure_text(value: float | None, figure: str) -> str:
@@ -51,8 +51,12 @@ def steady_summary_lines(s: StepResult) -> list[str]:
     lines = [f"{s.name}: {state.verdict} ({rule_text(state)})"]
     if state.window_start is not None:
         figures = ", ".join(figure_text(v, state.figure).rsplit(" ", 1)[0] for v in state.window_figures)
-        lines.append(f"  window: rounds {state.window_start}-{len(state.rounds)} ({figures}), mean "
-                     f"{figure_text(state.mean, state.figure)}; the step's figures are the window's")
+        # The window's figure measured whole, as the step's own figures are (model.window_figure): not
+        # the average of the rounds' figures, which differs where rounds differ in length.
+        how = "its latency weighted by I/Os" if state.figure == "latency" else (
+            "its I/Os over its seconds" if state.figure == "iops" else "its bytes over its seconds")
+        lines.append(f"  window: rounds {state.window_start}-{len(state.rounds)} ({figures}): "
+                     f"{figure_text(window_figure(s, state.figure), state.figure)} ({how}), the step's figure")
     lines += [f"  {line}" for line in criteria_lines(state)]
     lines.append("  rounds: " + ", ".join(figure_text(v, state.figure).rsplit(" ", 1)[0] for v in state.rounds))
     return lines

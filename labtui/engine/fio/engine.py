@@ -41,7 +41,7 @@ from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import parse as fr
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
-from labtui.model import MIB, DirectionStats, LatencySummary, SteadyCriterion, SteadyState, Step, StepResult
+from labtui.model import MIB, DirectionStats, LatencySummary, SteadyCriterion, SteadyState, Step, StepResult, settled
 from labtui.settings import EngineSettings
 from labtui.units import format_duration
 
@@ -415,8 +415,8 @@ class _Rounds:
             latency = fr.span_latency_both(before, after)
             read_latency = fr.span_latency(before.read_latency, after.read_latency)
             write_latency = fr.span_latency(before.write_latency, after.write_latency)
-        return replace(result, read=read, write=write, latency=latency, read_latency=read_latency,
-                       write_latency=write_latency, steady_state=state)
+        return settled(replace(result, read=read, write=write, latency=latency, read_latency=read_latency,
+                               write_latency=write_latency, steady_state=state))
 
     def _fios_verdict(self, state: SteadyState, job: dict) -> SteadyState:
         """fio's own verdict from its report's `steadystate` object, in labtui's units."""

@@ -40,7 +40,7 @@ from labtui.engine.limits import StepNeeds
 from labtui.engine.native import common as nc, uring, worker as nw
 from labtui.engine.native.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.errors import LabtuiError
-from labtui.model import DirectionStats, LatencySummary, Sample, SteadyRule, SteadyState, Step, StepResult
+from labtui.model import DirectionStats, LatencySummary, Sample, SteadyRule, SteadyState, Step, StepResult, settled
 from labtui.units import format_duration, format_size
 
 START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
@@ -531,7 +531,7 @@ def _window_result(result: StepResult, state: SteadyState, readings: list[tuple]
     if rounds < 1:
         return replace(result, steady_state=state)
     first = max(0, rounds - state.window)
-    return replace(_span(result, readings[first], readings[-1], step), steady_state=state)
+    return settled(replace(_span(result, readings[first], readings[-1], step), steady_state=state))
 
 
 def _span(result: StepResult, before: tuple, after: tuple, step: Step) -> StepResult:
