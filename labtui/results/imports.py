@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from labtui.engine.diskspd import parse as ds
+from labtui.engine.diskspd.report import DiskSpdReport
 from labtui.engine.fio import parse as fr
 from labtui.errors import ReportError
 from labtui.model import (
@@ -440,7 +441,7 @@ def _stream_samples(reports: tuple[dict, ...], index: int, warmup: float, legacy
 # --------------------------------------------------------------------------- DiskSpd
 
 
-def _diskspd_target(report: ds.DiskSpdReport, paths: list[str]) -> TargetInfo:
+def _diskspd_target(report: DiskSpdReport, paths: list[str]) -> TargetInfo:
     # The Linux port names the block device under the file ("block device: vda"); the report
     # holds nothing more of the disk (no model, serial or size).
     names = {t.device for span in report.timespans for t in span.targets if t.device}
