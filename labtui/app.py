@@ -39,6 +39,7 @@ from labtui.tui.command_palette import LabtuiCommands, offered_bindings
 from labtui.tui.context import Command, LabtuiContext, RunControl
 from labtui.tui.glyphs import ConsoleScrollBarRender, draws_plain, key_display, plain_console
 from labtui.tui.priority import raise_ui_priority
+from labtui.tui.quick_trial import QuickTrial
 from labtui.tui.run_indicator import RunIndicator
 from labtui.tui.theming import (
     DEFAULT_THEME,
@@ -153,6 +154,8 @@ class LabtuiApp(App[None]):
     pending_run: RunResult | None = None
     # The volumes the Disks screen asked to run the profile on, in turn; the Run screen takes them.
     pending_sweep: list[Target] | None = None
+    # The Run screen's Override fields (a quick trial): runs started there, and on marked volumes, take them.
+    quick_trial: QuickTrial = QuickTrial()
 
     def __init__(
         self,
@@ -412,6 +415,8 @@ class LabtuiApp(App[None]):
         if profile is None:
             self.notify("Choose a profile on the Workload screen (w) first.", severity="warning")
             return
+        with contextlib.suppress(LabtuiError):  # refused: the Run screen says why as the run would start
+            profile = self.quick_trial.apply(profile)
 
         def answer(yes: bool | None) -> None:
             if yes:

@@ -501,9 +501,11 @@ class Profile:
                 raise ValidationError(f"no step uses {{{name}}} (a typo in a step?)", f"params.{name}")
 
     def with_overrides(
-        self, *, duration: float | None = None, file_size: int | None = None, repeat: int | None = None
+        self, *, duration: float | None = None, file_size: int | None = None, repeat: int | None = None,
+        where: str = "on the command line",
     ) -> Profile:
-        """The quick-trial variant the CLI's --duration / --file-size / --repeat ask for.
+        """The quick-trial variant the CLI's --duration / --file-size / --repeat ask for (the Run
+        screen's Override fields too: `where` they were given, for the description).
 
         It keeps the name (it is that profile, overridden: compared and baselined as such), and says
         so in its title and description, which describe what runs: the profile's own description
@@ -538,8 +540,22 @@ class Profile:
         return replace(
             profile,
             title=title if title.endswith(OVERRIDDEN) else title + OVERRIDDEN,
-            description=f"{self.name} overridden on the command line: {', '.join(edits)}",
+            description=f"{self.name} overridden {where}: {', '.join(edits)}",
         )
+
+
+def override_refused(field: str, *, duration: float | None, file_size: int | None,
+                     repeat: int | None) -> str | None:
+    """Which of the overrides given ("duration", "file_size", "repeat") broke the rule a refusal of
+    `with_overrides` names by its profile `field`; None where the profile's own rule was broken.
+    The CLI names it by its flag, the Run screen by its field."""
+    if field == "repeat" and repeat is not None:
+        return "repeat"
+    if field == "file_size" and file_size is not None:
+        return "file_size"
+    if field.endswith(".duration") and duration is not None:
+        return "duration"
+    return None
 
 
 # --------------------------------------------------------------------------- context

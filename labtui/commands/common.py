@@ -131,19 +131,14 @@ def overridden(profile: Profile, *, duration: float | None = None, file_size: in
     profile's own: `stored` says whose ("the profile stored in baseline ID cannot be re-run").
     """
     from labtui.errors import ValidationError
+    from labtui.model import override_refused
 
     try:
         return profile.with_overrides(duration=duration, file_size=file_size, repeat=repeat)
     except ValidationError as exc:
-        field = exc.field
-        flag = None
-        if field == "repeat" and repeat is not None:
-            flag = repeat_flag
-        elif field == "file_size" and file_size is not None:
-            flag = "--file-size"
-        elif field.endswith(".duration") and duration is not None:
-            flag = "--duration"
-        if flag is not None:
+        which = override_refused(exc.field, duration=duration, file_size=file_size, repeat=repeat)
+        if which is not None:
+            flag = {"repeat": repeat_flag, "file_size": "--file-size", "duration": "--duration"}[which]
             raise ValidationError(exc.reason, flag) from None
         if stored is not None:
             raise ValidationError(f"{stored}: {exc}") from None

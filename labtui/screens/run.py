@@ -35,18 +35,19 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.engine.registry import engine_title
-from labtui.errors import LabtuiError
+from labtui.errors import LabtuiError, ValidationError
 from labtui.machine.target_choice import Target, describe_in_full
 from labtui.model import Profile, RunResult, split_tags
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
 from labtui.run.live import FigureRow, LiveRun, precondition_text, prepare_text
 from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.quick_trial import QuickTrial
 from labtui.tui.run_indicator import RunIndicator
 from labtui.tui.run_plan import plan_parts
 from labtui.tui.styling import theme_style
 from labtui.tui.work import failure_text, post_found, report_failure
-from labtui.units import human_duration
+from labtui.units import format_duration, format_size, human_duration
 from labtui.widgets.choice import Choice
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -164,6 +165,8 @@ class RunScreen(LabtuiScreen[None]):
         self._sweep_inputs: tuple[str, dict[str, str], tuple[str, ...]] | None = None
         self._sweep_target: Target | None = None
         self._run_target: Target | None = None  # where the run that is going writes
+        self._sweep_profile: Profile | None = None  # what a run on each marked volume runs (overrides applied)
+        self._trial_problem: str | None = None  # why the Override fields cannot be used, while it is said
 
     # ------------------------------------------------------------------ layout
 
@@ -175,6 +178,12 @@ class RunScreen(LabtuiScreen[None]):
             with Horizontal(id="setup-engine-row", classes="setup-row"):
                 yield Static("Engine", classes="setup-label")
                 yield Static("checking which engines can run here…", id="setup-engines", markup=False)
+            # A quick trial, as the CLI's --duration, --file-size and --repeat: empty is the profile's own.
+            with Horizontal(id="setup-trial-row", classes="setup-row"):
+                yield Static("Override", classes="setup-label")
+                for field, label in (("duration", "duration "), ("file-size", "  file size "), ("repeat", "  repeat ")):
+                    yield Static(label, classes="trial-label")
+                    yield LineInput(id=f"trial-{field}", compact=True, classes="trial-field")
             with Horizontal(classes="setup-row"):
                 yield Static("Tags", classes="setup-label")
                 yield LineInput(placeholder="optional, comma-separated (hp-adapter); Enter starts", id="setup-tags",
@@ -203,6 +212,8 @@ class RunScreen(LabtuiScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#run-setup").border_title = "Next run"
         tags = self.query_one("#setup-tags", Input)
+        for field in self.query(".trial-field").results(Input):
+            field.cursor_blink = cursor_blinks(self.app)
         tags.cursor_blink = cursor_blinks(self.app)
         tags.focus()
         for name in ("profile", "target"):
@@ -301,8 +312,13 @@ class RunScreen(LabtuiScreen[None]):
         return choices.first(Choice).value if choices else None
 
     def _show_setup(self) -> None:
-        profile: Profile | None = self.lab.profile
+        chosen: Profile | None = self.lab.profile
         target: Target | None = self.lab.target
+        profile = chosen
+        if chosen is not None:
+            self._trial_placeholders(chosen)
+            with contextlib.suppress(ValidationError):  # the setup says the profile as it would run
+                profile = self._trial().apply(chosen)
         if profile is None:
             line = Content.styled("Profile  none: choose one on the Workload screen (w)", "$warning")
         else:
@@ -347,16 +363,48 @@ class RunScreen(LabtuiScreen[None]):
             event.stop()
             self.action_start()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "setup-start":
-            event.stop()
-            self.action_start()
+    # ------------------------------------------------------------------ a quick trial
 
-    def action_leave_field(self) -> None:
-        self.set_focus(None)
+    def _trial(self) -> QuickTrial:
+        """The Override fields' values (ValidationError naming the field whose text is not one)."""
+        return QuickTrial.parse(*(self.query_one(f"#trial-{f}", Input).value for f in ("duration", "file-size",
+                                                                                           "repeat")))
+
+    def _trial_placeholders(self, profile: Profile) -> None:
+        """Each Override field shows, greyed, the profile's own value: what an empty field means."""
+        durations = {s.duration for s in profile.io_steps}
+        shown = {"duration": format_duration(next(iter(durations))) if len(durations) == 1 else
+                 "per step" if durations else "-",
+                 "file-size": format_size(profile.file_size), "repeat": str(profile.repeat)}
+        for field, text in shown.items():
+            self.query_one(f"#trial-{field}", Input).placeholder = text
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if not (event.input.id or "").startswith("trial-"):
+            return
+        event.stop()
+        problem, bad, trial = None, None, QuickTrial()
+        try:
+            trial = self._trial()
+            if self.lab.profile is not None:
+                trial.apply(self.lab.profile)
+        except ValidationError as exc:
+            problem, trial = f"Override {exc}", QuickTrial()
+            bad = "trial-" + exc.field.replace(" ", "-")
+        for field in self.query(".trial-field"):
+            field.set_class(field.id == bad, "-invalid")
+        self.lab.quick_trial = trial  # the Disks screen's question says what a run on marked volumes runs
+        if problem is not None:
+            self._trial_problem = problem
+            self._say(problem, "warning")
+        elif self._trial_problem is not None:
+            self._trial_problem = None
+            self._say("")
+        self._show_setup()
 
     def _start_pending(self) -> None:
-        """Run again what History asked for: its profile, target and engine."""
+        """Run again what History asked for: its profile (as it ran: the Override fields play no part),
+        target and engine."""
         result, self._pending = self._pending, None
         if result is None:
             return
@@ -369,9 +417,12 @@ class RunScreen(LabtuiScreen[None]):
         elif result.engine.name not in available:
             self.notify(f"{result.engine.name} cannot run here: the run uses {self.engine() or 'no engine'}",
                         title="Engine", severity="warning")
-        self.action_start()
+        self._start(overrides=False)
 
     def action_start(self) -> None:
+        self._start(overrides=True)
+
+    def _start(self, *, overrides: bool) -> None:
         if self.state in ("starting", "running", "stopping"):
             self.notify("A run is going: cancel it first (x).", severity="warning")
             return
@@ -379,6 +430,12 @@ class RunScreen(LabtuiScreen[None]):
         if profile is None or target is None:
             self._say("Choose a profile (w) and a target (d) first.", "warning")
             return
+        if overrides:
+            try:
+                profile = self._trial().apply(profile)
+            except ValidationError as exc:
+                self._say(Content.assemble(("Not started: ", "$error bold"), f"Override {exc}"))
+                return
         engine = self.engine()
         if engine is None and not self.engines_known:
             # The engine check (a second or so: fio's and DiskSpd's versions) has not answered yet.
@@ -404,6 +461,13 @@ class RunScreen(LabtuiScreen[None]):
             self._say("Choose a profile (w) first." if profile is None else "No engine can run here: see the engine "
                       "line above.", "warning" if profile is None else "error")
             return
+        try:
+            profile = self._trial().apply(profile)
+        except ValidationError as exc:
+            self._sweep = None
+            self._say(Content.assemble(("Not started: ", "$error bold"), f"Override {exc}"))
+            return
+        self._sweep_profile = profile
         tags = self._typed_tags()
         self._sweep_results, self._sweep_skipped, self._sweep_total = [], [], len(targets)
 
@@ -429,7 +493,7 @@ class RunScreen(LabtuiScreen[None]):
         done = self._sweep_total - len(self._sweep)
         self.notify(f"Volume {done} of {self._sweep_total}: {target.mount_point} ({target.directory})",
                     title="Run on marked volumes")
-        profile = self.lab.profile
+        profile = self._sweep_profile
         if profile is None:  # the sweep started with one; nothing unchooses it
             self._end_sweep()
             return
@@ -965,6 +1029,8 @@ class RunScreen(LabtuiScreen[None]):
                                 f" · {human_duration(result.seconds)} · "
                                 + (f"saved as {result.id}" if save_error is None else "NOT saved"))
         lines: list = [heading]
+        if result.profile.overridden:  # a quick trial: what it changed, as the result keeps it
+            lines.append(Text(result.profile.description, style=theme_style(self.app, "warning")))
         if result.tags:
             lines.append(Text(f"tags: {', '.join(result.tags)}"))
         if result.error:

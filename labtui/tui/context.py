@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from labtui.model import Profile, RunResult
     from labtui.results.store import Store
     from labtui.settings import Settings
+    from labtui.tui.quick_trial import QuickTrial
     from labtui.tui.run_indicator import RunIndicator
 
 ResultT = TypeVar("ResultT")
@@ -71,6 +72,7 @@ class LabtuiContext(Protocol):
     stopped_by: str | None  # the signal that is ending the app, if one is
     pending_run: RunResult | None  # a run History asked to repeat: the Run screen takes it
     pending_sweep: list[Target] | None  # volumes the Disks screen marked to run on in turn: the Run screen takes them
+    quick_trial: QuickTrial  # the Run screen's Override fields: runs started there and on marked volumes take them
 
     def choose_profile(self, profile: Profile) -> None: ...
 
