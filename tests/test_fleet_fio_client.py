@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, labtui_cmd
-from labtui.engine.fio import parse as fr
+from labtui.engine.fio import intervals, output, parse as fr
 from labtui.fleet import fio_client as fc
 from labtui.fleet.hosts import parse_hosts
 from labtui.model import Profile, Step
@@ -362,7 +362,7 @@ def test_hosts_file_fio_server_forms():
 
 def test_client_mode_json_of_two_servers_reads_per_host():
     text = (FIXTURES / "fio-json" / "fio-3.33-client-2servers-interval.json").read_text()
-    out = fr.split_output(text)
+    out = output.split_output(text)
     assert len(out.reports) == 1 and any(m.startswith("<vm> Starting 1 process") for m in out.messages)
     report = out.reports[0]
     entries = fc.client_entries(report)
@@ -371,7 +371,7 @@ def test_client_mode_json_of_two_servers_reads_per_host():
     assert fc.server_disks(report, "127.0.0.5", 18765) == ["vda"]
     step = Step(name="mix", block_size=4096, pattern="random", write_percent=30)
     for (hostname, _port), jobs in entries.items():
-        tracker = fr.SampleTracker(0.0)
+        tracker = intervals.SampleTracker(0.0)
         for job in jobs:
             tracker.add(job)
         tracker.finish()

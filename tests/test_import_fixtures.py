@@ -150,15 +150,15 @@ def test_the_stream_fixture_counts_the_ios_that_completed_not_those_issued():
 def test_a_job_of_mixed_block_sizes_says_its_iops_and_mib_s_are_separate_counts():
     import json
 
-    from labtui.engine.fio import parse as fr
+    from labtui.engine.fio import parse as fr, workload
     from labtui.results.imports import import_text
 
     report = json.loads((FIXTURES / "fio-json/fio-3.36-randrw128k-qd1-psync-default.json").read_text())
     job = report["jobs"][0]
     job["job options"] = {**job.get("job options", {}), "bsrange": "4k-128k"}
-    assert fr.block_sizes(job, report) == fr.NO_SIZES
-    assert fr.block_sizes({"job options": {"bs": "128k,64k"}}, {}) == (131072, 65536)
-    assert fr.block_sizes({"job options": {}}, {}) == (4096, 4096)  # fio's default
+    assert workload.block_sizes(job, report) == fr.NO_SIZES
+    assert workload.block_sizes({"job options": {"bs": "128k,64k"}}, {}) == (131072, 65536)
+    assert workload.block_sizes({"job options": {}}, {}) == (4096, 4096)  # fio's default
     job["read"]["io_bytes"] += 512  # a short I/O's worth
     (result,) = import_text(json.dumps(report), "mixed.json")
     assert any("read and write I/Os are not all one size" in w and "IOPS x block size is not its MiB/s" in w

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from labtui.engine.events import Event, RunStarted, RunWarning, StepFinished, StepStarted
-from labtui.engine.fio import parse as fr
+from labtui.engine.fio import intervals, output, parse as fr
 from labtui.engine.fio.engine import fio_arguments
 from labtui.errors import LabtuiError, ReportError
 from labtui.fleet.hosts import Host
@@ -425,7 +425,7 @@ class FioClientFleet(Fleet):
     def _step_result(self, host: _Host, step: Step, repetition: int, command_line: str, lines: list[str],
                      returncode: int | None, text: str, limit: float) -> StepResult:
         where = host.run.host.fio_where()
-        out = fr.split_output(text)
+        out = output.split_output(text)
         jobs: list[dict] = []
         report: dict | None = out.reports[-1] if out.reports else None
         if report is not None and "client_stats" in report:
@@ -450,7 +450,7 @@ class FioClientFleet(Fleet):
             detail = why or (errors[0] if errors else f"fio --client {_exit(returncode)} without a report of the step")
             return StepResult(step=step, status="aborted" if why else "failed", repetition=repetition,
                               command_line=command_line, error=detail)
-        tracker = fr.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * self.interval,
+        tracker = intervals.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * self.interval,
                                    sizes=(step.block_size, step.block_size))
         legacy = fr.is_legacy(report or {})
         try:

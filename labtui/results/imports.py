@@ -25,7 +25,7 @@ from pathlib import Path
 
 from labtui.engine.diskspd import parse as ds
 from labtui.engine.diskspd.report import DiskSpdReport
-from labtui.engine.fio import parse as fr
+from labtui.engine.fio import intervals, output, parse as fr, workload
 from labtui.errors import ReportError
 from labtui.model import (
     EngineInfo,
@@ -282,7 +282,7 @@ def _when(value: float | None) -> datetime | None:
 
 
 def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[RunResult]:
-    out = fr.split_output(text)
+    out = output.split_output(text)
     if not out.reports:
         reason = out.first_error or "no complete report"
         raise ReportError(f"the fio JSON is cut short or broken ({reason})")
@@ -319,7 +319,7 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
             i = series[-1]
             job = jobs[i]
             where = f"job {fr.job_name(job)!r}"
-            sizes = fr.block_sizes(job, report)
+            sizes = workload.block_sizes(job, report)
             counters = fr.job_counters(job, legacy, where, sizes)
             seconds = counters.runtime_ms / 1000.0
             if seconds > _YEAR:
@@ -329,13 +329,13 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
             began = _when(start / 1000.0) if isinstance(start, (int, float)) and not isinstance(start, bool) else None
             if began:
                 starts.append(began)
-            step = fr.job_workload(job, report, seconds, legacy)
+            step = workload.job_workload(job, report, seconds, legacy)
             if len(series) > 1:
                 samples = _client_samples([jobs[j] for j in series], step.warmup, legacy, sizes)
             else:
                 samples = _stream_samples(out.reports, i, step.warmup, legacy, sizes) if len(out.reports) > 1 else ()
             result = fr.job_step_result(
-                job, step, legacy=legacy, command_line=fr.job_command_line(job, report), samples=samples, where=where,
+                job, step, legacy=legacy, command_line=workload.job_command_line(job, report), samples=samples, where=where,
                 sizes=sizes,
             )
             mixed = [d for d, size, stats in (("read", sizes[0], result.read), ("write", sizes[1], result.write))
@@ -377,15 +377,15 @@ def _import_fio(text: str, file_name: str, file_time: datetime | None) -> list[R
             host = fr.AGGREGATE_JOB
         disks = report.get("disk_util")
         disk = disks[0].get("name") if isinstance(disks, list) and disks and isinstance(disks[0], dict) else None
-        options, _ = fr.job_options(first, report)
-        file_size = fr.fio_size(options.get("size") or options.get("filesize")) or 0
+        options, _ = workload.job_options(first, report)
+        file_size = workload.fio_size(options.get("size") or options.get("filesize")) or 0
         results.append(RunResult(
             id=new_result_id(started),
             status=status,
             started=started,
             ended=max(ended, started),
             host=HostInfo(name=host),
-            target=TargetInfo(path=fr.job_target(first, report) or "unknown", disk=disk if isinstance(disk, str) else None),
+            target=TargetInfo(path=workload.job_target(first, report) or "unknown", disk=disk if isinstance(disk, str) else None),
             engine=EngineInfo("fio", version),
             profile=_profile(file_name, "fio", tuple(steps), file_size, f"imported from {file_name}"),
             steps=tuple(steps),
@@ -417,7 +417,7 @@ def _client_series(jobs: list[dict], indexes: list[int]) -> list[list[int]]:
 def _client_samples(reports: list[dict], warmup: float, legacy: bool,
                     sizes: fr.BlockSizes = fr.NO_SIZES) -> tuple[Sample, ...]:
     """Per-interval samples from one job's interval reports in a client-mode report."""
-    tracker = fr.SampleTracker(warmup, sizes=sizes)
+    tracker = intervals.SampleTracker(warmup, sizes=sizes)
     for job in reports:
         tracker.add(job, legacy)
     tracker.finish()
@@ -427,7 +427,7 @@ def _client_samples(reports: list[dict], warmup: float, legacy: bool,
 def _stream_samples(reports: tuple[dict, ...], index: int, warmup: float, legacy: bool,
                     sizes: fr.BlockSizes = fr.NO_SIZES) -> tuple[Sample, ...]:
     """Per-interval samples from a `--status-interval` stream, for the job at `index`."""
-    tracker = fr.SampleTracker(warmup, sizes=sizes)
+    tracker = intervals.SampleTracker(warmup, sizes=sizes)
     for report in reports:
         try:
             job = fr.report_jobs(report)[index]

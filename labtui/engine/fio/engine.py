@@ -38,7 +38,7 @@ from labtui.engine import cpubound, subproc
 from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
 from labtui.engine.cpubound import CpuMeter, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
-from labtui.engine.fio import parse as fr
+from labtui.engine.fio import intervals, output, parse as fr
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
 from labtui.model import MIB, DirectionStats, LatencySummary, SteadyCriterion, SteadyState, Step, StepResult, settled
@@ -206,9 +206,9 @@ class FioEngine(Engine):
         errors: list[str] = []
         err_task = asyncio.ensure_future(subproc.read_all(proc.stderr, errors))
         raw: list[str] = []
-        stream = fr.ReportStream()
+        stream = output.ReportStream()
         sizes = (step.block_size, step.block_size)  # every I/O of a labtui step is one block size
-        tracker = fr.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * job.interval, sizes=sizes)
+        tracker = intervals.SampleTracker(step.warmup, latency=step.latency, min_seconds=0.25 * job.interval, sizes=sizes)
         meter = CpuMeter()
         if step.warmup <= 0:
             meter.start()
@@ -276,13 +276,13 @@ class FioEngine(Engine):
                 err_task.cancel()
         tracker.finish()
         self.raw_outputs.append("".join(raw))
-        stderr = fr.split_output("".join(errors)).messages + tuple(stream.messages)
+        stderr = output.split_output("".join(errors)).messages + tuple(stream.messages)
         result = self._result(step, job, reports, tracker, meter, command_line, 0 if stopped else returncode, stderr)
         if rounds is not None and result.status == "completed":
             result = rounds.result(result, _only_job(reports[-1]), fr.is_legacy(reports[-1]))
         yield StepFinished(job.index, result)
 
-    def _result(self, step: Step, job: Job, reports: list[dict[str, Any]], tracker: fr.SampleTracker, meter: CpuMeter,
+    def _result(self, step: Step, job: Job, reports: list[dict[str, Any]], tracker: intervals.SampleTracker, meter: CpuMeter,
                 command_line: str, returncode: int, stderr: tuple[str, ...]) -> StepResult:
         detail = "; ".join(stderr[-3:])
         if not reports:
@@ -316,7 +316,7 @@ class FioEngine(Engine):
         return result
 
 
-def _partial_result(step: Step, job: Job, reports: list[dict[str, Any]], tracker: fr.SampleTracker, meter: CpuMeter,
+def _partial_result(step: Step, job: Job, reports: list[dict[str, Any]], tracker: intervals.SampleTracker, meter: CpuMeter,
                     command_line: str, ended: bool = False) -> StepResult | None:
     """What a step cancelled mid-measure had measured, as an aborted step (None: nothing yet).
 
@@ -368,7 +368,7 @@ class _Rounds:
         self.judge = job.steady_judge()
         self.by_fio = fio_judges(step)
         self.slack = 0.25 * job.interval
-        self.bounds = [fr.empty_counters()]  # fio resets every counter when its ramp ends
+        self.bounds = [intervals.empty_counters()]  # fio resets every counter when its ramp ends
         self.figures: list[float] = []
         self.state: SteadyState | None = None
         # fio's check collects from ss_ramp + 1 s after the job began, its ramp (= ss_ramp) included:
@@ -387,7 +387,7 @@ class _Rounds:
         self.bounds.append(counters)
         ios = counters.read_ios + counters.write_ios - before.read_ios - before.write_ios
         nbytes = counters.read_bytes + counters.write_bytes - before.read_bytes - before.write_bytes
-        latency = fr.span_latency_both(before, counters).mean
+        latency = intervals.span_latency_both(before, counters).mean
         figure = self.rule.figure_of(ios, nbytes, (counters.runtime_ms - before.runtime_ms) / 1000.0, latency)
         self.figures.append(figure if figure is not None else 0.0)
         state = self.judge(self.rule, self.figures, self.step.duration)
@@ -412,9 +412,9 @@ class _Rounds:
         latency = LatencySummary()
         read_latency = write_latency = LatencySummary()
         if self.step.latency:
-            latency = fr.span_latency_both(before, after)
-            read_latency = fr.span_latency(before.read_latency, after.read_latency)
-            write_latency = fr.span_latency(before.write_latency, after.write_latency)
+            latency = intervals.span_latency_both(before, after)
+            read_latency = intervals.span_latency(before.read_latency, after.read_latency)
+            write_latency = intervals.span_latency(before.write_latency, after.write_latency)
         return settled(replace(result, read=read, write=write, latency=latency, read_latency=read_latency,
                                write_latency=write_latency, steady_state=state))
 
