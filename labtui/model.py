@@ -802,6 +802,13 @@ class StepResult:
         return self.read + self.write
 
     @property
+    def has_figures(self) -> bool:
+        """Whether the step measured anything: it completed, or moved some I/O before it stopped. A step
+        that failed before any I/O (an imported fio job that never started) has no figure, so every
+        view shows "-" and its status, never "0.0 IOPS"."""
+        return self.status == "completed" or self.total.ios > 0 or self.total.bytes > 0
+
+    @property
     def name(self) -> str:
         return self.step.name
 

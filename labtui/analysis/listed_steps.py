@@ -58,8 +58,8 @@ def _listed(passes: list[StepSummary], aggregate: str) -> ListedStep:
     how += "".join(f"; {n} {status}" for status, n in others.items())
     figures = replace(
         done[0],
-        iops=_figure(IOPS, [p.iops for p in done], aggregate) or 0.0,
-        mib_s=_figure(MIB_S, [p.mib_s for p in done], aggregate) or 0.0,
+        iops=_figure(IOPS, [p.iops for p in done], aggregate),
+        mib_s=_figure(MIB_S, [p.mib_s for p in done], aggregate),
         latency_mean_ms=_figure(LATENCY_MEAN, [p.latency_mean_ms for p in done], aggregate),
         latency_p99_ms=_figure(LATENCY_P99, [p.latency_p99_ms for p in done], aggregate),
         read_p99_ms=_figure(READ_P99, [p.read_p99_ms for p in done], aggregate),

@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
                     "already_imported": [{"file": name, "ids": ids} for name, ids in known]})
     else:
         for name, result, _path in saved:
-            steps = ", ".join(f"{s.name}: {fmt_iops(s.total.iops)} IOPS {fmt_mib(s.total.mib_s)} MiB/s" for s in result.steps)
+            steps = ", ".join(f"{s.name}: {fmt_iops(s.total.iops)} IOPS {fmt_mib(s.total.mib_s)} MiB/s"
+                              if s.has_figures else f"{s.name}: - ({s.status}: no figures)" for s in result.steps)
             engine = " ".join(x for x in (result.engine.name, result.engine.version) if x)
             host = f" ({result.host.name})" if result.host.name else ""
             print(f"{name}{host}: {engine}, {result.status}, {steps} -> {result.id}")

@@ -37,6 +37,10 @@ def _counted(get: Callable[[StepResult], Any]) -> Getter:
     return lambda r, s: get(s) if s.step.is_io or s.total.seconds > 0 else None
 
 
+def _rate(get: Callable[[StepResult], Any]) -> Callable[[StepResult], Any]:
+    return lambda s: get(s) if s.has_figures else None
+
+
 def _steady(get: Callable[[Any], Any]) -> Getter:
     return lambda r, s: get(s.steady_state) if s.steady_state is not None else None
 
@@ -88,13 +92,14 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("read_bytes", _counted(lambda s: s.read.bytes)),
     ("write_ios", _counted(lambda s: s.write.ios)),
     ("write_bytes", _counted(lambda s: s.write.bytes)),
-    ("iops", _io(lambda s: s.total.iops)),
-    ("mib_s", _counted(lambda s: s.total.mib_s)),
-    ("mb_s", _counted(lambda s: s.total.bytes_per_second / 1e6)),
-    ("read_iops", _io(lambda s: s.read.iops)),
-    ("read_mib_s", _counted(lambda s: s.read.mib_s)),
-    ("write_iops", _io(lambda s: s.write.iops)),
-    ("write_mib_s", _counted(lambda s: s.write.mib_s)),
+    # The rates of a step that failed before any I/O are empty, not 0.0 (StepResult.has_figures).
+    ("iops", _io(_rate(lambda s: s.total.iops))),
+    ("mib_s", _counted(_rate(lambda s: s.total.mib_s))),
+    ("mb_s", _counted(_rate(lambda s: s.total.bytes_per_second / 1e6))),
+    ("read_iops", _io(_rate(lambda s: s.read.iops))),
+    ("read_mib_s", _counted(_rate(lambda s: s.read.mib_s))),
+    ("write_iops", _io(_rate(lambda s: s.write.iops))),
+    ("write_mib_s", _counted(_rate(lambda s: s.write.mib_s))),
     ("peak_mib_s", lambda r, s: s.peak_mib_s),
     ("latency_mean_ms", _latency("mean")),
     ("latency_min_ms", _latency("min")),

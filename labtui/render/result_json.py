@@ -17,15 +17,16 @@ from labtui.results.result_file import dataclass_to_plain
 def result_to_json(result: RunResult) -> dict[str, Any]:
     """The `--json` form of DESIGN.md: stable keys with the rates derived from the counts."""
 
-    def direction(stats: DirectionStats, is_io: bool) -> dict[str, Any]:
+    def direction(stats: DirectionStats, is_io: bool, measured: bool = True) -> dict[str, Any]:
         # A command step's ios are the disk's requests after the kernel merged them (every
-        # process's): counted, but their rate is no IOPS beside an I/O step's, so it is null.
+        # process's): counted, but their rate is no IOPS beside an I/O step's, so it is null. A step
+        # that failed before any I/O has no rates at all (null, not 0.0): StepResult.has_figures.
         return {
             "ios": stats.ios,
             "bytes": stats.bytes,
             "seconds": stats.seconds,
-            "iops": stats.iops if is_io else None,
-            "mib_s": stats.mib_s,
+            "iops": stats.iops if is_io and measured else None,
+            "mib_s": stats.mib_s if measured else None,
         }
 
     def latency(lat: LatencySummary) -> dict[str, Any]:
@@ -40,9 +41,9 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
             "repetition": s.repetition,
             "status": s.status,
             "workload": step_to_table(s.step),
-            "read": direction(s.read, s.step.is_io),
-            "write": direction(s.write, s.step.is_io),
-            "total": direction(s.total, s.step.is_io),
+            "read": direction(s.read, s.step.is_io, s.has_figures),
+            "write": direction(s.write, s.step.is_io, s.has_figures),
+            "total": direction(s.total, s.step.is_io, s.has_figures),
             "latency_ms": latency(s.latency),
             "read_latency_ms": latency(s.read_latency),
             "write_latency_ms": latency(s.write_latency),

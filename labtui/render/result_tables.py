@@ -64,13 +64,15 @@ COMMAND_IOPS_NOTE = ("a command step has no IOPS: the disk's counters it is meas
 
 
 def step_iops(step: StepResult) -> float | None:
-    """A step's IOPS over both directions; None for a command step (COMMAND_IOPS_NOTE says why)."""
-    return step.total.iops if step.step.is_io else None
+    """A step's IOPS over both directions; None for a command step (COMMAND_IOPS_NOTE says why) and for
+    a step that has no figures (it failed before any I/O)."""
+    return step.total.iops if step.step.is_io and step.has_figures else None
 
 
-def step_headline(step: StepResult) -> tuple[float | None, float]:
-    """(IOPS, MiB/s) of a step over both directions (no IOPS for a command step)."""
-    return step_iops(step), step.total.mib_s
+def step_headline(step: StepResult) -> tuple[float | None, float | None]:
+    """(IOPS, MiB/s) of a step over both directions (no IOPS for a command step; neither where the step
+    has no figures)."""
+    return step_iops(step), step.total.mib_s if step.has_figures else None
 
 
 def profiles_table(profiles: Iterable[Profile]) -> Fitted:
@@ -256,12 +258,12 @@ def result_steps_table(result: RunResult) -> Fitted:
                 name += f" ({s.status})"
             if s.engine_bound:
                 name += " (CPU-bound)"
-            row: list[str | Text | Words | Either] = [Words(name), fmt_iops(iops) if iops is not None else "",
+            row: list[str | Text | Words | Either] = [Words(name), fmt_iops(iops) if s.step.is_io else "",
                                                       fmt_mib(mib)]
             if decimal:
                 row.append(fmt_mb(s.total.bytes_per_second) if s.step.kind != "command" else "")
             if mixed:
-                read, write = fmt_iops(s.read.iops), fmt_iops(s.write.iops)
+                read, write = (fmt_iops(s.read.iops), fmt_iops(s.write.iops)) if s.has_figures else ("-", "-")
                 row.append(Either(f"{read} / {write}", f"{read} /\n{write}") if s.step.kind != "command" else "")
             if ios:
                 row += ["", ""] if s.step.kind == "command" else [fmt_ms(s.latency.mean), p99_text(s)]

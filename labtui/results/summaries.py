@@ -27,7 +27,7 @@ from labtui.results.files import BrokenFile, atomic_write, json_safe
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change, or what reading a result refuses (6: a negative
 # count): an older cache is then rebuilt, not misread.
-CACHE_VERSION = 6
+CACHE_VERSION = 7  # 7: no IOPS or MiB/s (null) for a step with no figures
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ class StepSummary:
     kind: str
     repetition: int
     status: str
-    iops: float
-    mib_s: float
+    iops: float | None  # None where the step has no figures (it failed before any I/O)
+    mib_s: float | None
     latency_mean_ms: float | None = None
     latency_p99_ms: float | None = None
     cpu_percent: float | None = None
@@ -57,8 +57,8 @@ class StepSummary:
             kind=step.step.kind,
             repetition=step.repetition,
             status=step.status,
-            iops=step.total.iops,
-            mib_s=step.total.mib_s,
+            iops=step.total.iops if step.has_figures else None,
+            mib_s=step.total.mib_s if step.has_figures else None,
             latency_mean_ms=json_safe(step.latency.mean),
             latency_p99_ms=json_safe(step.latency.p99),
             cpu_percent=json_safe(step.cpu_percent),

@@ -67,8 +67,8 @@ SORT_KEYS: dict[str, Callable[[ResultSummary], tuple[Any, ...]]] = {
     "profile": lambda s: (s.profile.lower(), s.started),
     "engine": lambda s: (s.engine, s.started),
     "status": lambda s: (s.status, s.started),
-    "iops": lambda s: (first_step(s).iops if s.steps else -1.0, s.started),
-    "mib_s": lambda s: (first_step(s).mib_s if s.steps else -1.0, s.started),
+    "iops": lambda s: (_or_none(first_step(s).iops) if s.steps else -1.0, s.started),
+    "mib_s": lambda s: (_or_none(first_step(s).mib_s) if s.steps else -1.0, s.started),
 }
 # Below this width the host and target columns give way (the detail line shows them). The engine
 # stays where results ran on different engines: native, fio and DiskSpd runs of one profile are not
@@ -97,6 +97,11 @@ def first_step(s: ResultSummary) -> StepSummary:
 
 def headline(values: list[str], narrow: bool = False) -> str:
     return ("/" if narrow else " / ").join(values) if values else "-"
+
+
+def _or_none(value: float | None) -> float:
+    """A figure to sort by: a step with none (it failed before any I/O) sorts below every figure."""
+    return -1.0 if value is None else value
 
 
 def short_number(value: float) -> str:
@@ -134,8 +139,8 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
         "engine": s.engine,
         "tags": ", ".join(s.tags),
         "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status,
-        "iops": headline([iops(x.iops) if x.kind == "io" else "-" for x in steps], narrow),
-        "mib_s": headline([mib(x.mib_s) for x in steps], narrow),
+        "iops": headline([iops(x.iops) if x.kind == "io" and x.iops is not None else "-" for x in steps], narrow),
+        "mib_s": headline([mib(x.mib_s) if x.mib_s is not None else "-" for x in steps], narrow),
     }
 
 

@@ -30,6 +30,7 @@ from labtui.render.result_tables import (
     latency_table,
     p99_cell,
     p99_text,
+    step_headline,
 )
 from labtui.render.steady_state import steady_summary_lines
 from labtui.render.widths import fold_widths
@@ -57,8 +58,9 @@ def step_cells(n: int | str, s: StepResult, name: str | None = None) -> dict[str
         wall = f"{fmt_wall(s.wall_seconds)} wall" if s.wall_seconds is not None else "-"  # as `labtui show` says it
         return {"n": str(n), "name": name, "label": s.step.label(), "iops": "", "mib_s": fmt_mib(s.total.mib_s),
                 "mean": wall, "p99": "", "cpu": fmt_pct(s.cpu_percent), "status": s.status}
-    return {"n": str(n), "name": name, "label": s.step.label(), "iops": fmt_iops(s.total.iops),
-            "mib_s": fmt_mib(s.total.mib_s), "mean": fmt_ms(s.latency.mean), "p99": p99_text(s),
+    iops, mib = step_headline(s)  # "-" where the step has no figures (it failed before any I/O)
+    return {"n": str(n), "name": name, "label": s.step.label(), "iops": fmt_iops(iops),
+            "mib_s": fmt_mib(mib), "mean": fmt_ms(s.latency.mean), "p99": p99_text(s),
             "cpu": fmt_pct(s.cpu_percent), "status": s.status}
 
 
