@@ -345,3 +345,33 @@ def test_what_decided_a_verdict_folds_at_its_words_rather_than_losing_its_p_valu
     for basis in bases:  # each basis whole: "3 vs 3," on one line, its p-value right under it
         p = basis.split(", ")[1]
         assert any(line.rstrip().endswith(basis) or line.rstrip().endswith(p) for line in lines), basis
+
+
+def test_the_noise_column_is_the_step_s_own_and_the_pooled_noise_is_said_where_it_is_used():
+    """'noise 8.3 %' stood beside an sd of 4.7 %: it was pooled with the other steps, said only in a footnote.
+    A result's table shows each step's own noise (what its sd says); the pooled one the tests used is said
+    by --explain, with the step's own beside it."""
+    from labtui.render.comparison import comparison_explanation, noise_used
+
+    rng = random.Random(3)
+    quiet = [50_000 * rng.lognormvariate(0, 0.01) for _ in range(3)]
+    noisy = [40_000 * rng.lognormvariate(0, 0.08) for _ in range(3)]
+    other = replace(READ, name="Read 4K", block_size=4096)
+    result = run_result("a", {READ: quiet, WRITE: noisy, other: [v * 3 for v in quiet]})
+    summary = summarize(result)
+    figure = summary.groups[0].row("iops").figures[0]
+    own = statistics.stdev(math.log(v) for v in figure.values)
+    assert figure.noise.own_relative_sd == pytest.approx(math.sqrt(math.expm1(own**2)))
+    assert figure.noise.relative_sd > figure.noise.own_relative_sd  # pooled up toward the noisy step
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(statistics_table(summary))
+    text = console.export_text()
+    row = next(line for line in text.splitlines() if "Read 64K random" in line and "IOPS" in line)
+    assert f"{figure.noise.own_relative_sd * 100:.1f} %" in row and f"{figure.noise.relative_sd * 100:.1f} %" not in row
+    assert "this step's own repetitions" in " ".join(text.split())
+    pooled = noise_used(compare([result, result]).groups[0], ("A", "B"))
+    assert pooled.startswith(f"A {figure.noise.relative_sd * 100:.1f} % (pooled over 3 steps; its own runs "
+                             f"{figure.noise.own_relative_sd * 100:.1f} %)")
+    explained = Console(width=200, record=True, file=io.StringIO())
+    explained.print(comparison_explanation(compare([result, result])))
+    assert "the run-to-run noise its tests used: A " in explained.export_text()

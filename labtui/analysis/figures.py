@@ -133,7 +133,8 @@ class Figure:
             "ci_low": ci[0] if ci else None,
             "ci_high": ci[1] if ci else None,
             "spread": self.spread.describe() if self.spread else None,
-            "noise_pct": self.noise.relative_sd * 100 if self.noise else None,
+            "noise_pct": self.noise.relative_sd * 100 if self.noise else None,  # as the tests use it (pooled)
+            "own_noise_pct": self.noise.own_relative_sd * 100 if self.noise else None,  # its own runs alone
             "noise": self.noise.describe() if self.noise else None,
             "steadiness_pct": self.steadiness * 100 if self.steadiness is not None else None,
         }

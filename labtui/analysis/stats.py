@@ -303,8 +303,14 @@ class Noise:
 
     @property
     def relative_sd(self) -> float:
-        """The run-to-run standard deviation as a fraction of the figure (about its CV)."""
+        """The run-to-run standard deviation as a fraction of the figure (about its CV), as the tests use it
+        (pooled with the result's other steps where it was)."""
         return math.sqrt(math.expm1(self.variance))
+
+    @property
+    def own_relative_sd(self) -> float:
+        """The same of the figure's own runs alone: how much this step varied (what a table shows of it)."""
+        return math.sqrt(math.expm1(self.own))
 
     def describe(self) -> str:
         own = f"{self.runs} runs"

@@ -24,7 +24,7 @@ from labtui.analysis.answer import (
 from labtui.analysis.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
 from labtui.analysis.comparison import Comparison, StepGroup
 from labtui.analysis.figures import BETTER, CONTEXT, WORSE, Delta, Figure, fmt_p
-from labtui.analysis.metrics import Metric
+from labtui.analysis.metrics import Metric, primary
 from labtui.render import markdown
 from labtui.render.fitting import Either, Fitted
 from labtui.render.result_tables import fmt_iops, fmt_mib, fmt_ms
@@ -276,6 +276,24 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
     return Group(*parts)
 
 
+def noise_used(group: StepGroup, letters: Sequence[str]) -> str:
+    """Each result's noise of a step's primary figure as the tests used it, and its own where pooling moved
+    it: "A 1.7 % (pooled over 2 steps; its own runs 1.2 %), B 6.6 %"."""
+    row = group.row(primary(group.step).key)
+    if row is None:
+        return ""
+    said = []
+    for letter, figure in zip(letters, row.figures, strict=True):
+        if figure is None or figure.noise is None:
+            continue
+        noise = figure.noise
+        text = f"{letter} {noise.relative_sd * 100:.1f} %"
+        if noise.pooled_steps > 1 and round(noise.relative_sd * 1000) != round(noise.own_relative_sd * 1000):
+            text += f" (pooled over {noise.pooled_steps} steps; its own runs {noise.own_relative_sd * 100:.1f} %)"
+        said.append(text)
+    return ", ".join(said)
+
+
 def comparison_explanation(comparison: Comparison) -> Group:
     """The method behind a comparison's verdicts (--explain, the screens' key): how verdicts are
     reached, what decided each line, and how many runs would tell where single runs cannot."""
@@ -283,6 +301,9 @@ def comparison_explanation(comparison: Comparison) -> Group:
     for hint in comparison.hints:
         parts.append(Text(f"noise unknown: single runs cannot tell a difference from noise; {hint}", style="dim"))
     for group in comparison.groups:
+        noise = noise_used(group, comparison.letters)
+        if noise:
+            parts.append(Text(f"{group_title(group)}: the run-to-run noise its tests used: {noise}", style="dim"))
         for row in group.rows:
             for letter, delta in zip(comparison.letters[1:], row.deltas[1:], strict=True):
                 if delta is not None:
@@ -318,15 +339,16 @@ def statistics_table(comparison: Comparison) -> Fitted:
                 fmt_value(row.metric, figure.mean),
                 fmt_value(row.metric, figure.stdev) if figure.stdev is not None else "-",
                 Either(f"{low} – {high}", f"{low} –\n{high}") if ci else "one run",
-                f"{figure.noise.relative_sd * 100:.1f} %" if figure.noise else "-",
+                f"{figure.noise.own_relative_sd * 100:.1f} %" if figure.noise else "-",
                 f"±{figure.steadiness * 100:.1f} %" if figure.steadiness is not None else "-",
                 end_section=n == len(group.rows) - 1,
             )
     table.caption = (
         ("best: the step's figure, the best of its repetitions (max throughput, min latency); mean, sd, CI "
          "and noise are of all the repetitions, which are what any verdict tests. " if best else "")
-        + "noise: how much the figure varies from run to run (relative standard deviation of the repetitions, "
-        "pooled with the other steps'); only repetitions measure it (--repeat N). steadiness: how much one "
+        + "noise: how much the figure varied from run to run (the relative standard deviation of this step's own "
+        "repetitions, as its sd says; a comparison's tests pool it with the result's other steps, which compare "
+        "--explain shows); only repetitions measure it (--repeat N). steadiness: how much one "
         "run's interval samples vary (coefficient of variation, the median over runs): how steady the run "
         "was, never evidence that two results differ."
     )
