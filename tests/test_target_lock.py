@@ -51,6 +51,10 @@ def busy(target: Path) -> str | None:
     return None
 
 
+# What `labtui run` adds to the refusal: the way to wait instead.
+WAIT_HINT = " (--wait starts this run once it has)"
+
+
 def refusal(pid: int, target: Path, disk: str) -> re.Pattern:
     return re.compile(rf"another labtui run \(pid {pid}, since \d\d:\d\d, -t {re.escape(str(target))}\) is measuring "
                       rf"{re.escape(disk)}: wait for it to end")
@@ -89,10 +93,36 @@ def test_a_second_run_on_a_disk_being_measured_is_refused_in_one_line_writing_no
     disk = target_lock.target_key(second_target).name
     assert second.returncode == 2 and second.stdout == ""
     (line,) = second.stderr.splitlines()
-    assert line.startswith("labtui: error: ") and refusal(first.pid, first_target, disk).fullmatch(line[15:]), line
+    assert line.startswith("labtui: error: ") and line.endswith(WAIT_HINT), line
+    assert refusal(first.pid, first_target, disk).fullmatch(line[15:].removesuffix(WAIT_HINT)), line
     assert list(second_target.iterdir()) == [] and Store(other_home).result_files() == []
     assert first.returncode == 1 and json.loads(out)["status"] == "aborted", err  # it measured on, undisturbed
     assert busy(second_target) is None  # its end let the disk go
+
+
+def test_run_wait_starts_once_the_run_measuring_the_disk_has_ended(tmp_path):
+    # Issue 39, item 7: labtui run --wait, instead of a refusal to retry by hand.
+    target = tmp_path / "wait"
+    target.mkdir()
+    proc = holder(target)
+    env = os.environ | {"LABTUI_HOME": str(tmp_path / "home")}
+    run = subprocess.Popen(labtui_cmd("run", "-p", str(command_profile(tmp_path, "true")), "-t", str(target), "--yes",
+                                      "--wait", "--json"),
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        said = run.stderr.readline()
+        assert said.startswith(f"labtui: waiting for the disk: another labtui run (pid {proc.pid}"), said
+        assert said.rstrip().endswith("This run starts when it has ended; nothing is written meanwhile (Ctrl+C gives "
+                                      "up).")
+        time.sleep(1.5)  # the disk is looked at once a second: still busy
+        assert run.poll() is None and Store(tmp_path / "home").result_files() == []
+    finally:
+        proc.stdin.close()  # the other run ends
+        proc.wait()
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 0, err
+    assert json.loads(out)["status"] == "completed"
+    assert busy(target) is None
 
 
 def test_a_check_holds_the_disk_from_its_first_pass_to_its_last(tmp_path, monkeypatch, capsys):

@@ -235,14 +235,15 @@ async def test_a_refused_preflight_is_a_message_and_nothing_is_written(labtui_ho
     assert Store(labtui_home).result_files() == []
 
 
-async def test_a_run_on_a_disk_another_run_measures_is_refused_with_its_one_line(labtui_home, target):
-    """The CLI's refusal, word for word: another labtui process holds the disk's lock."""
+async def test_a_run_on_a_disk_another_run_measures_waits_for_it_and_can_stop_waiting(labtui_home, target):
+    """Issue 39, item 7: another labtui process holds the disk's lock. The run waits (it was refused,
+    to be retried by hand), says for whom, starts nothing until the disk is free, and Escape stops it."""
     import subprocess
     import sys
 
     from labtui.run import target_lock
 
-    prepare(labtui_home, target)
+    prepare(labtui_home, target, text=short_profile(duration="300ms"))
     hold = ("import sys\nfrom labtui.run import target_lock\nlock, _ = target_lock.hold(sys.argv[1])\n"
             "print('held', flush=True)\nsys.stdin.read()\n")
     holder = subprocess.Popen([sys.executable, "-c", hold, str(target)], stdin=subprocess.PIPE,
@@ -251,16 +252,35 @@ async def test_a_run_on_a_disk_another_run_measures_is_refused_with_its_one_line
         assert holder.stdout.readline() == "held\n"
         with pytest.raises(target_lock.TargetBusy) as refused:
             target_lock.hold(target)
+        who = str(refused.value).removesuffix(": wait for it to end")
         app = make_app(labtui_home)
         async with app.run_test(size=(200, 24)) as pilot:
             screen = await open_run(pilot)
-            message = await refused_start(pilot)
-            assert message == f"Not started: {refused.value}\nNothing was written."
-            assert f"pid {holder.pid}" in message and screen.state == "idle" and not app.run_active
+            for attempt in range(2):
+                await pilot.press("ctrl+s")
+                message = await wait_for(pilot, lambda: "Waiting for the disk" in (t := widget_text(app, "#run-message"))
+                                         and t, what="the waiting state")
+                assert message == (f"Waiting for the disk: {who}. This run starts when it has ended; nothing is "
+                                   "written meanwhile. Escape stops waiting.")
+                assert f"pid {holder.pid}" in message and screen.state == "starting" and not app.run_active
+                assert app.run_indicator is not None and app.run_indicator.waiting
+                if attempt == 0:
+                    await pilot.press("escape")
+                    stopped = await wait_for(pilot, lambda: "Not started" in (t := widget_text(app, "#run-message"))
+                                             and t, what="the wait stopped")
+                    assert stopped == "Not started: you stopped waiting for the disk\nNothing was written."
+                    assert screen.state == "idle" and app.run_indicator is None
+            await pilot.pause(1.5)  # the disk is looked at once a second: still busy, still waiting
+            assert screen.state == "starting" and list(target.iterdir()) == []
+            holder.stdin.close()  # the other run ends
+            holder.wait()
+            await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the run, once the disk was free")
+            assert screen.outcome.status == "completed"
     finally:
-        holder.stdin.close()
-        holder.wait()
-    assert Store(labtui_home).result_files() == [] and list(target.iterdir()) == []
+        if holder.poll() is None:
+            holder.stdin.close()
+            holder.wait()
+    assert len(Store(labtui_home).result_files()) == 1 and list(target.iterdir()) == []
 
 
 async def test_without_a_target_the_screen_says_where_to_choose_one(labtui_home):

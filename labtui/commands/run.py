@@ -10,6 +10,7 @@ from labtui.commands.common import whole_number
 if TYPE_CHECKING:
     from labtui.model import Profile
     from labtui.results.store import Store
+    from labtui.run.runner import Plan, Runner
 
 HELP = "run a workload profile on a target directory"
 
@@ -33,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--file-size", help="override the test file size (e.g. 256M)")
     parser.add_argument("--repeat", type=whole_number, help="run every step this many times")
     parser.add_argument("--keep-file", action="store_true", help="keep the test file after the run")
+    parser.add_argument("--wait", action="store_true",
+                        help="where another labtui run is measuring the disk, start once it has ended instead of "
+                             "refusing (Ctrl+C gives up)")
     parser.add_argument("--interval", help="live sample interval, from 100ms to 1h and at most the shortest step "
                         "(default 1s)")
     parser.add_argument("--destroy-data", metavar="/dev/NAME",
@@ -74,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
         from labtui.errors import ValidationError
 
         raise ValidationError("runs on this machine's volumes: give --hosts or --all-volumes, not both", "--all-volumes")
+    if args.wait and (args.hosts or args.all_volumes):
+        from labtui.errors import ValidationError
+
+        raise ValidationError("waits for the disk of one target: not with --hosts or --all-volumes", "--wait")
     if args.hosts:
         from labtui.commands.fleet import run_fleet
 
@@ -113,10 +121,34 @@ def run(args: argparse.Namespace) -> int:
         return run_sweep(profile, store, options, as_json=args.json, yes=args.yes,
                          tolerance_pct=tolerance(args, DEFAULT_TOLERANCE_PCT))
     runner = Runner(profile, args.target or ".", store, options)
-    plan = runner.preflight()
+    plan = preflight(runner, wait=args.wait)
     if not args.yes and not confirm(runner, plan):
         runner.close()  # the raw device it holds is free again
         return not_confirmed()
     with Stops() as stops:
         stops.hold()
         return asyncio.run(execute(runner, as_json=args.json, stops=stops))
+
+
+def preflight(runner: Runner, *, wait: bool) -> Plan:
+    """The run's checks; where another labtui run is measuring the disk, with `wait` once it has
+    ended (said once on stderr, and again if yet another run takes the disk first)."""
+    import threading
+
+    from labtui.commands.common import stderr
+    from labtui.run.disk_wait import preflight_when_free, waiting_words
+    from labtui.run.target_lock import TargetBusy
+
+    if not wait:
+        try:
+            return runner.preflight()
+        except TargetBusy as exc:
+            raise TargetBusy(f"{exc} (--wait starts this run once it has)") from None
+
+    def busy(refusal: str) -> None:
+        stderr().print(f"labtui: waiting for the disk: {waiting_words(refusal)}. This run starts when it has ended; "
+                       "nothing is written meanwhile (Ctrl+C gives up).")
+
+    plan = preflight_when_free(runner, threading.Event(), busy)  # Ctrl+C ends the wait (KeyboardInterrupt)
+    assert plan is not None  # only a stop set elsewhere ends the wait without a plan
+    return plan

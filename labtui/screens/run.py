@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -85,6 +86,8 @@ class RunScreen(LabtuiScreen[None]):
         Binding("y", "confirm_stop", "Stop the run", id="run-stop", show=False,
                 tooltip="Stop the run now; the steps finished so far are kept, marked aborted"),
         Binding("n", "keep_running", "Keep running", id="run-keep", show=False, tooltip="Do not stop the run"),
+        Binding("escape,x", "stop_waiting", "Stop waiting", id="run-stop-waiting",
+                tooltip="Do not wait for the other run on this disk: nothing is started, nothing written"),
         # In the tags, letters are typed: this is the way out to the screen's and the app's keys.
         Binding("escape", "leave_field", "Leave field", id="run-leave-field",
                 tooltip="Out of the tags field (d, w, h and the other keys then work again)"),
@@ -167,6 +170,8 @@ class RunScreen(LabtuiScreen[None]):
         self._run_target: Target | None = None  # where the run that is going writes
         self._sweep_profile: Profile | None = None  # what a run on each marked volume runs (overrides applied)
         self._trial_problem: str | None = None  # why the Override fields cannot be used, while it is said
+        self._waiting_for: str | None = None  # the other run this one waits for (its refusal), while it waits
+        self._wait_stop = threading.Event()  # set: stop waiting for the disk
 
     # ------------------------------------------------------------------ layout
 
@@ -258,6 +263,8 @@ class RunScreen(LabtuiScreen[None]):
             return not busy
         if action == "cancel_run":
             return self.state == "running"
+        if action == "stop_waiting":
+            return self.state == "starting" and self._waiting_for is not None
         if action == "leave_field":
             return not busy and self.query_one("#setup-tags", Input).has_focus
         if action in ("confirm_stop", "keep_running"):
@@ -348,6 +355,9 @@ class RunScreen(LabtuiScreen[None]):
         elif worker is self._preflight_worker:
             reason = failure_text(error)
             self._run_target = None
+            if self._waiting_for is not None:
+                self._waiting_for = None
+                self.lab.run_indicator = None
             self._set_state("done" if self.outcome is not None else "idle")
             self._say(Content.assemble(("Not started: ", "$error bold"), reason, "\nNothing was written."))
             self._sweep_could_not(reason)
@@ -583,15 +593,43 @@ class RunScreen(LabtuiScreen[None]):
         self._set_state("starting")
         self._run_target = target
         self._say(f"Checking {target.directory} …")
+        self._wait_stop = threading.Event()
         self._preflight_worker = self.preflight(runner)
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def preflight(self, runner: Runner) -> None:
-        """The runner's checks, off the UI thread (they inspect the target and the devices); a refusal raises."""
-        runner.preflight()
+        """The runner's checks, off the UI thread (they inspect the target and the devices); a refusal
+        raises. Where another labtui run is measuring the disk, it waits until that run has ended
+        (`_waiting`), or until the person stops waiting."""
+        from labtui.run.disk_wait import preflight_when_free
+
+        stop = self._wait_stop
+        if preflight_when_free(runner, stop, lambda refusal: self.app.call_from_thread(self._waiting, refusal)) is None:
+            raise LabtuiError("you stopped waiting for the disk")
         post_found(self, self.PreflightPassed(runner))
 
+    def _waiting(self, refusal: str) -> None:
+        from labtui.run.disk_wait import waiting_words
+
+        if self.state != "starting" or self._wait_stop.is_set():
+            return
+        self._waiting_for = refusal
+        self.set_focus(None)  # the tags were taken: the screens' keys work while it waits
+        self._say(Content.assemble(
+            ("Waiting for the disk: ", "$warning bold"), f"{waiting_words(refusal)}. This run starts when it has "
+            "ended; nothing is written meanwhile. ", ("Escape", "bold"), " stops waiting."))
+        self.refresh_bindings()
+        self._publish()
+
+    def action_stop_waiting(self) -> None:
+        self._wait_stop.set()  # the worker ends within a second: "Not started" then
+        self._say("Stopping the wait …", "warning")
+
+    def on_unmount(self) -> None:
+        self._wait_stop.set()  # labtui is ending: a run waiting for the disk is not started
+
     def on_run_screen_preflight_passed(self, message: PreflightPassed) -> None:
+        self._waiting_for = None
         self.begin(message.runner)
 
     def begin(self, runner: Runner) -> None:
@@ -672,7 +710,14 @@ class RunScreen(LabtuiScreen[None]):
 
     def _publish(self) -> None:
         """Say on every screen's top line that the run goes, its step and its time (app.run_indicator):
-        set at most once a second (the clock's tick) and when a step starts, and only where it changed."""
+        set at most once a second (the clock's tick) and when a step starts, and only where it changed.
+        A run waiting for its disk says that."""
+        if self.state == "starting" and self._waiting_for is not None:
+            chosen = self.lab.profile
+            waiting = RunIndicator(chosen.name if chosen is not None else "?", self._run_target, waiting=True)
+            if waiting != self.lab.run_indicator:
+                self.lab.run_indicator = waiting
+            return
         live = self.live
         if live is None or self.state not in ("running", "stopping"):
             return

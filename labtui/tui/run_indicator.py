@@ -26,11 +26,14 @@ class RunIndicator:
     elapsed: int = 0  # seconds
     eta: int | None = None  # seconds left, where known
     key: str = "r"  # the key that shows the run
+    waiting: bool = False  # it waits for another labtui run to end on its disk
 
     def words(self, *, brief: bool = False, compact: bool = False) -> str:
         """'running quick-sanity · step 2/6 · 0:21, ETA 0:53 (r)'; `compact`, 'running quick-sanity 2/6 ·
         0:21, ETA 0:53 (r)'; `brief`, on the screen that shows the run itself, 'running quick-sanity'
         (its own lines say the step and the time)."""
+        if self.waiting:
+            return f"{self.profile} waits for the disk" + ("" if brief else f" ({self.key})")
         if brief:
             return f"running {self.profile}"
         parts = [f"running {self.profile}"]
