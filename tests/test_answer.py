@@ -220,3 +220,13 @@ async def test_the_compare_screen_opens_on_the_answer_and_e_shows_the_method(lab
         await wait_for(pilot, lambda: "How the verdicts were reached" in screen_text(app), what="the method")
         await pilot.press("e")
         await wait_for(pilot, lambda: "How the verdicts were reached" not in screen_text(app), what="it hidden")
+
+
+def test_both_sides_cpu_bound_alike_are_said_once():
+    a, b = pair(39_000)
+    bound = [replace(r, steps=tuple(replace(s, engine_bound=BOUND) for s in r.steps)) for r in (a, b)]
+    said = answer(*bound)
+    assert said.text.startswith("Cannot tell: A and B were CPU-bound at every step (") and said.text.count("CPU-bound") == 1
+    c = replace(bound[1], id="c")
+    texts = [x.text for x in comparison_answers(compare([bound[0], bound[1], c]))]
+    assert all("A was CPU-bound at every step" in t for t in texts), texts

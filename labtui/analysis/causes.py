@@ -163,8 +163,10 @@ def cache_differs(comparison: Comparison, names: Sequence[str]) -> Iterable[Caus
 
 
 def cpu_bound(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
-    """Steps whose figure was the engine's or the CPUs' limit, not the disk's (one cause per result)."""
+    """Steps whose figure was the engine's or the CPUs' limit, not the disk's: one cause per result, or one
+    for several where they were bound at the same steps for the same reason ("A and B were ...")."""
     words = group_words(comparison.groups)
+    found: dict[tuple[str, str, int], tuple[list[int], set[int]]] = {}
     for i, result in enumerate(comparison.results):
         bound: dict[int, Any] = {}
         for g, group in enumerate(comparison.groups):
@@ -176,13 +178,18 @@ def cpu_bound(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
             continue
         judged = [g for g, group in enumerate(comparison.groups) if group.steps[i] is not None]
         where = "every step" if len(bound) == len(judged) > 1 else listed([words[g] for g in bound])
-        first = next(iter(bound.values()))
         own = next((s for s in bound.values() if s.engine_bound.startswith(cpubound.OWN_CPU)), None)
-        pick = own or first
+        pick = own or next(iter(bound.values()))
         cached = own is not None and own.step.is_io and own.step.cache == "on"
-        yield Cause("cpu-bound", f"{names[i]} was CPU-bound at {where}", frozenset({i}), VOID,
-                    advice=cpubound.advice(pick.engine_bound, result.engine.name, cached),
-                    groups=frozenset(bound))
+        advice = cpubound.advice(pick.engine_bound, result.engine.name, cached)
+        # Merged only between the two results of a pair: with more, each answer is of one result against A.
+        who, groups = found.setdefault((where, advice, -1 if len(comparison.results) == 2 else i), ([], set()))
+        who.append(i)
+        groups.update(bound)
+    for (where, advice, _), (who, groups) in found.items():
+        verb = "was" if len(who) == 1 else "were"
+        yield Cause("cpu-bound", f"{listed([names[i] for i in who])} {verb} CPU-bound at {where}", frozenset(who),
+                    VOID, advice=advice, groups=frozenset(groups))
 
 
 # The order they are said in: what makes a figure not the disk's first, then the setup.

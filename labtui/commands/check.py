@@ -282,8 +282,10 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
             "run_status": unfinished.status if unfinished else "completed",
             "runs": [r.id for r in passes],
             "baseline_runs": [r.id for r in runs],
+            # Only the last pass decides: an earlier one's summary (and its runs hint) is its own, not the check's.
             "passes": [{"result": r.comparison.results[-1].id, "outcome": r.outcome, "summary": r.summary(),
-                        "title": pass_title(reports, i)} for i, r in enumerate(reports)],
+                        "title": pass_title(reports, i), "decides": i == len(reports) - 1}
+                       for i, r in enumerate(reports)],
         })
     else:
         out = stdout()
