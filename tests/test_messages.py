@@ -259,3 +259,21 @@ def test_tags_are_comma_separated_as_in_the_tui(labtui_home, disk_dir):
               "--tag", "slot-2, after-swap", "--tag", "after-swap")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["tags"] == ["slot-2", "after-swap"]
+
+
+def test_answering_no_to_check_says_the_whole_plan_and_exits_4(labtui_home, disk_dir):
+    from labtui.results.store import Store
+    from synthetic import READ, WRITE, run_result
+
+    target = disk_dir / "check-no"
+    target.mkdir()
+    result = Store(labtui_home).save_result(run_result("20261101-120000-base", {READ: [50_000] * 3,
+                                                                                WRITE: [40_000] * 3}))[0]
+    code, out, err = answered_no(labtui_cmd("check", "--baseline", result.id, "-t", str(target), "--file-size", "16M"))
+    assert code == 4, err
+    said = " ".join(err.split())
+    assert "the plan: run each of quick-sanity's 2 steps 3 times (one result) on " in said
+    assert "if those look slower or are too noisy to tell, 8 more runs of each step settle it (about " in said
+    # The question itself says what may follow the first pass, not only its own time.
+    assert ", then 8 more times (about " in said and ") if that cannot decide." in said
+    assert not any(target.iterdir())
