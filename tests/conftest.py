@@ -14,6 +14,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
+# Each test's wall and CPU seconds when LABTUI_TEST_CLOCK names a directory (tests/suite_clock.py).
+pytest_plugins = ("suite_clock",)
+
 
 # What the shell running the tests may set that changes what labtui, rich or Textual print: the
 # terminal's size, colours forced or refused, labtui's own switches. Each test starts without
