@@ -133,7 +133,8 @@ def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store,
 
     from labtui.commands.common import given, interval_given, tags_given
     from labtui.errors import LabtuiError
-    from labtui.fleet.fio_client import SECURITY, FioClientFleet, refusal
+    from labtui.fleet.fio_client import SECURITY, FioClientFleet
+    from labtui.fleet.fio_jobs import refusal
     from labtui.fleet.requests import targets
     from labtui.model import DEFAULT_INTERVAL
     from labtui.params import parse_assignments
