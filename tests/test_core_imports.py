@@ -24,7 +24,7 @@ def test_engine_results_analysis_and_the_vocabulary_import_no_ui():
         "    p = importlib.import_module(package)\n"
         "    for m in pkgutil.walk_packages(p.__path__, package + '.'):\n"
         "        importlib.import_module(m.name)\n"
-        "for m in ('model', 'settings', 'errors', 'units', 'params', 'series', 'printable', 'store'):\n"
+        "for m in ('model', 'settings', 'errors', 'units', 'params', 'series', 'printable', 'store', 'locations'):\n"
         "    importlib.import_module('labtui.' + m)\n"
         "from labtui.engine.registry import ENGINES, get_engine\n"
         "for name in ENGINES:\n"
