@@ -102,6 +102,27 @@ def labtui_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "labtui", *args]
 
 
+def brief_profile(directory: Path, *, duration: str = "300ms", warmup: str = "0s", threads: int = 1,
+                  outstanding: int = 4, name: str = "brief") -> Path:
+    """A profile file with quick-sanity's two steps (64 KiB random reads, then writes), brief: for a
+    test of what a run says, keeps or survives rather than of what it measures. The builtin's 2 s
+    warm-ups and 4 threads x 8 I/Os in flight cost such a test ~5 s and most of a CPU per run."""
+    steps = "".join(f"""
+[[steps]]
+name = "{title}"
+block_size = "64KiB"
+pattern = "random"
+write_percent = {percent}
+threads = {threads}
+outstanding = {outstanding}
+duration = "{duration}"
+warmup = "{warmup}"
+""" for title, percent in (("Read 64K random", 0), ("Write 64K random", 100)))
+    path = directory / f"{name}.toml"
+    path.write_text(f'name = "{name}"\nfile_size = "4MiB"\nfree_space_margin = "0"\n{steps}')
+    return path
+
+
 def require_root(why: str) -> None:
     """Skip a test that needs root (loop devices, mounts) where it is not root; CI runs as root, so there it must run."""
     if os.geteuid() == 0:

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import labtui_cmd
+from conftest import brief_profile, labtui_cmd
 from factories import make_result
 from labtui.commands.sweep import run_sweep
 from labtui.machine.devices import Disk, Volume, list_disks, list_volumes
 from labtui.machine.volume_sweep import plan_sweep, volume_tag
 from labtui.model import Profile, Step
 from labtui.render.export import CONFIGMGR_COLUMNS, configmgr_rows, render
-from labtui.results.store import Store, builtin_profiles
+from labtui.results.store import Store, builtin_profiles, load_profile_file
 from labtui.run.runner import RunOptions
 
 GIB = 1024**3
@@ -161,13 +161,12 @@ def test_all_volumes_refuses_a_target_or_a_raw_device(labtui_home, args, message
     assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_all_volumes_on_this_machine(labtui_home):
+def test_all_volumes_on_this_machine(labtui_home, tmp_path):
     """The real thing: every eligible volume here gets a result, every other one a reason."""
-    profile = next(p for p in builtin_profiles() if p.name == "quick-sanity")
-    trial = profile.with_overrides(duration=0.5, file_size=16 * MIB)
+    brief = brief_profile(tmp_path)
+    trial = load_profile_file(brief).with_overrides(file_size=16 * MIB)
     planned, _ = plan_sweep(trial, list_volumes(), list_disks(), Path.home())
-    out = subprocess.run(labtui_cmd("run", "--all-volumes", "-p", "quick-sanity", "--repeat", "1", "--duration", "500ms",
-                                    "--file-size", "16M", "--json", "--yes"),
+    out = subprocess.run(labtui_cmd("run", "--all-volumes", "-p", str(brief), "--file-size", "16M", "--json", "--yes"),
                          capture_output=True, text=True, timeout=600)
     if not planned:
         # A container's overlay root and nothing else (as on some CI machines): said in one line.

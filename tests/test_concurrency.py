@@ -9,17 +9,18 @@ import json
 import os
 import subprocess
 
-from conftest import labtui_cmd
+from conftest import brief_profile, labtui_cmd
 
 
 def test_two_runs_saving_concurrently_both_land(disk_dir, labtui_home, tmp_path):
     procs = []
+    profile = brief_profile(tmp_path, duration="1s")
     for n in (1, 2):
         target = disk_dir / f"conc{n}"
         target.mkdir()
         procs.append(subprocess.Popen(
-            labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "1s", "--file-size", "32M",
-                       "--yes", "--json", "--tag", f"proc{n}"),
+            labtui_cmd("run", "-p", str(profile), "-t", str(target), "--file-size", "32M", "--yes", "--json",
+                       "--tag", f"proc{n}"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=os.environ | {"LABTUI_LOCK_DIR": str(tmp_path / f"locks{n}")},
         ))

@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import labtui_cmd, require_tool
+from conftest import brief_profile, labtui_cmd, require_tool
 from labtui.engine.base import Job
 from labtui.engine.cpubound import CpuMeter
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
@@ -48,8 +48,9 @@ def test_cli_run_with_fio(labtui_home, tmp_path):
     target = tmp_path / "target"
     target.mkdir()
     out = subprocess.run(
-        labtui_cmd("run", "-e", "fio", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "2s",
-                   "--file-size", "64M", "--json", "--yes"),
+        # quick-sanity's steps with a 1 s warm-up (fio's ramp_time, whose reports are left out) instead of 2 s.
+        labtui_cmd("run", "-e", "fio", "-p", str(brief_profile(tmp_path, duration="2s", warmup="1s", threads=4, outstanding=8)),
+                   "-t", str(target), "--file-size", "64M", "--json", "--yes"),
         capture_output=True, text=True, timeout=120,
     )
     assert out.returncode == 0, out.stderr

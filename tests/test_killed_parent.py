@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import labtui_cmd
+from conftest import brief_profile, labtui_cmd
 from engines import registered, require
 from labtui.engine.guardian import Guardian
 from labtui.run import leftovers
@@ -111,7 +111,7 @@ def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path,
     # ... until the next run, anywhere, sees its owner is gone.
     other = tmp_path / "next"
     other.mkdir()
-    out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(other), "--duration", "1s",
+    out = subprocess.run(labtui_cmd("run", "-p", str(brief_profile(tmp_path)), "-t", str(other),
                                     "--file-size", "4M", "--yes"), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert f"removed {left[0]}" in out.stderr and f"pid {proc.pid}" in out.stderr

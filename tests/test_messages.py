@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import labtui_cmd, require_root, require_tool
+from conftest import brief_profile, labtui_cmd, require_root, require_tool
 from labtui.units import parse_size
 from loopdev import attach_free, detach
 
@@ -254,8 +254,8 @@ def test_a_tag_that_cannot_be_one_is_refused_before_the_run(labtui_home, tmp_pat
     assert not (labtui_home / "results").exists() and not list(tmp_path.glob("labtui-*.dat"))
 
 
-def test_tags_are_comma_separated_as_in_the_tui(labtui_home, disk_dir):
-    out = run("run", "-t", str(disk_dir), "--yes", "--json", "--duration", "0.3s", "--file-size", "4M", "--repeat", "1",
+def test_tags_are_comma_separated_as_in_the_tui(labtui_home, disk_dir, tmp_path):
+    out = run("run", "-t", str(disk_dir), "--yes", "--json", "-p", str(brief_profile(tmp_path)),
               "--tag", "slot-2, after-swap", "--tag", "after-swap")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["tags"] == ["slot-2", "after-swap"]

@@ -466,11 +466,11 @@ async def test_the_run_screen_describes_a_raw_device_and_promises_no_test_file(l
 
 
 def test_the_cli_promises_no_preparation_on_a_raw_device(tmp_path, labtui_home):
-    from conftest import labtui_cmd
+    from conftest import brief_profile, labtui_cmd
 
     with loop_device(tmp_path / "blank.img") as device:
         proc = subprocess.run(
-            labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", device, "--duration", "200ms", "--file-size", "8M",
+            labtui_cmd("run", "-p", str(brief_profile(tmp_path, duration="200ms")), "-t", device, "--file-size", "8M",
                        f"--destroy-data={device}", "--yes"),
             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr

@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import labtui_cmd
+from conftest import brief_profile, labtui_cmd
 from engines import registered, require
 from labtui.engine.events import (
     PrepareProgress,
@@ -316,12 +316,12 @@ def test_a_failing_step_fails_the_run_and_still_cleans_up(disk_dir, tmp_path):
     assert store.find_result(result.id).status == "failed"
 
 
-def test_cli_run_json_is_consistent_and_show_finds_it(disk_dir, labtui_home):
+def test_cli_run_json_is_consistent_and_show_finds_it(disk_dir, labtui_home, tmp_path):
     target = disk_dir / "cli"
     target.mkdir()
+    profile = brief_profile(tmp_path, duration="1s", threads=2)
     out = subprocess.run(
-        labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "1s", "--file-size", "64M",
-                   "--json", "--yes", "--tag", "cli"),
+        labtui_cmd("run", "-p", str(profile), "-t", str(target), "--file-size", "64M", "--json", "--yes", "--tag", "cli"),
         capture_output=True, text=True, timeout=120,
     )
     assert out.returncode == 0, out.stderr

@@ -10,9 +10,9 @@ import time
 import psutil
 import pytest
 
-from conftest import labtui_cmd
+from conftest import brief_profile, labtui_cmd
 from engines import registered, require
-from full_pipe import signalled
+from full_pipe import signalled, wait_blocked_writing
 
 
 def _cmdline(process: psutil.Process) -> str:
@@ -83,7 +83,7 @@ def test_a_signal_mid_run_aborts_cleanly(disk_dir, labtui_home, tmp_path, engine
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
-def test_a_signal_after_the_run_ended_lets_its_result_out_whole(disk_dir, labtui_home, signum):
+def test_a_signal_after_the_run_ended_lets_its_result_out_whole(disk_dir, labtui_home, tmp_path, signum):
     """The run is over and saved, and its --json is being written to a reader that has not read yet:
     a signal then must not kill labtui half-way through the document (or before it), nor call the
     completed run aborted; a second signal ends it at once."""
@@ -92,8 +92,7 @@ def test_a_signal_after_the_run_ended_lets_its_result_out_whole(disk_dir, labtui
     # More JSON than a pipe holds (64 KiB): labtui blocks writing it until the test reads.
     tags = [arg for i in range(100) for arg in ("--tag", f"{i:03d}-" + "x" * 1000)]
     proc = subprocess.Popen(
-        labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "0.5s", "--file-size", "4M",
-                   "--yes", "--json", *tags),
+        labtui_cmd("run", "-p", str(brief_profile(tmp_path)), "-t", str(target), "--yes", "--json", *tags),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -101,7 +100,7 @@ def test_a_signal_after_the_run_ended_lets_its_result_out_whole(disk_dir, labtui
         while not list((labtui_home / "results").glob("*.toml")) and time.monotonic() < deadline:
             assert proc.poll() is None, proc.stderr.read()
             time.sleep(0.05)
-        time.sleep(0.5)  # saved, and now stuck writing its report into the full pipe
+        wait_blocked_writing(proc)  # saved, and now stuck writing its report into the full pipe
         assert proc.poll() is None, "the report should not fit in the pipe"
         proc.send_signal(signum)
         time.sleep(0.3)
@@ -120,13 +119,12 @@ def test_a_signal_after_the_run_ended_lets_its_result_out_whole(disk_dir, labtui
         assert "aborted" not in flat
 
 
-def test_a_second_signal_after_the_run_ended_ends_labtui_at_once(disk_dir, labtui_home):
+def test_a_second_signal_after_the_run_ended_ends_labtui_at_once(disk_dir, labtui_home, tmp_path):
     target = disk_dir / "late2"
     target.mkdir()
     tags = [arg for i in range(100) for arg in ("--tag", f"{i:03d}-" + "x" * 1000)]
     proc = subprocess.Popen(
-        labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(target), "--duration", "0.5s", "--file-size", "4M",
-                   "--yes", "--json", *tags),
+        labtui_cmd("run", "-p", str(brief_profile(tmp_path)), "-t", str(target), "--yes", "--json", *tags),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
 
@@ -135,7 +133,7 @@ def test_a_second_signal_after_the_run_ended_ends_labtui_at_once(disk_dir, labtu
         while not list((labtui_home / "results").glob("*.toml")) and time.monotonic() < deadline:
             assert proc.poll() is None
             time.sleep(0.05)
-        time.sleep(0.5)
+        wait_blocked_writing(proc)
 
     # The pipe is never read: only the second signal can end it.
     assert signalled(proc, saved, times=2) == -signal.SIGTERM

@@ -32,7 +32,8 @@ SIGNALS = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]
 def fast_baseline(home: Path) -> str:
     """A baseline no real run here comes near (9 million IOPS): every re-run's first pass looks worse."""
     # No warm-up: the re-runs are short (--duration), and six warm-ups of 2 s made each check ~16 s.
-    read, write = replace(READ, warmup=0.0), replace(WRITE, warmup=0.0)
+    # One worker each: four per step made every step start four processes (most of the check's CPU).
+    read, write = (replace(step, warmup=0.0, threads=1, outstanding=4) for step in (READ, WRITE))
     base = run_result("20261101-120000-fast", {read: [9.0e6, 9.1e6, 9.2e6], write: [8.0e6, 8.1e6, 8.2e6]})
     Store(home).save_result(base)
     return base.id

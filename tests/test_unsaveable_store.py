@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import labtui_cmd, require_root, require_tool
+from conftest import brief_profile, labtui_cmd, require_root, require_tool
 from labtui.engine.events import RunFinished, RunWarning
 from labtui.errors import LabtuiError
 from labtui.model import Profile, Step
@@ -177,8 +177,8 @@ def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
         tags = [arg for i in range(12) for arg in ("--tag", f"{i:02d}-" + "x" * 800)]
         (tmp_path / "work").mkdir()
         proc = subprocess.Popen(
-            labtui_cmd("run", "-p", "quick-sanity", "--repeat", "1", "-t", str(tmp_path / "work"), "--duration", "1s",
-                       "--file-size", "4M", "--yes", "--json", *tags),
+            labtui_cmd("run", "-p", str(brief_profile(tmp_path, duration="1s")), "-t", str(tmp_path / "work"), "--yes",
+                       "--json", *tags),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         # Wait for the run to be past preflight (its test file exists), then fill the store.
         deadline = 30
