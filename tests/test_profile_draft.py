@@ -102,3 +102,36 @@ def test_changes_name_what_an_edit_did_to_the_profiles_settings():
     draft.add_step(0)
     assert ("steps", "3", "2") in changes(QUICK, draft.build())
     assert changes(QUICK, QUICK) == []
+
+
+def test_a_step_name_made_from_its_fields_follows_them_until_one_is_typed():
+    # Issue 39, item 8: block size 64K -> 4K left the step named "Read 64K random".
+    draft = ProfileDraft(QUICK)
+    draft.set_step_field(0, "block_size", "")  # on the way to the new value: refused, the name stays
+    assert draft.steps[0].values["name"] == "Read 64K random"
+    draft.set_step_field(0, "block_size", "4K")
+    draft.set_step_field(1, "pattern", "sequential")
+    assert [s.values["name"] for s in draft.steps] == ["Read 4K random", "Write 64K sequential"]
+    assert draft.build().steps[0].name == "Read 4K random"
+    draft.set_step_field(0, "write_percent", "30")
+    assert draft.steps[0].values["name"] == "Mixed 70/30 4K random"
+    draft.add_step(0)  # a copy's name follows its own fields, "(copy)" kept
+    draft.set_step_field(1, "block_size", "1M")
+    assert draft.steps[1].values["name"] == "Mixed 70/30 1M random (copy)"
+    # Typed by the person: theirs, whatever the fields do next.
+    draft.set_step_field(0, "name", "Small reads")
+    draft.set_step_field(0, "block_size", "8K")
+    assert draft.steps[0].values["name"] == "Small reads"
+
+
+def test_step_names_in_the_usual_styles_follow_and_names_of_ones_own_do_not():
+    from dataclasses import replace
+
+    from labtui.tui.step_names import renamed
+
+    cdm = next(p for p in builtin_profiles() if p.name == "cdm-nvme").steps[2]  # RND4K Q32T16 Read
+    assert renamed(cdm.name, cdm, replace(cdm, threads=8, block_size=8192)) == "RND8K Q32T8 Read"
+    sql = next(p for p in builtin_profiles() if p.name == "configmgr-sql").steps[1]  # Read 64K random 300s
+    assert renamed(sql.name, sql, replace(sql, duration=120.0)) == "Read 64K random 120s"
+    assert renamed("My own name", sql, replace(sql, duration=120.0)) is None
+    assert renamed("RND4K Q32T16 Read", cdm, replace(cdm, kind="command", command="true")) is None

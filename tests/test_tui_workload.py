@@ -516,3 +516,42 @@ async def test_the_presets_keys_and_write_through_are_edited_and_saved(labtui_ho
         await duplicate(pilot, "sql-cached")
         step = Store(labtui_home).profile("sql-cached").steps[1]
         assert (step.write_through, step.pause) == (False, None)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_copys_description_lists_its_changes_as_they_are_and_is_read_whole(labtui_home, size):
+    # Issue 39, item 8: "quick-sanity with step 1 block size 4KiB (was 64KiB)" stayed after more
+    # edits, and the Description field was cut even at 120 columns.
+    from labtui.widgets.wrapped_input import WrappedInput
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        await open_workload(pilot)
+        screen = app.screen
+        description = screen.query_one("#p-description", WrappedInput)
+        quick = next(p for p in builtin_profiles() if p.name == "quick-sanity").description
+        # The whole sentence, over lines: nothing of it out of sight.
+        assert description.value == quick and description.size.height >= 2
+        assert description.max_scroll_x == description.max_scroll_y == 0
+        await set_text(pilot, "#s-block_size", "4K")
+        assert screen.query_one("#s-name", Input).value == "Read 4K random"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt), what="the name prompt")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.profile.name == "quick-sanity-copy", what="the save")
+        assert description.value == "quick-sanity with step 1 block size 4KiB (was 64KiB)"
+        await set_text(pilot, "#s-duration", "3s")
+        said = "quick-sanity with step 1 block size 4KiB (was 64KiB), step 1 duration 3s (was 10s)"
+        assert description.value == said
+        await pilot.pause()
+        assert description.max_scroll_x == description.max_scroll_y == 0
+        await set_text(pilot, "#s-block_size", "64K")  # back as it was: no longer a change
+        assert description.value == "quick-sanity with step 1 duration 3s (was 10s)"
+        assert screen.query_one("#s-name", Input).value == "Read 64K random"
+        # A description typed by the person is theirs.
+        await set_text(pilot, "#p-description", "Three seconds a step")
+        await set_text(pilot, "#s-duration", "4s")
+        assert description.value == "Three seconds a step"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: Store(labtui_home).profile("quick-sanity-copy").description
+                       == "Three seconds a step", what="the save")

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import DataTable, Input, Label, OptionList
+from textual.widgets import DataTable, Input, Label, OptionList, TextArea
 
 from labtui.errors import LabtuiError, ValidationError
 from labtui.model import Profile
@@ -36,6 +36,7 @@ from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 from labtui.widgets.profile_list import BROKEN_PREFIX, ProfileList, broken_key, from_result, profile_key
 from labtui.widgets.steps_table import StepsTable, step_cells
+from labtui.widgets.wrapped_input import WrappedInput
 
 # Where the engines' command lines say the test file goes (a run names it after its id).
 TEST_FILE_NAME = "labtui-test.dat"
@@ -150,19 +151,39 @@ def as_copy(original: Profile, copy: Profile) -> Profile:
         base = original.title or original.name
         title = f"{base}, edited" if edits else f"{base} (copy)"
     if description == original.description:
-        if edits:
-            shown = ", ".join(change_text(*edit) for edit in edits[:4])
-            more = f" and {len(edits) - 4} more changes" if len(edits) > 4 else ""
-            description = f"{original.name} with {shown}{more}"
-        else:
-            description = f"A copy of {original.name}" + (f": {original.description}" if original.description else "")
+        description = edits_text(original, copy)
     return replace(copy, title=title, description=description)
+
+
+def edits_text(original: Profile, copy: Profile) -> str:
+    """What a copy's description says of it: 'quick-sanity with block size 4KiB in every step (was
+    64KiB)', or 'A copy of quick-sanity: ...' where nothing differs."""
+    edits = changes(original, copy)
+    if edits:
+        shown = ", ".join(change_text(*edit) for edit in edits[:4])
+        more = f" and {len(edits) - 4} more changes" if len(edits) > 4 else ""
+        return f"{original.name} with {shown}{more}"
+    return f"A copy of {original.name}" + (f": {original.description}" if original.description else "")
+
+
+def described_against(description: str, profiles: list[Profile]) -> Profile | None:
+    """The profile a description that `edits_text` made is written against ("quick-sanity with ...",
+    "A copy of quick-sanity..."): a built-in of that name first. None for a description of the
+    person's own."""
+    match = re.match(r"^(?:A copy of (\S+?)(?::|$)|(\S+) with )", description)
+    if match is None:
+        return None
+    name = match.group(1) or match.group(2)
+    same = [p for p in profiles if p.name == name]
+    return next((p for p in same if p.origin == "builtin"), same[0] if same else None)
 
 
 def _control(prefix: str, spec: FieldSpec) -> Widget:
     widget_id = f"{prefix}-{spec.key}"
     if spec.choices:
         return Choice(spec.choices, id=widget_id)
+    if spec.key == "description":  # a sentence: read whole, over lines
+        return WrappedInput(id=widget_id)
     return LineInput(compact=True, id=widget_id, select_on_focus=False)
 
 
@@ -242,6 +263,7 @@ class WorkloadScreen(LabtuiScreen[None]):
         blink = cursor_blinks(self.app)
         for text_input in self.query(Input):
             text_input.cursor_blink = blink
+        self.query_one(WrappedInput).cursor_blink = blink
         self.forms_ready = True
         self._fill_profile_form()
         self._fill_step_form()
@@ -369,6 +391,11 @@ class WorkloadScreen(LabtuiScreen[None]):
                 control.value = "" if value is None else str(value)
                 # A field being edited keeps typing at the end; one only shown reads from the start.
                 control.cursor_position = len(control.value) if control.has_focus else 0
+        elif isinstance(control, WrappedInput):
+            with control.prevent(TextArea.Changed):
+                control.value = "" if value is None else str(value)
+                if control.has_focus:
+                    control.move_cursor(control.document.end)
 
     def _show_kind(self, kind: str) -> None:
         shown = set(step_fields(kind))
@@ -377,6 +404,10 @@ class WorkloadScreen(LabtuiScreen[None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._edited(event.input.id, event.value)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if isinstance(event.text_area, WrappedInput):
+            self._edited(event.text_area.id, event.text_area.value)
 
     def on_choice_changed(self, event: Choice.Changed) -> None:
         self._edited(event.choice.id, event.value)
@@ -387,11 +418,36 @@ class WorkloadScreen(LabtuiScreen[None]):
         if self.draft is None or not widget_id or widget_id[:2] not in ("p-", "s-"):
             return
         key = widget_id[2:]
+        before = self._accepted()
         if widget_id.startswith("p-"):
             self.draft.set_field(key, value)
         else:
             self.draft.set_step_field(self.step_index, key, value)
+        self._follow_description(before)
         self._after_edit()
+
+    def _accepted(self) -> Profile | None:
+        assert self.draft is not None
+        try:
+            return self.draft.accepted()
+        except ValidationError:
+            return None
+
+    def _follow_description(self, before: Profile | None) -> None:
+        """A description that lists a copy's changes ("quick-sanity with block size 4KiB ...") lists
+        them as they are now, until the person types one of their own."""
+        draft = self.draft
+        assert draft is not None
+        after = self._accepted()
+        if draft.described or before is None or after is None or before == after:
+            return
+        base = described_against(str(draft.fields["description"]), self.profiles)
+        if base is None or base.name == draft.original.name and base.origin == draft.original.origin:
+            return
+        if draft.fields["description"] != edits_text(base, before):
+            return  # said by the person, or of another state
+        draft.fields["description"] = draft.good_fields["description"] = edits_text(base, after)
+        self._set_control("#p-description", draft.fields["description"])
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         # Enter moves on, as in a form.
@@ -410,6 +466,10 @@ class WorkloadScreen(LabtuiScreen[None]):
                 message = errors.get(step_field_path(self.step_index, key))
                 self.query_one(f"#field-s-{key.replace('_', '-')}", FormField).show_error(message)
             self._show_space(errors)
+        if self.forms_ready:
+            name = self.draft.steps[self.step_index].values.get("name", "")
+            if self.query_one("#s-name", Input).value != name:
+                self._set_control("#s-name", name)  # it follows the step's fields (step_names)
         self._update_step_rows()
         self._show_commands(errors)
         self.lab.unsaved_profile = self.draft.original.name if self.draft.dirty else None
@@ -545,7 +605,9 @@ class WorkloadScreen(LabtuiScreen[None]):
         """Take into the draft what the text fields hold: their Changed messages for the last
         keys typed may still be on their way when Ctrl+S arrives right behind them."""
         assert self.draft is not None
-        for control in self.query("#profile-form LineInput, #preset-form LineInput, #step-form LineInput").results(LineInput):
+        fields = self.query("#profile-form LineInput, #preset-form LineInput, #step-form LineInput, WrappedInput")
+        for control in fields.results():
+            assert isinstance(control, (LineInput, WrappedInput))
             widget_id = control.id or ""
             key = widget_id[2:]
             if widget_id.startswith("p-"):

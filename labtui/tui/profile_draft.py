@@ -14,6 +14,7 @@ from typing import Any
 from labtui.errors import ValidationError
 from labtui.model import Profile, Step
 from labtui.results.profile_file import PRESET_KEYS, profile_from_table, profile_to_table, step_from_table, step_to_table
+from labtui.tui.step_names import renamed
 
 PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margin", "repeat", "precondition",
                   *PRESET_KEYS)
@@ -68,6 +69,7 @@ class StepDraft:
     def __init__(self, step: Step) -> None:
         self.values = _step_values(step)
         self.good = self.table()  # the last state the model accepted
+        self.named = False  # the person typed its name: it no longer follows the fields (step_names)
 
     @property
     def kind(self) -> str:
@@ -90,6 +92,7 @@ class StepDraft:
         clone = StepDraft.__new__(StepDraft)
         clone.values = dict(self.values)
         clone.good = dict(self.good)
+        clone.named = self.named
         return clone
 
 
@@ -106,19 +109,25 @@ class ProfileDraft:
         # Parameters are not edited here (yet): kept as they are, so the steps' {placeholders} still resolve.
         self.params: dict[str, Any] = data.get("params", {})
         self.steps = [StepDraft(s) for s in profile.steps]
+        self.described = False  # the person typed the description: it no longer follows the edits
 
     # ------------------------------------------------------------------ editing
 
     def set_field(self, key: str, value: Any) -> None:
         if key not in PROFILE_FIELDS:
             raise KeyError(key)
+        if key == "description" and value != self.fields[key]:
+            self.described = True
         self.fields[key] = value
         self._remember_good()
 
     def set_step_field(self, index: int, key: str, value: Any) -> None:
         if key not in ("name", "kind") + IO_FIELDS + COMMAND_FIELDS:
             raise KeyError(key)
-        self.steps[index].values[key] = value
+        step = self.steps[index]
+        if key == "name" and value != step.values.get("name"):
+            step.named = True
+        step.values[key] = value
         self._remember_good()
 
     def add_step(self, after: int) -> int:
@@ -147,11 +156,17 @@ class ProfileDraft:
 
     def _remember_good(self) -> None:
         for i, step in enumerate(self.steps):
+            where = f"steps[{i + 1}]"
             try:
-                step_from_table(step.table(), f"steps[{i + 1}]")
-                step.good = step.table()
+                now = step_from_table(step.table(), where)
             except ValidationError:
-                pass
+                continue
+            if not step.named and step.table() != step.good:
+                # A name made from the fields says them as they are now ("Read 64K random" -> "Read 4K random").
+                name = renamed(step.values["name"], step_from_table(step.good, where), now)
+                if name is not None:
+                    step.values["name"] = name
+            step.good = step.table()
         try:
             self._profile_from(self.fields, [s.good for s in self.steps])
             self.good_fields = dict(self.fields)
