@@ -283,7 +283,8 @@ HOSTS_FILE = "".join(f'[[hosts]]\nname = "bench-0{n}"\nssh = "lab@bench-0{n}.lab
 
 def replayed_fleet(results: dict[str, RunResult]) -> type:
     """labtui's Fleet, with each host's run replayed from its result instead of reached over ssh."""
-    from labtui.fleet.session import COMPLETED, Fleet
+    from labtui.fleet.session import Fleet
+    from labtui.fleet.host_run import COMPLETED
 
     class ReplayedFleet(Fleet):
         async def run(self) -> list[Any]:

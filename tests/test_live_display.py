@@ -9,8 +9,8 @@ from rich.console import Console
 from labtui.commands.fleet import _Display as FleetDisplay
 from labtui.commands.live_display import LiveDisplay
 from labtui.commands.progress import _Display as RunDisplay
+from labtui.fleet.host_run import HostRun
 from labtui.fleet.hosts import Host
-from labtui.fleet.session import HostRun
 
 
 def terminal() -> tuple[Console, io.StringIO]:

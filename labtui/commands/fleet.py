@@ -33,9 +33,10 @@ if TYPE_CHECKING:
     from labtui.commands.stops import Stops
     from labtui.engine.events import Event
     from labtui.fleet.fio_client import FioClientFleet
+    from labtui.fleet.host_run import HostRun
     from labtui.fleet.hosts import Host
     from labtui.fleet.requests import Request
-    from labtui.fleet.session import Fleet, HostRun
+    from labtui.fleet.session import Fleet
     from labtui.fleet.summary import HostsSummary, StepSpread
     from labtui.model import Profile
     from labtui.results.store import Store
@@ -356,7 +357,7 @@ class _Display(LiveDisplay):
         return table
 
     def changed(self, host_run: HostRun) -> None:
-        from labtui.fleet.session import ABORTED, COMPLETED, FAILED
+        from labtui.fleet.host_run import ABORTED, COMPLETED, FAILED
 
         self.update()
         if host_run.ended and self._said.get(host_run.name) != host_run.state:

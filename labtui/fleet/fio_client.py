@@ -60,8 +60,9 @@ from labtui.fleet.fio_jobs import (
     probe_job,
     server_disks,
 )
+from labtui.fleet.host_run import ABORTED, COMPLETED, FAILED, REFUSED, RUNNING, UNREACHABLE, WAITING, HostRun
 from labtui.fleet.hosts import Host
-from labtui.fleet.session import ABORTED, COMPLETED, FAILED, REFUSED, RUNNING, UNREACHABLE, WAITING, Fleet, HostRun
+from labtui.fleet.session import Fleet
 from labtui.model import EngineInfo, HostInfo, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
 from labtui.results.store import Store
 

@@ -27,7 +27,8 @@ from textual.widgets.data_table import ColumnKey, RowKey
 from textual.worker import Worker
 
 from labtui.errors import LabtuiError
-from labtui.fleet.session import COMPLETED, Fleet, HostRun
+from labtui.fleet.host_run import COMPLETED, HostRun
+from labtui.fleet.session import Fleet
 from labtui.render.result_tables import fmt_iops, fmt_mib
 from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
 from labtui.render.words import fold

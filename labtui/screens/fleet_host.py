@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from labtui.fleet.session import ENDED, HostRun
+from labtui.fleet.host_run import ENDED, HostRun
 from labtui.run.live import prepare_text
 from labtui.screens.run import NARROW, figures_content, show
 from labtui.units import human_duration
