@@ -186,6 +186,10 @@ def test_history_marks_the_figures_of_a_step_that_did_not_complete(labtui_home, 
     assert first.count("aborted") == 1 and "step aborted" not in first, table
     assert "aborted" in second, table  # the stopped step, on its own line
     assert not any("aborted" in line for line in figures[2:]), table
+    # Each figure beside its step's short label (issue 39, item 15).
+    read, write = ("RND64K Q8T4 R", "RND64K Q8T4 W") if columns == "120" else ("RND64K R", "RND64K W")
+    assert re.search(rf"{read}\s+3,000", first) and f"{write} aborted" in second, table
+    assert [bool(re.search(rf"{label}\s+3,000", line)) for label, line in zip((read, write), figures[2:])] == [True, True]
 
 
 def test_show_of_a_run_stopped_in_its_first_step_has_no_empty_statistics_table(labtui_home, capsys):

@@ -47,8 +47,8 @@ async def test_every_result_is_listed_newest_first_with_broken_files_and_their_r
         assert ids[:5] == [r.id for r in reversed(results)]
         assert ids[5] == "broken:20240506-000000-ffff.toml"
         text = screen_text(app)
-        for what in ("CT500MX500SSD1", "Samsung SSD 980 PRO 1TB", "aborted", "diskspd", "win-lab7", "broken",
-                     "3,000 / 3,000", "2,400 / 2,400", "6 results"):
+        for what in ("CT500MX500SSD1", "Samsung SSD 980 PRO 1TB", "aborted", "diskspd", "win-lab7", "broken", "First step",
+                     "RND64K Q8T4 R  3,000  187.5", "RND64K Q8T4 R  2,400  150.0", "6 results"):
             assert what in text, what
         await move_to(pilot, screen, ids[5])
         flat = " ".join(screen_text(app).split())  # the file's path (a temporary one, of any length) wraps the line
@@ -80,7 +80,7 @@ async def test_at_80_columns_many_imports_with_long_names_fit_without_scrolling_
         assert table.virtual_size.width <= table.scrollable_content_region.width
         text = screen_text(app)
         # The clock says March 2025: this year's result by day and time, older ones with their year.
-        assert "03-14 08:00" in text and "2024-12-01" in text and "fio-3.43" in text
+        assert "03-14 08:00" in text and "2024-12-01" in text and "fio-3.4" in text
 
 
 async def test_at_80_columns_each_row_says_its_engine_and_tags(labtui_home):
@@ -98,6 +98,9 @@ async def test_at_80_columns_each_row_says_its_engine_and_tags(labtui_home):
         # The DiskSpd import and the native runs look different, and so do the tagged ones.
         assert "diskspd" in row("2024-05-05") and "native" in row("2024-05-03")
         assert "hp-a" in row("2024-05-02") and "star" in row("2024-05-01") and "star" not in row("2024-05-03")
+        # The figures are the first step's, said beside its label (issue 39, item 15: "3.0k/2.4k" said not whose).
+        assert "Step" in next(line for line in lines if "Date" in line)
+        assert all(" RND64K R  " in row(date) for date in ("2024-05-01", "2024-05-03", "2024-05-05"))
         assert "aborted" in row("2024-05-04") and "done" in row("2024-05-03")
 
 
@@ -477,7 +480,8 @@ async def test_a_repeated_run_lists_each_step_once_as_its_profile_makes_the_figu
         await open_history(pilot)
         await pilot.pause()
         row = next(line for line in screen_text(app).splitlines()[1:] if "quick-sanity" in line)
-        assert "30,000 / 6,000" in row and "90,000" not in row and "10,000" not in row, row
+        # The first step's figure, beside its label; the others under the table.
+        assert "RND64K Q8T4 R  30,000" in row and "90,000" not in row and "10,000" not in row, row
         detail = widget_text(app, "#history-detail")
         assert "Read 64K random (best of 3): 30,000 IOPS" in detail, detail
         assert "Write 64K random (best of 3): 6,000 IOPS" in detail, detail
@@ -571,8 +575,8 @@ async def test_the_result_lists_long_step_names_whole(labtui_home, size):
 
 async def test_figures_too_wide_for_their_column_are_shown_short_never_cut(labtui_home):
     """At 120 columns beside imports with long hosts, targets and profile names, two-step figures such as
-    '1,125.0 / 1,812.5' MiB/s were cut to '1,125.…' (the write figure gone): now the column says '1.1k/1.8k'
-    as at 80 columns, and what fits whole stays whole."""
+    '1,125.0 / 1,812.5' MiB/s were cut to '1,125.…' (the write figure gone). The table now says the first
+    step's figures, beside its label, whole; a column too narrow for them says them as at 80 columns."""
     from dataclasses import replace
 
     from synthetic import HOST, READ, TARGET, WRITE, run_result
@@ -598,7 +602,7 @@ async def test_figures_too_wide_for_their_column_are_shown_short_never_cut(labtu
                    for k, cell in zip(keys, row.cells, strict=True) if k in ("iops", "mib_s")), (widths, figures)
         text = screen_text(app)
         row = next(line for line in text.splitlines() if "12:00" in line or "first" in line)
-        assert "1.1k/1.8k" in row and "…" not in row.split("first")[-1], row
+        assert "RND64K Q8T4 R" in row and "1,125.1" in row and "…" not in row.split("first")[-1], row
 
 
 async def test_s_sorts_by_the_next_column_on_screen_not_one_left_out_at_80_columns(labtui_home):

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from labtui.commands.common import whole_number
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from labtui.render.fitting import Fitted
     from labtui.results.summaries import ResultSummary
 
@@ -50,17 +52,19 @@ WIDE = 110
 
 
 def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
-    """One row per result; a line per step in the figures columns. Ids, statuses and figures are never
-    cut; a long profile name or disk model folds onto more lines. The engine is there wherever the
-    profile is: native, fio and DiskSpd runs of one profile are different measurements. Narrower than
-    the ids and figures need beside them (60 columns), the disk is left out, then the profile."""
+    """One row per result; a line per step in the figures columns, each beside its step's short
+    label. Ids, statuses and figures are never cut; a long profile name or disk model folds onto
+    more lines. The engine is there wherever the profile is: native, fio and DiskSpd runs of one
+    profile are different measurements. Narrow, the engine, the disk and the tags go under the
+    profile's name and the labels are shorter ('RND64K R'); narrower than the ids and figures need
+    beside them (60 columns), the profile is left out."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     from labtui.analysis.listed_steps import listed_steps
     from labtui.render.fitting import Fitted
-    from labtui.render.result_tables import NARROW_STATUS, STATUS_STYLES, fmt_iops, fmt_mib, fmt_time
+    from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_time, short_label
     from labtui.render.words import Words
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -75,35 +79,49 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
         table.add_column("engine", no_wrap=True)
     if tagged:
         table.add_column("tags", overflow="fold")
-    table.add_column("disk", overflow="fold")
+    if wide:
+        table.add_column("disk", overflow="fold")
     table.add_column("status", no_wrap=True)
+    # Each figure beside its step's short label ("RND4K Q32T1 R"): "102,432 / 32,899" left the
+    # reader to guess which step each was.
+    table.add_column("step", no_wrap=True)
     table.add_column("IOPS", justify="right", no_wrap=True)
     table.add_column("MiB/s", justify="right", no_wrap=True)
     listed = [[step.figures for step in listed_steps(r)] for r in results]  # each step once, as its profile makes it
-    # A step that did not complete is marked on its own line, as History's step line marks it: its
-    # figures cover only the part that ran (the row's status speaks of the whole result).
-    marks = {s.status for steps in listed for s in steps} - {"completed"}
-    if marks:
-        table.add_column("step", no_wrap=True, min_width=max(map(len, marks)))
     for r, steps in zip(results, listed, strict=True):
         if wide:
             cells: list[str | Text | Words] = [r.id, fmt_time(r.started), Words(r.profile), r.engine,
                                                *([Words("\n".join(r.tags))] if tagged else [])]
         else:
-            # Narrow, the engine and the tags take the lines under the profile's name.
-            under = "\n".join([r.engine, *(["tags: " + ", ".join(r.tags)] if r.tags else [])])
+            # Narrow, the engine, the disk and the tags take the lines under the profile's name: the
+            # figures keep their steps' labels beside them.
+            under = "\n".join([r.engine, r.disk_model or "unknown disk",
+                               *(["tags: " + ", ".join(r.tags)] if r.tags else [])])
             cells = [r.id, Words(Text.assemble(r.profile, "\n", (under, "dim")))]
+        # A step that did not complete is marked on its line, as History's step line marks it: its
+        # figures cover only the part that ran (the row's status speaks of the whole result).
+        labels = Text("\n").join(step_label(s.label if wide else short_label(s.label), s.status) for s in steps)
         cells += [
-            Words(r.disk_model or "unknown"),
+            *([Words(r.disk_model or "unknown")] if wide else []),
             r.status if wide else NARROW_STATUS.get(r.status, r.status),  # as History says it at 80 columns
+            labels,
             "\n".join(fmt_iops(s.iops) for s in steps),
             "\n".join(fmt_mib(s.mib_s) for s in steps),
         ]
-        if len(table.columns) > len(cells):
-            marked = [("" if s.status == "completed" else s.status, STATUS_STYLES.get(s.status, "")) for s in steps]
-            cells.append(Text("\n").join(Text(mark, style=style) for mark, style in marked))
         table.add_row(*cells)
-    return Fitted(table, optional=("disk", "profile"))
+    # The start time first (the id holds it, in UTC), then the disk, then the profile.
+    return Fitted(table, optional=("started", "disk", "profile"))
+
+
+def step_label(label: str, status: str) -> Text:
+    """'RND64K Q8T4 R', and the step's status after it where it did not complete."""
+    from rich.text import Text
+
+    from labtui.render.result_tables import STATUS_STYLES
+
+    if status == "completed":
+        return Text(label)
+    return Text.assemble(label, " ", (status, STATUS_STYLES.get(status, "")))
 
 
 def run(args: argparse.Namespace) -> int:

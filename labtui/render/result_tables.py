@@ -52,6 +52,13 @@ def fmt_pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
 
 
+def short_label(label: str) -> str:
+    """A step's short label where a column is narrow: 'RND64K Q8T4 R' as 'RND64K R', the block size,
+    pattern and direction its figures are read by."""
+    words = label.split()
+    return f"{words[0]} {words[-1]}" if len(words) > 2 else label
+
+
 def fmt_time(moment: datetime) -> str:
     """A result's start as people compare runs: local time, to the minute."""
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")

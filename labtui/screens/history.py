@@ -29,7 +29,7 @@ from textual.worker import Worker
 from labtui.analysis.listed_steps import listed_steps
 from labtui.errors import LabtuiError
 from labtui.model import RunResult, split_tags, tag_problem
-from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell
+from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell, short_label
 from labtui.results import baselines
 from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary, StepSummary
@@ -53,10 +53,13 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("engine", "Engine"),
     ("tags", "Tags"),
     ("status", "Status"),
+    # The figures are the first step's, said with its short label ("RND4K Q32T1 R"; every step's are
+    # in the lines under the table): "102,432 / 32,899" left the reader to guess whose.
+    ("step", "First step"),
     ("iops", "IOPS"),
     ("mib_s", "MiB/s"),
 )
-SORTABLE = tuple(key for key, _ in COLUMNS if key not in ("mark", "tags"))
+SORTABLE = tuple(key for key, _ in COLUMNS if key not in ("mark", "tags", "step"))
 SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "target", "profile": "profile",
               "engine": "engine", "status": "status", "iops": "IOPS (first step)", "mib_s": "MiB/s (first step)"}
 SORT_KEYS: dict[str, Callable[[ResultSummary], tuple[Any, ...]]] = {
@@ -78,13 +81,13 @@ WIDE = 110
 # figures. Imported results are named after their file ("fio-3.43-clientserver-2clients-..."):
 # long profile names give way early too.
 SHRINK = ({"target": 12, "host": 8, "profile": 24, "tags": 8}, {"disk": 12, "target": 8, "host": 6, "profile": 16},
-          {"disk": 10, "profile": 12, "tags": 5}, {"iops": 7, "mib_s": 7, "disk": 8}, {"profile": 8})
+          {"disk": 10, "profile": 12, "tags": 5}, {"iops": 7, "mib_s": 7, "disk": 8}, {"profile": 8}, {"step": 8})
 # The least each long column keeps while the others fit (SHRINK cuts further on a narrower terminal),
 # and who gets room first where two would make as many cells whole: the disk and the profile are
 # what a person tells runs apart by, then the figures.
-LEAST = {"disk": 8, "target": 8, "host": 6, "profile": 8, "tags": 5, "iops": 7, "mib_s": 7}
-ROOM_FIRST = ("disk", "profile", "iops", "mib_s", "tags", "target", "host")
-WEIGHT = {"disk": 3.0, "profile": 2.0, "tags": 2.0, "iops": 2.0, "mib_s": 2.0}
+LEAST = {"disk": 8, "target": 8, "host": 6, "profile": 8, "tags": 5, "step": 8, "iops": 7, "mib_s": 7}
+ROOM_FIRST = ("disk", "profile", "iops", "mib_s", "step", "tags", "target", "host")
+WEIGHT = {"disk": 3.0, "profile": 2.0, "tags": 2.0, "step": 2.0, "iops": 2.0, "mib_s": 2.0}
 # Below this width dates are short too (this year's by day and time, older ones by day): room for the tags.
 WIDE_DATE = 140
 BROKEN_PREFIX = "broken:"
@@ -93,10 +96,6 @@ BROKEN_PREFIX = "broken:"
 def first_step(s: ResultSummary) -> StepSummary:
     """The first step's figures as its profile makes them of its passes (a preparing one left out)."""
     return listed_steps(s)[0].figures
-
-
-def headline(values: list[str], narrow: bool = False) -> str:
-    return ("/" if narrow else " / ").join(values) if values else "-"
 
 
 def _or_none(value: float | None) -> float:
@@ -129,6 +128,7 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
     iops, mib = (short_number, short_number) if narrow else (fmt_iops, fmt_mib)
     short_date = narrow if short_date is None else short_date
     steps = [listed.figures for listed in listed_steps(s)]  # each step once, not each of its passes
+    first = steps[0] if steps else None
     return {
         "mark": ("•" if marked else " ") + ("B" if baseline else ""),
         "date": narrow_date(s.started, now) if short_date else fmt_time(s.started),
@@ -139,14 +139,15 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
         "engine": s.engine,
         "tags": ", ".join(s.tags),
         "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status,
-        "iops": headline([iops(x.iops) if x.kind == "io" and x.iops is not None else "-" for x in steps], narrow),
-        "mib_s": headline([mib(x.mib_s) if x.mib_s is not None else "-" for x in steps], narrow),
+        "step": (short_label(first.label) if narrow else first.label) if first is not None else "",
+        "iops": iops(first.iops) if first is not None and first.kind == "io" and first.iops is not None else "-",
+        "mib_s": mib(first.mib_s) if first is not None and first.mib_s is not None else "-",
     }
 
 
 def broken_cells(b: BrokenFile) -> dict[str, str]:
     return {"mark": " ", "date": "?", "host": "", "disk": b.reason, "target": b.path.name, "profile": "",
-            "engine": "", "tags": "", "status": "broken", "iops": "", "mib_s": ""}
+            "engine": "", "tags": "", "status": "broken", "step": "", "iops": "", "mib_s": ""}
 
 
 class ResultsTable(RowTable):
@@ -288,7 +289,7 @@ class HistoryScreen(LabtuiScreen[None]):
         # 80 columns, the engine where the results ran on more than one (the detail line says it).
         tagged = any(c["tags"] for c in cells)
         engines = len({c["engine"] for c in cells if c["engine"]}) > 1
-        columns = [(k, label) for k, label in COLUMNS
+        columns = [(k, "Step" if k == "step" and not wide else label) for k, label in COLUMNS
                    if (wide or k not in ("host", "target")) and (tagged or k != "tags")
                    and (wide or engines or k != "engine")]
         arrow = " ↓" if self.sort_reverse else " ↑"
@@ -298,7 +299,9 @@ class HistoryScreen(LabtuiScreen[None]):
         # scrolling sideways.
         figures = ("iops", "mib_s")
         available = self.size.width - table.styles.scrollbar_size_vertical - len(figures)
-        widths = share_widths(columns, cells, max(40, available), LEAST, SHRINK, ROOM_FIRST, padding=GAP,
+        # The first step's label is what its figures are read by: whole, before the other columns' room.
+        least = dict(LEAST, step=max((len(c["step"]) for c in cells), default=LEAST["step"]))
+        widths = share_widths(columns, cells, max(40, available), least, SHRINK, ROOM_FIRST, padding=GAP,
                               weight=WEIGHT)
         if wide and any(len(c[k]) > widths[k] for c in cells for k in figures if k in widths):
             # A figure cut short says nothing ("1,125.…" of "1,125.0 / 1,812.5"): the column's figures
@@ -307,7 +310,7 @@ class HistoryScreen(LabtuiScreen[None]):
                 if not key.startswith(BROKEN_PREFIX):
                     c.update({k: v for k, v in summary_cells(self._by_id[key], False, False, narrow=True).items()
                               if k in figures})
-            widths = share_widths(columns, cells, max(40, available), LEAST, SHRINK, ROOM_FIRST, padding=GAP,
+            widths = share_widths(columns, cells, max(40, available), least, SHRINK, ROOM_FIRST, padding=GAP,
                                   weight=WEIGHT)
         table.sorted_column = self.sort_column
         table.set_columns([Column(k, label, widths[k], "right" if k in figures else "left",
