@@ -102,26 +102,6 @@ class WorkerLoad:
         return self.seconds if self.seconds is not None else window
 
 
-def sched_times(pid: int | str = "self") -> tuple[int, int] | None:
-    """(running, waiting) nanoseconds summed over a process's threads; None where not exposed."""
-    base = f"/proc/{pid}/task"
-    try:
-        tids = os.listdir(base)
-    except OSError:
-        return None
-    run = wait = 0
-    seen = False
-    for tid in tids:
-        try:
-            with open(f"{base}/{tid}/schedstat", "rb") as f:
-                fields = f.read().split()
-        except OSError:
-            continue  # a thread that ended meanwhile
-        if len(fields) >= 2:
-            run += int(fields[0])
-            wait += int(fields[1])
-            seen = True
-    return (run, wait) if seen else None
 
 
 def busy_fraction(load: WorkerLoad, seconds: float) -> float:

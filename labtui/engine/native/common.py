@@ -15,8 +15,8 @@ import time
 from array import array
 from collections.abc import Callable
 
-from labtui.engine.cpubound import sched_times
 from labtui.engine.native.histogram import BUCKETS
+from labtui.engine.schedstat import sched_times
 
 # live array layout (int64), one per worker
 STATE, R_IOS, W_IOS, R_LAT, W_LAT, ERRNO, BEAT = range(7)

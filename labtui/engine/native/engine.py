@@ -32,7 +32,7 @@ from pathlib import Path
 import psutil
 
 from labtui import __version__
-from labtui.engine import cpubound, subproc
+from labtui.engine import cpubound, schedstat, subproc
 from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
 from labtui.engine.cpubound import CpuMeter
 from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
@@ -434,7 +434,7 @@ class _Sampler:
         self.prev_sched = self._sched()
 
     def _sched(self) -> tuple[float, list]:
-        return time.monotonic(), [cpubound.sched_times(w.proc.pid) for w in self.workers]
+        return time.monotonic(), [schedstat.sched_times(w.proc.pid) for w in self.workers]
 
     def _engine_load(self, machine_percent: float | None) -> tuple[float | None, bool | None]:
         """The busiest worker's CPU % of the interval, and whether the interval was CPU-bound."""
