@@ -41,7 +41,7 @@ from labtui.engine.events import StepFinished
 from labtui.engine.native.engine import NativeEngine
 from labtui.engine.testfile import write_test_file
 from labtui.machine import devices
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.settings import EngineSettings
 from labtui.units import parse_size
 from ramdisk import ram_disk as _ram_disk  # beside this script

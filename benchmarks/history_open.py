@@ -27,7 +27,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from labtui.model import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
+from labtui.model.result import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
 from labtui.results.store import Store, builtin_profiles
 from labtui.results.summaries import cache_path
 

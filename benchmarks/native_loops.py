@@ -42,7 +42,7 @@ from engine_vs_fio import fio_args, fio_report  # beside this script
 from labtui.engine.native import common as nc, uring_loop as native_uring, worker as native_worker
 from labtui.engine.native.engine import BACKENDS, missing_backends
 from labtui.engine.testfile import write_test_file
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.units import parse_size
 from ramdisk import ram_disk  # beside this script
 

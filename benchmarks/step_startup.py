@@ -5,7 +5,7 @@ outstanding, 1 s warm-up + 2 s measured) with each engine and times every step f
 StepStarted to its StepFinished event: the excess over warm-up + duration is the engine's
 workers starting, the file opening, the workers stopping and their counts being collected.
 Prints each engine's per-step excess (median and range over all steps), the test file's
-preparation and what follows the last step, against labtui.model.STEP_STARTUP_SECONDS (the
+preparation and what follows the last step, against labtui.model.profile.STEP_STARTUP_SECONDS (the
 figure the plan uses before a run's own finished steps say otherwise).
 
     python benchmarks/step_startup.py --dir /var/tmp --steps 6 --engines native fio
@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from labtui.engine.events import RunFinished, StepFinished, StepStarted
-from labtui.model import STEP_STARTUP_SECONDS
+from labtui.model.profile import STEP_STARTUP_SECONDS
 from labtui.results.store import Store, builtin_profiles
 from labtui.run.runner import Runner, RunOptions
 

@@ -39,17 +39,8 @@ from labtui.analysis.comparison import compare
 from labtui.analysis.figures import CLAIMS, WORSE
 from labtui.analysis.metrics import IOPS
 from labtui.commands.check import DEFAULT_CONFIRM, DEFAULT_TOLERANCE_PCT, MIN_RUNS
-from labtui.model import (
-    DirectionStats,
-    EngineInfo,
-    HostInfo,
-    LatencySummary,
-    RunResult,
-    Sample,
-    Step,
-    StepResult,
-    TargetInfo,
-)
+from labtui.model.profile import Step
+from labtui.model.result import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
 from labtui.results.store import builtin_profiles
 
 NOISE = (0.01, 0.03, 0.05, 0.10, 0.20)

@@ -46,15 +46,14 @@ from labtui.engine.events import (  # noqa: E402
     StepFinished,
     StepStarted,
 )
-from labtui.model import (  # noqa: E402
+from labtui.model.profile import Profile, Step  # noqa: E402
+from labtui.model.result import (  # noqa: E402
     DirectionStats,
     EngineInfo,
     HostInfo,
     LatencySummary,
-    Profile,
     RunResult,
     Sample,
-    Step,
     StepResult,
     TargetInfo,
 )
@@ -283,8 +282,8 @@ HOSTS_FILE = "".join(f'[[hosts]]\nname = "bench-0{n}"\nssh = "lab@bench-0{n}.lab
 
 def replayed_fleet(results: dict[str, RunResult]) -> type:
     """labtui's Fleet, with each host's run replayed from its result instead of reached over ssh."""
-    from labtui.fleet.session import Fleet
     from labtui.fleet.host_run import COMPLETED
+    from labtui.fleet.session import Fleet
 
     class ReplayedFleet(Fleet):
         async def run(self) -> list[Any]:

@@ -30,7 +30,8 @@ from textual.worker import Worker, WorkerState
 
 from labtui.errors import ExitCode, LabtuiError
 from labtui.machine.target_choice import DeviceScan, Target, scan_devices
-from labtui.model import RESULT_ORIGIN, Profile, RunResult
+from labtui.model.profile import RESULT_ORIGIN, Profile
+from labtui.model.result import RunResult
 from labtui.printable import printable
 from labtui.results.store import Store
 from labtui.run.signals import STOP_SIGNALS, detach_from_terminal

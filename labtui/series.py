@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from labtui.model import RunResult, Sample
+from labtui.model.result import RunResult, Sample
 
 # Intervals kept per result: five hours of one-second samples are kept as measured. Such a file
 # is about 3 MB and reads back in under two seconds (measured: 50,000 samples made 8 MB, 4 s).

@@ -7,16 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from labtui.model import (
-    DirectionStats,
-    EngineInfo,
-    HostInfo,
-    LatencySummary,
-    RunResult,
-    Sample,
-    StepResult,
-    TargetInfo,
-)
+from labtui.model.result import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
 from labtui.results.result_file import result_to_toml
 from labtui.results.store import builtin_profiles
 

@@ -12,21 +12,14 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import strategies as st
 
-from labtui.model import (
-    CACHE_MODES,
-    MAX_OUTSTANDING,
-    MAX_REPEAT,
-    MAX_THREADS,
-    PATTERNS,
-    STATUSES,
+from labtui.model.profile import CACHE_MODES, MAX_OUTSTANDING, MAX_REPEAT, MAX_THREADS, PATTERNS, STATUSES, Profile, Step
+from labtui.model.result import (
     DirectionStats,
     EngineInfo,
     HostInfo,
     LatencySummary,
-    Profile,
     RunResult,
     Sample,
-    Step,
     StepResult,
     TargetInfo,
     new_result_id,

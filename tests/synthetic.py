@@ -6,18 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from labtui.model import (
-    DirectionStats,
-    EngineInfo,
-    HostInfo,
-    LatencySummary,
-    Profile,
-    RunResult,
-    Sample,
-    Step,
-    StepResult,
-    TargetInfo,
-)
+from labtui.model.profile import Profile, Step
+from labtui.model.result import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
 
 READ = Step("Read 64K random", block_size=65536, pattern="random", write_percent=0, threads=4, outstanding=8,
             duration=10.0, warmup=2.0)

@@ -17,7 +17,7 @@ from factories import make_result
 from labtui.commands.sweep import run_sweep
 from labtui.machine.devices import Disk, Volume, list_disks, list_volumes
 from labtui.machine.volume_sweep import plan_sweep, volume_tag
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.render.export import CONFIGMGR_COLUMNS, configmgr_rows, render
 from labtui.results.store import Store, builtin_profiles, load_profile_file
 from labtui.run.runner import RunOptions

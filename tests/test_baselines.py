@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from labtui.errors import LabtuiError, NotFoundError, StoreError
-from labtui.model import disk_identity
+from labtui.model.result import disk_identity
 from labtui.results import baselines
 from labtui.results.store import Store
 from synthetic import HOST, READ, TARGET, run_result

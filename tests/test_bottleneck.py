@@ -14,7 +14,7 @@ from labtui.analysis.bottleneck import CACHE, CPU, LINK, NOT_LINK, OVER, UNKNOWN
 from labtui.analysis.comparison import compare
 from labtui.cli import main
 from labtui.machine.devices import read_disk, target_info
-from labtui.model import MIB
+from labtui.model.profile import MIB
 from labtui.render.comparison import comparison_markdown
 from labtui.results.store import Store
 from strategies import run_results

@@ -22,7 +22,8 @@ from labtui.analysis.checks import (
 )
 from labtui.analysis.comparison import pooled
 from labtui.errors import ValidationError
-from labtui.model import Step, StepResult
+from labtui.model.profile import Step
+from labtui.model.result import StepResult
 from synthetic import MIXED, READ, WRITE, run_result
 
 

@@ -7,7 +7,8 @@ from rich.console import Console
 
 from labtui.commands.progress import _Display
 from labtui.engine.events import PrepareProgress, RunStarted, SampleTaken, StepFinished, StepStarted
-from labtui.model import EngineInfo, Profile, Sample, Step, StepResult, TargetInfo
+from labtui.model.profile import Profile, Step
+from labtui.model.result import EngineInfo, Sample, StepResult, TargetInfo
 from labtui.run.live import LiveRun
 from labtui.units import human_duration
 

@@ -17,7 +17,7 @@ from labtui.engine.command.engine import CommandEngine, drop_page_cache, output_
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepStarted
 from labtui.engine.registry import ENGINES
 from labtui.errors import LabtuiError
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.params import Param
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions

@@ -177,7 +177,8 @@ def test_context_differences_are_listed():
 
 
 def test_command_steps_compare_by_wall_time_and_warn_when_their_parameters_differ():
-    from labtui.model import Step, StepResult
+    from labtui.model.profile import Step
+    from labtui.model.result import StepResult
 
     extract = Step(name="Extract archive", kind="command", command="zpaq x {archive} -to {scratch}")
 

@@ -10,7 +10,7 @@ import pytest
 
 from labtui.analysis.comparison import compare
 from labtui.cli import main
-from labtui.model import MIB
+from labtui.model.profile import MIB
 from labtui.render.comparison_svg import bar, comparison_svg, whisker
 from labtui.results.store import Store
 from synthetic import READ, TARGET, WRITE, run_result

@@ -20,7 +20,7 @@ from conftest import FIXTURES, labtui_cmd
 from labtui.engine.base import EngineUnavailable
 from labtui.engine.diskspd.engine import DiskSpdEngine
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepFinished
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.files import dumps_toml
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions

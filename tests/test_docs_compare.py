@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from labtui.analysis.comparison import compare
-from labtui.model import EngineInfo, Profile, RunResult, Step
+from labtui.model.profile import Profile, Step
+from labtui.model.result import EngineInfo, RunResult
 from labtui.render.comparison import comparison_markdown
 from manual import page
 from synthetic import HOST, TARGET, step_result

@@ -17,7 +17,7 @@ from labtui.engine.cpubound import WorkerLoad, verdict
 from labtui.engine.events import RunWarning, SampleTaken
 from labtui.engine.fio.engine import FioEngine
 from labtui.engine.native.engine import NativeEngine
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.render.result_json import result_to_json
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
@@ -148,7 +148,7 @@ def test_a_comparison_of_cpu_bound_figures_says_so():
 
 def test_the_live_state_flags_a_cpu_bound_interval_and_keeps_it_when_merged():
     from labtui.engine.events import StepStarted
-    from labtui.model import Sample
+    from labtui.model.result import Sample
     from labtui.run.live import LiveRun
     from labtui.series import merge_samples
 
@@ -173,7 +173,7 @@ def test_the_headless_progress_says_cpu_bound_live_and_at_the_step_end():
 
     from labtui.commands.progress import _Display
     from labtui.engine.events import StepFinished, StepStarted
-    from labtui.model import Sample, StepResult
+    from labtui.model.result import Sample, StepResult
 
     out = io.StringIO()
     display = _Display(Console(file=out, width=200))
@@ -369,7 +369,7 @@ def test_the_headless_progress_names_the_limit_of_a_page_cache_step_as_its_verdi
 
     from labtui.commands.progress import _Display
     from labtui.engine.events import StepStarted
-    from labtui.model import Sample
+    from labtui.model.result import Sample
 
     def said(outstanding: int, engine_cpu: float) -> str:
         display = _Display(Console(file=io.StringIO(), width=200))

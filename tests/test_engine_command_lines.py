@@ -13,7 +13,7 @@ import pytest
 
 from labtui.engine.diskspd.engine import DiskSpdEngine, diskspd_arguments
 from labtui.engine.fio.engine import FioEngine, fio_arguments
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.results.store import builtin_profiles
 
 PINNED = {

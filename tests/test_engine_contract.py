@@ -21,7 +21,7 @@ from labtui.engine.base import CpuAdvice, Engine, EngineUnavailable
 from labtui.engine.events import RunFinished, RunStarted, SampleTaken, StepFinished, StepStarted
 from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
-from labtui.model import MIB, Profile, Step
+from labtui.model.profile import MIB, Profile, Step
 from labtui.results.store import Store, builtin_profiles
 from labtui.run.runner import Runner, RunOptions
 from labtui.settings import ENGINE_KEYS

@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from labtui.analysis.comparison import compare
-from labtui.model import Step, StepResult
+from labtui.model.profile import Step
+from labtui.model.result import StepResult
 from labtui.render import export, markdown
 from labtui.render.comparison import comparison_markdown
 from markdown_tables import tables
@@ -87,7 +88,7 @@ def test_a_command_steps_disk_counters_give_no_iops_in_any_output():
     show, Markdown, CSV and JSON leave its IOPS blank alike (as the TUI does) and keep the counts."""
     from rich.console import Console
 
-    from labtui.model import DirectionStats
+    from labtui.model.result import DirectionStats
     from labtui.render.result_json import result_to_json
     from labtui.render.result_tables import COMMAND_IOPS_NOTE, result_steps_table
 

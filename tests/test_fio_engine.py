@@ -22,7 +22,7 @@ from labtui.engine.cpubound import CpuMeter
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
 from labtui.engine.fio.engine import _partial_result
 from labtui.engine.fio.intervals import SampleTracker
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings

@@ -24,7 +24,7 @@ from labtui.commands.agent import _Driver
 from labtui.commands.stops import Stops
 from labtui.run.runner import Runner, RunOptions
 from labtui.fleet.channel import Channel
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 
 target, home, when = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]

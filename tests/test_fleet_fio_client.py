@@ -26,7 +26,7 @@ from conftest import FIXTURES, labtui_cmd
 from labtui.engine.fio import intervals, output, parse as fr
 from labtui.fleet import fio_jobs as fj
 from labtui.fleet.hosts import parse_hosts
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.imports import import_file
 
 PROFILE = """\

@@ -28,7 +28,8 @@ from labtui.engine.events import (
 )
 from labtui.fleet import wire
 from labtui.fleet.channel import Channel
-from labtui.model import SCHEMA, Sample, SteadyRule
+from labtui.model.profile import SCHEMA, SteadyRule
+from labtui.model.result import Sample
 from labtui.results.result_file import result_to_toml
 from labtui.results.store import Store
 
@@ -115,7 +116,7 @@ def test_strings_from_a_host_reach_no_terminal_as_escape_codes():
 
 
 def test_hello_says_what_the_versions_are_and_a_mismatch_names_the_difference():
-    from labtui.model import HostInfo
+    from labtui.model.result import HostInfo
 
     hello = wire.loads(wire.dumps(wire.hello(HostInfo(name="bench-01", kernel="6.1.0"))))
     assert (hello["protocol"], hello["labtui"], hello["schema"]) == (wire.PROTOCOL, __version__, SCHEMA)
@@ -256,7 +257,7 @@ def test_an_agent_refuses_a_request_whose_fields_have_the_wrong_type(tmp_path, l
 
 def _request(kind: str, target) -> dict:
     """A well-formed run request (a one-step profile) or check request, as the local side sends them."""
-    from labtui.model import Profile, Step
+    from labtui.model.profile import Profile, Step
     from labtui.results.profile_file import profile_to_text
 
     if kind == "check":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from labtui.errors import LabtuiError
-from labtui.model import Profile
+from labtui.model.profile import Profile
 from labtui.results.files import dumps_toml
 from labtui.results.profile_file import parse_profile_text, profile_to_table
 from labtui.results.store import builtin_profiles

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import FIXTURES
 from labtui.errors import LabtuiError
-from labtui.model import STATUSES, RunResult
+from labtui.model.profile import STATUSES
+from labtui.model.result import RunResult
 from labtui.results.imports import decode, import_text
 from labtui.results.result_file import result_from_toml, result_to_toml
 

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import FIXTURES, labtui_cmd
 from labtui.errors import ReportError
-from labtui.model import LatencySummary
+from labtui.model.result import LatencySummary
 from labtui.results.imports import import_file, import_text
 from labtui.results.store import Store
 

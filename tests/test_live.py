@@ -18,7 +18,8 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.model import EngineInfo, Sample, Step, TargetInfo
+from labtui.model.profile import Step
+from labtui.model.result import EngineInfo, Sample, TargetInfo
 from labtui.run.live import ChartPoints, LiveRun, LiveStep, SampleBuffer
 from labtui.series import downsample, merge_samples
 
@@ -171,7 +172,7 @@ def test_a_run_from_its_events():
 
 
 def test_the_eta_counts_each_steps_start_up_as_the_run_measures_it():
-    from labtui.model import STEP_STARTUP_SECONDS
+    from labtui.model.profile import STEP_STARTUP_SECONDS
 
     result = make_result()
     profile = result.profile  # two steps of 2 s warm-up + 10 s

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from labtui.locations import Locations, config_home, data_home
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results import baselines
 from labtui.results.store import Store
 from labtui.run.runner import Runner

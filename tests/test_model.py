@@ -7,21 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from labtui.errors import ValidationError
-from labtui.model import (
-    MAX_OUTSTANDING,
-    MAX_REPEAT,
-    MAX_THREADS,
-    STEP_STARTUP_SECONDS,
-    DirectionStats,
-    EngineInfo,
-    HostInfo,
-    Profile,
-    RunResult,
-    Sample,
-    Step,
-    TargetInfo,
-    new_result_id,
-)
+from labtui.model.profile import MAX_OUTSTANDING, MAX_REPEAT, MAX_THREADS, STEP_STARTUP_SECONDS, Profile, Step
+from labtui.model.result import DirectionStats, EngineInfo, HostInfo, RunResult, Sample, TargetInfo, new_result_id
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_to_table
 
 MIB = 1024 * 1024
@@ -211,7 +198,7 @@ def test_a_command_takes_as_long_as_it_takes():
 
 
 def test_peak_mib_s_takes_a_short_interval_with_its_neighbour():
-    from labtui.model import DirectionStats, StepResult
+    from labtui.model.result import DirectionStats, StepResult
 
     # The short last interval (10 MiB in 10 ms: "1,000 MiB/s") counts with the one before it.
     samples = (Sample(t=1, seconds=1.0, write_bytes=100 * MIB), Sample(t=2, seconds=1.0, write_bytes=300 * MIB),

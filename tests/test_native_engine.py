@@ -20,7 +20,7 @@ from labtui.engine.native import uring, uring_loop as native_uring
 from labtui.engine.native.engine import BACKENDS, NativeEngine, StepObservation, choose_backend
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.settings import EngineSettings
 
 FILE_SIZE = 64 * 1024 * 1024
@@ -409,7 +409,7 @@ from labtui.engine.native import uring
 from labtui.engine.base import Job
 from labtui.engine.events import RunWarning, StepFinished
 from labtui.engine.native.engine import NativeEngine
-from labtui.model import Step
+from labtui.model.profile import Step
 
 when, path, size = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 if when == "before-probe":

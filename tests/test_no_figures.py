@@ -12,7 +12,7 @@ import pytest
 
 from conftest import FIXTURES
 from labtui.cli import main
-from labtui.model import DirectionStats
+from labtui.model.result import DirectionStats
 from labtui.results.store import Store
 
 FAILED = FIXTURES / "fio-json/fio-3.33-error22-write1m-stderr-prefix.json"

@@ -67,7 +67,7 @@ async def test_a_profile_saved_from_an_overridden_run_is_described_against_its_f
     """Save as from a quick trial's profile: the copy's changes are listed, not "overridden on the command line"."""
     from dataclasses import replace
 
-    from labtui.model import RESULT_ORIGIN
+    from labtui.model.profile import RESULT_ORIGIN
     from labtui.screens.prompt import TextPrompt
     from tui_support import make_app, open_workload, set_text, wait_for
 

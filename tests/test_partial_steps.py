@@ -9,7 +9,7 @@ from rich.console import Console
 
 from factories import make_result
 from labtui.cli import main
-from labtui.model import DirectionStats, LatencySummary
+from labtui.model.result import DirectionStats, LatencySummary
 from labtui.render.result_tables import latency_table, result_steps_table
 from labtui.results.store import Store
 

@@ -13,7 +13,7 @@ from conftest import labtui_cmd, require_tool
 from engines import having, require
 from labtui.engine import limits
 from labtui.errors import LabtuiError
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings

@@ -19,7 +19,7 @@ from rich.console import Console
 
 from labtui.engine import testfile
 from labtui.engine.testfile import CHUNK, TestFile, write_test_file
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.render.result_json import result_to_json
 from labtui.render.result_tables import context_table
 from labtui.results.store import Store

@@ -25,7 +25,8 @@ from labtui.engine.events import Paused, RunFinished, StepFinished, StepStarted
 from labtui.engine.fio.engine import fio_arguments
 from labtui.engine.native import worker as native_worker
 from labtui.errors import ValidationError
-from labtui.model import DirectionStats, LatencySummary, Profile, Step
+from labtui.model.profile import Profile, Step
+from labtui.model.result import DirectionStats, LatencySummary
 from labtui.render.comparison import comparison_markdown, statistics_table
 from labtui.render.export import COLUMN_NAMES, render
 from labtui.render.result_tables import result_steps_table

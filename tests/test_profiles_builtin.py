@@ -2,7 +2,7 @@
 
 import pytest
 
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import builtin_profiles
 
 KIB, GIB = 1024, 1024**3

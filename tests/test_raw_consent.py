@@ -28,7 +28,7 @@ from labtui.engine.events import StepFinished
 from labtui.engine.registry import get_engine
 from labtui.errors import LabtuiError
 from labtui.machine import guard
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings
@@ -429,7 +429,7 @@ def test_a_raw_target_is_described_as_the_device_not_the_volume_holding_its_node
 async def test_the_run_screen_describes_a_raw_device_and_promises_no_test_file(labtui_home, tmp_path):
     """Run again on a raw device: the Run screen names the device, its model, size and contents."""
     from factories import make_result
-    from labtui.model import TargetInfo
+    from labtui.model.result import TargetInfo
     from labtui.screens.prompt import TextPrompt
     from test_tui_run_choices import again_from_history, open_run
     from tui_support import make_app, screen_text, wait_for

@@ -29,7 +29,7 @@ from labtui.engine.events import (
 )
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings

@@ -21,7 +21,7 @@ from labtui.engine.base import Job
 from labtui.engine.registry import engine_names, get_engine
 from labtui.errors import LabtuiError
 from labtui.machine.guard import check_raw_target, inspect_device, scan_signatures
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings

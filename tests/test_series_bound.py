@@ -10,7 +10,7 @@ import pytest
 
 from factories import make_result
 from labtui import series
-from labtui.model import Sample
+from labtui.model.result import Sample
 from labtui.results import store as store_module
 from labtui.results.store import Store
 

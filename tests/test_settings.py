@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from labtui.engine.registry import engine_availability
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.files import loads_toml
 from labtui.results.store import Store
 from labtui.run.runner import Runner

@@ -141,7 +141,7 @@ from pathlib import Path
 from labtui.commands.sweep import run_sweep
 from labtui.machine.devices import Volume
 from labtui.run.runner import RunOptions
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 
 # The volumes are the test's (two directories on one real disk): what the machine has is not the test's.

@@ -15,7 +15,7 @@ from conftest import require_tool
 from labtui.analysis import steady
 from labtui.engine.events import RunFinished, SteadyRound
 from labtui.engine.fio.engine import fio_arguments, fio_judges
-from labtui.model import Profile, SteadyRule, Step
+from labtui.model.profile import Profile, SteadyRule, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
 

@@ -9,7 +9,7 @@ import pytest
 
 from labtui.analysis import steady
 from labtui.errors import ValidationError
-from labtui.model import MIB, SteadyRule
+from labtui.model.profile import MIB, SteadyRule
 from labtui.results.profile_file import step_from_table, step_to_table
 
 SNIA = SteadyRule.parse("snia")

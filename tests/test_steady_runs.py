@@ -12,7 +12,7 @@ import pytest
 from labtui.analysis import steady
 from labtui.engine.events import PreconditionProgress, RunFinished, SampleTaken, SteadyRound, StepFinished
 from labtui.errors import LabtuiError
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.render.result_json import result_to_json
 from labtui.results.profile_file import profile_from_table
 from labtui.results.store import Store, result_from_toml

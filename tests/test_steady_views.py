@@ -14,7 +14,8 @@ from factories import make_result
 from labtui.analysis import steady
 from labtui.analysis.comparison import compare
 from labtui.engine.events import PreconditionProgress, RunStarted, SampleTaken, SteadyRound, StepStarted
-from labtui.model import DirectionStats, EngineInfo, Precondition, Profile, Sample, SteadyRule, Step, TargetInfo, settled
+from labtui.model.profile import Profile, SteadyRule, Step
+from labtui.model.result import DirectionStats, EngineInfo, Precondition, Sample, TargetInfo, settled
 from labtui.render import export
 from labtui.render.steady_state import live_lines, steady_summary_lines
 from labtui.results.profile_file import step_to_table

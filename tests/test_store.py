@@ -13,7 +13,7 @@ from conftest import REPO
 from factories import broken_files, make_result
 from labtui.errors import NotFoundError, StoreError, ValidationError
 from labtui.locations import data_home
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results import store as store_module
 from labtui.results.files import BrokenFile, atomic_write
 from labtui.results.store import Store

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from labtui.model import SCHEMA, EngineInfo, HostInfo, Profile, RunResult, Sample, Step, StepResult, TargetInfo
+from labtui.model.profile import SCHEMA, Profile, Step
+from labtui.model.result import EngineInfo, HostInfo, RunResult, Sample, StepResult, TargetInfo
 from labtui.render.result_json import result_to_json
 from labtui.results.profile_file import profile_from_table, profile_to_table
 from labtui.results.result_file import result_from_toml, result_to_toml, to_plain
@@ -110,7 +111,8 @@ def test_steady_state_and_preconditioning_round_trip_and_older_files_read_withou
 
     from factories import make_result
     from labtui.analysis import steady
-    from labtui.model import Precondition, SteadyRule
+    from labtui.model.profile import SteadyRule
+    from labtui.model.result import Precondition
 
     state = steady.judge(SteadyRule.parse("snia:mib_s"), [410.5, 402.0, 398.25, 401.0, 399.5, 400.0], 60.0)
     never = steady.judge(SteadyRule.parse("iops:0%", window=2, max_rounds=2), [0.0, 0.0], 1.0)  # a criterion of None

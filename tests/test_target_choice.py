@@ -11,7 +11,7 @@ import pytest
 from labtui.errors import ValidationError
 from labtui.machine.devices import Volume
 from labtui.machine.target_choice import Target, check_directory, default_directory, refusal, space_shortfall
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.results.store import builtin_profiles
 
 GIB = 1024**3

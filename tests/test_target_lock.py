@@ -21,7 +21,7 @@ from conftest import labtui_cmd
 from labtui.cli import build_parser
 from labtui.commands import check
 from labtui.errors import LabtuiError
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run import target_lock
 from labtui.run.runner import Runner, RunOptions

@@ -21,7 +21,7 @@ from labtui.engine.events import SampleTaken, StepFinished
 from labtui.engine.registry import get_engine
 from labtui.engine.testfile import TestFile, TestFileChanged, write_test_file
 from labtui.errors import LabtuiError
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
 from labtui.settings import EngineSettings

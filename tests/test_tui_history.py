@@ -634,7 +634,8 @@ async def test_a_command_steps_wall_time_on_the_result_screen_is_the_one_show_pr
     from dataclasses import replace
 
     from labtui.cli import main
-    from labtui.model import Step, StepResult
+    from labtui.model.profile import Step
+    from labtui.model.result import StepResult
     from labtui.render.result_tables import fmt_wall
     from synthetic import READ, run_result
 
@@ -658,7 +659,8 @@ async def test_a_command_steps_disk_counts_are_charted_as_requests_not_iops(labt
     """`show` leaves a command step's IOPS blank: its chart of the disk's merged requests is not called IOPS."""
     from dataclasses import replace
 
-    from labtui.model import Sample, Step, StepResult
+    from labtui.model.profile import Step
+    from labtui.model.result import Sample, StepResult
     from labtui.widgets.live_chart import LiveChart
     from synthetic import READ, run_result
 

@@ -14,7 +14,7 @@ from textual.widgets import Input
 from labtui.engine import cpubound
 from labtui.engine.events import RunStarted, SampleTaken
 from labtui.engine.native.engine import NativeEngine
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
 from labtui.screens.confirm import ConfirmModal
@@ -428,7 +428,7 @@ async def test_a_raw_device_is_written_only_after_its_name_is_typed(labtui_home,
 
 
 async def test_a_burst_of_samples_is_drawn_once_per_tick(labtui_home, monkeypatch):
-    from labtui.model import EngineInfo, Sample, TargetInfo
+    from labtui.model.result import EngineInfo, Sample, TargetInfo
 
     drawn = []
     real_show = LiveChart.show
@@ -458,7 +458,7 @@ async def test_a_burst_of_samples_is_drawn_once_per_tick(labtui_home, monkeypatc
 async def test_a_warning_or_a_step_end_while_another_screen_is_shown_draws_no_chart(labtui_home, monkeypatch):
     """The charts are drawn only while the Run screen is on show, then caught up when it is shown again."""
     from labtui.engine.events import RunWarning, StepStarted
-    from labtui.model import EngineInfo, Sample, TargetInfo
+    from labtui.model.result import EngineInfo, Sample, TargetInfo
 
     drawn = []
     real_show = LiveChart.show
@@ -489,7 +489,7 @@ async def test_a_warning_or_a_step_end_while_another_screen_is_shown_draws_no_ch
 
 async def test_the_test_file_preparation_shows_its_progress(labtui_home):
     from labtui.engine.events import PrepareProgress
-    from labtui.model import EngineInfo, TargetInfo
+    from labtui.model.result import EngineInfo, TargetInfo
 
     step = Step("Read 4K random", block_size=4096, threads=1, outstanding=4, duration=10, warmup=0)
     profile = Profile("big", steps=(step,), file_size=4096 * MIB)
@@ -510,7 +510,7 @@ async def test_the_test_file_preparation_shows_its_progress(labtui_home):
 async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home, size):
     # At 80 columns the note was cut off in the narrow column beside the figures.
     from labtui.engine.events import StepStarted
-    from labtui.model import EngineInfo, Sample, TargetInfo
+    from labtui.model.result import EngineInfo, Sample, TargetInfo
 
     step = Step("Read 4K random", block_size=4096, threads=1, outstanding=32, duration=60, warmup=0)
     profile = Profile("fast", steps=(step,), file_size=16 * MIB)
@@ -555,7 +555,7 @@ async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home, size)
 async def test_the_cpu_bound_note_of_a_page_cache_step_advises_what_would_help(labtui_home, outstanding,
                                                                                engine_cpu, note):
     from labtui.engine.events import StepStarted
-    from labtui.model import EngineInfo, Sample, TargetInfo
+    from labtui.model.result import EngineInfo, Sample, TargetInfo
 
     step = Step("Read 4K cached", block_size=4096, threads=1, outstanding=outstanding, duration=60, warmup=0,
                 cache="on")
@@ -581,7 +581,7 @@ async def test_the_stop_question_and_the_command_line_stay_on_screen_however_lon
     # At 80x24 on a loaded machine the CPU-bound note (and the run's warnings) pushed the command line,
     # and "Stop the run?" in its place, below the screen: x seemed to do nothing.
     from labtui.engine.events import RunWarning, StepStarted
-    from labtui.model import EngineInfo, Sample, TargetInfo
+    from labtui.model.result import EngineInfo, Sample, TargetInfo
 
     step = Step("Read 4K random", block_size=4096, threads=1, outstanding=32, duration=60, warmup=0)
     profile = Profile("fast", steps=(step,), file_size=16 * MIB)
@@ -853,7 +853,7 @@ class QueuedRunner(ScriptedRunner):
 
 async def test_the_live_chart_says_warm_up_then_charts_the_measure_window_from_zero(labtui_home):
     from labtui.engine.events import StepStarted
-    from labtui.model import EngineInfo, Sample, TargetInfo
+    from labtui.model.result import EngineInfo, Sample, TargetInfo
 
     step = Step("Read 64K random", block_size=65536, threads=2, outstanding=4, duration=8, warmup=3)
     profile = Profile("short", steps=(step,), file_size=64 * MIB)

@@ -18,7 +18,7 @@ import pytest
 from conftest import brief_profile, labtui_cmd, require_root, require_tool
 from labtui.engine.events import RunFinished, RunWarning
 from labtui.errors import LabtuiError
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.files import BrokenFile
 from labtui.results.store import Store
 from labtui.run.runner import Runner

@@ -191,7 +191,7 @@ def history_results():
     from dataclasses import replace
 
     from factories import make_result
-    from labtui.model import EngineInfo, TargetInfo
+    from labtui.model.result import EngineInfo, TargetInfo
 
     sata = TargetInfo(path="/data/labtui", device="/dev/sda1", disk="sda", kind="SATA SSD", model="CT500MX500SSD1",
                       serial="2027E2912345", firmware="M3CR033", transport="sata", filesystem="xfs",
@@ -275,7 +275,7 @@ def wavy_result(result_id: str = "20240507-101500-abcd"):
     from dataclasses import replace
 
     from factories import make_result
-    from labtui.model import Sample
+    from labtui.model.result import Sample
 
     base = make_result(result_id, minutes=60 * 144)
     steps = []
@@ -290,7 +290,7 @@ def wavy_result(result_id: str = "20240507-101500-abcd"):
                                   read_lat_p99_ms=3 * lat if reads else None, write_lat_mean_ms=lat if writes else None,
                                   write_lat_p99_ms=3 * lat if writes else None, cpu_percent=12.0 + i % 5))
         # The step's totals are its samples' sums, as a real run's are.
-        from labtui.model import DirectionStats, LatencySummary
+        from labtui.model.result import DirectionStats, LatencySummary
         from labtui.series import merge_samples
 
         total = merge_samples(samples)

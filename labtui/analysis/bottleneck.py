@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labtui.engine.cpubound import OWN_CPU
-from labtui.model import RunResult, StepResult
+from labtui.model.result import RunResult, StepResult
 
 MB = 1_000_000
 LINK_BOUND = 0.85  # a step moving this share of the link's ceiling is limited by the link

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 from labtui.analysis.bottleneck import Link, link_of
 from labtui.analysis.context import cache_modes
 from labtui.engine import cpubound
-from labtui.model import RunResult, Step
+from labtui.model.profile import Step
+from labtui.model.result import RunResult
 from labtui.units import format_size
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from labtui.analysis.figures import Delta, Figure, fmt_p
 from labtui.analysis.metrics import ENGINE_CPU, LATENCY_MEAN, LATENCY_P99, Metric, primary
 from labtui.analysis.stats import ALPHA, TestResult, holm, moderate, noise_prior, runs_needed, t_quantile, t_sf_two_sided
 from labtui.errors import ValidationError
-from labtui.model import RunResult
+from labtui.model.result import RunResult
 
 # The family's error: 0.5 % nominal, so that with the approximations (noise pooled across steps
 # whose noise differs, t-tests on few runs) an unchanged disk still fails fewer than 1 check in

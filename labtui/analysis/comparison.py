@@ -24,7 +24,8 @@ from labtui.analysis.matching import Master, Occurrence, match, notes
 from labtui.analysis.metrics import LATENCY_P99, MB_S, READ_P99, WRITE_P99, Metric, metrics_for
 from labtui.analysis.stats import CONFIDENCE, Prior, noise_of, noise_prior
 from labtui.errors import LabtuiError
-from labtui.model import RunResult, Step, StepResult
+from labtui.model.profile import Step
+from labtui.model.result import RunResult, StepResult
 from labtui.results.profile_file import step_to_table
 
 DEFAULT_TOLERANCE_PCT = 5.0

@@ -10,7 +10,7 @@ from typing import Any
 
 from labtui.analysis.matching import Master, Occurrence
 from labtui.engine import cpubound
-from labtui.model import RunResult
+from labtui.model.result import RunResult
 from labtui.units import format_size
 
 

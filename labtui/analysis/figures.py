@@ -33,7 +33,7 @@ from labtui.analysis.stats import (
     t_critical,
     welch_of,
 )
-from labtui.model import StepResult
+from labtui.model.result import StepResult
 
 BETTER, WORSE = "better", "worse"  # the only claims
 NOISE = "within noise"  # the run-to-run noise could explain the difference

@@ -16,7 +16,8 @@ from labtui.analysis.comparison import NoiseHint
 from labtui.analysis.figures import KnownNoise
 from labtui.analysis.metrics import Metric
 from labtui.analysis.stats import variance
-from labtui.model import RunResult, Step, result_disk
+from labtui.model.profile import Step
+from labtui.model.result import RunResult, result_disk
 from labtui.results.store import Store
 from labtui.results.summaries import ResultSummary
 

@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from labtui.model import RunResult, Step, StepResult
+from labtui.model.profile import Step
+from labtui.model.result import RunResult, StepResult
 from labtui.units import format_duration
 
 

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean, median
 
-from labtui.model import MIB, Sample, Step, StepResult
+from labtui.model.profile import MIB, Step
+from labtui.model.result import Sample, StepResult
 
 
 @dataclass(frozen=True)

@@ -19,14 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import fmean
 
-from labtui.model import (
-    MIB,
-    SNIA_EXCURSION_PERCENT,
-    SNIA_RANGE_PERCENT,
-    SteadyCriterion,
-    SteadyRule,
-    SteadyState,
-)
+from labtui.model.profile import MIB, SNIA_EXCURSION_PERCENT, SNIA_RANGE_PERCENT, SteadyRule
+from labtui.model.result import SteadyCriterion, SteadyState
 
 # A fio limit without "%" is in fio's own unit: IOPS, bytes/s, and for latency milliseconds.
 _ABSOLUTE_SCALE = {"iops": 1.0, "mib_s": float(MIB), "latency": 1.0}

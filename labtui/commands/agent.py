@@ -18,7 +18,8 @@ from labtui.errors import ExitCode
 if TYPE_CHECKING:
     from labtui.commands.stops import Stops
     from labtui.fleet.channel import Channel
-    from labtui.model import Profile, RunResult
+    from labtui.model.profile import Profile
+    from labtui.model.result import RunResult
     from labtui.run.runner import Runner
 
 HELP = "the far end of run/check --hosts (labtui starts it over ssh; it speaks JSON lines)"
@@ -122,7 +123,7 @@ def _interval(value: object, profile: Profile) -> float:
     """A run request's "interval": null for the default (1 s); else seconds, checked as --interval is
     (ValidationError, which the agent reports as its refusal, not a traceback)."""
     from labtui.errors import ValidationError
-    from labtui.model import DEFAULT_INTERVAL
+    from labtui.model.profile import DEFAULT_INTERVAL
     from labtui.units import parse_duration
 
     if value is None:

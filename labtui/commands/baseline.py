@@ -10,7 +10,8 @@ from labtui.commands.common import whole_number
 
 if TYPE_CHECKING:
     from labtui.commands.stops import Stops
-    from labtui.model import Profile, RunResult
+    from labtui.model.profile import Profile
+    from labtui.model.result import RunResult
     from labtui.results.baselines import Baseline
     from labtui.results.store import Store
 

@@ -17,7 +17,8 @@ from labtui.commands.common import decimal_number, whole_number
 if TYPE_CHECKING:
     from labtui.analysis.checks import CheckReport
     from labtui.commands.stops import Stops
-    from labtui.model import Profile, RunResult
+    from labtui.model.profile import Profile
+    from labtui.model.result import RunResult
     from labtui.results.store import Store
     from labtui.run.runner import Runner
 
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     from labtui.commands.progress import confirm, not_confirmed
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode, ValidationError
-    from labtui.model import MAX_REPEAT
+    from labtui.model.profile import MAX_REPEAT
     from labtui.params import parse_assignments
     from labtui.results import baselines
     from labtui.run.runner import Runner, RunOptions

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, overload
 if TYPE_CHECKING:  # each command imports what it uses when it runs: `labtui --help` stays quick
     from rich.console import Console
 
-    from labtui.model import Profile, RunResult
+    from labtui.model.profile import Profile
+    from labtui.model.result import RunResult
     from labtui.results.files import BrokenFile
     from labtui.results.store import Store
 
@@ -106,7 +107,7 @@ def tags_given(values: Sequence[str]) -> tuple[str, ...]:
     saved one tag "a,b" that the TUI's tag field then split in two); an empty one, or one holding a
     control character, is refused (ValidationError)."""
     from labtui.errors import ValidationError
-    from labtui.model import split_tags, tag_problem
+    from labtui.model.result import split_tags, tag_problem
 
     tags: list[str] = []
     for value in values:
@@ -131,7 +132,7 @@ def overridden(profile: Profile, *, duration: float | None = None, file_size: in
     profile's own: `stored` says whose ("the profile stored in baseline ID cannot be re-run").
     """
     from labtui.errors import ValidationError
-    from labtui.model import override_refused
+    from labtui.model.profile import override_refused
 
     try:
         return profile.with_overrides(duration=duration, file_size=file_size, repeat=repeat)

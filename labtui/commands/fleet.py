@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from labtui.fleet.requests import Request
     from labtui.fleet.session import Fleet
     from labtui.fleet.summary import HostsSummary, StepSpread
-    from labtui.model import Profile
+    from labtui.model.profile import Profile
     from labtui.results.store import Store
 
     # `labtui run`'s own profile loading (its -p and overrides), handed to the fleet.
@@ -137,7 +137,7 @@ def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store,
     from labtui.fleet.fio_client import SECURITY, FioClientFleet
     from labtui.fleet.fio_jobs import refusal
     from labtui.fleet.requests import targets
-    from labtui.model import DEFAULT_INTERVAL
+    from labtui.model.profile import DEFAULT_INTERVAL
     from labtui.params import parse_assignments
 
     if args.destroy_data:

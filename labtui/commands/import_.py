@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from labtui.model import RunResult
+    from labtui.model.result import RunResult
     from labtui.results.summaries import ResultSummary
 
 HELP = "import DiskSpd or fio result files"

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from labtui.model import Profile
+    from labtui.model.profile import Profile
 
 HELP = "list workload profiles (or show one)"
 

@@ -35,7 +35,7 @@ from labtui.engine.events import (
 )
 from labtui.errors import ExitCode
 from labtui.machine.target_choice import device_words
-from labtui.model import SteadyState
+from labtui.model.result import SteadyState
 from labtui.render.result_tables import (
     bottleneck_renderable,
     command_summary,

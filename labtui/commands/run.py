@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from labtui.commands.common import whole_number
 
 if TYPE_CHECKING:
-    from labtui.model import Profile
+    from labtui.model.profile import Profile
     from labtui.results.store import Store
     from labtui.run.runner import Plan, Runner
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import interval_given, open_store, tags_given
     from labtui.commands.progress import confirm, execute, not_confirmed
     from labtui.commands.stops import Stops
-    from labtui.model import DEFAULT_INTERVAL
+    from labtui.model.profile import DEFAULT_INTERVAL
     from labtui.params import parse_assignments
     from labtui.run.runner import Runner, RunOptions
 

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from labtui.analysis.comparison import Comparison
     from labtui.commands.stops import Stops
     from labtui.machine.devices import Disk, Volume
-    from labtui.model import Profile, RunResult
+    from labtui.model.profile import Profile
+    from labtui.model.result import RunResult
     from labtui.results.store import Store
     from labtui.run.runner import RunOptions
 

@@ -19,7 +19,8 @@ from labtui.engine.limits import StepNeeds
 from labtui.errors import LabtuiError
 from labtui.machine import devices
 from labtui.machine.guard import DeviceLease
-from labtui.model import SteadyRule, SteadyState, Step, StepResult
+from labtui.model.profile import SteadyRule, Step
+from labtui.model.result import SteadyState, StepResult
 from labtui.settings import EngineSettings
 
 # Judges a steady-state rule on the rounds so far (labtui.analysis.steady.judge): handed in by

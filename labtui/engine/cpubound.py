@@ -21,7 +21,8 @@ from typing import Any
 import psutil
 
 from labtui.engine import registry
-from labtui.model import Step, step_pass
+from labtui.model.profile import Step
+from labtui.model.result import step_pass
 
 # A worker busy (running or runnable) this share of the window, or a machine idle less than
 # this share of one CPU, was limited by the CPU.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import psutil
 
 from labtui.engine.cpubound import cpu_percent_between
-from labtui.model import Sample
+from labtui.model.result import Sample
 
 if TYPE_CHECKING:
     from psutil._ntuples import sdiskio

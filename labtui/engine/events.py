@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtui.model import EngineInfo, Profile, RunResult, Sample, SteadyState, Step, StepResult, TargetInfo
+from labtui.model.profile import Profile, Step
+from labtui.model.result import EngineInfo, RunResult, Sample, SteadyState, StepResult, TargetInfo
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import importlib.util
 
 from labtui.engine.base import CpuAdvice, Engine
 from labtui.errors import LabtuiError
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.settings import EngineSettings
 
 # name -> "module:Class", in the order people are offered them; the first is the default.

@@ -17,7 +17,8 @@ from dataclasses import replace
 
 from labtui.engine.base import Engine, EngineFailed, Job
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
-from labtui.model import DirectionStats, LatencySummary, Sample, SteadyState, Step, StepResult, settled
+from labtui.model.profile import Step
+from labtui.model.result import DirectionStats, LatencySummary, Sample, SteadyState, StepResult, settled
 
 
 async def run_in_rounds(engine: Engine, step: Step, job: Job) -> AsyncIterator[Event]:

@@ -40,7 +40,8 @@ from labtui.engine.base import Engine, EngineFailed, Job, ensure_cleared
 from labtui.engine.cpubound import CpuMeter
 from labtui.engine.events import Event, SampleTaken, StepFinished
 from labtui.errors import LabtuiError
-from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
+from labtui.model.profile import Step
+from labtui.model.result import DirectionStats, LatencySummary, Sample, StepResult
 from labtui.units import format_size
 
 

@@ -63,7 +63,8 @@ from labtui.fleet.fio_jobs import (
 from labtui.fleet.host_run import ABORTED, COMPLETED, FAILED, REFUSED, RUNNING, UNREACHABLE, WAITING, HostRun
 from labtui.fleet.hosts import Host
 from labtui.fleet.session import Fleet
-from labtui.model import EngineInfo, HostInfo, Profile, RunResult, Step, StepResult, TargetInfo, new_result_id, now
+from labtui.model.profile import Profile, Step
+from labtui.model.result import EngineInfo, HostInfo, RunResult, StepResult, TargetInfo, new_result_id, now
 from labtui.results.store import Store
 
 CONNECT_SECONDS = 5.0  # a server that does not accept a connection by then is unreachable

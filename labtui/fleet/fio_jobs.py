@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from labtui.engine.fio import parse as fr
 from labtui.engine.fio.engine import fio_arguments
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.printable import printable
 
 JOB_NAME = "labtui"

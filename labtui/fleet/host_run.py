@@ -13,7 +13,7 @@ from typing import Any
 
 from labtui.engine.events import PrepareProgress, RunStarted, SampleTaken, StepStarted
 from labtui.fleet.hosts import Host
-from labtui.model import DirectionStats, HostInfo, LatencySummary, RunResult, Sample, StepResult
+from labtui.model.result import DirectionStats, HostInfo, LatencySummary, RunResult, Sample, StepResult
 from labtui.run.live import LiveRun
 from labtui.series import merge_samples
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from labtui.errors import LabtuiError
 from labtui.fleet.hosts import Host
-from labtui.model import Profile
+from labtui.model.profile import Profile
 from labtui.results.profile_file import profile_to_text
 
 Request = Callable[[Host], dict[str, Any]]

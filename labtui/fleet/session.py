@@ -53,7 +53,7 @@ from labtui.fleet.host_run import (
 )
 from labtui.fleet.hosts import Host
 from labtui.fleet.requests import results_allowed
-from labtui.model import HostInfo, RunResult, StepResult, now
+from labtui.model.result import HostInfo, RunResult, StepResult, now
 from labtui.printable import printable
 from labtui.results.store import Store
 from labtui.run.live import LiveRun

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labtui.analysis.comparison import Comparison, compare
-from labtui.model import RunResult
+from labtui.model.result import RunResult
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,8 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.errors import LabtuiError
-from labtui.model import SCHEMA, EngineInfo, HostInfo, RunResult, Sample, SteadyState, StepResult, TargetInfo
+from labtui.model.profile import SCHEMA
+from labtui.model.result import EngineInfo, HostInfo, RunResult, Sample, SteadyState, StepResult, TargetInfo
 from labtui.printable import printable_fields
 from labtui.results import result_file
 from labtui.results.files import json_safe

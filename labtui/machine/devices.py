@@ -27,7 +27,7 @@ import psutil
 
 from labtui.machine import links
 from labtui.machine.sysfs import iterdir, read, read_bool, read_bytes, read_int
-from labtui.model import HostInfo, TargetInfo, pcie_link_text
+from labtui.model.result import HostInfo, TargetInfo, pcie_link_text
 from labtui.printable import printable
 
 SYS = Path("/sys")

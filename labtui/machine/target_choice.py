@@ -17,7 +17,7 @@ from pathlib import Path
 from labtui.errors import LabtuiError, ValidationError
 from labtui.machine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
 from labtui.machine.paths import missing_refusal, nearest_existing, own_folder
-from labtui.model import Profile
+from labtui.model.profile import Profile
 from labtui.units import format_size, human_duration, human_size
 
 

@@ -21,7 +21,7 @@ from labtui.errors import LabtuiError
 from labtui.machine.devices import Disk, Volume
 from labtui.machine.paths import nearest_existing
 from labtui.machine.target_choice import default_directory
-from labtui.model import Profile
+from labtui.model.profile import Profile
 
 # Loop devices are files on another file system; RAM disks and zram are memory.
 VIRTUAL_DISKS = ("loop", "ram", "zram")

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
-from labtui.model import RunResult, StepResult
+from labtui.model.result import RunResult, StepResult
 from labtui.render import markdown
 from labtui.render.export_formats import FORMATS
 from labtui.results.files import json_safe

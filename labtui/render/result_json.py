@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from labtui.model import DirectionStats, LatencySummary, Precondition, Preparation, RunResult, SteadyState
+from labtui.model.result import DirectionStats, LatencySummary, Precondition, Preparation, RunResult, SteadyState
 from labtui.results.profile_file import step_to_table
 from labtui.results.result_file import dataclass_to_plain
 

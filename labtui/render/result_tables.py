@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from labtui.analysis import bottleneck
-from labtui.model import Precondition, Profile, RunResult, SteadyState, StepResult
+from labtui.model.profile import Profile
+from labtui.model.result import Precondition, RunResult, SteadyState, StepResult
 from labtui.params import Param
 from labtui.render.fitting import Either, Fitted
 from labtui.render.words import Words

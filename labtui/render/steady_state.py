@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from labtui.analysis.steady import FIGURE_UNITS, criterion_text
-from labtui.model import SteadyState, StepResult, window_figure
+from labtui.model.result import SteadyState, StepResult, window_figure
 
 
 def figure_text(value: float | None, figure: str) -> str:

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from labtui.errors import LabtuiError, NotFoundError, StoreError
-from labtui.model import RunResult, TargetInfo, disk_identity, now, result_disk
+from labtui.model.result import RunResult, TargetInfo, disk_identity, now, result_disk
 from labtui.results.files import atomic_write, dumps_toml, loads_toml
 from labtui.results.store import Store
 

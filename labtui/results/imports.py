@@ -27,11 +27,11 @@ from labtui.engine.diskspd import parse as ds
 from labtui.engine.diskspd.report import DiskSpdReport
 from labtui.engine.fio import intervals, output, parse as fr, workload
 from labtui.errors import ReportError
-from labtui.model import (
+from labtui.model.profile import Profile
+from labtui.model.result import (
     EngineInfo,
     HostInfo,
     LatencySummary,
-    Profile,
     RunResult,
     Sample,
     StepResult,

@@ -1,6 +1,6 @@
 """The profile file: a workload as TOML, hand-written by users, so its keys are a contract.
 
-This module is the format's reference; what a field means is in labtui.model (Profile, Step) and
+This module is the format's reference; what a field means is in labtui.model.profile (Profile, Step) and
 labtui.params (Param), where each is defined. Built-in profiles are package data
 (`labtui/profiles/*.toml`), user ones `profiles/<name>.toml` under the data root; a result file
 keeps the profile it ran in these same keys (labtui.results.result_file), read back unchecked.
@@ -48,7 +48,7 @@ from dataclasses import fields
 from typing import Any
 
 from labtui.errors import ValidationError
-from labtui.model import STEP_KINDS, Profile, Step
+from labtui.model.profile import STEP_KINDS, Profile, Step
 from labtui.params import Param
 from labtui.printable import printable
 from labtui.results.files import dumps_toml, loads_toml

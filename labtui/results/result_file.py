@@ -1,6 +1,6 @@
 """The result file: one TOML file per run or import, `results/<id>.toml` under the data root.
 
-This module is the format's reference; what a field means is in labtui.model, where each dataclass
+This module is the format's reference; what a field means is in labtui.model.result, where each dataclass
 below is defined.
 
     schema = 1                      # first: SCHEMA; a file of another schema is refused, never guessed
@@ -56,18 +56,8 @@ from dataclasses import MISSING, fields, is_dataclass
 from datetime import datetime
 from typing import Any
 
-from labtui.model import (
-    RESULT_ORIGIN,
-    SAMPLE_FIELDS,
-    SCHEMA,
-    STATUSES,
-    DirectionStats,
-    Profile,
-    RunResult,
-    Sample,
-    Step,
-    StepResult,
-)
+from labtui.model.profile import RESULT_ORIGIN, SCHEMA, STATUSES, Profile, Step
+from labtui.model.result import SAMPLE_FIELDS, DirectionStats, RunResult, Sample, StepResult
 from labtui.printable import printable
 from labtui.results.files import dumps_toml, loads_toml
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_from_table, step_to_table

@@ -22,11 +22,8 @@ from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.locations import HOME_ENV, Locations
 from labtui.machine.paths import exists, nearest_existing, shown
-from labtui.model import (
-    Profile,
-    RunResult,
-    new_result_id,
-)
+from labtui.model.profile import Profile
+from labtui.model.result import RunResult, new_result_id
 from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_toml
 from labtui.results.profile_file import parse_profile_text, profile_to_text
 from labtui.results.result_file import result_from_toml, result_to_toml

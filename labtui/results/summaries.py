@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from labtui.errors import StoreError
-from labtui.model import OVERRIDDEN, SCHEMA, RunResult, StepResult, result_disk
+from labtui.model.profile import OVERRIDDEN, SCHEMA
+from labtui.model.result import RunResult, StepResult, result_disk
 from labtui.results.files import BrokenFile, atomic_write, json_safe
 
 CACHE_FILE = "summaries.json"

@@ -31,7 +31,8 @@ from labtui.engine.events import (
     StepFinished,
     StepStarted,
 )
-from labtui.model import MIB, STEP_STARTUP_SECONDS, RunResult, Sample, SteadyState, Step, StepResult
+from labtui.model.profile import MIB, STEP_STARTUP_SECONDS, Step
+from labtui.model.result import RunResult, Sample, SteadyState, StepResult
 from labtui.series import merge_samples
 from labtui.units import human_size
 

@@ -40,13 +40,12 @@ from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_dire
 from labtui.errors import LabtuiError
 from labtui.machine import devices, guard
 from labtui.machine.paths import missing_refusal, nearest_existing
-from labtui.model import (
+from labtui.model.profile import Profile, Step
+from labtui.model.result import (
     EngineInfo,
     Precondition,
     Preparation,
-    Profile,
     RunResult,
-    Step,
     StepResult,
     TargetInfo,
     new_result_id,

@@ -18,7 +18,7 @@ from textual.widgets import Static
 from labtui.analysis.answer import comparison_answers
 from labtui.analysis.comparison import Comparison, compare
 from labtui.errors import LabtuiError
-from labtui.model import RunResult
+from labtui.model.result import RunResult
 from labtui.render.comparison import VerdictColours, answer_renderable, comparison_markdown, comparison_renderable
 from labtui.tui.context import LabtuiScreen
 from labtui.tui.styling import theme_style

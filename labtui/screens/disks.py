@@ -27,7 +27,7 @@ from textual.worker import Worker
 from labtui.analysis import bottleneck
 from labtui.machine.devices import Disk, Volume
 from labtui.machine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
-from labtui.model import Profile
+from labtui.model.profile import Profile
 from labtui.render.widths import fold_widths
 from labtui.render.words import fold
 from labtui.tui.context import Command, LabtuiScreen

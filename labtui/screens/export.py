@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Static
 
 from labtui.errors import LabtuiError
 from labtui.machine.paths import exists, nearest_existing
-from labtui.model import RunResult
+from labtui.model.result import RunResult
 from labtui.render import export
 from labtui.render.export_formats import FORMATS
 from labtui.results.files import atomic_write

@@ -41,7 +41,7 @@ from labtui.widgets.line_input import LineInput
 if TYPE_CHECKING:
     from labtui.fleet.hosts import Host
     from labtui.fleet.summary import HostsSummary
-    from labtui.model import RunResult
+    from labtui.model.result import RunResult
 
 FRAME_SECONDS = 0.5
 SPARK_WIDTH = 16

@@ -28,7 +28,7 @@ from textual.worker import Worker
 
 from labtui.analysis.listed_steps import listed_steps
 from labtui.errors import LabtuiError
-from labtui.model import RunResult, split_tags, tag_problem
+from labtui.model.result import RunResult, split_tags, tag_problem
 from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell, short_label
 from labtui.results import baselines
 from labtui.results.files import BrokenFile

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from labtui.errors import ValidationError
-from labtui.model import Profile
+from labtui.model.profile import Profile
 from labtui.params import resolve
 from labtui.tui.context import cursor_blinks
 from labtui.widgets.line_input import LineInput

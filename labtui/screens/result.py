@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from labtui.analysis import bottleneck
 from labtui.analysis.listed_steps import ListedStep, listed_steps
-from labtui.model import RunResult, StepResult
+from labtui.model.result import RunResult, StepResult
 from labtui.render.result_tables import (
     context_table,
     fmt_iops,

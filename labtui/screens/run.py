@@ -38,7 +38,8 @@ from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTa
 from labtui.engine.registry import engine_title
 from labtui.errors import LabtuiError, ValidationError
 from labtui.machine.target_choice import Target, describe_in_full
-from labtui.model import Profile, RunResult, split_tags
+from labtui.model.profile import Profile
+from labtui.model.result import RunResult, split_tags
 from labtui.render.result_tables import bottleneck_renderable, fmt_iops, fmt_mib, fmt_ms, result_steps_table
 from labtui.render.steady_state import live_lines, steady_steps, steady_summary_lines
 from labtui.run.live import FigureRow, LiveRun, precondition_text, prepare_text

@@ -21,7 +21,7 @@ from textual.widgets import Button, DirectoryTree, Input, Static
 from labtui.errors import ValidationError
 from labtui.machine.devices import Volume
 from labtui.machine.target_choice import check_directory, space_shortfall
-from labtui.model import Profile
+from labtui.model.profile import Profile
 from labtui.printable import printable
 from labtui.tui.context import cursor_blinks
 from labtui.units import human_size

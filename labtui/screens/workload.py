@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Label, OptionList, TextArea
 
 from labtui.errors import LabtuiError, ValidationError
-from labtui.model import Profile
+from labtui.model.profile import Profile
 from labtui.results.files import BrokenFile
 from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
 from labtui.tui.profile_draft import PROFILE_FIELDS, ProfileDraft, changes, step_field_path, step_fields

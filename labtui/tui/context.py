@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from labtui.machine.target_choice import DeviceScan, Target
-    from labtui.model import Profile, RunResult
+    from labtui.model.profile import Profile
+    from labtui.model.result import RunResult
     from labtui.results.store import Store
     from labtui.settings import Settings
     from labtui.tui.quick_trial import QuickTrial

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from labtui.errors import ValidationError
-from labtui.model import Profile, Step
+from labtui.model.profile import Profile, Step
 from labtui.results.profile_file import PRESET_KEYS, profile_from_table, profile_to_table, step_from_table, step_to_table
 from labtui.tui.step_names import renamed
 

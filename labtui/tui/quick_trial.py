@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labtui.errors import ValidationError
-from labtui.model import Profile, override_refused
+from labtui.model.profile import Profile, override_refused
 from labtui.units import parse_duration, parse_size
 
 # The fields as the Run screen labels them, by the key a refusal names.

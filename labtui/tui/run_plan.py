@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from labtui.engine.registry import engine_title
 from labtui.machine.target_choice import Target, run_extent
-from labtui.model import Profile
+from labtui.model.profile import Profile
 from labtui.units import format_duration, human_duration
 
 

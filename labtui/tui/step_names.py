@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.units import format_duration, format_size
 
 COPY = re.compile(r" \(copy\)(?: \d+)?$")

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static
 
 from labtui.engine.registry import engine_class, engine_names
-from labtui.model import Step
+from labtui.model.profile import Step
 
 
 def previewed() -> list[str]:

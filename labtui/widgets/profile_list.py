@@ -7,7 +7,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from labtui.model import RESULT_ORIGIN, Profile
+from labtui.model.profile import RESULT_ORIGIN, Profile
 from labtui.results.files import BrokenFile
 
 

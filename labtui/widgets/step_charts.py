@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from labtui.model import Sample
+from labtui.model.result import Sample
 from labtui.run.live import SERIES_BY_KEY
 from labtui.series import downsample
 from labtui.widgets.live_chart import Line, LiveChart

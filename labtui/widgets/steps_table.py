@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.render.widths import fold_widths
 from labtui.render.words import fold
 from labtui.units import format_duration

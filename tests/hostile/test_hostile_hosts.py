@@ -24,7 +24,7 @@ from conftest import labtui_cmd
 from corpus import HOSTILE, RAW, assert_not_raw, shown
 from factories import make_result
 from labtui.fleet import wire
-from labtui.model import HostInfo
+from labtui.model.result import HostInfo
 from labtui.results.result_file import result_to_toml
 from labtui.results.store import Store
 from sshlab import SshLab

@@ -19,7 +19,7 @@ from corpus import ALL_MARKUP, ESCAPES, HOSTILE, MARKUP, RAW, shown
 from factories import make_result
 from labtui.machine.devices import Volume
 from labtui.machine.target_choice import DeviceScan
-from labtui.model import RunResult
+from labtui.model.result import RunResult
 from labtui.results.store import Store
 from labtui.screens.disks import VolumeTable
 from labtui.screens.target_directory import TargetDirectoryModal

@@ -41,7 +41,8 @@ from labtui.engine.cpubound import CpuMeter
 from labtui.engine.diskstats import DiskSampler, disk_counters
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.errors import ValidationError
-from labtui.model import DirectionStats, Sample, Step, StepResult
+from labtui.model.profile import Step
+from labtui.model.result import DirectionStats, Sample, StepResult
 from labtui.params import env_name, expand, placeholders
 from labtui.printable import printable
 from labtui.settings import EngineSettings

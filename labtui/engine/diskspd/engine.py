@@ -34,7 +34,8 @@ from labtui.engine.diskstats import DiskSampler
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.rounds import run_in_rounds
 from labtui.errors import ReportError
-from labtui.model import Sample, Step
+from labtui.model.profile import Step
+from labtui.model.result import Sample
 from labtui.settings import EngineSettings
 
 OVERRUN = 30.0  # seconds past its planned end after which DiskSpd is declared hung

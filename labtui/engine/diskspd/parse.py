@@ -20,7 +20,8 @@ from labtui.engine.diskspd.report import DiskSpdReport, Target, Timespan
 from labtui.engine.diskspd.text_report import parse_text
 from labtui.engine.diskspd.xml_report import parse_xml
 from labtui.errors import ReportError
-from labtui.model import LatencySummary, Sample, Step, StepResult
+from labtui.model.profile import Step
+from labtui.model.result import LatencySummary, Sample, StepResult
 
 
 def looks_like_xml(text: str) -> bool:

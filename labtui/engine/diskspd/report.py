@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from labtui.errors import ReportError, ValidationError
-from labtui.model import DirectionStats, LatencySummary, Sample
+from labtui.model.result import DirectionStats, LatencySummary, Sample
 from labtui.units import parse_size
 
 MAX_COUNT = 2**63 - 1

@@ -18,7 +18,7 @@ from labtui.engine.diskspd.report import (
     undouble,
 )
 from labtui.errors import ReportError
-from labtui.model import DirectionStats, LatencySummary
+from labtui.model.result import DirectionStats, LatencySummary
 
 _RESULTS = re.compile(r"^\s*Results for (timespan|job) (\d+):", re.M)
 _SPAN_HEADER = re.compile(r"^\s*(?:timespan|job):\s*(\d+)\s*$", re.M)

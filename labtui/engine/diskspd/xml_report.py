@@ -17,7 +17,7 @@ from labtui.engine.diskspd.report import (
     undouble,
 )
 from labtui.errors import ReportError
-from labtui.model import DirectionStats, LatencySummary, Sample
+from labtui.model.result import DirectionStats, LatencySummary, Sample
 
 
 def _find(parent: ET.Element | None, path: str) -> str | None:

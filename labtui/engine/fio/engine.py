@@ -41,7 +41,8 @@ from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import intervals, output, parse as fr
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
-from labtui.model import MIB, DirectionStats, LatencySummary, SteadyCriterion, SteadyState, Step, StepResult, settled
+from labtui.model.profile import MIB, Step
+from labtui.model.result import DirectionStats, LatencySummary, SteadyCriterion, SteadyState, StepResult, settled
 from labtui.settings import EngineSettings
 from labtui.units import format_duration
 

@@ -8,7 +8,7 @@ keeps them. The samples of a step's measure add up to its final report's counts.
 from __future__ import annotations
 
 from labtui.engine.fio.parse import NO_SIZES, PERCENTILES, BlockSizes, Counters, Latency, bins_percentiles, job_counters
-from labtui.model import LatencySummary, Sample
+from labtui.model.result import LatencySummary, Sample
 
 
 def interval_sample(

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from labtui.errors import ReportError
-from labtui.model import DirectionStats, LatencySummary, Sample, Step, StepResult
+from labtui.model.profile import Step
+from labtui.model.result import DirectionStats, LatencySummary, Sample, StepResult
 
 _MAX_COUNT = 2**63 - 1
 # fio's percentile keys ("99.000000") that labtui keeps, by LatencySummary field.

@@ -11,7 +11,7 @@ import shlex
 
 from labtui.engine.fio.parse import NO_SIZES, BlockSizes, direction_totals, job_name
 from labtui.errors import ValidationError
-from labtui.model import Step
+from labtui.model.profile import Step
 from labtui.units import parse_duration, parse_size
 
 

@@ -40,7 +40,8 @@ from labtui.engine.limits import StepNeeds
 from labtui.engine.native import common as nc, uring, worker as nw
 from labtui.engine.native.histogram import BUCKETS, PERCENTILES, percentiles
 from labtui.errors import LabtuiError
-from labtui.model import DirectionStats, LatencySummary, Sample, SteadyRule, SteadyState, Step, StepResult, settled
+from labtui.model.profile import SteadyRule, Step
+from labtui.model.result import DirectionStats, LatencySummary, Sample, SteadyState, StepResult, settled
 from labtui.units import format_duration, format_size
 
 START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
