@@ -4,18 +4,22 @@ A new engine is a package under labtui/engine/ (start from skeleton.py) and one 
 Everything else labtui says of an engine (its title, its CPU-bound advice, the settings it reads,
 its command line in the Workload screen's preview) the engine's class says itself; the help of
 `labtui run`, the Run screen's choice, the preview and tests/test_engine_contract.py read this list.
-The classes are imported when first asked for, so listing the names costs nothing.
+The classes (and the engines' base) are imported when first asked for: listing the names, as every
+`labtui` command line's help does, costs nothing.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+from typing import TYPE_CHECKING
 
-from labtui.engine.base import CpuAdvice, Engine
 from labtui.errors import LabtuiError
-from labtui.model.profile import Step
-from labtui.settings import EngineSettings
+
+if TYPE_CHECKING:  # imported where an engine is asked for: `labtui --help` lists the names without them
+    from labtui.engine.base import CpuAdvice, Engine
+    from labtui.model.profile import Step
+    from labtui.settings import EngineSettings
 
 # name -> "module:Class", in the order people are offered them; the first is the default.
 ENGINES: dict[str, str] = {
@@ -51,6 +55,8 @@ def engine_class(name: str) -> type[Engine]:
     spec = ENGINES.get(name)
     if spec is None or name not in engine_names():
         raise LabtuiError(f"unknown engine {name!r} (choose from {', '.join(engine_names())})")
+    from labtui.engine.base import Engine
+
     module_name, class_name = spec.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
     if not (isinstance(cls, type) and issubclass(cls, Engine)):
@@ -91,6 +97,8 @@ def engine_title(name: str) -> str:
 
 def cpu_advice(name: str) -> CpuAdvice:
     """What to do about a CPU-bound step of engine `name`: the default engine's words for one not registered here."""
+    from labtui.engine.base import CpuAdvice
+
     cls = _known(name) or _known(default_engine())
     return cls.cpu_advice if cls is not None else CpuAdvice()
 
