@@ -59,3 +59,11 @@ def test_the_command_lines_parser_lists_the_engines_without_loading_one():
     assert "labtui.engine.registry" in loaded
     heavy = [m for m in loaded if m in ("labtui.engine.base", "labtui.machine.devices", "psutil")]
     assert heavy == [], heavy
+
+
+def test_judging_results_loads_no_engine_and_no_psutil():
+    # compare, show, check's verdicts and the screens that draw them read CPU-bound words
+    # (labtui.engine.cpubound), never the machine: psutil and the engines are the runs'.
+    loaded = imported_by("import sys, labtui.analysis.comparison, labtui.analysis.bottleneck, labtui.render.comparison")
+    heavy = [m for m in loaded if m in ("labtui.engine.base", "labtui.machine.devices", "psutil")]
+    assert heavy == [], heavy

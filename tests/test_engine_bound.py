@@ -308,7 +308,7 @@ def test_the_cpu_window_keeps_the_wall_time_its_readings_span():
 def test_the_machine_cpu_use_of_a_few_clock_ticks_is_not_a_figure():
     import psutil
 
-    from labtui.engine.cpubound import cpu_percent_between
+    from labtui.engine.cpu import cpu_percent_between
 
     ticks = psutil.cpu_times()
     short = ticks._replace(user=ticks.user + 0.01)  # one 10 ms tick on one CPU of two: "100 % busy"

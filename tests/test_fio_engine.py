@@ -18,7 +18,7 @@ import pytest
 
 from conftest import brief_profile, labtui_cmd, require_tool
 from labtui.engine.base import Job
-from labtui.engine.cpubound import CpuMeter
+from labtui.engine.cpu import CpuMeter
 from labtui.engine.events import RunFinished, SampleTaken, StepFinished
 from labtui.engine.fio.engine import _partial_result
 from labtui.engine.fio.intervals import SampleTracker

@@ -16,9 +16,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import psutil
 
 from labtui.engine import registry
 from labtui.model.profile import Step
@@ -179,36 +176,3 @@ def verdict(
 def warning(step_name: str, repetition: int, reason: str, engine: str = "native", cache_on: bool = False) -> str:
     """The run's warning for a CPU-bound step: it names the step and says "CPU-bound"."""
     return f"step {step_pass(step_name, repetition)} is CPU-bound: {reason}; {advice(reason, engine, cache_on)}"
-
-
-class CpuMeter:
-    """Whole-machine CPU use between start() and stop(), as DiskSpd's "avg. CPU" reports it."""
-
-    def __init__(self) -> None:
-        self._start: Any = None
-
-    def start(self, times: Any = None) -> None:
-        """Start now, or from an earlier `psutil.cpu_times()` snapshot."""
-        self._start = times if times is not None else psutil.cpu_times()
-
-    def stop(self) -> float | None:
-        if self._start is None:
-            return None
-        return cpu_percent_between(self._start, psutil.cpu_times())
-
-
-def cpu_percent_between(start: Any, end: Any, cpus: int | None = None) -> float | None:
-    """Whole-machine CPU use between two `psutil.cpu_times()` snapshots; None where they are less
-    than cpubound.MIN_SECONDS apart (the kernel counts CPU time in clock ticks: over 10 ms a CPU
-    reads 0 or 100 % busy, and a 1 ms step read "no idle CPU (100 % busy)")."""
-    busy = _busy(end) - _busy(start)
-    total = sum(end) - sum(start)
-    if total <= 0 or total < MIN_SECONDS * (cpus or os.cpu_count() or 1):
-        return None
-    return round(100.0 * busy / total, 2)
-
-
-def _busy(times: Any) -> float:
-    idle = getattr(times, "idle", 0.0) + getattr(times, "iowait", 0.0)
-    return sum(times) - idle
-

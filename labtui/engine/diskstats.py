@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import psutil
 
-from labtui.engine.cpubound import cpu_percent_between
+from labtui.engine.cpu import cpu_percent_between
 from labtui.model.result import Sample
 
 if TYPE_CHECKING:

@@ -37,7 +37,7 @@ from pathlib import Path
 from statistics import fmean
 
 from labtui.engine.base import Engine, EngineFailed, Job, ensure_cleared
-from labtui.engine.cpubound import CpuMeter
+from labtui.engine.cpu import CpuMeter
 from labtui.engine.events import Event, SampleTaken, StepFinished
 from labtui.errors import LabtuiError
 from labtui.model.profile import Step

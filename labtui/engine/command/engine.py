@@ -37,7 +37,7 @@ from typing import Any
 
 from labtui.engine import subproc
 from labtui.engine.base import Engine, EngineUnavailable, Job
-from labtui.engine.cpubound import CpuMeter
+from labtui.engine.cpu import CpuMeter
 from labtui.engine.diskstats import DiskSampler, disk_counters
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.errors import ValidationError

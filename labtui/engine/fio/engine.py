@@ -36,7 +36,7 @@ import psutil
 
 from labtui.engine import cpubound, subproc
 from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
-from labtui.engine.cpubound import CpuMeter, cpu_percent_between
+from labtui.engine.cpu import CpuMeter, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import intervals, output, parse as fr
 from labtui.engine.limits import StepNeeds

@@ -34,7 +34,7 @@ import psutil
 from labtui import __version__
 from labtui.engine import cpubound, schedstat, subproc
 from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
-from labtui.engine.cpubound import CpuMeter
+from labtui.engine.cpu import CpuMeter
 from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.limits import StepNeeds
 from labtui.engine.native import common as nc, uring, worker as nw
