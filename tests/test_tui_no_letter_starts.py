@@ -79,3 +79,13 @@ async def test_no_single_letter_on_any_screen_starts_a_run(labtui_home, tmp_path
         # The keys pressed above include those that lead to a run, which ask first.
         assert "a" in pressed["history"] and "R" in pressed["disks"], pressed
         assert run.state == "idle" and run.runner is None and not app.run_active
+        # What does start it: Enter on Start, Enter in the tags, the chords; Escape leaves the tags.
+        for focus, keys in (("#setup-start", ["enter"]), ("#setup-tags", ["enter"]), (None, ["ctrl+s"]),
+                            (None, ["f5"])):
+            run.set_focus(run.query_one(focus) if focus else None)
+            await pilot.press(*keys)
+            await wait_for(pilot, lambda: started, what=f"{keys} starting the run")
+            started.clear()
+        run.query_one("#setup-tags").focus()
+        await pilot.press("escape", "h")
+        await wait_for(pilot, lambda: app.current_mode == "history", what="h, out of the tags field")

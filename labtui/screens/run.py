@@ -374,6 +374,14 @@ class RunScreen(LabtuiScreen[None]):
             event.stop()
             self.action_start()
 
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "setup-start":
+            event.stop()
+            self.action_start()
+
+    def action_leave_field(self) -> None:
+        self.set_focus(None)
+
     # ------------------------------------------------------------------ a quick trial
 
     def _trial(self) -> QuickTrial:
