@@ -187,7 +187,10 @@ class Fleet:
             _kill(proc)
         if message is None:
             await proc.wait()
-            self._end(host_run, UNREACHABLE, self._why_no_hello(host_run, proc.returncode))
+            if host_run.broke_protocol is not None:  # it answered, with a line too long
+                self._end(host_run, FAILED, f"{host.name}: {host_run.broke_protocol}")
+            else:
+                self._end(host_run, UNREACHABLE, self._why_no_hello(host_run, proc.returncode))
             return
         with contextlib.suppress(LabtuiError, wire.WireError):
             host_run.facts = wire._model(HostInfo, message.get("host", {}))
