@@ -157,7 +157,7 @@ def _check(request: dict[str, Any], channel: Channel) -> int:
         confirm=check.DEFAULT_CONFIRM if confirm is None else confirm,
         fail_on=list(_texts(request, "fail_on")), duration=text("duration"),
         file_size=text("file_size"), param=list(_texts(request, "params")),
-        json=True, yes=True, destroy_data=None,
+        json=True, yes=True, destroy_data=None, explain=False,
     )
     printed = io.StringIO()
     # Held from the first pass on, as `labtui check` holds them here: a stop between passes (a signal
