@@ -19,6 +19,7 @@ import pytest
 from conftest import REPO, labtui_cmd, require_tool
 from labtui.cli import build_parser
 from labtui.commands import completion
+from labtui.engine.registry import engine_names
 from labtui.results.store import Store
 from synthetic import READ, WRITE, run_result
 
@@ -66,7 +67,7 @@ def test_tab_offers_result_ids_profiles_tags_engines_and_params(store, monkeypat
     assert "nvme-sweep" in _offered("labtui run -p ", monkeypatch) and "quick-sanity" in _offered("labtui run -p q",
                                                                                                     monkeypatch)
     assert _offered("labtui history --tag ", monkeypatch) == ["before-swap", "hp-adapter"]
-    assert _offered("labtui run -e ", monkeypatch) == ["native", "fio", "diskspd"]
+    assert _offered("labtui run -e ", monkeypatch) == engine_names()  # the registry's, in its order
     assert _offered("labtui export --format c", monkeypatch) == ["csv", "configmgr-csv"]
     assert _offered("labtui run -p zpaq-extract --param ", monkeypatch) == ["archive="]
     assert _offered("labtui check --fail-on ", monkeypatch) == ["latency", "p99", "cpu"]
