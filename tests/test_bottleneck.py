@@ -408,3 +408,14 @@ def test_sas_from_the_phy_of_the_disk_s_port(tmp_path):
     assert round(Link("SAS", 22.5).bytes_per_second / 1e6) == 2400  # SAS-4: 128b/150b
     (fake.root / host / "phy-0:0/sas_phy/phy-0:0/negotiated_linkrate").write_text("Unknown\n")
     assert read_disk("sdc", fake.root).sas_speed is None
+
+
+def test_an_imported_report_without_a_link_says_the_report_had_none():
+    # Issue 39, item 18: a DiskSpd text from Windows said "the kernel reported no link speed".
+    from conftest import FIXTURES
+    from labtui.results.imports import import_file
+
+    (result,) = import_file(FIXTURES / "diskspd-text" / "diskspd-2.2.0-rnd4k-write-t4-o16-L-D.txt")
+    found = bottleneck.analyse(result)
+    assert found.link is None
+    assert found.unknown == "link unknown: the imported report does not say the disk's link"

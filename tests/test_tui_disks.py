@@ -25,6 +25,7 @@ from tui_support import (
     make_app,
     screen_text,
     wait_for,
+    widget_text,
 )
 
 
@@ -113,6 +114,11 @@ async def test_table_shows_each_volume_with_its_disk(labtui_home):
         for expected in ("nvme0n1p2", "NVMe", "Samsung SSD 980 PRO 1TB", "412 GiB", "ext4", "Gen3 x4 (max Gen4)",
                          "CT500MX500SSD1", "/data", "not mounted", "read-only", "cache-on only", "read at 09:26:53"):
             assert expected in text, expected
+        # The volume's size is its file system's, the detail's the disk's: each says which (issue 39, item 18).
+        assert "FS size" in text
+        detail = widget_text(app, "#volume-detail")
+        assert "/dev/nvme0n1 · 931 GiB NVMe disk · Samsung SSD 980 PRO 1TB" in detail
+        assert "/ · ext4 on /dev/nvme0n1p2 · 915 GiB file system, 412 GiB free" in detail
 
 
 async def test_first_paint_does_not_wait_for_device_discovery(labtui_home):
@@ -270,8 +276,8 @@ async def test_a_key_that_leaves_the_screen_right_after_enter_opens_no_dialog_ov
         for _ in range(10):
             await pilot.pause()
         assert isinstance(app.screen, RunScreen), f"{type(app.screen).__name__} over the Run screen"
-        # On the Disks screen itself, Enter still opens it.
-        await pilot.press("d")
+        # On the Disks screen itself, Enter still opens it (Escape first: the Run screen's cursor is in its tags).
+        await pilot.press("escape", "d")
         await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen), what="the Disks screen")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal), what="the dialog")

@@ -263,8 +263,11 @@ def link_of(facts: Any) -> Link | None:
     return None
 
 
-def unknown_reason(facts: Any) -> str:
-    """Why no link is known: said instead of a verdict."""
+def unknown_reason(facts: Any, *, imported: bool = False) -> str:
+    """Why no link is known: said instead of a verdict. An imported result's facts are what its
+    report said (a DiskSpd text from Windows names no link): the kernel here was never asked."""
+    if imported:
+        return "link unknown: the imported report does not say the disk's link"
     transport = getattr(facts, "transport", None)
     kind = getattr(facts, "kind", None)
     if transport in ("virtio", "xen") or kind == "virtual":
@@ -443,7 +446,8 @@ def analyse(result: RunResult) -> Bottlenecks:
     aggregate = result.profile.aggregate
     steps = tuple(b for b in (step_bottleneck(members, link, aggregate) for members in _by_step(result))
                   if b is not None)
-    return Bottlenecks(link, None if link else unknown_reason(result.target), steps)
+    return Bottlenecks(link, None if link else unknown_reason(result.target, imported=result.source == "import"),
+                       steps)
 
 
 def disk_note(facts: Any) -> str | None:

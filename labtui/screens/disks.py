@@ -230,7 +230,9 @@ class DisksScreen(LabtuiScreen[None]):
         wide = self.size.width >= 110
         columns = [("device", "Device"), ("kind", "Kind"), ("model", "Model")]
         if wide:
-            columns.append(("size", "Size"))
+            # A volume's size is its file system's (252 GiB on a 256 GiB disk): said so (a disk with
+            # nothing mounted, "not mounted", has its own here).
+            columns.append(("size", "FS size"))
         columns += [("free", "Free"), ("fs", "FS"), ("mount", "Mount point")]
         if wide and any(c.get("link") for c in cells):
             columns.append(("link", "Link"))
@@ -411,7 +413,8 @@ class DisksScreen(LabtuiScreen[None]):
         warn = "$warning"
         disk, volume, profile = row.disk, row.volume, self.lab.profile
         if disk is not None:
-            facts = [disk.path, disk.kind, disk.model or "model unknown", human_size(disk.size_bytes)]
+            # "931 GiB NVMe disk": the disk's size said as the disk's, beside the file system's below.
+            facts = [disk.path, f"{human_size(disk.size_bytes)} {disk.kind} disk", disk.model or "model unknown"]
             if disk.firmware:
                 facts.append(f"firmware {disk.firmware}")
             lines.append(Content(" · ".join(facts)))
@@ -426,7 +429,7 @@ class DisksScreen(LabtuiScreen[None]):
             return lines
         lines.append(Content(
             f"{volume.mount_point} · {volume.filesystem} on {volume.device or volume.source} · "
-            f"{human_size(volume.free_bytes)} free of {human_size(volume.size_bytes)}"
+            f"{human_size(volume.size_bytes)} file system, {human_size(volume.free_bytes)} free"
         ))
         problem = refusal(volume, profile)
         shortfall = space_shortfall(volume.free_bytes, profile) if volume.usable else None
