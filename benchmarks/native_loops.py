@@ -40,7 +40,7 @@ from pathlib import Path
 
 from engine_vs_fio import fio_args, fio_report  # beside this script
 from labtui.engine.native import common as nc, uring_loop as native_uring, worker as native_worker
-from labtui.engine.native.engine import BACKENDS, missing_backends
+from labtui.engine.native.plan import BACKENDS, missing_backends
 from labtui.engine.testfile import write_test_file
 from labtui.model.profile import Step
 from labtui.units import parse_size
@@ -109,6 +109,8 @@ def main() -> int:
     parser.add_argument("--file-size", default="1G")
     parser.add_argument("--block-size", type=int, default=4096)
     parser.add_argument("--outstanding", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="logical workers the one process carries (fio: as many jobs)")
     parser.add_argument("--write-percent", type=int, default=0)
     parser.add_argument("--chunk", type=float, default=0.2, help="seconds each loop runs per round")
     parser.add_argument("--rounds", type=int, default=30)
@@ -143,13 +145,15 @@ def run_fio(spec: str, args, path: Path, size: int) -> tuple[int, float, int]:
     """
     engine, *options = spec.split("+")
     step = Step(name="loops", block_size=args.block_size, pattern="random", write_percent=args.write_percent,
-                threads=1, outstanding=args.outstanding, duration=args.chunk, warmup=0.05)
-    job = fio_report(fio_args(step, path, size, engine) + [f"--{o}" for o in options])["jobs"][0]
+                threads=args.threads, outstanding=args.outstanding, duration=args.chunk, warmup=0.05)
     ios = lat = 0
-    for d in ("read", "write"):
-        ios += job[d]["total_ios"]
-        lat += int(job[d]["lat_ns"]["mean"] * job[d]["total_ios"])
-    return ios, (job["usr_cpu"] + job["sys_cpu"]) / 100 * args.chunk, lat
+    cpu = 0.0
+    for job in fio_report(fio_args(step, path, size, engine) + [f"--{o}" for o in options])["jobs"]:
+        for d in ("read", "write"):
+            ios += job[d]["total_ios"]
+            lat += int(job[d]["lat_ns"]["mean"] * job[d]["total_ios"])
+        cpu += (job["usr_cpu"] + job["sys_cpu"]) / 100 * args.chunk
+    return ios, cpu, lat
 
 
 def variants(args) -> list[tuple[str, str, int | None, bool | None]]:
@@ -180,7 +184,7 @@ def compare(args, path: Path, size: int) -> int:
     runs: list[tuple[float, float]] = []  # (IOPS, wake-up IPIs per I/O) of every run
     iops: dict[str, list[float]] = {label: [] for label, _, _, _ in contenders}
     print(f"# {time.strftime('%Y-%m-%d %H:%M %Z')} {args.rounds} rounds of {args.chunk:g} s per loop, "
-          f"{args.block_size} B, {args.outstanding} in flight, {args.write_percent} % writes, {path}; "
+          f"{args.block_size} B, {args.threads} x {args.outstanding} in flight, {args.write_percent} % writes, {path}; "
           f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
     defaults = native_uring.SUBMIT_CHUNK, native_uring.SHALLOW_CHUNK, native_uring.TALLY_AFTER_SUBMIT
     for r in range(args.rounds):
@@ -199,7 +203,8 @@ def compare(args, path: Path, size: int) -> int:
                 native_uring.TALLY_AFTER_SUBMIT = defaults[2] if after is None else after
                 cfg = {"path": str(path), "file_size": size, "block_size": args.block_size, "pattern": "random",
                        "write_percent": args.write_percent, "outstanding": args.outstanding, "direct": True,
-                       "latency": True, "worker": 0, "workers": 1, "seed": 7919 * r + 1, "backend": loop, "trace": 0}
+                       "latency": True, "workers": list(range(args.threads)), "threads": args.threads,
+                       "seed": 7919 * r + 1, "backend": loop, "trace": 0}
                 ios, all_ios, cpu, lat = one_run(cfg, args.chunk)
             ipis = wakeup_ipis() - ipis  # a fio run's own start and exit included: a few hundred
             for i, (now, then) in enumerate(zip(queue_ms(disk), before)):
