@@ -10,6 +10,9 @@ The file is one flat TOML table, so any older file still reads:
     fio_path         fio's executable, where it is not on the PATH
     diskspd_path     DiskSpd's executable, likewise
     native_backend   the native engine's I/O loop: auto (the default), io_uring, aio or sync
+    native_workers   how the native engine carries a step's threads: auto (the default: at most one
+                     process per CPU, each driving several threads' I/Os) or per-thread (one process
+                     per thread, DiskSpd's shape); a step's own native_workers wins
     overrun_seconds  how long a native step may run past its planned end before it is called hung
 
 A value of the wrong type is a problem (one line naming the key) and is ignored: its default is
@@ -33,9 +36,11 @@ class EngineSettings:
     fio_path: str | None = None
     diskspd_path: str | None = None
     native_backend: str | None = None
+    native_workers: str | None = None
     overrun_seconds: float | None = None
     # Not for config.toml: how tests inject the machine and look inside the native engine.
     missing_backends: Mapping[str, str] | None = None  # backend -> why it is missing, instead of probing
+    cpus: int | None = None  # the CPUs the native engine may use, instead of asking the machine
     trace_offsets: int = 0  # each worker records this many of its offsets
     # Called with the native engine's StepObservation after each step: what it did beyond its result.
     observe: Callable[[Any], None] | None = field(default=None, compare=False)
@@ -132,6 +137,7 @@ _KEYS: dict[str, tuple[Any, Any, str]] = {
     "fio_path": (str, _text, "the path of fio's executable"),
     "diskspd_path": (str, _text, "the path of DiskSpd's executable"),
     "native_backend": (str, _text, "the name of a backend (auto, io_uring, aio or sync)"),
+    "native_workers": (str, _text, "auto or per-thread"),
     "overrun_seconds": (_NUMBER, _positive, "a number of seconds above 0"),
 }
 ENGINE_KEYS = {f.name for f in fields(EngineSettings)} & set(_KEYS)

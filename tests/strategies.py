@@ -12,7 +12,17 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import strategies as st
 
-from labtui.model.profile import CACHE_MODES, MAX_OUTSTANDING, MAX_REPEAT, MAX_THREADS, PATTERNS, STATUSES, Profile, Step
+from labtui.model.profile import (
+    CACHE_MODES,
+    MAX_OUTSTANDING,
+    MAX_REPEAT,
+    MAX_THREADS,
+    NATIVE_WORKERS,
+    PATTERNS,
+    STATUSES,
+    Profile,
+    Step,
+)
 from labtui.model.result import (
     DirectionStats,
     EngineInfo,
@@ -66,6 +76,7 @@ def io_steps(draw, *, valid: bool = True) -> Step:
         cooldown=draw(durations(min_micros=0)),
         cache=cache,
         latency=draw(st.booleans()),
+        native_workers=draw(st.sampled_from(NATIVE_WORKERS)),
     )
 
 
@@ -141,6 +152,8 @@ step_results = st.builds(
     write_latency=latencies,
     cpu_percent=maybe_number,
     cpu_seconds=maybe_number,
+    backend=maybe_text,
+    processes=st.none() | st.integers(1, MAX_THREADS),
     repetition=st.integers(1, MAX_REPEAT),
     command_line=maybe_text,
     error=maybe_text,

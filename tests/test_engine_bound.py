@@ -218,6 +218,20 @@ def test_a_threaded_worker_on_more_than_one_cpu_is_not_its_own_limit_by_the_sum(
     assert cpubound.advice(why) == NativeEngine.cpu_advice.own
 
 
+def test_processes_carrying_several_threads_each_that_kept_a_cpu_busy_leave_the_cpus_as_the_limit():
+    # 16 threads on the two processes of a 2-CPU machine, each process on its CPU all the time:
+    # more threads would only join the same processes, so the advice is not "try more threads".
+    top, why = verdict([WorkerLoad(0.97, 0.02, carried=8), WorkerLoad(0.95, 0.03, carried=8)], 1.0, 99.0, cpu_count=2)
+    assert top == 97.0
+    assert why == "a process carrying 8 of the step's threads used 97 % of a CPU"
+    advice = cpubound.advice(why)
+    assert advice == cpubound.CARRIED_ADVICE and "more threads would only join them" in advice
+    assert "more (or idler) CPUs" in advice and "try more threads" not in advice
+    assert cpubound.warning("Q2T16", 1, why).startswith("step 'Q2T16' is CPU-bound: a process carrying 8")
+    # One thread a process (fewer threads than CPUs, or per-thread): that worker's own limit, as before.
+    assert verdict([WorkerLoad(0.97, 0.0, carried=1)], 1.0, 60.0, cpu_count=2)[1] == "a worker process used 97 % of a CPU"
+
+
 def test_threads_of_one_worker_at_a_cpus_worth_together_take_turns_at_its_interpreter():
     # Measured on /dev/shm, cached 4 KiB random reads: one worker of 4 threads used 160 % of a CPU
     # (40 % each, nobody waiting for one on an idle pair of CPUs) for 136,505 IOPS where one thread

@@ -103,6 +103,8 @@ def test_left_out_keys_take_the_same_defaults_as_the_dataclass():
         ({"cache": False}, "steps[1].cache", "must be a string"),
         ({"kind": "shell"}, "steps[1].kind", "io, command"),
         ({"latency": "yes"}, "steps[1].latency", "true or false"),
+        ({"native_workers": "per-process"}, "steps[1].native_workers", "auto or per-thread, got 'per-process'"),
+        ({"native_workers": 1}, "steps[1].native_workers", "must be a string"),
         ({"name": ""}, "steps[1].name", "non-empty name"),
         ({"name": "   "}, "steps[1].name", "non-empty name"),
         ({"name": DROP}, "steps[1].name", "non-empty name"),

@@ -2,7 +2,10 @@
 
 Each counting guarantee (the window, the mix, sequential order, no warm-up leak) is checked in
 each loop the engine can run: io_uring, kernel AIO and blocking calls (threads when more than
-one I/O is in flight); the fallbacks between them are checked where a loop is missing.
+one I/O is in flight); the fallbacks between them are checked where a loop is missing. The
+machine is said to have one CPU (EngineSettings.cpus): a ring loop then carries a step's two
+threads in one process, and its counts per logical worker are checked too; steps of one thread
+check a process that carries one.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import pytest
 from labtui.engine.base import Job
 from labtui.engine.events import RunWarning, SampleTaken, StepFinished
 from labtui.engine.native import uring, uring_loop as native_uring
-from labtui.engine.native.engine import BACKENDS, NativeEngine, StepObservation, choose_backend
+from labtui.engine.native.engine import NativeEngine, StepObservation
+from labtui.engine.native.plan import BACKENDS, plan
 from labtui.engine.testfile import write_test_file
 from labtui.errors import LabtuiError
 from labtui.model.profile import Step
@@ -27,6 +31,10 @@ FILE_SIZE = 64 * 1024 * 1024
 QUICK = dict(duration=0.4, warmup=0.0)  # for tests that look at what was issued, not at rates
 # What each loop is recorded as: the blocking loop with several I/Os in flight runs threads.
 RECORDED = {"io_uring": "io_uring", "aio": "aio", "sync": "threads"}
+# How a step of two threads is carried on the one CPU the tests give the engine: a ring loop
+# drives both in one process, the blocking loops run a process each.
+CARRIED = {"io_uring": "2 logical workers on 1 process, io_uring", "aio": "2 logical workers on 1 process, aio",
+           "sync": "2 logical workers on 2 processes, a thread per I/O in flight"}
 
 
 @pytest.fixture(params=BACKENDS)
@@ -59,6 +67,7 @@ class Seen:
 
 
 def run_step(step: Step, path: Path, size: int = FILE_SIZE, **settings):
+    settings.setdefault("cpus", 1)
     seen = Seen()
     engine = NativeEngine(EngineSettings(**settings, observe=seen.observations.append))
     events = []
@@ -103,8 +112,8 @@ def step(**fields) -> Step:
     [("random", 0), ("random", 30), ("random", 70), ("random", 100), ("sequential", 0), ("sequential", 50)],
 )
 def test_read_write_ratio_is_what_was_asked(test_file, backend, pattern, write_percent):
-    result, _, _ = run_counted(step(pattern=pattern, write_percent=write_percent, duration=1.0, warmup=0.3), test_file,
-                               5000, native_backend=backend)
+    result, _, seen = run_counted(step(pattern=pattern, write_percent=write_percent, duration=1.0, warmup=0.3),
+                                  test_file, 5000, native_backend=backend)
     assert result.status == "completed", result.error
     assert result.backend == RECORDED[backend]
     total = result.total.ios
@@ -115,13 +124,23 @@ def test_read_write_ratio_is_what_was_asked(test_file, backend, pattern, write_p
         assert result.write.ios == 0
     if write_percent == 100:
         assert result.read.ios == 0
+    # Each logical worker's own counts add up to the step's exactly, and each keeps the mix.
+    workers = seen.observations[-1].workers
+    assert [w["worker"] for w in workers] == [0, 1]
+    assert sum(w["r_ios"] for w in workers) == result.read.ios
+    assert sum(w["w_ios"] for w in workers) == result.write.ios
+    assert sum(w["r_bytes"] + w["w_bytes"] for w in workers) == result.total.bytes
+    for w in workers:
+        ios = w["r_ios"] + w["w_ios"]
+        assert ios > 0 and abs(100 * w["w_ios"] / ios - write_percent) <= mix_tolerance(write_percent, ios), w
 
 
 def test_counts_rates_and_latency_are_self_consistent(test_file, backend):
-    result, events, _ = run_step(step(block_size=65536, write_percent=50, duration=2.0), test_file,
-                                 native_backend=backend)
+    result, events, seen = run_step(step(block_size=65536, write_percent=50, duration=2.0), test_file,
+                                    native_backend=backend)
     assert result.status == "completed"
-    assert result.backend == RECORDED[backend] and f"O_DIRECT ({backend})" in result.command_line
+    assert result.backend == RECORDED[backend] and CARRIED[backend] in result.command_line
+    assert result.processes == (1 if backend != "sync" else 2) == len(seen.observations[-1].pids)
     for d in (result.read, result.write):
         assert d.seconds == pytest.approx(2.0, abs=1e-9)  # the measure window, exactly
         assert d.bytes == d.ios * 65536
@@ -143,6 +162,11 @@ def test_counts_rates_and_latency_are_self_consistent(test_file, backend):
     assert 3 <= len(measured) <= 5
     assert sum(s.read_ios + s.write_ios for s in measured) == pytest.approx(result.total.ios, rel=0.1)
     assert all(s.t > 0 and s.seconds > 0 for s in measured)
+    # Each logical worker's latency is its own: its summed latencies add up to the step's mean.
+    workers = seen.observations[-1].workers
+    lat_ns = sum(w["r_lat_ns"] + w["w_lat_ns"] for w in workers)
+    assert lat_ns / result.total.ios / 1e6 == pytest.approx(result.latency.mean)
+    assert all(w["r_ios"] and w["w_ios"] and w["r_lat_ns"] > 0 and w["w_lat_ns"] > 0 for w in workers)
 
 
 def test_sequential_steps_really_advance_sequentially(test_file, backend):
@@ -236,7 +260,7 @@ def test_random_offsets_are_aligned_spread_and_not_sequential(test_file, backend
 
 def test_page_cache_on_uses_the_blocking_loop(test_file):
     s = step(cache="on", write_percent=50, block_size=8192, threads=2, outstanding=3)
-    assert choose_backend(s, direct=False)[0] == "sync"
+    assert plan(s, direct=False, missing={}, cpus=1).backend == "sync"
     result, _, seen = run_step(s, test_file, trace_offsets=100)
     assert result.status == "completed", result.error
     assert result.read.ios > 0 and result.write.ios > 0
@@ -263,11 +287,11 @@ def test_an_io_error_fails_the_step_with_the_reason(disk_dir, backend):
 
 def test_queue_depth_one_uses_one_blocking_call_per_io(test_file):
     s = step(outstanding=1, threads=1, write_percent=50, pattern="sequential", block_size=16384)
-    assert choose_backend(s, direct=True)[0] == "sync"
+    assert plan(s, direct=True, missing={}, cpus=1).backend == "sync"
     result, _, seen = run_step(s, test_file, trace_offsets=200)
     assert result.status == "completed", result.error
     assert abs(100 * result.write.ios / result.total.ios - 50) <= 5
-    assert result.latency.p50 > 0 and "O_DIRECT (sync)" in result.command_line
+    assert result.latency.p50 > 0 and "1 logical worker on 1 process, blocking calls" in result.command_line
     (trace,) = seen.traces
     offsets = [off for off, _ in trace]
     assert offsets[0] == 0 and all(b == a + 16384 for a, b in zip(offsets, offsets[1:]))
@@ -350,23 +374,53 @@ def test_warm_up_ios_never_leak_into_the_measured_counts(test_file, backend):
 
 
 def test_auto_picks_io_uring_then_aio_then_threads_and_blocking_calls_at_depth_one():
+    def loop(s: Step, direct: bool = True, cpus: int = 2, **missing: str) -> tuple[str, str | None]:
+        carriage = plan(s, direct, missing=missing, cpus=cpus)
+        return carriage.loop, carriage.note
+
     deep = step(outstanding=8)
-    assert choose_backend(deep, True, missing={}) == ("io_uring", None)
-    assert choose_backend(deep, True, missing={"io_uring": "disabled"}) == ("aio", None)
-    assert choose_backend(deep, True, missing={"io_uring": "x", "aio": "y"}) == ("sync", None)
-    assert choose_backend(step(outstanding=1), True, missing={}) == ("sync", None)
-    assert choose_backend(step(cache="on", outstanding=8), False, missing={}) == ("sync", None)
+    assert loop(deep) == ("io_uring", None)
+    assert loop(deep, io_uring="disabled") == ("aio", None)
+    assert loop(deep, io_uring="x", aio="y") == ("threads", None)
+    assert loop(step(outstanding=1)) == ("sync", None)  # two threads on two CPUs: one I/O per process
+    assert loop(step(outstanding=1), cpus=1) == ("io_uring", None)  # both on one: two I/Os in one ring
+    assert loop(step(cache="on", outstanding=8), False) == ("threads", None)
+
+
+def test_logical_workers_ride_on_at_most_one_process_per_cpu_unless_per_thread_is_asked():
+    many = step(threads=16, outstanding=2)
+    carriage = plan(many, True, missing={}, cpus=2)
+    assert carriage.describe() == "16 logical workers on 2 processes, io_uring"
+    assert carriage.groups == (tuple(range(8)), tuple(range(8, 16))) and carriage.most_slots == 16
+    assert [len(g) for g in plan(step(threads=5), True, missing={}, cpus=2).groups] == [3, 2]
+    assert plan(step(threads=1), True, missing={}, cpus=8).processes == 1
+    per_thread = plan(many, True, missing={}, cpus=2, mode="per-thread")
+    assert per_thread.processes == 16 and per_thread.describe() == "16 logical workers on 16 processes (per-thread), io_uring"
+    # The blocking loops carry one worker a process, whatever the mode.
+    assert plan(replace(many, cache="on"), False, missing={}, cpus=2).processes == 16
+    assert plan(many, True, missing={"io_uring": "x", "aio": "y"}, cpus=2).processes == 16
+    with pytest.raises(LabtuiError, match="native_workers must be one of auto, per-thread, got 'each'"):
+        plan(many, True, missing={}, cpus=2, mode="each")
+    with pytest.raises(LabtuiError, match="native_workers must be one of auto, per-thread, got 'each'"):
+        NativeEngine(EngineSettings(native_workers="each")).check_available()
+    # A step's own key wins over config.toml's, and the command line says how the workers ran.
+    engine = NativeEngine(EngineSettings(native_workers="per-thread", cpus=2, missing_backends={}))
+    assert engine.carriage(many).processes == 16
+    assert engine.carriage(replace(many, native_workers="auto")).processes == 2
+    assert "16 logical workers on 2 processes, io_uring, 2 outstanding each" in NativeEngine(
+        EngineSettings(cpus=2, missing_backends={})).command_line(many, "/x", 1 << 30)
+    assert engine.needs(many).threads == 16 and NativeEngine(EngineSettings(cpus=2, missing_backends={})).needs(many).threads == 2
 
 
 def test_a_backend_asked_for_by_name_falls_back_where_it_cannot_run_and_says_why():
     deep = step(outstanding=8)
-    assert choose_backend(deep, True, "aio", missing={}) == ("aio", None)
-    backend, note = choose_backend(deep, True, "io_uring", missing={"io_uring": "io_uring is disabled here"})
-    assert backend == "aio" and "io_uring is disabled here" in note and "aio ran instead" in note
-    backend, note = choose_backend(step(cache="on", outstanding=8), False, "io_uring", missing={})
-    assert backend == "sync" and "O_DIRECT" in note
+    assert plan(deep, True, "aio", missing={}, cpus=2).backend == "aio"
+    carriage = plan(deep, True, "io_uring", missing={"io_uring": "io_uring is disabled here"}, cpus=2)
+    assert carriage.backend == "aio" and "io_uring is disabled here" in carriage.note and "aio ran instead" in carriage.note
+    carriage = plan(step(cache="on", outstanding=8), False, "io_uring", missing={}, cpus=2)
+    assert carriage.backend == "sync" and "O_DIRECT" in carriage.note and "sync ran instead" in carriage.note
     with pytest.raises(LabtuiError, match="native_backend"):
-        choose_backend(deep, True, "spdk", missing={})
+        plan(deep, True, "spdk", missing={}, cpus=2)
     # Refused before anything is written: the runner's preflight asks the engine first.
     with pytest.raises(LabtuiError, match="native_backend must be auto or one of io_uring, aio, sync, got 'spdk'"):
         NativeEngine(EngineSettings(native_backend="spdk")).check_available()
@@ -377,7 +431,7 @@ def test_a_missing_io_uring_runs_kernel_aio_records_it_and_warns(test_file):
     result, events, _ = run_step(step(outstanding=8, threads=1, **QUICK), test_file, native_backend="io_uring",
                                  missing_backends=missing)
     assert result.status == "completed", result.error
-    assert result.backend == "aio" and "O_DIRECT (aio)" in result.command_line
+    assert result.backend == "aio" and "1 logical worker on 1 process, aio" in result.command_line
     warnings = [e.message for e in events if isinstance(e, RunWarning)]
     assert len(warnings) == 1 and "kernel.io_uring_disabled" in warnings[0]
     # With neither asynchronous loop, threads carry the I/Os in flight.
@@ -449,7 +503,7 @@ def test_io_uring_refused_by_a_seccomp_filter_falls_back_to_kernel_aio(test_file
     assert got["backend"] == "aio" and got["ios"] > 0
     if when == "before-probe":
         # Known before the step: the command line says so and nothing needs a warning.
-        assert "io_uring is disabled here" in got["probe"] and "O_DIRECT (aio)" in got["command_line"]
+        assert "io_uring is disabled here" in got["probe"] and ", aio, 8 outstanding each" in got["command_line"]
         assert got["warnings"] == []
     else:
         assert got["probe"] is None

@@ -1,5 +1,6 @@
 """The profile file format (labtui.results.profile_file): every built-in profile reads, writes and reads back the same."""
 
+from dataclasses import replace
 from importlib import resources
 
 import pytest
@@ -11,8 +12,10 @@ from labtui.results.profile_file import (
     profile_from_table,
     profile_to_table,
     profile_to_text,
+    step_to_table,
 )
 from labtui.results.store import Store, builtin_profiles
+from labtui.tui.profile_draft import ProfileDraft
 
 SHIPPED = sorted(e.name for e in (resources.files("labtui") / "profiles").iterdir() if e.name.endswith(".toml"))
 
@@ -53,3 +56,16 @@ def test_a_builtin_profile_saved_by_the_store_reads_back_as_a_user_profile(tmp_p
     assert path.read_text(encoding="utf-8") == profile_to_text(profile)
     mine = store.profile(profile.name)  # a user profile shadows the built-in of its name
     assert mine == profile and mine.origin == "user"
+
+
+def test_a_steps_native_workers_is_written_only_where_set_and_the_editor_keeps_it():
+    text = ('name = "dskspd"\n[[steps]]\nname = "Q2T16"\nthreads = 16\noutstanding = 2\n'
+            'native_workers = "per-thread"\n')
+    profile = parse_profile_text(text, "dskspd.toml")
+    assert profile.steps[0].native_workers == "per-thread"
+    assert parse_profile_text(profile_to_text(profile), "again.toml") == profile
+    plain = replace(profile.steps[0], native_workers="")
+    assert "native_workers" not in step_to_table(plain)
+    draft = ProfileDraft(profile)
+    draft.set_step_field(0, "threads", "8")
+    assert draft.build().steps[0].native_workers == "per-thread"

@@ -16,12 +16,13 @@ from tui_support import make_app
 def test_each_known_key_reads_as_its_type_and_the_engines_get_theirs():
     settings, problems = Settings.from_toml({
         "theme": "nord", "profile": "cdm-nvme", "profile_origin": "builtin", "target": "/mnt/lab", "engine": "fio",
-        "fio_path": "/opt/fio/bin/fio", "native_backend": "aio", "overrun_seconds": 3,
+        "fio_path": "/opt/fio/bin/fio", "native_backend": "aio", "overrun_seconds": 3, "native_workers": "per-thread",
     })
     assert problems == {}
     assert (settings.theme, settings.profile, settings.profile_origin, settings.target, settings.engine) == (
         "nord", "cdm-nvme", "builtin", "/mnt/lab", "fio")
-    assert settings.engines == EngineSettings(fio_path="/opt/fio/bin/fio", native_backend="aio", overrun_seconds=3)
+    assert settings.engines == EngineSettings(fio_path="/opt/fio/bin/fio", native_backend="aio", overrun_seconds=3,
+                                              native_workers="per-thread")
     assert Settings.from_toml({}) == (Settings(), {})
 
 

@@ -127,7 +127,7 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
         live = ("Step 1 of 1", "measuring", "read IOPS", "x Cancel run")
         first = await wait_for(pilot, lambda: measured(screen) == 1 and all(w in (text := screen_text(app)) for w in live)
                                and text, timeout=30, what="the first measured sample on screen")
-        assert app.run_active and "Command line: labtui native: 1 worker process x 4 outstanding" in first
+        assert app.run_active and "Command line: labtui native: 1 logical worker on 1 process" in first
         valve.allow(2)
         # The figures move on with the next sample: the live view is not a still picture.
         await wait_for(pilot, lambda: measured(screen) == 2 and screen_text(app) != first, timeout=30,
@@ -588,7 +588,7 @@ async def test_the_stop_question_and_the_command_line_stay_on_screen_however_lon
     bound = Sample(t=1.0, seconds=1.0, read_ios=150_000, read_bytes=150_000 * 4096, cpu_percent=100.0,
                    engine_bound=True)
     events = [RunStarted("r", profile, TargetInfo(path="/x"), EngineInfo("native"), 1, 60.0),
-              StepStarted(0, 1, step, 1, "labtui native: 1 worker process x 32 outstanding"),
+              StepStarted(0, 1, step, 1, "labtui native: 1 logical worker on 1 process, io_uring, 32 outstanding each"),
               *(RunWarning(f"warning number {i} of the run, long enough to take a line of its own") for i in range(3)),
               SampleTaken(0, "measure", bound)]
     app = make_app(labtui_home)

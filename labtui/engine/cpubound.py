@@ -33,6 +33,13 @@ MIN_SECONDS = 0.1
 CACHED = ("this figure is the page cache's limit (copying from memory), not the disk's: more threads or another "
           "engine only copy faster; set cache = \"off\" to measure the disk")
 OWN_CPU = "a worker process used "  # how verdict() begins a reason where one worker was its own limit
+# How verdict() begins a reason where a process carrying several of the step's threads (the native
+# engine's default, at most one such process per CPU) kept a CPU busy: more threads only join the
+# same processes, so the CPUs were the limit (CARRIED_ADVICE).
+CARRYING = "a process carrying "
+CARRIED_ADVICE = ("this figure is the CPUs' limit, not the disk's: the engine's processes (one per CPU, each carrying "
+                  "several threads) kept the CPUs busy, and more threads would only join them; on a machine with "
+                  "more (or idler) CPUs the disk's own limit would show")
 # The I/O threads of one worker (the blocking loop with the page cache on) take turns at one Python
 # interpreter: its lock (the GIL) runs Python for one of them at a time, and handing it over costs
 # system time too. Measured 2026-12-02 on /dev/shm, cached 4 KiB random reads, 3 s each, 2 CPUs:
@@ -46,6 +53,8 @@ INTERPRETER = ("this figure is labtui's limit, not the disk's: one worker's I/O 
 
 def advice(reason: str | None, engine: str = "native", cache_on: bool = False) -> str:
     """What to do about a CPU-bound step, for the reason verdict() gave (None: not known)."""
+    if reason is not None and reason.startswith(CARRYING) and not cache_on:
+        return CARRIED_ADVICE
     return advice_for(reason is None or reason.startswith(OWN_CPU), engine, cache_on,
                       interpreter=reason is not None and SHARED in reason)
 
@@ -95,6 +104,7 @@ class WorkerLoad:
     lanes: int = 1
     # The wall time the figures were counted over (the worker's own readings); None: the window's.
     seconds: float | None = None
+    carried: int = 1  # the step's threads (logical workers) the process carried
 
     def span(self, window: float) -> float:
         return self.seconds if self.seconds is not None else window
@@ -149,6 +159,9 @@ def verdict(
     own_span = own.span(seconds)
     own_share = own.cpu_seconds / max(own.lanes, 1) / own_span
     if own_share >= THRESHOLD:
+        if own.carried > 1:
+            return cpu_percent, (f"{CARRYING}{own.carried} of the step's threads used "
+                                 f"{100 * own.cpu_seconds / own_span:.0f} % of a CPU")
         each = f" ({100 * own_share:.0f} % for each of its {own.lanes} I/O threads)" if own.lanes > 1 else ""
         return cpu_percent, f"{OWN_CPU}{100 * own.cpu_seconds / own_span:.0f} % of a CPU{each}"
     busy = busy_fraction(busiest, seconds)

@@ -32,6 +32,7 @@ STEP_STARTUP_SECONDS = 0.4
 # Upper bounds that catch typos ("threads = 800") before they fork hundreds of workers.
 MAX_THREADS = 256
 MAX_OUTSTANDING = 1024
+NATIVE_WORKERS = ("", "auto", "per-thread")  # Step.native_workers ("": config.toml's)
 MAX_REPEAT = 100
 MAX_PAUSE = 3600.0
 
@@ -196,6 +197,10 @@ class Step:
     steady_state: str = ""
     steady_window: int = STEADY_WINDOW  # rounds in the measurement window
     steady_max_rounds: int = STEADY_MAX_ROUNDS  # the step stops here, steady or not
+    # How the native engine carries the step's threads (labtui.engine.native.plan): "auto", at most
+    # one process per CPU, each driving several threads' I/Os; "per-thread", one process per thread
+    # (DiskSpd's shape); "" = config.toml's native_workers. What the device sees is the same.
+    native_workers: str = ""
 
     @property
     def is_io(self) -> bool:
@@ -295,6 +300,9 @@ class Step:
             )
         if self.duration <= 0:
             raise ValidationError("duration must be greater than zero", f"{where}.duration")
+        if self.native_workers not in NATIVE_WORKERS:
+            raise ValidationError(f"native_workers must be auto or per-thread, got {self.native_workers!r}",
+                                  f"{where}.native_workers")
         if self.steady_state:
             rule = SteadyRule.parse(self.steady_state, window=self.steady_window, max_rounds=self.steady_max_rounds,
                                     where=where)

@@ -236,6 +236,7 @@ class StepResult:
     engine_cpu_percent: float | None = None
     engine_bound: str | None = None
     backend: str | None = None  # how the engine issued the I/O (native: io_uring, aio, sync, threads)
+    processes: int | None = None  # the OS processes that carried the step's threads (native); None: not known
     repetition: int = 1
     command_line: str | None = None  # the exact engine invocation (or native settings) for this step
     error: str | None = None

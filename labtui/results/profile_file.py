@@ -25,7 +25,8 @@ keeps the profile it ran in these same keys (labtui.results.result_file), read b
                                     #   write_percent, threads, outstanding, duration, warmup,
                                     #   cooldown, cache (off | on), latency, write_through, pause,
                                     #   steady_state (a SteadyRule: "snia", "iops_slope:0.1%"),
-                                    #   steady_window, steady_max_rounds
+                                    #   steady_window, steady_max_rounds, native_workers (auto |
+                                    #   per-thread: how the native engine carries the threads)
       kind = "command"              #   command: command, workdir, setup, cleanup, requires,
                                     #   timeout, drop_caches, sync, cooldown, pause
 
@@ -58,7 +59,7 @@ PROFILE_SCHEMA = 1
 
 # Keys that mean something for one kind of step only: the other kind would silently ignore them.
 IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup", "cache", "latency",
-           "write_through", "steady_state", "steady_window", "steady_max_rounds")
+           "write_through", "steady_state", "steady_window", "steady_max_rounds", "native_workers")
 COMMAND_KEYS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires")
 _PARAM_KEYS = ("description", "default", "type")
 # Profile keys of the presets (how repetitions run and are reported), read by _preset_values.
@@ -248,6 +249,8 @@ def step_to_table(step: Step) -> dict[str, Any]:
     if step.steady_state:
         data.update(steady_state=step.steady_state, steady_window=step.steady_window,
                     steady_max_rounds=step.steady_max_rounds)
+    if step.native_workers:
+        data["native_workers"] = step.native_workers
     return data
 
 
@@ -289,7 +292,7 @@ def step_from_table(data: Any, where: str = "step", *, check: bool = True) -> St
             if not isinstance(data[key], bool):
                 raise ValidationError(f"must be true or false, got {data[key]!r}", f"{where}.{key}")
             values[key] = data[key]
-    for key in ("pattern", "cache", "command", "workdir", "setup", "cleanup", "steady_state"):
+    for key in ("pattern", "cache", "command", "workdir", "setup", "cleanup", "steady_state", "native_workers"):
         if key in data:
             if not isinstance(data[key], str):
                 raise ValidationError(f"must be a string, got {data[key]!r}", f"{where}.{key}")

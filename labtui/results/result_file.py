@@ -23,7 +23,7 @@ below is defined.
     [precondition]                  # Precondition: passes, bytes, seconds, pass_seconds, direct (the
                                     #   profile's sequential passes before the steps; absent without)
     [[steps]]                       # StepResult, one per step and repetition, in the order they ran:
-                                    #   status, repetition, backend, cpu_percent, command_line ...
+                                    #   status, repetition, backend, processes, cpu_percent, command_line ...
       [steps.step]                  #   the step as it ran
       [steps.read] [steps.write]    #   DirectionStats: ios, bytes, seconds (the measured counts)
       [steps.latency] ...           #   LatencySummary in ms: mean, min, max, p50 ... p9999

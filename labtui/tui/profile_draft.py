@@ -20,15 +20,16 @@ PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margi
                   *PRESET_KEYS)
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
              "cooldown", "pause", "cache", "write_through", "latency", "steady_state", "steady_window",
-             "steady_max_rounds")
-# `requires` (a list) has no control of its own yet: it is kept as the profile had it.
+             "steady_max_rounds", "native_workers")
+# `requires` (a list) and `native_workers` (how the native engine carries the threads) have no
+# control of their own yet: each is kept as the profile had it.
 COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown",
                   "pause")
 # What a profile file leaves out where a key has its default: the editor shows the default. A
 # step's empty pause is the profile's.
 PROFILE_DEFAULTS: dict[str, Any] = {"precondition": "0", "aggregate": "mean", "repeat_order": "profile",
                                     "discard_first": False, "pause": "0s", "decimal_units": False}
-OPTIONAL_STEP_KEYS = ("workdir", "setup", "cleanup", "steady_state", "pause")
+OPTIONAL_STEP_KEYS = ("workdir", "setup", "cleanup", "steady_state", "pause", "native_workers")
 
 
 def step_fields(kind: str) -> tuple[str, ...]:
@@ -61,6 +62,7 @@ def _step_values(step: Step) -> dict[str, Any]:
     values.setdefault("steady_max_rounds", str(step.steady_max_rounds))
     values.setdefault("pause", "")
     values.setdefault("write_through", False)
+    values.setdefault("native_workers", "")
     values["kind"] = step.kind
     return values
 

@@ -30,9 +30,9 @@ PUBLISH_NS = 50_000_000
 STAMP = struct.Struct("<QQ")
 CONTROL_BYTES = 8 * 4
 LIVE_BYTES = 8 * LIVE_SIZE
-# A loop's counts at one instant (Tally.snapshot): I/Os read and written, their summed latency (ns),
-# the two latency histograms' bytes, and each direction's fastest and slowest I/O (ns).
-Snapshot = tuple[int, int, int, int, bytes, bytes, list[int], list[int]]
+# A loop's counts at one instant (Tally.snapshot): per logical worker and direction its I/Os and
+# summed latency (ns), the two latency histograms' bytes, and each direction's fastest and slowest I/O (ns).
+Snapshot = tuple[list[int], list[int], bytes, bytes, list[int], list[int]]
 
 
 def shared_views(control_fd: int, live_fd: int) -> tuple[memoryview[float], memoryview[int], list[mmap.mmap]]:
@@ -64,35 +64,56 @@ def wait_for_go(control: memoryview[float], live: memoryview[int]) -> tuple[int,
     return int(control[C_MEASURE] * 1e9), int(control[C_END] * 1e9)
 
 
-def region(cfg: dict) -> tuple[int, int]:
-    """The byte range this worker's sequential stream covers: its share of the file."""
+def region(cfg: dict, worker: int) -> tuple[int, int]:
+    """The byte range logical worker `worker`'s sequential stream covers: its share of the file."""
     bs = cfg["block_size"]
     blocks = cfg["file_size"] // bs
-    workers = cfg["workers"]
-    share = blocks // workers
-    if share < cfg["outstanding"] or workers == 1:
+    threads = cfg["threads"]
+    share = blocks // threads
+    if share < cfg["outstanding"] or threads == 1:
         return 0, blocks * bs
-    start = cfg["worker"] * share * bs
+    start = worker * share * bs
     return start, start + share * bs
 
 
 class Tally:
-    """A loop's cumulative counts per direction (0 read, 1 write), warm-up included.
+    """A loop's cumulative counts, warm-up included.
 
-    The measured figures are the difference of the snapshots taken at the window's two
-    boundaries; the live array gets the running totals every PUBLISH_NS.
+    Per logical worker and direction (flat lists, index 2 x worker + direction, 0 read, 1 write):
+    I/Os and summed latency; per direction: the latency histogram and the extremes. The measured
+    figures are the difference of the snapshots taken at the window's two boundaries; the live
+    array gets the running totals every PUBLISH_NS.
     """
 
-    __slots__ = ("ios", "lat_sum", "mins", "maxs", "hist_r", "hist_w", "hists")
+    __slots__ = ("ios", "lat_sum", "mins", "maxs", "hist_r", "hist_w", "hists", "window", "t_measure", "t_end",
+                 "first", "last")
 
-    def __init__(self) -> None:
-        self.ios = [0, 0]
-        self.lat_sum = [0, 0]
+    def __init__(self, workers: int = 1) -> None:
+        self.ios = [0] * (2 * workers)
+        self.lat_sum = [0] * (2 * workers)
         self.mins = [1 << 62, 1 << 62]
         self.maxs = [0, 0]
-        self.hist_r = array("q", bytes(8 * BUCKETS))
-        self.hist_w = array("q", bytes(8 * BUCKETS))
+        # Lists, not arrays: the interpreter adds to a list's item two to three times faster.
+        self.hist_r = [0] * BUCKETS
+        self.hist_w = [0] * BUCKETS
         self.hists = (self.hist_r, self.hist_w)
+        self.window = CpuWindow()
+        self.t_measure = self.t_end = 0  # the measure window, ns (monotonic), once the parent said go
+        self.first: Snapshot | None = None  # the counts where the window began
+        self.last: Snapshot | None = None  # and where it ended
+
+    def cross(self, now: int) -> bool:
+        """At a completion seen at `now`: a snapshot at each boundary of the window passed since the
+        last one (the I/O that crossed one counts in the phase it completed in); whether the end was."""
+        if self.first is None and now >= self.t_measure:
+            self.first = self.snapshot()
+            self.window.start()
+            self.start_window()
+        if self.last is None and now >= self.t_end:
+            self.last = self.snapshot()
+            self.window.end()
+            return True
+        return False
 
     def publisher(self, control: memoryview[float], live: memoryview[int], latency: bool) -> Callable[[int], None]:
         parent = os.getppid()
@@ -101,17 +122,17 @@ class Tally:
         def publish(now: int) -> None:
             if os.getppid() != parent:  # orphaned: the parent died without stopping us
                 control[C_STOP] = 1.0
-            live[R_IOS], live[W_IOS] = ios
-            live[R_LAT], live[W_LAT] = lat_sum
+            live[R_IOS], live[W_IOS] = sum(ios[0::2]), sum(ios[1::2])
+            live[R_LAT], live[W_LAT] = sum(lat_sum[0::2]), sum(lat_sum[1::2])
             live[BEAT] = now
             if latency:
-                live[HEADER : HEADER + BUCKETS] = hist_r
-                live[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = hist_w
+                live[HEADER : HEADER + BUCKETS] = array("q", hist_r)
+                live[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = array("q", hist_w)
 
         return publish
 
     def snapshot(self) -> Snapshot:
-        return (self.ios[0], self.ios[1], self.lat_sum[0], self.lat_sum[1], bytes(self.hist_r), bytes(self.hist_w),
+        return (list(self.ios), list(self.lat_sum), array("q", self.hist_r).tobytes(), array("q", self.hist_w).tobytes(),
                 list(self.mins), list(self.maxs))
 
     def start_window(self) -> None:
@@ -119,19 +140,16 @@ class Tally:
         self.mins[:] = [1 << 62, 1 << 62]
         self.maxs[:] = [0, 0]
 
-    def finish(self, cfg: dict, live: memoryview[int], publish: Callable[[int], None], snap_start: Snapshot | None,
-               snap_end: Snapshot | None, window: CpuWindow, trace: list[tuple[int, bool]],
-               error: tuple[int, str] | None) -> dict:
-        """The worker's result from its snapshots (taken now where a boundary never came)."""
+    def finish(self, cfg: dict, live: memoryview[int], publish: Callable[[int], None],
+               traces: list[list[tuple[int, bool]]], error: tuple[int, str] | None) -> dict:
+        """The process's result from its snapshots (taken now where a boundary never came)."""
         publish(time.monotonic_ns())
         end = time.monotonic_ns()
-        if snap_end is None:
-            snap_end = self.snapshot()
-        if snap_start is None:
-            snap_start = snap_end
-        result = measured(snap_start, snap_end, snap_end[6], snap_end[7], window.figures(), cfg["block_size"])
+        last = self.last if self.last is not None else self.snapshot()
+        first = self.first if self.first is not None else last
+        result = measured(first, last, self.window.figures(), cfg["block_size"], cfg["workers"])
         result["stopped_at_ns"] = end
-        result["trace"] = trace
+        result["traces"] = traces
         if error is not None:
             result["error"] = f"I/O error: {os.strerror(error[0]) if error[0] else error[1]} ({cfg['path']})"
             live[STATE] = FAILED
@@ -184,28 +202,35 @@ class CpuWindow:
                 "cpu_window_seconds": max(0.0, self.wall1 - self.wall0)}
 
 
-def measured(start: tuple, end: tuple, mins: list, maxs: list, cpu: dict, bs: int) -> dict:
-    r_ios = end[0] - start[0]
-    w_ios = end[1] - start[1]
-    hist_r = array("q", end[4])
-    hist_w = array("q", end[5])
-    base_r = array("q", start[4])
-    base_w = array("q", start[5])
+def measured(start: Snapshot, end: Snapshot, cpu: dict, bs: int, workers: list[int]) -> dict:
+    """What a process measured between two snapshots: per direction, and per logical worker it carried."""
+    ios = [b - a for a, b in zip(start[0], end[0])]
+    lat = [b - a for a, b in zip(start[1], end[1])]
+    r_ios, w_ios = sum(ios[0::2]), sum(ios[1::2])
+    hist_r = array("q", end[2])
+    hist_w = array("q", end[3])
+    base_r = array("q", start[2])
+    base_w = array("q", start[3])
     for i in range(BUCKETS):
         hist_r[i] -= base_r[i]
         hist_w[i] -= base_w[i]
+    mins, maxs = end[4], end[5]
     return {
         "r_ios": r_ios,
         "w_ios": w_ios,
         "r_bytes": r_ios * bs,
         "w_bytes": w_ios * bs,
-        "r_lat_ns": end[2] - start[2],
-        "w_lat_ns": end[3] - start[3],
+        "r_lat_ns": sum(lat[0::2]),
+        "w_lat_ns": sum(lat[1::2]),
         "r_min": mins[0] if r_ios else None,
         "r_max": maxs[0] if r_ios else None,
         "w_min": mins[1] if w_ios else None,
         "w_max": maxs[1] if w_ios else None,
         "r_hist": hist_r.tobytes(),
         "w_hist": hist_w.tobytes(),
+        # Each logical worker's own: its I/Os, bytes and summed latency per direction.
+        "workers": [{"worker": w, "r_ios": ios[2 * i], "w_ios": ios[2 * i + 1], "r_bytes": ios[2 * i] * bs,
+                     "w_bytes": ios[2 * i + 1] * bs, "r_lat_ns": lat[2 * i], "w_lat_ns": lat[2 * i + 1]}
+                    for i, w in enumerate(workers)],
         **cpu,
     }

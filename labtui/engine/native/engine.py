@@ -1,12 +1,15 @@
 """The native engine: labtui's own I/O loop, the default, needing nothing installed.
 
-Like DiskSpd, a step's `threads` become that many worker processes (one interpreter each, so
-the GIL never serialises them), each keeping its `outstanding` I/Os in flight: io_uring on
-O_DIRECT files, kernel AIO where io_uring is missing or disabled, threads with the page cache
-on (or where neither exists), one blocking call per I/O at queue depth 1. The loop that ran is
-recorded in each step's result (`backend`); the `native_backend` setting picks one by name.
-This process only coordinates: it publishes the measure window, samples the workers' live counters
-once per interval, and merges their exact final counts and latency histograms into the step result.
+A step's `threads` are logical workers, each keeping its `outstanding` I/Os in flight with its own
+offset stream; labtui.engine.native.plan decides what carries them: on O_DIRECT files one io_uring
+ring (kernel AIO where io_uring is missing) per process, at most one process per CPU, each driving
+the slots of several logical workers, or one process per worker where `native_workers =
+"per-thread"` asks for DiskSpd's shape; with the page cache on (or where neither ring exists) one
+process per worker with a thread per I/O in flight, and one blocking call per I/O where a process
+has one in flight. The loop that ran and the processes are recorded in each step's result
+(`backend`, `processes`) and its command line. This process only coordinates: it publishes the
+measure window, samples the processes' live counters once per interval, and merges their exact
+final counts and latency histograms into the step result (labtui.engine.native.figures).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import asyncio
 import contextlib
 import json
 import mmap
-import operator
 import os
 import pickle
 import secrets
@@ -24,24 +26,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from array import array
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
-
 from labtui import __version__
-from labtui.engine import cpubound, schedstat, subproc
-from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared, stopped_collecting
+from labtui.engine import subproc
+from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailable, Job, ensure_cleared
 from labtui.engine.cpu import CpuMeter
 from labtui.engine.events import Event, RunWarning, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.limits import StepNeeds
-from labtui.engine.native import common as nc, uring, worker as nw
-from labtui.engine.native.histogram import BUCKETS, PERCENTILES, percentiles
-from labtui.errors import LabtuiError
-from labtui.model.profile import SteadyRule, Step
-from labtui.model.result import DirectionStats, LatencySummary, Sample, SteadyState, StepResult, settled
+from labtui.engine.native import common as nc
+from labtui.engine.native.figures import Sampler, partial_result, round_figure, step_result, window_result
+from labtui.engine.native.plan import BACKENDS, MODES, Carriage, plan
+from labtui.model.profile import Step
+from labtui.model.result import Sample
 from labtui.units import format_duration, format_size
 
 START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
@@ -70,52 +69,15 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-BACKENDS = ("io_uring", "aio", "sync")
-
-
-def missing_backends() -> dict[str, str]:
-    """The I/O loops this machine cannot run, each with why (io_uring is probed once)."""
-    missing = {}
-    why = uring.probe()
-    if why:
-        missing["io_uring"] = why
-    if nw.aio_syscalls() is None:
-        missing["aio"] = "no kernel AIO on this system"
-    return missing
-
-
-def choose_backend(step: Step, direct: bool, wanted: str = "auto",
-                   missing: Mapping[str, str] | None = None) -> tuple[str, str | None]:
-    """The I/O loop for `step`, and why it is not the one `wanted` (None when it is).
-
-    io_uring first, then kernel AIO, both only where they are really asynchronous (O_DIRECT)
-    and more than one I/O is in flight; blocking calls otherwise (measured: at queue depth 1
-    one pread beats a submit and a reap). `wanted` (the `native_backend` setting) picks one
-    by name; where it cannot run here the next that can is used, and the note says why.
-    """
-    missing = missing_backends() if missing is None else missing
-    direct = direct and step.cache == "off"
-    usable = [b for b in BACKENDS if b not in missing]
-    if not direct:
-        usable = ["sync"]  # kernel AIO and this io_uring loop are synchronous on buffered files
-    if wanted == "auto":
-        best = usable[0] if step.outstanding > 1 else "sync"
-        return best, None
-    if wanted not in BACKENDS:
-        raise LabtuiError(f"native_backend must be auto or one of {', '.join(BACKENDS)}, got {wanted!r}")
-    if wanted in usable:
-        return wanted, None
-    fallback = usable[0] if step.outstanding > 1 else "sync"
-    why = missing.get(wanted) or "it needs O_DIRECT (cache off)"
-    return fallback, f"the {wanted} I/O loop cannot run here ({why}): {fallback} ran instead"
-
-
 @dataclass(frozen=True)
 class StepObservation:
     """What a native step did beyond its result, handed to `EngineSettings.observe`."""
 
     all_phase_ios: int  # warm-up and drain included
-    traces: list[list]  # per worker, its first `trace_offsets` (start, offset, ...) records
+    traces: list[list]  # per logical worker, its first `trace_offsets` (offset, is_write) records
+    workers: list[dict]  # per logical worker, in order: what it did in the window ("r_ios", "w_lat_ns" ...)
+    carriage: Carriage  # the loop and the processes that carried the logical workers
+    pids: list[int]  # the processes' ids, one per group of `carriage`
 
 
 class NativeEngine(Engine):
@@ -126,7 +88,7 @@ class NativeEngine(Engine):
         crowded=("this figure is the CPUs' limit, not the disk's: the workers waited for a CPU (other work, or more "
                  "threads than CPUs); try a quieter machine, fewer threads, or -e fio"),
     )
-    settings_keys = ("native_backend", "overrun_seconds")
+    settings_keys = ("native_backend", "native_workers", "overrun_seconds")
     preview_order = 2
 
     @classmethod
@@ -135,12 +97,15 @@ class NativeEngine(Engine):
         return step.outstanding if step.cache == "on" else 1
 
     def check_available(self) -> None:
-        # Pure Python: always available; only a mistyped native_backend setting can stop it.
+        # Pure Python: always available; only a mistyped native_backend or native_workers setting can stop it.
         wanted = self.settings.native_backend or "auto"
         if wanted != "auto" and wanted not in BACKENDS:
             raise EngineUnavailable(
                 f"native_backend must be auto or one of {', '.join(BACKENDS)}, got {wanted!r} (in config.toml)"
             )
+        mode = self.settings.native_workers or "auto"
+        if mode not in MODES:
+            raise EngineUnavailable(f"native_workers must be one of {', '.join(MODES)}, got {mode!r} (in config.toml)")
 
     def version(self) -> str | None:
         return __version__
@@ -150,32 +115,32 @@ class NativeEngine(Engine):
         mix = {0: "read", 100: "write"}.get(step.write_percent, f"{100 - step.write_percent}/{step.write_percent} read/write")
         through = " + O_DSYNC (write-through)" if step.write_through and step.writes else ""
         return (
-            f"labtui native: {step.threads} worker process{'es' if step.threads > 1 else ''} x "
-            f"{step.outstanding} outstanding, {format_size(step.block_size)} {step.pattern} {mix}, "
-            f"{'O_DIRECT' if direct else 'page cache on'}{through} "
-            f"({self._backend(step, direct)[0]}), "
+            f"labtui native: {self.carriage(step).describe()}, {step.outstanding} outstanding each, "
+            f"{format_size(step.block_size)} {step.pattern} {mix}, {'O_DIRECT' if direct else 'page cache on'}{through}, "
             f"{format_duration(step.warmup)} warm-up + {_measured_time(step)}, "
             f"latency {'on' if step.latency else 'off'}, file {path} ({format_size(file_size)})"
         )
 
     def needs(self, step: Step) -> StepNeeds:
-        backend, _ = self._backend(step, step.cache == "off")
-        if backend == "sync":
+        carriage = self.carriage(step)
+        if carriage.loop == "threads":
             why = "one per I/O in flight with the page cache on" if step.cache == "on" else "one per I/O in flight"
             return StepNeeds(threads=step.threads * step.outstanding, why_threads=why)
-        # One process per thread; kernel AIO reserves an event per I/O in flight, io_uring a ring each.
-        return StepNeeds(threads=step.threads, aio_events=step.threads * step.outstanding if backend == "aio" else 0)
+        # Its processes; kernel AIO reserves an event per I/O in flight, io_uring a ring each.
+        return StepNeeds(threads=carriage.processes,
+                         aio_events=step.threads * step.outstanding if carriage.backend == "aio" else 0)
 
-    def _backend(self, step: Step, direct: bool) -> tuple[str, str | None]:
-        return choose_backend(step, direct, self.settings.native_backend or "auto", self.settings.missing_backends)
+    def carriage(self, step: Step) -> Carriage:
+        """The loop and the processes that carry `step`'s logical workers on this machine."""
+        return plan(step, step.cache == "off", self.settings.native_backend or "auto", self.settings.missing_backends,
+                    mode=step.native_workers or self.settings.native_workers or "auto", cpus=self.settings.cpus)
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
         self.partial_result = None
         ensure_cleared(job, step.writes)
-        direct = step.cache == "off"
-        backend, note = self._backend(step, direct)
-        if note:
-            yield RunWarning(note)
+        carriage = self.carriage(step)
+        if carriage.note:
+            yield RunWarning(carriage.note)
         seed = secrets.randbits(48)
         control_fd = _shared_file(nc.CONTROL_BYTES)
         control_map = mmap.mmap(control_fd, nc.CONTROL_BYTES)
@@ -183,7 +148,7 @@ class NativeEngine(Engine):
         workers: list[_Worker] = []
         maps: list = [control_map]
         try:
-            for i in range(step.threads):
+            for i, group in enumerate(carriage.groups):
                 live_fd = _shared_file(nc.LIVE_BYTES)
                 cfg = {
                     "path": str(job.path),
@@ -192,13 +157,13 @@ class NativeEngine(Engine):
                     "pattern": step.pattern,
                     "write_percent": step.write_percent,
                     "outstanding": step.outstanding,
-                    "direct": direct,
+                    "direct": step.cache == "off",
                     "write_through": step.write_through and step.writes,
                     "latency": step.latency,
-                    "worker": i,
-                    "workers": step.threads,
+                    "workers": list(group),  # the logical workers this process carries
+                    "threads": step.threads,  # of the step's, each with its share of the file
                     "seed": seed + i * 7_919,
-                    "backend": backend,
+                    "backend": carriage.backend,
                     "trace": self.settings.trace_offsets,
                     "control_fd": control_fd,
                     "live_fd": live_fd,
@@ -217,9 +182,9 @@ class NativeEngine(Engine):
                     )
                 finally:
                     os.close(live_fd)
-                workers.append(_Worker(proc, memoryview(live_map).cast("q")))
+                workers.append(_Worker(proc, memoryview(live_map).cast("q"), len(group)))
             await self._wait_ready(workers)
-            async for event in self._measure(step, job, workers, control, backend):
+            async for event in self._measure(step, job, workers, control, carriage):
                 yield event
         finally:
             control[nc.C_STOP] = 1.0
@@ -245,7 +210,7 @@ class NativeEngine(Engine):
             await asyncio.sleep(0.005)
 
     async def _measure(self, step: Step, job: Job, workers: list[_Worker], control: memoryview[float],
-                       backend: str) -> AsyncIterator[Event]:
+                       carriage: Carriage) -> AsyncIterator[Event]:
         interval = max(0.1, job.interval)
         rule = step.steady
         judge = job.steady_judge() if rule is not None else None
@@ -265,8 +230,8 @@ class NativeEngine(Engine):
             ticks += _ticks(t_measure, t_measure, t_measure + step.duration * k, interval,
                             begin=t_measure + step.duration * (k - 1))
             boundaries[len(ticks) - 1] = k
-        sampler = _Sampler(workers, step.latency, step.block_size, t_go,
-                           lanes=step.outstanding if backend == "sync" else 1)
+        sampler = Sampler(workers, step.latency, step.block_size, t_go,
+                          lanes=step.outstanding if carriage.loop == "threads" else 1)
         meter = CpuMeter()
         samples: list[Sample] = []
         readings = [sampler.prev]  # the workers' cumulative counters where each round began and ended
@@ -285,7 +250,7 @@ class NativeEngine(Engine):
                 except asyncio.CancelledError:
                     # Nothing can be yielded any more: what was measured goes to the runner this way.
                     if measuring:
-                        self.partial_result = _partial_result(step, job, readings[0], sampler._read(), samples,
+                        self.partial_result = partial_result(step, job, readings[0], sampler.read(), samples,
                                                               meter.stop(), self.command_line(step, job.path, job.file_size))
                     raise
             failed = [w for w in workers if w.live[nc.STATE] == nc.FAILED or w.exited]
@@ -304,7 +269,7 @@ class NativeEngine(Engine):
                 yield SampleTaken(job.index, phase, sample)
             if judge is not None and rule is not None and i in boundaries:
                 readings.append(sampler.prev)
-                figures.append(_round_figure(rule, readings[-2], readings[-1], step.block_size))
+                figures.append(round_figure(rule, readings[-2], readings[-1], step.block_size))
                 state = judge(rule, figures, step.duration)
                 yield SteadyRound(job.index, state)
                 if state.finished:
@@ -320,25 +285,27 @@ class NativeEngine(Engine):
             # Cancelled as the workers hand in their counts, the window measured (whole, or up to
             # a steady stop; a worker that failed cut it short): their live counters hold it.
             if measuring:
-                self.partial_result = _partial_result(step, job, readings[0], sampler._read(), samples,
+                self.partial_result = partial_result(step, job, readings[0], sampler.read(), samples,
                                                       cpu_percent, self.command_line(step, job.path, job.file_size),
                                                       window_done=not failed)
             raise
         if self.settings.observe is not None:
             # Every I/O the workers completed, warm-up and drain included (what the device saw), and
             # with trace_offsets each worker's offsets: for whoever injected the observer (tests).
+            per_worker = sorted((w for f in finals for w in f.get("workers") or ()), key=lambda w: w["worker"])
             self.settings.observe(StepObservation(sum(w.live[nc.R_IOS] + w.live[nc.W_IOS] for w in workers),
-                                                  [f.get("trace", []) for f in finals]))
+                                                  [t for f in finals for t in f.get("traces") or ()],
+                                                  per_worker, carriage, [w.proc.pid for w in workers]))
         for note in dict.fromkeys(f["fallback"] for f in finals if f.get("fallback")):
             yield RunWarning(note)
         errors = [f.get("error") for f in finals if f.get("error")]
         status, error = ("failed", errors[0]) if errors else ("completed", None)
-        result = _step_result(step, job, finals, t_stop - t_measure, samples, cpu_percent,
+        result = step_result(step, job, finals, t_stop - t_measure, samples, cpu_percent,
                               self.command_line(step, job.path, job.file_size), status, error)
         if rule is not None and judge is not None:
             if state is None:
                 state = judge(rule, figures, step.duration)
-            result = _window_result(result, state, readings, step)
+            result = window_result(result, state, readings, step)
         yield StepFinished(job.index, result)
 
     async def _collect(self, workers: list[_Worker], deadline: float) -> list[dict]:
@@ -354,10 +321,15 @@ class NativeEngine(Engine):
 class _Worker:
     """One worker process, its live counters, and (once it ends) its final result."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, live: memoryview) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, live: memoryview, carried: int = 1) -> None:
         self.proc = proc
         self.live = live
+        self.carried = carried  # logical workers it carries
         self._result: dict | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
 
     @property
     def exited(self) -> bool:
@@ -421,236 +393,8 @@ def _ticks(t_go: float, t_measure: float, t_end: float, interval: float, begin: 
     return ticks
 
 
-class _Sampler:
-    """Turns the workers' cumulative live counters into per-interval samples."""
-
-    def __init__(self, workers: list[_Worker], latency: bool, block_size: int, t_go: float, lanes: int = 1) -> None:
-        self.workers = workers
-        self.lanes = lanes  # I/O threads per worker process (the blocking loop's, one per I/O in flight)
-        self.latency = latency
-        self.block_size = block_size
-        self.t_go_ns = int(t_go * 1e9)  # a worker that has not published yet counts from the start
-        self.prev = self._read()
-        self.prev_cpu = psutil.cpu_times()
-        self.prev_sched = self._sched()
-
-    def _sched(self) -> tuple[float, list]:
-        return time.monotonic(), [schedstat.sched_times(w.proc.pid) for w in self.workers]
-
-    def _engine_load(self, machine_percent: float | None) -> tuple[float | None, bool | None]:
-        """The busiest worker's CPU % of the interval, and whether the interval was CPU-bound."""
-        now = self._sched()
-        (t0, before), (t1, after) = self.prev_sched, now
-        self.prev_sched = now
-        loads = [cpubound.WorkerLoad((b[0] - a[0]) / 1e9, (b[1] - a[1]) / 1e9, self.lanes)
-                 for a, b in zip(before, after) if a is not None and b is not None]
-        if not loads or t1 <= t0:
-            return None, None
-        top, reason = cpubound.verdict(loads, t1 - t0, machine_percent)
-        return top, True if reason else None
-
-    def _read(self) -> tuple:
-        r_ios = w_ios = r_lat = w_lat = beats = 0
-        hist_r = hist_w = None
-        for w in self.workers:
-            live = w.live
-            r_ios += live[nc.R_IOS]
-            w_ios += live[nc.W_IOS]
-            r_lat += live[nc.R_LAT]
-            w_lat += live[nc.W_LAT]
-            beats += live[nc.BEAT] or self.t_go_ns
-            if self.latency:
-                view = memoryview(live).cast("B").cast("q")
-                hr = array("q", view[nc.HEADER : nc.HEADER + BUCKETS])
-                hw = array("q", view[nc.HEADER + BUCKETS : nc.HEADER + 2 * BUCKETS])
-                hist_r = hr if hist_r is None else array("q", map(operator.add, hist_r, hr))
-                hist_w = hw if hist_w is None else array("q", map(operator.add, hist_w, hw))
-        return r_ios, w_ios, r_lat, w_lat, beats / max(1, len(self.workers)), hist_r, hist_w
-
-    def take(self, t: float) -> Sample | None:
-        now = self._read()
-        cpu = psutil.cpu_times()
-        prev, self.prev = self.prev, now
-        prev_cpu, self.prev_cpu = self.prev_cpu, cpu
-        seconds = (now[4] - prev[4]) / 1e9
-        if seconds <= 0:
-            return None
-        r_ios, w_ios = now[0] - prev[0], now[1] - prev[1]
-        r_mean = (now[2] - prev[2]) / r_ios / 1e6 if r_ios and self.latency else None
-        w_mean = (now[3] - prev[3]) / w_ios / 1e6 if w_ios and self.latency else None
-        r_p99 = w_p99 = None
-        if self.latency and now[5] is not None:
-            if r_ios:
-                r_p99 = _p99_ms(now[5], prev[5])
-            if w_ios:
-                w_p99 = _p99_ms(now[6], prev[6])
-        busy = sum(cpu) - sum(prev_cpu)
-        idle = (cpu.idle + getattr(cpu, "iowait", 0.0)) - (prev_cpu.idle + getattr(prev_cpu, "iowait", 0.0))
-        cpu_percent = round(100.0 * (busy - idle) / busy, 2) if busy > 0 else None
-        engine_cpu, engine_bound = self._engine_load(cpu_percent)
-        return Sample(
-            t=round(t, 6),
-            seconds=round(seconds, 6),
-            read_ios=r_ios,
-            read_bytes=r_ios * self.block_size,
-            write_ios=w_ios,
-            write_bytes=w_ios * self.block_size,
-            read_lat_mean_ms=r_mean,
-            read_lat_p99_ms=r_p99,
-            write_lat_mean_ms=w_mean,
-            write_lat_p99_ms=w_p99,
-            cpu_percent=cpu_percent,
-            engine_cpu_percent=engine_cpu,
-            engine_bound=engine_bound,
-        )
-
-
 def _measured_time(step: Step) -> str:
     """"10s", or for a steady-state step "1m rounds until snia holds (at most 25)"."""
     if not step.steady_state:
         return format_duration(step.duration)
     return f"{format_duration(step.duration)} rounds until {step.steady_state} holds (at most {step.steady_max_rounds})"
-
-
-def _round_figure(rule: SteadyRule, before: tuple, after: tuple, block_size: int) -> float:
-    """A round's tracked figure from the workers' cumulative counters at its two ends."""
-    ios = (after[0] - before[0]) + (after[1] - before[1])
-    seconds = (after[4] - before[4]) / 1e9
-    latency = ((after[2] - before[2]) + (after[3] - before[3])) / ios / 1e6 if ios else None
-    figure = rule.figure_of(ios, ios * block_size, seconds, latency)
-    return figure if figure is not None else 0.0
-
-
-def _window_result(result: StepResult, state: SteadyState, readings: list[tuple], step: Step) -> StepResult:
-    """The step's result as its measurement window measured it (SNIA reports the window).
-
-    The counts are the workers' exact cumulative ones at the window's two ends (published with
-    their own timestamps); latency comes from the histograms' difference over it. Extremes are
-    not kept per round: the window's min and max are unknown, its percentiles are not.
-    """
-    rounds = len(readings) - 1
-    if rounds < 1:
-        return replace(result, steady_state=state)
-    first = max(0, rounds - state.window)
-    return settled(replace(_span(result, readings[first], readings[-1], step), steady_state=state))
-
-
-def _span(result: StepResult, before: tuple, after: tuple, step: Step) -> StepResult:
-    """`result` with the figures between two readings of the workers' cumulative counters."""
-    seconds = round((after[4] - before[4]) / 1e9, 6)
-    r_ios, w_ios = after[0] - before[0], after[1] - before[1]
-    bs = step.block_size
-    read_latency = write_latency = latency = LatencySummary()
-    if step.latency and after[5] is not None:
-        hist_r = array("q", map(operator.sub, after[5], before[5]))
-        hist_w = array("q", map(operator.sub, after[6], before[6]))
-        r_lat, w_lat = after[2] - before[2], after[3] - before[3]
-        read_latency = _latency(hist_r, r_lat, r_ios, None, None)
-        write_latency = _latency(hist_w, w_lat, w_ios, None, None)
-        latency = _latency(array("q", map(operator.add, hist_r, hist_w)), r_lat + w_lat, r_ios + w_ios, None, None)
-    return replace(
-        result,
-        read=DirectionStats(r_ios, r_ios * bs, seconds),
-        write=DirectionStats(w_ios, w_ios * bs, seconds),
-        latency=latency,
-        read_latency=read_latency,
-        write_latency=write_latency,
-    )
-
-
-def _partial_result(step: Step, job: Job, before: tuple, after: tuple, samples: list[Sample],
-                    cpu_percent: float | None, command_line: str, *, window_done: bool = False) -> StepResult | None:
-    """What a step cancelled mid-measure had measured, as an aborted step (None: nothing yet).
-
-    The workers' final counts never come (they are stopped, not asked to finish): the figures are
-    their live cumulative counters from the start of the measured phase to their last publication,
-    with the publications' own timestamps; latency comes from the histograms' difference, so its
-    percentiles are known and its min and max are not.
-    """
-    seconds = (after[4] - before[4]) / 1e9
-    if seconds <= 0 or after[0] + after[1] <= before[0] + before[1]:
-        return None
-    planned = step.duration * (step.steady.max_rounds if step.steady is not None else 1)
-    error = (stopped_collecting(seconds, "the workers' live counters; latency min and max unknown") if window_done else
-             f"stopped {seconds:.1f} s into its {format_duration(planned)} measure: the figures are of the part measured")
-    aborted = StepResult(step=step, status="aborted", cpu_percent=cpu_percent, repetition=job.repetition,
-                         command_line=command_line, samples=tuple(samples), error=error)
-    return _span(aborted, before, after, step)
-
-
-def _p99_ms(now: array, prev: array | None) -> float | None:
-    counts = array("q", map(operator.sub, now, prev)) if prev is not None else now
-    value = percentiles(counts, [99.0])[0]
-    return value / 1e6 if value is not None else None
-
-
-def _latency(hist: array, lat_ns: int, ios: int, lo: int | None, hi: int | None) -> LatencySummary:
-    if not ios or not any(hist):
-        return LatencySummary()
-    values = percentiles(hist, [p for _, p in PERCENTILES], lo, hi)
-    ms = {name: (v / 1e6 if v is not None else None) for (name, _), v in zip(PERCENTILES, values)}
-    return LatencySummary(
-        mean=lat_ns / ios / 1e6,
-        min=lo / 1e6 if lo is not None else None,
-        max=hi / 1e6 if hi is not None else None,
-        **ms,
-    )
-
-
-def _step_result(step: Step, job: Job, finals: list[dict], seconds: float, samples: list[Sample], cpu_percent: float | None,
-                 command_line: str, status: str, error: str | None) -> StepResult:
-    r_ios = sum(f.get("r_ios", 0) for f in finals)
-    w_ios = sum(f.get("w_ios", 0) for f in finals)
-    r_bytes = sum(f.get("r_bytes", 0) for f in finals)
-    w_bytes = sum(f.get("w_bytes", 0) for f in finals)
-    hist_r = array("q", bytes(8 * BUCKETS))
-    hist_w = array("q", bytes(8 * BUCKETS))
-    for f in finals:
-        if "r_hist" in f:
-            hist_r = array("q", map(operator.add, hist_r, array("q", f["r_hist"])))
-            hist_w = array("q", map(operator.add, hist_w, array("q", f["w_hist"])))
-    r_lat = sum(f.get("r_lat_ns", 0) for f in finals)
-    w_lat = sum(f.get("w_lat_ns", 0) for f in finals)
-
-    def extreme(key: str, pick: Callable[[list[int]], int]) -> int | None:
-        values = [f[key] for f in finals if f.get(key) is not None]
-        return pick(values) if values else None
-
-    r_min, r_max = extreme("r_min", min), extreme("r_max", max)
-    w_min, w_max = extreme("w_min", min), extreme("w_max", max)
-    read_latency = _latency(hist_r, r_lat, r_ios, r_min, r_max) if step.latency else LatencySummary()
-    write_latency = _latency(hist_w, w_lat, w_ios, w_min, w_max) if step.latency else LatencySummary()
-    total_hist = array("q", map(operator.add, hist_r, hist_w))
-    lows = [v for v in (r_min, w_min) if v is not None]
-    highs = [v for v in (r_max, w_max) if v is not None]
-    latency = (
-        _latency(total_hist, r_lat + w_lat, r_ios + w_ios, min(lows) if lows else None, max(highs) if highs else None)
-        if step.latency
-        else LatencySummary()
-    )
-    cpu_seconds = sum(f.get("cpu_seconds", 0.0) for f in finals)
-    loads = [cpubound.WorkerLoad(f.get("cpu_seconds", 0.0), f.get("wait_seconds"),
-                                 step.outstanding if f.get("backend") == "threads" else 1, f.get("cpu_window_seconds"))
-             for f in finals if "cpu_seconds" in f]
-    engine_cpu, bound = cpubound.verdict(loads, seconds, cpu_percent)
-    if cpubound.too_short(seconds):
-        cpu_percent = None  # of a window this short the machine's clock ticks tell nothing
-    backends = sorted({f["backend"] for f in finals if f.get("backend")})
-    return StepResult(
-        step=step,
-        status=status,
-        read=DirectionStats(r_ios, r_bytes, seconds),
-        write=DirectionStats(w_ios, w_bytes, seconds),
-        latency=latency,
-        read_latency=read_latency,
-        write_latency=write_latency,
-        cpu_percent=cpu_percent,
-        cpu_seconds=round(cpu_seconds, 6),
-        engine_cpu_percent=engine_cpu,
-        engine_bound=bound if status == "completed" else None,
-        backend="+".join(backends) or None,
-        repetition=job.repetition,
-        command_line=command_line,
-        error=error,
-        samples=tuple(samples),
-    )

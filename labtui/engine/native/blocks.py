@@ -1,0 +1,77 @@
+"""What a written block holds, stamped in place in the I/O buffers, a batch of slots at a time.
+
+Every write carries, at each 4 KiB of its block, the byte offset that 4 KiB lands at and a number
+no other write of the process carries: no two writes are alike (a drive that deduplicates or
+compresses could otherwise store a repeated buffer for nothing), and a block read back says where
+it was written. The loops call `stamp` once per batch, over the slots about to be written, before
+they go to the kernel, and `check` once per batch over the slots whose reads have completed,
+before those slots are used again (the place a verifying reader hooks in; none by default).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import struct
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+
+from labtui.engine.native.common import buffers
+
+STAMP = struct.Struct("<QQ")
+STAMP_EVERY = 4096
+
+
+def slot_buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int, int, Blocks]:
+    """`count` page-aligned buffers of one block each (random data for writes): the memory, the
+    stride from one to the next, the first one's address, and their stamps."""
+    buf, stride = buffers(cfg, count)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    return buf, stride, address, Blocks(memoryview(buf), stride, cfg["block_size"], cfg["seed"])
+
+
+class Blocks:
+    """The stamps of one process's buffers: `count` slots of `stride` bytes, blocks of `block_size`."""
+
+    def __init__(self, buf: memoryview, stride: int, block_size: int, nonce: int) -> None:
+        self.view = buf
+        self.words = buf.cast("Q")  # buffers are whole pages (labtui.engine.native.common.buffers)
+        self.stride = stride
+        self.block_size = block_size
+        self.nonce = nonce  # the next write's number
+        self.positions = range(0, block_size - STAMP.size + 1, STAMP_EVERY)
+        # Reads completed: (slots, each one's offset); None checks nothing. A verifier sets it.
+        self.check: Callable[[Sequence[int], Sequence[int]], None] | None = None
+
+    def stamp(self, slots: Iterable[int], offsets: Iterable[int]) -> None:
+        """Stamp each slot's buffer for the write at its offset (slots and offsets pair up)."""
+        nonce = self.nonce
+        stride, bs = self.stride, self.block_size
+        per_block = len(self.positions)
+        if per_block == 1:  # one stamp a block (4 KiB blocks, the common case): one call each
+            pack = STAMP.pack_into
+            view = self.view
+            for slot, off in zip(slots, offsets):
+                pack(view, slot * stride, off, nonce)
+                nonce += 1
+            self.nonce = nonce
+            return
+        words = self.words
+        step = STAMP_EVERY // 8
+        for slot, off in zip(slots, offsets):
+            # Every stamp of the block at once: its offsets, then its number, each as one strided store.
+            first = slot * stride // 8
+            last = first + bs // 8
+            words[first:last:step] = array("Q", range(off, off + per_block * STAMP_EVERY, STAMP_EVERY))
+            words[first + 1 : last : step] = array("Q", (nonce,)) * per_block
+            nonce += 1
+        self.nonce = nonce
+
+    def reads_done(self, reaped: Sequence[int], key: Sequence[int], offset_of: Callable[[int], int]) -> None:
+        """The verifier's turn (if one is set), over the reads of a reaped batch, before their slots
+        take another I/O: `key[slot] & 1` is a slot's direction (1: a write), `offset_of` its offset."""
+        if self.check is None:
+            return
+        read = [slot for slot in reaped if not key[slot] & 1]
+        if read:
+            self.check(read, [offset_of(slot) for slot in read])
