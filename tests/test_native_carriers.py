@@ -32,6 +32,9 @@ from labtui.settings import EngineSettings
 from loopdev import attach
 
 IMAGE_MIB = 32
+# Large enough blocks that each read takes the disk a while: the device's in-flight count then
+# shows what the workers keep there, not how soon a loaded machine lets a process resubmit.
+BLOCK = 128 * 1024
 WORKER = "labtui.engine.native.worker"
 
 
@@ -119,7 +122,7 @@ def watch_step(device: str, step: Step, **settings) -> Watched:
 def test_sixteen_threads_of_two_run_on_two_processes_and_the_device_sees_32_in_flight(slow_device, backend):
     if backend == "io_uring" and uring.probe():
         pytest.skip(f"io_uring cannot run here: {uring.probe()}")
-    step = Step(name="Q2T16", block_size=4096, threads=16, outstanding=2, duration=0.6, warmup=0.2)
+    step = Step(name="Q2T16", block_size=BLOCK, threads=16, outstanding=2, duration=0.8, warmup=0.2)
     got = watch_step(slow_device, step, cpus=2, native_backend=backend)
     result, seen = got.result, got.seen
     # Two processes carried the sixteen workers, and said so.
@@ -140,7 +143,7 @@ def test_sixteen_threads_of_two_run_on_two_processes_and_the_device_sees_32_in_f
 def test_per_thread_mode_gives_every_thread_a_process_of_its_own(slow_device):
     if uring.probe():
         pytest.skip(f"io_uring cannot run here: {uring.probe()}")
-    step = Step(name="Q2T4", block_size=4096, threads=4, outstanding=2, duration=0.5, warmup=0.2,
+    step = Step(name="Q2T4", block_size=BLOCK, threads=4, outstanding=2, duration=0.6, warmup=0.2,
                 native_workers="per-thread")
     got = watch_step(slow_device, step, cpus=2)
     result, seen = got.result, got.seen

@@ -35,7 +35,6 @@ import signal
 import stat
 import sys
 
-from labtui.engine.native.aio_loop import aio_syscalls
 from labtui.engine.native.common import ERRNO, FAILED, STATE, shared_views
 
 
@@ -137,6 +136,8 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int]) -> dict:
             try:
                 result = uring_loop(cfg, control, live, fd)
             except UringError as exc:  # refused here though the parent's probe passed (a seccomp filter?)
+                from labtui.engine.native.aio_loop import aio_syscalls
+
                 if aio_syscalls() is None:
                     raise
                 fallback = f"io_uring could not be set up in a worker ({exc.strerror}): kernel AIO ran instead"
