@@ -115,9 +115,15 @@ def test_single_runs_cannot_tell_and_say_how_to_measure_the_noise():
 
 @pytest.mark.parametrize(("changes", "clause", "checked"), [
     ({"target": replace(TARGET, pcie_width=2, pcie_max_width=4, pcie_max_speed="8.0 GT/s PCIe")},
-     "; the PCIe link trained at x2 on B (x4 on A): the slot, an adapter or a riser holds it there.",
-     "; the PCIe link trained at x2 on the re-run (x4 on the baseline): the slot, an adapter or a riser holds it "
-     "there."),
+     "; the PCIe link trained at x2 on B (x4 on A): the drive does x4: an adapter or riser, a loose or dirty "
+     "contact, or the BIOS's lane settings hold it narrower.",
+     "; the PCIe link trained at x2 on the re-run (x4 on the baseline): the drive does x4: an adapter or riser, a "
+     "loose or dirty contact, or the BIOS's lane settings hold it narrower."),
+    ({"target": replace(TARGET, pcie_width=2, pcie_max_width=4, pcie_port_max_width=2)},
+     "; the PCIe link trained at x2 on B (x4 on A): the port above it has 2 lanes: the slot, not the drive, sets "
+     "the width.",
+     "; the PCIe link trained at x2 on the re-run (x4 on the baseline): the port above it has 2 lanes: the slot, not "
+     "the drive, sets the width."),
     ({"target": replace(TARGET, firmware="731120WD")},
      "; the drive ran firmware 731120WD on B (620361WD on A).",
      "; the drive ran firmware 731120WD on the re-run (620361WD on the baseline)."),

@@ -124,9 +124,8 @@ def link_differs(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause
         link_a, link_b = link_of(a.target), link_of(b.target)
         if link_a is None or link_b is None or link_a.name == link_b.name or not _same_drive(a, b):
             continue
-        slower = min((link_a, link_b), key=lambda link: link.bytes_per_second)
         yield Cause("link", _link_change(link_a, link_b, names[0], names[i]), frozenset({0, i}),
-                    advice=slower.cause() if slower.downgraded else "")
+                    advice=_link_advice(link_a, link_b))
 
 
 def _link_change(a: Link, b: Link, name_a: str, name_b: str) -> str:
@@ -135,6 +134,20 @@ def _link_change(a: Link, b: Link, name_a: str, name_b: str) -> str:
     if a.bus == b.bus == "PCIe" and a.lanes == b.lanes:
         return f"the PCIe link ran at {b.rate:g} GT/s on {name_b} ({a.rate:g} GT/s on {name_a})"
     return f"the link was {b.name} on {name_b} ({a.name} on {name_a})"
+
+
+def _link_advice(a: Link, b: Link) -> str:
+    """Why the lesser of two links of one drive may be so, as far as the kernel's facts tell: its width
+    (the slot's lanes, or an adapter, a riser, a contact, the BIOS) or its speed (Link.cause())."""
+    if a.bus == b.bus == "PCIe" and a.lanes != b.lanes:
+        narrow, wide = (a, b) if a.lanes < b.lanes else (b, a)
+        best = max(narrow.best_lanes or 0, wide.lanes)
+        if narrow.port_lanes and narrow.port_lanes < best:
+            return f"the port above it has {narrow.port_lanes} lanes: the slot, not the drive, sets the width"
+        return (f"the drive does x{best}: an adapter or riser, a loose or dirty contact, or the BIOS's lane "
+                "settings hold it narrower")
+    slower = min((a, b), key=lambda link: link.bytes_per_second)
+    return slower.cause() if slower.downgraded else ""
 
 
 def firmware_differs(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:

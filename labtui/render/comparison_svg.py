@@ -18,6 +18,7 @@ from rich.console import CONSOLE_SVG_FORMAT, Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from labtui.analysis.answer import comparison_answers
 from labtui.analysis.comparison import Comparison, MetricRow, StepGroup
 from labtui.analysis.figures import Figure
 from labtui.analysis.metrics import MIB_S, Metric
@@ -135,6 +136,8 @@ def comparison_picture(comparison: Comparison) -> Group:
     """Everything the SVG shows, as one Rich renderable."""
     letters = comparison.letters
     parts: list = [Text("labtui comparison", style="bold underline")]
+    # The answer first, as under every comparison: a picture in a post is read top down too.
+    parts += [Text(a.text, style="bold") for a in comparison_answers(comparison)] + [Text("")]
     legend = Table(box=None, show_header=False, pad_edge=False)
     legend.add_column(no_wrap=True)
     legend.add_column()
