@@ -33,7 +33,15 @@ def test_compare_prints_a_table_json_and_markdown(labtui_home):
     assert "Read 64K random" in out.stdout and "engines differ" in out.stdout
     assert "noise unknown" in out.stdout and "single runs" in out.stdout and not re.search(r"%\s+(better|worse)\b", out.stdout)
     assert "--repeat 3" in out.stdout  # nothing is known about this disk's noise: how to measure it
+    # The answer is the first line; the method only with --explain.
+    assert out.stdout.startswith("Cannot tell yet: B measured 40 % slower at 64K random reads, but single runs "
+                                 "cannot tell a difference from noise; the engines differ (A native, B fio)"), out.stdout[:300]
+    assert "Welch" not in out.stdout and "How the verdicts were reached" not in out.stdout
+    explained = run("compare", a, b, "--explain").stdout
+    assert "How the verdicts were reached" in explained and "Welch" in explained
     data = json.loads(run("compare", a[:12], b, "--json").stdout)
+    assert data["answers"][0]["outcome"] == "cannot tell" and data["answers"][0]["text"].startswith("Cannot tell yet")
+    assert [c["key"] for c in data["answers"][0]["causes"]] == ["engine"]
     assert [r["id"] for r in data["results"]] == [a, b]
     read = next(s for s in data["steps"] if s["name"] == "Read 64K random")
     delta = read["metrics"][0]["deltas"][1]
