@@ -348,6 +348,12 @@ async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
             await pilot.press("space", "space")  # CSV -> Markdown -> JSON
         elif fmt == "configmgr-csv":
             await pilot.press("space", "space", "space")  # ... -> the post's script's CSV
+            # aaaa and dddd ran on one disk: the script's columns cannot tell their rows apart (issue 39, item 20).
+            note = await wait_for(pilot, lambda: widget_text(app, "#export-mixed"), what="the rows' note")
+            assert note.startswith("The rows of 2 results of labbox's /mnt/nvme would mix")
+            assert app.screen.query_one("#export-rows").value == "files"
+            assert widget_text(app, "#export-error") == ""  # a directory, there: one file per result
+            await pilot.press("tab", "space")  # Rows: the result id and date in two more columns
         await set_text(pilot, "#export-path", str(tmp_path / "missing-dir" / "x.csv"))
         assert widget_text(app, "#export-error") == (f"{tmp_path / 'missing-dir'} does not exist: create it first, "
                                                      "or choose a directory that exists")
@@ -360,8 +366,10 @@ async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
                     "CSV.")
     if fmt == "configmgr-csv":
         rows = list(csv.DictReader(out.read_text().splitlines()))
-        assert list(rows[0]) == ["ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU"]
+        assert list(rows[0]) == ["ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU", "ResultId", "Date"]
         assert len(rows) == 5 and [r["Test"] for r in rows[:4]] == ["Read Test 01", "Write Test 01"] * 2
+        assert [r["ResultId"] for r in rows] == ["20240501-103005-aaaa"] * 2 + ["20240503-140000-cccc"] * 2 + [
+            "20240504-080000-dddd"]
         return
     if fmt == "csv":
         rows = list(csv.DictReader(out.read_text().splitlines()))
@@ -379,8 +387,15 @@ async def test_export_goes_to_the_current_directory_and_says_where(labtui_home, 
         await move_to(pilot, screen, "20240501-103005-aaaa")
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, ExportModal))
-        offered = tmp_path / "labtui-export-20250314-0926.csv"  # the app's clock
+        offered = tmp_path / "labtui-export-20250314-092653.csv"  # the app's clock, to the second
         assert app.screen.query_one("#export-path", Input).value == str(offered)
+        # The script's CSV is offered a name of its own: a CSV and it, written in one minute, no longer collide.
+        await pilot.press("space", "space", "space")
+        await wait_for(pilot, lambda: app.screen.query_one("#export-path", Input).value
+                       == str(tmp_path / "labtui-configmgr-20250314-092653.csv"), what="the ConfigMgr CSV's name")
+        await pilot.press("space")
+        await wait_for(pilot, lambda: app.screen.query_one("#export-path", Input).value == str(offered),
+                       what="back to the CSV's name")
         await pilot.press("enter", "enter")  # format -> file name -> written
         await wait_for(pilot, lambda: app.screen is screen, what="the export")
         assert offered.is_file() and said(app, f"1 result written to {offered}")
@@ -718,3 +733,30 @@ async def test_a_toast_leaves_the_detail_of_the_chosen_result_readable(labtui_ho
         assert detail.height > 0
         for toast in app.screen.query(Toast):
             assert not toast.region.overlaps(detail), (toast.region, detail)
+
+
+async def test_export_of_results_whose_script_rows_would_mix_writes_a_file_per_result(labtui_home, tmp_path):
+    # Issue 39, item 20: one file per result, named by its id, each with the script's columns exactly.
+    save_history(labtui_home)
+    app = make_app(labtui_home, cwd=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        for key in ("20240501-103005-aaaa", "20240502-091500-bbbb"):
+            await move_to(pilot, screen, key)
+            await pilot.press("space")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportModal))
+        await pilot.press("space", "space", "space")
+        await wait_for(pilot, lambda: app.screen.query_one("#export-path", Input).value == str(tmp_path),
+                       what="the directory the files go in")
+        (tmp_path / "20240502-091500-bbbb.csv").write_text("mine")
+        await set_text(pilot, "#export-path", f"{tmp_path}/")
+        assert widget_text(app, "#export-error").startswith(f"{tmp_path / '20240502-091500-bbbb.csv'} exists")
+        (tmp_path / "20240502-091500-bbbb.csv").unlink()
+        await set_text(pilot, "#export-path", str(tmp_path))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen, what="the export")
+        assert said(app, f"2 files written in {tmp_path}, one per result, named by its id")
+    for rid in ("20240501-103005-aaaa", "20240502-091500-bbbb"):
+        rows = list(csv.DictReader((tmp_path / f"{rid}.csv").read_text().splitlines()))
+        assert list(rows[0]) == ["ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU"] and len(rows) == 2

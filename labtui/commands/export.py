@@ -15,14 +15,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="csv (default; opens in a spreadsheet), markdown, json, or configmgr-csv (the columns "
                              "of the post's Test-ConfigMgrWorkload.ps1: ComputerName, Test, Disk, IOPS, Mbps = MiB/s, "
                              "Latency, CPU)")
+    # The script's columns cannot tell apart the rows of two results of one computer and disk: two
+    # ways out, each said where they would mix.
+    parser.add_argument("--with-ids", action="store_true",
+                        help="configmgr-csv: the result's id and date as two more columns after the script's, so "
+                             "the rows of several results of one disk can be told apart")
+    parser.add_argument("--per-result", metavar="DIR",
+                        help="configmgr-csv: one file per result in DIR, named by its id (ID.csv), each with the "
+                             "script's columns exactly")
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
 
     from labtui.commands.common import open_store, warn_broken
+    from labtui.errors import ValidationError
     from labtui.render.export import render
 
+    if args.format != "configmgr-csv":
+        for flag, given in (("--with-ids", args.with_ids), ("--per-result", args.per_result is not None)):
+            if given:
+                raise ValidationError("goes with --format configmgr-csv (the script's columns, which say no result id)",
+                                      flag)
     store = open_store()
     if args.ids:
         # Each result once, where first named: an id given again (or as a prefix) must not double its rows.
@@ -50,5 +64,44 @@ def run(args: argparse.Namespace) -> int:
         summary = configmgr_summary(results)
         if summary:
             stderr().print(f"labtui export: {summary}", markup=False, highlight=False, soft_wrap=True)
+    if args.format == "configmgr-csv":
+        return _configmgr(results, with_ids=args.with_ids, per_result=args.per_result)
     sys.stdout.write(render(results, args.format))
+    return 0
+
+
+def _configmgr(results: list, *, with_ids: bool, per_result: str | None) -> int:
+    """The script's CSV on stdout, or a file per result; refused where the rows of several results of
+    one computer and disk would mix and neither way of telling them apart was asked for."""
+    import sys
+    from pathlib import Path
+
+    from labtui.commands.common import stderr
+    from labtui.errors import LabtuiError
+    from labtui.render.export import configmgr_mixed, configmgr_rows, mixed_text, to_configmgr_csv
+    from labtui.results.files import atomic_write
+
+    if per_result is None:
+        mixed = configmgr_mixed(results)
+        if mixed and not with_ids:
+            raise LabtuiError(f"{mixed_text(mixed)}: the script's columns cannot tell them apart. Add --with-ids "
+                              "(the result id and date after the script's columns), or --per-result DIR (one file "
+                              "per result, named by its id)")
+        sys.stdout.write(to_configmgr_csv(results, with_ids=with_ids))
+        return 0
+    directory = Path(per_result).expanduser()
+    if not directory.is_dir():
+        raise LabtuiError(f"--per-result: {directory} is not a directory that exists")
+    files = [(directory / f"{r.id}.csv", r) for r in results if configmgr_rows([r])]
+    taken = [str(path) for path, _r in files if path.exists() or path.is_symlink()]
+    if taken:
+        raise LabtuiError(f"--per-result: {', '.join(taken)} exist{'s' if len(taken) == 1 else ''}: labtui never "
+                          "replaces a file (choose another directory)")
+    for path, result in files:
+        try:
+            atomic_write(path, to_configmgr_csv([result], with_ids=with_ids), exclusive=True)
+        except OSError as exc:
+            raise LabtuiError(f"cannot write {path}: {exc.strerror or exc}") from None
+    stderr().print(f"labtui export: {len(files)} file{'s' if len(files) != 1 else ''} written in {directory}, one "
+                   "per result, named by its id", markup=False, highlight=False, soft_wrap=True)
     return 0

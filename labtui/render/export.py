@@ -212,9 +212,11 @@ def to_markdown(results: Sequence[RunResult]) -> str:
 
 # The columns of Test-ConfigMgrWorkload.ps1's CSV (the seed post's script), in its order.
 CONFIGMGR_COLUMNS = ("ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU")
+# What --with-ids adds after them, where the rows of several results of one disk would mix.
+ID_COLUMNS = ("ResultId", "Date")
 
 
-def configmgr_rows(results: Iterable[RunResult]) -> list[dict[str, str]]:
+def configmgr_rows(results: Iterable[RunResult], *, with_ids: bool = False) -> list[dict[str, str]]:
     """One row per I/O step of every result, as the post's script writes them from DiskSpd's text.
 
     Test is the script's name for it ("Read Test 01", "Write Test 02": numbered per direction in
@@ -222,6 +224,7 @@ def configmgr_rows(results: Iterable[RunResult]) -> list[dict[str, str]]:
     DiskSpd's "I/O per s" and "MiB/s" (so Mbps is MiB/s, 2^20 bytes), Latency the mean in ms and
     CPU the machine's average use, formatted as DiskSpd prints them. A step run several times
     gives its figure as the profile aggregates it (best or mean of the completed repetitions).
+    `with_ids` adds the result's id and its start (local time) after the script's columns.
     """
     from labtui.analysis.metrics import CPU, IOPS, LATENCY_MEAN, MIB_S, headline
 
@@ -252,8 +255,27 @@ def configmgr_rows(results: Iterable[RunResult]) -> list[dict[str, str]]:
                 "Mbps": f"{figure(MIB_S):.2f}",
                 "Latency": f"{latency:.3f}" if latency is not None else "",
                 "CPU": f"{cpu:.2f}%" if cpu is not None else "",
+                **({"ResultId": result.id, "Date": result.started.astimezone().strftime("%Y-%m-%d %H:%M:%S")}
+                   if with_ids else {}),
             })
     return out
+
+
+def configmgr_mixed(results: Iterable[RunResult]) -> list[tuple[str, str, list[RunResult]]]:
+    """Where the script's columns cannot tell results apart: (computer, disk, the results) for each
+    computer and disk that two or more of `results` have rows for ("Read Test 01" twice, no more)."""
+    groups: dict[tuple[str, str], list[RunResult]] = {}
+    for result in results:
+        rows = configmgr_rows([result])
+        if rows:
+            groups.setdefault((rows[0]["ComputerName"], rows[0]["Disk"]), []).append(result)
+    return [(computer, disk, found) for (computer, disk), found in groups.items() if len(found) > 1]
+
+
+def mixed_text(mixed: list[tuple[str, str, list[RunResult]]]) -> str:
+    """'the rows of 3 results of lab-07's /data would mix', for each computer and disk."""
+    return "; ".join(f"the rows of {len(found)} results of {computer or 'an unnamed host'}'s {disk} would mix"
+                     for computer, disk, found in mixed)
 
 
 def configmgr_omissions(results: Iterable[RunResult]) -> list[tuple[RunResult, str, bool]]:
@@ -303,12 +325,12 @@ def configmgr_summary(results: Iterable[RunResult]) -> str | None:
     return "; ".join(parts)
 
 
-def to_configmgr_csv(results: Sequence[RunResult]) -> str:
+def to_configmgr_csv(results: Sequence[RunResult], *, with_ids: bool = False) -> str:
     """The script's CSV: PowerShell's Export-Csv -NoTypeInformation quotes every field, CRLF lines."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, CONFIGMGR_COLUMNS, quoting=csv.QUOTE_ALL)
+    writer = csv.DictWriter(buffer, CONFIGMGR_COLUMNS + (ID_COLUMNS if with_ids else ()), quoting=csv.QUOTE_ALL)
     writer.writeheader()
-    for row in configmgr_rows(results):
+    for row in configmgr_rows(results, with_ids=with_ids):
         writer.writerow({k: _formula_safe(v) for k, v in row.items()})
     return buffer.getvalue()
 

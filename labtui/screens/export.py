@@ -30,7 +30,28 @@ from labtui.widgets.line_input import LineInput
 
 
 def default_path(directory: Path, moment: datetime, fmt: str) -> Path:
-    return directory / f"labtui-export-{moment.strftime('%Y%m%d-%H%M')}{FORMATS[fmt].suffix}"
+    """'labtui-export-20261201-102005.csv', 'labtui-configmgr-20261201-102005.csv': by the second and
+    the kind (a CSV and a ConfigMgr CSV written in one minute were offered one name)."""
+    kind = "configmgr" if fmt == "configmgr-csv" else "export"
+    return directory / f"labtui-{kind}-{moment.strftime('%Y%m%d-%H%M%S')}{FORMATS[fmt].suffix}"
+
+
+def check_directory(text: str, directory: Path, names: Sequence[str]) -> tuple[Path | None, str]:
+    """The directory for one file per result (a relative one is in `directory`), or None and why not:
+    it exists, can be written, and holds none of `names`."""
+    folder = Path(os.path.normpath(directory / os.path.expanduser(text.strip() or ".")))
+    try:
+        found = folder.is_dir()
+        taken = [name for name in names if os.path.lexists(folder / name)]
+    except OSError as exc:
+        return None, f"cannot look at {folder}: {exc.strerror or exc}"
+    if not found:
+        return None, f"{folder} is not a directory that exists: one file per result goes in a directory"
+    if taken:
+        return None, f"{folder / taken[0]} exists: choose another directory (labtui never replaces a file here)"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return None, f"permission denied: cannot write in {folder}"
+    return folder, ""
 
 
 def check_path(text: str, directory: Path) -> tuple[Path | None, str]:
@@ -64,6 +85,9 @@ class ExportModal(ModalScreen[Path | None]):
         self.results = list(results)
         self.directory = directory
         self.moment = moment
+        # The script's columns cannot tell apart the rows of two results of one computer and disk.
+        self.mixed = export.configmgr_mixed(self.results)
+        self._typed_path = ""  # the file name as it was before "one file per result" took the field
 
     def compose(self) -> ComposeResult:
         n = len(self.results)
@@ -75,6 +99,10 @@ class ExportModal(ModalScreen[Path | None]):
             with Horizontal(id="export-format-row"):
                 yield Static("Format", classes="export-label")
                 yield Choice(tuple((f.label, name) for name, f in FORMATS.items()), id="export-format")
+            yield Static(id="export-mixed", markup=False)
+            with Horizontal(id="export-rows-row"):
+                yield Static("Rows", classes="export-label")
+                yield Choice((("a file each, ID.csv", "files"), ("id and date columns", "ids")), id="export-rows")
             yield LineInput(str(default_path(self.directory, self.moment, "csv")), id="export-path",
                         select_on_focus=False, compact=True)
             yield Static("", id="export-error", markup=False)
@@ -87,20 +115,63 @@ class ExportModal(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         self.query_one(Input).cursor_blink = cursor_blinks(self.app)
-        self.query_one(Choice).focus()
+        self.query_one("#export-format", Choice).focus()
+        self._show_rows()
         self._check()
+
+    def _mixing(self, fmt: object = None) -> bool:
+        """Whether the ConfigMgr CSV is chosen (`fmt`, where a change says it) and its rows of several
+        results would mix."""
+        fmt = self.query_one("#export-format", Choice).value if fmt is None else fmt
+        return bool(self.mixed) and fmt == "configmgr-csv"
+
+    def _per_result(self, fmt: object = None) -> bool:
+        return self._mixing(fmt) and self.query_one("#export-rows", Choice).value == "files"
+
+    def _show_rows(self, fmt: object = None) -> None:
+        mixing = self._mixing(fmt)
+        self.query_one("#export-rows-row").display = mixing
+        note = self.query_one("#export-mixed", Static)
+        note.display = mixing
+        if mixing:
+            said = export.mixed_text(self.mixed)
+            note.update(f"{said[:1].upper()}{said[1:]}: the script's columns cannot tell them apart. Rows: one file "
+                        "per result, named by its id, or the result id and date in two columns after the script's.")
 
     def on_choice_changed(self, event: Choice.Changed) -> None:
         path_input = self.query_one(Input)
-        path = Path(path_input.value)
-        if path.suffix in {f.suffix for f in FORMATS.values()}:
-            path_input.value = str(path.with_suffix(FORMATS[event.value].suffix))
+        # The format this change makes (a burst of Space may have moved the choice on already).
+        fmt = event.value if event.choice.id == "export-format" else None
+        if event.choice.id == "export-format":
+            path = Path(path_input.value)
+            old = {default_path(self.directory, self.moment, f) for f in FORMATS}
+            if path in old:  # still the offered name: the new kind's
+                path_input.value = str(default_path(self.directory, self.moment, str(event.value)))
+            elif path.suffix in {f.suffix for f in FORMATS.values()}:
+                path_input.value = str(path.with_suffix(FORMATS[event.value].suffix))
+        was_per_result = path_input.has_class("-directory")
+        self._show_rows(fmt)
+        per_result = self._per_result(fmt)
+        if per_result != was_per_result:
+            # One file per result: the field holds the directory they go in.
+            path_input.set_class(per_result, "-directory")
+            if per_result:
+                self._typed_path, path_input.value = path_input.value, str(self.directory)
+            else:
+                path_input.value = self._typed_path or str(default_path(self.directory, self.moment, "configmgr-csv"))
+        self._check()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._check()
 
+    def _file_names(self) -> list[str]:
+        return [f"{r.id}.csv" for r in self.results if export.configmgr_rows([r])]
+
     def _check(self) -> Path | None:
-        path, problem = check_path(self.query_one(Input).value, self.directory)
+        if self._per_result():
+            path, problem = check_directory(self.query_one(Input).value, self.directory, self._file_names())
+        else:
+            path, problem = check_path(self.query_one(Input).value, self.directory)
         error = self.query_one("#export-error", Static)
         error.update(problem)
         error.display = bool(problem)
@@ -121,14 +192,24 @@ class ExportModal(ModalScreen[Path | None]):
         path = self._check()
         if path is None:
             return
-        fmt = self.query_one(Choice).value
-        try:
-            atomic_write(path, export.render(self.results, fmt), exclusive=True)
-        except OSError as exc:
-            self.query_one("#export-error", Static).update(f"cannot write {path}: {exc.strerror or exc}")
-            self.query_one("#export-error", Static).display = True
-            return
+        fmt = self.query_one("#export-format", Choice).value
+        files = ([(path / name, [r]) for name, r in zip(self._file_names(),
+                                                         [r for r in self.results if export.configmgr_rows([r])])]
+                 if self._per_result() else [(path, self.results)])
+        with_ids = self._mixing() and not self._per_result()
+        for file, results in files:
+            text = export.to_configmgr_csv(results, with_ids=with_ids) if fmt == "configmgr-csv" else \
+                export.render(results, fmt)
+            try:
+                atomic_write(file, text, exclusive=True)
+            except OSError as exc:
+                self.query_one("#export-error", Static).update(f"cannot write {file}: {exc.strerror or exc}")
+                self.query_one("#export-error", Static).display = True
+                return
         written = f"{len(self.results)} result{'s' if len(self.results) != 1 else ''} written to {path}"
+        if len(files) > 1 or self._per_result():
+            written = (f"{len(files)} file{'s' if len(files) != 1 else ''} written in {path}, one per result, named by "
+                       "its id")
         # The ConfigMgr CSV has completed I/O steps only: what it leaves out is said, as `labtui export` says it.
         summary = export.configmgr_summary(self.results) if fmt == "configmgr-csv" else None
         self.app.notify(f"{written}. {summary[0].upper()}{summary[1:]}." if summary else written, title="Exported",
