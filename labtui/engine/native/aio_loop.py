@@ -151,7 +151,8 @@ def aio_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: i
             reaped, failed = whole(reaped, results, bs)
             error = error or failed
             stopping = True
-        blocks.reads_done(reaped, key, lambda slot: iq[slot * 8 + 5])  # aio_offset of the slot's iocb
+        if blocks.check is not None:
+            blocks.reads_done(reaped, key, lambda slot: iq[slot * 8 + 5])  # aio_offset of the slot's iocb
         count(list(map(submit_ns.__getitem__, reaped)),
               list(map(key.__getitem__, reaped)) if many or mixed else None, now)
         free += reaped

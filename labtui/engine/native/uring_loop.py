@@ -243,8 +243,9 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
             reaped, failed = whole(reaped, results, bs)
             error = error or failed
             stopping = True
-        # The slots' buffers as their reads left them (their SQEs still hold their offsets).
-        blocks.reads_done(reaped, key, lambda slot: sqe64[slot * 8 + 1])
+        if blocks.check is not None:
+            # The slots' buffers as their reads left them (their SQEs still hold their offsets).
+            blocks.reads_done(reaped, key, lambda slot: sqe64[slot * 8 + 1])
         free += reaped
         # Their submission times and Tally indices, before resubmission overwrites them.
         done = list(map(submit_ns.__getitem__, reaped))
