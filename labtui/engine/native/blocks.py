@@ -20,6 +20,10 @@ from labtui.engine.native.common import buffers
 
 STAMP = struct.Struct("<QQ")
 STAMP_EVERY = 4096
+# From this many stamps a block on, a block's stamps go in two strided stores (fewer calls);
+# below, one call each costs less (CPU time per write, timeit over 32 slots: 8 KiB 0.6 us by
+# calls against 1.8 us strided, 48 KiB 1.5 against 1.6, 64 KiB 2.0 against 1.8).
+STRIDED_FROM = 13
 
 
 def slot_buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int, int, Blocks]:
@@ -48,12 +52,20 @@ class Blocks:
         nonce = self.nonce
         stride, bs = self.stride, self.block_size
         per_block = len(self.positions)
-        if per_block == 1:  # one stamp a block (4 KiB blocks, the common case): one call each
+        if per_block < STRIDED_FROM:  # a call per stamp: the common block sizes (4-48 KiB)
             pack = STAMP.pack_into
             view = self.view
-            for slot, off in zip(slots, offsets):
-                pack(view, slot * stride, off, nonce)
-                nonce += 1
+            positions = self.positions
+            if per_block == 1:
+                for slot, off in zip(slots, offsets):
+                    pack(view, slot * stride, off, nonce)
+                    nonce += 1
+            else:
+                for slot, off in zip(slots, offsets):
+                    first = slot * stride
+                    for p in positions:
+                        pack(view, first + p, off + p, nonce)
+                    nonce += 1
             self.nonce = nonce
             return
         words = self.words
