@@ -16,7 +16,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import psutil
@@ -153,3 +153,23 @@ def test_per_thread_mode_gives_every_thread_a_process_of_its_own(slow_device):
     assert max(got.inflight) == 8
     assert got.completed == pytest.approx(seen.all_phase_ios, rel=0.02)
     assert [w["worker"] for w in seen.workers] == [0, 1, 2, 3] and all(w["r_ios"] > 0 for w in seen.workers)
+
+
+def test_a_step_whose_processes_each_carried_several_threads_and_kept_a_cpu_busy_is_marked_cpu_bound():
+    """The step's verdict from its processes' own figures (synthetic: what two busy carriers hand in)."""
+    from labtui.engine import cpubound
+    from labtui.engine.native.figures import step_result
+
+    step = Step(name="Q2T16", block_size=4096, threads=16, outstanding=2, duration=1.0, warmup=0.0)
+    carrier = {"r_ios": 100_000, "w_ios": 0, "r_bytes": 100_000 * 4096, "w_bytes": 0, "r_lat_ns": 10**10,
+               "w_lat_ns": 0, "cpu_seconds": 0.98, "wait_seconds": 0.01, "cpu_window_seconds": 1.0,
+               "backend": "io_uring"}
+    finals = [{**carrier, "workers": [{"worker": w} for w in range(8 * i, 8 * i + 8)]} for i in range(2)]
+    result = step_result(step, Job(path=Path("/x"), file_size=1 << 30), finals, 1.0, [], 60.0, "cmd", "completed", None)
+    assert result.processes == 2 and result.total.ios == 200_000
+    assert result.engine_bound == "a process carrying 8 of the step's threads used 98 % of a CPU"
+    assert cpubound.advice(result.engine_bound) == cpubound.CARRIED_ADVICE
+    # One thread a process: the worker's own limit, as before carriers.
+    single = [{**carrier, "workers": [{"worker": 0}]}]
+    assert step_result(replace(step, threads=1), Job(path=Path("/x"), file_size=1 << 30), single, 1.0, [], 60.0, "cmd",
+                       "completed", None).engine_bound == "a worker process used 98 % of a CPU"
