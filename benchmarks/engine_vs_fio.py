@@ -13,7 +13,9 @@ fio's sequential write of a new file of the same size, in three times as many al
 (each takes a fraction of a second).
 
 `--ram` (root) measures the engines' own cost: it builds a RAM-backed disk (a loop device over
-a file in /dev/shm, ext4, mounted under /mnt/engine-bench-<pid>) and removes it afterwards.
+a file in /dev/shm, ext4, mounted under /mnt/engine-bench-<pid>; `--ram NAME` names it after NAME
+instead, on a machine several people share) and removes it afterwards. `--workers per-thread`
+runs the native engine with a process per thread (native_workers), as DiskSpd and fio do.
 
     python benchmarks/engine_vs_fio.py --ram --file-size 1G --seconds 5 --pairs 5 --uring
     python benchmarks/engine_vs_fio.py --dir /var/tmp --file-size 2G --seconds 10 --pairs 5
@@ -74,6 +76,7 @@ class Outcome:
     kernel_bytes_ratio: float | None = None
     backend: str | None = None
     cpu_bound: bool = False
+    processes: int | None = None  # the native engine's: how many carried its logical workers
 
 
 def disk_counts(disk: str | None) -> tuple[int, int] | None:
@@ -116,6 +119,7 @@ def run_native(step: Step, path: Path, size: int, disk: str | None, settings: En
         bytes_ratio,
         result.backend,
         bool(result.engine_bound),
+        result.processes,
     )
 
 
@@ -196,6 +200,20 @@ def run_prepare_fio(path: Path, size: int) -> Outcome:
                    backend="libaio")
 
 
+def load() -> float:
+    """The machine's 1-minute load average: a cell measured while other work ran says so."""
+    return os.getloadavg()[0]
+
+
+def commit() -> str:
+    """The labtui checkout's commit, "+changes" where its files differ from it."""
+    here = Path(__file__).resolve().parent
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here, capture_output=True,
+                           text=True)
+    return (head.stdout.strip() or "unknown") + ("+changes" if dirty.stdout.strip() else "")
+
+
 def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -206,9 +224,9 @@ def fmt(value, spec):
 
 
 @contextlib.contextmanager
-def ram_disk(size: int):
+def ram_disk(size: int, name: str):
     """A RAM-backed ext4 file system for the test file, the preparation's, and ext4's own blocks."""
-    with _ram_disk(2 * size + (512 << 20), "engine-bench") as (mount, _loop):
+    with _ram_disk(2 * size + (512 << 20), name) as (mount, _loop):
         yield mount
 
 
@@ -229,13 +247,17 @@ def pairs(count: int, first, second) -> list[tuple]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default="/var/tmp", help="directory on the disk to test")
-    parser.add_argument("--ram", action="store_true", help="build a RAM-backed disk and test on it (root)")
+    parser.add_argument("--ram", nargs="?", const="engine-bench", metavar="NAME",
+                        help="build a RAM-backed disk and test on it (root): /dev/shm/NAME-<pid>.img, "
+                             "mounted at /mnt/NAME-<pid> (NAME: engine-bench unless given)")
     parser.add_argument("--file-size", default="2G")
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per run")
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--uring", action="store_true", help="also run fio's io_uring engine (the moonshot)")
     parser.add_argument("--backend", default="auto", help="the native engine's I/O loop (native_backend)")
+    parser.add_argument("--workers", default="auto", choices=("auto", "per-thread"),
+                        help="how the native engine carries the threads (native_workers)")
     parser.add_argument("--cells", nargs="*", help="subset of cells (substring match; 'preparation' included)")
     args = parser.parse_args()
     if not shutil.which("fio"):
@@ -244,7 +266,7 @@ def main() -> int:
     if args.pairs < 5:
         print(f"note: {args.pairs} pairs: figures for docs/performance.md need at least 5", file=sys.stderr)
     size = parse_size(args.file_size)
-    with ram_disk(size) if args.ram else contextlib.nullcontext(Path(args.dir)) as directory:
+    with ram_disk(size, args.ram) if args.ram else contextlib.nullcontext(Path(args.dir)) as directory:
         return bench(args, size, Path(directory))
 
 
@@ -254,21 +276,22 @@ def bench(args, size: int, directory: Path) -> int:
     disk = devices.target_info(directory).disk
     wanted = lambda name: not args.cells or any(c.lower() in name.lower() for c in args.cells)  # noqa: E731
     cells = {k: v for k, v in CELLS.items() if wanted(k)}
-    settings = EngineSettings(native_backend=args.backend)
+    settings = EngineSettings(native_backend=args.backend, native_workers=args.workers)
     fio_version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
     cpu_model = devices.host_info().cpu_model or "unknown CPU"
     print(f"# {time.strftime('%Y-%m-%d %H:%M %Z')} host {os.uname().nodename} ({cpu_model}, {psutil.cpu_count()} CPUs), "
           f"kernel {os.uname().release}, disk {disk}{' (RAM-backed loop device)' if args.ram else ''}, {fio_version}; "
           f"file {args.file_size} in {directory}; {args.seconds:g} s per run after {args.warmup:g} s warm-up; "
-          f"{args.pairs} alternating pairs per cell", flush=True)
+          f"{args.pairs} alternating pairs per cell; labtui at {commit()}, native_workers {args.workers}; "
+          f"load average {load():.1f} at the start", flush=True)
     rows = []
     try:
         if cells:
             write_test_file(path, size, direct=True)
-        header = (f"{'cell':<20} {'backend':>8} {'native IOPS':>12} {'fio IOPS':>12} {'ratio':>7} {'spread':>13} "
+        header = (f"{'cell':<20} {'loop x procs':>11} {'native IOPS':>12} {'fio IOPS':>12} {'ratio':>7} {'spread':>13} "
                   f"{'p99 nat':>8} {'p99 fio':>8} {'CPU/kIO nat':>11} {'CPU/kIO fio':>11} {'CPU ratio':>9} "
                   f"{'bound':>5} {'kern IOs':>8} {'kern B':>7}"
-                  + (f" {'uring IOPS':>11} {'/uring':>7} {'CPU/kIO ur':>10}" if args.uring else ""))
+                  + (f" {'uring IOPS':>11} {'/uring':>7} {'CPU/kIO ur':>10}" if args.uring else "") + f" {'load':>5}")
         print(header)
         print("-" * len(header), flush=True)
         for name, fields in cells.items():
@@ -325,6 +348,8 @@ def report_row(name: str, natives: list[Outcome], fios: list[Outcome], urings: l
         "cell": name,
         "unit": unit,
         "backend": "/".join(sorted({n.backend for n in natives if n.backend})) or "-",
+        "processes": "/".join(str(p) for p in sorted({n.processes for n in natives if n.processes})) or "-",
+        "load": load(),
         "native": median([o.iops for o in natives]),
         "fio": median([o.iops for o in fios]),
         "ratio": median(ratios),
@@ -345,32 +370,37 @@ def report_row(name: str, natives: list[Outcome], fios: list[Outcome], urings: l
     cpu_ratio = row["cpu_native"] / row["cpu_fio"] if row["cpu_native"] and row["cpu_fio"] else None
     row["cpu_ratio"] = cpu_ratio
     spread = f"{fmt(row['low'], '.3f')}-{fmt(row['high'], '.3f')}"
-    line = (f"{name:<20} {row['backend']:>8} {fmt(row['native'], '12,.0f')} {fmt(row['fio'], '12,.0f')} "
+    loop = f"{row['backend']} x{row['processes']}" if row["processes"] != "-" else row["backend"]
+    row["loop"] = loop
+    line = (f"{name:<20} {loop:>11} {fmt(row['native'], '12,.0f')} {fmt(row['fio'], '12,.0f')} "
             f"{fmt(row['ratio'], '7.3f')} {spread:>13} {fmt(row['p99_native'], '8.3f')} {fmt(row['p99_fio'], '8.3f')} "
             f"{fmt(row['cpu_native'], '11.4f')} {fmt(row['cpu_fio'], '11.4f')} {fmt(cpu_ratio, '9.3f')} "
             f"{row['bound']:>2}/{row['runs']:<2} {fmt(row['kernel'], '8.4f')} {fmt(row['kernel_bytes'], '7.4f')}")
     if urings:
         line += f" {fmt(row['uring'], '11,.0f')} {fmt(row['uring_ratio'], '7.3f')} {fmt(row['cpu_uring'], '10.4f')}"
+    line += f" {row['load']:>5.1f}"
     print(line, flush=True)
     return row
 
 
 def print_markdown(rows: list[dict], uring: bool) -> None:
     """The same figures as a Markdown table, for docs/performance.md."""
-    head = ["cell", "native loop", "native", "fio (libaio)", "native/fio", "pair spread", "p99 ms native",
+    head = ["cell", "native loop x processes", "native", "fio (libaio)", "native/fio", "pair spread", "p99 ms native",
             "p99 ms fio", "CPU s/kIO native", "CPU s/kIO fio", "CPU native/fio", "CPU-bound runs"]
     if uring:
         head += ["fio io_uring", "native/fio io_uring"]
+    head.append("load")
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
     for r in rows:
         unit = "" if r["unit"] == "IOPS" else " MiB/s"
-        cells = [r["cell"], r["backend"], fmt(r["native"], ",.0f") + unit, fmt(r["fio"], ",.0f") + unit,
+        cells = [r["cell"], r.get("loop", r["backend"]), fmt(r["native"], ",.0f") + unit, fmt(r["fio"], ",.0f") + unit,
                  fmt(r["ratio"], ".3f"), f"{fmt(r['low'], '.3f')}–{fmt(r['high'], '.3f')}",
                  fmt(r["p99_native"], ".3f"), fmt(r["p99_fio"], ".3f"), fmt(r["cpu_native"], ".4f"),
                  fmt(r["cpu_fio"], ".4f"), fmt(r["cpu_ratio"], ".3f"), f"{r['bound']} of {r['runs']}"]
         if uring:
             cells += [fmt(r["uring"], ",.0f"), fmt(r["uring_ratio"], ".3f")]
+        cells.append(f"{r['load']:.1f}")
         print("| " + " | ".join(cells) + " |")
 
 
