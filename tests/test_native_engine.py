@@ -365,10 +365,16 @@ def assert_no_warm_up_leak(result, events, seen) -> None:
 
 def test_warm_up_ios_never_leak_into_the_measured_counts(test_file, backend):
     # 1.5 s of warm-up, 0.5 s measured: a leak would put warm-up I/Os in the measured counts.
-    result, events, seen = run_step(step(warmup=1.5, duration=0.5, threads=1, outstanding=4), test_file,
+    # Two threads on the one CPU: the ring loops carry both in one process (their counts per
+    # logical worker); depth 1 (above) checks a process carrying one.
+    result, events, seen = run_step(step(warmup=1.5, duration=0.5, threads=2, outstanding=4), test_file,
                                       native_backend=backend)
     assert result.status == "completed", result.error
+    assert CARRIED[backend] in result.command_line
     assert_no_warm_up_leak(result, events, seen)
+    # Nor into any logical worker's own counts: theirs add up to the step's.
+    workers = seen.observations[-1].workers
+    assert [w["worker"] for w in workers] == [0, 1] and sum(w["r_ios"] for w in workers) == result.read.ios
     assert result.total.seconds == pytest.approx(0.5, abs=1e-9)
     assert {e.phase for e in events if isinstance(e, SampleTaken)} == {"warmup", "measure"}
 
