@@ -1,0 +1,102 @@
+"""The verified block format alone (labtui.engine.verify): pure functions over buffers, no I/O."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from labtui.engine import verify as v
+from labtui.model.verification import CORRUPTED, MISPLACED, TORN, BlockMismatch, Verification
+
+TAG = v.run_tag("20261206-053000-abcd")
+PAT = v.pattern(TAG)
+
+
+def block(offset: int, number: int, size: int = 4096, tag: int = TAG) -> bytearray:
+    buf = bytearray(size)
+    v.stamp(memoryview(buf), 0, size, offset, number, tag, v.pattern(tag))
+    return buf
+
+
+def checked(buf: bytes | bytearray, offset: int) -> None | str | BlockMismatch:
+    return v.check(memoryview(bytes(buf)), 0, len(buf), offset, TAG)
+
+
+@pytest.mark.parametrize("size", [4096, 65536])
+def test_a_block_written_reads_back_as_written_and_no_two_units_are_alike(size: int) -> None:
+    buf = block(8 * size, 7, size)
+    assert checked(buf, 8 * size) is None
+    units = {bytes(buf[p + 8 : p + 4096]) for p in range(0, size, 4096)}
+    assert len(units) == size // 4096
+    # Checked in place too: a slot of a larger buffer.
+    big = bytearray(3 * size)
+    v.stamp(memoryview(big), size, size, 0, 1, TAG, PAT)
+    assert v.check(memoryview(big), size, size, 0, TAG) is None
+    assert v.CHECKSUM in ("xxh3-64", "crc32")
+
+
+def test_a_block_no_verified_write_of_this_run_wrote_is_unwritten_not_corrupt() -> None:
+    assert checked(os.urandom(4096), 0) == v.UNWRITTEN
+    assert checked(bytes(4096), 4096) == v.UNWRITTEN
+    # The test file's preparation stamps each 4 KiB with its offset and a nonce: still not ours.
+    prep = bytearray(os.urandom(4096))
+    prep[:16] = (4096).to_bytes(8, "little") + os.urandom(8)
+    assert checked(prep, 4096) == v.UNWRITTEN
+    # An intact block of another run (a device a verified run wrote before) is not this run's either.
+    assert checked(block(4096, 3, tag=v.run_tag("another")), 4096) == v.UNWRITTEN
+
+
+def test_changed_bytes_are_reported_with_where_they_start_and_what_was_there() -> None:
+    good = block(12288, 5)
+    bad = bytearray(good)
+    for i in range(1000, 1016):
+        bad[i] ^= 0xFF
+    found = checked(bad, 12288)
+    assert isinstance(found, BlockMismatch)
+    assert (found.kind, found.offset, found.differ_at, found.differing) == (CORRUPTED, 12288, 1000, 16)
+    assert found.expected_bytes == good[1000:1016].hex() and found.found_bytes == bad[1000:1016].hex()
+    assert "16 bytes differ from what was written, the first at +1000" in found.detail
+    assert "offset 12288" in found.expected and "write #5" in found.expected
+
+
+def test_a_damaged_header_is_corruption_not_a_stranger() -> None:
+    bad = block(0, 2)
+    bad[25] ^= 0x01  # one bit of the header's mark
+    found = checked(bad, 0)
+    assert isinstance(found, BlockMismatch) and found.kind == CORRUPTED
+    assert "header is damaged" in found.detail and found.differ_at == 25
+
+
+@pytest.mark.parametrize("older", ["older write", "never written"])
+def test_half_a_block_from_elsewhere_is_a_torn_write(older: str) -> None:
+    new = block(4096, 9)
+    old = block(4096, 2) if older == "older write" else bytearray(os.urandom(4096))
+    torn = new[:2048] + old[2048:]
+    found = checked(torn, 4096)
+    assert isinstance(found, BlockMismatch) and found.kind == TORN, found
+    assert found.differ_at == 2048 and "only its first 2048 bytes are this write's" in found.detail
+
+
+def test_a_large_block_half_of_whose_units_are_an_older_write_is_torn() -> None:
+    new, old = block(0, 9, 65536), block(0, 4, 65536)
+    found = checked(new[:32768] + old[32768:], 0)
+    assert isinstance(found, BlockMismatch) and found.kind == TORN and found.differ_at == 32768
+
+
+def test_two_blocks_swapped_each_say_whose_they_are() -> None:
+    a, b = block(40960, 1), block(81920, 2)
+    at_a, at_b = checked(b, 40960), checked(a, 81920)
+    assert isinstance(at_a, BlockMismatch) and isinstance(at_b, BlockMismatch)
+    assert (at_a.kind, at_b.kind) == (MISPLACED, MISPLACED)
+    assert "written for offset 81920" in at_a.detail and "written for offset 40960" in at_b.detail
+    assert "offset 81920" in at_a.found
+
+
+def test_a_verification_says_its_problem_in_one_line() -> None:
+    ok = Verification("xxh3-64", blocks=4096, bytes=16 << 20, unwritten=3)
+    assert not ok.failed and ok.problem() is None
+    assert ok.summary() == "4096 blocks (16.0 MiB) read back as written (xxh3-64); 3 not written by this run (not checked)"
+    bad = Verification("xxh3-64", blocks=10, bytes=40960, mismatched=2,
+                       mismatches=(BlockMismatch(0, TORN, "", "", ""), BlockMismatch(4096, CORRUPTED, "", "", "")))
+    assert bad.problem() == "2 blocks did not read back as written (corrupted, torn)"
