@@ -44,6 +44,10 @@ def merge_samples(samples: Sequence[Sample]) -> Sample:
         return samples[0]
     read_p99 = [s.read_lat_p99_ms for s in samples if s.read_lat_p99_ms is not None]
     write_p99 = [s.write_lat_p99_ms for s in samples if s.write_lat_p99_ms is not None]
+    temps = [s.drive_temp_c for s in samples if s.drive_temp_c is not None]
+    speeds = [s.link_gts for s in samples if s.link_gts is not None]
+    widths = [s.link_width for s in samples if s.link_width is not None]
+    counts = [s.thermal_transitions for s in samples if s.thermal_transitions is not None]
     return Sample(
         t=samples[-1].t,
         seconds=sum(s.seconds for s in samples),
@@ -59,6 +63,11 @@ def merge_samples(samples: Sequence[Sample]) -> Sample:
         engine_cpu_percent=_weighted((s.engine_cpu_percent, s.seconds) for s in samples),
         # A merged interval was CPU-bound if any part of it was: the flag must never vanish.
         engine_bound=True if any(s.engine_bound for s in samples) else None,
+        # The drive: its hottest reading, its narrowest and slowest link, its last thermal count.
+        drive_temp_c=max(temps) if temps else None,
+        link_gts=min(speeds) if speeds else None,
+        link_width=min(widths) if widths else None,
+        thermal_transitions=max(counts) if counts else None,
     )
 
 

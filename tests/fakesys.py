@@ -75,6 +75,39 @@ class FakeSys:
         self.file(f"{pci}/max_link_speed", max_speed)
         self.file(f"{pci}/max_link_width", str(max_width))
 
+    def hwmon(self, device: str, number: int, name: str, millidegrees: int, *, max_mc: int | None = None,
+              crit_mc: int | None = None, nested: bool = False) -> str:
+        """A temperature sensor under `device` as the hwmon class lays it out (sysfs-class-hwmon): the NVMe
+        driver's hwmonN right under the controller, drivetemp's under the SCSI device's hwmon/ folder."""
+        path = f"{device}/hwmon/hwmon{number}" if nested else f"{device}/hwmon{number}"
+        self.file(f"{path}/name", name)
+        self.file(f"{path}/temp1_input", str(millidegrees))
+        if name == "nvme":
+            self.file(f"{path}/temp1_label", "Composite")
+        if max_mc is not None:
+            self.file(f"{path}/temp1_max", str(max_mc))
+        if crit_mc is not None:
+            self.file(f"{path}/temp1_crit", str(crit_mc))
+        self.link(f"class/hwmon/hwmon{number}", path)
+        return path
+
+    def aer(self, pci: str, correctable: int = 0, nonfatal: int = 0, fatal: int = 0) -> None:
+        """A PCI function's AER counters as sysfs-bus-pci-devices-aer_stats documents them: one
+        "NAME COUNT" line per error kind, then the TOTAL_ERR_* line."""
+        kinds = {
+            "correctable": (["RxErr", "BadTLP", "BadDLLP", "Rollover", "Timeout", "NonFatalErr", "CorrIntErr",
+                             "HeaderOF"], "TOTAL_ERR_COR", correctable),
+            "nonfatal": (["Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF",
+                          "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP",
+                          "AtomicOpBlocked", "TLPBlockedErr"], "TOTAL_ERR_NONFATAL", nonfatal),
+            "fatal": (["Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF",
+                       "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked",
+                       "TLPBlockedErr"], "TOTAL_ERR_FATAL", fatal),
+        }
+        for kind, (names, total, count) in kinds.items():
+            lines = [f"{n} {count if i == 0 else 0}" for i, n in enumerate(names)] + [f"{total} {count}"]
+            self.file(f"{pci}/aer_dev_{kind}", "\n".join(lines))
+
     def ata_link(self, scsi_device: str, speed: str, drive_generations: int) -> None:
         """The libata link and device above a SATA disk's SCSI device (.../ataN/host*/target*/H:C:T:L)."""
         port = scsi_device.split("/host")[0]

@@ -129,3 +129,24 @@ def test_steady_state_and_preconditioning_round_trip_and_older_files_read_withou
     # A file of before: neither table, and it reads as it did.
     older = result_from_toml(result_to_toml(base))
     assert older.precondition is None and all(s.steady_state is None for s in older.steps)
+
+
+def test_the_drive_and_its_drops_round_trip_and_older_files_read_without():
+    from labtui.model.result import DriveFacts, Drop
+
+    samples = tuple(Sample(t=i + 1.0, seconds=1.0, write_ios=10, write_bytes=655360,
+                           drive_temp_c=60.0 + i if i % 3 == 0 else None, link_width=4 if i % 3 == 0 else None)
+                    for i in range(9))
+    facts = DriveFacts(source="smartctl + sysfs", temperature_c=55.0, warning_c=82.0, pcie_width=4,
+                       aer_correctable=2, thermal_transitions=1)
+    step = StepResult(step=Step(name="s"), samples=samples, drive_before=facts, drive_after=facts,
+                      drops=(Drop(3.0, 1966080, 400.0, 100.0, "thermal", "the drive reached 83 °C", 7.0),))
+    text = result_to_toml(_result_with(step))
+    assert "[steps.drive_before]" in text and "[[steps.drops]]" in text and "drive_temp_c" in text
+    back = result_from_toml(text).steps[0]
+    assert back == step
+    plain = result_to_toml(_result_with(StepResult(step=Step(name="s"), samples=samples[:1])))
+    assert "drops" not in plain and "drive_before" not in plain
+    older = "\n".join(line for line in text.splitlines() if not line.startswith(("drive_temp_c", "link_width")))
+    older = older.split("[steps.drive_before]")[0]
+    assert result_from_toml(older).steps[0].drive_before is None

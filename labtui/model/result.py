@@ -140,6 +140,13 @@ class Sample:
     # CPU-bound (labtui.engine.cpubound); None where the engine does not say.
     engine_cpu_percent: float | None = None
     engine_bound: bool | None = None
+    # What the drive said in this interval, where it was read then (every few seconds, not every
+    # interval: labtui.run.drive_watch): its temperature (°C), its PCIe link (GT/s, lanes) and its
+    # thermal-management transition count so far. None where nothing was read in the interval.
+    drive_temp_c: float | None = None
+    link_gts: float | None = None
+    link_width: int | None = None
+    thermal_transitions: int | None = None
 
     @property
     def read_iops(self) -> float:
@@ -221,6 +228,87 @@ class SteadyState:
 
 
 @dataclass(frozen=True)
+class DriveFacts:
+    """What the drive said of itself at one moment (before or after a step), each fact from the source
+    named in `source` (smartctl, hwmon, sysfs: labtui.machine.drive). None: the drive did not say."""
+
+    source: str  # what answered: "smartctl", "smartctl + sysfs", "hwmon + sysfs", "sysfs"
+    temperature_c: float | None = None
+    warning_c: float | None = None  # the drive's warning (NVMe WCTEMP, hwmon temp1_max) threshold
+    critical_c: float | None = None  # its critical threshold (NVMe CCTEMP, hwmon temp1_crit)
+    critical_warning: str | None = None  # the drive's critical warning in words ("spare below threshold"); None: none
+    health_passed: bool | None = None  # smartctl's overall self-assessment
+    percentage_used: int | None = None
+    available_spare: int | None = None
+    media_errors: int | None = None  # NVMe media and data integrity errors; ATA reallocated + pending + uncorrectable
+    error_log_entries: int | None = None
+    unsafe_shutdowns: int | None = None
+    data_written_bytes: int | None = None
+    warning_temp_minutes: int | None = None  # NVMe: minutes above the warning threshold, ever
+    critical_temp_minutes: int | None = None
+    thermal_transitions: int | None = None  # NVMe thermal-management transitions (TMT1 + TMT2), ever
+    thermal_seconds: int | None = None  # seconds in thermal management (TMT1 + TMT2), ever
+    pcie_speed: str | None = None  # the PCIe link now: "8.0 GT/s PCIe"
+    pcie_width: int | None = None
+    aer_correctable: int | None = None  # PCIe AER counters (TOTAL_ERR_*) of the drive's function
+    aer_nonfatal: int | None = None
+    aer_fatal: int | None = None
+    port_aer_correctable: int | None = None  # and of the port above it (the slot the adapter sits in)
+    port_aer_nonfatal: int | None = None
+    port_aer_fatal: int | None = None
+
+    @property
+    def aer_total(self) -> int | None:
+        counts = [c for c in (self.aer_correctable, self.aer_nonfatal, self.aer_fatal, self.port_aer_correctable,
+                              self.port_aer_nonfatal, self.port_aer_fatal) if c is not None]
+        return sum(counts) if counts else None
+
+
+@dataclass(frozen=True)
+class DriveReading:
+    """A light reading of the drive during a step: temperature and link only (what a few-second sample
+    may ask of a drive without heating it), with the thermal count where smartctl gives it."""
+
+    source: str
+    temperature_c: float | None = None
+    warning_c: float | None = None
+    pcie_speed: str | None = None
+    pcie_width: int | None = None
+    thermal_transitions: int | None = None
+
+    @property
+    def link_gts(self) -> float | None:
+        return gts(self.pcie_speed)
+
+
+def gts(speed: str | None) -> float | None:
+    """"8.0 GT/s PCIe" as 8.0; None where it does not say."""
+    head = (speed or "").split(" ")[0]
+    try:
+        return float(head)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Drop:
+    """A sustained fall of a step's per-interval throughput (labtui.analysis.drops says the rule),
+    with what the drive and the machine said around it."""
+
+    t: float  # seconds into the measured phase where the lower level began (the change point)
+    bytes_before: int  # bytes the step moved before it
+    before_mib_s: float  # the level before and after, MiB/s
+    after_mib_s: float
+    cause: str  # thermal, write cache full, link, CPU, other I/O, unexplained
+    evidence: str = ""  # what says so, in plain words
+    recovered_t: float | None = None  # where the throughput came back to the earlier level (None: it did not)
+
+    @property
+    def fall_pct(self) -> float:
+        return (1 - self.after_mib_s / self.before_mib_s) * 100 if self.before_mib_s > 0 else 0.0
+
+
+@dataclass(frozen=True)
 class StepResult:
     step: Step
     status: str = "completed"
@@ -249,6 +337,11 @@ class StepResult:
     # result file keeps: labtui.series); None when every interval is kept as measured.
     series_merged: int | None = None
     steady_state: SteadyState | None = None  # a step run to steady state (None for a plain timed step)
+    # The drive before and after the step (labtui.machine.drive), and the drops its interval series
+    # showed (labtui.analysis.drops); None / () where nothing was read or nothing fell.
+    drive_before: DriveFacts | None = None
+    drive_after: DriveFacts | None = None
+    drops: tuple[Drop, ...] = ()
 
     @property
     def total(self) -> DirectionStats:

@@ -37,7 +37,15 @@ below is defined.
       [steps.series]                #   the interval series as columns, one array per Sample field
                                     #   (SAMPLE_FIELDS): nan where an interval lacks the figure, the
                                     #   column left out where none has it. `series` is the one key
-                                    #   named otherwise than its field (StepResult.samples)
+                                    #   named otherwise than its field (StepResult.samples); the drive's
+                                    #   columns (drive_temp_c, link_gts, link_width, thermal_transitions)
+                                    #   hold a value only in the intervals where the drive was read
+      [steps.drive_before] [steps.drive_after]   # DriveFacts: the drive before and after the step (source,
+                                    #   temperature_c, warning_c, critical_c, critical_warning, percentage_used,
+                                    #   media_errors, thermal_transitions, pcie_speed/width, aer_* ...);
+                                    #   absent where nothing was read (and in files from before them)
+      [[steps.drops]]               #   Drop: t, bytes_before, before_mib_s, after_mib_s, cause, evidence,
+                                    #   recovered_t (labtui.analysis.drops); absent where nothing fell
 
 Rules: a field that is None is left out, and reads back as None; an unknown key or a missing
 required one is an error naming it (with its path, e.g. `steps[2].read: missing 'ios'`); text read
@@ -68,7 +76,8 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, (Profile, Step)):
         return profile_to_table(value) if isinstance(value, Profile) else step_to_table(value)
     if isinstance(value, StepResult):
-        data = dataclass_to_plain(value, skip=("samples",))
+        # No drop: no key (files read and written back by an older labtui stay the same).
+        data = dataclass_to_plain(value, skip=("samples",) + (() if value.drops else ("drops",)))
         if value.samples:
             data["series"] = _samples_to_columns(value.samples)
         return data
