@@ -491,7 +491,8 @@ class LabtuiApp(App[None]):
         bars = screen.query(ContextBar)
         top = SCREENS.get(self.current_mode)
         title = bars.first().screen_title if bars else top.title if top else self.current_mode
-        self.push_screen(HelpScreen(title, self.key_help(screen)))
+        note = getattr(screen, "help_note", lambda: None)()
+        self.push_screen(HelpScreen(title, self.key_help(screen), note))
 
     def key_help(self, screen: Screen) -> list[KeyHelp]:
         """The keys active on `screen` that labtui defines or shows: the focused widget's and the

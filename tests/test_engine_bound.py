@@ -55,6 +55,22 @@ def test_the_warning_names_the_step_says_cpu_bound_and_what_to_do():
     assert "step 'Read 4K' (its preparing pass, not counted) is CPU-bound" in cpubound.warning("Read 4K", 0, "busy")
 
 
+def test_every_advice_says_whose_limit_it_is_in_a_line_that_fits_80_columns():
+    # Issue 39, item 21: at 80x24 the Run screen says the CPU-bound note in one short line (the
+    # whole note on ?): whose limit the figure is, taken from the advice the engine gives.
+    engines = [NativeEngine.cpu_advice, FioEngine.cpu_advice]
+    said = {text: cpubound.whose_limit(text) for text in [cpubound.CACHED, cpubound.INTERPRETER,
+                                                          cpubound.CARRIED_ADVICE,
+                                                          *(a.own for a in engines), *(a.crowded for a in engines)]}
+    assert said[cpubound.CACHED] == "the page cache's limit, not the disk's"
+    assert said[cpubound.INTERPRETER] == "labtui's limit, not the disk's"
+    assert said[NativeEngine.cpu_advice.own] == "the engine's limit, not the disk's"
+    assert said[NativeEngine.cpu_advice.crowded] == said[cpubound.CARRIED_ADVICE] == "the CPUs' limit, not the disk's"
+    for limit in said.values():
+        assert limit is not None and len(f"CPU-bound: {limit} (? says why and what helps)") <= 78  # the notes at 80 columns
+    assert cpubound.whose_limit("try more threads") is None  # an engine's advice in other words
+
+
 def test_scheduler_times_of_this_process_grow_as_it_runs():
     before = schedstat.sched_times()
     if before is None:

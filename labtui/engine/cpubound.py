@@ -14,6 +14,7 @@ held by a cgroup CPU quota, waits there rather than on the disk).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,14 @@ def advice(reason: str | None, engine: str = "native", cache_on: bool = False) -
         return CARRIED_ADVICE
     return advice_for(reason is None or reason.startswith(OWN_CPU), engine, cache_on,
                       interpreter=reason is not None and SHARED in reason)
+
+
+def whose_limit(advice: str) -> str | None:
+    """Whose limit a CPU-bound step's figure is, in the advice's own first words ("the CPUs' limit,
+    not the disk's"), for a note that has one short line (the Run screen at 80 columns); None where
+    an engine's advice does not begin "this figure is X's limit, not the disk's"."""
+    m = re.match(r"this figure is (.+?)(?: \([^)]*\))?, not the disk's", advice)
+    return f"{m.group(1)}, not the disk's" if m else None
 
 
 def io_threads(step: Step, engine: str = "native") -> int:

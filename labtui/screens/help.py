@@ -29,14 +29,18 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "dismiss(None)", "Close", id="help-close", tooltip="Back to the screen"),
     ]
 
-    def __init__(self, screen_title: str, keys: list[KeyHelp]) -> None:
+    def __init__(self, screen_title: str, keys: list[KeyHelp], note: str | None = None) -> None:
         super().__init__()
         self.screen_title = screen_title
         self.keys = keys
+        # What the screen says in a few words where it is narrow, in full (the Run screen's CPU-bound note).
+        self.note = note
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog", classes="dialog"):
             yield Static(f"Keys: {self.screen_title}", classes="dialog-title", markup=False)
+            if self.note:
+                yield Static(self.note, id="help-note", markup=False)
             with VerticalScroll(id="help-scroll"):
                 yield Static(id="help-keys")
             yield Static("Escape closes this.", classes="dialog-hint")

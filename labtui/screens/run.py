@@ -33,7 +33,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now
+from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now, whose_limit
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.engine.registry import engine_title
 from labtui.errors import LabtuiError, ValidationError
@@ -172,6 +172,7 @@ class RunScreen(LabtuiScreen[None]):
         self._sweep_profile: Profile | None = None  # what a run on each marked volume runs (overrides applied)
         self._trial_problem: str | None = None  # why the Override fields cannot be used, while it is said
         self._waiting_for: str | None = None  # the other run this one waits for (its refusal), while it waits
+        self._cpu_note: str | None = None  # the CPU-bound note in full, while the step is CPU-bound (for ?)
         self._wait_stop = threading.Event()  # set: stop waiting for the disk
 
     # ------------------------------------------------------------------ layout
@@ -869,7 +870,14 @@ class RunScreen(LabtuiScreen[None]):
                        "each" if lanes > 1 else f"the engine's busiest worker runs {cpu:.0f} % of the time")
                 busy = f"{who} and wait{'' if lanes > 1 else 's'} for a CPU the rest, or no CPU is idle"
             cache_on = step.step.is_io and step.step.cache == "on"
-            lines.append(Content.styled(f"CPU-bound: {busy}; {advice_for(own_limit, engine, cache_on, interpreter)}", "$warning"))
+            advice = advice_for(own_limit, engine, cache_on, interpreter)
+            self._cpu_note = f"CPU-bound: {busy}; {advice}"
+            # Narrow, in one short line (two, at 80 columns, cut its advice and the chart to two rows); ? says it all.
+            limit = whose_limit(advice) or "this figure is not the disk's limit"
+            short = f"CPU-bound: {limit} (? says why and what helps)"
+            lines.append(Content.styled(short if self.size.width < NARROW else self._cpu_note, "$warning"))
+        else:
+            self._cpu_note = None
         if step is not None and step.result is not None and step.result.error:
             lines.append(Content.styled(f"step {step.result.status}: {step.result.error}", "$error"))
         for warning in live.warnings[-3:]:
@@ -909,6 +917,10 @@ class RunScreen(LabtuiScreen[None]):
             return
         note = "warm-up" if step.chart_phase == "warmup" else ""
         charts.draw_points(step.chart_points(points), step.directions(), note, command=not step.step.is_io)
+
+    def help_note(self) -> str | None:
+        """What ? says above the keys: the CPU-bound note in full while the step is CPU-bound."""
+        return self._cpu_note if self.state in ("running", "stopping") else None
 
     def action_next_chart(self) -> None:
         charts = self.query_one(StepCharts)
