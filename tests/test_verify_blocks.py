@@ -100,3 +100,45 @@ def test_a_verification_says_its_problem_in_one_line() -> None:
     bad = Verification("xxh3-64", blocks=10, bytes=40960, mismatched=2,
                        mismatches=(BlockMismatch(0, TORN, "", "", ""), BlockMismatch(4096, CORRUPTED, "", "", "")))
     assert bad.problem() == "2 blocks did not read back as written (corrupted, torn)"
+
+
+def test_verify_is_a_step_key_written_only_where_set_kept_by_the_editor_and_its_rules_say_why() -> None:
+    from dataclasses import replace
+
+    from labtui.errors import ValidationError
+    from labtui.results.profile_file import parse_profile_text, profile_to_text, step_to_table
+    from labtui.tui.profile_draft import ProfileDraft
+
+    text = 'name = "v"\n[[steps]]\nname = "w"\nblock_size = "4K"\nwrite_percent = 100\nverify = true\n'
+    profile = parse_profile_text(text, "v.toml")
+    assert profile.steps[0].verify and parse_profile_text(profile_to_text(profile), "again.toml") == profile
+    assert "verify" not in step_to_table(replace(profile.steps[0], verify=False))
+    draft = ProfileDraft(profile)
+    draft.set_step_field(0, "threads", "2")
+    assert draft.build().steps[0].verify
+    with pytest.raises(ValidationError, match="whole 4KiB"):
+        replace(profile.steps[0], block_size=512).validate()
+    with pytest.raises(ValidationError, match="cache = off"):
+        replace(profile.steps[0], cache="on").validate()
+
+
+def test_a_verified_steps_findings_read_back_from_its_result_file_and_its_json() -> None:
+    from datetime import UTC, datetime
+
+    from labtui.model.profile import Profile, Step
+    from labtui.model.result import EngineInfo, HostInfo, RunResult, StepResult, TargetInfo
+    from labtui.render.result_json import result_to_json
+    from labtui.results.result_file import result_from_toml, result_to_toml
+
+    step = Step("read", block_size=4096, verify=True)
+    found = BlockMismatch(8192, TORN, "torn: only its first 2048 bytes are this write's", "offset 8192, write #3",
+                          "offset 8192, write #3, this run", 2048, "ab" * 16, "cd" * 16, 2040)
+    check = Verification("xxh3-64", blocks=100, bytes=409600, mismatched=1, covered_bytes=409600,
+                         file_bytes=409600, mismatches=(found,))
+    now = datetime(2026, 12, 6, 5, 40, tzinfo=UTC)
+    result = RunResult(id="20261206-054000-0001", profile=Profile("v", steps=(step,)), started=now, ended=now,
+                       host=HostInfo(), target=TargetInfo(path="/tmp"), engine=EngineInfo("native"), status="failed", steps=(StepResult(step, status="failed", error=check.problem(), verify=check),))
+    again = result_from_toml(result_to_toml(result))
+    assert again.steps[0].verify == check
+    out = result_to_json(again)["steps"][0]["verify"]
+    assert out["mismatches"][0]["offset"] == 8192 and out["summary"].startswith("1 block did not read back")

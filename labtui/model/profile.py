@@ -54,6 +54,7 @@ AGGREGATES = ("mean", "best")
 # each step `repeat` times in a row before the next (CrystalDiskMark, KDiskMark).
 REPEAT_ORDERS = ("profile", "step")
 SECTOR = 512
+VERIFY_UNIT = 4096  # a verified block carries a header every 4 KiB (labtui.engine.verify.UNIT)
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -201,6 +202,10 @@ class Step:
     # one process per CPU, each driving several threads' I/Os; "per-thread", one process per thread
     # (DiskSpd's shape); "" = config.toml's native_workers. What the device sees is the same.
     native_workers: str = ""
+    # Every block written carries a header (the run, its offset, the write's number, a checksum) and
+    # every block read is checked against it (labtui.engine.verify; fio's verify= with -e fio); a
+    # block that does not read back as written fails the step. Needs whole 4 KiB blocks.
+    verify: bool = False
 
     @property
     def is_io(self) -> bool:
@@ -246,7 +251,7 @@ class Step:
             self.threads,
             self.outstanding,
             self.cache,
-        ) + (("write-through",) if self.write_through and self.writes else ())
+        ) + (("write-through",) if self.write_through and self.writes else ()) + (("verify",) if self.verify else ())
 
     def label(self) -> str:
         """A CrystalDiskMark-style short label: "RND64K Q8T8 R", "SEQ1M Q8T1 W70"."""
@@ -300,6 +305,12 @@ class Step:
             )
         if self.duration <= 0:
             raise ValidationError("duration must be greater than zero", f"{where}.duration")
+        if self.verify and self.block_size % VERIFY_UNIT:
+            raise ValidationError(f"a verified step needs blocks of whole {format_size(VERIFY_UNIT)} (each carries "
+                                  f"its header), got {format_size(self.block_size)}", f"{where}.block_size")
+        if self.verify and self.cache == "on":
+            raise ValidationError("a verified step needs cache = off: with the page cache on it would check the "
+                                  "memory's copy, not what the disk gives back", f"{where}.cache")
         if self.native_workers not in NATIVE_WORKERS:
             raise ValidationError(f"native_workers must be auto or per-thread, got {self.native_workers!r}",
                                   f"{where}.native_workers")

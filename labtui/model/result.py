@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 
 from labtui.model.profile import MIB, SCHEMA, Profile, Step
+from labtui.model.verification import Verification
 
 
 @dataclass(frozen=True)
@@ -342,6 +343,7 @@ class StepResult:
     drive_before: DriveFacts | None = None
     drive_after: DriveFacts | None = None
     drops: tuple[Drop, ...] = ()
+    verify: Verification | None = None  # a verified step's checks of the blocks it read (None: not verified)
 
     @property
     def total(self) -> DirectionStats:

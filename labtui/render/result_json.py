@@ -57,6 +57,8 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         }
         if s.steady_state is not None:
             entry["steady_state"] = steady_state_json(s.steady_state)
+        if s.verify is not None:
+            entry["verify"] = dataclass_to_plain(s.verify) | {"summary": s.verify.summary()}
         if s.error:
             entry["error"] = s.error
         if s.step.kind == "command":

@@ -26,7 +26,9 @@ keeps the profile it ran in these same keys (labtui.results.result_file), read b
                                     #   cooldown, cache (off | on), latency, write_through, pause,
                                     #   steady_state (a SteadyRule: "snia", "iops_slope:0.1%"),
                                     #   steady_window, steady_max_rounds, native_workers (auto |
-                                    #   per-thread: how the native engine carries the threads)
+                                    #   per-thread: how the native engine carries the threads),
+                                    #   verify (every block written carries a header, every read
+                                    #   is checked against it: blocks of whole 4 KiB, cache off)
       kind = "command"              #   command: command, workdir, setup, cleanup, requires,
                                     #   timeout, drop_caches, sync, cooldown, pause
 
@@ -59,7 +61,7 @@ PROFILE_SCHEMA = 1
 
 # Keys that mean something for one kind of step only: the other kind would silently ignore them.
 IO_KEYS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup", "cache", "latency",
-           "write_through", "steady_state", "steady_window", "steady_max_rounds", "native_workers")
+           "write_through", "steady_state", "steady_window", "steady_max_rounds", "native_workers", "verify")
 COMMAND_KEYS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires")
 _PARAM_KEYS = ("description", "default", "type")
 # Profile keys of the presets (how repetitions run and are reported), read by _preset_values.
@@ -251,6 +253,8 @@ def step_to_table(step: Step) -> dict[str, Any]:
                     steady_max_rounds=step.steady_max_rounds)
     if step.native_workers:
         data["native_workers"] = step.native_workers
+    if step.verify:
+        data["verify"] = True
     return data
 
 
@@ -287,7 +291,7 @@ def step_from_table(data: Any, where: str = "step", *, check: bool = True) -> St
     for key in ("write_percent", "threads", "outstanding", "steady_window", "steady_max_rounds"):
         if key in data:
             values[key] = _int(data[key], f"{where}.{key}")
-    for key in ("latency", "drop_caches", "sync", "write_through"):
+    for key in ("latency", "drop_caches", "sync", "write_through", "verify"):
         if key in data:
             if not isinstance(data[key], bool):
                 raise ValidationError(f"must be true or false, got {data[key]!r}", f"{where}.{key}")

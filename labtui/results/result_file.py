@@ -34,6 +34,10 @@ below is defined.
                                     #   held}, ...] (value left out: no mean to judge by). Absent
                                     #   for a timed step (and in files from before it), whose
                                     #   counts are the whole step's, not a window's
+      [steps.verify]                #   Verification, for a verified step: checksum, blocks, bytes,
+                                    #   mismatched, unwritten, covered_bytes, file_bytes, engine, and
+                                    #   mismatches = [{offset, kind, detail, expected, found, differ_at,
+                                    #   expected_bytes, found_bytes, differing}, ...] (the first 100)
       [steps.series]                #   the interval series as columns, one array per Sample field
                                     #   (SAMPLE_FIELDS): nan where an interval lacks the figure, the
                                     #   column left out where none has it. `series` is the one key

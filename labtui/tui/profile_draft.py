@@ -20,9 +20,9 @@ PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margi
                   *PRESET_KEYS)
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
              "cooldown", "pause", "cache", "write_through", "latency", "steady_state", "steady_window",
-             "steady_max_rounds", "native_workers")
-# `requires` (a list) and `native_workers` (how the native engine carries the threads) have no
-# control of their own yet: each is kept as the profile had it.
+             "steady_max_rounds", "native_workers", "verify")
+# `requires` (a list), `native_workers` (how the native engine carries the threads) and `verify` have
+# no control of their own yet: each is kept as the profile had it.
 COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown",
                   "pause")
 # What a profile file leaves out where a key has its default: the editor shows the default. A
@@ -63,6 +63,7 @@ def _step_values(step: Step) -> dict[str, Any]:
     values.setdefault("pause", "")
     values.setdefault("write_through", False)
     values.setdefault("native_workers", "")
+    values.setdefault("verify", False)
     values["kind"] = step.kind
     return values
 
