@@ -137,7 +137,8 @@ def test_a_verified_steps_findings_read_back_from_its_result_file_and_its_json()
                          file_bytes=409600, mismatches=(found,))
     now = datetime(2026, 12, 6, 5, 40, tzinfo=UTC)
     result = RunResult(id="20261206-054000-0001", profile=Profile("v", steps=(step,)), started=now, ended=now,
-                       host=HostInfo(), target=TargetInfo(path="/tmp"), engine=EngineInfo("native"), status="failed", steps=(StepResult(step, status="failed", error=check.problem(), verify=check),))
+                       host=HostInfo(), target=TargetInfo(path="/tmp"), engine=EngineInfo("native"), status="failed",
+                       steps=(StepResult(step, status="failed", error=check.problem(), verify=check),))
     again = result_from_toml(result_to_toml(result))
     assert again.steps[0].verify == check
     out = result_to_json(again)["steps"][0]["verify"]
