@@ -14,6 +14,8 @@ The file is one flat TOML table, so any older file still reads:
                      process per CPU, each driving several threads' I/Os) or per-thread (one process
                      per thread, DiskSpd's shape); a step's own native_workers wins
     overrun_seconds  how long a native step may run past its planned end before it is called hung
+    fleet_connections  how many hosts of a fleet run (--hosts, the Fleet screen) open their ssh
+                     connection at once (default 8: sshd's stock MaxStartups drops some past 10)
 
 A value of the wrong type is a problem (one line naming the key) and is ignored: its default is
 used, and the value stays in the file as it was. Keys this version does not know are kept too,
@@ -56,6 +58,7 @@ class Settings:
     target: str | None = None
     engine: str | None = None
     hosts_file: str | None = None
+    fleet_connections: int | None = None
     engines: EngineSettings = EngineSettings()
     # Keys this version does not know, and values of the wrong type, as they are in the file.
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -134,6 +137,7 @@ _KEYS: dict[str, tuple[Any, Any, str]] = {
     "target": (str, _absolute, "an absolute path"),
     "engine": (str, _text, "an engine's name"),
     "hosts_file": (str, _text, "the path of a hosts file"),
+    "fleet_connections": (int, _positive, "a whole number of connections above 0"),
     "fio_path": (str, _text, "the path of fio's executable"),
     "diskspd_path": (str, _text, "the path of DiskSpd's executable"),
     "native_backend": (str, _text, "the name of a backend (auto, io_uring, aio or sync)"),

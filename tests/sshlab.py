@@ -45,9 +45,18 @@ def _keygen(path: Path) -> None:
 
 
 def _free_port(address: str) -> int:
-    with socket.socket() as s:
-        s.bind((address, 0))
-        return s.getsockname()[1]
+    """A free port on `address`: the kernel's choice, or one of LABTUI_TEST_SSH_PORTS ("24000-24999")
+    where a shared machine gives each person a range of their own."""
+    low, _, high = os.environ.get("LABTUI_TEST_SSH_PORTS", "").partition("-")
+    candidates = range(int(low), int(high) + 1) if low.isdigit() and high.isdigit() else [0]
+    for port in candidates:
+        with socket.socket() as s:
+            try:
+                s.bind((address, port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise RuntimeError(f"no free port on {address} in LABTUI_TEST_SSH_PORTS")
 
 
 @dataclass
@@ -175,6 +184,15 @@ class SshLab:
                 return True
             time.sleep(0.05)
         return False
+
+    def jump_options(self, jump: LabHost) -> list[str]:
+        """ssh options reaching a host through `jump` (-J). ssh hands -J's own connection only its -F
+        file, not -i or -o: the lab's settings go in a config file (an entry with these options needs
+        allow_local_commands, as any -F FILE does)."""
+        config = self.root / "ssh_config"
+        config.write_text(f"Host *\n  IdentityFile {self.key}\n  IdentitiesOnly yes\n"
+                          f"  UserKnownHostsFile {self.known_hosts}\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
+        return ["-F", str(config), "-J", f"root@{jump.address}:{jump.port}"]
 
     def ssh_options(self) -> list[str]:
         return ["-F", "/dev/null", "-i", str(self.key), "-o", f"UserKnownHostsFile={self.known_hosts}",

@@ -206,3 +206,44 @@ def test_as_root_a_hosts_file_others_can_write_is_refused(tmp_path):
     os.chown(path, 65534, -1)  # another user's file (nobody's): they could change what root runs
     with pytest.raises(LabtuiError, match=rf"^{path}: refused as root: it belongs to (user \w+|uid 65534)"):
         load_hosts(path)
+
+
+def test_the_jump_host_is_read_from_any_spelling_of_it():
+    from labtui.fleet.hosts import Host
+
+    def jump(*options: str) -> str | None:
+        return Host("h", "h", ssh_options=options).jump()
+
+    assert jump("-J", "lab@jump.lab:2222") == "lab@jump.lab:2222"
+    assert jump("-Jfirst.lab,second.lab") == "first.lab"
+    assert jump("-o", "ProxyJump=ssh://jump.lab") == "jump.lab"
+    assert jump("-oproxyjump jump.lab") == "jump.lab"
+    assert jump("-o", "ProxyJump=none") is None
+    assert jump("-i", "key", "-o", "ServerAliveInterval=2") is None
+
+
+def test_a_refused_handshake_names_the_jump_host_when_it_is_the_one_refusing(tmp_path):
+    """Through -J, ssh's connection to the jump host reports its failed handshake and so does the one to
+    the host (two lines); a host that refuses behind a jump that let it through gives one."""
+    from labtui.fleet.host_run import HostRun
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.session import Fleet
+    from labtui.results.store import Store
+
+    host = Host("node-07", "root@10.0.0.7", ssh_options=("-J", "root@jump.lab"))
+    fleet = Fleet([host], lambda _h: {}, Store(tmp_path))
+    closed = "kex_exchange_identification: Connection closed by remote host"
+    by_jump = HostRun(host, retries=4)
+    by_jump.stderr.extend([closed, closed])
+    reason = fleet._why_no_hello(by_jump, 255)
+    assert "the jump host root@jump.lab refused the connection before its handshake, 5 tries" in reason, reason
+    assert "MaxStartups" in reason and "fleet_connections" in reason
+    by_host = HostRun(host, retries=4)
+    by_host.stderr.append(closed)
+    reason = fleet._why_no_hello(by_host, 255)
+    assert "root@10.0.0.7 refused the connection (through root@jump.lab)" in reason, reason
+    # A host that is simply not there is not retried.
+    down = HostRun(host)
+    down.stderr.append("ssh: connect to host 10.0.0.7 port 22: Connection refused")
+    assert not fleet._refused_handshake(down, 255)
+    assert fleet._refused_handshake(by_host, 255) and not fleet._refused_handshake(by_host, 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -37,13 +38,60 @@ def stderr() -> Console:
     """Progress and messages: folded to a terminal's width; into a file or a pipe, whole lines.
 
     Folded at rich's default 80 columns, a log cuts paths and ids in two: they can no longer be
-    copied or searched for.
+    copied or searched for. A reader that goes (`2> >(timeout 1 cat)`, Ctrl+C on `2>&1 | tee log`)
+    ends nothing: what cannot be written is dropped (progress_closed() says since when).
     """
-    from rich.console import Console
-
-    console = Console(stderr=True, highlight=False, markup=False)
+    console = _progress_console()(stderr=True, highlight=False, markup=False)
     console.soft_wrap = not console.is_terminal
     return console
+
+
+_closed_at: list[float] = []  # time.time() of the first write that found stderr closed
+
+
+def progress_closed() -> float | None:
+    """When labtui found its progress output (stderr) closed, if it did: the report says so on stdout."""
+    return _closed_at[0] if _closed_at else None
+
+
+@functools.cache
+def _progress_console() -> type[Console]:
+    from rich.console import Console
+
+    class ProgressConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich's own answer points stdout (the report!) at /dev/null and raises SystemExit(1),
+            # which, raised in a fleet's event handler, unwound the event loop and cut off every
+            # host. Progress is not worth a run: drop it. fd 2 goes to /dev/null so that later
+            # writes (and Python's flush at exit) find nothing to fail on.
+            import time
+
+            self.quiet = True
+            if not _closed_at:
+                _closed_at.append(time.time())
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+            except OSError:
+                return
+            try:
+                os.dup2(devnull, sys.stderr.fileno())
+            except (OSError, ValueError):
+                pass
+            finally:
+                os.close(devnull)
+
+    return ProgressConsole
+
+
+def closed_progress_line() -> str | None:
+    """The line the report on stdout ends with when progress could not be written (None: it could)."""
+    closed = progress_closed()
+    if closed is None:
+        return None
+    import time
+
+    return (f"labtui: the progress output (stderr) was closed at {time.strftime('%H:%M:%S', time.localtime(closed))}"
+            "; the run went on and its progress since was dropped")
 
 
 @overload

@@ -166,7 +166,7 @@ def run_fleet(args: argparse.Namespace, *, check: bool, load_profile: LoadProfil
 
     from labtui.commands.common import open_store, stderr
     from labtui.fleet.requests import ssh_program
-    from labtui.fleet.session import Fleet
+    from labtui.fleet.session import CONNECTIONS, Fleet
 
     store = open_store()
     store.check_writable()  # the hosts' results are copied here: know before they run
@@ -183,6 +183,7 @@ def run_fleet(args: argparse.Namespace, *, check: bool, load_profile: LoadProfil
             assert load_profile is not None  # labtui run hands its own (its -p and overrides)
             hosts, request = run_request(args, store, load_profile)
         fleet = Fleet(hosts, request, store, one_at_a_time=args.one_at_a_time, ssh=ssh_program(),
+                      connections=store.read_settings().settings.fleet_connections or CONNECTIONS,
                       on_change=display.changed, on_event=display.event)
     display.fleet = fleet
     from labtui.commands.stops import Stops
@@ -229,7 +230,7 @@ async def _drive(fleet: Fleet, display: _Display, stops: Stops) -> None:
 
 def _report(fleet: Fleet, args: argparse.Namespace, *, check: bool) -> int:
     from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
-    from labtui.commands.common import print_json
+    from labtui.commands.common import closed_progress_line, print_json, stdout
     from labtui.commands.compare import tolerance
     from labtui.fleet.summary import summarize_hosts
 
@@ -242,6 +243,9 @@ def _report(fleet: Fleet, args: argparse.Namespace, *, check: bool) -> int:
     else:
         with contextlib.suppress(OSError):
             _print_report(fleet, summary, check=check)
+            closed = closed_progress_line()
+            if closed is not None:
+                stdout().print(closed, soft_wrap=True)
     outcomes = [r.outcome for r in runs]
     if all(o in ("completed", "pass") for o in outcomes):
         return ExitCode.OK

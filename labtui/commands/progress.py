@@ -17,7 +17,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from labtui.analysis import steady
-from labtui.commands.common import stderr, stdout
+from labtui.commands.common import closed_progress_line, stderr, stdout
 from labtui.commands.live_display import LiveDisplay
 from labtui.commands.stops import Stops
 from labtui.engine.cpubound import interpreter_bound_now, io_threads, own_limit_now
@@ -294,13 +294,9 @@ async def execute(runner: Runner, *, as_json: bool, stops: Stops, report: bool =
         display.start()
         try:
             async for event in runner.events():
-                try:
-                    display.handle(event)
-                except SystemExit:
-                    # rich's answer to a broken pipe on stderr (`2>&1 | head -1`: the reader went). It
-                    # stops the run, which must not then read "cancelled by the user": nobody did.
-                    runner.stop_reason = "stopped: its progress output (stderr) was closed"
-                    raise
+                # A closed stderr (`2>&1 | head -1`: the reader went) drops the progress, not the run
+                # (common.stderr): its result and report still come.
+                display.handle(event)
                 if isinstance(event, RunFinished):
                     break
         except asyncio.CancelledError:
@@ -348,6 +344,9 @@ def _report(runner: Runner, display: _Display, received: list[str], stops: Stops
                 out.print(limits, highlight=False)
             if save_error is None:
                 out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}", soft_wrap=True)
+            closed = closed_progress_line()
+            if closed is not None:
+                out.print(closed, soft_wrap=True)
     late = stops.since(during)
     if late is not None and report:
         display.say(f"labtui: {late} came after the run had ended; its result ({result.status}) is "

@@ -56,6 +56,8 @@ class HostRun:
     extra_results: int = 0  # results sent beyond allowed_results, refused
     broke_protocol: str | None = None  # why its stream was cut (a line too long): it ended there
     warnings_left_out: int = 0
+    queued: bool = False  # waiting for one of the connections that may open at once (Fleet.connections)
+    retries: int = 0  # refused handshakes retried (a jump host's or the host's MaxStartups)
     _run_began: Any = None  # local time the current run started (for a partial result)
     _measured: list = field(default_factory=list)  # the current step's measured samples (for a partial result)
 
@@ -95,6 +97,10 @@ class HostRun:
             return self.outcome
         if self.state == RUNNING:
             return {"warmup": "warm-up", "measure": "measuring"}.get(self.phase or "", RUNNING)
+        if self.state == CONNECTING and self.queued:
+            return "queued"
+        if self.state == CONNECTING and self.retries:
+            return f"connecting (try {self.retries + 1})"
         return self.state
 
     def step_text(self) -> str:

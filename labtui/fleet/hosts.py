@@ -98,6 +98,22 @@ class Host:
             argv += ["-p", str(self.port)]
         return [*argv, "--", self.ssh, self.remote_command(*args)]
 
+    def jump(self) -> str | None:
+        """The jump host its ssh_options name (-J or ProxyJump: the first hop), if any."""
+        words = iter(self.ssh_options)
+        for word in words:
+            value = None
+            if word.startswith("-J"):
+                value = word[2:] or next(words, None)
+            elif word.startswith("-o"):
+                match = _KEYWORD.fullmatch(word[2:] or next(words, ""))
+                if match is not None and match.group(1).lower() == "proxyjump":
+                    value = match.group(2)
+            value = (value or "").strip().strip('"')
+            if value and value.lower() != "none":
+                return value.split(",")[0].removeprefix("ssh://")
+        return None
+
     def where(self) -> str:
         if not self.ssh and self.fio_server is not None:
             return self.fio_where()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import signal
 import time
 from collections.abc import Callable
@@ -64,15 +65,24 @@ MAX_TEXT = 2_000  # characters of a host's warning or stderr line kept (a line m
 START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before
 HELLO_SECONDS = 60.0  # ssh's own ConnectTimeout covers the network; this covers a host that hangs after
 STOP_GRACE = 10.0  # after a stop, how long a host may take to clean up and report before ssh is killed
+# At most this many ssh connections are being opened at once (settings: fleet_connections). sshd's
+# stock MaxStartups 10:30:100 starts dropping unauthenticated connections past 10: a lab of 32
+# behind one jump host lost a quarter of its hosts when all connected at the same instant.
+CONNECTIONS = 8
+CONNECT_TRIES = 5  # a handshake refused (MaxStartups, a busy jump host) is tried again this many times in all
+BACKOFF = (0.5, 1.0, 2.0, 4.0)  # seconds before each retry, plus up to half as much again at random
+# What ssh says when sshd closes a connection before its handshake (MaxStartups, PerSourcePenalties).
+_REFUSED_HANDSHAKE = ("kex_exchange_identification", "banner exchange", "Connection reset by peer")
 
 class Fleet:
     """Runs one request on many hosts; `on_change(host_run)` is called whenever a host's state moves."""
 
     def __init__(self, hosts: list[Host], request: Callable[[Host], dict[str, Any]], store: Store, *,
-                 one_at_a_time: bool = False, ssh: str = "ssh",
+                 one_at_a_time: bool = False, ssh: str = "ssh", connections: int = CONNECTIONS,
                  on_change: Callable[[HostRun], None] | None = None,
                  on_event: Callable[[HostRun, Event], None] | None = None) -> None:
         self.runs = [HostRun(h) for h in hosts]
+        self.connections = max(1, connections)
         self._request = request
         self.store = store
         self.one_at_a_time = one_at_a_time
@@ -91,6 +101,7 @@ class Fleet:
     async def run(self) -> list[HostRun]:
         loop = asyncio.get_running_loop()
         self._go = {r.name: loop.create_future() for r in self.runs}
+        self._connecting = asyncio.Semaphore(self.connections)
         sessions = [asyncio.create_task(self._session(r), name=f"fleet-{r.name}") for r in self.runs]
         coordinator = asyncio.create_task(self._coordinate(sessions))
         try:
@@ -147,21 +158,52 @@ class Fleet:
 
     async def _session(self, host_run: HostRun) -> None:
         host = host_run.host
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *host.ssh_argv("agent", ssh=self.ssh), stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-                limit=wire.MAX_LINE_BYTES,
-            )
-        except OSError as exc:
-            self._end(host_run, UNREACHABLE, f"cannot start {self.ssh}: {exc.strerror or exc}")
+        proc, errors, message = None, None, None
+        for attempt in range(CONNECT_TRIES):
+            if attempt:
+                host_run.retries = attempt
+                host_run.stderr.clear()  # the reason, if it ends unreachable, is the last try's
+                self.on_change(host_run)
+                delay = BACKOFF[min(attempt - 1, len(BACKOFF) - 1)]
+                with contextlib.suppress(TimeoutError):  # a stop ends the wait
+                    await asyncio.wait_for(self._stop_event.wait(), delay * (1 + random.random() / 2))
+                if self.stopping is not None:
+                    break
+            host_run.queued = self._connecting.locked()
+            if host_run.queued:
+                self.on_change(host_run)
+            async with self._connecting:
+                host_run.queued = False
+                self.on_change(host_run)
+                if self.stopping is not None:
+                    break
+                try:
+                    proc = await asyncio.create_subprocess_exec(
+                        *host.ssh_argv("agent", ssh=self.ssh), stdin=asyncio.subprocess.PIPE,
+                        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                        limit=wire.MAX_LINE_BYTES,
+                    )
+                except OSError as exc:
+                    self._end(host_run, UNREACHABLE, f"cannot start {self.ssh}: {exc.strerror or exc}")
+                    self._ready[host.name].set()
+                    return
+                self._procs[host.name] = proc
+                errors = asyncio.create_task(self._read_stderr(host_run, proc))
+                message = await self._greeting(host_run, proc)
+                if message is not None:
+                    break
+                await proc.wait()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await asyncio.wait_for(errors, timeout=2.0)
+            if not self._refused_handshake(host_run, proc.returncode):
+                break
+        if proc is None or errors is None:  # stopped before it could connect
+            self._end(host_run, ABORTED, f"not started: {self.stopping or 'stopped'}")
             self._ready[host.name].set()
             return
-        self._procs[host.name] = proc
-        errors = asyncio.create_task(self._read_stderr(host_run, proc))
         pings = asyncio.create_task(self._ping(proc))
         try:
-            await self._converse(host_run, proc)
+            await self._converse(host_run, proc, message)
         finally:
             pings.cancel()
             self._ready[host.name].set()
@@ -178,17 +220,30 @@ class Fleet:
             if not host_run.ended:
                 self._cut_off(host_run, proc.returncode)
 
-    async def _converse(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> None:
-        host = host_run.host
+    async def _greeting(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> dict[str, Any] | None:
+        """The agent's hello; None if the stream ended (or hung) without one."""
         try:
-            message = await asyncio.wait_for(self._hello(host_run, proc), timeout=HELLO_SECONDS)
+            return await asyncio.wait_for(self._hello(host_run, proc), timeout=HELLO_SECONDS)
         except TimeoutError:
-            message = None
             _kill(proc)
+            return None
+
+    def _refused_handshake(self, host_run: HostRun, returncode: int | None) -> bool:
+        """Whether ssh failed because an sshd closed the connection before its handshake: a busy
+        sshd (MaxStartups) that a later try gets through, not a host that is not there."""
+        if returncode != 255 or self.stopping is not None or host_run.broke_protocol is not None:
+            return False
+        return any(sign in line for line in host_run.stderr for sign in _REFUSED_HANDSHAKE)
+
+    async def _converse(self, host_run: HostRun, proc: asyncio.subprocess.Process,
+                        message: dict[str, Any] | None) -> None:
+        host = host_run.host
         if message is None:
             await proc.wait()
             if host_run.broke_protocol is not None:  # it answered, with a line too long
                 self._end(host_run, FAILED, f"{host.name}: {host_run.broke_protocol}")
+            elif self.stopping is not None and host_run.retries:
+                self._end(host_run, ABORTED, f"not started: {self.stopping}")
             else:
                 self._end(host_run, UNREACHABLE, self._why_no_hello(host_run, proc.returncode))
             return
@@ -490,6 +545,16 @@ class Fleet:
         if returncode == 127 or (last and ("not found" in last or "No such file" in last)):
             return (f"{host_run.name}: `{host_run.host.labtui}` did not start there ({last or 'command not found'}): "
                     "install labtui on it, or set `labtui` in the hosts file to the command that starts it")
+        if returncode == 255 and host_run.retries and self._refused_handshake(host_run, returncode):
+            jump = host_run.host.jump()
+            # Through a jump host, ssh's -W connection to it reports its own failed handshake, then the
+            # connection to the host does: two lines. One line: the jump host let it through, the host refused.
+            refusals = sum("kex_exchange_identification" in line for line in host_run.stderr)
+            who = (f"the jump host {jump} refused the connection" if jump is not None and refusals >= 2
+                   else f"{host_run.host.where()} refused the connection" + (f" (through {jump})" if jump else ""))
+            return (f"{host_run.name}: unreachable: {who} before its handshake, {host_run.retries + 1} tries "
+                    f"({last}): too many connections at once for its sshd (MaxStartups)? fewer at once: "
+                    "fleet_connections in config.toml")
         if returncode == 255:
             return f"{host_run.name}: ssh {host_run.host.where()} failed: {last or 'no reason given'}"
         return f"{host_run.name}: no labtui agent answered ({self._exit_words(returncode)}{': ' + last if last else ''})"

@@ -28,7 +28,7 @@ from textual.worker import Worker
 
 from labtui.errors import LabtuiError
 from labtui.fleet.host_run import COMPLETED, HostRun
-from labtui.fleet.session import Fleet
+from labtui.fleet.session import CONNECTIONS, Fleet
 from labtui.render.result_tables import fmt_iops, fmt_mib
 from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
 from labtui.render.words import fold
@@ -223,7 +223,7 @@ class FleetScreen(LabtuiScreen[None]):
             return
         self.summary = None
         self.fleet = Fleet(self.hosts, request, self.lab.store, one_at_a_time=self.one_at_a_time, ssh=ssh,
-                           on_change=self._changed)
+                           connections=self.lab.settings.fleet_connections or CONNECTIONS, on_change=self._changed)
         self._fill(self.fleet.runs)
         self.lab.run_active = True
         self.lab.active_run = self  # quitting or a signal stops the hosts through abort()

@@ -1,0 +1,115 @@
+"""A lab of many hosts on real sshd (tests/sshlab.py): a closed progress output, a jump host's MaxStartups.
+
+One module-scoped lab of two sshd: a jump host and a target. Each "host" of a hosts file is an entry
+of its own on the target (its own LABTUI_HOME, test directory and lock directory), so 16 hosts cost
+16 labtui agents, not 16 sshd.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import labtui_cmd
+from sshlab import ssh_lab
+
+pytestmark = pytest.mark.slow
+
+PROFILE = """\
+name = "fleet-tiny"
+file_size = "1MiB"
+free_space_margin = "0"
+
+[[steps]]
+name = "Read 4K random"
+block_size = "4KiB"
+pattern = "random"
+duration = "{duration}"
+warmup = "0s"
+
+[[steps]]
+name = "Write 4K random"
+block_size = "4KiB"
+pattern = "random"
+write_percent = 100
+duration = "{duration}"
+warmup = "0s"
+"""
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, disk_dir):
+    tmp = tmp_path_factory.mktemp("fleet-scale")
+    with ssh_lab(tmp, disk_dir) as lab:
+        lab.add("jump", "127.0.0.40")
+        lab.add("target", "127.0.0.41")
+        yield lab
+
+
+def _hosts(lab, tmp_path: Path, count: int, *, jump: bool) -> Path:
+    """`count` hosts on the lab's target sshd, each a labtui of its own; through the jump host if `jump`."""
+    jump_host, target = lab.hosts
+    entries = []
+    for i in range(1, count + 1):
+        name = f"lab-host-{i:02d}"
+        home, directory = tmp_path / name / "home", lab.target_root / tmp_path.name / name
+        home.mkdir(parents=True)
+        directory.mkdir(parents=True)
+        entry = lab.entry(target, target=str(directory), env={"LABTUI_HOME": str(home),
+                                                              "LABTUI_LOCK_DIR": str(home / "locks")})
+        entry["name"] = name
+        if jump:
+            entry |= {"ssh_options": lab.jump_options(jump_host), "allow_local_commands": True}
+        entries.append(entry)
+    return lab.hosts_file(entries, name=f"{tmp_path.name}.toml")
+
+
+def _profile(tmp_path: Path, duration: str) -> Path:
+    path = tmp_path / "fleet-tiny.toml"
+    path.write_text(PROFILE.format(duration=duration))
+    return path
+
+
+def _local_results(labtui_home: Path) -> list[dict]:
+    out = subprocess.run(labtui_cmd("history", "--json"), capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["results"]
+
+
+def test_a_closed_progress_output_mid_run_keeps_every_hosts_result_and_the_report(lab, tmp_path, labtui_home):
+    """`labtui run --hosts H 2> >(timeout 1.5 cat)`: the reader of stderr goes mid-run. rich's SystemExit
+    unwound the event loop and every host ended "without its result (exit status 1)", stdout empty."""
+    hosts = _hosts(lab, tmp_path, 2, jump=False)
+    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "1500ms")), "--hosts", str(hosts)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        while "step 1/2" not in proc.stderr.readline():  # a host is measuring: its progress is still to come
+            assert proc.poll() is None, "labtui ended before a host started"
+        proc.stderr.close()
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    assert "lab-host-01" in out and "lab-host-02" in out and "Across the hosts" in out
+    assert "the progress output (stderr) was closed at" in out
+    results = _local_results(labtui_home)
+    assert sorted(r["status"] for r in results) == ["completed", "completed"]
+
+
+def test_sixteen_hosts_through_one_jump_host_with_the_stock_max_startups_all_complete(lab, tmp_path, labtui_home):
+    """All 16 connections at one instant through one sshd (MaxStartups 10:30:100, its default) lost some:
+    "kex_exchange_identification: Connection closed". At most fleet_connections (8) connect at once, a
+    refused handshake is tried again, and the hosts still start at one shared instant."""
+    hosts = _hosts(lab, tmp_path, 16, jump=True)
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "300ms")), "--hosts", str(hosts), "--json"),
+                          capture_output=True, text=True, timeout=240)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0, [(h["host"], h["reason"]) for h in report if h["status"] != "completed"]
+    assert len(report) == 16 and all(h["status"] == "completed" for h in report)
+    started = sorted(h["result"]["started"] for h in report)
+    assert started[0] < min(h["result"]["ended"] for h in report), "the hosts did not start together"
+    assert len(_local_results(labtui_home)) == 16
