@@ -34,7 +34,8 @@ def test_a_failed_import_shows_a_dash_and_failed_everywhere(failed_import, capsy
     rid = failed_import
     listed = cli(capsys, "history")
     row = next(line for line in listed.splitlines() if rid in line)
-    assert "failed" in row and "0.0" not in row and row.split()[-3:-1] == ["-", "-"], row
+    # The step column says the step's label and that it failed (issue 39, item 15); IOPS and MiB/s "-".
+    assert "SEQ1M Q64T1 W failed" in row and "0.0" not in row and row.split()[-2:] == ["-", "-"], row
     (entry,) = json.loads(cli(capsys, "history", "--json"))["results"]
     assert (entry["steps"][0]["iops"], entry["steps"][0]["mib_s"], entry["steps"][0]["status"]) == (None, None, "failed")
     shown = cli(capsys, "show", rid)
