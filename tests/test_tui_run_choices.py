@@ -50,6 +50,8 @@ async def run_to_the_end(pilot, screen: RunScreen, started: str | None = None) -
 
 async def again_from_history(pilot, result_id: str, answer: str | None = "y") -> None:
     """History's `a` on `result_id`, and `answer` to its question (None: the caller answers)."""
+    if isinstance(pilot.app.focused, Input):
+        await pilot.press("escape")  # the Run screen opens with the cursor in its tags: h would be typed there
     await pilot.press("h")
     history = pilot.app.screen
     assert isinstance(history, HistoryScreen)
