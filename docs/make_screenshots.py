@@ -380,7 +380,7 @@ async def run_live(pilot: Any, clock: Clock) -> None:
     events = run_events(result, live)
     screen.begin(ReplayedRunner(clock, events, None))
     await _wait(pilot, lambda: screen.live is not None and screen.live.version >= len(events)
-                and screen._drawn_version == screen.live.version, "the samples drawn")
+                and screen.live_view.drawn_version == screen.live.version, "the samples drawn")
 
 
 @shot("run-done", "Run, at the end: the figures, what limited them, and the comparison with the run before",

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from labtui.screens.help import KeyHelp
+    from labtui.screens.run import RunScreen
 
 _HERE = Path(__file__).resolve().parent
 # Textual's scrollbar, with whole-cell thumbs in an app that sets plain_glyphs.
@@ -151,10 +152,6 @@ class LabtuiApp(App[None]):
     unsaved_profile: var[str | None] = var(None)
     # The Run screen while its run is going (it can `abort()` it); None otherwise.
     active_run: RunControl | None = None
-    # A result whose run History asked to repeat; the Run screen takes it when it is shown.
-    pending_run: RunResult | None = None
-    # The volumes the Disks screen asked to run the profile on, in turn; the Run screen takes them.
-    pending_sweep: list[Target] | None = None
     # The Run screen's Override fields (a quick trial): runs started there, and on marked volumes, take them.
     quick_trial: QuickTrial = QuickTrial()
 
@@ -421,8 +418,8 @@ class LabtuiApp(App[None]):
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self.pending_sweep = list(targets)
-                self._show_run_screen()
+                screen = self._show_run_screen()
+                screen.post_message(screen.RunOnVolumes(list(targets)))
 
         count = f"{len(targets)} volume{'s' if len(targets) != 1 else ''}"
         self.push_screen(ConfirmModal(f"Run {profile.name} on {count}?", volumes_question(profile, targets),
@@ -433,10 +430,10 @@ class LabtuiApp(App[None]):
         self.profile = replace(result.profile, origin=f"{RESULT_ORIGIN}:{result.id}")
         if self.target is None or self.target.directory != target.directory:
             self.target = target
-        self.pending_run = result
-        self._show_run_screen()
+        screen = self._show_run_screen()
+        screen.post_message(screen.RunAgain(result))
 
-    def _show_run_screen(self) -> None:
+    def _show_run_screen(self) -> RunScreen:
         self.switch_mode("run")
         # A result or comparison opened from the Run screen stays on top of it in its mode: the Run
         # screen itself must be on show, or the run would start only once that is closed.
@@ -444,6 +441,9 @@ class LabtuiApp(App[None]):
 
         while len(self.screen_stack) > 1 and not isinstance(self.screen, RunScreen):
             self.pop_screen()
+        screen = self.screen
+        assert isinstance(screen, RunScreen)
+        return screen
 
     # ------------------------------------------------------------------ screens, help, quit
 

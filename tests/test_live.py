@@ -214,7 +214,7 @@ def test_a_step_without_latency_shows_no_latency_rows():
 
 def test_a_command_steps_disk_counts_are_requests_not_iops():
     """Its results leave IOPS blank (merged requests of every process): the live figures call them what they are."""
-    from labtui.screens.run import figures_content
+    from labtui.widgets.live_figures import figures_content
 
     step = Step("archive", kind="command", command="true")
     live = LiveRun(Clock())

@@ -10,6 +10,7 @@ from labtui.screens.disks import DisksScreen
 from labtui.screens.fleet import FleetScreen
 from labtui.screens.history import HistoryScreen
 from labtui.screens.run import RunScreen
+from labtui.tui.run_state import RunState
 from labtui.widgets.keys_footer import KeysFooter
 from tui_support import disks_ready, make_app, open_workload, save_history, screen_text, wait_for, widget_text
 
@@ -156,7 +157,7 @@ async def test_the_run_footer_fits_once_the_run_is_done_and_compared(labtui_home
         screen = await open_run(pilot, app)
         screen.outcome = make_result("20240501-104005-bbbb", minutes=10)
         screen.previous = make_result("20240501-103005-aaaa")
-        screen._set_state("done")
+        screen._set_state(RunState.DONE)
         screen.query_one("#run-done").focus()  # as the run's end does
         await shows(pilot, app, "? Help", "^s Start", "o Open result", "d Disks", "h History", "q Quit")
         if size[0] >= 120:

@@ -24,6 +24,7 @@ from labtui.screens.params import ParamsModal
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.run import RunScreen
 from labtui.settings import Settings
+from labtui.tui.run_state import RunState
 from labtui.widgets.live_chart import LiveChart
 from tui_support import ScriptedRunner, disks_ready, make_app, screen_text, set_text, short_profile, wait_for, widget_text
 
@@ -160,7 +161,7 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
         assert "16MiB test file to write" in question and "about 0:0" in question
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is history, what="back on History")
-        assert app.pending_run is None and screen.outcome.id == first_id
+        assert screen._pending is None and screen.outcome.id == first_id
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="Run tiny again?")
         await pilot.press("enter")
@@ -608,7 +609,7 @@ async def test_the_stop_question_and_the_command_line_stay_on_screen_however_lon
         screen.begin(ScriptedRunner(events))
         live = screen.live
         await wait_for(pilot, lambda: len(live.warnings) == 3 and live.current.last is not None
-                       and screen._drawn_version == live.version, what="the notes drawn")
+                       and screen.live_view.drawn_version == live.version, what="the notes drawn")
         # No CPU figure of the engine's own in the sample: the note says the machine's (it raised TypeError),
         # at 80 columns in one short line, in full on ? (issue 39, item 21).
         assert "CPU-bound: the CPUs' limit, not the disk's (? says why and what helps)" in screen_text(app)
@@ -887,7 +888,7 @@ async def test_the_live_chart_says_warm_up_then_charts_the_measure_window_from_z
             for event in events:
                 runner.queue.put_nowait(event)
             fed += len(events)
-            await wait_for(pilot, lambda: screen.live.version >= fed and screen._drawn_version == screen.live.version,
+            await wait_for(pilot, lambda: screen.live.version >= fed and screen.live_view.drawn_version == screen.live.version,
                            what="the samples drawn")
             await pilot.pause()
             chart = app.screen.query_one("#chart-iops", LiveChart)
@@ -923,7 +924,7 @@ async def test_the_run_summary_says_the_answer_first_and_e_shows_how_it_was_deci
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_run(pilot)
-        screen.outcome, screen.previous, screen.state = outcome, previous, "done"
+        screen.outcome, screen.previous, screen.state = outcome, previous, RunState.DONE
         screen._show_done()
         screen._show_comparison()
         screen.query_one("#run-done").focus()  # where the end of a run puts the cursor

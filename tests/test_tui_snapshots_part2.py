@@ -82,7 +82,7 @@ def test_run_live(snap_compare, labtui_home, size):
     async def ready(pilot):
         screen = await run_ready(pilot)
         screen.begin(scripted_run(wavy_result(), finished=False))
-        await wait_for(pilot, lambda: screen.live.version >= 42 and screen._drawn_version == screen.live.version,
+        await wait_for(pilot, lambda: screen.live.version >= 42 and screen.live_view.drawn_version == screen.live.version,
                        what="the samples drawn")
         await pilot.pause(0.3)
 

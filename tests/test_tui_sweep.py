@@ -90,7 +90,7 @@ async def test_marked_volumes_run_in_turn_and_end_on_their_comparison(labtui_hom
         await pilot.press("escape")  # not now: nothing starts
         await wait_for(pilot, lambda: app.screen is screen, what="back on Disks")
         await pilot.pause(0.2)
-        assert app.pending_sweep is None and not app.run_active and Store(labtui_home).load_results() == ([], [])
+        assert app.screen is screen and not app.run_active and Store(labtui_home).load_results() == ([], [])
         await pilot.press("R")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question again")
         await pilot.press("enter")  # Enter (or y) goes

@@ -45,7 +45,7 @@ from labtui.render.result_tables import (
     fmt_pct,
     result_steps_table,
 )
-from labtui.run.live import LiveRun, prepare_text
+from labtui.run.live import LiveRun, pass_words, prepare_text
 from labtui.run.runner import Plan, Runner
 from labtui.units import format_duration, format_size, human_duration, human_size
 
@@ -107,13 +107,6 @@ def go_ahead(err: Console) -> bool:
         return True
     err.print("Not started: nothing was written.")
     return False
-
-
-def pass_words(repetition: int) -> str:
-    """What a pass is beside its step's name: " #2", " (preparing pass, not counted)", or nothing for a first one."""
-    if repetition == 0:
-        return " (preparing pass, not counted)"
-    return f" #{repetition}" if repetition > 1 else ""
 
 
 class _Display(LiveDisplay):

@@ -391,3 +391,10 @@ def prepare_text(p: PrepareProgress) -> str:
     rate = p.bytes_done / p.seconds if p.seconds > 0 else 0.0
     speed = f" at {rate / MIB:,.0f} MiB/s" if rate else ""
     return f"{human_size(p.bytes_done)} of {human_size(p.bytes_total)}{speed}"
+
+
+def pass_words(repetition: int) -> str:
+    """A pass beside its step's name, in every front: " #2", " (preparing pass, not counted)", nothing for a first one."""
+    if repetition == 0:
+        return " (preparing pass, not counted)"
+    return f" #{repetition}" if repetition > 1 else ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
@@ -19,16 +19,11 @@ from labtui.analysis.answer import comparison_answers
 from labtui.analysis.comparison import Comparison, compare
 from labtui.errors import LabtuiError
 from labtui.model.result import RunResult
-from labtui.render.comparison import VerdictColours, answer_renderable, comparison_markdown, comparison_renderable
+from labtui.render.comparison import answer_renderable, comparison_markdown, comparison_renderable
 from labtui.tui.context import LabtuiScreen
-from labtui.tui.styling import theme_style
+from labtui.tui.styling import theme_colours
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
-
-
-def theme_colours(app: App) -> VerdictColours:
-    return VerdictColours(better=theme_style(app, "success", bold=True), worse=theme_style(app, "error", bold=True),
-                   warning=theme_style(app, "warning"))
 
 
 class CompareScreen(LabtuiScreen[None]):

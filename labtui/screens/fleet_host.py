@@ -16,10 +16,10 @@ from textual.widgets import Static
 
 from labtui.fleet.host_run import ENDED, HostRun
 from labtui.run.live import prepare_text
-from labtui.screens.run import NARROW, figures_content, show
 from labtui.units import human_duration
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
+from labtui.widgets.live_figures import NARROW, figures_content, show
 from labtui.widgets.step_charts import StepCharts
 
 FRAME_SECONDS = 0.5

@@ -71,8 +71,6 @@ class LabtuiContext(Protocol):
     unsaved_profile: str | None  # the profile with unsaved edits in the Workload screen
     active_run: RunControl | None
     stopped_by: str | None  # the signal that is ending the app, if one is
-    pending_run: RunResult | None  # a run History asked to repeat: the Run screen takes it
-    pending_sweep: list[Target] | None  # volumes the Disks screen marked to run on in turn: the Run screen takes them
     quick_trial: QuickTrial  # the Run screen's Override fields: runs started there and on marked volumes take them
 
     def choose_profile(self, profile: Profile) -> None: ...

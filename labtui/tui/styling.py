@@ -6,6 +6,8 @@ from rich.style import Style
 from textual.app import App
 from textual.color import Color, ColorParseError
 
+from labtui.render.comparison import VerdictColours
+
 
 def theme_style(app: App, variable: str, *, bold: bool | None = None, dim: bool | None = None) -> Style:
     """A Rich style coloured by theme variable `variable` ("warning", "labtui-read", ...).
@@ -28,3 +30,9 @@ STATUS_VARIABLES = {"completed": "success", "aborted": "warning", "failed": "err
 def status_styles(app: App) -> dict[str, Style]:
     """The theme's style for each result status (report.STATUS_STYLES has the terminal's)."""
     return {status: theme_style(app, variable) for status, variable in STATUS_VARIABLES.items()}
+
+
+def theme_colours(app: App) -> VerdictColours:
+    """A comparison's verdicts in the theme's colours: success for better, error for worse."""
+    return VerdictColours(better=theme_style(app, "success", bold=True), worse=theme_style(app, "error", bold=True),
+                          warning=theme_style(app, "warning"))
