@@ -69,6 +69,7 @@ class Job:
     params: dict[str, str] = field(default_factory=dict)  # profile parameters (--param k=v)
     hold: TargetHold | None = None  # what the runner holds of `path` (None: a bare path, in tests)
     judge: SteadyJudge | None = None  # for steps run to steady state
+    run_id: str = ""  # the run's result id: verified blocks carry a tag made of it (labtui.engine.verify)
 
     def steady_judge(self) -> SteadyJudge:
         if self.judge is None:

@@ -308,6 +308,9 @@ class Step:
         if self.verify and self.block_size % VERIFY_UNIT:
             raise ValidationError(f"a verified step needs blocks of whole {format_size(VERIFY_UNIT)} (each carries "
                                   f"its header), got {format_size(self.block_size)}", f"{where}.block_size")
+        if self.verify and 0 < self.write_percent < 100:
+            raise ValidationError("a verified step reads or writes, not both (a read could meet a write of the same "
+                                  "block in flight): make a write step and a read step", f"{where}.write_percent")
         if self.verify and self.cache == "on":
             raise ValidationError("a verified step needs cache = off: with the page cache on it would check the "
                                   "memory's copy, not what the disk gives back", f"{where}.cache")

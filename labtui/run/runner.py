@@ -552,6 +552,7 @@ class Runner:
             params=dict(self.params),
             hold=(self._hold or self._lease) if step.is_io else None,
             judge=self.options.judge,
+            run_id=self.run_id,
         )
         engine = self._engine_for(step)
         command_line = engine.command_line(step, job.path, job.file_size)

@@ -160,4 +160,4 @@ def aio_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: i
             publish(now)
             last_publish = now
     syscall(calls["io_destroy"], c_ctx)
-    return tally.finish(cfg, live, publish, slots.traces, error)
+    return tally.finish(cfg, live, publish, slots.traces, error) | blocks.results()

@@ -31,7 +31,13 @@ def slot_buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int, int, Blocks]:
     stride from one to the next, the first one's address, and their stamps."""
     buf, stride = buffers(cfg, count)
     address = ctypes.addressof(ctypes.c_char.from_buffer(buf))
-    return buf, stride, address, Blocks(memoryview(buf), stride, cfg["block_size"], cfg["seed"])
+    blocks = Blocks(memoryview(buf), stride, cfg["block_size"], cfg["seed"])
+    if cfg.get("verify"):  # verified writes and reads (a step's verify = true): stamped and checked
+        from labtui.engine.native.verifier import Verifier
+
+        Verifier(blocks.view, stride, cfg["block_size"], cfg["seed"], cfg["verify"]["tag"], cfg["verify"]["process"],
+                 cfg["file_size"]).attach(blocks)
+    return buf, stride, address, blocks
 
 
 class Blocks:
@@ -78,6 +84,10 @@ class Blocks:
             words[first + 1 : last : step] = array("Q", (nonce,)) * per_block
             nonce += 1
         self.nonce = nonce
+
+    def results(self) -> dict:
+        """What the process's result adds of its blocks (a verifier's findings; nothing by default)."""
+        return {}
 
     def reads_done(self, reaped: Sequence[int], key: Sequence[int], offset_of: Callable[[int], int]) -> None:
         """The verifier's turn (if one is set), over the reads of a reaped batch, before their slots

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from labtui import __version__
@@ -39,6 +39,8 @@ from labtui.engine.limits import StepNeeds
 from labtui.engine.native import common as nc
 from labtui.engine.native.figures import Sampler, partial_result, round_figure, step_result, window_result
 from labtui.engine.native.plan import BACKENDS, MODES, Carriage, plan
+from labtui.engine.native.verifier import merge
+from labtui.engine.verify import CHECKSUM, run_tag
 from labtui.model.profile import Step
 from labtui.model.result import Sample
 from labtui.units import format_duration, format_size
@@ -118,7 +120,9 @@ class NativeEngine(Engine):
             f"labtui native: {self.carriage(step).describe()}, {step.outstanding} outstanding each, "
             f"{format_size(step.block_size)} {step.pattern} {mix}, {'O_DIRECT' if direct else 'page cache on'}{through}, "
             f"{format_duration(step.warmup)} warm-up + {_measured_time(step)}, "
-            f"latency {'on' if step.latency else 'off'}, file {path} ({format_size(file_size)})"
+            f"latency {'on' if step.latency else 'off'}, "
+            + (f"verified ({CHECKSUM} per 4 KiB, every read checked), " if step.verify else "")
+            + f"file {path} ({format_size(file_size)})"
         )
 
     def needs(self, step: Step) -> StepNeeds:
@@ -139,9 +143,14 @@ class NativeEngine(Engine):
         self.partial_result = None
         ensure_cleared(job, step.writes)
         carriage = self.carriage(step)
+        if step.verify and carriage.backend == "sync":
+            raise EngineFailed("a verified step needs O_DIRECT with io_uring or kernel AIO (the loops that check "
+                               "what they read); here only blocking calls through the page cache can run")
         if carriage.note:
             yield RunWarning(carriage.note)
         seed = secrets.randbits(48)
+        # Verified blocks carry the run's tag: a later step of the run checks what an earlier one wrote.
+        tag = run_tag(job.run_id or f"step-{seed}") if step.verify else 0
         control_fd = _shared_file(nc.CONTROL_BYTES)
         control_map = mmap.mmap(control_fd, nc.CONTROL_BYTES)
         control = memoryview(control_map).cast("d")
@@ -172,6 +181,8 @@ class NativeEngine(Engine):
                     # between this process's check and the worker's open.
                     "identity": job.hold.identity() if job.hold is not None else None,
                 }
+                if step.verify:
+                    cfg["verify"] = {"tag": tag, "process": i}
                 try:
                     live_map = mmap.mmap(live_fd, nc.LIVE_BYTES)
                     maps.append(live_map)
@@ -299,9 +310,14 @@ class NativeEngine(Engine):
         for note in dict.fromkeys(f["fallback"] for f in finals if f.get("fallback")):
             yield RunWarning(note)
         errors = [f.get("error") for f in finals if f.get("error")]
-        status, error = ("failed", errors[0]) if errors else ("completed", None)
+        checked = merge([f.get("verify") or {} for f in finals], step.block_size, job.file_size) if step.verify \
+            and step.reads else None
+        problem = checked.problem() if checked is not None else None
+        status, error = ("failed", errors[0]) if errors else ("failed", problem) if problem else ("completed", None)
         result = step_result(step, job, finals, t_stop - t_measure, samples, cpu_percent,
                               self.command_line(step, job.path, job.file_size), status, error)
+        if checked is not None:
+            result = replace(result, verify=checked)
         if rule is not None and judge is not None:
             if state is None:
                 state = judge(rule, figures, step.duration)

@@ -135,6 +135,8 @@ def plan(step: Step, direct: bool, wanted: str = "auto", missing: Mapping[str, s
         ring = None
     else:
         ring = rings[0] if rings else None
+    if step.verify and ring is None and rings:
+        ring = rings[0]  # reads are checked by the ring loops only (labtui.engine.native.verifier)
     threads = step.threads
     if ring is None:
         backend, processes = "sync", threads
@@ -142,7 +144,7 @@ def plan(step: Step, direct: bool, wanted: str = "auto", missing: Mapping[str, s
         processes = threads if per_thread else min(threads, cpus or usable_cpus())
         one_each = -(-threads // processes) * step.outstanding == 1
         # One I/O in flight per process: a blocking call (unless that ring was asked for by name).
-        backend = "sync" if one_each and (wanted == "auto" or note) else ring
+        backend = "sync" if one_each and (wanted == "auto" or note) and not step.verify else ring
     groups = split(threads, processes)
     carriage = Carriage(backend, step.outstanding, groups, per_thread=per_thread and threads > 1)
     if note:

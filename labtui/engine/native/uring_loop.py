@@ -257,4 +257,5 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
 
     result = tally.finish(cfg, live, publish, slots.traces, error)
     result["registered"] = {"buffers": fixed, "file": fixed_file}
+    result.update(blocks.results())
     return result

@@ -1,0 +1,120 @@
+"""The native engine's verifying blocks: verified writes stamped, verified reads checked, per process.
+
+A step with `verify = true` has a Verifier attached to its processes' `Blocks` (labtui.engine.native.
+blocks.slot_buffers): the loops call `stamp` before a batch of writes goes to the kernel and `check`
+(their `reads_done` hook) once a batch of reads has come back, as they do for any step. The format and
+the check are labtui.engine.verify's; this keeps what a process found: blocks checked, a bitmap
+of the blocks that read back as written, of those never written by this run, and each block that
+did not read back as written (by offset: a block read twice is one block). `results()` hands them
+to the worker's result; the engine unites its processes' (`merge`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from labtui.engine import verify as v
+from labtui.model.verification import KEPT, BlockMismatch, Verification
+
+
+class Verifier:
+    """One process's verified writes and reads over its slot buffers (`stride` bytes apart)."""
+
+    def __init__(self, view: memoryview, stride: int, block_size: int, nonce: int, tag: int, process: int,
+                 file_size: int) -> None:
+        self.view, self.stride, self.block_size = view, stride, block_size
+        self.tag = tag
+        self.pat = v.pattern(tag)
+        # Write numbers unique in the run: the process's index in the top bits (a step's processes
+        # number their writes at once), the step's seed below them (steps of one run differ).
+        self.nonce = (process << 48) | (nonce & 0xFFFF_FFFF) << 12
+        nblocks = file_size // block_size
+        self.good = bytearray(-(-nblocks // 8))  # blocks read back as written
+        self.strangers = bytearray(len(self.good))  # blocks read that no verified write of this run wrote
+        self.found: dict[int, BlockMismatch] = {}  # offset -> the first mismatch seen there
+        self.mismatched = bytearray(len(self.good))
+        self.blocks = 0
+
+    def attach(self, blocks: Any) -> None:
+        """Make `blocks` (a process's labtui.engine.native.blocks.Blocks) stamp and check verified blocks."""
+        blocks.stamp = self.stamp
+        blocks.check = self.check_reads
+        blocks.results = self.results
+
+    def stamp(self, slots: Iterable[int], offsets: Iterable[int]) -> None:
+        stamp, view, stride, bs, tag, pat = v.stamp, self.view, self.stride, self.block_size, self.tag, self.pat
+        number = self.nonce
+        for slot, off in zip(slots, offsets):
+            stamp(view, slot * stride, bs, off, number, tag, pat)
+            number += 1
+        self.nonce = number
+
+    def check_reads(self, slots: Sequence[int], offsets: Sequence[int]) -> None:
+        view, stride, bs, tag = self.view, self.stride, self.block_size, self.tag
+        good = self.good
+        self.blocks += len(slots)
+        if bs == v.UNIT:  # one unit a block (4 KiB reads, the common case): the check written out
+            unpack, sum_of, digest, magic, at_sum = v.HEADER.unpack_from, v.SUM.unpack_from, v.digest, v.MAGIC, v.SUM_AT
+            for slot, off in zip(slots, offsets):
+                p = slot * stride
+                o, _n, r, m = unpack(view, p)
+                if o == off and r == tag and m == magic and sum_of(view, p + at_sum)[0] == digest(view[p : p + at_sum]):
+                    i = off // bs
+                    good[i >> 3] |= 1 << (i & 7)
+                else:
+                    self._failed(slot, off)
+            return
+        for slot, off in zip(slots, offsets):
+            if v.check(view, slot * stride, bs, off, tag) is None:
+                i = off // bs
+                good[i >> 3] |= 1 << (i & 7)
+            else:
+                self._failed(slot, off)
+
+    def _failed(self, slot: int, off: int) -> None:
+        """The slow path: what the block is (never written by this run, or how it differs)."""
+        p = slot * self.stride
+        what = v.diagnose(bytes(self.view[p : p + self.block_size]), off, self.tag)
+        i = off // self.block_size
+        if what == v.UNWRITTEN:
+            self.strangers[i >> 3] |= 1 << (i & 7)
+            return
+        self.mismatched[i >> 3] |= 1 << (i & 7)
+        if isinstance(what, BlockMismatch) and off not in self.found and len(self.found) < KEPT:
+            self.found[off] = what
+
+    def results(self) -> dict:
+        return {"verify": {"checksum": v.CHECKSUM, "blocks": self.blocks, "good": bytes(self.good),
+                           "strangers": bytes(self.strangers), "mismatched": bytes(self.mismatched),
+                           "found": list(self.found.values())}}
+
+
+def merge(parts: list[dict], block_size: int, file_size: int) -> Verification | None:
+    """A step's verification from its processes' `results()` (None: the step was not verified).
+
+    Blocks are counted once however many times, and by however many processes, they were read."""
+    parts = [p for p in parts if p]
+    if not parts:
+        return None
+
+    def union(key: str) -> int:
+        bits = 0
+        for p in parts:
+            bits |= int.from_bytes(p[key], "little")
+        return bits
+
+    bad = union("mismatched")
+    good = union("good") & ~bad
+    strangers = union("strangers") & ~bad & ~good
+    found: dict[int, BlockMismatch] = {}
+    for p in parts:
+        for m in p["found"]:
+            found.setdefault(m.offset, m)
+    blocks = sum(p["blocks"] for p in parts)
+    return Verification(
+        checksum=parts[0]["checksum"], blocks=blocks, bytes=blocks * block_size, mismatched=bad.bit_count(),
+        unwritten=strangers.bit_count(), covered_bytes=good.bit_count() * block_size,
+        file_bytes=file_size // block_size * block_size,
+        mismatches=tuple(sorted(found.values(), key=lambda m: m.offset)[:KEPT]),
+    )
