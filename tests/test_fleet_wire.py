@@ -14,6 +14,7 @@ from factories import cut_off_host, make_result
 from labtui import __version__
 from labtui.analysis import steady
 from labtui.engine.events import (
+    DriveSampled,
     Event,
     Paused,
     PreconditionProgress,
@@ -29,7 +30,7 @@ from labtui.engine.events import (
 from labtui.fleet import wire
 from labtui.fleet.channel import Channel
 from labtui.model.profile import SCHEMA, SteadyRule
-from labtui.model.result import Sample
+from labtui.model.result import DriveFacts, DriveReading, Drop, Sample
 from labtui.results.result_file import result_to_toml
 from labtui.results.store import Store
 
@@ -54,6 +55,11 @@ def _events():
         StepFinished(0, replace(step, steady_state=state)),
         # A profile that pauses between passes (cdm-standard's 5 s, CrystalDiskMark's interval).
         Paused(5.0, 1),
+        # The drive read during a step, and a step that kept it (labtui.run.drive_watch).
+        DriveSampled(0, 5.0, DriveReading("smartctl", 71.0, 82.0, "8.0 GT/s PCIe", 4, 2)),
+        StepFinished(0, replace(step, drive_before=DriveFacts(source="smartctl + sysfs", temperature_c=60.0,
+                                                              aer_correctable=1),
+                                drops=(Drop(3.0, 4096, 400.0, 100.0, "thermal", "the drive reached 83 °C"),))),
     ]
 
 

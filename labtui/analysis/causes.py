@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from labtui.analysis import drive_run
 from labtui.analysis.bottleneck import Link, link_of
 from labtui.analysis.context import cache_modes
 from labtui.engine import cpubound
@@ -206,8 +207,49 @@ def cpu_bound(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
                     VOID, advice=advice, groups=frozenset(groups))
 
 
+HOTTER_C = 10.0  # a difference of maximum temperatures worth naming
+
+
+def drive_hotter(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
+    """One drive ran much hotter (or throttled where the other did not): the difference may be its cooling."""
+    for i, a, b in _pairs(comparison):
+        temps_a, temps_b = drive_run.temperatures(a), drive_run.temperatures(b)
+        throttle_a, throttle_b = drive_run.throttling(a), drive_run.throttling(b)
+        hot = None
+        if temps_a and temps_b and abs(max(temps_b) - max(temps_a)) >= HOTTER_C:
+            hotter, cooler = (names[i], names[0]) if max(temps_b) > max(temps_a) else (names[0], names[i])
+            hot = (f"{hotter} ran {abs(max(temps_b) - max(temps_a)):.0f} °C hotter (max {max(max(temps_a), max(temps_b)):g} "
+                   f"°C against {min(max(temps_a), max(temps_b)):g} °C on {cooler})")
+        throttled = [(names[j], t) for j, t in ((0, throttle_a), (i, throttle_b)) if t is not None and t[0] > 0]
+        if len(throttled) == 1:
+            who, (count, seconds) = throttled[0]
+            clause = f"{who} throttled" + (f" for {seconds} s" if seconds else f" ({count} thermal transitions)")
+            hot = f"{hot} and {clause.split(' ', 1)[1]}" if hot and hot.startswith(who) else (
+                f"{hot}; {clause}" if hot else clause)
+        if hot:
+            yield Cause("temperature", hot, frozenset({0, i}),
+                        advice="the difference may be cooling, not the adapter or the disk")
+
+
+def drive_errors(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
+    """PCIe errors counted, or a link that changed, during one run: the link, not the disk, may be the difference."""
+    for i, a, b in _pairs(comparison):
+        for j, result in ((0, a), (i, b)):
+            errors = drive_run.aer_errors(result)
+            changed = drive_run.link_changed(result)
+            said = []
+            if errors:
+                said.append(f"{errors} PCIe error{'s' if errors != 1 else ''} (AER) were counted during {names[j]}")
+            if changed:
+                said.append(f"the link changed during {names[j]} ({changed})")
+            if said:
+                yield Cause("pcie-errors", "; ".join(said), frozenset({0, i}),
+                            advice="a contact, a riser or the adapter may be at fault")
+
+
 # The order they are said in: what makes a figure not the disk's first, then the setup.
-FINDERS: tuple[Finder, ...] = (cpu_bound, link_differs, firmware_differs, engine_differs, cache_differs)
+FINDERS: tuple[Finder, ...] = (cpu_bound, link_differs, drive_hotter, drive_errors, firmware_differs, engine_differs,
+                               cache_differs)
 
 
 def causes(comparison: Comparison, names: Sequence[str] | None = None) -> tuple[Cause, ...]:

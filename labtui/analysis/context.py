@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from labtui.analysis import drive_run
 from labtui.analysis.matching import Master, Occurrence
 from labtui.engine import cpubound
 from labtui.model.result import RunResult
@@ -86,7 +87,27 @@ def context_rows(results: Sequence[RunResult]) -> tuple[ContextRow, ...]:
         rows.append(ContextRow("preconditioning", tuple(_preconditioning(r) for r in results)))
     if any(s.steady_state is not None for r in results for s in r.steps):
         rows.append(ContextRow("steady state", tuple(_steadiness(r) for r in results)))
+    # Only where some result read its drive (labtui.run.drive_watch): older comparisons read as before.
+    if any(drive_run.has_drive(r) for r in results):
+        rows.append(ContextRow("drive temperature", tuple(drive_run.temperature_text(r) for r in results)))
+        rows.append(ContextRow("throttling", tuple(_throttling(r) for r in results)))
+        rows.append(ContextRow("PCIe errors (AER)", tuple(_aer(r) for r in results)))
+        rows.append(ContextRow("link changes", tuple(drive_run.link_changed(r) or "none" for r in results)))
+        rows.append(ContextRow("throughput drops", tuple(drive_run.drops_text(r) for r in results)))
     return tuple(rows)
+
+
+def _throttling(result: RunResult) -> str:
+    found = drive_run.throttling(result)
+    if found is None:
+        return "not reported"
+    count, seconds = found
+    return f"{count} transitions, {seconds} s" if count else "none"
+
+
+def _aer(result: RunResult) -> str:
+    errors = drive_run.aer_errors(result)
+    return "not counted" if errors is None else str(errors)
 
 
 def _preconditioning(result: RunResult) -> str:

@@ -16,7 +16,8 @@ Steady-state rounds are judged by the very same rule, with the rounds' figures a
 Each drop gets its likely cause, with the evidence (CAUSES, in the order they are tried):
 *thermal* (the drive's temperature reached its warning threshold, or its thermal-management
 transition count rose), *link* (the PCIe link's speed or width fell, or AER errors were counted),
-*CPU* (the engine's worker was CPU-bound in most intervals after it: labtui.engine.cpubound),
+*CPU* (the engine or the machine's CPUs were the limit in most intervals after it and not before:
+labtui.engine.cpubound),
 *other I/O* (the disk's kernel counters moved more than labtui did), *write cache full* (a write
 step with none of those, whose writes stay at the lower rate after N GiB), else *unexplained*.
 """
@@ -164,10 +165,12 @@ def explain(result: StepResult, samples: Sequence[Sample], k: int, back: int | N
     link = _link_change(samples, k, before, after)
     if link:
         return LINK, link
-    later = samples[k:back]
+    later, earlier = samples[k:back], samples[:k]
     bound = sum(1 for s in later if s.engine_bound)
-    if later and bound * 2 > len(later):
-        return CPU, f"the engine's busiest worker was CPU-bound in {bound} of the {len(later)} intervals after it"
+    # Bound after it and not before: a CPU limit that was there all along did not make the fall.
+    if later and bound * 2 > len(later) and sum(1 for s in earlier if s.engine_bound) * 2 <= len(earlier):
+        return CPU, (f"the engine's busiest worker or the machine's CPUs were the limit in {bound} of the "
+                     f"{len(later)} intervals after it, not before")
     if disk_bytes is not None and len(disk_bytes) == len(samples):
         other = [(d or 0) - (s.read_bytes + s.write_bytes) for d, s in zip(disk_bytes[k:], samples[k:])]
         moved = sum(o for o in other if o > 0)

@@ -18,6 +18,7 @@ def run(args: argparse.Namespace) -> int:
     from labtui.analysis.comparison import summarize
     from labtui.commands.common import open_store, print_json, result_json, stdout
     from labtui.render.comparison import statistics_table
+    from labtui.render.drive import drive_lines, series_lines
     from labtui.render.result_tables import (
         bottleneck_renderable,
         command_summary,
@@ -60,6 +61,14 @@ def run(args: argparse.Namespace) -> int:
                 out.print(f"  {s.status}: {s.error}", highlight=False, soft_wrap=True, markup=False)
             if s.output_tail:
                 out.print("  last output:\n" + "\n".join(f"    {x}" for x in s.output_tail.splitlines()),
+                          highlight=False, soft_wrap=True, markup=False)
+    drive = drive_lines(result)
+    if drive:
+        out.print("\n".join(drive), highlight=False, soft_wrap=True, markup=False)
+        for s in result.steps:
+            series = series_lines(s)
+            if series and (s.drops or len(result.steps) == 1):  # the series where it explains something
+                out.print(f"{s.name}, the intervals the drive was read in:\n" + "\n".join(series),
                           highlight=False, soft_wrap=True, markup=False)
     for w in result.warnings:
         out.print(Text.assemble(("warning:", "yellow"), f" {w}"))

@@ -2,7 +2,8 @@
 
 A run emits, in order: RunStarted, PrepareProgress (while the test file is written), then for
 each step StepStarted, SampleTaken (one per interval, warm-up included), SteadyRound (after each
-round of a step run to steady state), StepFinished, and Paused before a pass the profile pauses
+round of a step run to steady state), DriveSampled (every few seconds, where the drive says anything:
+its temperature and link), StepFinished, and Paused before a pass the profile pauses
 for; PreconditionProgress comes between the preparation and the first step of a profile that
 preconditions; RunWarning may come at any time; RunFinished ends the stream (not sent if the
 consumer cancelled the run: the runner still saves the aborted result and keeps it in `Runner.result`).
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labtui.model.profile import Profile, Step
-from labtui.model.result import EngineInfo, RunResult, Sample, SteadyState, StepResult, TargetInfo
+from labtui.model.result import DriveReading, EngineInfo, RunResult, Sample, SteadyState, StepResult, TargetInfo
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,16 @@ class SampleTaken:
 
 
 @dataclass(frozen=True)
+class DriveSampled:
+    """The drive read during a step (labtui.run.drive_watch): its temperature and link at `seconds` after
+    the step began. Engines never send it: the runner does, beside theirs."""
+
+    index: int
+    seconds: float
+    reading: DriveReading
+
+
+@dataclass(frozen=True)
 class SteadyRound:
     """A round of a steady-state step has ended: every round so far, judged (state.rounds[-1] is this one)."""
 
@@ -109,5 +120,5 @@ class RunFinished:
     path: Path | None  # where the store saved it
 
 
-Event = (RunStarted | PrepareProgress | PreconditionProgress | StepStarted | SampleTaken | SteadyRound | StepFinished
-         | Paused | RunWarning | RunFinished)
+Event = (RunStarted | PrepareProgress | PreconditionProgress | StepStarted | SampleTaken | SteadyRound | DriveSampled
+         | StepFinished | Paused | RunWarning | RunFinished)

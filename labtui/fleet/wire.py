@@ -57,6 +57,7 @@ from typing import Any
 
 from labtui import __version__
 from labtui.engine.events import (
+    DriveSampled,
     Event,
     Paused,
     PreconditionProgress,
@@ -71,7 +72,16 @@ from labtui.engine.events import (
 )
 from labtui.errors import LabtuiError
 from labtui.model.profile import SCHEMA
-from labtui.model.result import EngineInfo, HostInfo, RunResult, Sample, SteadyState, StepResult, TargetInfo
+from labtui.model.result import (
+    DriveReading,
+    EngineInfo,
+    HostInfo,
+    RunResult,
+    Sample,
+    SteadyState,
+    StepResult,
+    TargetInfo,
+)
 from labtui.printable import printable_fields
 from labtui.results import result_file
 from labtui.results.files import json_safe
@@ -154,6 +164,8 @@ def event_to_wire(event: Event) -> dict[str, Any]:
     if isinstance(event, StepStarted):
         return {"type": "step_started", "index": event.index, "total": event.total, "step": step_to_table(event.step),
                 "repetition": event.repetition, "command_line": event.command_line}
+    if isinstance(event, DriveSampled):
+        return {"type": "drive", "index": event.index, "seconds": event.seconds, "reading": plain(event.reading)}
     if isinstance(event, SampleTaken):
         return {"type": "sample", "index": event.index, "phase": event.phase, "sample": plain(event.sample)}
     if isinstance(event, StepFinished):
@@ -167,8 +179,8 @@ def event_to_wire(event: Event) -> dict[str, Any]:
     raise WireError(f"not an engine event: {type(event).__name__}")
 
 
-EVENT_TYPES = ("run_started", "prepare", "precondition", "step_started", "sample", "steady_round", "step_finished",
-               "paused", "warning")
+EVENT_TYPES = ("run_started", "prepare", "precondition", "step_started", "sample", "steady_round", "drive",
+               "step_finished", "paused", "warning")
 
 
 def event_from_wire(message: dict[str, Any]) -> Event:
@@ -203,6 +215,9 @@ def event_from_wire(message: dict[str, Any]) -> Event:
             if phase not in ("warmup", "measure"):
                 raise WireError(f"unknown phase {phase!r}")
             return SampleTaken(_int(message["index"]), phase, _model(Sample, message["sample"]))
+        if kind == "drive":
+            return DriveSampled(_int(message["index"]), _float(message["seconds"]),
+                                _model(DriveReading, message["reading"]))
         if kind == "step_finished":
             return StepFinished(_int(message["index"]), step_result_from_wire(message["result"]))
         if kind == "paused":

@@ -10,6 +10,7 @@ from dataclasses import fields
 from typing import Any
 
 from labtui.model.result import DirectionStats, LatencySummary, Precondition, Preparation, RunResult, SteadyState
+from labtui.render.drive import drive_json, has_drive
 from labtui.results.profile_file import step_to_table
 from labtui.results.result_file import dataclass_to_plain
 
@@ -59,6 +60,8 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
             entry["steady_state"] = steady_state_json(s.steady_state)
         if s.verify is not None:
             entry["verify"] = dataclass_to_plain(s.verify) | {"summary": s.verify.summary()}
+        if has_drive([s]):
+            entry["drive"] = drive_json(s)
         if s.error:
             entry["error"] = s.error
         if s.step.kind == "command":

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from labtui.engine.events import (
+    DriveSampled,
     Event,
     Paused,
     PreconditionProgress,
@@ -32,7 +33,7 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.model.profile import MIB, STEP_STARTUP_SECONDS, Step
-from labtui.model.result import RunResult, Sample, SteadyState, StepResult
+from labtui.model.result import DriveReading, RunResult, Sample, SteadyState, StepResult
 from labtui.series import merge_samples
 from labtui.units import human_size
 
@@ -172,6 +173,7 @@ class LiveStep:
         self.result: StepResult | None = None
         self.ended: float | None = None
         self.steady: SteadyState | None = None  # a steady-state step's rounds so far, judged
+        self.drive: list[tuple[float, DriveReading]] = []  # the drive's readings: seconds into the step, reading
         # The measured samples (warm-up excluded) merged into one: exact sums, from which the means derive.
         self._total: Sample | None = None
         self._extremes = {s.key: Extremes() for s in SERIES}
@@ -223,6 +225,14 @@ class LiveStep:
 
     def directions(self) -> tuple[str, ...]:
         return directions(self.step)
+
+    @property
+    def drive_now(self) -> DriveReading | None:
+        """The drive's latest reading in this step (None: none yet, or it says nothing)."""
+        return self.drive[-1][1] if self.drive else None
+
+    def drive_temperatures(self) -> list[float]:
+        return [r.temperature_c for _, r in self.drive if r.temperature_c is not None]
 
     def chart_points(self, max_points: int) -> list[Sample]:
         """The samples so far as at most `max_points` points; rebuilt from the buffer only when
@@ -321,6 +331,9 @@ class LiveRun:
         elif isinstance(event, SampleTaken):
             if self.current is not None:
                 self.current.add(event)
+        elif isinstance(event, DriveSampled):
+            if self.current is not None and self.current.started.index == event.index:
+                self.current.drive.append((event.seconds, event.reading))
         elif isinstance(event, StepFinished):
             step = self.current
             if step is not None and step.started.index == event.index:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from labtui.analysis import steady
+from labtui.analysis.drops import drop_words
 from labtui.engine import cpubound, limits, subproc
 from labtui.engine.base import Engine, Job, SteadyJudge
 from labtui.engine.command.engine import CommandEngine
@@ -39,9 +40,11 @@ from labtui.engine.registry import get_engine
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.machine import devices, guard
+from labtui.machine.drive import DriveReader
 from labtui.machine.paths import missing_refusal, nearest_existing
 from labtui.model.profile import Profile, Step
 from labtui.model.result import (
+    DriveFacts,
     EngineInfo,
     Precondition,
     Preparation,
@@ -55,6 +58,7 @@ from labtui.model.result import (
 from labtui.params import resolve
 from labtui.results.store import Store
 from labtui.run import leftovers, target_lock
+from labtui.run.drive_watch import EVERY, DriveWatch
 from labtui.run.target_lock import TargetLock
 from labtui.settings import EngineSettings
 from labtui.units import format_size
@@ -89,6 +93,11 @@ class RunOptions:
     # The disk's lock, held by the caller across its runs (a check's passes): a run on that disk
     # then uses it. None: the run takes its own in preflight and lets it go at its end.
     target_lock: TargetLock | None = None
+    # The drive under the target, read before, during (every `drive_every` seconds) and after each step
+    # (labtui.run.drive_watch): how to read a disk by its kernel name (None: not read at all).
+    drive: Callable[[str], DriveReader | None] | None = DriveReader
+    drive_every: float = EVERY
+    force: bool = False  # measure a drive that reports a critical warning all the same
 
 
 @dataclass
@@ -145,6 +154,8 @@ class Runner:
         self._lock: TargetLock | None = None  # the disk's lock this run took (not a caller's), held until the end
         self._guardian: Guardian | None = None  # cleans up should this process be killed mid-run
         self._marker: leftovers.RunMarker | None = None  # tells the next run about the test file, if this one is killed
+        self._watch = DriveWatch(None)  # the drive, read around and during each step (made by preflight)
+        self._drive_facts: DriveFacts | None = None  # the drive as preflight read it: the first step's "before"
 
     # ------------------------------------------------------------------ preflight
 
@@ -157,10 +168,29 @@ class Runner:
         if self.plan is not None:
             return self.plan
         try:
-            return self._preflight()
+            plan = self._preflight()
+            self._check_drive(plan)
+            return plan
         except BaseException:
             self.close()
             raise
+
+    def _check_drive(self, plan: Plan) -> None:
+        """A drive that reports a critical warning (spare below its threshold, read-only media, a critical
+        temperature) is not written to unless the person insists (--force): the run would wear a failing
+        drive further, and its figures would be a failing drive's."""
+        disk = plan.target.disk
+        reader = self.options.drive(disk) if self.options.drive is not None and disk else None
+        self._watch = DriveWatch(reader, self.options.drive_every)
+        facts = reader.facts() if reader is not None else None
+        self._drive_facts = facts
+        if facts is None or not facts.critical_warning:
+            return
+        message = (f"the drive under {plan.target.path} ({disk}) reports a critical warning: {facts.critical_warning} "
+                   f"({facts.source})")
+        if not self.options.force:
+            raise LabtuiError(f"{message}; nothing was written. Back up what is on it; --force measures it anyway")
+        self._warnings.append(f"{message}: measured anyway (--force)")
 
     def _preflight(self) -> Plan:
         self.profile.validate()
@@ -556,18 +586,25 @@ class Runner:
         )
         engine = self._engine_for(step)
         command_line = engine.command_line(step, job.path, job.file_size)
+        watch = self._watch
+        before, self._drive_facts = self._drive_facts or await watch.facts(), None
         emit(StepStarted(index, total, step, repetition, command_line))
         finished: StepResult | None = None
         began, phase = time.monotonic(), None
+        measured_from: float | None = None  # time.monotonic() when measuring began (the drive's readings' clock)
         try:
-            async for event in engine.run_step(step, job):
-                if isinstance(event, StepFinished):
-                    finished = event.result
-                elif isinstance(event, SampleTaken):
-                    phase = event.phase
-                elif isinstance(event, RunWarning) and event.message not in self._warnings:
-                    self._warnings.append(event.message)
-                emit(event)
+            async with watch.watching(index, emit):
+                async for event in engine.run_step(step, job):
+                    if isinstance(event, StepFinished):
+                        finished = event.result  # sent below, with the drive in it
+                        continue
+                    if isinstance(event, SampleTaken):
+                        phase = event.phase
+                        if phase == "measure" and measured_from is None:
+                            measured_from = time.monotonic() - event.sample.t
+                    elif isinstance(event, RunWarning) and event.message not in self._warnings:
+                        self._warnings.append(event.message)
+                    emit(event)
         except asyncio.CancelledError:
             # What the engine kept of the step: aborted part-way, or whole where the cancel came
             # during its cleanup (a command step's cleanup command).
@@ -579,11 +616,14 @@ class Runner:
         except (LabtuiError, OSError) as exc:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
                                   error=_reason(exc))
-            emit(StepFinished(index, finished))
         if finished is None:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
                                   error="the engine ended without a result")
-            emit(StepFinished(index, finished))
+        finished = watch.finish(finished, measured_from, before, await watch.facts())
+        emit(StepFinished(index, finished))
+        for drop in finished.drops:  # said as it happens; the result keeps it with its step
+            emit(RunWarning(f"step {step_pass(step.name, repetition)}: the throughput dropped {drop_words(drop)} "
+                            f"({drop.evidence})"))
         changed = job.hold.check() if job.hold is not None else None
         if changed is not None and finished.status == "completed":
             # An engine that opens its target by name (fio, DiskSpd) may have followed the new name.
