@@ -165,3 +165,88 @@ async def test_the_screen_keys_work_on_fleet_and_the_hosts_file_field_takes_the_
         await wait_for(pilot, lambda: field.has_focus, what="the cursor in the field")
         await pilot.press("d")  # typed there (over the path, selected to be replaced), not obeyed
         assert field.value == "d" and app.screen is screen
+
+
+def _lab_of(tmp_path, count: int) -> Path:
+    hosts = tmp_path / "lab32.toml"
+    hosts.write_text("".join(f'[[hosts]]\nname = "lab-node-{i:02d}"\nssh = "lab@192.0.2.{i}"\ntarget = "/srv/b"\n\n'
+                             for i in range(1, count + 1)))
+    return hosts
+
+
+def _play(screen: FleetScreen, *, finished: bool) -> None:
+    """A fleet run of the screen's hosts as its events leave it (no ssh): every third host measuring its
+    second step unless `finished`, the others completed with their results."""
+    from labtui.engine.events import SampleTaken, StepStarted
+    from labtui.fleet.host_run import COMPLETED, RUNNING
+    from labtui.fleet.session import Fleet
+    from labtui.model.result import Sample
+    from synthetic import READ, WRITE, run_result
+
+    fleet = Fleet(screen.hosts, lambda _h: {}, screen.lab.store)
+    screen.fleet = fleet
+    screen._fill(fleet.runs)
+    for i, r in enumerate(fleet.runs):
+        if i % 3 or finished:
+            result = run_result(f"20240501-1000{i:02d}-beef", {READ: [1000 + 37 * i], WRITE: [800 + 11 * i]})
+            r.results.append(result)
+            r.finished_steps, r.state = list(result.steps), COMPLETED
+        else:
+            r.state, r.phase, r.step = RUNNING, "measure", StepStarted(1, 2, WRITE, 1, None)
+            r.sample = SampleTaken(1, "measure", Sample(t=3.0, seconds=1.0, read_ios=0, read_bytes=0, write_ios=900,
+                                                        write_bytes=900 * WRITE.block_size))
+    screen._dirty = True
+    screen._frame()
+
+
+async def test_at_32_hosts_the_table_scrolls_between_the_status_line_and_the_summary(labtui_home, tmp_path):
+    """At 32 hosts the whole screen scrolled: the status line and the fastest/slowest panel went off it;
+    End scrolled the table sideways, cutting the first letter of every host name; completed rows lost
+    their figures."""
+    from labtui.fleet.summary import summarize_hosts
+    from labtui.widgets.hosts_table import HostsTable
+
+    app = make_app(labtui_home, hosts_file=str(_lab_of(tmp_path, 32)))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        screen = app.screen
+        _play(screen, finished=False)
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        assert any(line.strip().startswith("32 hosts in ") for line in lines), lines[:6]
+        row = next(line for line in lines if line.split()[:1] == ["lab-node-02"])
+        assert row.split()[1:4] == ["completed", "811", "50.7"], row  # its last step's figures, kept
+        running = next(line for line in lines if line.split()[:1] == ["lab-node-01"])
+        assert running.split()[1:4] == ["measuring", "900", "56.2"], running
+        _play(screen, finished=True)
+        screen.summary = summarize_hosts([(r.name, r.result) for r in screen.fleet.runs], 5.0)
+        screen._done(screen.fleet)
+        await pilot.press("end")
+        await pilot.pause()
+        table = screen.query_one(HostsTable)
+        assert table.cursor_row == 31 and table.scroll_x == 0, (table.cursor_row, table.scroll_x)
+        lines = screen_text(app).splitlines()
+        assert screen.scroll_y == 0 and "32 of 32 hosts completed" in lines[3], lines[:5]
+        assert any(line.split()[:1] == ["lab-node-32"] for line in lines), "the last host, its name whole"
+        summary = widget_text(app, "#fleet-summary")
+        assert "Read 64K random: fastest lab-node-32 (2,147 IOPS), slowest lab-node-01 (1,000 IOPS)" in summary
+        assert summary.splitlines()[0] in "\n".join(lines) and summary.splitlines()[-1] in "\n".join(lines)
+        assert "lab-node-32: lab@192.0.2.32" in widget_text(app, "#fleet-detail")
+
+
+async def test_the_status_line_names_the_profile_chosen_since_on_workload(labtui_home, tmp_path):
+    app = make_app(labtui_home, hosts_file=str(_lab_of(tmp_path, 3)))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        first = app.screen.lab.profile.name
+        assert f"ctrl+s runs {first} on all of them together" in widget_text(app, "#fleet-status")
+        await pilot.press("w")
+        await wait_for(pilot, lambda: not isinstance(app.screen, FleetScreen), what="the Workload screen")
+        from labtui.results.store import builtin_profiles
+
+        other = next(p for p in builtin_profiles() if p.name != first)
+        app.screen.lab.choose_profile(other)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
+        await pilot.pause()
+        assert f"ctrl+s runs {other.name} on all of them together" in widget_text(app, "#fleet-status")

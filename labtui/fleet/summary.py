@@ -8,6 +8,7 @@ unknown and the fastest and slowest are only the largest and smallest figures, n
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ class StepSpread:
     higher_is_better: bool
     figures: tuple[tuple[str, float], ...]  # (host, value), best first
     differing: tuple[tuple[str, str, float | None, str], ...]  # (host, verdict, % vs reference, what decided)
+    outliers: tuple[tuple[str, float], ...] = ()  # (host, % from the hosts' median): far from the others (_outliers)
 
     @property
     def fastest(self) -> tuple[str, float]:
@@ -51,6 +53,7 @@ class StepSpread:
             "figures": [{"host": h, "value": v} for h, v in self.figures],
             "beyond_noise": [{"host": h, "verdict": v, "relative_pct": p, "decided_by": b}
                              for h, v, p, b in self.differing],
+            "outliers": [{"host": h, "from_median_pct": p} for h, p in self.outliers],
         }
 
 
@@ -94,5 +97,25 @@ def summarize_hosts(named: Sequence[tuple[str, RunResult]], tolerance_pct: float
         differing = tuple((h, d.verdict, d.relative_pct, d.basis) for h, d in zip(hosts, row.deltas)
                           if d is not None and d.claim)
         steps.append(StepSpread(group.name, group.label, row.metric.label, row.metric.unit,
-                                row.metric.higher_is_better, tuple(figures), differing))
+                                row.metric.higher_is_better, tuple(figures), differing,
+                                _outliers(figures, tolerance_pct)))
     return HostsSummary(hosts, comparison, tuple(steps))
+
+
+OUTLIER_MADS = 3.0  # how many (scaled) median absolute deviations from the hosts' median make a host far off
+MIN_FOR_OUTLIERS = 5  # with fewer hosts, "the others" are too few to say who is far from them
+
+
+def _outliers(figures: list[tuple[str, float]], tolerance_pct: float) -> tuple[tuple[str, float], ...]:
+    """The hosts far from the others on a step: more than OUTLIER_MADS scaled median absolute
+    deviations from the hosts' median, and more than the tolerance. A robust rule (one odd host
+    does not move the median as it would the mean); it says where to look, not better or worse."""
+    values = sorted(v for _, v in figures)
+    if len(values) < MIN_FOR_OUTLIERS:
+        return ()
+    median = statistics.median(values)
+    if not median:
+        return ()
+    mad = 1.4826 * statistics.median(abs(v - median) for v in values)
+    limit = max(OUTLIER_MADS * mad, abs(median) * tolerance_pct / 100)
+    return tuple((h, (v - median) / median * 100) for h, v in figures if abs(v - median) > limit)

@@ -1,13 +1,12 @@
 """The Fleet screen: the chosen profile on every host of a hosts file, over ssh, one row per host.
 
-The same fleet run as `labtui run --hosts FILE` (labtui.fleet.session): each host's row shows
-its state, step, IOPS and MiB/s of its latest interval, a sparkline of its recent MiB/s and, at
-the end, its verdict against the first host that completed (labtui.fleet.summary); at 80
-columns the step and the verdict share a column. Nothing is cut: a host's name, its step and its
-verdict fold over lines at their words (render/words.fold), the row as tall as its tallest cell (the
-highlighted host's are on one line in the detail line under the table). Enter opens
-that host's run, live, with the charts of the Run screen. The rows are redrawn on a timer at
-most twice a second, whatever the number of hosts and samples.
+The same fleet run as `labtui run --hosts FILE` (labtui.fleet.session): the hosts table
+(widgets/hosts_table.py) shows each host's state, step, figures, recent MiB/s and verdict; the
+highlighted host's are on one line in the detail line under it, and the panel under that says the
+fastest and slowest host per step (widgets/fleet_summary.py). The layout is fixed: however many
+hosts, the table scrolls between the status line and that panel, which stay on screen. Enter opens
+that host's run, live, with the charts of the Run screen. The rows are redrawn on a timer at most
+twice a second, whatever the number of hosts and samples.
 """
 
 from __future__ import annotations
@@ -16,25 +15,22 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import ColumnKey, RowKey
 from textual.worker import Worker
 
 from labtui.errors import LabtuiError
 from labtui.fleet.host_run import COMPLETED, HostRun
 from labtui.fleet.session import CONNECTIONS, Fleet
-from labtui.render.result_tables import fmt_iops, fmt_mib
-from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
-from labtui.render.words import fold
 from labtui.tui.context import LabtuiScreen, cursor_blinks
 from labtui.tui.work import report_failure
 from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.fleet_summary import FleetSummary
+from labtui.widgets.hosts_table import HostsTable, verdict_text
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 
@@ -44,36 +40,6 @@ if TYPE_CHECKING:
     from labtui.model.result import RunResult
 
 FRAME_SECONDS = 0.5
-SPARK_WIDTH = 16
-WIDE_VERDICT_MIN = 24  # below it, the narrow layout: "noise unknown (single runs)" whole where the width allows
-FLEX_MIN = 9  # "reference", "completed": below it (and its heading), the table scrolls sideways
-HOST_MAX = 20  # a longer name folds over lines in its row
-HOST_MIN = 8  # where the last column would be narrower than its heading, host names fold down to this
-# (key, heading, width): the cells change with every sample, so the widths are fixed, not measured;
-# the last column takes what the others leave (_rows).
-Columns = tuple[tuple[str, str, int], ...]
-WIDE_COLUMNS: Columns = (("host", "Host", 12), ("state", "State", 11), ("step", "Step", 26), ("iops", "IOPS", 8),
-                         ("mib", "MiB/s", 8), ("recent", "Recent MiB/s", SPARK_WIDTH), ("verdict", "Verdict", 48))
-# Where the wide layout leaves the verdict too little (80 columns), a step and a verdict share one
-# column: a host shows its step while it runs and its verdict once it has ended.
-NARROW_COLUMNS: Columns = (("host", "Host", 12), ("state", "State", 11), ("iops", "IOPS", 8), ("mib", "MiB/s", 8),
-                           ("recent", "Recent", SPARK_WIDTH // 2), ("verdict", "Step / verdict", 30))
-STATE_STYLES = {"completed": "$success", "pass": "$success", "failed": "$error", "fail": "$error",
-                "unreachable": "$error", "refused": "$error", "aborted": "$warning", "cannot tell": "$warning"}
-
-
-class HostsTable(DataTable):
-    """The hosts, one row each. Enter is the host's run once the hosts have run; before, it puts the
-    cursor in the hosts file field (the table's own Enter did nothing on an empty table)."""
-
-    help_scope = "hosts table"
-
-    BINDINGS = [
-        Binding("enter", "screen.open_host", "Host's run", id="fleet-open",
-                tooltip="The host's run, live: its charts and figures"),
-        Binding("enter", "screen.edit_file", "Hosts file", id="fleet-edit-file",
-                tooltip="Type the path of a hosts file (a TOML file listing the hosts), then Enter opens it"),
-    ]
 
 
 class FleetScreen(LabtuiScreen[None]):
@@ -102,7 +68,7 @@ class FleetScreen(LabtuiScreen[None]):
         self._worker: Worker | None = None
         self._dirty = False
         self.summary: HostsSummary | None = None
-        self._columns = WIDE_COLUMNS
+        self._ready_line = False  # the status line says what ctrl+s will run (said again as the choice changes)
         self._opened: str | None = None  # the hosts file the table shows, as it was given
 
     def compose(self) -> ComposeResult:
@@ -111,12 +77,13 @@ class FleetScreen(LabtuiScreen[None]):
             yield Static("Hosts file ", id="fleet-label")
             yield LineInput(placeholder="a TOML file of [[hosts]] entries; Enter opens it", id="fleet-file", compact=True)
         yield Static(id="fleet-status", markup=False)
-        yield HostsTable(id="fleet-table", cursor_type="row", zebra_stripes=False)
+        yield HostsTable(id="fleet-table")
         yield Static(id="fleet-detail", markup=False)
-        yield Static(id="fleet-summary", markup=False)
+        yield FleetSummary(id="fleet-summary")
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        self.query_one(HostsTable).plain_glyphs = self.lab.plain_glyphs
         self._rows([])
         self.query_one("#fleet-file", Input).cursor_blink = cursor_blinks(self.app)
         given = self.lab.hosts_file
@@ -155,11 +122,22 @@ class FleetScreen(LabtuiScreen[None]):
         self.summary = None
         self._remember(str(Path(path.strip()).expanduser()))
         self._fill([HostRun(h) for h in hosts])
-        self._say(f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} in {path.strip()}: ctrl+s runs "
-                  f"{self._profile_name()} on {'each in turn' if self.one_at_a_time else 'all of them together'} "
-                  f"(ctrl+o: {'together' if self.one_at_a_time else 'one after another'}).")
+        self._say_ready()
         self.query_one(DataTable).focus()
         return True
+
+    def _say_ready(self) -> None:
+        """What ctrl+s will run, where: said when the hosts open, and again whenever the screen comes
+        back (another profile may have been chosen on Workload meanwhile) or the order changes."""
+        hosts = self.hosts
+        self._say(f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} in {self._opened}: ctrl+s runs "
+                  f"{self._profile_name()} on {'each in turn' if self.one_at_a_time else 'all of them together'} "
+                  f"(ctrl+o: {'together' if self.one_at_a_time else 'one after another'}).")
+        self._ready_line = True
+
+    def on_screen_resume(self) -> None:
+        if self._ready_line and self.hosts and self.fleet is None:
+            self._say_ready()
 
     def _remember(self, path: str) -> None:
         self.lab.remember_hosts_file(path)
@@ -263,7 +241,7 @@ class FleetScreen(LabtuiScreen[None]):
         stopped = f" (stopped: {fleet.stopping})" if fleet.stopping else ""
         self._say(f"{good} of {len(fleet.runs)} hosts completed{stopped}; their results are in History, "
                   "tagged host:NAME.", "$success" if good == len(fleet.runs) else "$warning")
-        self.query_one("#fleet-summary", Static).update(self._summary_text())
+        self.query_one(FleetSummary).show(self.summary)
         self.refresh_bindings()
 
     def action_stop(self) -> None:
@@ -304,6 +282,9 @@ class FleetScreen(LabtuiScreen[None]):
             self._say("The order is fixed once the hosts have started.", "$warning")
             return
         self.one_at_a_time = not self.one_at_a_time
+        if self.hosts and self.fleet is None:
+            self._say_ready()
+            return
         self._say("The hosts will run " + ("one after another (for hosts on shared storage)." if self.one_at_a_time
                                            else "together, from one shared instant."))
 
@@ -312,40 +293,10 @@ class FleetScreen(LabtuiScreen[None]):
 
     def _rows(self, runs: list[HostRun]) -> None:
         """The table's rows for `runs`, in the layout that fits the screen's width."""
-        table = self.query_one(DataTable)
-        row = table.cursor_row
-        host = min(HOST_MAX, max([4] + [len(r.name) for r in runs]))
-        columns = NARROW_COLUMNS if self._room(WIDE_COLUMNS, host) < WIDE_VERDICT_MIN else WIDE_COLUMNS
-        # The last column's heading whole ("Step / verdict" at 80 columns): long host names fold first.
-        flex_min = max(FLEX_MIN, len(columns[-1][1]))
-        host = max(min(host, HOST_MIN), min(host, host + self._room(columns, host) - flex_min))
-        if columns is not self._columns or not table.columns:
-            self._columns = columns
-            table.clear(columns=True)
-            for key, label, width in columns:
-                table.add_column(label, key=key, width=width)
-        else:
-            table.clear()
-        table.columns[ColumnKey("host")].width = host
-        # The last column takes the width the others leave (its text folds there): at a fixed width
-        # the table ran past the edge and scrolled sideways, a lone scrollbar thumb under the rows
-        # and the verdict cut off at 120 columns.
-        flex = table.columns[ColumnKey(columns[-1][0])]
-        flex.width = max(flex_min, self._room(columns, host))
-        flex.label = Text(columns[-1][1])
-        for host_run in runs:
-            cells = self._cells(host_run)
-            table.add_row(*cells.values(), key=host_run.name, height=_height(cells))
-        if runs:
-            table.move_cursor(row=min(row, len(runs) - 1))
+        table = self.query_one(HostsTable)
+        table.running, table.summary = self.fleet is not None, self.summary
+        table.show(runs, self.size.width)
         self._show_detail()
-
-    def _room(self, columns: Columns, host: int) -> int:
-        """The width `columns` leave their last column on this screen with a host column `host` wide."""
-        padding = 2 * self.query_one(DataTable).cell_padding
-        others = host + sum(width for _, _, width in columns[1:-1]) + padding * len(columns)
-        # The table's margins, and room for a vertical scrollbar once there are more hosts than rows.
-        return self.size.width - 2 - 2 - others
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self._show_detail()
@@ -360,7 +311,7 @@ class FleetScreen(LabtuiScreen[None]):
         parts = [r.host.where(), f"target {r.host.target or '-'}"]
         if r.labtui:
             parts.append(f"labtui {r.labtui}")
-        verdict = self._verdict(r) if self.fleet is not None else ""
+        verdict = verdict_text(r, self.summary) if self.fleet is not None else ""
         if verdict:
             parts.append(verdict)
         self.query_one("#fleet-detail", Static).update(Content.assemble((r.name, "bold"), ": ", " · ".join(parts)))
@@ -403,82 +354,16 @@ class FleetScreen(LabtuiScreen[None]):
         self._redraw()
 
     def _redraw(self) -> None:
-        table = self.query_one(DataTable)
-        runs = self._runs()
-        changed = {r.name: self._cells(r) for r in runs if r.name in table.rows}
-        if any(_height(cells) != table.rows[RowKey(name)].height for name, cells in changed.items()):
-            # A row's height is fixed once added: a cell that now folds over more (or fewer) lines
-            # lays the rows out again.
-            self._rows(runs)
-            return
-        for name, cells in changed.items():
-            for key, value in cells.items():
-                table.update_cell(name, key, value)
+        table = self.query_one(HostsTable)
+        table.running, table.summary = self.fleet is not None, self.summary
+        table.redraw(self._runs(), self.size.width)
         self._show_detail()
 
     def _fill(self, runs: list[HostRun]) -> None:
         self._rows(runs)
-        self.query_one("#fleet-summary", Static).update("")
-
-    def _cells(self, r: HostRun) -> dict[str, Content]:
-        """The host's row, by column key, in the columns of the current layout."""
-        table = self.query_one(DataTable)
-        widths = {key.value: column.width for key, column in table.columns.items()}
-        live = r.sample.sample if r.sample is not None and r.state == "running" else None
-        state = r.state_text() if self.fleet is not None and r in self.fleet.runs else "-"
-        step = r.step_text()
-        verdict = self._verdict(r)
-        if self._columns is NARROW_COLUMNS:
-            verdict = verdict if r.ended else step
-        glyphs = PLAIN_BARS if self.lab.plain_glyphs else BARS
-        # Content, not str: a DataTable reads a str as markup, and "[measure]" or a reason would vanish.
-        cells = {
-            "host": _folded(r.name, widths["host"]),
-            "state": Content.styled(state, STATE_STYLES.get(state, "")),
-            "step": _folded(step, widths.get("step", 0)),
-            "iops": Content(fmt_iops(live.iops) if live else ""),
-            "mib": Content(fmt_mib(live.mib_s) if live else ""),
-            "recent": Content.styled(sparkline(r.spark_mib, widths["recent"], glyphs), "$accent"),
-            "verdict": _folded(verdict, widths["verdict"]),
-        }
-        return {key: cells[key] for key, _, _ in self._columns}
-
-    def _verdict(self, r: HostRun) -> str:
-        if not r.ended:
-            return ""
-        if r.state != COMPLETED:
-            return (r.reason or "").removeprefix(f"{r.name}: ")
-        summary = self.summary
-        if summary is None or r.name not in summary.hosts:
-            return "done"
-        if r.name == summary.reference:
-            return "reference"
-        claims = [f"{verdict} in {s.step} ({pct:+.1f} %)" if pct is not None else f"{verdict} in {s.step}"
-                  for s in summary.steps for host, verdict, pct, _ in s.differing if host == r.name]
-        if claims:
-            return "; ".join(claims)
-        return "within noise" if summary.noise_known else "noise unknown (single runs)"
-
-    def _summary_text(self) -> str:
-        summary = self.summary
-        if summary is None:
-            return ""
-        lines = [f"Across the hosts (each against {summary.reference}):"]
-        for s in summary.steps:
-            apart = f" ({s.spread_pct:.1f} % apart)" if s.spread_pct is not None else ""
-            lines.append(f"  {s.step}: fastest {s.fastest[0]}, slowest {s.slowest[0]}{apart}")
-        if not summary.noise_known:
-            lines.append("Single runs cannot tell a difference from noise: repeat the runs to let labtui tell.")
-        return "\n".join(lines)
+        self.query_one(FleetSummary).show(None)
 
     def _say(self, text: str, style: str = "") -> None:
+        self._ready_line = False
         self.query_one("#fleet-status", Static).update(Content.styled(text, style) if style else Content(text))
 
-
-def _folded(text: str, width: int) -> Content:
-    return Content("\n".join(fold(text, width)))
-
-
-def _height(cells: dict[str, Content]) -> int:
-    """The lines a host's row takes: its tallest cell's."""
-    return max(cell.plain.count("\n") + 1 for cell in cells.values())
