@@ -143,3 +143,41 @@ def test_a_verified_steps_findings_read_back_from_its_result_file_and_its_json()
     assert again.steps[0].verify == check
     out = result_to_json(again)["steps"][0]["verify"]
     assert out["mismatches"][0]["offset"] == 8192 and out["summary"].startswith("1 block did not read back")
+
+
+def test_fio_verifies_with_its_own_crc32c_said_in_its_command_line_and_diskspd_refuses_with_why() -> None:
+    from labtui.engine.diskspd.engine import DiskSpdEngine
+    from labtui.engine.fio.engine import fio_arguments
+    from labtui.model.profile import Step
+
+    write = Step("w", block_size=4096, write_percent=100, verify=True)
+    read = Step("r", block_size=4096, verify=True)
+    w_args, r_args = fio_arguments(write, "/t/f", 1 << 20), fio_arguments(read, "/t/f", 1 << 20)
+    assert "--verify=crc32c" in w_args and "--do_verify=0" in w_args and "--refill_buffers" not in w_args
+    assert "--verify=crc32c" in r_args and "--do_verify=0" not in r_args and "--verify_state_save=0" in r_args
+    assert not any(a.startswith("--verify") for a in fio_arguments(Step("plain"), "/t/f", 1 << 20))
+    why = DiskSpdEngine().refusal(read)
+    assert why is not None and "DiskSpd cannot verify data" in why and "-e native or -e fio" in why
+    assert DiskSpdEngine().refusal(Step("plain")) is None
+
+
+def test_fios_verify_failures_are_read_from_its_own_words_by_offset() -> None:
+    from labtui.engine.fio.engine import fio_verification
+
+    # fio 3.33's stderr for a block changed under it (the lines as labtui.engine.fio.output splits them).
+    said = ("crc32c: verify failed at file /t/labtui-x.dat offset 20480, length 4096 (requested block: offset=20480, "
+            "length=4096, flags=8)", "Expected CRC: 5c975db9", "Received CRC: 9369a779",
+            "verify: bad magic header 0, wanted acca at file /t/labtui-x.dat offset 40960, length 4096",
+            "fio: pid=11776, err=84/file:io_u.c:2190, func=io_u_queued_complete, error=Invalid or incomplete multibyte")
+    check = fio_verification(said, 100, 4096, 1 << 20)
+    assert [m.offset for m in check.mismatches] == [20480, 40960] and check.mismatched == 2 and check.engine == "fio"
+    assert check.problem() == "2 blocks did not read back as written (corrupted)"
+    assert fio_verification(("fio: some other complaint",), 10, 4096, 1 << 20).mismatched == 0
+
+
+def test_a_verified_step_with_one_io_in_flight_runs_on_a_ring_loop_which_checks_reads() -> None:
+    from labtui.engine.native.plan import plan
+    from labtui.model.profile import Step
+
+    assert plan(Step("r", block_size=4096), True, missing={}).backend == "sync"
+    assert plan(Step("r", block_size=4096, verify=True), True, missing={}).backend in ("io_uring", "aio")

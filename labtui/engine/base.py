@@ -145,6 +145,10 @@ class Engine(ABC):
     def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
         """Run one step; yield samples and warnings, then a StepFinished."""
 
+    def refusal(self, step: Step) -> str | None:
+        """Why this engine cannot run `step` as it asks (one line: what it cannot do and what can), or None."""
+        return None
+
     def needs(self, step: Step) -> StepNeeds:
         """What `step` (as it will run: cache "off" only where O_DIRECT works) takes from the machine.
 

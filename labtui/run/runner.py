@@ -288,6 +288,9 @@ class Runner:
         for step in self.profile.steps:
             if not step.is_io:
                 continue
+            why = self.engine.refusal(step)
+            if why is not None:
+                raise LabtuiError(f"step {step.name!r}: {why}")
             running = replace(step, cache="on") if step.cache == "off" and not plan.direct_io else step
             limits.check(self.engine.needs(running), step.name, step.threads, step.outstanding)
 

@@ -150,6 +150,12 @@ class DiskSpdEngine(Engine):
         create = not Path(path).exists()
         return [self.program, *diskspd_arguments(step, path, file_size, variant=self.variant, create_file=create)]
 
+    def refusal(self, step: Step) -> str | None:
+        if step.verify:
+            return ("DiskSpd cannot verify data (it never reads back what it wrote); run a verified step with "
+                    "-e native or -e fio")
+        return None
+
     def command_line(self, step: Step, path: str | Path, file_size: int) -> str:
         return join_command(self.arguments(step, path, file_size), self.variant)
 

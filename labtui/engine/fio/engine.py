@@ -22,12 +22,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import re
 import shlex
 import shutil
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
 from labtui.model.profile import MIB, Step
 from labtui.model.result import DirectionStats, LatencySummary, SteadyCriterion, SteadyState, StepResult, settled
+from labtui.model.verification import CORRUPTED, KEPT, BlockMismatch, Verification
 from labtui.settings import EngineSettings
 from labtui.units import format_duration
 
@@ -129,8 +131,12 @@ def fio_arguments(
             args.append(f"--ss_ramp={_time(step.warmup)}")
     if random:
         args += ["--norandommap", "--randrepeat=0"]
-    if step.writes:
+    if step.writes and not step.verify:
         args += ["--refill_buffers", "--buffer_compress_percentage=0"]
+    if step.verify:
+        # fio's own header and CRC-32C in every block; a timed write never reaches fio's read-back
+        # phase (the step that reads checks), and no state file is left in the working directory.
+        args += [f"--verify={FIO_VERIFY}", "--verify_state_save=0"] + (["--do_verify=0"] if step.writes else [])
     if step.latency:
         args.append("--lat_percentiles=1")
     args += [
@@ -139,6 +145,31 @@ def fio_arguments(
         f"--output-format={'json+' if step.latency else 'json'}",
     ]
     return args
+
+
+FIO_VERIFY = "crc32c"
+# fio's words for a block that did not read back: "crc32c: verify failed at file F offset N, length L ..."
+# and "verify: bad magic header 0, wanted acca at file F offset N, length L".
+_VERIFY_FAILED = re.compile(r"^(?P<what>[\w-]+: verify failed|verify: bad magic header[^,]*,[^,]*?) at file .* "
+                            r"offset (?P<offset>\d+), length (?P<length>\d+)")
+
+
+def fio_verification(messages: Sequence[str], blocks: int, block_size: int, file_size: int) -> Verification:
+    """What fio's verify= found, from its messages: each block it reported, by offset."""
+    found: dict[int, BlockMismatch] = {}
+    for line in messages:
+        m = _VERIFY_FAILED.match(line.strip())
+        if m is None:
+            continue
+        offset = int(m["offset"])
+        what = m["what"]
+        detail = (f"fio: {FIO_VERIFY} of the block's data does not match its header" if "verify failed" in what
+                  else f"fio: {what.removeprefix('verify: ')} (no header fio wrote)")
+        found.setdefault(offset, BlockMismatch(offset, CORRUPTED, detail, f"fio's header for offset {offset}",
+                                               line.strip()[:200]))
+    kept = tuple(sorted(found.values(), key=lambda b: b.offset))
+    return Verification(checksum=f"{FIO_VERIFY} (fio)", blocks=blocks, bytes=blocks * block_size, mismatched=len(found),
+                        file_bytes=file_size // block_size * block_size, mismatches=kept[:KEPT], engine="fio")
 
 
 def fio_jobs(step: Step, linux: bool | None = None) -> int:
@@ -310,6 +341,11 @@ class FioEngine(Engine):
             each = cpubound.WorkerLoad(result.cpu_seconds / jobs)
             engine_cpu, bound = cpubound.verdict([each] * jobs, seconds, result.cpu_percent)
             result = replace(result, engine_cpu_percent=engine_cpu, engine_bound=bound)
+        if step.verify and step.reads:
+            checked = fio_verification(stderr, result.read.ios, step.block_size, job.file_size)
+            result = replace(result, verify=checked)
+            if checked.failed:
+                return replace(result, status="failed", error=f"{checked.problem()} (fio: {checked.mismatches[0].detail})")
         if result.status == "completed" and returncode != 0:
             result = replace(result, status="failed", error=f"fio {subproc.exit_text(returncode)}: {detail or 'no message'}")
         elif result.status != "completed" and detail:
