@@ -267,6 +267,14 @@ def check_answer(report: CheckReport) -> Answer:
     setup = [c.said for c in found if c.effect != VOID]
     voided = [c.said for c in void]
     tolerance = f"±{report.tolerance_pct:g} % tolerance"
+    if report.hardware:
+        # The link or PCIe errors fail it whatever the figures say: after a card swap, that is the regression.
+        text = f"failed: {listed(list(report.hardware))}"
+        if report.failures:
+            text += f"; and slower than the baseline at {listed([_regressed(step(l), l) for l in report.failures[:3]])}"
+        else:
+            text += ", whatever the figures (a link that trained slower or counts errors is the regression)"
+        return Answer(FAILED_ANSWER, _join([text, *voided, *setup]), found)
     if report.outcome == FAILED:
         failing = report.failures
         in_void = [l for l in failing if any(c.voids(index[id(l.group)]) for c in void)]

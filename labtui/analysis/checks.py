@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
+from labtui.analysis import drive_run
 from labtui.analysis.comparison import Comparison, StepGroup, compare, pooled
 from labtui.analysis.figures import Delta, Figure, fmt_p
 from labtui.analysis.metrics import ENGINE_CPU, LATENCY_MEAN, LATENCY_P99, Metric, primary
@@ -131,6 +132,9 @@ class CheckReport:
     lines: tuple[CheckLine, ...]
     tolerance_pct: float
     alpha: float = CHECK_ALPHA
+    # What fails the check whatever the figures say: the link came up slower than the baseline's, or PCIe
+    # errors were counted during the re-run (after a card swap, that is the regression: hardware()).
+    hardware: tuple[str, ...] = ()
 
     def _with(self, outcome: str) -> tuple[CheckLine, ...]:
         return tuple(line for line in self.lines if line.outcome == outcome)
@@ -153,8 +157,8 @@ class CheckReport:
 
     @property
     def outcome(self) -> str:
-        """FAILED if a line failed; INCONCLUSIVE if one is doubtful or too noisy; else PASSED."""
-        if self.failures:
+        """FAILED if a line failed or the hardware did; INCONCLUSIVE if one is doubtful or too noisy; else PASSED."""
+        if self.failures or self.hardware:
             return FAILED
         if self.doubtful or self.noisy or not any(line.outcome == PASS for line in self.gating):
             return INCONCLUSIVE
@@ -233,6 +237,10 @@ class CheckReport:
         family = (f"{len(self.gating)} line{'s' if len(self.gating) != 1 else ''} tested together "
                   f"(Holm, {self.alpha * 100:g} % family error), {self.runs[0]} vs {self.runs[1]} runs"
                   if method else f"{self.runs[0]} vs {self.runs[1]} runs")
+        if self.hardware:
+            lines = f"; and {len(self.failures)} line{'s' if len(self.failures) != 1 else ''} regressed" \
+                if self.failures else ""
+            return f"FAIL: {'; '.join(self.hardware)}{lines}; {family}"
         if self.failures:
             what, more = _changes(self.failures, "; ")
             n = len(self.failures)
@@ -276,6 +284,7 @@ class CheckReport:
             "alpha": self.alpha,
             "runs": list(self.runs),
             "hint": self.runs_hint(),
+            "hardware": list(self.hardware),
             "lines": [
                 {
                     "step": line.group.name,
@@ -443,7 +452,22 @@ def check(baseline: RunResult, current: RunResult, tolerance_pct: float, fail_on
                 reason = f"{_change(delta)}; {_at_most(bound)} with 95 % confidence: {evidence}"
         lines.append(CheckLine(group, metric, base, now, delta, outcome, reason, True, p, p_adj, unseen, bound,
                                noise, test, bounded=outcome == PASS and unseen > tolerance_pct))
-    return CheckReport(comparison, tuple(lines), tolerance_pct, alpha)
+    return CheckReport(comparison, tuple(lines), tolerance_pct, alpha, hardware(baseline, current))
+
+
+def hardware(baseline: RunResult, current: RunResult) -> tuple[str, ...]:
+    """Why the re-run's hardware fails it, whatever its figures: a link narrower or slower than the
+    baseline's (the narrowest each run saw), or PCIe errors (AER) counted during the re-run's steps."""
+    reasons = []
+    base, now = drive_run.narrowest_link(baseline), drive_run.narrowest_link(current)
+    if base is not None and now is not None and (now[1] < base[1] or (now[1] == base[1] and (now[0] or 0) <
+                                                                       (base[0] or 0) and now[0] is not None)):
+        reasons.append(f"the PCIe link came up at {drive_run.link_text(now)}, slower than the baseline's "
+                       f"{drive_run.link_text(base)}")
+    errors = drive_run.aer_errors(current)
+    if errors:
+        reasons.append(f"{errors} PCIe error{'s were' if errors != 1 else ' was'} counted (AER) during the re-run")
+    return tuple(reasons)
 
 
 def _at_most(bound: float) -> str:
