@@ -162,3 +162,20 @@ async def test_the_run_footer_fits_once_the_run_is_done_and_compared(labtui_home
         await shows(pilot, app, "? Help", "^s Start", "o Open result", "d Disks", "h History", "q Quit")
         if size[0] >= 120:
             assert_shows(app, "c Compare")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_compare_footer_keeps_quit_and_the_screen_keys(labtui_home, size):
+    # With e (How decided) added, the Compare footer at 80 columns ended "w Workload r" and lost q Quit.
+    # e gives way there, as on the Run screen; ? lists it.
+    from factories import make_result
+    from labtui.screens.compare import CompareScreen
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        await disks_ready(pilot)
+        app.push_screen(CompareScreen([make_result("20240501-103005-aaaa"), make_result("20240501-104005-bbbb")]))
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the Compare screen")
+        await shows(pilot, app, "? Help", "esc Back", "m Markdown", "s Picture", "w Workload", "r Run", "q Quit")
+        if size[0] >= 120:
+            assert_shows(app, "e How decided")

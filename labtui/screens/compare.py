@@ -28,6 +28,8 @@ from labtui.widgets.keys_footer import KeysFooter
 
 class CompareScreen(LabtuiScreen[None]):
     CSS_PATH = "compare.tcss"
+    # Where the footer is too narrow for every key (80 columns), e gives way, as on the Run screen: ? lists it.
+    FOOTER_SECONDARY = ("compare-explain",)
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="compare-back", tooltip="Back to where you came from"),
         Binding("m", "markdown", "Markdown", id="compare-markdown",
