@@ -26,7 +26,12 @@ def test_disks(snap_compare, labtui_home, size):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_workload(snap_compare, labtui_home, size):
+def test_workload(snap_compare, labtui_home, size, monkeypatch):
+    # The native line says how many processes carry the step's 4 threads: one per CPU, on a machine of 2.
+    from labtui.engine.native import plan
+
+    monkeypatch.setattr(plan, "usable_cpus", lambda: 2)
+
     async def ready(pilot):
         await disks_ready(pilot)
         await open_workload(pilot)
