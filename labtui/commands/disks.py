@@ -26,17 +26,21 @@ def run(args: argparse.Namespace) -> int:
     from labtui.analysis import bottleneck
     from labtui.commands.common import print_json, stdout
     from labtui.machine import devices
+    from labtui.machine.drive import disk_facts
+    from labtui.render.drive import health_json
     from labtui.render.fitting import Fitted
     from labtui.render.words import Words
     from labtui.units import human_size
 
     disks = devices.list_disks(include_empty=args.all)
     volumes = devices.list_volumes(include_noise=args.all)
+    health = {d.name: disk_facts(d.name) for d in disks}
     if args.json:
         print_json(
             {
                 "host": asdict(devices.host_info()),
-                "disks": [devices.as_dict(d) | {"link": _link_json(bottleneck.link_of(d), d)} for d in disks],
+                "disks": [devices.as_dict(d) | {"link": _link_json(bottleneck.link_of(d), d),
+                                                "health": health_json(*health[d.name])} for d in disks],
                 "volumes": [devices.as_dict(v) for v in volumes],
             }
         )
@@ -61,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     out.print(Fitted(table, optional=("firmware", "serial")))
     for note in notes:
         out.print(f"warning: {note}", style="yellow", highlight=False, markup=False)
+    out.print(_health_table(disks, health))
     table = Table(box=box.SIMPLE_HEAD, title="Volumes", title_justify="left")
     for name, justify in (("mount point", "left"), ("file system", "left"), ("device", "left"), ("disk", "left"),
                           ("size", "right"), ("free", "right"), ("note", "left")):
@@ -73,6 +78,26 @@ def run(args: argparse.Namespace) -> int:
                       human_size(v.size_bytes), human_size(v.free_bytes), Words(", ".join(notes)))
     out.print(Fitted(table, optional=("disk", "device")))
     return 0
+
+
+def _health_table(disks: list[Disk], health: dict[str, Any]) -> Any:
+    """Each disk's temperature, health and PCIe errors, where readable, and what said so."""
+    from rich import box
+    from rich.table import Table
+
+    from labtui.render.drive import health_cells
+    from labtui.render.fitting import Fitted
+    from labtui.render.words import Words
+
+    table = Table(box=box.SIMPLE_HEAD, title="Health", title_justify="left")
+    for name in ("disk", "temperature", "health", "PCIe errors", "source"):
+        table.add_column(name, no_wrap=name == "disk", overflow="fold")
+    for d in disks:
+        facts, problem = health[d.name]
+        cells = health_cells(facts, problem)
+        warned = facts is not None and bool(facts.critical_warning)
+        table.add_row(d.path, *(Words(c) for c in cells), style="red" if warned else "")
+    return Fitted(table, optional=("PCIe errors",))
 
 
 def _link_json(link: Link | None, disk: Disk) -> dict[str, Any] | None:

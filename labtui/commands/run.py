@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--file-size", help="override the test file size (e.g. 256M)")
     parser.add_argument("--repeat", type=whole_number, help="run every step this many times")
     parser.add_argument("--keep-file", action="store_true", help="keep the test file after the run")
+    parser.add_argument("--force", action="store_true",
+                        help="measure a drive that reports a critical warning (spare below threshold, read-only, "
+                             "critical temperature) all the same")
     parser.add_argument("--wait", action="store_true",
                         help="where another labtui run is measuring the disk, start once it has ended instead of "
                              "refusing (Ctrl+C gives up)")
@@ -112,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         interval=interval if interval is not None else DEFAULT_INTERVAL,
         destroy_data=args.destroy_data,
         params=parse_assignments(args.param),
+        force=args.force,
     )
     if args.all_volumes:
         from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT

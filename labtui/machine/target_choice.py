@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from labtui.errors import LabtuiError, ValidationError
 from labtui.machine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
+from labtui.machine.drive import disk_facts
 from labtui.machine.paths import missing_refusal, nearest_existing, own_folder
 from labtui.model.profile import Profile
+from labtui.model.result import DriveFacts
 from labtui.units import format_size, human_duration, human_size
 
 
@@ -27,6 +29,8 @@ class DeviceScan:
 
     disks: tuple[Disk, ...]
     volumes: tuple[Volume, ...]
+    # Each disk's drive facts (labtui.machine.drive) by kernel name, and why smartctl said nothing (None: it did).
+    health: dict[str, tuple[DriveFacts | None, str | None]] = field(default_factory=dict)
 
     def disk(self, name: str | None) -> Disk | None:
         return next((d for d in self.disks if d.name == name), None) if name else None
@@ -37,7 +41,8 @@ class DeviceScan:
 
 def scan_devices() -> DeviceScan:
     """Read this machine's disks and volumes (slow-ish: sysfs walks and a statvfs per mount)."""
-    return DeviceScan(tuple(list_disks()), tuple(list_volumes()))
+    disks = tuple(list_disks())
+    return DeviceScan(disks, tuple(list_volumes()), {d.name: disk_facts(d.name) for d in disks})
 
 
 @dataclass(frozen=True)

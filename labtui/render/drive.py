@@ -122,5 +122,34 @@ def _reading(s: Sample) -> dict[str, Any]:
             "thermal_transitions": s.thermal_transitions, "iops": s.iops, "mib_s": s.mib_s}
 
 
+def health_cells(facts: DriveFacts | None, problem: str | None) -> tuple[str, str, str, str]:
+    """A disk's temperature, health, PCIe errors and source for the Disks tables ("-" where unreadable)."""
+    if facts is None:
+        return "-", "-", "-", f"nothing readable ({problem})" if problem else "nothing readable"
+    temp = "-"
+    if facts.temperature_c is not None:
+        temp = f"{facts.temperature_c:g} °C" + (f" (warning {facts.warning_c:g})" if facts.warning_c is not None else "")
+    health = []
+    if facts.critical_warning:
+        health.append(f"CRITICAL: {facts.critical_warning}")
+    elif facts.health_passed is not None:
+        health.append("passed" if facts.health_passed else "FAILED")
+    if facts.percentage_used is not None:
+        health.append(f"{facts.percentage_used} % used")
+    if facts.media_errors is not None:
+        health.append(f"{facts.media_errors} media error{'s' if facts.media_errors != 1 else ''}")
+    aer = "-"
+    if facts.aer_total is not None:
+        aer = f"{facts.aer_total} since boot" + (f" ({facts.port_aer_correctable or 0} at the port)"
+                                                  if facts.port_aer_correctable else "")
+    source = facts.source + (f"; smartctl: {problem}" if problem and "smartctl" not in facts.source else "")
+    return temp, ", ".join(health) or "-", aer, source
+
+
+def health_json(facts: DriveFacts | None, problem: str | None) -> dict[str, Any]:
+    """A disk's health for `labtui disks --json`: the facts with their source, and why smartctl said nothing."""
+    return {"facts": dataclass_to_plain(facts) if facts is not None else None, "smartctl_problem": problem}
+
+
 def has_drive(steps: Sequence[StepResult]) -> bool:
     return any(s.drive_before or s.drive_after or s.drops for s in steps)

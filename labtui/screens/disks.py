@@ -28,6 +28,7 @@ from labtui.analysis import bottleneck
 from labtui.machine.devices import Disk, Volume
 from labtui.machine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.model.profile import Profile
+from labtui.render.drive import health_cells
 from labtui.render.widths import fold_widths
 from labtui.render.words import fold
 from labtui.tui.context import Command, LabtuiScreen
@@ -236,6 +237,8 @@ class DisksScreen(LabtuiScreen[None]):
         columns += [("free", "Free"), ("fs", "FS"), ("mount", "Mount point")]
         if wide and any(c.get("link") for c in cells):
             columns.append(("link", "Link"))
+        if any(c.get("temp") for c in cells):
+            columns.append(("temp", "Temp"))
         if any(c.get("note") for c in cells):
             columns.append(("note", "Note"))
         return columns
@@ -294,6 +297,7 @@ class DisksScreen(LabtuiScreen[None]):
             "model": (disk.model or "unknown") if disk else "",
             "size": human_size(volume.size_bytes if volume else disk.size_bytes if disk else None),
             "link": link_cell(disk)[0],
+            "temp": self._temperature(disk),
         }
         if volume is None:
             cells.update(free="", fs="", mount="not mounted", note="")
@@ -320,6 +324,10 @@ class DisksScreen(LabtuiScreen[None]):
         if slow:
             cells["_slow"] = "1"
         return cells
+
+    def _temperature(self, disk: Disk | None) -> str:
+        facts = self.scan.health.get(disk.name, (None, None))[0] if disk is not None and self.scan else None
+        return f"{facts.temperature_c:g} °C" if facts is not None and facts.temperature_c is not None else ""
 
     def _profile_changed(self, _profile: object) -> None:
         self._fill()
@@ -424,6 +432,7 @@ class DisksScreen(LabtuiScreen[None]):
                 lines.append(Content.styled(f"Link {note}", warn))
             elif link is not None:
                 lines.append(Content(f"Link {link.describe()}"))
+            lines += self._health_lines(disk)
         if volume is None:
             lines.append(Content("Nothing on this disk is mounted: mount a file system on it to run here."))
             return lines
@@ -449,6 +458,17 @@ class DisksScreen(LabtuiScreen[None]):
             lines.append(Content(f"Marked: {what}. R runs {profile.name if profile else 'the profile'} on each "
                                  "marked volume in turn, then compares them."))
         return lines
+
+    def _health_lines(self, disk: Disk) -> list[Content]:
+        """The drive's temperature, health and PCIe errors, with what said so (nothing where not read)."""
+        if self.scan is None or disk.name not in self.scan.health:
+            return []
+        facts, problem = self.scan.health[disk.name]
+        temp, health, aer, source = health_cells(facts, problem)
+        if facts is None:
+            return [Content(f"Drive health: {source}")]
+        line = Content(f"Temperature {temp} · health {health} · PCIe errors {aer} · from {source}")
+        return [Content.styled(line.plain, "$error") if facts.critical_warning else line]
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
