@@ -100,16 +100,32 @@ def test_a_closed_progress_output_mid_run_keeps_every_hosts_result_and_the_repor
     assert sorted(r["status"] for r in results) == ["completed", "completed"]
 
 
-def test_sixteen_hosts_through_one_jump_host_with_the_stock_max_startups_all_complete(lab, tmp_path, labtui_home):
+def test_sixteen_hosts_through_one_jump_host_all_complete_and_their_report_fits_120_columns_as_rows(
+        lab, tmp_path, labtui_home, monkeypatch):
     """All 16 connections at one instant through one sshd (MaxStartups 10:30:100, its default) lost some:
     "kex_exchange_identification: Connection closed". At most fleet_connections (8) connect at once, a
-    refused handshake is tried again, and the hosts still start at one shared instant."""
+    refused handshake is tried again, and the hosts still start at one shared instant. The report of
+    that many hosts was labtui compare's table, a result per three columns, lettered A-Z then R27: at
+    120 columns it fell to key=value prose. It is a row per host under each step, the summary first."""
     hosts = _hosts(lab, tmp_path, 16, jump=True)
-    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "300ms")), "--hosts", str(hosts), "--json"),
+    monkeypatch.setenv("COLUMNS", "120")
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "300ms")), "--hosts", str(hosts)),
                           capture_output=True, text=True, timeout=240)
-    report = json.loads(done.stdout)
-    assert done.returncode == 0, [(h["host"], h["reason"]) for h in report if h["status"] != "completed"]
-    assert len(report) == 16 and all(h["status"] == "completed" for h in report)
-    started = sorted(h["result"]["started"] for h in report)
-    assert started[0] < min(h["result"]["ended"] for h in report), "the hosts did not start together"
-    assert len(_local_results(labtui_home)) == 16
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = _local_results(labtui_home)
+    assert len(results) == 16 and {r["status"] for r in results} == {"completed"}
+    names = [f"lab-host-{i:02d}" for i in range(1, 17)]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "16 of 16 hosts completed; they started together, at one shared instant.", lines[:3]
+    assert max(len(line.rstrip()) for line in lines) <= 120, max(lines, key=len)
+    summary = lines.index("Across the 16 hosts that completed (each against lab-host-01, the first):")
+    assert lines[summary + 1].lstrip().startswith("Read 4K random:") and "fastest lab-host-" in lines[summary + 1]
+    for step in ("Read 4K random", "Write 4K random"):  # a table per step, a row per host: name, figure, change
+        title = next(i for i, line in enumerate(lines) if line.startswith(f"{step} (") and line.rstrip().endswith("↑"))
+        rows = [line.split() for line in lines[title + 4:title + 20]]
+        assert [row[0] for row in rows] == names, lines[title:title + 20]
+        assert rows[0][-1] == "reference" and all(row[3].endswith("%") for row in rows[1:]), rows
+    assert "R16" not in done.stdout and "P vs A" not in done.stdout
+    assert not any(line.startswith("bottleneck:") and " B: " in line for line in lines), done.stdout
+    warnings = [line for line in lines if line.startswith("warning:")]
+    assert len(warnings) == len(set(warnings)), warnings  # each said once, with the hosts it applies to

@@ -27,8 +27,7 @@ from labtui.errors import ExitCode
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from rich.console import Console
-    from rich.table import Table
+    from rich.console import Console, RenderableType
 
     from labtui.commands.stops import Stops
     from labtui.engine.events import Event
@@ -278,24 +277,44 @@ def _host_json(host_run: HostRun, summary: HostsSummary | None) -> dict[str, Any
 
 
 def _print_report(fleet: Fleet, summary: HostsSummary | None, *, check: bool) -> None:
+    from pathlib import Path
+
     from rich.table import Table
     from rich.text import Text
 
     from labtui.commands.common import stdout
     from labtui.render.comparison import comparison_renderable
+    from labtui.render.fleet_report import MANY_HOSTS
 
     out = stdout()
+    many = len(fleet.runs) >= MANY_HOSTS
+    if many:  # the answer first, then the figures, then where each host's result is
+        out.print(Text(_outcome_line(fleet), style="bold"))
+        if summary is not None:
+            out.print()
+            _print_rows(out, summary)
+        out.print()
+    # A path per host is 60 columns: with many hosts their folder is said once, under the table.
+    folders = {str(Path(r.saved[-1]).parent) for r in fleet.runs if r.saved}
+    saved_column = not many or len(folders) > 1
     table = Table(title="Hosts", title_justify="left", show_edge=False, pad_edge=False)
-    for column in ("Host", "Outcome", "Result", "Saved here", "Why"):
+    for column in ("Host", "Outcome", "Result", *(["Saved here"] if saved_column else []), "Why"):
         table.add_column(column, overflow="fold")
     for r in fleet.runs:
         outcome = r.outcome
         result = r.result
         why = r.reason or (r.check_report or {}).get("summary") or ""
+        saved = [Text(r.saved[-1] if r.saved else "-")] if saved_column else []
         # Text, not str: a reason comes from the host (ssh's stderr, a remote path) and is not markup.
         table.add_row(Text(r.name), Text(outcome, style=STATE_STYLES.get(outcome, "")),
-                      Text(result.id if result else "-"), Text(r.saved[-1] if r.saved else "-"), Text(str(why)))
+                      Text(result.id if result else "-"), *saved, Text(str(why)))
     out.print(table)
+    if not saved_column and folders:
+        # The folder on a line of its own, whole (it is copied, not read): the sentence fits any width.
+        out.print("Their results are saved here, tagged host:NAME, in")
+        out.print(Text(f"  {folders.pop()}"), soft_wrap=True)
+    if many:
+        return
     if fleet.start_instant is not None and len([r for r in fleet.runs if r.results]) > 1:
         out.print("The hosts started together, at one shared instant.")
     if summary is None:
@@ -322,10 +341,54 @@ def _print_report(fleet: Fleet, summary: HostsSummary | None, *, check: bool) ->
         out.print(comparison_renderable(summary.comparison))
 
 
+def _outcome_line(fleet: Fleet) -> str:
+    """The run in a sentence: how many hosts did what, and whether they started together."""
+    counts: dict[str, list[str]] = {}
+    for r in fleet.runs:
+        counts.setdefault(r.outcome, []).append(r.name)
+    good = len(counts.get("completed", [])) + len(counts.get("pass", []))
+    others = [f"{len(names)} {outcome} ({', '.join(names) if len(names) <= 4 else ', '.join(names[:4]) + ' ...'})"
+              for outcome, names in counts.items() if outcome not in ("completed", "pass")]
+    verb = "passed" if "pass" in counts else "completed"
+    line = f"{good} of {len(fleet.runs)} hosts {verb}" + (f"; {'; '.join(others)}" if others else "")
+    if fleet.start_instant is not None and len([r for r in fleet.runs if r.results]) > 1:
+        line += "; they started together, at one shared instant"
+    return line + "."
+
+
+def _print_rows(out: Console, summary: HostsSummary) -> None:
+    """Many hosts: the summary first, then a row per host and step, the warnings once each."""
+    from rich.text import Text
+
+    from labtui.render.comparison import bottleneck_lines
+    from labtui.render.fleet_report import grouped_bottleneck, grouped_warnings, rows_renderable, summary_renderable
+
+    comparison = summary.comparison
+    out.print(summary_renderable(summary))
+    out.print()
+    out.print(rows_renderable(summary))
+    for title, line in bottleneck_lines(comparison):
+        line = grouped_bottleneck(line, comparison.letters, summary.hosts)
+        out.print(Text.assemble(("bottleneck: ", "bold"), f"{title}: {line}"))
+    ids = [r.id for r in comparison.results]
+    for warning in grouped_warnings(comparison.warnings, comparison.letters, ids, summary.hosts):
+        out.print(Text(f"warning: {warning}", style="yellow"))
+
+
 def _fmt(value: float, spread: StepSpread) -> str:
     from labtui.render.result_tables import fmt_iops
 
     return fmt_iops(value) if spread.metric == "IOPS" else f"{value:.1f}"
+
+
+def hidden_line(hidden: list[HostRun]) -> str:
+    """What the hosts the live table has no room for are doing: "… 20 more hosts: 12 running, 8 completed"."""
+    states: dict[str, int] = {}
+    for r in hidden:
+        state = "running" if r.state == "running" else r.state_text()
+        states[state] = states.get(state, 0) + 1
+    said = ", ".join(f"{n} {state}" for state, n in states.items())
+    return f"… {len(hidden)} more host{'s' if len(hidden) != 1 else ''} (not shown: the terminal is too short): {said}"
 
 
 class _Display(LiveDisplay):
@@ -342,7 +405,8 @@ class _Display(LiveDisplay):
         self.say(f"labtui: {'checking' if self.check else 'running on'} {names}")
         super().start()
 
-    def render(self) -> Table:
+    def render(self) -> RenderableType:
+        from rich.console import Group
         from rich.table import Table
         from rich.text import Text
 
@@ -352,13 +416,20 @@ class _Display(LiveDisplay):
         table = Table(show_edge=False, pad_edge=False, box=None)
         for column in ("host", "state", "step", "IOPS", "MiB/s", "recent MiB/s"):
             table.add_column(column, no_wrap=True)
-        for r in self.fleet.runs if self.fleet else ():
+        runs = self.fleet.runs if self.fleet else []
+        # rich's Live cuts what is taller than the terminal without a word: the hosts that fit, and
+        # how many more there are and what they are doing.
+        room = max(3, self.console.size.height - 3)
+        shown = runs if len(runs) <= room else runs[:room - 1]
+        for r in shown:
             x = r.sample.sample if r.sample is not None and r.state == "running" else None
             state = r.state_text()
             # Text, not str: rich reads a str as markup (a host's name or step in brackets would vanish).
             table.add_row(Text(r.name), Text(state, style=STATE_STYLES.get(state, "")), Text(r.step_text()),
                           fmt_iops(x.iops) if x else "", fmt_mib(x.mib_s) if x else "", sparkline(r.spark_mib))
-        return table
+        if len(shown) == len(runs):
+            return table
+        return Group(table, Text(hidden_line(runs[len(shown):]), style="dim"))
 
     def changed(self, host_run: HostRun) -> None:
         from labtui.fleet.host_run import ABORTED, COMPLETED, FAILED

@@ -1,0 +1,106 @@
+"""The report of a fleet run over many hosts, on synthetic results: rows per host under a summary, 120
+columns, warnings said once with their hosts, the live table saying how many hosts it has no room for."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from labtui.fleet.host_run import COMPLETED, RUNNING
+from labtui.fleet.hosts import Host
+from labtui.fleet.session import Fleet
+from labtui.fleet.summary import summarize_hosts
+from labtui.render.fleet_report import grouped_bottleneck, grouped_warnings
+from synthetic import READ, WRITE, run_result
+
+
+def _fleet(count: int, slow: int = 5) -> Fleet:
+    """`count` hosts that completed, three runs each; host number `slow` + 1 writes at half speed."""
+    fleet = Fleet([Host(f"lab-node-{i:02d}", f"lab@192.0.2.{i}") for i in range(1, count + 1)], lambda _h: {},
+                  None)  # type: ignore[arg-type]  # nothing is stored
+    for i, r in enumerate(fleet.runs):
+        write = [400, 402, 398] if i == slow else [800 + 11 * i, 805 + 11 * i, 795 + 11 * i]
+        result = run_result(f"20240501-1000{i:02d}-beef", {READ: [1000 + 37 * i, 1010 + 37 * i, 990 + 37 * i],
+                                                          WRITE: write})
+        r.results.append(result)
+        r.state = COMPLETED
+        r.saved.append(f"/root/.local/share/labtui/results/{result.id}.toml")
+    fleet.start_instant = 1.0
+    return fleet
+
+
+def _report(fleet: Fleet, monkeypatch, capsys) -> list[str]:
+    from labtui.commands import fleet as commands
+
+    monkeypatch.setenv("COLUMNS", "120")
+    summary = summarize_hosts([(r.name, r.result) for r in fleet.runs if r.result is not None], 5.0)
+    commands._print_report(fleet, summary, check=False)
+    return capsys.readouterr().out.splitlines()
+
+
+def test_twelve_hosts_report_as_rows_under_a_summary_within_120_columns(monkeypatch, capsys):
+    lines = _report(_fleet(12), monkeypatch, capsys)
+    assert max(len(line.rstrip()) for line in lines) <= 120, max(lines, key=len)
+    assert lines[0] == "12 of 12 hosts completed; they started together, at one shared instant."
+    text = "\n".join(lines)
+    # The summary first: fastest, slowest, how far apart, the claims, and the host far from the others.
+    summary = " ".join(text[text.index("Across the 12 hosts"):text.index("Read 64K random (")].split())
+    assert ("Write 64K random: fastest lab-node-12 (921 IOPS), slowest lab-node-06 (400 IOPS), 56.6 % apart; "
+            "beyond noise against lab-node-01: 7 better, 1 worse (lab-node-06); far from the others: lab-node-06 "
+            "(-53 % from the median)") in summary, summary
+    start = next(i for i, line in enumerate(lines) if line.startswith("Write 64K random (RND64K"))
+    header = lines[start + 2].split()
+    assert header == ["host", "IOPS", "vs", "lab-node-01", "verdict", "decided", "by"], lines[start:start + 4]
+    rows = {line.split()[0]: line.split() for line in lines[start + 4:start + 16]}
+    assert list(rows) == [f"lab-node-{i:02d}" for i in range(1, 13)]
+    assert rows["lab-node-01"][1:] == ["800", "±1.6", "%", "reference"]
+    assert rows["lab-node-06"][1:6] == ["400", "±1.2", "%", "-50.0", "%"] and rows["lab-node-06"][6] == "worse"
+    assert "B vs A" not in text and "Saved here" not in text  # no letters; the results' folder once, under the hosts
+    assert lines[-1].strip() == "/root/.local/share/labtui/results"
+
+
+def test_warnings_are_said_once_with_the_hosts_they_apply_to():
+    letters, ids, hosts = "ABCD", ["i1", "i2", "i3", "i4"], ["h1", "h2", "h3", "h4"]
+    cpu = "is CPU-bound in 'Read': this figure is the CPUs' limit, not the disk's"
+    warnings = [f"{letter} ({i}) {cpu}" for letter, i in zip(letters, ids)]
+    warnings += ["B (i2) is aborted: stopped; its figures cover only the steps that finished",
+                 "C (i3) is aborted: stopped; its figures cover only the steps that finished",
+                 "engines differ (A native, B native, C fio, D native): they issue and time I/O differently"]
+    assert grouped_warnings(warnings, letters, ids, hosts) == [
+        "every host (4): CPU-bound in 'Read': this figure is the CPUs' limit, not the disk's",
+        "2 hosts (h2, h3): aborted: stopped; its figures cover only the steps that finished",
+        "engines differ (h1 native, h2 native, h3 fio, h4 native): they issue and time I/O differently",
+    ]
+    assert grouped_warnings([warnings[1]], letters, ids, hosts) == [f"h2 {cpu}"]
+    line = "A: CPU, not disk: the CPUs' limit; B: CPU, not disk: the CPUs' limit; C: the link"
+    assert grouped_bottleneck(line, "ABC", ["h1", "h2", "h3"]) == "h1, h2: CPU, not disk: the CPUs' limit; h3: the link"
+    assert grouped_bottleneck("all 3 runs use 90 % of a PCIe link: ...", "ABC", ["h1", "h2", "h3"]).startswith("all 3")
+
+
+def test_the_live_table_says_how_many_hosts_it_has_no_room_for():
+    from labtui.commands.fleet import _Display
+
+    fleet = _fleet(32)
+    for r in fleet.runs[::2]:
+        r.state = RUNNING
+    console = Console(file=io.StringIO(), width=120, height=12, force_terminal=True)
+    display = _Display(console, check=False)
+    display.fleet = fleet
+    console.print(display.render())
+    shown = console.file.getvalue()
+    assert "lab-node-08" in shown and "lab-node-09" not in shown, shown
+    assert "… 24 more hosts (not shown: the terminal is too short): 12 running, 12 completed" in shown, shown
+
+
+def test_outliers_are_hosts_far_from_the_median_of_enough_hosts():
+    fleet = _fleet(12)
+    summary = summarize_hosts([(r.name, r.result) for r in fleet.runs if r.result is not None], 5.0)
+    assert summary is not None
+    write = next(s for s in summary.steps if s.step == "Write 64K random")
+    assert [h for h, _ in write.outliers] == ["lab-node-06"]
+    read = next(s for s in summary.steps if s.step == "Read 64K random")
+    assert read.outliers == ()  # an even spread of hosts has none
+    few = _fleet(4, slow=1)
+    summary = summarize_hosts([(r.name, r.result) for r in few.runs if r.result is not None], 5.0)
+    assert all(s.outliers == () for s in summary.steps)  # too few hosts to say who is far from the others
