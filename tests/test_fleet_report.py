@@ -104,3 +104,33 @@ def test_outliers_are_hosts_far_from_the_median_of_enough_hosts():
     few = _fleet(4, slow=1)
     summary = summarize_hosts([(r.name, r.result) for r in few.runs if r.result is not None], 5.0)
     assert all(s.outliers == () for s in summary.steps)  # too few hosts to say who is far from the others
+
+
+def test_check_on_hosts_compares_first_passes_with_first_passes_and_says_so(monkeypatch, capsys):
+    """A host whose first pass looked doubtful ran its confirmation pass alone, after the others, on an idle
+    machine (4x the IOPS): compared with the others' first passes it read "h04 better +288 %"."""
+    import json
+    from types import SimpleNamespace
+
+    from labtui.commands import fleet as commands
+
+    fleet = _fleet(3)
+    confirmation = run_result("20240501-110000-beef", {READ: [4000, 4010, 3990], WRITE: [3200, 3210, 3190]})
+    fleet.runs[2].results.append(confirmation)
+    for r in fleet.runs:
+        r.check_report = {"outcome": "pass", "summary": "PASS"}
+    monkeypatch.setenv("COLUMNS", "120")
+    assert commands._report(fleet, SimpleNamespace(json=True), check=True) == 0
+    report = json.loads(capsys.readouterr().out)
+    comparison = report[2]["comparison"]
+    assert comparison["compared"] == "first passes"
+    read = next(s for s in comparison["steps"] if s["step"] == "Read 64K random")
+    assert {f["host"]: f["value"] for f in read["figures"]}["lab-node-03"] < 1100, read  # its first pass: 1,074
+    assert read["beyond_noise"] == [{"host": "lab-node-03", "verdict": "better", "relative_pct": read["beyond_noise"][0]
+                                     ["relative_pct"], "decided_by": read["beyond_noise"][0]["decided_by"]}]
+    assert read["beyond_noise"][0]["relative_pct"] < 10
+    assert commands._report(fleet, SimpleNamespace(json=False), check=True) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert ("Compared: each host's first pass, run together. A second pass ran on lab-node-03 after the others had "
+            "finished (on an idler machine): it decides that host's check, not this comparison.") in said, said
+    assert "+288" not in said and "+300" not in said

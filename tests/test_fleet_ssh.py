@@ -334,6 +334,8 @@ def test_check_on_every_host_against_its_own_baseline(lab, tmp_path, labtui_home
         assert entry["check"]["baseline"] != entry["result"]["id"]
         assert entry["result"]["tags"] == ["check", f"host:{host.name}"]
         assert len(host.result_files()) == 2, "the check's run is saved on the host beside its baseline"
+        # Across the hosts: their first passes (a confirmation pass runs alone, after the others).
+        assert entry["comparison"]["compared"] == "first passes", entry["comparison"]
 
 
 # labtui with a quicker link: the local side pings every PING s, the agent stops after SILENCE s

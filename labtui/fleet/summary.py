@@ -62,6 +62,9 @@ class HostsSummary:
     hosts: tuple[str, ...]  # in the comparison's order: the reference first
     comparison: Comparison
     steps: tuple[StepSpread, ...]
+    # Which of each host's results are compared: "results" (a run's one), or a check's "first passes"
+    # (run together; a confirmation pass runs alone, after the others, on an idler machine).
+    compared: str = "results"
 
     @property
     def reference(self) -> str:
@@ -74,12 +77,14 @@ class HostsSummary:
                    for g in self.comparison.groups for r in g.rows for d in r.deltas)
 
     def to_json(self) -> dict[str, Any]:
-        return {"reference": self.reference, "hosts": list(self.hosts), "noise_known": self.noise_known,
+        return {"reference": self.reference, "hosts": list(self.hosts), "compared": self.compared,
+                "noise_known": self.noise_known,
                 "steps": [s.to_json() for s in self.steps], "comparison": self.comparison.to_json()}
 
 
-def summarize_hosts(named: Sequence[tuple[str, RunResult]], tolerance_pct: float) -> HostsSummary | None:
-    """The hosts' completed results compared (None with fewer than two)."""
+def summarize_hosts(named: Sequence[tuple[str, RunResult]], tolerance_pct: float,
+                    compared: str = "results") -> HostsSummary | None:
+    """The hosts' completed results compared (None with fewer than two); `compared` says which they are."""
     named = [(h, r) for h, r in named if r.status == "completed"]
     if len(named) < 2:
         return None
@@ -99,7 +104,7 @@ def summarize_hosts(named: Sequence[tuple[str, RunResult]], tolerance_pct: float
         steps.append(StepSpread(group.name, group.label, row.metric.label, row.metric.unit,
                                 row.metric.higher_is_better, tuple(figures), differing,
                                 _outliers(figures, tolerance_pct)))
-    return HostsSummary(hosts, comparison, tuple(steps))
+    return HostsSummary(hosts, comparison, tuple(steps), compared)
 
 
 OUTLIER_MADS = 3.0  # how many (scaled) median absolute deviations from the hosts' median make a host far off
