@@ -34,6 +34,7 @@ from labtui.model.profile import RESULT_ORIGIN, Profile
 from labtui.model.result import RunResult
 from labtui.printable import printable
 from labtui.results.store import Store
+from labtui.run import leftovers
 from labtui.run.signals import STOP_SIGNALS, detach_from_terminal
 from labtui.settings import Settings
 from labtui.tui.command_palette import LabtuiCommands, offered_bindings
@@ -198,6 +199,9 @@ class LabtuiApp(App[None]):
                 f"{found.broken}. labtui leaves it as it is and remembers nothing until it is fixed or removed.",
             ))
         self._startup_warnings += [("Setting ignored", problem) for problem in found.problems.values()]
+        # A run killed outright (kill -9, a crash) is said as the TUI starts, as the next run would say it.
+        self._startup_warnings += [("An earlier run did not end", message)
+                                   for message in leftovers.clean_up(self.store.home / "running")]
         self._register_themes()
         # Restored before any screen exists, so every screen starts from the same choices.
         self.profile = self._initial_profile(self.settings)

@@ -190,8 +190,9 @@ def test_scratch_is_fresh_for_the_step_and_removed_afterwards(tmp_path):
     runner, _ = run_profile(profile, target, tmp_path / "home")
     assert runner.result.status == "completed", runner.result.error
     where = Path((target / "where").read_text().strip())
-    assert where.parent == target and where.name.startswith("labtui-scratch-") and not where.exists()
-    assert sorted(p.name for p in target.iterdir()) == ["mine", "where"]
+    # In the run's own directory, which goes with it.
+    assert where.parent == target / f"labtui-{runner.result.id}" and where.name.startswith("labtui-scratch-")
+    assert not where.exists() and sorted(p.name for p in target.iterdir()) == ["mine", "where"]
 
 
 def test_parameters_reach_the_command_quoted_and_are_kept_with_the_result(tmp_path):
@@ -383,9 +384,17 @@ def test_drop_caches_as_root_drops_and_otherwise_says_why_not(tmp_path, monkeypa
     runner, events = run_profile(profile, tmp_path / "t", tmp_path / "home")
     assert runner.result.status == "completed"
     assert not any("not dropped" in w for w in runner.result.warnings)
-    # No non-root user can run this test's interpreter here (it lives under /root), so pretend.
-    monkeypatch.setattr(os, "geteuid", lambda: 4242)
-    assert drop_page_cache() == "that needs root, and labtui runs as uid 4242"
+    # No non-root user can run this test's interpreter here (it lives under /root), so pretend, as the
+    # cache is dropped (the run's own directory is still made by root, and checked to be).
+    real = command_module.drop_page_cache
+
+    def as_someone(*args: str) -> str | None:
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "geteuid", lambda: 4242)
+            return real(*args)
+
+    assert as_someone() == "that needs root, and labtui runs as uid 4242"
+    monkeypatch.setattr(command_module, "drop_page_cache", as_someone)
     runner, _ = run_profile(profile, tmp_path / "t2", tmp_path / "home")
     assert any("page cache was not dropped before step 'cmd': that needs root" in w for w in runner.result.warnings)
     assert drop_page_cache(str(tmp_path / "nope")).startswith("this system has no")
@@ -402,5 +411,5 @@ def test_command_line_shows_the_command_as_it_will_run(tmp_path):
     engine = CommandEngine(params={"archive": "/a b/c.zpaq"})
     step = Step(name="x", kind="command", command="zpaq x {archive} -to {scratch}")
     line = engine.command_line(step, tmp_path, 0)
-    assert line.startswith("zpaq x '/a b/c.zpaq' -to " + str(tmp_path / "labtui-scratch-"))
+    assert line.startswith("zpaq x '/a b/c.zpaq' -to '" + str(tmp_path / "labtui-<run id>" / "labtui-scratch-"))
     assert engine.command_line(step, tmp_path, 0) == line  # the same scratch all run long

@@ -65,7 +65,7 @@ def start_run(target: Path, engine: str) -> tuple[subprocess.Popen, list[psutil.
         assert proc.poll() is None, proc.stderr.read()
         # The engine's processes: the run's others than its guardian.
         engine_up = any("guardian.py" not in _cmdline(c) for c in parent.children(recursive=True))
-        return bool(list(target.glob("labtui-*.dat"))) and engine_up
+        return bool(list(target.glob("labtui-*/labtui-*.dat"))) and engine_up
 
     _wait(measuring, 60, "the run to be measuring")
     time.sleep(0.5)
@@ -82,11 +82,22 @@ def test_sigkill_of_labtui_leaves_no_engine_process_and_no_test_file(tmp_path, l
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
         _wait(lambda: not _alive(pids), 5, "the engine processes to die with labtui")
-        _wait(lambda: not list(target.iterdir()), 5, "the guardian to remove the test file")
+        _wait(lambda: not list(target.iterdir()), 5, "the guardian to remove the run's directory and test file")
     finally:
         for pid in _alive(pids):
             os.kill(pid, signal.SIGKILL)
-    assert not list((labtui_home / "running").glob("*.json")), "the guardian removes the run's marker too"
+    # The marker stays, saying what happened, for the next run (or the TUI) to tell (leftovers.py).
+    (marker,) = (labtui_home / "running").glob("*.json")
+    noted = json.loads(marker.read_text())
+    assert noted["pid"] == proc.pid and noted["killed"] >= noted["started"]
+    # fio's processes are the guardian's to stop; the native workers die with labtui (PR_SET_PDEATHSIG).
+    stopped = ["stopped its engine processes"] if engine == "fio" else []
+    assert noted["cleaned"] == [*stopped, "removed its test file", "removed its directory"]
+    messages = leftovers.clean_up(labtui_home / "running")
+    assert len(messages) == 1 and f"run {noted['run']} (labtui pid {proc.pid}" in messages[0], messages
+    assert " was killed at " in messages[0] and messages[0].endswith(
+        "its guardian " + ", ".join(noted["cleaned"]))
+    assert not list((labtui_home / "running").glob("*.json")), "said once"
 
 
 def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path, labtui_home):
@@ -94,7 +105,7 @@ def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path,
     proc, descendants = start_run(target, "native")
     guardians = [p for p in descendants if "guardian" in " ".join(p.cmdline())]
     assert len(guardians) == 1, [p.cmdline() for p in descendants]
-    left = list(target.glob("labtui-*.dat"))
+    left = list(target.glob("labtui-*/labtui-*.dat"))
     try:
         guardians[0].kill()
         _wait(lambda: not _alive([guardians[0].pid]), 5, "the guardian to die")
@@ -106,7 +117,7 @@ def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path,
             os.kill(pid, signal.SIGKILL)
     assert [p.exists() for p in left] == [True], "with its guardian gone too, the test file stays ..."
     marker = json.loads(next((labtui_home / "running").glob("*.json")).read_text())
-    assert marker["pid"] == proc.pid and marker["test_file"] == str(left[0])
+    assert marker["pid"] == proc.pid and marker["run_dir"] == str(left[0].parent)
 
     # ... until the next run, anywhere, sees its owner is gone.
     other = tmp_path / "next"
@@ -114,29 +125,36 @@ def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path,
     out = subprocess.run(labtui_cmd("run", "-p", str(brief_profile(tmp_path)), "-t", str(other),
                                     "--file-size", "4M", "--yes"), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert f"removed {left[0]}" in out.stderr and f"pid {proc.pid}" in out.stderr
-    assert not left[0].exists()
+    assert f"ended without cleaning up: removed {left[0].parent} and its test file" in out.stderr
+    assert f"pid {proc.pid}" in out.stderr
+    assert not left[0].exists() and list(target.iterdir()) == []
     assert not list((labtui_home / "running").glob("*.json"))
 
 
 def marked_file(tmp_path: Path, run_id: str) -> tuple[Path, Path, leftovers.RunMarker]:
-    """A test file with the marker a run makes for it: (markers directory, file, marker)."""
+    """A run's own directory and test file with the marker a run makes for them: (markers directory,
+    test file, marker)."""
     running = tmp_path / "running"
-    made = tmp_path / f"labtui-{run_id}.dat"
+    run_dir = tmp_path / f"labtui-{run_id}"
+    run_dir.mkdir(mode=0o700)
+    made = run_dir / f"labtui-{run_id}.dat"
     made.write_bytes(b"labtui's")
-    marker = leftovers.RunMarker.create(running, run_id, made)
+    marker = leftovers.RunMarker.create(running, run_id, run_dir)
+    marker.record_dir(run_dir.stat().st_dev, run_dir.stat().st_ino)
     marker.record(made.stat().st_dev, made.stat().st_ino, made.stat().st_size)
     return running, made, marker
 
 
-def test_a_leftover_that_is_not_the_recorded_file_is_reported_and_kept(tmp_path):
+def test_a_leftover_that_is_not_the_recorded_directory_is_reported_and_kept(tmp_path):
     running, made, marker = marked_file(tmp_path, "x")
     marker.abandon()  # as a killed run would: the lock goes, the marker stays
-    made.unlink()
+    made.parent.rename(tmp_path / "aside")
+    made.parent.mkdir(mode=0o700)
     made.write_bytes(b"someone else's, same name")
     messages = leftovers.clean_up(running)
     assert made.read_bytes() == b"someone else's, same name"
-    assert len(messages) == 1 and str(made) in messages[0] and "left alone" in messages[0]
+    assert len(messages) == 1 and str(made.parent) in messages[0] and "left alone" in messages[0], messages
+    assert "it is not the directory that run made" in messages[0]
     assert not list(running.iterdir())
 
 
@@ -173,3 +191,25 @@ def test_the_guardian_acts_only_when_labtui_goes_without_a_word(tmp_path):
             if sleeper.poll() is None:
                 sleeper.kill()
                 sleeper.wait()
+
+
+async def test_the_tui_says_as_it_starts_which_run_was_killed_and_what_was_cleaned(labtui_home, tmp_path):
+    """What the guardian notes in a killed run's marker (as in the SIGKILL test above), said by the TUI."""
+    from tui_support import make_app
+
+    running, made, marker = marked_file(tmp_path, "20261201-100000-abcd")
+    marker.abandon()
+    made.unlink()
+    made.parent.rmdir()
+    noted = json.loads(marker.path.read_text()) | {"killed": time.time(), "cleaned": ["removed its test file",
+                                                                                      "removed its directory"]}
+    (labtui_home / "running").mkdir(mode=0o700)
+    marker.path.rename(labtui_home / "running" / marker.path.name)
+    (labtui_home / "running" / marker.path.name).write_text(json.dumps(noted))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.pause()
+        (said,) = [str(n.message) for n in app._notifications]
+        assert said.startswith("run 20261201-100000-abcd (labtui pid") and " was killed at " in said, said
+        assert said.endswith("its guardian removed its test file, removed its directory"), said
+    assert not list((labtui_home / "running").iterdir()), "said once"

@@ -152,17 +152,19 @@ def test_a_native_worker_checks_what_it_opened_against_the_file_made(tmp_path):
         nw._open(cfg | {"path": str(link), "identity": {"dev": st.st_dev, "ino": st.st_ino}})
 
 
-def test_a_file_already_under_the_test_files_name_is_never_removed(tmp_path):
+def test_what_is_already_under_the_run_directorys_name_is_never_removed(tmp_path, monkeypatch):
     work = tmp_path / "work"
     work.mkdir()
     runner = Runner(two_steps(), work, Store(tmp_path / "home"))
-    plan = runner.preflight()
-    theirs = plan.test_file
-    theirs.write_bytes(b"someone else's data")
+    runner.preflight()
+    monkeypatch.setattr("labtui.run.runner.new_result_id", lambda started=None: "20260101-000000-abcd")
+    theirs = work / "labtui-20260101-000000-abcd"
+    theirs.mkdir()
+    (theirs / "labtui-20260101-000000-abcd.dat").write_bytes(b"someone else's data")
     result = asyncio.run(runner.run())
     assert result.status == "failed"
     assert "already" in result.error and "leaves it alone" in result.error
-    assert theirs.read_bytes() == b"someone else's data"
+    assert (theirs / "labtui-20260101-000000-abcd.dat").read_bytes() == b"someone else's data"
 
 
 def test_cleanup_removes_the_file_it_made_and_only_that(tmp_path):

@@ -182,7 +182,7 @@ def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         # Wait for the run to be past preflight (its test file exists), then fill the store.
         deadline = 30
-        while not list((tmp_path / "work").glob("labtui-*.dat")) and deadline > 0:
+        while not list((tmp_path / "work").glob("labtui-*/labtui-*.dat")) and deadline > 0:
             assert proc.poll() is None, proc.stderr.read()
             subprocess.run(["sleep", "0.05"])
             deadline -= 0.05
@@ -233,7 +233,8 @@ def test_the_run_marker_is_rewritten_in_place_though_the_store_fills_up_meanwhil
     from labtui.run import leftovers
 
     with small_tmpfs(tmp_path / "store", 64) as point:
-        marker = leftovers.RunMarker.create(point / "running", "20261201-000000-abcd", tmp_path / "labtui-x.dat")
+        marker = leftovers.RunMarker.create(point / "running", "20261201-000000-abcd",
+                                            tmp_path / "labtui-20261201-000000-abcd")
         real = os.pwrite
 
         def pwrite_once_the_store_is_full(fd, data, offset):
@@ -247,5 +248,5 @@ def test_the_run_marker_is_rewritten_in_place_though_the_store_fills_up_meanwhil
             monkeypatch.undo()
         noted = json.loads(marker.path.read_text())
         assert (noted["dev"], noted["ino"], noted["size"]) == (11, 22, 33)
-        assert noted["test_file"] == str(tmp_path / "labtui-x.dat")
+        assert noted["run_dir"] == str(tmp_path / "labtui-20261201-000000-abcd")
         marker.remove()

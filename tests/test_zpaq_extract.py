@@ -68,7 +68,7 @@ def test_zpaq_extract_times_the_extraction_with_live_disk_samples_and_removes_th
     assert result.status == "completed", result.error
     (step,) = result.steps
     assert step.exit_status == 0 and step.wall_seconds > 0
-    assert step.command_line.startswith(f"zpaq x '{path}' -to {target}/labtui-scratch-")
+    assert step.command_line.startswith(f"zpaq x '{path}' -to {target}/labtui-{result.id}/labtui-scratch-")
     if result.target.disk:
         assert step.write.bytes >= size  # synced before the clock stopped: the files reached the disk
         assert step.peak_mib_s > 0

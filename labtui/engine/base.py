@@ -16,6 +16,7 @@ from typing import ClassVar, Protocol
 
 from labtui.engine.events import Event
 from labtui.engine.limits import StepNeeds
+from labtui.engine.rundir import RunDirectory
 from labtui.errors import LabtuiError
 from labtui.machine import devices
 from labtui.machine.guard import DeviceLease
@@ -70,6 +71,16 @@ class Job:
     hold: TargetHold | None = None  # what the runner holds of `path` (None: a bare path, in tests)
     judge: SteadyJudge | None = None  # for steps run to steady state
     run_id: str = ""  # the run's result id: verified blocks carry a tag made of it (labtui.engine.verify)
+    # `path` through labtui's descriptor of the run's own directory (labtui.engine.rundir), which no
+    # one else can re-point; None: `path` itself (a raw device, a bare path in tests).
+    open_path: str | None = None
+    run_dir: RunDirectory | None = None  # the run's own directory (command steps make their scratch directories in it)
+
+    @property
+    def engine_path(self) -> str:
+        """What the engine opens: `path` as `open_path` leads to it, or `path`. Messages and the command
+        line shown name `path`."""
+        return self.open_path or str(self.path)
 
     def steady_judge(self) -> SteadyJudge:
         if self.judge is None:

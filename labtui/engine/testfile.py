@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from labtui.engine.rundir import fd_path
 from labtui.errors import LabtuiError
 
 
@@ -105,10 +106,16 @@ class TestFile:
         self.dev, self.ino = st.st_dev, st.st_ino
 
     @classmethod
-    def create(cls, path: Path) -> TestFile:
-        """Make `path`, which must not exist (not even as a dangling link): FileExistsError otherwise."""
+    def create(cls, path: Path, dir_fd: int | None = None) -> TestFile:
+        """Make `path`, which must not exist (not even as a dangling link): FileExistsError otherwise.
+
+        With `dir_fd` (the run's own directory, held open) it is made there, whatever `path`'s
+        directory names now; `path` is then only how messages name it."""
         path = Path(path)
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        if dir_fd is not None:
+            dir_fd = os.dup(dir_fd)
+        else:
+            dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             fd = os.open(path.name, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
                          dir_fd=dir_fd)
@@ -121,9 +128,16 @@ class TestFile:
         """What a worker compares its own descriptor's fstat() with."""
         return {"dev": self.dev, "ino": self.ino}
 
+    @property
+    def bound_path(self) -> str:
+        """The file's name in the directory it was made in, through labtui's descriptor of that
+        directory (rundir.fd_path): what the engines open, whatever the directory's name leads to."""
+        base = fd_path(self.dir_fd)
+        return f"{base}/{self.path.name}" if base else str(self.path)
+
     def check(self) -> str | None:
         """Why the name no longer leads to the file made (as an engine would open it), or None."""
-        return _differs(self.path, None, self.dev, self.ino)
+        return _differs(Path(self.path.name), self.dir_fd, self.dev, self.ino)
 
     def verify(self, when: str) -> None:
         reason = self.check()
@@ -134,7 +148,7 @@ class TestFile:
 
     def open(self, flags: int) -> int:
         """A new descriptor of the file made (for other flags, e.g. O_DIRECT), checked after the open."""
-        fd = os.open(self.path, flags | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(self.path.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.dir_fd)
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != (self.dev, self.ino):
             os.close(fd)
@@ -176,8 +190,9 @@ def _differs(path: Path, dir_fd: int | None, dev: int, ino: int) -> str | None:
     return None
 
 
-def o_direct_supported(directory: Path, device: Path | None = None) -> bool:
-    """Whether files in `directory` (or the block `device`) can be opened with O_DIRECT."""
+def o_direct_supported(directory: Path, device: Path | None = None, dir_fd: int | None = None) -> bool:
+    """Whether files in `directory` (or the block `device`) can be opened with O_DIRECT; with `dir_fd`,
+    in the directory that descriptor holds (`directory` is then not looked at)."""
     flag = getattr(os, "O_DIRECT", 0)
     if not flag:
         return False
@@ -187,16 +202,17 @@ def o_direct_supported(directory: Path, device: Path | None = None) -> bool:
         except OSError:
             return False
         return True
-    probe = directory / f".labtui-odirect-{secrets.token_hex(4)}"
+    probe = Path(f".labtui-odirect-{secrets.token_hex(4)}") if dir_fd is not None else \
+        directory / f".labtui-odirect-{secrets.token_hex(4)}"
     try:
-        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY | flag, 0o600)
+        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY | flag, 0o600, dir_fd=dir_fd)
     except OSError:
         with contextlib.suppress(OSError):
-            probe.unlink()
+            os.unlink(probe, dir_fd=dir_fd)
         return False
     os.close(fd)
     with contextlib.suppress(OSError):
-        probe.unlink()
+        os.unlink(probe, dir_fd=dir_fd)
     return True
 
 

@@ -37,6 +37,7 @@ from labtui.engine.events import (
 )
 from labtui.engine.guardian import Guardian
 from labtui.engine.registry import get_engine
+from labtui.engine.rundir import RunDirectory, TargetDir, run_dir_name, test_file_name
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.machine import devices, guard
@@ -105,8 +106,8 @@ class Plan:
     """What preflight found: where the test file goes and what is known about the target."""
 
     target: TargetInfo
-    directory: Path  # where the test file is created (and command steps run)
-    test_file: Path | None  # None for a profile of command steps only
+    directory: Path  # the target directory, as named (command steps run there; the run's own directory is made in it)
+    test_file: Path | None  # None for a profile of command steps only; in the run's own directory (rundir.py)
     created_dirs: list[Path]
     direct_io: bool  # whether O_DIRECT works in `directory` (decided when it exists)
     raw_device: bool = False  # the target is a block device the guard cleared
@@ -156,6 +157,11 @@ class Runner:
         self._marker: leftovers.RunMarker | None = None  # tells the next run about the test file, if this one is killed
         self._watch = DriveWatch(None)  # the drive, read around and during each step (made by preflight)
         self._drive_facts: DriveFacts | None = None  # the drive as preflight read it: the first step's "before"
+        # The target directory preflight checked, held open: the run is bound to it, not to its name
+        # (labtui.engine.rundir); labtui's own folder there once made; the run's own directory in it.
+        self._target_dir: TargetDir | None = None
+        self._folder: TargetDir | None = None
+        self._run_dir: RunDirectory | None = None
 
     # ------------------------------------------------------------------ preflight
 
@@ -201,6 +207,7 @@ class Runner:
             self._warnings += leftovers.clean_up(running)
         self.params = resolve(self.profile.params, self.options.params, f"profile {self.profile.name}")
         self.commands = CommandEngine(self.engine.settings, self.params)
+        self.commands.run_dir_name = run_dir_name(self.run_id)
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
         if devices.is_block_device(path):
             # The safety guard speaks first: refusing a destructive write matters more than a
@@ -250,29 +257,45 @@ class Runner:
         refusal = missing_refusal(path, missing, holder.mount_point if holder else None)
         if refusal:
             raise LabtuiError(refusal)
+        # From here the run is bound to the directory checked, not to its name: everything it makes
+        # is made through this descriptor (a link swapped in at the prompt redirects nothing).
+        try:
+            self._target_dir = TargetDir.open(existing)
+        except OSError as exc:
+            raise LabtuiError(f"cannot open {existing}: {_reason(exc)}") from exc
         # A target that cannot be used at all is said above, before the lock: it is the person's to
         # fix, not a reason to wait. The lock comes before the free space: another run's test file
         # takes some, and "not enough free space" would send the person the wrong way.
         self._hold_disk(path)
+        st = os.fstatvfs(self._target_dir.fd)
         shortfall = self.profile.space_shortfall(st.f_bavail * st.f_frsize)
         if shortfall:
             raise LabtuiError(f"not enough free space in {existing}: {shortfall}")
         target = devices.target_info(path)
-        test_file = path / f"labtui-{self.run_id}.dat" if self.profile.needs_test_file else None
         # A memory file system may accept O_DIRECT (tmpfs does since Linux 6.6), yet its files
         # live in the page cache: there is no disk to bypass the cache to.
         in_memory = target.filesystem in MEMORY_FS
         plan = Plan(
             target=target,
             directory=path,
-            test_file=test_file,
+            test_file=self._test_file_path(path) if self.profile.needs_test_file else None,
             created_dirs=list(reversed(missing)),
-            direct_io=o_direct_supported(existing) and not in_memory,
+            direct_io=o_direct_supported(existing, dir_fd=self._target_dir.fd) and not in_memory,
             file_size=self.profile.file_size,
         )
         self._check_limits(plan)
+        # What was found (the disk, its lock, the free space) is of the directory held only if its
+        # name led there all along: one swapped meanwhile is refused, not measured as the other.
+        moved = self._target_dir.moved()
+        if moved:
+            raise LabtuiError(f"{existing} changed while labtui checked it ({moved}): nothing was written; "
+                              "check who else can write its parent directory, then try again")
         self.plan = plan
         return self.plan
+
+    def _test_file_path(self, directory: Path) -> Path:
+        """Where the test file is, as people read it: in the run's own directory in `directory`."""
+        return directory / run_dir_name(self.run_id) / test_file_name(self.run_id)
 
     def _hold_disk(self, path: Path) -> None:
         """From here to the run's end no other labtui run measures the disk of `path`: TargetBusy if one does."""
@@ -360,7 +383,9 @@ class Runner:
         started = now()
         self.run_id = new_result_id(started)
         if plan.test_file is not None and not plan.raw_device:
-            plan.test_file = plan.directory / f"labtui-{self.run_id}.dat"
+            plan.test_file = self._test_file_path(plan.directory)
+        if self.commands is not None:
+            self.commands.run_dir_name = run_dir_name(self.run_id)
         # A profile of command steps only runs no I/O engine: say so rather than name an idle one.
         if self.profile.needs_test_file:
             engine_info = EngineInfo(self.engine.name, self.engine.version())
@@ -375,8 +400,8 @@ class Runner:
         status, error = "completed", None
         cancelled = False
         try:
-            for directory in plan.created_dirs:
-                directory.mkdir()
+            if not plan.raw_device:
+                self._make_run_dir(plan, emit)
             for message in self._warnings:
                 emit(RunWarning(message))
             if plan.test_file is not None and not plan.raw_device:
@@ -453,6 +478,46 @@ class Runner:
                 emit(RunFinished(result, self.saved_path))
                 emit(_END)
 
+    def _make_run_dir(self, plan: Plan, emit: Emit) -> None:
+        """labtui's own folder (if it is to be made) and the run's own directory, through the target
+        directory's descriptor; the marker that tells the next run about them should this one be killed."""
+        target, guardian = self._target_dir, self._guardian
+        assert target is not None and guardian is not None  # preflight opened it; _run started the guardian
+        moved = target.moved()
+        if moved:
+            message = (f"{target.path} changed after it was checked ({moved}): the run goes on in the directory "
+                       "that was checked, not where its name leads now")
+            self._warnings.append(message)
+            emit(RunWarning(message))
+        where = target
+        if plan.created_dirs:
+            try:
+                where = self._folder = target.make_folder(plan.directory.name)
+            except OSError as exc:
+                raise LabtuiError(f"cannot create {plan.directory}: {_reason(exc)}") from exc
+            guardian.watch_dir(plan.directory.name, target.fd, *_identity(where.fd))
+        name = run_dir_name(self.run_id)
+        running = self._running_dir()
+        if running is not None:
+            try:
+                self._marker = leftovers.RunMarker.create(running, self.run_id, plan.directory / name)
+                guardian.watch_file(self._marker.path, *self._marker.identity(), marker=True)
+            except OSError as exc:
+                message = (f"cannot note the run in {running} ({_reason(exc)}): should labtui be killed, the next "
+                           f"run will not know that {plan.directory / name} is its directory")
+                self._warnings.append(message)
+                emit(RunWarning(message))
+        try:
+            self._run_dir = RunDirectory.create(where, name)
+        except FileExistsError:
+            raise LabtuiError(f"cannot create {plan.directory / name}: something of that name is already there; "
+                              "labtui did not make it and leaves it alone") from None
+        except OSError as exc:
+            raise LabtuiError(f"cannot create {plan.directory / name}: {_reason(exc)}") from exc
+        if self._marker is not None:
+            self._marker.record_dir(self._run_dir.dev, self._run_dir.ino)
+        guardian.watch_dir(name, where.fd, self._run_dir.dev, self._run_dir.ino)
+
     async def _prepare(self, plan: Plan, emit: Emit) -> None:
         assert plan.test_file is not None
         guardian = self._guardian
@@ -464,21 +529,13 @@ class Runner:
         def progress(done: int) -> None:
             loop.call_soon_threadsafe(emit, PrepareProgress(done, total, time.monotonic() - begun))
 
-        running = self._running_dir()
-        if running is not None:
-            try:
-                self._marker = leftovers.RunMarker.create(running, self.run_id, plan.test_file)
-                guardian.watch_file(self._marker.path, *self._marker.identity(), marker=True)
-            except OSError as exc:
-                message = (f"cannot note the run in {running} ({_reason(exc)}): should labtui be killed, the next "
-                           f"run will not know that {plan.test_file} is its test file")
-                self._warnings.append(message)
-                emit(RunWarning(message))
+        run_dir = self._run_dir
+        assert run_dir is not None  # _make_run_dir made it
         try:
-            self._hold = TestFile.create(plan.test_file)
+            self._hold = TestFile.create(plan.test_file, dir_fd=run_dir.fd)
             if self._marker is not None:
                 self._marker.record(self._hold.dev, self._hold.ino, plan.file_size)
-            guardian.watch_file(plan.test_file, self._hold.dev, self._hold.ino)
+            guardian.watch_file(plan.test_file, self._hold.dev, self._hold.ino, dir_fd=run_dir.fd)
         except FileExistsError:
             what = "a symbolic link" if plan.test_file.is_symlink() else "a file"
             raise LabtuiError(
@@ -572,6 +629,7 @@ class Runner:
         return step
 
     async def _run_step(self, step: Step, plan: Plan, index: int, total: int, repetition: int, emit: Emit) -> StepResult:
+        hold = (self._hold or self._lease) if step.is_io else None
         job = Job(
             path=plan.test_file or plan.directory,
             file_size=plan.file_size,
@@ -583,9 +641,11 @@ class Runner:
             workdir=plan.directory,
             disk=plan.target.disk,
             params=dict(self.params),
-            hold=(self._hold or self._lease) if step.is_io else None,
+            hold=hold,
             judge=self.options.judge,
             run_id=self.run_id,
+            open_path=self._hold.bound_path if hold is not None and hold is self._hold else None,
+            run_dir=self._run_dir,
         )
         engine = self._engine_for(step)
         command_line = engine.command_line(step, job.path, job.file_size)
@@ -660,9 +720,17 @@ class Runner:
         return self.store.running_dir
 
     def close(self) -> None:
-        """Let go of what preflight holds (the raw device, the disk's lock) when the run will not start after all."""
+        """Let go of what preflight holds (the raw device, the disk's lock, the target directory) when the
+        run will not start after all."""
         self._close_lease()
         self._release_disk()
+        self._close_target()
+
+    def _close_target(self) -> None:
+        for held in (self._run_dir, self._folder, self._target_dir):
+            if held is not None:
+                held.close()
+        self._run_dir = self._folder = self._target_dir = None
 
     def _close_lease(self) -> None:
         lease, self._lease = self._lease, None
@@ -684,6 +752,7 @@ class Runner:
         try:
             self._clean_up_files(plan)
         finally:
+            self._close_target()
             self._release_disk()  # last: removing the test file is the run's I/O too
 
     def _clean_up_files(self, plan: Plan) -> None:
@@ -702,15 +771,43 @@ class Runner:
                 self._warnings.append(f"did not remove {hold.path}: it is no longer the file labtui created ({left}); "
                                       "it is left as it is")
             if self._guardian is not None:
-                self._guardian.forget_file(hold.path)
+                self._guardian.forget_file(hold.path, dir_fd=hold.dir_fd)
+        kept = self._remove_dirs(plan)
         marker, self._marker = self._marker, None
-        if marker is not None:
+        if marker is not None and not kept:
             marker.remove()
             if self._guardian is not None:
                 self._guardian.forget_file(marker.path, marker=True)
-        for directory in reversed(plan.created_dirs):
+        elif marker is not None:
+            marker.abandon()  # what it names is still there: the next run looks again
+
+    def _remove_dirs(self, plan: Plan) -> bool:
+        """The run's own directory, then labtui's folder if this run made it (each only once empty, and
+        only if its name still leads to it); whether the run's directory stays (kept or not removable)."""
+        run_dir, guardian = self._run_dir, self._guardian
+        if run_dir is None:
+            return False
+        if self.options.keep_file and test_file_name(self.run_id) in run_dir.leftovers():
+            if guardian is not None:  # kept on request, in its directory: the person's now
+                guardian.forget_dir(run_dir.name)
+                if self._folder is not None:
+                    guardian.forget_dir(plan.directory.name)
+            return False
+        left = run_dir.remove()
+        if left is not None:
+            self._warnings.append(f"did not remove {run_dir.path}: {left}; it is left as it is")
+        elif guardian is not None:
+            guardian.forget_dir(run_dir.name)
+        folder = self._folder
+        if folder is not None and left is None:
+            parent = self._target_dir
+            assert parent is not None
             with contextlib.suppress(OSError):
-                directory.rmdir()  # only if still empty: never remove what someone put there
+                if _identity_at(parent.fd, plan.directory.name) == (folder.dev, folder.ino):
+                    os.rmdir(plan.directory.name, dir_fd=parent.fd)  # only if still empty: never what someone put there
+            if guardian is not None:
+                guardian.forget_dir(plan.directory.name)
+        return left is not None
 
 
 class _DeviceWriter:
@@ -741,6 +838,16 @@ def stopped_text(step: Step, index: int, total: int, repetition: int, seconds: f
     which = f"step {index + 1} of {total}, {step_pass(step.name, repetition)}"
     where = {"warmup": "in its warm-up", "measure": "while measuring"}.get(phase or "", "before its first interval")
     return f"{which} was stopped after {seconds:.1f} s, {where}: nothing of it is kept, only the steps that finished"
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def _identity_at(dir_fd: int, name: str) -> tuple[int, int]:
+    st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    return st.st_dev, st.st_ino
 
 
 def _reason(exc: BaseException) -> str:

@@ -40,6 +40,7 @@ from labtui.engine.base import Engine, EngineUnavailable, Job
 from labtui.engine.cpu import CpuMeter
 from labtui.engine.diskstats import DiskSampler, disk_counters
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
+from labtui.engine.rundir import SCRATCH_PREFIX, RunDirectory
 from labtui.errors import ValidationError
 from labtui.model.profile import Step
 from labtui.model.result import DirectionStats, Sample, StepResult
@@ -58,13 +59,19 @@ INSTALL_HINTS = {"zpaq": "apt-get install zpaq (Debian, Ubuntu) or dnf install z
 
 @dataclass(frozen=True)
 class Commands:
-    """A step's texts with the placeholders filled in, for one run."""
+    """A step's texts with the placeholders filled in, for one run.
+
+    As they run, {target} and {scratch} (and the working directory) lead through labtui's descriptors
+    of the target directory and the run's own directory (labtui.engine.rundir: /proc/<pid>/fd/N), so a
+    name re-pointed meanwhile redirects nothing; `shown` is the command with the names people know.
+    """
 
     command: str
     setup: str
     cleanup: str
     workdir: Path
-    scratch: Path | None  # the fresh directory made for the step, if any text uses {scratch}
+    scratch: Path | None  # the fresh directory made for the step (as people read its path), if any text uses {scratch}
+    shown: str = ""
     # Every placeholder's value as LABTUI_PARAM_<name>: where a command needs a value inside quotes
     # or hands it to another shell, it takes it from there (labtui.params says why).
     env: dict[str, str] = field(default_factory=dict)
@@ -143,8 +150,9 @@ class CommandEngine(Engine):
     def __init__(self, settings: EngineSettings | None = None, params: dict[str, str] | None = None) -> None:
         super().__init__(settings)
         self.params = dict(params or {})
-        # One scratch name per run: each step makes it fresh and removes it when it ends.
-        self._scratch_name = f"labtui-scratch-{secrets.token_hex(4)}"
+        # One scratch name per run: each step makes it fresh in the run's own directory and removes it when it ends.
+        self._scratch_name = f"{SCRATCH_PREFIX}{secrets.token_hex(4)}"
+        self.run_dir_name = "labtui-<run id>"  # the run's own directory, as the runner names it (for what is shown)
         self._said: set[str] = set()
 
     def check_available(self) -> None:
@@ -165,27 +173,34 @@ class CommandEngine(Engine):
                 raise ValidationError(f"the working directory {workdir} does not exist", f"{where}.workdir")
 
     def command_line(self, step: Step, path: str | Path, file_size: int) -> str:
-        return self.commands(step, Path(path)).command
+        return self.commands(step, Path(path)).shown
 
-    def commands(self, step: Step, directory: Path) -> Commands:
-        """The step's texts for a run in the target `directory` (placeholders filled in)."""
+    def commands(self, step: Step, directory: Path, run_dir: RunDirectory | None = None) -> Commands:
+        """The step's texts for a run in the target `directory` (placeholders filled in); with the run's
+        own directory, as they run (else as shown before the run)."""
         uses_scratch = any("scratch" in placeholders(text) for text in (step.command, step.setup, step.cleanup,
                                                                         step.workdir))
-        scratch = directory / self._scratch_name if uses_scratch else None
-        values = {**self.params, "target": str(directory), "scratch": str(scratch or "")}
+        scratch = directory / self.run_dir_name / self._scratch_name if uses_scratch else None
+        shown = expand(step.command, {**self.params, "target": str(directory), "scratch": str(scratch or "")},
+                       shell=True)
+        if run_dir is not None:
+            directory = Path(run_dir.parent.bound_path)
+        values = {**self.params, "target": str(directory),
+                  "scratch": run_dir.bound_path(self._scratch_name) if run_dir and uses_scratch else str(scratch or "")}
         return Commands(
             command=expand(step.command, values, shell=True),
             setup=expand(step.setup, values, shell=True),
             cleanup=expand(step.cleanup, values, shell=True),
-            workdir=self._workdir(step, directory, scratch),
+            workdir=self._workdir(step, directory, values["scratch"]),
             scratch=scratch,
+            shown=shown,
             env={env_name(name): value for name, value in values.items()},
         )
 
-    def _workdir(self, step: Step, directory: Path, scratch: Path | None) -> Path:
+    def _workdir(self, step: Step, directory: Path, scratch: str | None) -> Path:
         if not step.workdir:
             return directory
-        values = {**self.params, "target": str(directory), "scratch": str(scratch or "")}
+        values = {**self.params, "target": str(directory), "scratch": scratch or ""}
         return directory / os.path.expanduser(expand(step.workdir, values, shell=False))
 
     # ------------------------------------------------------------------ running
@@ -193,21 +208,23 @@ class CommandEngine(Engine):
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
         self.partial_result = None
         directory = job.workdir or job.path
-        texts = self.commands(step, directory)
-        outcome = _Outcome(step, job.repetition, texts.command)
+        assert job.run_dir is not None, "command steps run in a run's own directory (the runner makes it)"
+        run_dir: RunDirectory = job.run_dir
+        texts = self.commands(step, directory, run_dir)
+        outcome = _Outcome(step, job.repetition, texts.shown)
         self.partial_result, self.partial_warnings = None, ()
         for message in self._counter_notes(job):
             yield RunWarning(message)
         cleaned = False
         try:
-            await self._before(step, texts, outcome)
+            await self._before(step, texts, outcome, run_dir)
             for message in _take(outcome.warnings):
                 yield RunWarning(message)
             if outcome.status == "completed":
                 async for sample in self._timed(step, job, texts, outcome):
                     yield SampleTaken(job.index, "measure", sample)
             cleaned = True
-            await _to_the_end(self._after(step, texts, outcome))
+            await _to_the_end(self._after(step, texts, outcome, run_dir))
         except asyncio.CancelledError:
             # Nothing can be yielded any more: the step and its warnings go to the runner this way.
             # A cancel during the cleanup leaves the step as the command ended: it ran whole and
@@ -215,13 +232,13 @@ class CommandEngine(Engine):
             if not cleaned:
                 outcome.status, outcome.error = "aborted", _stopped_text(outcome)
                 cleaned = True
-                await _to_the_end(self._after(step, texts, outcome))
+                await _to_the_end(self._after(step, texts, outcome, run_dir))
             self.partial_result = outcome.result()
             self.partial_warnings = tuple(_take(outcome.warnings))
             raise
         finally:
             if not cleaned:  # an error on the way: the cleanup still runs
-                await _to_the_end(self._after(step, texts, outcome))
+                await _to_the_end(self._after(step, texts, outcome, run_dir))
         for message in _take(outcome.warnings):
             yield RunWarning(message)
         yield StepFinished(job.index, outcome.result())
@@ -237,12 +254,16 @@ class CommandEngine(Engine):
         return [f"the target's disk ({job.disk or 'unknown'}) has no kernel I/O counters: command steps record "
                 "their wall time, but no disk throughput"]
 
-    async def _before(self, step: Step, texts: Commands, outcome: _Outcome) -> None:
+    async def _before(self, step: Step, texts: Commands, outcome: _Outcome, run_dir: RunDirectory) -> None:
         """The scratch directory, the setup command and the cache drop; failures fail the step."""
         if texts.scratch is not None:
             try:
-                texts.scratch.mkdir()
+                os.mkdir(self._scratch_name, 0o700, dir_fd=run_dir.fd)
                 outcome.made_scratch = True
+                st = os.stat(self._scratch_name, dir_fd=run_dir.fd, follow_symlinks=False)
+                guardian = subproc.watcher.get()
+                if guardian is not None:  # removed with all in it should labtui be killed
+                    guardian.watch_tree(self._scratch_name, run_dir.fd, st.st_dev, st.st_ino)
             except FileExistsError:
                 outcome.fail(f"the scratch directory {texts.scratch} already exists (left by an earlier step?)")
                 return
@@ -349,7 +370,7 @@ class CommandEngine(Engine):
             await _in_thread(flush_file_system, workdir)
         close()
 
-    async def _after(self, step: Step, texts: Commands, outcome: _Outcome) -> None:
+    async def _after(self, step: Step, texts: Commands, outcome: _Outcome, run_dir: RunDirectory) -> None:
         """The cleanup command, then the scratch directory's removal. Problems are warnings."""
         try:
             if texts.cleanup and texts.workdir.is_dir():
@@ -361,9 +382,13 @@ class CommandEngine(Engine):
                                             + (f": {last}" if last else ""))
         finally:
             if texts.scratch is not None and outcome.made_scratch:
-                problem = await _in_thread(_remove_tree, texts.scratch)
+                problem = await _in_thread(_remove_tree, self._scratch_name, run_dir.fd)
                 if problem:
                     outcome.warnings.append(f"could not remove the scratch directory {texts.scratch}: {problem}")
+                else:
+                    guardian = subproc.watcher.get()
+                    if guardian is not None:
+                        guardian.forget_tree(self._scratch_name)
 
     async def _run_shell(self, text: str, texts: Commands, timeout: float) -> tuple[int | None, str, bool]:
         """Run a setup or cleanup command: (exit status, output, whether it timed out)."""
@@ -455,9 +480,10 @@ def _child_cpu_seconds(before: resource.struct_rusage) -> float:
     return round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 6)
 
 
-def _remove_tree(path: Path) -> str | None:
+def _remove_tree(name: str, dir_fd: int) -> str | None:
+    """Remove the directory `name` in `dir_fd` with everything in it (never following a link)."""
     try:
-        shutil.rmtree(path)
+        shutil.rmtree(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -165,8 +165,9 @@ class DiskSpdEngine(Engine):
             async for event in run_in_rounds(self, step, job):
                 yield event
             return
-        argv = self.arguments(step, job.path, job.file_size)
-        command_line = join_command(argv, self.variant)
+        argv = self.arguments(step, job.engine_path, job.file_size)
+        # The command line kept names the test file; DiskSpd opens it through the run directory's descriptor.
+        command_line = join_command(self.arguments(step, job.path, job.file_size), self.variant)
         for name in ("duration", "warmup") + (("cooldown",) if self.variant == "windows" else ()):
             value = getattr(step, name)
             if value != whole_seconds(value):

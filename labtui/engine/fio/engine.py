@@ -228,8 +228,10 @@ class FioEngine(Engine):
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
         self.partial_result = None
-        argv = fio_arguments(step, job.path, job.file_size, interval=job.interval, program=self.program)
-        command_line = shlex.join(argv)
+        argv = fio_arguments(step, job.engine_path, job.file_size, interval=job.interval, program=self.program)
+        # The command line kept names the test file; fio opens it through the run directory's descriptor.
+        command_line = shlex.join(fio_arguments(step, job.path, job.file_size, interval=job.interval,
+                                                program=self.program))
         ensure_cleared(job, step.writes)
         try:
             proc = await subproc.spawn(argv)

@@ -151,7 +151,7 @@ class Tally:
         result["stopped_at_ns"] = end
         result["traces"] = traces
         if error is not None:
-            result["error"] = f"I/O error: {os.strerror(error[0]) if error[0] else error[1]} ({cfg['path']})"
+            result["error"] = f"I/O error: {os.strerror(error[0]) if error[0] else error[1]} ({cfg.get('shown', cfg['path'])})"
             live[STATE] = FAILED
         else:
             live[STATE] = DONE

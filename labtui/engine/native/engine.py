@@ -160,7 +160,8 @@ class NativeEngine(Engine):
             for i, group in enumerate(carriage.groups):
                 live_fd = _shared_file(nc.LIVE_BYTES)
                 cfg = {
-                    "path": str(job.path),
+                    "path": job.engine_path,
+                    "shown": str(job.path),  # how messages name it
                     "file_size": job.file_size,
                     "block_size": step.block_size,
                     "pattern": step.pattern,

@@ -335,7 +335,7 @@ def _threads_loop(cfg: dict, control: memoryview[float], live: memoryview[int], 
     result["traces"] = [trace[:trace_limit]]
     if errors:
         code, text = errors[0]
-        result["error"] = f"I/O error: {os.strerror(code) if code else text} ({cfg['path']})"
+        result["error"] = f"I/O error: {os.strerror(code) if code else text} ({cfg.get('shown', cfg['path'])})"
         live[STATE] = FAILED
     else:
         live[STATE] = DONE

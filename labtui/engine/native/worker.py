@@ -82,7 +82,7 @@ def work(cfg: dict, control: memoryview[float], live: memoryview[int]) -> dict:
     except OSError as exc:
         live[STATE] = FAILED
         live[ERRNO] = exc.errno or 0
-        result = {"error": f"{exc.strerror or exc} ({cfg['path']})"}
+        result = {"error": f"{exc.strerror or exc} ({cfg.get('shown', cfg['path'])})"}
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the step
         live[STATE] = FAILED
         result = {"error": f"{type(exc).__name__}: {exc}"}
@@ -114,7 +114,7 @@ def _open(cfg: dict) -> int:
             what = "the file labtui created"
         if not same:
             os.close(fd)
-            raise NotTheFile(f"refusing to use {cfg['path']}: it is not {what} (it was replaced)")
+            raise NotTheFile(f"refusing to use {cfg.get('shown', cfg['path'])}: it is not {what} (it was replaced)")
     return fd
 
 

@@ -1,0 +1,91 @@
+"""Whether root may use a directory of labtui's own: nobody else can write it, or the way to it.
+
+labtui's data and config directories decide what it runs and what it deletes: `config.toml` names
+the fio and DiskSpd programs labtui executes, `running/` the files the next run cleans up. As root,
+a directory another user can write (group- or world-writable, or theirs), or one inside a directory
+they could rename, would let that user run commands as root. So as root such a directory is refused
+with one line saying whose it is and what to do; anyone else keeps the directories they own.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import stat
+from pathlib import Path
+
+
+def user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def not_private(st: os.stat_result, kind: str = "directory") -> str | None:
+    """Why what `st` describes (a "directory" or a "file" of labtui's: markers, locks) is not this user's
+    alone, or None: "it belongs to alice", "others can write it (mode 0777)"."""
+    if kind == "directory" and not stat.S_ISDIR(st.st_mode):
+        return "it is not a directory"
+    if kind == "file" and not stat.S_ISREG(st.st_mode):
+        return "it is not a regular file"
+    if st.st_uid != os.geteuid():
+        return f"it belongs to {user_name(st.st_uid)}, not to {user_name(os.geteuid())}, who runs labtui"
+    if st.st_mode & 0o022:
+        return f"others can write it (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+def _group(gid: int) -> str:
+    import grp
+
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return f"gid {gid}"
+
+
+def others_can_write(path: Path) -> str | None:
+    """Why a user other than this one could change what `path` (a file or directory, or where it would
+    be made) holds, or None: it, or a directory on the way to it (as named, and as its links lead), is
+    another user's, or writable by others. A sticky directory of root's such as /tmp protects what is
+    not its writers': it is passed on the way, but not taken as the directory itself."""
+    named = Path(os.path.abspath(path))
+    real = Path(os.path.realpath(named))
+    for chain in ([named, *named.parents], [real, *real.parents] if real != named else []):
+        for position, item in enumerate(chain):
+            problem = _writable_by_others(item, on_the_way=position > 0)
+            if problem:
+                return problem
+    return None
+
+
+def _writable_by_others(item: Path, *, on_the_way: bool) -> str | None:
+    try:
+        st = os.lstat(item)
+    except OSError:
+        return None  # to be made (by this user, then), or not to be looked at: other checks say so
+    if stat.S_ISLNK(st.st_mode):
+        return None  # a link's own mode means nothing; who may replace it is its directory's matter
+    if st.st_uid not in (os.geteuid(), 0):
+        return f"{item} belongs to {user_name(st.st_uid)}"
+    if on_the_way and stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX:
+        return None
+    if st.st_mode & 0o002:
+        return f"{item} can be written by every user (mode {stat.S_IMODE(st.st_mode):04o})"
+    if st.st_mode & 0o020:
+        return f"{item} can be written by the group {_group(st.st_gid)} (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+def root_refusal(paths: list[Path], override: str) -> str | None:
+    """As root, why labtui will not use its directories `paths` (one line), or None (not root, or all fine)."""
+    if os.geteuid() != 0:
+        return None
+    for path in paths:
+        problem = others_can_write(path)
+        if problem:
+            return (f"{problem}: as root labtui does not use {path}, where config.toml names the programs it "
+                    f"runs (fio, DiskSpd) and its files decide what it deletes; make it root's alone "
+                    f"(chown root, chmod go-w) or set {override} to a directory only root can write")
+    return None
