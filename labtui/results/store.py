@@ -28,6 +28,7 @@ from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_tom
 from labtui.results.profile_file import parse_profile_text, profile_to_text
 from labtui.results.result_file import result_from_toml, result_to_toml
 from labtui.results.summaries import ResultSummary, load_summaries
+from labtui.results.trust import root_refusal
 from labtui.settings import Settings, SettingsFile
 
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
@@ -86,6 +87,11 @@ class Store:
             if problem is not None:
                 set_by_env = bool(os.environ.get(HOME_ENV)) and folder in (self.home, self.config_dir)
                 raise StoreError(problem + (f" (set {HOME_ENV} to a directory)" if set_by_env else ""))
+        # As root, a store others can write would let them choose what labtui runs and deletes.
+        refusal = root_refusal([self.home, self.config_dir, self.results_dir, self.profiles_dir, self.cache_dir,
+                                self.running_dir, self.settings_path()], HOME_ENV)
+        if refusal:
+            raise StoreError(refusal)
 
     # results ---------------------------------------------------------------
 
