@@ -56,8 +56,8 @@ WAIT_HINT = " (--wait starts this run once it has)"
 
 
 def refusal(pid: int, target: Path, disk: str) -> re.Pattern:
-    return re.compile(rf"another labtui run \(pid {pid}, since \d\d:\d\d, -t {re.escape(str(target))}\) is measuring "
-                      rf"{re.escape(disk)}: wait for it to end")
+    return re.compile(rf"another labtui run \(pid {pid}, user root, since \d\d:\d\d, -t {re.escape(str(target))}\) "
+                      rf"is measuring {re.escape(disk)}: wait for it to end")
 
 
 def command_profile(tmp_path: Path, command: str) -> Path:

@@ -7,10 +7,16 @@ target: the disk of the file system a directory target is on (its st_dev), or of
 target (its st_rdev). Two directories on one disk, two partitions of it, a partition and its disk
 conflict; a file system with no disk of its own (tmpfs, overlay) is its own key.
 
-The lock files live in a directory every user shares (/run/lock where it is writable, else the
-system's temporary directory; LABTUI_LOCK_DIR overrides it, as the tests do), not in a store, so
-runs of other users and other LABTUI_HOMEs see them. A lock file holds its holder's pid, start
-time and target, for the refusal's message. The kernel releases a flock when its holder dies,
+The lock files live where only the user's own runs can make them, not in a store, so runs of
+every LABTUI_HOME of theirs see them: root's in /run/labtui (root's alone), anyone else's in their
+runtime directory ($XDG_RUNTIME_DIR/labtui, else a directory of theirs in the system's temporary
+one); LABTUI_LOCK_DIR overrides it, as the tests do. They once lived in /run/lock, which every
+user can write: anyone could make a disk's lock file, hold it, and block every run on that disk
+forever with a holder text of their choosing. A directory or a lock file that is not the user's
+alone is not used (the run says it could take no lock). So runs of two different users on one
+disk do not see each other: a lock another user could take is one they could block root with.
+A lock file holds its holder's pid, start time and target, for the refusal's message, which
+names whose run it is (the file's owner). The kernel releases a flock when its holder dies,
 however it dies: a stale lock file blocks nothing, and the next run takes it over.
 """
 
@@ -21,7 +27,6 @@ import errno
 import fcntl
 import json
 import os
-import pwd
 import stat
 import tempfile
 import time
@@ -32,9 +37,10 @@ from labtui.errors import LabtuiError
 from labtui.machine import devices
 from labtui.machine.paths import nearest_existing, shown
 from labtui.printable import printable_fields
+from labtui.results.trust import not_private, user_name
 
 LOCK_DIR_ENV = "LABTUI_LOCK_DIR"
-SHARED_DIR = "/run/lock"
+ROOTS_DIR = "/run/labtui"
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -51,12 +57,25 @@ class DiskKey:
 
 
 def lock_dir() -> Path:
+    """Where this user's runs keep their disks' locks (see the module's notes)."""
     given = os.environ.get(LOCK_DIR_ENV)
     if given:
         return Path(given)
-    if os.access(SHARED_DIR, os.W_OK | os.X_OK):
-        return Path(SHARED_DIR)
-    return Path(tempfile.gettempdir())
+    if os.geteuid() == 0 and os.path.isdir(os.path.dirname(ROOTS_DIR)):
+        return Path(ROOTS_DIR)
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime) and os.path.isdir(runtime):
+        return Path(runtime) / "labtui"
+    return Path(tempfile.gettempdir()) / f"labtui-locks-{os.geteuid()}"
+
+
+def _own_lock_dir(directory: Path) -> str | None:
+    """Make the lock directory (0700) if missing; why it is not this user's alone, or None."""
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+        return not_private(os.lstat(directory))
+    except OSError as exc:
+        return exc.strerror or str(exc)
 
 
 def disk_key(path: str | os.PathLike, *, device: bool = False) -> DiskKey:
@@ -94,10 +113,12 @@ def hold(target: str | os.PathLike) -> tuple[TargetLock | None, str | None]:
     """Take the lock of the disk a run on `target` measures: (the lock, None), or (None, a warning
     saying why none could be taken here). TargetBusy if another labtui run holds it."""
     key = target_key(target)
-    lock = TargetLock.acquire(target, key)
+    problem = _own_lock_dir(lock_dir())
+    lock = TargetLock.acquire(target, key) if problem is None else None
     if lock is not None:
         return lock, None
-    return None, (f"could not take labtui's lock for {key.name} in {lock_dir()}: another labtui run measuring "
+    why = f": {problem};" if problem else ":"
+    return None, (f"could not take labtui's lock for {key.name} in {lock_dir()}{why} another labtui run measuring "
                   "that disk at the same time would go unnoticed, and each would report figures the other disturbed")
 
 
@@ -112,10 +133,10 @@ class TargetLock:
     @classmethod
     def acquire(cls, target: str | os.PathLike, key: DiskKey) -> TargetLock | None:
         """Take the lock of `key`'s disk for a run on `target`. TargetBusy if another run holds it;
-        None if no lock can be taken here (the directory or the file is unusable): the caller warns."""
+        None if no lock can be taken here (the file is unusable, or not this user's): the caller warns."""
         directory = lock_dir()
         path = directory / f"labtui-disk-{key.dev_id.replace(':', '-')}.lock"
-        fd, writable = _open(path)
+        fd = _open(path)
         if fd is None:
             return None
         try:
@@ -126,12 +147,11 @@ class TargetLock:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
                 raise TargetBusy(busy_text(holder, key)) from None
             return None
-        if writable:
-            text = json.dumps({"pid": os.getpid(), "uid": os.getuid(), "started": time.time(),
-                               "target": os.path.abspath(os.fspath(target)), "disk": key.name}).encode()
-            with contextlib.suppress(OSError):  # a full /tmp: the lock holds, its message says less
-                os.pwrite(fd, text, 0)
-                os.ftruncate(fd, len(text))
+        text = json.dumps({"pid": os.getpid(), "started": time.time(),
+                           "target": os.path.abspath(os.fspath(target)), "disk": key.name}).encode()
+        with contextlib.suppress(OSError):  # a full file system: the lock holds, its message says less
+            os.pwrite(fd, text, 0)
+            os.ftruncate(fd, len(text))
         return cls(key, fd, path)
 
     def release(self) -> None:
@@ -146,71 +166,51 @@ class TargetLock:
         self.release()
 
 
-def _open(path: Path) -> tuple[int | None, bool]:
-    """The lock file, opened without following a link: (fd, whether it can be written), or (None, False)."""
-    for _ in range(2):
-        try:
-            fd = os.open(path, os.O_RDWR | NOFOLLOW)
-            writable = True
-        except FileNotFoundError:
-            # Made here, writable by everyone: other users' runs must take it (opening an existing
-            # file never creates: a sticky /tmp refuses O_CREAT on another user's file).
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o666)
-            except FileExistsError:
-                continue  # another run made it meanwhile
-            except OSError:
-                return None, False
-            with contextlib.suppress(OSError):
-                os.fchmod(fd, 0o666)
-            writable = True
-        except PermissionError:
-            try:
-                fd, writable = os.open(path, os.O_RDONLY | NOFOLLOW), False
-            except OSError:
-                return None, False
-        except OSError:
-            return None, False  # a link (O_NOFOLLOW), a directory ...
-        try:
-            regular = stat.S_ISREG(os.fstat(fd).st_mode)
-        except OSError:
-            regular = False
-        if not regular:
-            os.close(fd)
-            return None, False
-        return fd, writable
-    return None, False
+def _open(path: Path) -> int | None:
+    """The lock file, made if missing (0600), opened without following a link; None unless it is a
+    regular file of this user's."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
+    except OSError:
+        return None  # a link (O_NOFOLLOW), a directory, a full file system ...
+    try:
+        st = os.fstat(fd)
+        ours = stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
+    except OSError:
+        ours = False
+    if not ours:
+        os.close(fd)
+        return None
+    return fd
 
 
 def _read(fd: int) -> dict:
-    """What the holder wrote in the lock file, if it is still alive: {} when that is unknown."""
+    """What the holder wrote in the lock file, if it is still alive, with whose file it is ("owner":
+    the file's owner, never what it says): {"owner"} alone when nothing more is known."""
     try:
+        owner = {"owner": os.fstat(fd).st_uid}
         data = json.loads(os.pread(fd, 64 * 1024, 0) or b"{}")
     except (OSError, ValueError):
-        return {}
+        return owner if "owner" in locals() else {}
     if not isinstance(data, dict) or not isinstance(data.get("pid"), int):
-        return {}
+        return owner
     try:
         os.kill(data["pid"], 0)
     except ProcessLookupError:
-        return {}  # left by a run that died; the holder has not written yet
+        return owner  # left by a run that died; the holder has not written yet
     except PermissionError:
         pass  # alive, another user's
-    return printable_fields(data)  # anyone's words until the lock file is known to be a run's own
+    return printable_fields(data) | owner  # the holder's words: printable, whoever wrote them
 
 
 def busy_text(holder: dict, key: DiskKey) -> str:
     """The one line a run refused for a busy disk says."""
     facts = []
-    if holder:
+    if isinstance(holder.get("pid"), int):
         facts.append(f"pid {holder['pid']}")
-        uid = holder.get("uid")
-        if isinstance(uid, int) and uid != os.getuid():
-            try:
-                facts.append(f"user {pwd.getpwuid(uid).pw_name}")
-            except KeyError:
-                facts.append(f"uid {uid}")
+    if isinstance(holder.get("owner"), int):
+        facts.append(f"user {user_name(holder['owner'])}")  # whose lock it is: the lock file's owner
+    if isinstance(holder.get("pid"), int):
         started = holder.get("started")
         if isinstance(started, (int, float)):
             when = time.localtime(started)
