@@ -33,6 +33,7 @@ from labtui.machine.target_choice import DeviceScan, Target, scan_devices
 from labtui.model.profile import RESULT_ORIGIN, Profile
 from labtui.model.result import RunResult
 from labtui.printable import printable
+from labtui.results.recovery import recover_saves
 from labtui.results.store import Store
 from labtui.run import leftovers
 from labtui.run.signals import STOP_SIGNALS, detach_from_terminal
@@ -202,6 +203,7 @@ class LabtuiApp(App[None]):
         # A run killed outright (kill -9, a crash) is said as the TUI starts, as the next run would say it.
         self._startup_warnings += [("An earlier run did not end", message)
                                    for message in leftovers.clean_up(self.store.home / "running")]
+        self._startup_warnings += [("A result left half-saved", message) for message in recover_saves(self.store)]
         self._register_themes()
         # Restored before any screen exists, so every screen starts from the same choices.
         self.profile = self._initial_profile(self.settings)

@@ -235,9 +235,14 @@ def test_history_reports_broken_files_and_keeps_the_good(saved, labtui_home, cap
     assert all(b["reason"] for b in data["broken"])
     code, table, err = cli(capsys, "history")
     assert code == 0 and all(r.id in table for r in saved)
-    flat = " ".join(err.split())  # rich may wrap a long path
+    # Many of them: one line counting them, and the command that lists each.
+    assert " ".join(err.split()) == (f"skipped {len(paths)} files in {labtui_home / 'results'} that are not whole "
+                                     "labtui results: labtui history --broken lists each and why")
+    code, listed, err = cli(capsys, "history", "--broken")
+    assert code == 0 and err == ""
+    flat = " ".join(listed.split())  # rich may wrap a long path
     for path in paths.values():
-        assert f"skipped {path}" in flat
+        assert f"{path}: " in flat
 
 
 def test_show_in_full_and_as_json(saved, capsys):

@@ -177,7 +177,7 @@ def test_concurrent_saves_from_two_processes_lose_nothing(tmp_path):
 
 EXPECTED_REASONS = {
     "empty": "empty file",
-    "truncated": "not valid TOML",
+    "truncated": "cut short after",
     "garbage": "not UTF-8 text (byte 0x80 at offset 128)",
     "non-utf8": "not UTF-8 text (byte 0xf6",
     "wrong-schema": "schema 99 is not one this labtui reads",

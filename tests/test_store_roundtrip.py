@@ -12,7 +12,7 @@ from labtui.model.profile import SCHEMA, Profile, Step
 from labtui.model.result import EngineInfo, HostInfo, RunResult, Sample, StepResult, TargetInfo
 from labtui.render.result_json import result_to_json
 from labtui.results.profile_file import profile_from_table, profile_to_table
-from labtui.results.result_file import result_from_toml, result_to_toml, to_plain
+from labtui.results.result_file import HEAD, result_from_toml, result_to_toml, to_plain
 from labtui.results.store import Store
 from strategies import profiles, run_results, step_results
 
@@ -23,7 +23,8 @@ few = settings(max_examples=40, deadline=None)
 @given(run_results())
 def test_result_text_round_trip(result: RunResult):
     text = result_to_toml(result)
-    assert text.startswith(f"schema = {SCHEMA}\n")
+    assert text.startswith(f"{HEAD}\nschema = {SCHEMA}\n")  # after the line saying how to tell it is whole
+    assert text.endswith(f"# end of labtui result: {len(result.steps)} steps\n")
     assert result_from_toml(text) == result
 
 
@@ -95,7 +96,7 @@ def test_a_long_series_stays_a_few_lines():
     samples = tuple(Sample(t=i + 1.0, seconds=1.0, read_ios=1000 + i, read_bytes=(1000 + i) * 65536,
                            read_lat_mean_ms=None if i % 7 == 0 else 0.25) for i in range(300))
     text = result_to_toml(_result_with(StepResult(step=Step(name="s"), samples=samples)))
-    assert len(text.splitlines()) < 80
+    assert len(text.splitlines()) < 82  # with the first and last lines (result_file.HEAD and END)
     assert result_from_toml(text).steps[0].samples == samples
 
 

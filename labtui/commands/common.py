@@ -206,10 +206,19 @@ def runs_words(profile: Profile) -> str:
 
 def open_store() -> Store:
     """The store, once its folders are known to be directories (StoreError, one line, otherwise)."""
+    from labtui.results.recovery import recover_saves
     from labtui.results.store import Store
 
     store = Store()
     store.check_home()
+    notes = recover_saves(store)  # results a labtui killed while saving them left behind
+    if notes:
+        from rich.text import Text
+
+        from labtui.printable import printable
+
+        for note in notes:
+            stderr().print(Text.assemble(("note", "yellow"), f" {printable(note)}"), soft_wrap=True)
     return store
 
 
@@ -220,8 +229,14 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
-def warn_broken(broken: Sequence[BrokenFile]) -> None:
-    """Tell the person (on stderr) about files that were skipped, so nothing vanishes silently."""
+# Past this many skipped files, one line counts them and names the command that lists them: a store of
+# 2,000 broken files printed 1,964 "skipped" lines before its 41 rows.
+LISTED_BROKEN = 3
+
+
+def warn_broken(broken: Sequence[BrokenFile], *, listed_by: str | None = None) -> None:
+    """Tell the person (on stderr) about files that were skipped, so nothing vanishes silently: each one,
+    or (with `listed_by`, the command that lists them) one line counting them where there are many."""
     if not broken:
         return
     from rich.text import Text
@@ -229,6 +244,12 @@ def warn_broken(broken: Sequence[BrokenFile]) -> None:
     from labtui.printable import printable
 
     err = stderr()
+    if listed_by is not None and len(broken) > LISTED_BROKEN:
+        folders = sorted({str(item.path.parent) for item in broken})
+        where = folders[0] if len(folders) == 1 else f"{len(folders)} folders"
+        err.print(Text.assemble(("skipped", "yellow"), f" {len(broken):,} files in {printable(where)} that are not "
+                                f"whole labtui results: {listed_by} lists each and why"), soft_wrap=True)
+        return
     for item in broken:
         # soft_wrap: a path broken over two lines cannot be copied. printable: a file's name is anyone's.
         err.print(Text.assemble(("skipped", "yellow"), f" {printable(f'{item.path}: {item.reason}')}"), soft_wrap=True)

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         results = list({r.id: r for r in map(store.find_result, dict.fromkeys(args.ids))}.values())
     else:
         results, broken = store.load_results()
-        warn_broken(broken)
+        warn_broken(broken, listed_by="labtui history --broken")
     if args.ids and args.format == "configmgr-csv":
         from labtui.commands.common import stderr
         from labtui.errors import LabtuiError

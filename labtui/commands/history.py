@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from labtui.render.fitting import Fitted
+    from labtui.results.files import BrokenFile
     from labtui.results.summaries import ResultSummary
 
 HELP = "list saved results"
@@ -22,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", help="only results of this profile")
     parser.add_argument("--tag", help="only results carrying this tag")
     parser.add_argument("--limit", type=whole_number, default=None, metavar="N", help="at most this many (newest first)")
+    parser.add_argument("--broken", action="store_true",
+                        help="list the files of the results folder that are not whole results, and why")
 
 
 def summary(row: ResultSummary) -> dict[str, Any]:
@@ -131,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise ValidationError(f"must be 1 or more, got {args.limit} (leave it out to list every result)", "--limit")
     everything, broken = open_store().summaries()
+    if args.broken:
+        return _list_broken(broken, as_json=args.json)
     results = everything[::-1]
     if args.profile:
         results = [r for r in results if r.profile == args.profile]
@@ -144,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             "broken": [{"path": str(b.path), "reason": b.reason} for b in broken],
         })
         return 0
-    warn_broken(broken)
+    warn_broken(broken, listed_by="labtui history --broken")
     out = stdout()
     if not everything:
         out.print("no results yet: `labtui run -p quick-sanity -t DIR` makes one")
@@ -153,4 +158,21 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"none of the {len(everything)} results match")
         return 0
     out.print(history_table(results, wide=out.width >= WIDE))
+    return 0
+
+
+def _list_broken(broken: Sequence[BrokenFile], *, as_json: bool) -> int:
+    """`history --broken`: each file of the results folder that is not a whole result, and why."""
+    from labtui.commands.common import print_json, stdout
+    from labtui.printable import printable
+
+    if as_json:
+        print_json({"broken": [{"path": str(b.path), "reason": b.reason} for b in broken]})
+        return 0
+    out = stdout()
+    if not broken:
+        out.print("every file in the results folder is a whole result", markup=False, highlight=False)
+        return 0
+    for item in broken:
+        out.print(printable(f"{item.path}: {item.reason}"), markup=False, highlight=False, soft_wrap=True)
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import math
 import os
 import re
@@ -30,13 +31,17 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _file_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    # Locked until it is in place: a temp file nobody holds was left by a writer that was killed
+    # (Store.recover_saves puts a whole one in place), one that is locked is being written now.
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_EX)
     try:
         # mkstemp makes the file private (0600); a result on a shared lab disk should be as
         # readable as any other file the person creates (or keep the mode of the file it replaces).
         with contextlib.suppress(OSError):
             os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(os.dup(fd), "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -48,7 +53,21 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        os.close(fd)
     _fsync_dir(path.parent)
+
+
+TEMP_SUFFIX = ".tmp"
+
+
+def temp_target(name: str) -> str | None:
+    """The name of the file an atomic_write temp file called `name` was to become (".x.toml.ab12cd.tmp" is
+    "x.toml"), or None if `name` is not one."""
+    if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+        return None
+    stem, dot, _random = name[1 : -len(TEMP_SUFFIX)].rpartition(".")
+    return stem if dot and stem else None
 
 
 # File systems without hard links (FAT and exFAT USB sticks, some network shares) say so thus.

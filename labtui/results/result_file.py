@@ -3,7 +3,8 @@
 This module is the format's reference; what a field means is in labtui.model.result, where each dataclass
 below is defined.
 
-    schema = 1                      # first: SCHEMA; a file of another schema is refused, never guessed
+    # labtui result file: its last line says it is whole          (HEAD, the first line)
+    schema = 1                      # then: SCHEMA; a file of another schema is refused, never guessed
     id = "20261201-110322-1087"     # the file's stem; UTC start, then 4 random hex digits
     status = "completed"            # completed | aborted | failed (STATUSES)
     started, ended                  # TOML date-times, with their zone
@@ -50,6 +51,13 @@ below is defined.
                                     #   absent where nothing was read (and in files from before them)
       [[steps.drops]]               #   Drop: t, bytes_before, before_mib_s, after_mib_s, cause, evidence,
                                     #   recovered_t (labtui.analysis.drops); absent where nothing fell
+    # end of labtui result: 3 steps                               (the last line: END)
+
+A file is proved whole by its first and last lines, TOML comments that readers of the keys never
+see (so an older labtui reads a newer file): one that starts with HEAD but does not end with END,
+or whose END counts other steps than it holds, was cut short (a full disk, a labtui killed while
+writing it, a truncated copy) and is refused with that reason, however well the rest parses. A file
+without HEAD is from before this rule (or written by hand) and is read as before.
 
 Rules: a field that is None is left out, and reads back as None; an unknown key or a missing
 required one is an error naming it (with its path, e.g. `steps[2].read: missing 'ios'`); text read
@@ -62,6 +70,7 @@ its text and back.
 from __future__ import annotations
 
 import math
+import re
 import types
 import typing
 from dataclasses import MISSING, fields, is_dataclass
@@ -212,15 +221,35 @@ def dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
     return cls(**values)
 
 
+HEAD = "# labtui result file: its last line says it is whole"
+END = "# end of labtui result: {steps} steps"
+_END_RE = re.compile(r"# end of labtui result: (\d+) steps")
+
+
 def result_to_toml(result: RunResult) -> str:
     data = to_plain(result)
     # Schema first, so a person opening the file sees what format it is.
     ordered = {"schema": data.pop("schema")} | data
-    return dumps_toml(ordered)
+    return f"{HEAD}\n{dumps_toml(ordered)}{END.format(steps=len(result.steps))}\n"
+
+
+def _steps_said(text: str) -> int | None:
+    """How many steps a file's END line says it holds; None for a file from before HEAD and END.
+    ValueError for a file that starts with HEAD and does not end with END: it was cut short."""
+    if not text.startswith(HEAD):
+        return None
+    last = text.rstrip().rpartition("\n")[2].strip()
+    said = _END_RE.fullmatch(last)
+    if said is None:
+        size = len(text.encode("utf-8"))
+        raise ValueError(f"cut short after {size:,} bytes: its last line is not labtui's end-of-result line "
+                         "(a full disk, a labtui killed while writing it, or a truncated copy)")
+    return int(said.group(1))
 
 
 def result_from_toml(text: str) -> RunResult:
-    """Parse a result file's text; ValueError/TOMLDecodeError with a reason if it is not one."""
+    """Parse a result file's text; ValueError/TOMLDecodeError with a reason if it is not one (or not whole)."""
+    steps = _steps_said(text)
     data = loads_toml(text)
     schema = data.get("schema")
     if schema is None:
@@ -230,4 +259,6 @@ def result_from_toml(text: str) -> RunResult:
     result = dataclass_from_plain(RunResult, data, "")
     if result.status not in STATUSES:
         raise ValueError(f"status {result.status!r} is not one of {', '.join(STATUSES)}")
+    if steps is not None and steps != len(result.steps):
+        raise ValueError(f"it holds {len(result.steps)} steps where its last line says {steps}: part of it is missing")
     return result
