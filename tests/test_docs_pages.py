@@ -43,7 +43,7 @@ def test_the_command_step_example_is_a_profile_that_runs(tmp_path):
     step = profile.steps[0]
     assert profile.params[0].name == "image" and step.requires == ("cp",)
     line = CommandEngine(params={"image": str(image)}).command_line(step, tmp_path, 0)
-    assert line.startswith(f"cp '{image}' {tmp_path}/labtui-scratch-")
+    assert line.startswith(f"cp '{image}' '{tmp_path}/labtui-<run id>/labtui-scratch-")  # in the run's own directory
 
 
 def test_the_steady_state_step_example_is_a_step_labtui_reads():
