@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         # does not list that command's options: point at the command's own.
         (getattr(args, "command_parser", None) or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     from labtui.errors import LabtuiError
+    from labtui.printable import printable
 
     if args.command is not None and args.tui_hosts is not None:
         parser.error(f"--hosts before the command opens the TUI; give it after: labtui {args.command} --hosts FILE")
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return run_app(hosts_file=args.tui_hosts)
         except LabtuiError as exc:
-            print(f"labtui: error: {exc}", file=sys.stderr)
+            print(f"labtui: error: {printable(str(exc), one_line=True)}", file=sys.stderr)
             return ExitCode.BAD_INPUT
 
     from labtui.errors import Declined
@@ -131,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"labtui: {exc}", file=sys.stderr)
         return ExitCode.DECLINED
     except LabtuiError as exc:
-        print(f"labtui: error: {exc}", file=sys.stderr)
+        # One line, whatever names it holds: a newline in a path must not start a line of its own.
+        print(f"labtui: error: {printable(str(exc), one_line=True)}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     except KeyboardInterrupt:
         print("labtui: interrupted", file=sys.stderr)

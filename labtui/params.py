@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from labtui.errors import ValidationError
+from labtui.printable import shown
 
 PARAM_TYPES = ("text", "file", "directory")
 BUILTIN_NAMES = ("target", "scratch")
@@ -311,11 +312,11 @@ def _checked_path(param: Param, value: str, cwd: str | None) -> str:
     path = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(value)))
     if param.type == "file":
         if os.path.isdir(path):
-            raise ValidationError(f"{path} is a directory, not a file", param.name)
+            raise ValidationError(f"{shown(path)} is a directory, not a file", param.name)
         if not os.path.isfile(path):
-            raise ValidationError(f"no such file: {path}", param.name)
+            raise ValidationError(f"no such file: {shown(path)}", param.name)
         if not os.access(path, os.R_OK):
-            raise ValidationError(f"permission denied: cannot read {path}", param.name)
+            raise ValidationError(f"permission denied: cannot read {shown(path)}", param.name)
     elif not os.path.isdir(path):
-        raise ValidationError(f"no such directory: {path}", param.name)
+        raise ValidationError(f"no such directory: {shown(path)}", param.name)
     return path

@@ -15,6 +15,7 @@ output keeps its lines; a fact that is one line (a disk's model, a mount point) 
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
@@ -35,6 +36,23 @@ def printable(text: str, *, one_line: bool = False) -> str:
     (`one_line`: newlines and tabs too)."""
     unsafe = _UNSAFE_IN_A_LINE if one_line else _UNSAFE
     return unsafe.sub(_escape, text) if unsafe.search(text) else text
+
+
+# Past this a path is shown by its start and its length: a pasted 5000-character path must not
+# fill the screen, and the message must still fit on a line.
+SHOWN_CHARS = 120
+
+
+def path_text(path: str | os.PathLike) -> str:
+    """`path` printed whole, in one line: a name is anyone's who could make it, so an escape code in it
+    is shown, not obeyed, and a newline is shown as `\\x0a`, never starting a line of labtui's own."""
+    return printable(os.fspath(path), one_line=True)
+
+
+def shown(path: str | os.PathLike) -> str:
+    """`path` as a message shows it: `path_text`, whole or its start and how long it is."""
+    text = path_text(path)
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS - 40]}… ({len(text)} characters)"
 
 
 def printable_fields(value: Any) -> Any:

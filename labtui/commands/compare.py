@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from labtui.analysis.known_noise import hint_from_store
     from labtui.commands.common import open_store, print_json, stderr, stdout
     from labtui.errors import LabtuiError
+    from labtui.machine.paths import path_text
     from labtui.render.comparison import comparison_markdown, comparison_renderable
 
     if len(args.ids) < 2:
@@ -89,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
             atomic_write(picture, comparison_svg(comparison))
         except OSError as exc:
             raise LabtuiError(f"--svg: cannot write {picture}: {exc.strerror or exc}") from exc
-        stderr().print(f"wrote the comparison picture to {picture}", highlight=False, soft_wrap=True, markup=False)
+        stderr().print(f"wrote the comparison picture to {path_text(picture)}", highlight=False, soft_wrap=True,
+                       markup=False)
     if args.json:
         print_json(comparison.to_json() | {"answers": [a.to_json() for a in comparison_answers(comparison)]})
     elif args.markdown:

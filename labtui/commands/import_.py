@@ -43,11 +43,11 @@ def run(args: argparse.Namespace) -> int:
     known = []  # (file name, ids of the results it was imported as)
     failures = []
     for name in args.files:
-        shown = printable(name)
+        shown = printable(name, one_line=True)
         try:
             results = import_file(name)
         except LabtuiError as exc:
-            failures.append(printable(str(exc)))
+            failures.append(printable(str(exc), one_line=True))
             continue
         earlier = _earlier_imports(rows, results)
         if earlier:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                     store.delete_result(result.id)
                 except LabtuiError:
                     pass
-            failures.append(f"{shown}: {exc}")
+            failures.append(f"{shown}: {printable(str(exc), one_line=True)}")
             continue
         saved.extend((shown, result, path) for result, path in done)
         rows.extend(_as_rows(done))  # the same file twice on one command line imports once

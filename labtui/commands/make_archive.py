@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from labtui.engine.command.archive import make_archive, plan_archive
+    from labtui.machine.paths import path_text
     from labtui.units import human_duration, human_size, parse_size
 
     plan = plan_archive(args.out, parse_size(args.size, field="--size"), args.files, args.method)
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, handler)
         if live:
             sys.stderr.write("\r\x1b[K")
-    print(f"{made.path}: {made.files} file{'s' if made.files != 1 else ''}, {human_size(made.size)} of "
+    print(f"{path_text(made.path)}: {made.files} file{'s' if made.files != 1 else ''}, {human_size(made.size)} of "
           f"incompressible data, archive {human_size(made.archive_bytes)} (zpaq -method {plan.method}), "
           f"made in {human_duration(made.seconds)}")
     return 0

@@ -34,6 +34,7 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.errors import ExitCode
+from labtui.machine.paths import path_text
 from labtui.machine.target_choice import device_words
 from labtui.model.result import SteadyState
 from labtui.render.result_tables import (
@@ -80,10 +81,10 @@ def confirm(runner: Runner, plan: Plan, *, then: str = "") -> bool:
             err.print(f"labtui will read the raw device {facts.path} ({about}) and write nothing to it; "
                       f"{profile.name} runs for about {human_duration(profile.planned_seconds)}{then}.", markup=False)
     elif plan.test_file:
-        err.print(f"labtui will write a {format_size(profile.file_size)} test file in {plan.directory} {disk} "
+        err.print(f"labtui will write a {format_size(profile.file_size)} test file in {path_text(plan.directory)} {disk} "
                   f"and run {profile.name} for about {human_duration(profile.planned_seconds)}{then}.")
     else:
-        err.print(f"labtui will run the commands of {profile.name} in {plan.directory} {disk}:")
+        err.print(f"labtui will run the commands of {profile.name} in {path_text(plan.directory)} {disk}:")
     for step in profile.steps:
         if not step.is_io:
             assert runner.commands is not None  # made by the preflight that made `plan`
@@ -182,7 +183,8 @@ class _Display(LiveDisplay):
                 timing = f"about {human_duration(event.planned_seconds)} plus preparation"
             else:
                 timing = "each command takes as long as it takes"
-            self.say(f"labtui: {event.profile.name} on {event.target.path} with {event.engine.name} ({steps}, {timing})")
+            self.say(f"labtui: {event.profile.name} on {path_text(event.target.path)} with {event.engine.name} "
+                     f"({steps}, {timing})")
         elif isinstance(event, PrepareProgress):
             if not self.live_mode and event.bytes_done in (0, event.bytes_total):
                 verb = "preparing" if event.bytes_done == 0 else "prepared"
@@ -336,7 +338,8 @@ def _report(runner: Runner, display: _Display, received: list[str], stops: Stops
             if limits is not None:
                 out.print(limits, highlight=False)
             if save_error is None:
-                out.print(f"result {result.id} ({result.status}) saved to {runner.saved_path}", soft_wrap=True)
+                out.print(f"result {result.id} ({result.status}) saved to {path_text(runner.saved_path or '')}",
+                          soft_wrap=True)
             closed = closed_progress_line()
             if closed is not None:
                 out.print(closed, soft_wrap=True)

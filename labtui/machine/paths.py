@@ -13,18 +13,7 @@ import os
 from pathlib import Path
 
 from labtui.errors import LabtuiError
-from labtui.printable import printable
-
-# Past this a path is shown by its start and its length: a pasted 5000-character path must not
-# fill the screen, and the message must still fit on a line.
-SHOWN_CHARS = 120
-
-
-def shown(path: str | os.PathLike) -> str:
-    """`path` as a message shows it: whole, or its start and how long it is; printable (a name is
-    anyone's who could make it: an escape code in it is shown, not obeyed)."""
-    text = printable(os.fspath(path))
-    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS - 40]}… ({len(text)} characters)"
+from labtui.printable import path_text, shown  # noqa: F401 - how paths are shown, for every caller here
 
 
 def exists(path: Path) -> bool:

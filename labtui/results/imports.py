@@ -27,6 +27,7 @@ from labtui.engine.diskspd import parse as ds
 from labtui.engine.diskspd.report import DiskSpdReport
 from labtui.engine.fio import intervals, output, parse as fr, workload
 from labtui.errors import ReportError
+from labtui.machine.paths import exists, shown
 from labtui.model.profile import Profile
 from labtui.model.result import (
     EngineInfo,
@@ -73,12 +74,13 @@ def _read_report(path: Path) -> tuple[bytes, datetime]:
     descriptor, so a symlink to /dev/zero is seen for what it is; read up to the cap, never
     trusting the size the file claims (0 for many special files).
     """
+    exists(Path(path))  # a name or path longer than the system takes, a loop of links: one line
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
-        raise ReportError(f"{path}: no such file") from None
+        raise ReportError(f"{shown(path)}: no such file") from None
     except IsADirectoryError:
-        raise ReportError(f"{path}: is a directory (name the report files in it)") from None
+        raise ReportError(f"{shown(path)}: is a directory (name the report files in it)") from None
     except OSError as exc:
         # A socket cannot be opened at all (ENXIO, "No such device or address"): say what it is.
         kind = None
@@ -86,17 +88,17 @@ def _read_report(path: Path) -> tuple[bytes, datetime]:
             mode = os.stat(path).st_mode
             kind = next((what for test, what in _KINDS if test(mode)), None)
         if kind is not None:
-            raise ReportError(f"{path}: is {kind}, not a report file") from None
-        raise ReportError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+            raise ReportError(f"{shown(path)}: is {kind}, not a report file") from None
+        raise ReportError(f"{shown(path)}: cannot read it: {exc.strerror or exc}") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise ReportError(f"{path}: is a directory (name the report files in it)")
+            raise ReportError(f"{shown(path)}: is a directory (name the report files in it)")
         if not stat.S_ISREG(info.st_mode):
             kind = next((what for test, what in _KINDS if test(info.st_mode)), "not a regular file")
-            raise ReportError(f"{path}: is {kind}, not a report file")
+            raise ReportError(f"{shown(path)}: is {kind}, not a report file")
         if info.st_size > MAX_BYTES:
-            raise ReportError(f"{path}: {info.st_size} bytes is too large for a DiskSpd or fio report")
+            raise ReportError(f"{shown(path)}: {info.st_size} bytes is too large for a DiskSpd or fio report")
         chunks, size = [], 0
         while size <= MAX_BYTES:
             chunk = os.read(fd, min(1 << 20, MAX_BYTES + 1 - size))
@@ -105,10 +107,10 @@ def _read_report(path: Path) -> tuple[bytes, datetime]:
             chunks.append(chunk)
             size += len(chunk)
         if size > MAX_BYTES:
-            raise ReportError(f"{path}: more than {MAX_BYTES} bytes is too large for a DiskSpd or fio report")
+            raise ReportError(f"{shown(path)}: more than {MAX_BYTES} bytes is too large for a DiskSpd or fio report")
         return b"".join(chunks), datetime.fromtimestamp(info.st_mtime, UTC)
     except OSError as exc:
-        raise ReportError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+        raise ReportError(f"{shown(path)}: cannot read it: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
 

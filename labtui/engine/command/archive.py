@@ -25,6 +25,7 @@ from pathlib import Path
 from labtui.engine.command.engine import missing_program
 from labtui.engine.testfile import RandomBlocks
 from labtui.errors import LabtuiError, ValidationError
+from labtui.machine.paths import nearest_existing, shown
 from labtui.units import format_size, human_size
 
 MAX_FILES = 100_000
@@ -75,12 +76,14 @@ Progress = Callable[[str, int, int], None]  # (what is happening, bytes done, by
 def plan_archive(out: str | os.PathLike, size: int, files: int, method: int = 1, zpaq: str = "zpaq") -> ArchivePlan:
     """Check everything before a byte is written; LabtuiError with a one-line reason otherwise."""
     path = Path(os.path.abspath(os.path.expanduser(out)))
+    nearest_existing(path)  # a name or path longer than the system takes, a loop of links: one line
     if path.suffix != ".zpaq":
-        raise ValidationError(f"the archive's name must end in .zpaq (zpaq adds it otherwise), got {path.name!r}")
+        raise ValidationError(f"the archive's name must end in .zpaq (zpaq adds it otherwise), got {shown(path.name)!r}")
     if any(c in path.name for c in "*?"):
         raise ValidationError(f"{path.name!r}: zpaq reads * and ? in an archive name as parts of a multi-part archive")
     if os.path.lexists(path):
-        raise LabtuiError(f"{path} already exists: labtui make-archive never overwrites (remove it or pick another name)")
+        raise LabtuiError(f"{shown(path)} already exists: labtui make-archive never overwrites (remove it or pick another "
+                          "name)")
     if not 1 <= files <= MAX_FILES:
         raise ValidationError(f"must be 1..{MAX_FILES}, got {files}", "--files")
     if size < files:
@@ -92,16 +95,16 @@ def plan_archive(out: str | os.PathLike, size: int, files: int, method: int = 1,
         raise LabtuiError(f"making an archive needs zpaq, but {reason}")
     directory = path.parent
     if not directory.is_dir():
-        raise LabtuiError(f"{directory} is not a directory")
+        raise LabtuiError(f"{shown(directory)} is not a directory")
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise LabtuiError(f"permission denied: cannot write in {directory}")
+        raise LabtuiError(f"permission denied: cannot write in {shown(directory)}")
     plan = ArchivePlan(path, size, files, method, zpaq)
     need = size + plan.batch_bytes + size // 512 + OVERHEAD_BYTES
     st = os.statvfs(directory)
     free = st.f_bavail * st.f_frsize
     if free < need:
         raise LabtuiError(
-            f"not enough free space in {directory}: a {format_size(size)} archive needs about {human_size(need)} "
+            f"not enough free space in {shown(directory)}: a {format_size(size)} archive needs about {human_size(need)} "
             f"(the archive plus {human_size(plan.batch_bytes)} of files at a time), {human_size(free)} is free"
         )
     return plan
@@ -115,9 +118,9 @@ def make_archive(plan: ArchivePlan, progress: Progress | None = None) -> Archive
     try:
         os.close(os.open(plan.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
     except FileExistsError:
-        raise LabtuiError(f"{plan.out} already exists: labtui make-archive never overwrites") from None
+        raise LabtuiError(f"{shown(plan.out)} already exists: labtui make-archive never overwrites") from None
     except OSError as exc:
-        raise LabtuiError(f"cannot create {plan.out}: {exc.strerror or exc}") from exc
+        raise LabtuiError(f"cannot create {shown(plan.out)}: {exc.strerror or exc}") from exc
     work = Path(tempfile.mkdtemp(prefix=".labtui-make-archive-", dir=plan.out.parent))
     finished = False
     try:
