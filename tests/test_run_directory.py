@@ -173,3 +173,37 @@ def test_a_target_swapped_while_preflight_checks_it_is_refused(lab, tmp_path, mo
     with pytest.raises(LabtuiError, match="changed while labtui checked it .another directory now has its name"):
         runner.preflight()
     assert os.listdir(parent / "t.orig") == []
+
+
+def test_diskspd_is_handed_the_test_file_through_the_run_directory(tmp_path):
+    """DiskSpd (a stand-in here: there is none for Linux in Debian) opens what the run made, by descriptor."""
+    from labtui.engine.base import Job
+    from labtui.engine.diskspd.engine import DiskSpdEngine
+    from labtui.engine.rundir import RunDirectory, TargetDir
+    from labtui.engine.testfile import TestFile
+    from labtui.settings import EngineSettings
+
+    argv = tmp_path / "argv"
+    fake = tmp_path / "diskspd"
+    fake.write_text(f"#!/bin/sh\nfor a; do f=$a; done\nprintf '%s' \"$f\" > {argv}\nexit 3\n")
+    fake.chmod(0o755)
+    (tmp_path / "t").mkdir()
+    target = TargetDir.open(tmp_path / "t")
+    run_dir = RunDirectory.create(target, "labtui-x")
+    made = TestFile.create(run_dir.path / "labtui-x.dat", dir_fd=run_dir.fd)
+    try:
+        job = Job(path=made.path, file_size=MIB, hold=made, open_path=made.bound_path, run_dir=run_dir)
+
+        async def go():
+            with contextlib.suppress(Exception):
+                async for _ in DiskSpdEngine(EngineSettings(diskspd_path=str(fake))).run_step(READ, job):
+                    pass
+
+        asyncio.run(go())
+        given = argv.read_text()
+        assert given == f"/proc/{os.getpid()}/fd/{made.dir_fd}/labtui-x.dat", given  # the run directory, held
+        assert os.stat(given).st_ino == made.ino
+    finally:
+        made.close()
+        run_dir.close()
+        target.close()
