@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -102,8 +103,10 @@ def test_run_through_the_stand_in(labtui_home, tmp_path):
     assert (step.read.ios, step.read.bytes, step.read.seconds) == (747070, 48959979520, 30.0)
     assert step.write.ios == 0 and step.cpu_percent == 2.01
     argv = args_file.read_text().splitlines()
-    assert step.command_line == shlex.join([str(script), *argv])
-    test_file = argv[-1]
+    # DiskSpd opened the test file through the run directory's descriptor; the command line kept names it.
+    assert re.fullmatch(r"/proc/\d+/fd/\d+/labtui-[0-9a-f-]+\.dat", argv[-1]), argv[-1]
+    test_file = shlex.split(step.command_line)[-1]
+    assert step.command_line == shlex.join([str(script), *argv[:-1], test_file])
     assert test_file.startswith(str(target)) and not any(a.startswith("-c") for a in argv)  # runner made the file
     assert argv[:8] == ["-b64K", "-d1", "-W0", "-t2", "-o4", "-w0", "-r64K", "-Sd"]  # O_DIRECT, no write-through
     warnings = [e.message for _, e in events if isinstance(e, RunWarning)]

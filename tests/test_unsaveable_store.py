@@ -213,7 +213,7 @@ async def test_the_tui_shows_a_result_it_could_not_save(labtui_home, tmp_path):
             app.profile = tiny_profile(duration=3.0)
             (tmp_path / "work").mkdir()
             app.target = Target(tmp_path / "work")
-            await pilot.press("s")
+            await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: screen.state == "running", timeout=30, what="the run")
             subprocess.run(["chattr", "+i", str(store.results_dir)], check=True)
             await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the end of the run")

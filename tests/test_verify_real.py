@@ -30,7 +30,7 @@ CORRUPT = '''import glob, os, re, subprocess, sys
 image, mode = sys.argv[1], sys.argv[2]
 if mode == "none":
     sys.exit(0)
-(path,) = glob.glob("labtui-*.dat")
+(path,) = glob.glob("labtui-*/labtui-*.dat")  # in the run's own directory (labtui.engine.rundir)
 out = subprocess.run(["filefrag", "-v", path], capture_output=True, text=True, check=True).stdout
 size = int(re.search(r"blocks of (\\d+) bytes", out).group(1))
 extents = [tuple(map(int, m.groups())) for m in
