@@ -294,6 +294,25 @@ def test_an_interval_never_leaves_what_is_possible():
     assert at_the_bound.interval()[1] == 100.0
 
 
+def test_a_fast_drive_s_p99_interval_does_not_read_as_zero():
+    # Issue 39, item 11: two runs with p99s of 2 and 3 µs: the interval's low end, 0.19 µs, above zero as
+    # it must be, was shown "0.000 – 0.032" ms.
+    from labtui.model.result import LatencySummary
+    from labtui.render.result_tables import fmt_ms
+
+    fast = summarize(run_result("a", {READ: [300_000] * 2}))
+    members = [replace(s, latency=LatencySummary(mean=0.001, p99=p99), read_latency=LatencySummary(mean=0.001, p99=p99))
+               for s, p99 in zip(fast.results[0].steps, (0.002, 0.003))]
+    summary = summarize(replace(fast.results[0], steps=tuple(members)))
+    low, high = summary.groups[0].row("latency_p99_ms").figures[0].interval()
+    assert 0 < low < 0.0005 and 0.03 < high < 0.04
+    text = Console(width=200, record=True, file=io.StringIO())
+    text.print(statistics_table(summary))
+    assert "0.00019 – 0.032" in text.export_text() and "0.000 –" not in text.export_text()
+    assert [fmt_ms(v) for v in (0.0, 0.0004, 0.004, 0.25, 2.5, 250.0)] == ["0.000", "0.00040", "0.004", "0.250",
+                                                                           "2.50", "250"]
+
+
 def test_comparison_json_is_plain_json():
     a = run_result("a", {READ: [50_000, 51_000], WRITE: [40_000, 40_500]})
     b = run_result("b", {READ: [45_000, 45_500], WRITE: [40_000, 40_100]}, engine="fio", minutes=5)

@@ -5,6 +5,7 @@ Formatting lives here once so the CLI tables, exports and the TUI show the same 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -46,7 +47,11 @@ def fmt_ms(value: float | None) -> str:
         return f"{value:,.0f}"
     if value >= 1:
         return f"{value:.2f}"
-    return f"{value:.3f}"
+    if value >= 0.001 or value <= 0:
+        return f"{value:.3f}"
+    # Below a microsecond three decimals say 0.000: a latency above zero (the low end of a p99's
+    # interval on a fast drive, 0.00019 - 0.032) keeps two significant figures, never reads as none.
+    return f"{value:.{1 - math.floor(math.log10(value))}f}"
 
 
 def fmt_pct(value: float | None) -> str:
