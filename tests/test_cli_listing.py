@@ -64,7 +64,8 @@ def test_profiles_json_lists_the_builtins_with_their_steps(labtui_home, capsys):
     data = json.loads(out)
     assert data["broken"] == []
     assert [p["name"] for p in data["profiles"]] == [
-        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract", "snia-lite"]
+        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract", "snia-lite",
+        "verify-after-swap"]
     for profile in data["profiles"]:
         assert profile["origin"] == "builtin" and profile["steps"]
         for step in profile["steps"]:
@@ -74,8 +75,8 @@ def test_profiles_json_lists_the_builtins_with_their_steps(labtui_home, capsys):
             assert profile["planned_seconds"] > 0
             assert {"name", "block_size", "pattern", "write_percent", "threads", "outstanding", "duration",
                     "cache", "latency"} <= set(step)
-    zpaq = data["profiles"][-2]
-    snia = data["profiles"][-1]
+    zpaq, snia, verify = data["profiles"][-3:]
+    assert all(s["verify"] for s in verify["steps"]) and verify["file_size"] == "16GiB"
     assert snia["precondition"] == 2 and all(s["steady_state"] == "snia" for s in snia["steps"])
     assert zpaq["params"] == {"archive": {"description": zpaq["params"]["archive"]["description"], "type": "file"}}
 

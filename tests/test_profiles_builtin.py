@@ -20,7 +20,8 @@ def shape(step: Step) -> tuple:
 
 def test_the_builtins_in_a_stable_order():
     assert [p.name for p in builtin_profiles()] == [
-        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract", "snia-lite"]
+        "quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract", "snia-lite",
+        "verify-after-swap"]
     for profile in builtin_profiles():
         profile.validate()
         assert profile.origin == "builtin" and profile.title and profile.description

@@ -247,8 +247,20 @@ def drive_errors(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause
                             advice="a contact, a riser or the adapter may be at fault")
 
 
+def data_lost(comparison: Comparison, names: Sequence[str]) -> Iterable[Cause]:
+    """Blocks a verified step read back otherwise than written: whatever its speed, that drive (or its
+    adapter, riser, cable) lost data, and no figure of that run counts until it is fixed."""
+    for i, a, b in _pairs(comparison):
+        for j, result in ((0, a), (i, b)):
+            bad = max((s.verify.mismatched for s in result.steps if s.verify is not None), default=0)
+            if bad:
+                yield Cause("data", f"{bad} block{'s' if bad != 1 else ''} did not read back as written in {names[j]}",
+                            frozenset({0, i}), effect=VOID,
+                            advice="the data did not come back: the drive, its adapter, riser or cable corrupts it")
+
+
 # The order they are said in: what makes a figure not the disk's first, then the setup.
-FINDERS: tuple[Finder, ...] = (cpu_bound, link_differs, drive_hotter, drive_errors, firmware_differs, engine_differs,
+FINDERS: tuple[Finder, ...] = (data_lost, cpu_bound, link_differs, drive_hotter, drive_errors, firmware_differs, engine_differs,
                                cache_differs)
 
 

@@ -267,6 +267,7 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
     """The check's outcome as it decided it: the plain answer, the passes' tables, the verdict, the exit code."""
     from labtui.analysis.answer import FAILED_ANSWER, Answer, check_answer
     from labtui.analysis.checks import FAILED, PASSED
+    from labtui.analysis.readback import data_words
     from labtui.commands.common import print_json, stdout
     from labtui.errors import ExitCode
     from labtui.render.comparison import answer_renderable, check_renderable
@@ -274,7 +275,11 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
     report = reports[-1]
     unfinished = next((r for r in passes if r.status != "completed"), None)
     answer = check_answer(report)
-    if unfinished is not None:
+    lost = next((r for r in passes if any(s.verify is not None and s.verify.failed for s in r.steps)), None)
+    if lost is not None:
+        # Data that did not come back fails the check whatever the figures: said first, in its own words.
+        answer = Answer(FAILED_ANSWER, f"Failed: {data_words(lost)}.")
+    elif unfinished is not None:
         answer = Answer(FAILED_ANSWER, f"Failed: the re-run is {unfinished.status} "
                                        f"({unfinished.error or 'see the result'}); a check decides on complete runs.")
     if as_json:
@@ -297,7 +302,7 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
             out.print(f"FAIL: the re-run is {unfinished.status}: {unfinished.error or 'see the result'}",
                       style="bold red")
         out.print(f"re-run saved as {' and '.join(r.id for r in passes)}; baseline {', '.join(r.id for r in runs)}")
-    if unfinished is not None or report.outcome == FAILED:
+    if unfinished is not None or lost is not None or report.outcome == FAILED:
         return ExitCode.FAILED
     return ExitCode.OK if report.outcome == PASSED else ExitCode.CANNOT_TELL
 

@@ -37,6 +37,7 @@ from labtui.errors import ExitCode
 from labtui.machine.paths import path_text
 from labtui.machine.target_choice import device_words
 from labtui.model.result import SteadyState
+from labtui.render.readback import readback_renderable
 from labtui.render.result_tables import (
     bottleneck_renderable,
     command_summary,
@@ -328,6 +329,9 @@ def _report(runner: Runner, display: _Display, received: list[str], stops: Stops
     elif report:
         with contextlib.suppress(OSError):
             out = stdout()
+            readback = readback_renderable(result)
+            if readback is not None:  # a verified run: did the data come back? first
+                out.print(readback, highlight=False, soft_wrap=True)
             out.print(result_steps_table(result))
             if result.profile.repeat > 1:
                 from labtui.analysis.comparison import summarize

@@ -19,6 +19,7 @@ def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import open_store, print_json, result_json, stdout
     from labtui.render.comparison import statistics_table
     from labtui.render.drive import drive_lines, series_lines
+    from labtui.render.readback import readback_renderable
     from labtui.render.result_tables import (
         bottleneck_renderable,
         command_summary,
@@ -33,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(result_json(result))
         return 0
     out = stdout()
+    readback = readback_renderable(result)
+    if readback is not None:  # a verified run: did the data come back? first
+        out.print(readback, highlight=False, soft_wrap=True)
     out.print(context_table(result))
     out.print(result_steps_table(result))
     statistics = statistics_table(summarize(result))

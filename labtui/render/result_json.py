@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from labtui.analysis.readback import readback_answer
 from labtui.model.result import DirectionStats, LatencySummary, Precondition, Preparation, RunResult, SteadyState
 from labtui.render.drive import drive_json, has_drive
 from labtui.results.profile_file import step_to_table
@@ -91,6 +92,7 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         "preparation": _preparation_json(result.preparation),
         "precondition": _precondition_json(result.precondition),
         "steps": steps,
+        "readback": readback_answer(result),  # a verified run's plain answer (None: it verified nothing)
     }
 
 

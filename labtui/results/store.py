@@ -437,5 +437,5 @@ def _builtin_profiles() -> tuple[Profile, ...]:
         if entry.name.endswith(".toml"):
             profiles.append(parse_profile_text(entry.read_text(encoding="utf-8"), f"built-in {entry.name}", "builtin"))
     order = ["quick-sanity", "configmgr-sql-quick", "configmgr-sql", "cdm-standard", "cdm-nvme", "zpaq-extract",
-             "snia-lite"]
+             "snia-lite", "verify-after-swap"]
     return tuple(sorted(profiles, key=lambda p: (order.index(p.name) if p.name in order else len(order), p.name)))

@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from labtui.errors import LabtuiError
+from labtui.render.readback import readback_line
 from labtui.render.result_tables import bottleneck_renderable, result_steps_table
 from labtui.render.steady_state import steady_steps, steady_summary_lines
 from labtui.tui.styling import theme_colours, theme_style
@@ -49,6 +50,9 @@ class RunSummary(VerticalScroll):
                                 f" · {human_duration(result.seconds)} · "
                                 + (f"saved as {result.id}" if save_error is None else "NOT saved"))
         lines: list[RenderableType] = [heading]
+        readback = readback_line(result, theme_style(self.app, "success"), theme_style(self.app, "error", bold=True))
+        if readback is not None:  # a verified run: did the data come back? right under the heading
+            lines.append(readback)
         if result.profile.overridden:  # a quick trial: what it changed, as the result keeps it
             lines.append(Text(result.profile.description, style=theme_style(self.app, "warning")))
         if result.tags:

@@ -1,0 +1,78 @@
+"""The plain answer of a run that verified its data: did every block read back as written, did the link
+hold, did the PCIe error counters stay still? One line a lab person acts on after a swap:
+
+    All 16 GiB read back as written; link x4 16 GT/s as before; no PCIe errors
+
+It says only what the result holds: the verified steps' checks (labtui.model.verification), the
+drive's link and AER counters read before and after each step (labtui.analysis.drive_run).
+"""
+
+from __future__ import annotations
+
+from labtui.analysis import drive_run
+from labtui.model.result import RunResult
+from labtui.units import human_size
+
+
+def _size(n: int) -> str:
+    """"16 GiB", "1.5 GiB", "512 KiB"."""
+    return human_size(n).replace(".0 ", " ")
+
+
+def data_words(result: RunResult) -> str | None:
+    """What the verified reads found, as the answer's first clause; None: the run verified nothing."""
+    checked = [s for s in result.steps if s.verify is not None]
+    if not checked:
+        return None
+    bad = [s for s in checked if s.verify is not None and s.verify.mismatched]
+    if bad:
+        n = max(s.verify.mismatched for s in bad if s.verify is not None)
+        kinds = sorted({m.kind for s in bad if s.verify is not None for m in s.verify.mismatches})
+        where = ", ".join(repr(s.name) for s in bad)
+        return (f"{n} block{'s' if n != 1 else ''} did not read back as written ({', '.join(kinds) or 'fio'}) "
+                f"in {where}: labtui show {result.id} lists them")
+    size = max(s.verify.file_bytes or 0 for s in checked if s.verify is not None)
+    covered = max(s.verify.covered_bytes or 0 for s in checked if s.verify is not None)
+    unwritten = max(s.verify.unwritten for s in checked if s.verify is not None)
+    if checked[0].verify is not None and checked[0].verify.engine == "fio":
+        blocks = sum(s.verify.blocks for s in checked if s.verify is not None)
+        return f"Every block fio read back ({blocks}) was as written (fio's crc32c)"
+    if size and covered >= size:
+        return f"All {_size(size)} read back as written"
+    words = f"{_size(covered)} of {_size(size)} read back as written, no block otherwise"
+    if unwritten:
+        words += (f"; {unwritten} block{'s' if unwritten != 1 else ''} read were not written by this run's verified "
+                  "writes (not checked: give the write step longer, --duration)")
+    else:
+        words += " (the steps did not reach the rest: give them longer, --duration)"
+    return words
+
+
+def link_words(result: RunResult) -> str:
+    """"link x4 16 GT/s as before", "link changed: 16 GT/s x4 → 8 GT/s x2", or that it was not read."""
+    seen = drive_run.links(result)
+    if not seen:
+        return "no PCIe link to read (not a PCIe drive, or the kernel does not say)"
+    first = seen[0]
+    changed = drive_run.link_changed(result)
+    if changed is None and seen[-1] == first:
+        speed, width = first
+        return f"link x{width} {speed:g} GT/s as before" if speed else f"link x{width} as before"
+    return f"the link changed during the run: {changed or f'{drive_run.link_text(first)} → {drive_run.link_text(seen[-1])}'}"
+
+
+def error_words(result: RunResult) -> str:
+    errors = drive_run.aer_errors(result)
+    if errors is None:
+        return "PCIe errors not counted (the kernel keeps no AER counters for this drive)"
+    if errors == 0:
+        return "no PCIe errors"
+    return f"{errors} PCIe error{'s' if errors != 1 else ''} (AER) counted during the run"
+
+
+def readback_answer(result: RunResult) -> str | None:
+    """The one line for a run with verified steps (None: it had none)."""
+    data = data_words(result)
+    if data is None:
+        return None
+    return "; ".join((data, link_words(result), error_words(result)))

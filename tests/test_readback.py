@@ -1,0 +1,55 @@
+"""A verified run's plain answer, check's failure and compare's cause, on synthetic results of known truth."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from labtui.analysis.answer import comparison_answers
+from labtui.analysis.comparison import compare
+from labtui.analysis.readback import readback_answer
+from labtui.model.result import DriveFacts
+from labtui.model.verification import CORRUPTED, TORN, BlockMismatch, Verification
+from synthetic import READ, TARGET, run_result
+
+GIB = 1024**3
+LINK = DriveFacts("sysfs", pcie_speed="16.0 GT/s PCIe", pcie_width=4, aer_correctable=0, aer_nonfatal=0, aer_fatal=0)
+WHOLE = Verification("xxh3-64", blocks=4 * 262144, bytes=16 * GIB, covered_bytes=16 * GIB, file_bytes=16 * GIB)
+LOST = replace(WHOLE, mismatched=2, covered_bytes=16 * GIB - 2 * 65536,
+               mismatches=(BlockMismatch(65536, CORRUPTED, "16 bytes differ", "", ""),
+                           BlockMismatch(131072, TORN, "torn", "", "")))
+
+
+def verified(verify: Verification, before: DriveFacts | None = LINK, after: DriveFacts | None = LINK, rid: str = "v",
+             **kw):
+    step = replace(READ, verify=True, block_size=65536)
+    result = run_result(rid, {step: [50_000]}, target=replace(TARGET, pcie_speed="16.0 GT/s PCIe", pcie_width=4), **kw)
+    return replace(result, steps=tuple(replace(s, verify=verify, drive_before=before, drive_after=after)
+                                       for s in result.steps))
+
+
+def test_all_read_back_with_the_link_as_before_and_no_pcie_errors_is_one_line():
+    assert readback_answer(verified(WHOLE)) == "All 16 GiB read back as written; link x4 16 GT/s as before; no PCIe errors"
+    assert readback_answer(run_result("plain", {READ: [50_000]})) is None  # it verified nothing
+
+
+def test_lost_blocks_a_retrained_link_and_pcie_errors_are_each_said():
+    worse = replace(LINK, pcie_speed="8.0 GT/s PCIe", pcie_width=2, aer_correctable=5)
+    said = readback_answer(verified(LOST, after=worse))
+    assert said is not None
+    assert said.startswith("2 blocks did not read back as written (corrupted, torn) in 'Read 64K random': "
+                           "labtui show v lists them; the link changed during the run: 16 GT/s x4 → 8 GT/s x2; "), said
+    assert said.endswith("; 5 PCIe errors (AER) counted during the run")
+
+
+def test_a_file_not_reached_whole_says_how_much_and_what_to_do_and_no_link_is_said_as_such():
+    part = replace(WHOLE, covered_bytes=12 * GIB)
+    said = readback_answer(replace(verified(part, before=None, after=None), target=TARGET))
+    assert said is not None and said.startswith("12 GiB of 16 GiB read back as written, no block otherwise (the steps "
+                                                "did not reach the rest: give them longer, --duration)")
+    assert "PCIe errors not counted" in said
+
+
+def test_a_comparison_with_a_run_that_lost_data_says_so_and_claims_nothing_of_its_speed():
+    a, b = verified(WHOLE, rid="a"), verified(LOST, rid="b", minutes=5)
+    said = comparison_answers(compare([a, b]))[0]
+    assert "2 blocks did not read back as written in B" in said.text and "faster" not in said.text, said.text
