@@ -42,10 +42,12 @@ MAX_PROFILE_BYTES = 1024 * 1024
 MAX_ID_CHARS = 250  # a result file's name is the id and ".toml": 255 bytes at most on Linux file systems
 
 
-def fitting(result: RunResult, limit: int = MAX_FILE_BYTES) -> tuple[RunResult, str]:
+def fitting(result: RunResult, limit: int | None = None) -> tuple[RunResult, str]:
     """The result as saved and its text: its series bounded so the file stays one `read_result`
     accepts (`limit` bytes: MAX_FILE_BYTES, or what a fleet host may send); StoreError if even
     without most of its series it would not."""
+    # Read at the call, not bound at import: the writer keeps under the reader's cap as it is now.
+    limit = MAX_FILE_BYTES if limit is None else limit
     budget = series.MAX_SAMPLES
     result = series.bound_result(result, budget)
     text = result_to_toml(result)
