@@ -531,6 +531,8 @@ async def test_a_cpu_bound_interval_is_said_on_the_run_screen(labtui_home, size)
         await wait_for(pilot, lambda: "CPU-bound:" in screen_text(app), what="the CPU-bound note")
         text = screen_text(app)
         assert "· CPU-bound" in text  # on the step's status line
+        # The whole machine's CPU is named so: beside the engine's own in the note, a bare "CPU %" read as its.
+        assert re.search(r"^ *machine CPU % +60\.0 ", text, re.M), text
         # The run's clock stays whole on one line however narrow the screen ("run" above "0:02" was not).
         assert any(re.search(r"run \d+:\d\d · ETA \d+:\d\d", line) for line in text.splitlines()), text
         # The notes' box as it is on screen, read line after line (cut to its height, it lost the advice).
