@@ -230,7 +230,10 @@ def test_smartctl_rising_past_its_threshold_makes_a_thermal_drop_and_the_compari
     found, _, _ = runs
     step = found["C"].result.steps[0]
     temps = [s.drive_temp_c for s in step.samples if s.drive_temp_c is not None]
-    assert len(temps) >= 4 and max(temps) == 85.0 and temps[0] < 82.0  # the series, and its maximum
+    # The series (readings before measuring began are the step's start, not its intervals'), its maximum,
+    # and the rise from the reading before the step.
+    assert len(temps) >= 3 and max(temps) == 85.0
+    assert step.drive_before is not None and step.drive_before.temperature_c == 45.0
     assert step.drops and step.drops[0].cause == "thermal"
     assert "82 °C" in step.drops[0].evidence
     comparison = compare([found["A"].result, found["C"].result])
@@ -239,3 +242,35 @@ def test_smartctl_rising_past_its_threshold_makes_a_thermal_drop_and_the_compari
     rows = {row.label: row.values for row in context_rows(comparison.results)}
     assert rows["drive temperature"] == ("45 °C (max 45 °C)", "45 °C (max 85 °C)")
     assert rows["throughput drops"][0] == "none" and "thermal" in rows["throughput drops"][1]
+
+
+async def test_the_run_screen_shows_the_temperature_and_the_drop(runs):
+    """The Run screen's live view fed the throttled run's own events, as the screen folds them."""
+    from textual.app import App
+
+    from labtui.run.live import LiveRun
+    from labtui.widgets.run_live import LiveView
+    from tui_support import widget_text
+
+    found, _, _ = runs
+
+    class Host(App):
+        def compose(self):
+            yield LiveView(id="run-live")
+
+    app = Host()
+    async with app.run_test(size=(120, 35)) as pilot:
+        view = app.query_one(LiveView)
+        live = LiveRun()
+        view.follow(live)
+        view.going = True
+        for event in found["C"].events:
+            if isinstance(event, StepFinished):
+                text = widget_text(app, "#run-drive")  # while the step ran: the temperature, its max
+                assert "Drive 8" in text and "(warning 82 °C)" in text and "max 8" in text and "smartctl" in text
+            live.handle(event)
+            view.show_all()
+            await pilot.pause()
+        text = widget_text(app, "#run-drive")
+        assert "Throughput drop at " in text and "thermal" in text, text
+        assert "throughput dropped at" in widget_text(app, "#run-info")  # the run's warning as it came

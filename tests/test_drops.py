@@ -88,4 +88,4 @@ def test_steady_state_rounds_use_the_same_rule():
 
 def test_drop_words():
     found = drops.step_drops(write_step(series([400, 400, 400, 100, 100, 100])))
-    assert drops.drop_words(found[0]).startswith("at 3 s, after 1200MiB: 400 → 100 MiB/s (-75 %), write cache full")
+    assert drops.drop_words(found[0]).startswith("at 3 s, after 1.2 GiB: 400 → 100 MiB/s (-75 %), write cache full")

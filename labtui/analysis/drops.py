@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from statistics import median
 
 from labtui.model.result import MIB, DriveFacts, Drop, Sample, SteadyState, StepResult
-from labtui.units import format_size
+from labtui.units import human_size
 
 MIN_RUN = 3  # intervals on each side of a change point
 FALL = 0.25  # the lower level is at least this much below the earlier one
@@ -176,9 +176,9 @@ def explain(result: StepResult, samples: Sequence[Sample], k: int, back: int | N
         moved = sum(o for o in other if o > 0)
         ours = sum(s.read_bytes + s.write_bytes for s in samples[k:])
         if ours and moved > 0.25 * ours:
-            return OTHER_IO, f"the disk moved {format_size(moved)} that labtui did not after it (its kernel counters)"
+            return OTHER_IO, f"the disk moved {human_size(moved)} that labtui did not after it (its kernel counters)"
     if result.step.is_io and result.step.write_percent >= 50 and back is None:
-        return CACHE, (f"after {format_size(bytes_before)} written the writes stayed at the lower rate, "
+        return CACHE, (f"after {human_size(bytes_before)} written the writes stayed at the lower rate, "
                        "with no sign of heat: the drive's fast write cache (SLC) was full")
     return UNEXPLAINED, "no sign of heat, a link change, a CPU limit or other I/O"
 
@@ -207,7 +207,7 @@ def aer_during(before: DriveFacts | None, after: DriveFacts | None) -> int:
 
 def drop_words(drop: Drop) -> str:
     """"at 3 s, after 1.2 GiB: 410 → 120 MiB/s (-71 %), thermal; back at 6 s"."""
-    after = f", after {format_size(drop.bytes_before)}" if drop.bytes_before else ""
+    after = f", after {human_size(drop.bytes_before)}" if drop.bytes_before else ""
     text = (f"at {drop.t:g} s{after}: {drop.before_mib_s:,.0f} → {drop.after_mib_s:,.0f} MiB/s "
             f"(-{drop.fall_pct:.0f} %), {drop.cause}")
     if drop.recovered_t is not None:

@@ -39,6 +39,7 @@ from labtui.results.summaries import ResultSummary
 from labtui.run.live import directions
 from labtui.tui.styling import status_styles, theme_style
 from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.drive_gauge import DriveGauge
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.row_table import GAP, Column, Row, RowTable
 from labtui.widgets.step_charts import StepCharts
@@ -124,6 +125,7 @@ class ResultScreen(Screen):
             yield Static(id="step-title", markup=False)
             yield StepCharts(id="result-charts")
             yield Static(id="step-latency", markup=False)
+            yield DriveGauge(id="step-drive")
             yield Static(id="step-command", markup=False)
             yield Static(id="result-context", markup=False)
         yield KeysFooter()
@@ -248,6 +250,7 @@ class ResultScreen(Screen):
         steady = [line for p in shown for line in steady_summary_lines(p)]
         # A step run to steady state: its verdict, the window, each criterion and every round.
         latency.update(Group(body, Text("\n".join(steady))) if steady else body)
+        self.query_one(DriveGauge).show_step(s)
         command = self.query_one("#step-command", Static)
         lines = [Text.assemble(("Command line: ", "bold"), s.command_line or "not recorded")]
         limit = self.limits.step(s.name)

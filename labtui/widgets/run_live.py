@@ -20,6 +20,7 @@ from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads
 from labtui.render.steady_state import live_lines
 from labtui.run.live import LiveRun, LiveStep, pass_words, precondition_text, prepare_text
 from labtui.units import human_duration
+from labtui.widgets.drive_gauge import DriveGauge
 from labtui.widgets.live_figures import NARROW, figures_content, show
 from labtui.widgets.step_charts import StepCharts
 
@@ -49,6 +50,7 @@ class LiveView(Vertical):
             yield ProgressBar(total=100, show_eta=False, id="prepare-bar")
             yield Static(id="prepare-text", markup=False)
         yield StepCharts(id="run-charts")
+        yield DriveGauge(id="run-drive")
         with Horizontal(id="run-numbers"):
             yield Static(id="run-figures", markup=False)
             yield Static(id="run-info", markup=False)
@@ -177,6 +179,11 @@ class LiveView(Vertical):
         figures = self.query_one("#run-figures", Static)
         info = self.query_one("#run-info", Static)
         show(figures, figures_content(step.figures()) if step is not None else Content(""))
+        gauge = self.query_one(DriveGauge)
+        if step is None:
+            gauge.show_live(())
+        else:
+            gauge.show_live([r for _, r in step.drive], step.result.drops if step.result is not None else ())
         command = self.query_one("#run-command", Static)
         if step is not None and step.started.command_line:
             show(command, Content.assemble(("Command line: ", "bold"), step.started.command_line))

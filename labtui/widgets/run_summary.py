@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from labtui.errors import LabtuiError
+from labtui.render.drive import drive_lines
 from labtui.render.readback import readback_line
 from labtui.render.result_tables import bottleneck_renderable, result_steps_table
 from labtui.render.steady_state import steady_steps, steady_summary_lines
@@ -73,7 +74,11 @@ class RunSummary(VerticalScroll):
         title.update(Group(*lines))
         steady = [line for s in steady_steps(result.steps) for line in steady_summary_lines(s)]
         table = result_steps_table(result) if result.steps else "No step finished."
-        summary.update(Group(table, Text("\n".join(steady))) if steady else table)
+        drive = drive_lines(result)  # the drive's temperature and link at each step, and the drops found
+        below = [Text("\n".join(steady))] if steady else []
+        below += [Text("\n".join(drive), style=theme_style(self.app, "warning") if any(s.drops for s in result.steps)
+                       else "")] if drive else []
+        summary.update(Group(table, *below) if below else table)
         if result.status != "completed":
             self.query_one("#done-compare", Static).update(
                 Text("An aborted or failed run is not compared with earlier ones.", style="dim"))
