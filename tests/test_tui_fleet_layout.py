@@ -98,6 +98,8 @@ async def test_a_long_verdict_folds_whole_on_screen_and_is_whole_in_the_detail(l
         table = screen.query_one(DataTable)
         assert table.virtual_size.width <= table.scrollable_content_region.width, "the table scrolls sideways"
         assert reason in " ".join(widget_text(app, "#fleet-detail").split())
+        # Nothing came home: the status line does not send the person to History for it.
+        assert "0 of 2 hosts completed; no host sent a result" in " ".join(widget_text(app, "#fleet-status").split())
 
 
 async def test_a_long_host_name_folds_and_the_last_heading_stays_whole_at_80_columns(labtui_home, tmp_path):

@@ -239,8 +239,11 @@ class FleetScreen(LabtuiScreen[None]):
         self._frame()
         good = sum(1 for r in fleet.runs if r.outcome == COMPLETED)
         stopped = f" (stopped: {fleet.stopping})" if fleet.stopping else ""
-        self._say(f"{good} of {len(fleet.runs)} hosts completed{stopped}; their results are in History, "
-                  "tagged host:NAME.", "$success" if good == len(fleet.runs) else "$warning")
+        kept = sum(1 for r in fleet.runs if r.results)
+        where = ("their results are in History, tagged host:NAME." if kept else
+                 "no host sent a result: each row says why (Enter: the host's own view).")
+        self._say(f"{good} of {len(fleet.runs)} hosts completed{stopped}; {where}",
+                  "$success" if good == len(fleet.runs) else "$warning")
         self.query_one(FleetSummary).show(self.summary)
         self.refresh_bindings()
 
