@@ -1,16 +1,18 @@
 """A real unprivileged user for the tests that play a hostile local user against labtui run as root,
 and file systems on real loop devices for them to attack across.
 
-The user is made with `useradd` (named lt-rf-<random>, no home) and removed with `userdel` after;
+The user is made with `useradd` (named lt-rootfiles-<random>-<what for>, no home) and removed with `userdel` after;
 what it does runs through `setpriv` with its uid and gid and no other groups, so the kernel checks
 its permissions as it would for anyone else on the machine.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -32,6 +34,17 @@ class User:
         """`argv` as this user runs it."""
         return ["setpriv", f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", *argv]
 
+    def start(self, *argv: str) -> subprocess.Popen:
+        """`argv` as this user, in a session of its own: end it with `stop` (every process it made)."""
+        return subprocess.Popen(self.command(*argv), start_new_session=True)
+
+    @staticmethod
+    def stop(proc: subprocess.Popen) -> None:
+        """End what `start` started and everything it made (a program a command forked, say)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
     def sh(self, script: str, *, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess:
         """Run a shell script as this user."""
         out = subprocess.run(self.command("/bin/sh", "-c", script), capture_output=True, text=True, timeout=60,
@@ -47,7 +60,7 @@ def hostile_user(tag: str) -> Iterator[User]:
     require_root(f"making a user with useradd ({tag})")
     require_tool("useradd")
     require_tool("setpriv")
-    name = f"lt-rf-{tag}-{secrets.token_hex(2)}"[:32]
+    name = f"lt-rootfiles-{secrets.token_hex(2)}-{tag}"[:32]  # useradd takes 32 at most
     subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name],
                    check=True, capture_output=True)
     try:
@@ -56,7 +69,10 @@ def hostile_user(tag: str) -> Iterator[User]:
         gid = int(subprocess.run(["id", "-g", name], check=True, capture_output=True, text=True).stdout)
         yield User(name, uid, gid)
     finally:
-        subprocess.run(["userdel", name], capture_output=True)  # what it ran was waited for (User.sh)
+        # What it ran was waited for (User.sh) or ended with its session (User.start): userdel refuses
+        # a user something still runs as, and a user left behind is the machine's for good.
+        gone = subprocess.run(["userdel", name], capture_output=True, text=True)
+        assert gone.returncode == 0, f"could not remove the test user {name}: {gone.stderr.strip()}"
 
 
 @contextmanager

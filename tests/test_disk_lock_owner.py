@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +28,7 @@ def test_a_lock_a_user_holds_where_every_user_could_make_one_blocks_no_run_of_ro
         key = target_lock.target_key(disk)
         name = f"labtui-disk-{key.dev_id.replace(':', '-')}.lock"
         theirs = Path("/run/lock") / name
-        holder = subprocess.Popen(user.command("flock", "-n", str(theirs), "sleep", "60"))
+        holder = user.start("flock", "-n", str(theirs), "sleep", "60")
         try:
             deadline = time.monotonic() + 10
             while not theirs.exists():
@@ -47,8 +48,7 @@ def test_a_lock_a_user_holds_where_every_user_could_make_one_blocks_no_run_of_ro
             assert target_lock.lock_dir() == Path("/run/labtui") and (Path("/run/labtui") / name).exists()
             assert user.sh(f"touch /run/labtui/{name}.x", check=False).returncode != 0
         finally:
-            holder.kill()
-            holder.wait()
+            user.stop(holder)  # flock and the sleep it holds the lock for
             theirs.unlink(missing_ok=True)
 
 
@@ -75,3 +75,16 @@ def test_a_lock_file_or_directory_not_the_users_alone_is_not_used(tmp_path, monk
             target_lock.TargetLock.acquire(tmp_path, key)
     finally:
         lock.release()
+
+
+def test_each_user_keeps_their_locks_where_only_they_can_make_them(tmp_path, monkeypatch):
+    """Root's in /run/labtui; anyone else's in their runtime directory, else one of theirs in the temporary one."""
+    monkeypatch.delenv(target_lock.LOCK_DIR_ENV)
+    runtime = tmp_path / "run-user-1234"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    assert target_lock.lock_dir() == Path("/run/labtui")  # root (these tests run as root)
+    monkeypatch.setattr(os, "geteuid", lambda: 1234)
+    assert target_lock.lock_dir() == runtime / "labtui"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "relative/run")  # not a place to trust
+    assert target_lock.lock_dir() == Path(tempfile.gettempdir()) / "labtui-locks-1234"
