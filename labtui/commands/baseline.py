@@ -185,6 +185,7 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     from labtui.commands.common import given, runs_words, stderr
     from labtui.commands.progress import confirm, execute
     from labtui.errors import Declined
+    from labtui.printable import shown
     from labtui.run.runner import Runner, RunOptions
     from labtui.units import human_duration
 
@@ -194,7 +195,7 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     runner = Runner(profile, target, store,
                     RunOptions(engine=engine, tags=("baseline",), params=dict(result.params)))
     plan = runner.preflight()
-    stderr().print(f"labtui baseline: running {runs_words(profile)} on {plan.directory} with {engine}, about "
+    stderr().print(f"labtui baseline: running {runs_words(profile)} on {shown(plan.directory)} with {engine}, about "
                    f"{human_duration(profile.planned_seconds)}, to add {args.more} run{'s' if args.more != 1 else ''} "
                    f"per step to the baseline of {result.id}")
     if not args.yes and not confirm(runner, plan):

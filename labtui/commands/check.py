@@ -103,9 +103,10 @@ def check_plan(first: Profile, second: Profile | None, directory: object, engine
     """The whole plan with its time, said before anything runs: the first pass, and the second one it may
     take (the time a person sets aside is the most it can take, not the first pass's)."""
     from labtui.commands.common import runs_words
+    from labtui.printable import shown
     from labtui.units import human_duration
 
-    one = (f"run {runs_words(first)} on {directory} with {engine}, about "
+    one = (f"run {runs_words(first)} on {shown(str(directory))} with {engine}, about "
            f"{human_duration(first.planned_seconds)}")
     if second is None:
         return f"the plan: {one}, and decide on those runs (--confirm 0)"

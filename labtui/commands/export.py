@@ -78,6 +78,7 @@ def _configmgr(results: list, *, with_ids: bool, per_result: str | None) -> int:
 
     from labtui.commands.common import stderr
     from labtui.errors import LabtuiError
+    from labtui.machine.paths import exists, shown
     from labtui.render.export import configmgr_mixed, configmgr_rows, mixed_text, to_configmgr_csv
     from labtui.results.files import atomic_write
 
@@ -90,10 +91,10 @@ def _configmgr(results: list, *, with_ids: bool, per_result: str | None) -> int:
         sys.stdout.write(to_configmgr_csv(results, with_ids=with_ids))
         return 0
     directory = Path(per_result).expanduser()
-    if not directory.is_dir():
-        raise LabtuiError(f"--per-result: {directory} is not a directory that exists")
+    if not exists(directory) or not directory.is_dir():  # exists: a name too long is one line too
+        raise LabtuiError(f"--per-result: {shown(directory)} is not a directory that exists")
     files = [(directory / f"{r.id}.csv", r) for r in results if configmgr_rows([r])]
-    taken = [str(path) for path, _r in files if path.exists() or path.is_symlink()]
+    taken = [shown(path) for path, _r in files if path.exists() or path.is_symlink()]
     if taken:
         raise LabtuiError(f"--per-result: {', '.join(taken)} exist{'s' if len(taken) == 1 else ''}: labtui never "
                           "replaces a file (choose another directory)")
@@ -101,7 +102,7 @@ def _configmgr(results: list, *, with_ids: bool, per_result: str | None) -> int:
         try:
             atomic_write(path, to_configmgr_csv([result], with_ids=with_ids), exclusive=True)
         except OSError as exc:
-            raise LabtuiError(f"cannot write {path}: {exc.strerror or exc}") from None
-    stderr().print(f"labtui export: {len(files)} file{'s' if len(files) != 1 else ''} written in {directory}, one "
+            raise LabtuiError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
+    stderr().print(f"labtui export: {len(files)} file{'s' if len(files) != 1 else ''} written in {shown(directory)}, one "
                    "per result, named by its id", markup=False, highlight=False, soft_wrap=True)
     return 0

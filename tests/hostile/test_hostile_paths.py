@@ -3,7 +3,8 @@ backquotes, quotes, a newline and `[/]`, and a 4,096-byte component. Nothing cra
 name runs, and no name is printed raw (its newline never starts a line of labtui's own).
 
 One invocation per command gives every path it takes the hostile names at once (run: the profile
-file, the target directory and a file parameter); each path is then given a component of 4,096
+file, the target directory and a file parameter; baseline --more and check: the target; export
+--per-result: its directory; profiles: a profile file; run and check --hosts); each path is then given a component of 4,096
 bytes, which no file system takes: refused in one line, the name shown by its start and length.
 """
 
@@ -68,11 +69,24 @@ def too_long(out: subprocess.CompletedProcess) -> None:
     assert LONG not in out.stderr, "a name that long is shown by its start and its length"
 
 
-def test_run_takes_hostile_paths_as_text(tmp_path, place):
+def test_run_baseline_check_and_profiles_take_hostile_paths_as_text(tmp_path, place):
     text = harmless(tmp_path, labtui(tmp_path, "run", "-p", str(place / "p.toml"), "-t", str(place),
                                      "--param", f"f={place / 'f.txt'}", "--yes"), codes=(0,))
     assert "\\x0a[/]" in text, "the target is named, its newline shown as an escape"
     assert sorted(p.name for p in place.iterdir()) == ["f.txt", "p.toml"], "the run's own directory went"
+    # The run as a baseline, added to in the hostile directory (-t), and checked there: their plans name it.
+    (result_id,) = [p.stem for p in (tmp_path / "home" / "results").glob("*.toml")]
+    harmless(tmp_path, labtui(tmp_path, "baseline", result_id), codes=(0,))
+    text = harmless(tmp_path, labtui(tmp_path, "baseline", result_id, "--more", "1", "-t", str(place), "--yes"),
+                    codes=(0,))
+    assert "\\x0a[/] with" in text, text
+    text = harmless(tmp_path, labtui(tmp_path, "check", "-t", str(place), "--repeat", "1", "--confirm", "0", "--yes"),
+                    codes=(0, 1, 3))
+    assert "\\x0a[/] with" in text, text
+    harmless(tmp_path, labtui(tmp_path, "check", "--hosts", str(place / "hosts.toml"), "--yes"), codes=(2,))
+    text = harmless(tmp_path, labtui(tmp_path, "profiles", str(place / "p.toml")), codes=(0,))
+    assert "cat {f} > {scratch}/copy" in text
+    too_long(labtui(tmp_path, "profiles", str(place / LONG / "p.toml")))
     too_long(labtui(tmp_path, "run", "-p", str(place / "p.toml"), "-t", str(place / LONG), "--param",
                     f"f={place / 'f.txt'}", "--yes"))
     too_long(labtui(tmp_path, "run", "-p", str(place / LONG / "p.toml"), "-t", str(place), "--yes"))
@@ -87,6 +101,11 @@ def test_import_export_compare_and_history_take_hostile_paths_as_text(tmp_path, 
         store.save_result(make_result(f"20240501-10300{minutes}-0001", minutes=minutes))
     (place / "report.json").write_text("{not a report")
     harmless(tmp_path, labtui(tmp_path, "import", str(place / "report.json")), codes=(2,))
+    (place / "csv").mkdir()
+    harmless(tmp_path, labtui(tmp_path, "export", "-f", "configmgr-csv", "--per-result", str(place / "csv")),
+             codes=(0,))
+    assert sorted(p.name for p in (place / "csv").iterdir()) == [f"20240501-10300{m}-0001.csv" for m in (0, 1)]
+    too_long(labtui(tmp_path, "export", "-f", "configmgr-csv", "--per-result", str(place / LONG)))
     too_long(labtui(tmp_path, "import", str(place / LONG)))
     svg = place / "cmp.svg"
     harmless(tmp_path, labtui(tmp_path, "compare", "20240501-103000-0001", "20240501-103001-0001", "--svg", str(svg)),
