@@ -14,6 +14,12 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
+
+def report_fixtures() -> list[Path]:
+    """The benchmark reports among the fixtures (fio, DiskSpd): not the drives' smartctl outputs."""
+    return sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".md" and p.parent.name != "smartctl-json")
+
+
 # Each test's wall and CPU seconds when LABTUI_TEST_CLOCK names a directory (tests/suite_clock.py).
 pytest_plugins = ("suite_clock",)
 

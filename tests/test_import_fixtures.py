@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, report_fixtures
 from labtui.results.imports import import_file
 from labtui.results.result_file import result_from_toml, result_to_toml
 
@@ -98,7 +98,7 @@ def close(ours: float | None, printed: float | None, decimals: int = 9) -> bool:
 
 
 def test_every_fixture_file_has_expected_figures():
-    files = {str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*") if p.suffix != ".md"}
+    files = {str(p.relative_to(FIXTURES)) for p in report_fixtures()}
     assert files == set(FIO) | set(DISKSPD)
 
 

@@ -8,14 +8,14 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import FIXTURES
+from conftest import report_fixtures
 from labtui.errors import LabtuiError
 from labtui.model.profile import STATUSES
 from labtui.model.result import RunResult
 from labtui.results.imports import decode, import_text
 from labtui.results.result_file import result_from_toml, result_to_toml
 
-SOURCES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".md")
+SOURCES = report_fixtures()
 CONTENT = {p.name: p.read_bytes() for p in SOURCES}
 FIO = [p.name for p in SOURCES if p.suffix == ".json"]
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, labtui_cmd
+from conftest import FIXTURES, labtui_cmd, report_fixtures
 from labtui.errors import ReportError
 from labtui.model.result import LatencySummary
 from labtui.results.imports import import_file, import_text
@@ -187,7 +187,7 @@ def test_an_edited_report_with_impossible_latency_imports_with_a_warning():
     edited = edited.replace(total_line, "|".join(cells))
     (result,) = import_text(edited, "edited.txt")
     assert any("contradict" in w and "253" in w for w in result.warnings), result.warnings
-    for fixture in sorted(FIXTURES.glob("*/*")):
+    for fixture in report_fixtures():
         for imported in import_file(fixture):
             assert not [w for w in imported.warnings if "contradict" in w], fixture.name
 
