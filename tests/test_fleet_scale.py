@@ -82,7 +82,7 @@ def test_a_closed_progress_output_mid_run_keeps_every_hosts_result_and_the_repor
     """`labtui run --hosts H 2> >(timeout 1.5 cat)`: the reader of stderr goes mid-run. rich's SystemExit
     unwound the event loop and every host ended "without its result (exit status 1)", stdout empty."""
     hosts = _hosts(lab, tmp_path, 2, jump=False)
-    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "1500ms")), "--hosts", str(hosts)),
+    proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
