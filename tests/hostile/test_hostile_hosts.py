@@ -70,7 +70,7 @@ def test_a_compromised_host_cannot_clear_the_screen_fill_the_store_or_pose_as_an
     assert_not_raw(output, terminal=True)
     assert_not_raw(stderr)
     plain = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", output).replace("\r\n", "\n").replace("\r", "\n")
-    # The final hosts table, whole: a row per host (Host | Outcome | Result | Saved here | Why).
+    # The final hosts table, whole: a row per host (Host | Outcome | Result | Why).
     table = plain[re.search(r"(?m)^Hosts ", plain).start():]
     rows = {cells[0]: cells for cells in ([c.strip() for c in line.split("\u2502")] for line in table.splitlines())
             if cells[0].startswith("far-")}
@@ -78,7 +78,9 @@ def test_a_compromised_host_cannot_clear_the_screen_fill_the_store_or_pose_as_an
     outcome = {name: cells[1] for name, cells in rows.items()}
     assert outcome == {"far-escapes": "failed", "far-flood": "failed", "far-big": "failed", "far-long-line": "failed",
                        "far-host-tag": "completed"}, table
-    why = {name: cells[4].removeprefix(f"{name}: ") for name, cells in rows.items()}
+    header = next(line for line in table.splitlines() if line.startswith("Host "))
+    column = [c.strip() for c in header.split("\u2503")].index("Why")  # the report's columns may change; Why stays
+    why = {name: cells[column].removeprefix(f"{name}: ") for name, cells in rows.items()}
     # (7) A host's save error, warning and path, escape codes and markup in them, are shown, not obeyed.
     assert why["far-escapes"] == f"not saved on far-escapes: {shown('save_error ' + HOSTILE)}", why["far-escapes"]
     assert f"[far-escapes] warning: {shown('warning ' + HOSTILE)}" in stderr.splitlines()
@@ -128,6 +130,7 @@ async def test_the_fleet_screen_shows_what_a_compromised_host_says_and_survives_
     for text in seen:
         assert RAW.search(text) is None, text
     assert "line too long: it sent a line of 20,000,0" in " ".join(seen[0].split())
-    assert "far-escapes failed not saved on" in " ".join(seen[1].split())  # drawn again at 80x24, not blank
+    # Drawn again at 80x24, not blank: the host's row, its figures (kept on ended rows) and why it failed.
+    assert re.search(r"far-escapes failed [\d,.\s-]*not saved on", " ".join(seen[1].split())), seen[1]
     assert status.endswith(f"failed: not saved on far-escapes: {shown('save_error ' + HOSTILE)}"), status
     assert f"warning: warning {shown(HOSTILE)}" in info and f"fio {shown(HOSTILE)}" in info, info
