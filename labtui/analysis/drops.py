@@ -180,6 +180,9 @@ def explain(result: StepResult, samples: Sequence[Sample], k: int, back: int | N
     if result.step.is_io and result.step.write_percent >= 50 and back is None:
         return CACHE, (f"after {human_size(bytes_before)} written the writes stayed at the lower rate, "
                        "with no sign of heat: the drive's fast write cache (SLC) was full")
+    if later and bound * 2 > len(later):
+        return UNEXPLAINED, ("the step was CPU-bound before and after it, so its throughput follows the CPU it got "
+                             "(a busier machine) as much as the disk; no sign of heat or a link change")
     return UNEXPLAINED, "no sign of heat, a link change, a CPU limit or other I/O"
 
 
@@ -208,8 +211,8 @@ def aer_during(before: DriveFacts | None, after: DriveFacts | None) -> int:
 def drop_words(drop: Drop) -> str:
     """"at 3 s, after 1.2 GiB: 410 → 120 MiB/s (-71 %), thermal; back at 6 s"."""
     after = f", after {human_size(drop.bytes_before)}" if drop.bytes_before else ""
-    text = (f"at {drop.t:g} s{after}: {drop.before_mib_s:,.0f} → {drop.after_mib_s:,.0f} MiB/s "
+    text = (f"at {round(drop.t, 1):g} s{after}: {drop.before_mib_s:,.0f} → {drop.after_mib_s:,.0f} MiB/s "
             f"(-{drop.fall_pct:.0f} %), {drop.cause}")
     if drop.recovered_t is not None:
-        text += f"; back at {drop.recovered_t:g} s"
+        text += f"; back at {round(drop.recovered_t, 1):g} s"
     return text

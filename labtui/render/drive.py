@@ -12,6 +12,14 @@ from labtui.render.sparkline import sparkline
 from labtui.results.result_file import dataclass_to_plain
 
 
+def temperature_spark(temps: Sequence[float], width: int = 16) -> str:
+    """A sparkline of temperatures from their lowest to their highest (from 0 °C, 48 and 58 would look alike)."""
+    if len(temps) < 2:
+        return ""
+    low = min(temps) - max(1.0, (max(temps) - min(temps)) / 7)
+    return sparkline([t - low for t in temps], width)
+
+
 def temperatures(step: StepResult) -> list[float]:
     """Every temperature the step read, before, during and after, in order."""
     values = [step.drive_before.temperature_c] if step.drive_before and step.drive_before.temperature_c is not None \
@@ -39,7 +47,7 @@ def step_drive_line(step: StepResult, *, spark: int = 16) -> str | None:
         first, last = temps[0], temps[-1]
         warning = next((f.warning_c for f in (before, after) if f is not None and f.warning_c is not None), None)
         limits = [f"max {max(temps):g} °C"] + ([f"warning {warning:g} °C"] if warning is not None else [])
-        bars = sparkline(temps, spark) if spark and len(temps) > 2 else ""
+        bars = temperature_spark(temps, spark) if spark and len(temps) > 2 else ""
         parts.append(f"{first:g} → {last:g} °C ({', '.join(limits)})" + (f" {bars}" if bars else ""))
     link_before, link_after = _link(before), _link(after)
     if link_before or link_after:

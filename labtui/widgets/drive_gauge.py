@@ -14,8 +14,7 @@ from textual.widgets import Static
 
 from labtui.analysis.drops import drop_words
 from labtui.model.result import DriveReading, Drop, StepResult
-from labtui.render.drive import step_drive_line
-from labtui.render.sparkline import sparkline
+from labtui.render.drive import step_drive_line, temperature_spark
 
 SPARK_MIN_WIDTH = 100  # columns from which the sparkline has room
 
@@ -58,7 +57,7 @@ class DriveGauge(Static):
                 if len(temps) > 1:
                     parts.append(Content(f"max {max(temps):g} °C"))
                     if self.app.size.width >= SPARK_MIN_WIDTH:
-                        parts.append(Content(sparkline(temps, 16)))
+                        parts.append(Content(temperature_spark(temps, 16)))
             if now.pcie_width:
                 parts.append(Content(f"link {now.link_gts or '?'} GT/s x{now.pcie_width}"))
             parts.append(Content.styled(now.source, "$text-muted"))
