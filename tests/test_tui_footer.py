@@ -157,7 +157,7 @@ async def test_the_run_footer_fits_once_the_run_is_done_and_compared(labtui_home
         screen = await open_run(pilot, app)
         screen.outcome = make_result("20240501-104005-bbbb", minutes=10)
         screen.previous = make_result("20240501-103005-aaaa")
-        screen._set_state(RunState.DONE)
+        screen.set_state(RunState.DONE)
         screen.query_one("#run-done").focus()  # as the run's end does
         await shows(pilot, app, "? Help", "^s Start", "o Open result", "d Disks", "h History", "q Quit")
         if size[0] >= 120:

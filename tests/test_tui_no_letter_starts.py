@@ -12,7 +12,7 @@ import string
 
 from labtui.results.store import Store
 from labtui.screens.fleet import FleetScreen
-from labtui.screens.run import RunScreen
+from labtui.screens.run_driver import RunDriver
 from labtui.settings import Settings
 from tui_support import disks_ready, make_app, save_history, short_profile, wait_for
 
@@ -44,7 +44,7 @@ async def test_no_single_letter_on_any_screen_starts_a_run(labtui_home, tmp_path
     (store.profiles_dir / "tiny.toml").write_text(short_profile("tiny"))
     store.save_settings(Settings(profile="tiny", profile_origin="user", target=str(target)))
     started: list[str] = []
-    monkeypatch.setattr(RunScreen, "_preflight", lambda self, *a, **k: started.append("run"))
+    monkeypatch.setattr(RunDriver, "_preflight", lambda self, *a, **k: started.append("run"))
     monkeypatch.setattr(FleetScreen, "action_start", lambda self: started.append("fleet"))
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 35)) as pilot:

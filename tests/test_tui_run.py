@@ -23,6 +23,7 @@ from labtui.screens.history import HistoryScreen
 from labtui.screens.params import ParamsModal
 from labtui.screens.prompt import TextPrompt
 from labtui.screens.run import RunScreen
+from labtui.screens.run_driver import RunDriver
 from labtui.settings import Settings
 from labtui.tui.run_state import RunState
 from labtui.widgets.live_chart import LiveChart
@@ -161,7 +162,7 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
         assert "16MiB test file to write" in question and "about 0:0" in question
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is history, what="back on History")
-        assert screen._pending is None and screen.outcome.id == first_id
+        assert screen.driver.pending is None and screen.outcome.id == first_id
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="Run tiny again?")
         await pilot.press("enter")
@@ -339,7 +340,7 @@ async def test_a_quick_trial_the_profile_refuses_starts_nothing_and_says_which_f
                                                                                      monkeypatch):
     prepare(labtui_home, target)
     started = []
-    monkeypatch.setattr(RunScreen, "_preflight", lambda self, profile, *a, **k: started.append(profile))
+    monkeypatch.setattr(RunDriver, "_preflight", lambda self, profile, *a, **k: started.append(profile))
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 35)) as pilot:
         screen = await open_run(pilot)
@@ -481,7 +482,7 @@ async def test_a_warning_or_a_step_end_while_another_screen_is_shown_draws_no_ch
         hidden_from = len(drawn)
         # What the run screen's consumer does with a warning (or a step's end) from the engine.
         screen.live.handle(RunWarning("step 'Read 4K random' is CPU-bound"))
-        screen.post_message(RunScreen.Changed())
+        screen.live_view.post_message(screen.live_view.Changed())
         await pilot.pause(1.2)  # two redraw ticks
         assert len(drawn) == hidden_from
         await pilot.press("r")
@@ -816,8 +817,8 @@ async def test_a_run_stopped_to_quit_is_known_as_aborted_though_its_end_is_still
             busy.set()
             await asyncio.sleep(1.0)
 
-        monkeypatch.setattr(RunScreen, "on_run_screen_changed", slow_frame)
-        screen.post_message(screen.Changed())
+        monkeypatch.setattr(RunScreen, "on_live_view_changed", slow_frame)
+        screen.live_view.post_message(screen.live_view.Changed())
         await busy.wait()  # the screen is in a frame: what the run's end posts waits behind it
         await app.stop_run()
         assert app.aborted_result is aborted
@@ -848,7 +849,7 @@ async def run_summary(home, target, previous, outcome) -> tuple[str, str]:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_run(pilot)
         screen.outcome, screen.previous = outcome, previous
-        screen._show_done()
+        screen.show_done()
         screen._show_comparison()
         await pilot.pause()
         return (" ".join(widget_text(app, "#done-title").split()),
@@ -927,7 +928,7 @@ async def test_the_run_summary_says_the_answer_first_and_e_shows_how_it_was_deci
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_run(pilot)
         screen.outcome, screen.previous, screen.state = outcome, previous, RunState.DONE
-        screen._show_done()
+        screen.show_done()
         screen._show_comparison()
         screen.query_one("#run-done").focus()  # where the end of a run puts the cursor
         await pilot.pause()

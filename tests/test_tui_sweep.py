@@ -128,6 +128,7 @@ async def test_run_indicator_everywhere(labtui_home, disk_dir, monkeypatch):
     # top line named the target chosen earlier while the run wrote to the marked volume.
     from labtui.screens.history import HistoryScreen
     from labtui.screens.run import RunScreen
+    from labtui.screens.run_driver import RunDriver
     from labtui.widgets.context_bar import ContextBar
     from tui_support import scripted_run, wavy_result
 
@@ -137,7 +138,7 @@ async def test_run_indicator_everywhere(labtui_home, disk_dir, monkeypatch):
     store = Store(labtui_home)
     store.save_settings(Settings(profile="tiny", profile_origin="user", target=str(chosen)))
     # The engine's part replayed: each volume's run passes its checks at once and goes on until stopped.
-    monkeypatch.setattr(RunScreen, "preflight", lambda self, runner: self.post_message(
+    monkeypatch.setattr(RunDriver, "_check", lambda self, runner, stop: self.screen.post_message(
         RunScreen.PreflightPassed(scripted_run(wavy_result(), finished=False))))
     refreshed: list[str] = []
     real_refresh = ContextBar.refresh_choice

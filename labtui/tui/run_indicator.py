@@ -10,9 +10,13 @@ when its words change, and only on the screen on show.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from labtui.machine.target_choice import Target
 from labtui.units import human_duration
+
+if TYPE_CHECKING:
+    from labtui.run.live import LiveRun
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,15 @@ class RunIndicator:
     eta: int | None = None  # seconds left, where known
     key: str = "r"  # the key that shows the run
     waiting: bool = False  # it waits for another labtui run to end on its disk
+
+    @classmethod
+    def of(cls, live: LiveRun, chosen: str, target: Target | None) -> RunIndicator:
+        """`live` as it is now; `chosen` names its profile until the run's first event does."""
+        step, started, eta = live.current, live.started, live.eta_seconds()
+        return cls(started.profile.name if started is not None else chosen, target,
+                   step.started.index + 1 if step is not None else None,
+                   step.started.total if step is not None else started.steps_total if started is not None else None,
+                   int(live.elapsed()), int(eta) if eta is not None else None)
 
     def words(self, *, brief: bool = False, compact: bool = False) -> str:
         """'running quick-sanity · step 2/6 · 0:21, ETA 0:53 (r)'; `compact`, 'running quick-sanity 2/6 ·

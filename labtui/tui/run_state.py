@@ -5,7 +5,7 @@ No Textual here: the screen keeps these and draws from them; a test can build an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -85,3 +85,12 @@ class SweepPlan:
 
     def completed(self) -> list[RunResult]:
         return [r for r in self.results if r.status == "completed"]
+
+
+def late_cancel(result: RunResult, confirmed_at: float, ended_at: float | None) -> RunResult | None:
+    """A cancel confirmed (`confirmed_at`, the key's monotonic time) before the run completed wins, even
+    if the run completed before the screen could act on it: `result` as aborted. None where the run had
+    completed first (`ended_at`), or its end is not known: it stays completed."""
+    if ended_at is None or confirmed_at >= ended_at:
+        return None
+    return replace(result, status="aborted", error="cancelled by the user (confirmed as the run completed)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.widget import Widget
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from labtui.errors import LabtuiError
 
@@ -34,3 +34,9 @@ def post_found(node: MessagePump, message: Message) -> None:
     """From a worker: hand `node` what it found, unless a newer worker of its group has replaced this one."""
     if not get_current_worker().is_cancelled:
         node.post_message(message)
+
+
+def worker_error(event: Worker.StateChanged) -> BaseException | None:
+    """What a worker raised, as its state changes (None while it has not failed). A widget's workers
+    report to the widget alone (the message does not bubble): a widget that works says its failures."""
+    return event.worker.error if event.state == WorkerState.ERROR else None

@@ -11,14 +11,19 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import ProgressBar, Static
+from textual.worker import Worker
 
 from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads, own_limit_now, whose_limit
+from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.render.steady_state import live_lines
 from labtui.run.live import LiveRun, LiveStep, pass_words, precondition_text, prepare_text
+from labtui.tui.work import worker_error
 from labtui.units import human_duration
 from labtui.widgets.drive_gauge import DriveGauge
 from labtui.widgets.live_figures import NARROW, figures_content, show
@@ -27,11 +32,34 @@ from labtui.widgets.step_charts import StepCharts
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from labtui.run.runner import Runner
+
 FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
 
 
 class LiveView(Vertical):
-    """The live part of the Run screen; the screen says when a run is `going` (running or stopping)."""
+    """The live part of the Run screen: it consumes a runner's events (`watch`); the screen says when the
+    run is `going` (running or stopping)."""
+
+    class Progress(Message):
+        """New samples or preparation progress: a burst collapses to the newest (the state is in LiveRun)."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, LiveView.Progress)
+
+    class Changed(Message):
+        """A step started or finished, or a warning came: the step's frame is redrawn now (and the screen's
+        top line says the step)."""
+
+    class Ended(Message):
+        """The run's events have ended: it completed, was cancelled or failed (the runner has its result, if any)."""
+
+    class Failed(Message):
+        """Reading the run's events raised `error` (after Ended: the runner's result, if one was saved, is shown)."""
+
+        def __init__(self, error: BaseException) -> None:
+            super().__init__()
+            self.error = error
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -43,6 +71,7 @@ class LiveView(Vertical):
         self.drawn_version = -1  # the LiveRun's version last drawn
         self._last_frame = 0.0  # time.monotonic() of the last frame drawn
         self._frame_timer: Timer | None = None  # a frame waiting for FRAME_SECONDS to pass since the last
+        self.worker: Worker | None = None  # the one consuming the run's events
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-status", markup=False)
@@ -63,10 +92,39 @@ class LiveView(Vertical):
         """Whether the screen is the one on show (nothing is drawn while another is)."""
         return self.screen.is_current
 
-    def follow(self, live: LiveRun) -> None:
-        """Draw `live` from now on, from its start."""
+    def watch_run(self, runner: Runner, live: LiveRun) -> None:
+        """Fold `runner`'s events into `live` and draw it, from its start; Ended when they end."""
         self.live = live
         self.drawn_version = -1
+        self.show_all()
+        self.worker = self._consume(runner, live)
+
+    @work(exclusive=True, group="run", exit_on_error=False)
+    async def _consume(self, runner: Runner, live: LiveRun) -> None:
+        """The runner's events into the live state; the run's end, however it ends (done, cancelled, failed), as Ended."""
+        try:
+            async for event in runner.events():
+                live.handle(event)
+                if isinstance(event, (SampleTaken, PrepareProgress, PreconditionProgress)):
+                    self.post_message(self.Progress())
+                else:
+                    self.post_message(self.Changed())
+        finally:
+            self.post_message(self.Ended())
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        error = worker_error(event)
+        if error is not None:
+            self.post_message(self.Failed(error))
+
+    def on_live_view_progress(self, message: Progress) -> None:
+        message.stop()
+        self.want_frame()
+
+    def on_live_view_changed(self, message: Changed) -> None:
+        # Hidden (History on show, a modal on top): nothing is drawn; the screen's resume draws what came.
+        if self.visible_now:
+            self.show_all()
 
     def redraw(self) -> None:
         """Draw everything again at the next frame (the screen was hidden, or resized)."""
@@ -230,7 +288,7 @@ class LiveView(Vertical):
         if not charts.display:
             # Shown again: draw once it has its size (a chart of width 0 draws nothing).
             charts.display = True
-            self.call_after_refresh(self.draw_charts)
+            self.screen.call_after_refresh(self.draw_charts)  # as the screen lays the charts out
             return
         step = live.current
         points = charts.points
@@ -242,7 +300,7 @@ class LiveView(Vertical):
     def next_chart(self) -> str:
         """On a narrow terminal: show the next chart; its name."""
         shown = self.query_one(StepCharts).cycle()
-        self.call_after_refresh(self.draw_charts)  # the chart shown has its size after the refresh
+        self.screen.call_after_refresh(self.draw_charts)  # the chart shown has its size after the refresh
         return shown
 
     def ask_stop(self) -> None:

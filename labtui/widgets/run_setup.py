@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import contextlib
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Input, Static
+from textual.worker import Worker
 
 from labtui.engine.registry import engine_title
 from labtui.errors import ValidationError
 from labtui.machine.target_choice import Target, describe_in_full
 from labtui.model.profile import Profile
 from labtui.model.result import split_tags
-from labtui.tui.context import cursor_blinks
+from labtui.tui.context import cursor_blinks, lab
 from labtui.tui.quick_trial import QuickTrial
 from labtui.tui.run_plan import plan_parts
+from labtui.tui.work import post_found, report_failure, worker_error
 from labtui.units import format_duration, format_size
 from labtui.widgets.choice import Choice
 from labtui.widgets.line_input import LineInput
@@ -35,6 +38,13 @@ class RunSetup(Vertical):
 
     class StartAsked(Message):
         """Enter in the tags, or Start pressed."""
+
+    class EnginesChecked(Message):
+        """Which engines can run here: (name, why it cannot, or None)."""
+
+        def __init__(self, engines: list[tuple[str, str | None]]) -> None:
+            super().__init__()
+            self.engines = engines
 
     class TrialChanged(Message):
         """The Override fields changed: the quick trial they now say (empty where their text is not one)."""
@@ -73,6 +83,18 @@ class RunSetup(Vertical):
         self.border_title = "Next run"
         for field in self.query(Input):
             field.cursor_blink = cursor_blinks(self.app)
+        self.engines_worker = self.check_engines()
+
+    @work(thread=True, exit_on_error=False)
+    def check_engines(self) -> None:
+        """Which engines can run here (fio's and DiskSpd's versions take a second or so): EnginesChecked."""
+        post_found(self, self.EnginesChecked(lab(self.app).engine_check()))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        error = worker_error(event)
+        if error is not None:  # a check that failed has answered: no engine is offered
+            report_failure(self, "Could not tell which engines can run here", error)
+            self.post_message(self.EnginesChecked([]))
 
     # ------------------------------------------------------------------ what is chosen
 

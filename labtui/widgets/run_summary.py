@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
+from textual.worker import Worker
 
 from labtui.errors import LabtuiError
 from labtui.render.drive import drive_lines
@@ -19,6 +22,7 @@ from labtui.render.readback import readback_line
 from labtui.render.result_tables import bottleneck_renderable, result_steps_table
 from labtui.render.steady_state import steady_steps, steady_summary_lines
 from labtui.tui.styling import theme_colours, theme_style
+from labtui.tui.work import post_found, report_failure, worker_error
 from labtui.units import human_duration
 
 if TYPE_CHECKING:
@@ -30,6 +34,14 @@ if TYPE_CHECKING:
 
 class RunSummary(VerticalScroll):
     """A finished run's outcome; arrows and Page Up/Down scroll it."""
+
+    class PreviousFound(Message):
+        """The previous completed run of `result`'s profile on its disk, or None."""
+
+        def __init__(self, result: RunResult, previous: RunResult | None) -> None:
+            super().__init__()
+            self.result = result
+            self.previous = previous
 
     def compose(self) -> ComposeResult:
         yield Static(id="done-title", markup=False)
@@ -107,6 +119,15 @@ class RunSummary(VerticalScroll):
         # The answer first, under its heading; the table; the method only when asked (e).
         box.update(Group(head, answer_renderable(comparison_answers(comparison), colours),
                          comparison_renderable(comparison, colours, answer=False, explain=explain)))
+
+    @work(thread=True, exit_on_error=False)
+    def look_up_previous(self, result: RunResult, store: Store) -> None:
+        post_found(self, self.PreviousFound(result, find_previous(store, result)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        error = worker_error(event)
+        if error is not None:
+            report_failure(self, "Could not read the previous run", error)
 
     def page(self, pages: int) -> None:
         (self.scroll_page_down if pages > 0 else self.scroll_page_up)()
