@@ -281,6 +281,14 @@ def test_an_interval_never_leaves_what_is_possible():
     text.print(statistics_table(summary))
     assert f"{fmt_value(IOPS, low)} – {fmt_value(IOPS, high)}" in text.export_text()
     assert " 0 – " not in text.export_text() and "0.000 –" not in text.export_text()
+    # Its margin beside the figure says how far the interval reaches each way: "±" half its width said
+    # the mean could be 100 % and more lower, below zero.
+    from labtui.render.comparison import fmt_margin
+
+    assert fmt_margin(iops) == f"+>999/-{(1 - low / iops.mean) * 100:.0f} %" == "+>999/-98 %"
+    assert fmt_margin(p99).startswith("+") and "±" not in fmt_margin(p99)
+    steady = summarize(run_result("s", {step: [10_000, 10_200, 10_400]})).groups[0].row("iops").figures[0]
+    assert fmt_margin(steady) == "±5.0 %"  # nearly as far each way: one figure, the wider side's
     # The machine's CPU, a share of 0-100 %: a proportion's interval, never past 100 % (or below 0).
     busy = summarize(run_result("b", {READ: [10_000] * 3}, cpu=None))
     cpu_values = (45.8, 96.0, 99.5)

@@ -81,7 +81,7 @@ def metric_name(metric: Metric) -> str:
 
 
 def fmt_figure(metric: Metric, figure: Figure | None) -> str:
-    """The value, with the half-width of its 95 % interval in percent where it is known."""
+    """The value, with how far its 95 % interval reaches, in percent, where it is known (fmt_margin)."""
     if figure is None:
         return "-"
     margin = fmt_margin(figure)
@@ -89,8 +89,12 @@ def fmt_figure(metric: Metric, figure: Figure | None) -> str:
 
 
 def fmt_margin(figure: Figure | None) -> str:
-    """"±x %": half the 95 % interval of the mean relative to the mean ("" for a single run); for a
-    best-of figure, what it is ("best of 3"): an interval of the mean is not one of the best."""
+    """Where the 95 % interval of the mean reaches, relative to the mean: "±x %" where it reaches as far
+    each way, "+x/-y %" where it does not ("" for a single run); for a best-of figure, what it is ("best
+    of 3"): an interval of the mean is not one of the best.
+
+    A rate's or a time's interval is wider above than below (Figure.interval, the log scale): half its
+    width as "±139.1 %" said the p99 of three runs could be below zero, which its interval never is."""
     if figure is None:
         return ""
     if figure.best:
@@ -98,8 +102,23 @@ def fmt_margin(figure: Figure | None) -> str:
     interval = figure.interval()
     if interval is None or not figure.mean:
         return ""
-    # Half the interval's width (it is wider above than below: Figure.interval), relative to the mean.
-    return f"±{(interval[1] - interval[0]) / 2 / abs(figure.mean) * 100:.1f} %"
+    mean = abs(figure.mean)
+    up, down = max(0.0, (interval[1] - figure.mean) / mean * 100), max(0.0, (figure.mean - interval[0]) / mean * 100)
+    # Nearly as far each way (a tenth apart at most) and far from zero: one figure, the wider side's.
+    if (min(up, down) >= 0.9 * max(up, down) or f"{up:.1f}" == f"{down:.1f}") and max(up, down) < 50:
+        return f"±{max(up, down):.1f} %"
+    return f"+{_pct(up)}/-{_pct(down, below=True)} %"
+
+
+def _pct(value: float, below: bool = False) -> str:
+    """One side of a margin, short enough for a figure's cell at 80 columns: a tenth under 10 %, whole
+    above, ">999" beyond; below the mean at most ">99" (an interval above zero never reaches -100 %,
+    so it never reads as zero)."""
+    if below and value >= 99.5:
+        return ">99"
+    if value >= 999.5:
+        return ">999"
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
 def _verdict_cell(delta: Delta | None, style: StyleType) -> RenderableType:
