@@ -320,3 +320,36 @@ def _checked_path(param: Param, value: str, cwd: str | None) -> str:
     elif not os.path.isdir(path):
         raise ValidationError(f"no such directory: {shown(path)}", param.name)
     return path
+
+
+def hold_paths(declared: Iterable[Param], values: Mapping[str, str]) -> dict[str, int]:
+    """Open every file and directory parameter's value once, as it was checked: {name: descriptor}.
+
+    A name anyone else can write may lead elsewhere by the time a command step opens it (an archive
+    swapped for a link to another file at "Go ahead?"); the step is handed what was opened here
+    instead (labtui.engine.command). ValidationError (one line) where the value is no longer a
+    readable file or directory of that kind; the caller closes the descriptors.
+    """
+    import stat
+
+    held: dict[str, int] = {}
+    try:
+        for param in declared:
+            if param.type == "text" or param.name not in values:
+                continue
+            path = values[param.name]
+            flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK  # a FIFO must not block the run
+            if param.type == "directory":
+                flags |= os.O_DIRECTORY
+            try:
+                fd = os.open(path, flags)
+            except OSError as exc:
+                raise ValidationError(f"cannot open {shown(path)}: {exc.strerror or exc}", param.name) from None
+            held[param.name] = fd
+            if param.type == "file" and not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ValidationError(f"{shown(path)} is not a regular file", param.name)
+    except BaseException:
+        for fd in held.values():
+            os.close(fd)
+        raise
+    return held

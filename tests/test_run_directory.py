@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -207,3 +208,36 @@ def test_diskspd_is_handed_the_test_file_through_the_run_directory(tmp_path):
         made.close()
         run_dir.close()
         target.close()
+
+
+def test_a_file_a_command_step_is_handed_is_the_one_checked_though_a_user_swaps_its_name(lab, tmp_path):
+    """zpaq's archive (a file parameter) in a directory the user can write, swapped at "Go ahead?" for a link
+    to another archive: real zpaq extracts the one that was checked (its name still ends in .zpaq)."""
+    from labtui.params import Param
+
+    require_tool("zpaq")
+    ours, other, user = lab
+    shared = open_to_all(ours / "shared-param")
+    for where, inside in ((shared, "checked.txt"), (other, "elsewhere.txt")):
+        (tmp_path / inside).write_text(inside)
+        subprocess.run(["zpaq", "a", str(where / "a.zpaq"), inside], cwd=tmp_path, check=True, capture_output=True)
+    os.chmod(shared / "a.zpaq", 0o644)
+    step = Step(name="extract", kind="command", command="zpaq x {archive} -to {scratch} && test -f {scratch}/checked.txt",
+                sync=False)
+    profile = Profile(name="zx", title="zx", free_space_margin=0, params=(Param("archive", type="file"),),
+                      steps=(step,))
+    target = ours / "zx"
+    target.mkdir()
+    runner = Runner(profile, target, Store(tmp_path / "home"), RunOptions(params={"archive": str(shared / "a.zpaq")}))
+    runner.preflight()  # what "Go ahead?" shows
+    user.sh(f"cd '{shared}' && mv a.zpaq a.orig && ln -s '{other}/a.zpaq' a.zpaq")
+
+    async def go():
+        async for _event in runner.events():
+            pass
+
+    asyncio.run(go())
+    result = runner.result
+    assert result.status == "completed", (result.error, result.steps[0].error)
+    assert f"zpaq x {shared / 'a.zpaq'} -to " in result.steps[0].command_line  # the name the person gave
+    assert list(target.iterdir()) == [], "the run's directory and the links in it went"

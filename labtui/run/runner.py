@@ -56,7 +56,7 @@ from labtui.model.result import (
     now,
     step_pass,
 )
-from labtui.params import resolve
+from labtui.params import hold_paths, resolve
 from labtui.results.store import Store
 from labtui.run import leftovers, target_lock
 from labtui.run.drive_watch import EVERY, DriveWatch
@@ -162,6 +162,7 @@ class Runner:
         self._target_dir: TargetDir | None = None
         self._folder: TargetDir | None = None
         self._run_dir: RunDirectory | None = None
+        self._params_held: dict[str, int] = {}  # the file and directory parameters, opened by preflight
 
     # ------------------------------------------------------------------ preflight
 
@@ -207,6 +208,9 @@ class Runner:
             self._warnings += leftovers.clean_up(running)
         self.params = resolve(self.profile.params, self.options.params, f"profile {self.profile.name}")
         self.commands = CommandEngine(self.engine.settings, self.params)
+        self._close_params()
+        # The file and directory parameters as they were checked, held open: the steps get these.
+        self.commands.held = self._params_held = hold_paths(self.profile.params, self.params)
         self.commands.run_dir_name = run_dir_name(self.run_id)
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
         if devices.is_block_device(path):
@@ -731,6 +735,15 @@ class Runner:
             if held is not None:
                 held.close()
         self._run_dir = self._folder = self._target_dir = None
+        self._close_params()
+
+    def _close_params(self) -> None:
+        held, self._params_held = self._params_held, {}
+        if self.commands is not None and self.commands.held is held:
+            self.commands.held = {}  # never a descriptor number closed here (it may be reused)
+        for fd in held.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def _close_lease(self) -> None:
         lease, self._lease = self._lease, None

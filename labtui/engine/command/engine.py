@@ -40,7 +40,7 @@ from labtui.engine.base import Engine, EngineUnavailable, Job
 from labtui.engine.cpu import CpuMeter
 from labtui.engine.diskstats import DiskSampler, disk_counters
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
-from labtui.engine.rundir import SCRATCH_PREFIX, RunDirectory
+from labtui.engine.rundir import SCRATCH_PREFIX, RunDirectory, fd_path
 from labtui.errors import ValidationError
 from labtui.model.profile import Step
 from labtui.model.result import DirectionStats, Sample, StepResult
@@ -75,6 +75,8 @@ class Commands:
     # Every placeholder's value as LABTUI_PARAM_<name>: where a command needs a value inside quotes
     # or hands it to another shell, it takes it from there (labtui.params says why).
     env: dict[str, str] = field(default_factory=dict)
+    # The file and directory parameters the step uses, handed to it as what preflight opened (see links).
+    links: tuple[str, ...] = ()
 
 
 @dataclass
@@ -94,6 +96,7 @@ class _Outcome:
     cpu_seconds: float | None = None
     warnings: list[str] = field(default_factory=list)
     made_scratch: bool = False  # only a scratch directory this step made is removed
+    made_links: bool = False  # the same for its parameters' links
     starting: bool = False  # the command's process is being started (its setup is done)
 
     def fail(self, error: str, output: str = "") -> None:
@@ -153,6 +156,11 @@ class CommandEngine(Engine):
         # One scratch name per run: each step makes it fresh in the run's own directory and removes it when it ends.
         self._scratch_name = f"{SCRATCH_PREFIX}{secrets.token_hex(4)}"
         self.run_dir_name = "labtui-<run id>"  # the run's own directory, as the runner names it (for what is shown)
+        # File and directory parameters as preflight opened them (labtui.params.hold_paths): {name: descriptor}.
+        # A step is handed each through a link in the run's own directory to labtui's descriptor, named as
+        # the file is (zpaq wants its .zpaq), so a name re-pointed since "Go ahead?" redirects nothing.
+        self.held: dict[str, int] = {}
+        self._links_name = f"{self._scratch_name}-params"
         self._said: set[str] = set()
 
     def check_available(self) -> None:
@@ -187,6 +195,11 @@ class CommandEngine(Engine):
             directory = Path(run_dir.parent.bound_path)
         values = {**self.params, "target": str(directory),
                   "scratch": run_dir.bound_path(self._scratch_name) if run_dir and uses_scratch else str(scratch or "")}
+        used = set().union(*(placeholders(text) for text in (step.command, step.setup, step.cleanup, step.workdir)))
+        links = tuple(sorted(name for name in self.held if name in used)) if run_dir is not None else ()
+        for name in links:
+            assert run_dir is not None
+            values[name] = run_dir.bound_path(self._link(name))
         return Commands(
             command=expand(step.command, values, shell=True),
             setup=expand(step.setup, values, shell=True),
@@ -195,7 +208,12 @@ class CommandEngine(Engine):
             scratch=scratch,
             shown=shown,
             env={env_name(name): value for name, value in values.items()},
+            links=links,
         )
+
+    def _link(self, name: str) -> str:
+        """Where parameter `name`'s link is, in the run's own directory: named as its file is."""
+        return f"{self._links_name}/{name}/{os.path.basename(self.params[name].rstrip('/')) or name}"
 
     def _workdir(self, step: Step, directory: Path, scratch: str | None) -> Path:
         if not step.workdir:
@@ -255,7 +273,12 @@ class CommandEngine(Engine):
                 "their wall time, but no disk throughput"]
 
     async def _before(self, step: Step, texts: Commands, outcome: _Outcome, run_dir: RunDirectory) -> None:
-        """The scratch directory, the setup command and the cache drop; failures fail the step."""
+        """The scratch directory, the parameters' links, the setup command and the cache drop; failures fail the step."""
+        if texts.links:
+            problem = self._make_links(texts.links, outcome, run_dir)
+            if problem:
+                outcome.fail(f"cannot hand the step its parameters: {problem}")
+                return
         if texts.scratch is not None:
             try:
                 os.mkdir(self._scratch_name, 0o700, dir_fd=run_dir.fd)
@@ -287,6 +310,22 @@ class CommandEngine(Engine):
             if reason:
                 outcome.warnings.append(f"the page cache was not dropped before step {step.name!r}: {reason}; "
                                         "what the command reads may come from memory")
+
+    def _make_links(self, names: tuple[str, ...], outcome: _Outcome, run_dir: RunDirectory) -> str | None:
+        """The links to the parameters' descriptors, in a directory of the run's own (why, or None)."""
+        try:
+            os.mkdir(self._links_name, 0o700, dir_fd=run_dir.fd)
+            outcome.made_links = True
+            st = os.stat(self._links_name, dir_fd=run_dir.fd, follow_symlinks=False)
+            guardian = subproc.watcher.get()
+            if guardian is not None:
+                guardian.watch_tree(self._links_name, run_dir.fd, st.st_dev, st.st_ino)
+            for name in names:
+                os.mkdir(f"{self._links_name}/{name}", 0o700, dir_fd=run_dir.fd)
+                os.symlink(fd_path(self.held[name]) or self.params[name], self._link(name), dir_fd=run_dir.fd)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        return None
 
     async def _timed(self, step: Step, job: Job, texts: Commands, outcome: _Outcome) -> AsyncIterator[Sample]:
         """Run the command, yielding disk samples every interval; fill in the outcome."""
@@ -381,6 +420,13 @@ class CommandEngine(Engine):
                     outcome.warnings.append(f"the cleanup command of step {step.name!r} {what}"
                                             + (f": {last}" if last else ""))
         finally:
+            if outcome.made_links:
+                problem = await _in_thread(_remove_tree, self._links_name, run_dir.fd)
+                guardian = subproc.watcher.get()
+                if problem:
+                    outcome.warnings.append(f"could not remove the parameters' links in {run_dir.path}: {problem}")
+                elif guardian is not None:
+                    guardian.forget_tree(self._links_name)
             if texts.scratch is not None and outcome.made_scratch:
                 problem = await _in_thread(_remove_tree, self._scratch_name, run_dir.fd)
                 if problem:
