@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,3 +95,31 @@ def blocks_written(device: str | Path, block_size: int, length: int) -> int:
     with open(device, "rb") as handle:
         data = handle.read(length)
     return sum(1 for offset in range(0, len(data), block_size) if data[offset:offset + block_size].count(0) < block_size)
+
+
+@contextmanager
+def mounted_ext4(name: str, size_mib: int, mount: Path) -> Iterator[Path]:
+    """An ext4 file system (4 KiB blocks) on a loop device over a sparse image in RAM (/dev/shm where
+    there is one), mounted at `mount` (an empty directory); unmounted, detached and removed after."""
+    if os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        pytest.skip("a loop device needs root, losetup and mkfs.ext4")
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+    image = Path(base) / f"labtui-{name}-{os.getpid()}.img"
+    with open(image, "wb") as handle:
+        handle.truncate(size_mib * MIB)
+    try:
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-b", "4096", str(image)], check=True, capture_output=True)
+        out = attach_free(image)
+        if out.returncode != 0:
+            pytest.skip(f"cannot create a loop device here: {out.stderr.strip()}")
+        device = out.stdout.strip()
+        try:
+            subprocess.run(["mount", device, str(mount)], check=True, capture_output=True)
+            try:
+                yield image
+            finally:
+                subprocess.run(["umount", str(mount)], capture_output=True)
+        finally:
+            detach(device, image)
+    finally:
+        image.unlink(missing_ok=True)

@@ -75,4 +75,6 @@ def readback_answer(result: RunResult) -> str | None:
     data = data_words(result)
     if data is None:
         return None
+    if not drive_run.links(result) and drive_run.aer_errors(result) is None:
+        return f"{data}; not a PCIe drive: no link or PCIe errors to read"
     return "; ".join((data, link_words(result), error_words(result)))

@@ -268,7 +268,7 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
     """The check's outcome as it decided it: the plain answer, the passes' tables, the verdict, the exit code."""
     from labtui.analysis.answer import FAILED_ANSWER, Answer, check_answer
     from labtui.analysis.checks import FAILED, PASSED
-    from labtui.analysis.readback import data_words
+    from labtui.analysis.readback import data_words, readback_answer
     from labtui.commands.common import print_json, stdout
     from labtui.errors import ExitCode
     from labtui.render.comparison import answer_renderable, check_renderable
@@ -283,9 +283,11 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
     elif unfinished is not None:
         answer = Answer(FAILED_ANSWER, f"Failed: the re-run is {unfinished.status} "
                                        f"({unfinished.error or 'see the result'}); a check decides on complete runs.")
+    readback = readback_answer(lost or passes[-1]) if passes else None  # a verified profile: did the data come back?
     if as_json:
         print_json(report.to_json() | {
             "answer": answer.to_json(),
+            "readback": readback,
             "run_status": unfinished.status if unfinished else "completed",
             "runs": [r.id for r in passes],
             "baseline_runs": [r.id for r in runs],
@@ -297,6 +299,8 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
     else:
         out = stdout()
         out.print(answer_renderable([answer]))
+        if readback is not None and lost is None:
+            out.print(readback, style="green", highlight=False, soft_wrap=True)
         for i, r in enumerate(reports):
             out.print(check_renderable(r, pass_title(reports, i), verdict=i == len(reports) - 1, explain=explain))
         if unfinished is not None:
