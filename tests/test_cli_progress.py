@@ -96,4 +96,4 @@ def test_a_run_whose_progress_output_is_closed_goes_on_and_its_report_says_so(la
     assert [r.status for r in results] == ["completed"]
     assert f"result {results[0].id} (completed) saved to" in out
     assert "the progress output (stderr) was closed at" in out and "the run went on" in out
-    assert not list(disk_dir.glob("labtui-*.dat"))
+    assert not list(disk_dir.glob("labtui-*"))  # the test file, and the run's own directory it was in

@@ -205,7 +205,8 @@ def test_ctrl_c_stops_every_host_and_leaves_nothing_behind(lab, tmp_path, labtui
     proc = subprocess.Popen(labtui_cmd("run", "-p", str(_profile(tmp_path, "60s")), "--hosts", str(hosts), "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait(lambda: all(list(h.target.glob("labtui-*.dat")) for h in (alpha, beta)), 60, "the test files", proc)
+        _wait(lambda: all(list(h.target.glob("labtui-*/labtui-*.dat")) for h in (alpha, beta)), 60, "the test files",
+              proc)  # in the run's own directory (labtui.engine.rundir)
         time.sleep(1.5)
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
