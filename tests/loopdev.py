@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -118,8 +119,18 @@ def mounted_ext4(name: str, size_mib: int, mount: Path) -> Iterator[Path]:
             try:
                 yield image
             finally:
-                subprocess.run(["umount", str(mount)], capture_output=True)
+                unmount(mount)
         finally:
             detach(device, image)
     finally:
         image.unlink(missing_ok=True)
+
+
+def unmount(mount: Path) -> None:
+    """Unmount `mount`, waiting out processes still letting go of it (a program in a terminal just closed,
+    an io_uring ring's registered file, which the kernel drops in its own time); lazily if they do not."""
+    for _ in range(100):
+        if subprocess.run(["umount", str(mount)], capture_output=True).returncode == 0 or not os.path.ismount(mount):
+            return
+        time.sleep(0.1)
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
