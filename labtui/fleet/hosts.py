@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from labtui.errors import LabtuiError, ValidationError
-from labtui.printable import printable
+from labtui.printable import path_text, printable
 from labtui.results.files import loads_toml
 
 KEYS = ("name", "ssh", "port", "ssh_options", "target", "labtui", "env", "fio_server", "allow_local_commands")
@@ -128,7 +128,7 @@ class Host:
 
 def load_hosts(path: str | os.PathLike) -> list[Host]:
     """The hosts of a hosts file, in its order; ValidationError naming the file and entry otherwise."""
-    where = printable(str(path))
+    where = path_text(path)  # one line: the Fleet screen's status line names it
     file = Path(path).expanduser()
     try:
         fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a FIFO planted there must not hang us

@@ -124,3 +124,13 @@ def test_make_archive_takes_a_hostile_path_as_text(tmp_path, place):
     harmless(tmp_path, labtui(tmp_path, "make-archive", "--size", "64K", "--files", "2", str(out)), codes=(0,))
     assert out.stat().st_size > 0
     too_long(labtui(tmp_path, "make-archive", "--size", "64K", str(place / f"{LONG}.zpaq")))
+
+
+def test_a_hosts_file_is_named_in_one_line(place):
+    """The Fleet screen's status line (and run --hosts) name a hosts file that is not there in one line."""
+    from labtui.errors import LabtuiError
+    from labtui.fleet.hosts import load_hosts
+
+    with pytest.raises(LabtuiError) as refused:
+        load_hosts(place / "hosts.toml")
+    assert "\n" not in str(refused.value) and "\\x0a[/]/hosts.toml" in str(refused.value), refused.value
