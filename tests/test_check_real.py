@@ -142,7 +142,7 @@ def test_an_unchanged_recheck_against_the_marked_baseline_passes(baseline, loop_
     store = Store(home)
     rerun = next(r for r in store.load_results()[0] if "check" in r.tags)
     assert rerun.profile.file_size == 16 * 1024**2 and {s.repetition for s in rerun.steps} == {1, 2, 3}
-    assert not list(loop_dir.glob("labtui-*.dat"))
+    assert not list(loop_dir.glob("labtui-[0-9]*"))
 
 
 @contextlib.contextmanager

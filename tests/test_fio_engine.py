@@ -108,7 +108,7 @@ def test_runner_samples_every_second_and_fio_numbers(labtui_home, tmp_path):
     assert sum(s.read_ios for s in step.samples) == step.read.ios
     assert sum(s.write_bytes for s in step.samples) == step.write.bytes
     assert all(s.read_bytes == s.read_ios * 65536 and s.write_bytes == s.write_ios * 65536 for s in step.samples)
-    assert runner.result.status == "completed" and not list(tmp_path.glob("labtui-*.dat"))
+    assert runner.result.status == "completed" and not list(tmp_path.glob("labtui-[0-9]*"))
 
 
 def test_a_cache_on_step_counts_the_cpu_of_each_of_fios_jobs_not_of_one(labtui_home, tmp_path):
@@ -142,7 +142,7 @@ def test_cancelling_stops_fio_within_two_seconds(labtui_home, tmp_path):
     assert took < 2.0, took
     assert not [p for p in children if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert runner.result is not None and runner.result.status == "aborted"
-    assert not list(tmp_path.glob("labtui-*.dat"))
+    assert not list(tmp_path.glob("labtui-[0-9]*"))
 
 
 def test_a_fio_step_cancelled_mid_measure_keeps_fios_last_report_marked_aborted(labtui_home, tmp_path):

@@ -38,7 +38,7 @@ def test_run_refuses_bad_options_with_their_reason(labtui_home, tmp_path, args, 
     target = tmp_path / "target"
     out = run("run", "-t", str(target), "--yes", *args, cwd=tmp_path)
     assert refusal(out) == f"labtui: error: {message}"
-    assert not target.exists() and not list(tmp_path.rglob("labtui-*.dat"))
+    assert not target.exists() and not list(tmp_path.glob("**/labtui-[0-9]*"))
 
 
 def test_a_target_that_does_not_exist_is_refused_in_one_line_and_nothing_is_made(labtui_home, tmp_path):
@@ -251,7 +251,7 @@ def test_progress_into_a_pipe_keeps_long_paths_whole(labtui_home, disk_dir):
 def test_a_tag_that_cannot_be_one_is_refused_before_the_run(labtui_home, tmp_path, tag, message):
     out = run("run", "-t", str(tmp_path), "--yes", "--duration", "1s", "--file-size", "1M", "--tag", tag)
     assert refusal(out) == f"labtui: error: {message}"
-    assert not (labtui_home / "results").exists() and not list(tmp_path.glob("labtui-*.dat"))
+    assert not (labtui_home / "results").exists() and not list(tmp_path.glob("labtui-[0-9]*"))
 
 
 def test_tags_are_comma_separated_as_in_the_tui(labtui_home, disk_dir, tmp_path):

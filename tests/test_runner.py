@@ -87,7 +87,7 @@ def test_a_run_emits_the_documented_stream_and_saves_the_result(disk_dir, tmp_pa
     assert [s.name for s in result.steps] == ["read", "write"]
     assert result.target.mount_point and result.host.cpu_count
     assert store.find_result(result.id) == result
-    assert not list(disk_dir.glob("labtui-*.dat")), "the test file must be removed"
+    assert not list(disk_dir.glob("labtui-[0-9]*")), "the test file must be removed"
 
 
 def test_the_prepared_file_is_full_incompressible_and_never_repeats(tmp_path):
@@ -119,6 +119,7 @@ def test_keep_file_keeps_the_prepared_file(disk_dir, tmp_path, monkeypatch):
         assert head.count(0) < len(head) // 100
     finally:
         kept.unlink()
+        kept.parent.rmdir()  # the run's own directory, kept with its file (the module's tests share disk_dir)
 
 
 def test_not_enough_free_space_is_refused_before_any_write(disk_dir, tmp_path):
@@ -230,7 +231,7 @@ def test_cancelling_mid_step_aborts_cleanly(disk_dir, tmp_path):
     stop_seconds = asyncio.run(go())
     assert stop_seconds < 2.0
     assert engine_workers() == []
-    assert not list(disk_dir.glob("labtui-*.dat"))
+    assert not list(disk_dir.glob("labtui-[0-9]*"))
     result = runner.result
     assert result.status == "aborted" and "cancel" in result.error
     assert store.find_result(result.id).status == "aborted"
@@ -354,7 +355,7 @@ def test_cli_run_bad_input_is_one_line_exit_2(disk_dir, labtui_home, args, messa
     out = subprocess.run(labtui_cmd("run", "-t", str(disk_dir), "--yes", *args), capture_output=True, text=True)
     assert out.returncode == 2
     assert message in out.stderr and out.stderr.count("\n") == 1
-    assert not list(disk_dir.glob("labtui-*.dat"))
+    assert not list(disk_dir.glob("labtui-[0-9]*"))
 
 
 @pytest.mark.parametrize("fault", ["crash", "hang"])
@@ -378,7 +379,7 @@ def test_an_engine_that_crashes_or_hangs_fails_the_step_cleanly(disk_dir, tmp_pa
     reason = result.steps[0].error
     assert ("killed by SIGKILL (signal 9)" in reason) if fault == "crash" else ("overran" in reason), reason
     assert engine_workers() == []
-    assert not list(disk_dir.glob("labtui-*.dat"))
+    assert not list(disk_dir.glob("labtui-[0-9]*"))
     assert store.find_result(result.id).status == "failed"
 
 
@@ -448,5 +449,5 @@ def test_a_cancel_as_the_step_collects_its_result_keeps_the_whole_measured_windo
         if engine == "fio":  # its output read to the end: the window is fio's own final report
             assert "fio's final report" in kept.error, kept.error
     assert sum(s.read_ios for s in kept.samples) <= kept.read.ios and len(kept.samples) >= 3
-    assert not list(disk_dir.glob("labtui-*.dat"))
+    assert not list(disk_dir.glob("labtui-[0-9]*"))
 

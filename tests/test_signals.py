@@ -52,7 +52,7 @@ def test_a_signal_mid_run_aborts_cleanly(disk_dir, labtui_home, tmp_path, engine
         while time.monotonic() < deadline:
             children = parent.children(recursive=True)
             # The engine's processes: every one the run started but its guardian.
-            if list(target.glob("labtui-*.dat")) and any("guardian.py" not in _cmdline(c) for c in _alive(children)):
+            if list(target.glob("labtui-*/labtui-*.dat")) and any("guardian.py" not in _cmdline(c) for c in _alive(children)):
                 break
             assert proc.poll() is None, proc.stderr.read()
             time.sleep(0.1)

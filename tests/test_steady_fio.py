@@ -133,4 +133,4 @@ def test_snia_with_fio_is_judged_by_labtui_from_fios_reports(labtui_home, tmp_pa
     assert result.total.seconds == pytest.approx(5.0, abs=0.5)
     assert result.total.iops == pytest.approx(mean, rel=0.15)
     assert result.latency.mean is not None and result.latency.p99 is not None
-    assert not list(tmp_path.glob("labtui-*.dat"))
+    assert not list(tmp_path.glob("labtui-[0-9]*"))

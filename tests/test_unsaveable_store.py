@@ -163,7 +163,7 @@ def test_a_save_that_fails_after_the_run_keeps_the_result_and_says_where(tmp_pat
     assert str(store.results_dir) in runner.save_error and "Operation not permitted" in runner.save_error
     assert isinstance(events[-1], RunFinished) and events[-1].path is None
     assert any(isinstance(e, RunWarning) and "not saved" in e.message for e in events)
-    assert not list((tmp_path / "work").glob("labtui-*.dat")), "the test file is still removed"
+    assert not list((tmp_path / "work").glob("labtui-[0-9]*")), "the test file is still removed"
 
 
 def test_the_cli_prints_a_result_it_could_not_save(tmp_path):
