@@ -145,7 +145,7 @@ def test_two_hosts_run_together_and_their_results_come_home(lab, tmp_path, labtu
 def test_plain_output_names_every_host_and_compares_them(lab, tmp_path, labtui_home):
     alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
     hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta)])
-    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts)),
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "300ms")), "--hosts", str(hosts)),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "[alpha] step 1/2: Read 64K random" in done.stderr and "[beta] completed" in done.stderr
@@ -262,7 +262,7 @@ def test_a_version_mismatch_or_an_unreachable_host_is_refused_while_the_others_r
     nobody = lab.entry(alpha) | {"name": "gone", "ssh": "root@127.0.0.9"}
     missing = lab.entry(alpha) | {"name": "bare", "labtui": "/nonexistent/labtui"}
     hosts = lab.hosts_file([lab.entry(alpha), older, nobody, missing])
-    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts), "--json"),
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "300ms")), "--hosts", str(hosts), "--json"),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stderr
     report = {h["host"]: h for h in json.loads(done.stdout)}
@@ -296,7 +296,7 @@ def test_a_host_that_cannot_run_the_profile_says_why_and_nothing_is_written(lab,
     alpha, beta = lab.add("alpha", "127.0.0.2"), lab.add("beta", "127.0.0.3")
     hosts = lab.hosts_file([lab.entry(alpha), lab.entry(beta, target=str(beta.target / "file.txt"))])
     (beta.target / "file.txt").write_text("not a directory")
-    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "1s")), "--hosts", str(hosts), "--json",
+    done = subprocess.run(labtui_cmd("run", "-p", str(_profile(tmp_path, "300ms")), "--hosts", str(hosts), "--json",
                                      "--one-at-a-time"),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
