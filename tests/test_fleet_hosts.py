@@ -247,3 +247,13 @@ def test_a_refused_handshake_names_the_jump_host_when_it_is_the_one_refusing(tmp
     down.stderr.append("ssh: connect to host 10.0.0.7 port 22: Connection refused")
     assert not fleet._refused_handshake(down, 255)
     assert fleet._refused_handshake(by_host, 255) and not fleet._refused_handshake(by_host, 1)
+
+
+def test_a_host_waiting_for_a_connection_or_trying_again_says_so():
+    from labtui.fleet.host_run import HostRun
+    from labtui.fleet.hosts import Host
+
+    host = Host("node-07", "root@10.0.0.7")
+    assert HostRun(host).state_text() == "connecting"
+    assert HostRun(host, queued=True).state_text() == "queued"
+    assert HostRun(host, retries=2).state_text() == "connecting (try 3)"
