@@ -7,6 +7,7 @@ of its own on the target (its own LABTUI_HOME, test directory and lock directory
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from pathlib import Path
@@ -129,3 +130,56 @@ def test_sixteen_hosts_through_one_jump_host_all_complete_and_their_report_fits_
     assert not any(line.startswith("bottleneck:") and " B: " in line for line in lines), done.stdout
     warnings = [line for line in lines if line.startswith("warning:")]
     assert len(warnings) == len(set(warnings)), warnings  # each said once, with the hosts it applies to
+
+
+def _closing_server(address: str):
+    """A TCP server that closes every connection at once, as an sshd past its MaxStartups does."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind((address, 0))
+    server.listen(64)
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = server.accept()
+                connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server
+
+
+def test_a_refused_handshake_is_tried_again_and_names_the_jump_host_when_it_is_the_one_refusing(
+        lab, tmp_path, monkeypatch):
+    """Real ssh through the lab's jump sshd to a host that closes every connection before its handshake,
+    and through a "jump host" that does: each is tried again, and the reason says who refused."""
+    import asyncio
+
+    from labtui.fleet import session
+    from labtui.fleet.hosts import parse_hosts
+    from labtui.results.store import Store
+
+    monkeypatch.setattr(session, "BACKOFF", (0.05,))  # the tries, not the waits between them
+    monkeypatch.setattr(session, "CONNECT_TRIES", 2)
+    jump_host, target = lab.hosts
+    refusing_host, refusing_jump = _closing_server("127.0.0.42"), _closing_server("127.0.0.43")
+    try:
+        behind = lab.entry(target) | {"name": "behind", "ssh": "root@127.0.0.42",
+                                      "port": refusing_host.getsockname()[1],
+                                      "ssh_options": lab.jump_options(jump_host), "allow_local_commands": True}
+        options = lab.jump_options(jump_host)
+        options[-1] = f"root@127.0.0.43:{refusing_jump.getsockname()[1]}"
+        through = lab.entry(target) | {"name": "through", "ssh_options": options, "allow_local_commands": True}
+        hosts = parse_hosts(lab.hosts_file([behind, through], name=f"{tmp_path.name}.toml").read_text())
+        fleet = session.Fleet(hosts, lambda _h: {}, Store(tmp_path / "home"))
+        runs = asyncio.run(fleet.run())
+    finally:
+        refusing_host.close()
+        refusing_jump.close()
+    assert [r.state for r in runs] == ["unreachable", "unreachable"]
+    assert [r.retries for r in runs] == [1, 1]
+    assert f"127.0.0.42:{behind['port']} refused the connection (through root@{jump_host.address}:" in runs[0].reason
+    assert f"the jump host root@127.0.0.43:{options[-1].rsplit(':', 1)[1]} refused the connection" in runs[1].reason
+    assert "2 tries" in runs[1].reason and "fleet_connections" in runs[1].reason
