@@ -103,14 +103,20 @@ def bench(args: argparse.Namespace, size: int, directory: Path) -> int:
     mine, theirs = directory / "verify-bench-native.dat", directory / "verify-bench-fio.dat"
     try:
         write_test_file(mine, size, direct=True)
-        write = Step("write", block_size=1 << 20, pattern="sequential", write_percent=100, outstanding=4,
-                     duration=max(2.0, size / (300 << 20)), warmup=0.0, verify=True)
-        native(write, mine, size)
-        whole = native(Step("read all", block_size=1 << 20, pattern="sequential", outstanding=4,
-                            duration=max(2.0, size / (300 << 20)), warmup=0.0, verify=True), mine, size)
-        assert whole.verify is not None
-        if whole.verify.mismatched or whole.verify.covered_bytes != size:
-            raise SystemExit(f"the native file did not read back whole: {whole.verify.summary()}")
+        seconds = max(2.0, size / (300 << 20))
+        for _ in range(4):  # until one verified write covers the file (a loaded machine writes slower)
+            write = Step("write", block_size=1 << 20, pattern="sequential", write_percent=100, outstanding=4,
+                         duration=seconds, warmup=0.0, verify=True)
+            native(write, mine, size)
+            whole = native(replace(write, name="read all", write_percent=0), mine, size)
+            assert whole.verify is not None
+            if whole.verify.mismatched:
+                raise SystemExit(f"the native file did not read back as written: {whole.verify.summary()}")
+            if whole.verify.covered_bytes == size:
+                break
+            seconds *= 2
+        else:
+            raise SystemExit(f"the native file was not written whole: {whole.verify.summary()}")
         fio_json(["fio", "--name=prep", f"--filename={theirs}", f"--size={size}", "--rw=write", "--bs=4096",
                   "--ioengine=libaio", "--direct=1", "--iodepth=8", "--verify=crc32c", "--do_verify=0",
                   "--verify_state_save=0", "--output-format=json"])
@@ -137,14 +143,17 @@ def bench(args: argparse.Namespace, size: int, directory: Path) -> int:
     cpu = {n: median([o.cpu_per_kio for o in v]) for n, v in runs.items()}
     print(f"\n4 KiB random reads, 1 x 32, O_DIRECT, {args.file_size} file, {args.rounds} rounds "
           f"(load {min(loads):.2f}-{max(loads):.2f}); native checksum {CHECKSUM}, fio crc32c\n")
-    print("| variant | IOPS (median) | CPU s / 1000 I/O |")
+    print("| variant | IOPS (median) | CPU µs per I/O (median) |")
     print("|---|---:|---:|")
     for n in runs:
-        print(f"| {n} | {iops[n]:,.0f} | {cpu[n]:.3f} |" if cpu[n] is not None else f"| {n} | {iops[n]:,.0f} | - |")
+        print(f"| {n} | {iops[n]:,.0f} | {cpu[n] * 1000:.2f} |" if cpu[n] is not None else f"| {n} | {iops[n]:,.0f} | - |")
     print()
     print(f"native verified / native: {iops['native verified'] / iops['native']:.2f}")
     print(f"fio verified / fio: {iops['fio verified'] / iops['fio']:.2f}")
     print(f"native verified / fio verified: {iops['native verified'] / iops['fio verified']:.2f} (target >= 0.9)")
+    if cpu["native verified"] and cpu["native"] and cpu["fio verified"]:
+        print(f"CPU per I/O, native verified / native: {cpu['native verified'] / cpu['native']:.2f}; "
+              f"/ fio verified: {cpu['native verified'] / cpu['fio verified']:.2f}")
     return 0
 
 

@@ -181,3 +181,18 @@ def test_a_verified_step_with_one_io_in_flight_runs_on_a_ring_loop_which_checks_
 
     assert plan(Step("r", block_size=4096), True, missing={}).backend == "sync"
     assert plan(Step("r", block_size=4096, verify=True), True, missing={}).backend in ("io_uring", "aio")
+
+
+def test_the_workload_preview_shows_each_engines_verified_command_and_diskspds_refusal() -> None:
+    from pathlib import Path
+
+    from labtui.model.profile import Step
+    from labtui.widgets.command_lines import engine_lines
+
+    lines = {label: (text, ok) for label, text, ok in engine_lines(Step("r", block_size=4096, verify=True),
+                                                                  Path("/lab/t.dat"), 1 << 30)}
+    assert "--verify=crc32c" in lines["fio"][0] and "verified (xxh3-64" in lines["native"][0]
+    assert lines["DiskSpd"] == (DiskSpdWhy, False)
+
+
+DiskSpdWhy = "DiskSpd cannot verify data (it never reads back what it wrote); run a verified step with -e native or -e fio"

@@ -30,6 +30,10 @@ def engine_lines(step: Step, path: Path, file_size: int) -> list[tuple[str, str,
     for name in previewed():
         engine = engine_class(name)()
         label = engine.title
+        refused = engine.refusal(step)
+        if refused is not None:  # what a run would say before writing anything (DiskSpd and a verified step)
+            lines.append((label, refused, False))
+            continue
         try:
             lines.append((label, engine.command_line(step, path, file_size), True))
         except Exception as exc:  # noqa: BLE001 - an engine that cannot express a step says why
