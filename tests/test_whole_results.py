@@ -119,3 +119,26 @@ def test_many_broken_files_are_one_line_and_history_broken_lists_them(tmp_path):
     lines = listed.stdout.splitlines()
     assert len(lines) == 40 and lines[0].startswith(f"{home / 'results' / 'broken-00.toml'}: "), lines[:2]
     assert all("cut short" in line or "not valid TOML" in line for line in lines), lines
+
+
+async def test_history_in_the_tui_counts_many_broken_files_and_lists_them_when_asked(labtui_home):
+    """The TUI's History as `labtui history`: many broken files are counted beside the results, not 40 rows
+    under them; the filter "broken" lists them (each row's reason and x to delete it are as before)."""
+    from test_tui_history import open_history, shown_ids
+    from tui_support import make_app, set_text, wait_for, widget_text
+
+    store = Store(labtui_home)
+    for minutes in range(2):
+        store.save_result(make_result(f"20240501-10300{minutes}-0001", minutes=minutes))
+    text = result_to_toml(make_result()).encode()
+    for number in range(40):
+        (labtui_home / "results" / f"broken-{number:02d}.toml").write_bytes(text[: 100 + number * 50])
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        assert shown_ids(screen) == ["20240501-103001-0001", "20240501-103000-0001"]
+        assert widget_text(app, "#history-count") == "2 results · 40 files not whole (/ broken lists them)"
+        await pilot.press("slash")
+        await set_text(pilot, "#history-filter", "broken")
+        await wait_for(pilot, lambda: len(shown_ids(screen)) == 40, what="the broken files listed")
+        assert all(key.startswith("broken:") for key in shown_ids(screen))

@@ -229,10 +229,6 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
-# Past this many skipped files, one line counts them and names the command that lists them: a store of
-# 2,000 broken files printed 1,964 "skipped" lines before its 41 rows.
-LISTED_BROKEN = 3
-
 
 def warn_broken(broken: Sequence[BrokenFile], *, listed_by: str | None = None) -> None:
     """Tell the person (on stderr) about files that were skipped, so nothing vanishes silently: each one,
@@ -242,6 +238,7 @@ def warn_broken(broken: Sequence[BrokenFile], *, listed_by: str | None = None) -
     from rich.text import Text
 
     from labtui.printable import printable
+    from labtui.results.files import LISTED_BROKEN
 
     err = stderr()
     if listed_by is not None and len(broken) > LISTED_BROKEN:

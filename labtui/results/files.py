@@ -155,6 +155,11 @@ class BrokenFile:
     reason: str
 
 
+# Past this many broken files, they are counted in one line (labtui history's stderr, History's count)
+# and listed on request: a store of 2,000 broken files printed 1,964 "skipped" lines before its 41 rows.
+LISTED_BROKEN = 3
+
+
 def json_safe(value: Any) -> Any:
     """`value` with every NaN and infinity, however deep in dicts and lists, as None.
 

@@ -31,7 +31,7 @@ from labtui.errors import LabtuiError
 from labtui.model.result import RunResult, split_tags, tag_problem
 from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell, short_label
 from labtui.results import baselines
-from labtui.results.files import BrokenFile
+from labtui.results.files import LISTED_BROKEN, BrokenFile
 from labtui.results.summaries import ResultSummary, StepSummary
 from labtui.tui.columns import share_widths
 from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
@@ -270,7 +270,12 @@ class HistoryScreen(LabtuiScreen[None]):
     def _ordered(self) -> list[str]:
         key = SORT_KEYS[self.sort_column]
         ordered = sorted(self.summaries, key=key, reverse=self.sort_reverse)
-        return [s.id for s in ordered] + [BROKEN_PREFIX + b.path.name for b in self.broken]
+        return [s.id for s in ordered] + [BROKEN_PREFIX + b.path.name for b in self.broken if self._lists_broken()]
+
+    def _lists_broken(self) -> bool:
+        """Whether the broken files have rows: a few always; many only when the filter asks for them
+        ("broken"), as `labtui history --broken` lists them: 2,000 rows of them buried the results."""
+        return len(self.broken) <= LISTED_BROKEN or "broken" in self.query_one("#history-filter", Input).value.lower()
 
     def _matching(self, keys: list[str]) -> list[str]:
         words = self.query_one("#history-filter", Input).value.lower().split()
@@ -363,9 +368,12 @@ class HistoryScreen(LabtuiScreen[None]):
             self._refill()
 
     def _show_count(self) -> None:
-        total = len(self.summaries) + len(self.broken)
+        listed = self._lists_broken()
+        total = len(self.summaries) + (len(self.broken) if listed else 0)
         shown = len(self._shown)
         text = f"{shown} of {total}" if shown != total else f"{total} result{'s' if total != 1 else ''}"
+        if not listed:
+            text += f" · {len(self.broken):,} files not whole (/ broken lists them)"
         if self.marked:
             text += f" · {len(self.marked)} marked"
         self.query_one("#history-count", Static).update(text)
