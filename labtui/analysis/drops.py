@@ -5,7 +5,8 @@ The rule (a change point, never one slow second):
 1. The series is the step's measured intervals' throughput (bytes over seconds; warm-up excluded).
 2. It is cut into levels by binary segmentation: the split that leaves the least squared error around
    the two parts' means (a least-squares change point), each part at least MIN_RUN intervals long,
-   kept where the parts' medians are at least FALL (25 %) apart; then each part again.
+   then each part again, down to parts too short to split; neighbouring levels whose medians are
+   less than FALL (25 %) apart are then merged back into one.
 3. A drop is a level at least FALL below the one before it, where HOLD (3 in 4) of each level's
    intervals lie on its own side of the midpoint between them: the lower level holds, it is not a dip
    and a burst. One slow interval never makes one (a level is at least MIN_RUN intervals).
@@ -73,13 +74,31 @@ def _apart(a: float, b: float) -> bool:
     return max(a, b) > 0 and min(a, b) <= (1 - FALL) * max(a, b)
 
 
-def levels(values: Sequence[float], offset: int = 0, min_run: int = MIN_RUN) -> list[Level]:
-    """The series cut into levels (binary segmentation: the best split, kept where its two parts'
-    medians are FALL apart, then each part again); `offset` is where `values` begins in the whole."""
-    k = best_split(values, min_run)
-    if k is None or not _apart(median(values[:k]), median(values[k:])):
-        return [Level(offset, offset + len(values), median(values))] if values else []
-    return levels(values[:k], offset, min_run) + levels(values[k:], offset + k, min_run)
+def levels(values: Sequence[float], min_run: int = MIN_RUN) -> list[Level]:
+    """The series cut into levels: binary segmentation (the best split, then each part again) down to parts
+    too short to split, then neighbours whose medians are less than FALL apart merged back together."""
+    cut: list[Level] = []
+
+    def segment(start: int, end: int) -> None:
+        k = best_split(values[start:end], min_run)
+        if k is None:
+            cut.append(Level(start, end, median(values[start:end])))
+            return
+        segment(start, start + k)
+        segment(start + k, end)
+
+    if values:
+        segment(0, len(values))
+    merged = True
+    while merged:
+        merged = False
+        for i in range(1, len(cut)):
+            if not _apart(cut[i - 1].median, cut[i].median):
+                start, end = cut[i - 1].start, cut[i].end
+                cut[i - 1:i + 1] = [Level(start, end, median(values[start:end]))]
+                merged = True
+                break
+    return cut
 
 
 def _holds(values: Sequence[float], high: Level, low: Level) -> bool:
@@ -103,7 +122,7 @@ class Fall:
 def falls(values: Sequence[float], min_run: int = MIN_RUN) -> list[Fall]:
     """Every fall of the series to a lower level that holds, and its recovery (the rule)."""
     found = []
-    steps = levels(list(values), 0, min_run)
+    steps = levels(list(values), min_run)
     for i in range(1, len(steps)):
         high, low = steps[i - 1], steps[i]
         if low.median > (1 - FALL) * high.median or not _holds(values, high, low):
@@ -171,7 +190,8 @@ def explain(result: StepResult, samples: Sequence[Sample], k: int, back: int | N
     if later and bound * 2 > len(later) and sum(1 for s in earlier if s.engine_bound) * 2 <= len(earlier):
         return CPU, (f"the engine's busiest worker or the machine's CPUs were the limit in {bound} of the "
                      f"{len(later)} intervals after it, not before")
-    if disk_bytes is not None and len(disk_bytes) == len(samples):
+    # With the page cache on, the disk's counters lag and lead the engine's (write-back, read-ahead): not evidence.
+    if disk_bytes is not None and len(disk_bytes) == len(samples) and result.step.is_io and result.step.cache == "off":
         other = [(d or 0) - (s.read_bytes + s.write_bytes) for d, s in zip(disk_bytes[k:], samples[k:])]
         moved = sum(o for o in other if o > 0)
         ours = sum(s.read_bytes + s.write_bytes for s in samples[k:])

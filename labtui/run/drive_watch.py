@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 
 from labtui.analysis.drops import step_drops
+from labtui.engine.diskstats import disk_counters
 from labtui.engine.events import DriveSampled, Event
 from labtui.machine.drive import DriveReader
 from labtui.model.result import DriveFacts, DriveReading, StepResult
@@ -27,11 +28,22 @@ EVERY = 5.0  # seconds between readings during a step
 
 
 class DriveWatch:
-    def __init__(self, reader: DriveReader | None, every: float = EVERY) -> None:
+    def __init__(self, reader: DriveReader | None, every: float = EVERY, disk: str | None = None) -> None:
         self.reader = reader
         self.every = every
+        self.disk = disk  # the disk whose kernel counters say what else moved (other I/O)
         self.readings: list[tuple[float, DriveReading]] = []  # (time.monotonic(), reading) of this step
         self.began = 0.0
+        self.disk_bytes: list[int | None] = []  # what the disk moved in each measured interval (None: unknown)
+        self._counted: int | None = None  # the disk's bytes moved so far at the last interval's end
+
+    def interval_ended(self) -> None:
+        """A measured interval ended: what the disk's kernel counters moved in it, every process's I/O."""
+        counters = disk_counters(self.disk) if self.disk else None
+        total = counters.read_bytes + counters.write_bytes if counters is not None else None
+        moved = total - self._counted if total is not None and self._counted is not None else None
+        self.disk_bytes.append(moved)
+        self._counted = total
 
     async def facts(self) -> DriveFacts | None:
         if self.reader is None:
@@ -45,6 +57,7 @@ class DriveWatch:
     async def watching(self, index: int, emit: Callable[[Event], None]) -> AsyncIterator[None]:
         """Read the drive every `every` seconds while the block runs; each reading kept and emitted."""
         self.readings = []
+        self.disk_bytes, self._counted = [], None
         self.began = time.monotonic()
         task = asyncio.ensure_future(self._loop(index, emit)) if self.reader is not None else None
         try:
@@ -89,4 +102,6 @@ class DriveWatch:
         result = replace(result, samples=tuple(samples), drive_before=before, drive_after=after)
         if result.status != "completed" and not result.samples:
             return result
-        return replace(result, drops=step_drops(result))
+        # The disk's counters line up with the samples only where the engine kept every interval as it came.
+        disk = self.disk_bytes if len(self.disk_bytes) == len(result.samples) else None
+        return replace(result, drops=step_drops(result, disk))

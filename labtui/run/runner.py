@@ -188,7 +188,7 @@ class Runner:
         drive further, and its figures would be a failing drive's."""
         disk = plan.target.disk
         reader = self.options.drive(disk) if self.options.drive is not None and disk else None
-        self._watch = DriveWatch(reader, self.options.drive_every)
+        self._watch = DriveWatch(reader, self.options.drive_every, disk)
         facts = reader.facts() if reader is not None else None
         self._drive_facts = facts
         if facts is None or not facts.critical_warning:
@@ -669,6 +669,8 @@ class Runner:
                         phase = event.phase
                         if phase == "measure" and measured_from is None:
                             measured_from = time.monotonic() - event.sample.t
+                        if phase == "measure":
+                            watch.interval_ended()
                     elif isinstance(event, RunWarning) and event.message not in self._warnings:
                         self._warnings.append(event.message)
                     emit(event)
