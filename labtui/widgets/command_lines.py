@@ -14,6 +14,15 @@ from textual.widgets import Label, Static
 
 from labtui.engine.registry import engine_class, engine_names
 from labtui.model.profile import Step
+from labtui.tui.profile_draft import ProfileDraft
+from labtui.tui.profile_fields import field_label
+from labtui.units import parse_size
+
+# Where the engines' command lines say the test file goes (a run names it after its id).
+TEST_FILE_NAME = "labtui-test.dat"
+# Profile fields the engines' command lines do not use: an error there leaves them as they are.
+NOT_IN_COMMANDS = ("name", "title", "description", "free_space_margin", "repeat", "aggregate", "repeat_order",
+                   "discard_first", "pause", "decimal_units")
 
 
 def previewed() -> list[str]:
@@ -72,3 +81,22 @@ class CommandLines(VerticalScroll, can_focus=False):
             body = row.query_one(".command-text", Static)
             body.update(text)
             body.set_class(not ok, "-unavailable")
+
+    def show_draft(self, draft: ProfileDraft, index: int, directory: Path | None, errors: dict[str, str]) -> None:
+        """The command lines of `draft`'s step `index` for a test file in `directory` (None: none chosen),
+        or what to fix first where `errors` (the draft's) leave none to show."""
+        file_size = parse_size(draft.good_fields["file_size"])
+        step = draft.step(index)
+        problem = None
+        # A refused test file size (or a rule over the whole profile) would leave the last accepted
+        # one in the command lines: they would show what does not run.
+        refused = next(((k, v) for k, v in errors.items() if not k.startswith("steps[") and k not in NOT_IN_COMMANDS),
+                       None)
+        if step is None:
+            prefix = f"steps[{index + 1}]."
+            reason = next((v for k, v in errors.items() if k.startswith(prefix)), "the step has an error")
+            problem = f"fix the step to see the command lines: {reason}"
+        elif refused is not None:
+            step = None
+            problem = f"fix {field_label(refused[0])} to see the command lines: {refused[1]}"
+        self.show(step, (directory or Path("/path/to/target")) / TEST_FILE_NAME, file_size, problem)

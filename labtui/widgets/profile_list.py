@@ -71,3 +71,14 @@ class ProfileList(OptionList):
             label = Content.assemble((f" {b.path.name} (broken)", "$error"), "\n", (f"  {b.reason}", "$text-muted"))
             options.append(Option(label, id=broken_key(b)))
         self.add_options(options)
+
+    def highlight(self, key: str | None) -> None:
+        """Put the cursor on the profile (or broken file) `key`, as no choice of the person's."""
+        for index in range(self.option_count):
+            if self.get_option_at_index(index).id == key:
+                with self.prevent(OptionList.OptionHighlighted):
+                    self.highlighted = index
+                return
+
+    def highlighted_id(self) -> str | None:
+        return None if self.highlighted is None else self.get_option_at_index(self.highlighted).id
