@@ -102,14 +102,19 @@ def test_a_result_whose_save_was_killed_is_recovered_by_the_next_command(tmp_pat
     assert "recovered" not in history(home).stderr, "said once"
 
 
-def test_many_broken_files_are_one_line_and_history_broken_lists_them(tmp_path):
-    home = tmp_path / "home"
+def results_and_broken(home: Path, results: int, broken: int = 40) -> None:
+    """`results` whole results in the store at `home`, and `broken` copies of one cut short at 40 lengths."""
     store = Store(home)
-    for minutes in range(3):
+    for minutes in range(results):
         store.save_result(make_result(f"20240501-10300{minutes}-0001", minutes=minutes))
     text = result_to_toml(make_result()).encode()
-    for number in range(40):
+    for number in range(broken):
         (home / "results" / f"broken-{number:02d}.toml").write_bytes(text[: 100 + number * 50])
+
+
+def test_many_broken_files_are_one_line_and_history_broken_lists_them(tmp_path):
+    home = tmp_path / "home"
+    results_and_broken(home, 3)
     out = history(home)
     assert out.returncode == 0 and out.stdout.count("20240501-1030") == 3, out.stdout
     assert out.stderr.strip() == (f"skipped 40 files in {home / 'results'} that are not whole labtui results: "
@@ -127,12 +132,7 @@ async def test_history_in_the_tui_counts_many_broken_files_and_lists_them_when_a
     from test_tui_history import open_history, shown_ids
     from tui_support import make_app, set_text, wait_for, widget_text
 
-    store = Store(labtui_home)
-    for minutes in range(2):
-        store.save_result(make_result(f"20240501-10300{minutes}-0001", minutes=minutes))
-    text = result_to_toml(make_result()).encode()
-    for number in range(40):
-        (labtui_home / "results" / f"broken-{number:02d}.toml").write_bytes(text[: 100 + number * 50])
+    results_and_broken(labtui_home, 2)
     app = make_app(labtui_home)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_history(pilot)
