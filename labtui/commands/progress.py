@@ -37,6 +37,7 @@ from labtui.errors import ExitCode
 from labtui.machine.paths import path_text
 from labtui.machine.target_choice import device_words
 from labtui.model.result import SteadyState
+from labtui.render.drive import step_drive_line
 from labtui.render.readback import readback_renderable
 from labtui.render.result_tables import (
     bottleneck_renderable,
@@ -221,6 +222,9 @@ class _Display(LiveDisplay):
             elif r.engine_bound:
                 line += " [CPU-bound]"
             self.say(line)
+            drive = step_drive_line(r, spark=0)
+            if drive:
+                self.say(f"    drive: {drive}")
             if r.output_tail:
                 self.say("  last output:\n" + "\n".join(f"    {x}" for x in r.output_tail.splitlines()))
         elif isinstance(event, Paused):
