@@ -155,6 +155,7 @@ def test_fio_verifies_with_its_own_crc32c_said_in_its_command_line_and_diskspd_r
     w_args, r_args = fio_arguments(write, "/t/f", 1 << 20), fio_arguments(read, "/t/f", 1 << 20)
     assert "--verify=crc32c" in w_args and "--do_verify=0" in w_args and "--refill_buffers" not in w_args
     assert "--verify=crc32c" in r_args and "--do_verify=0" not in r_args and "--verify_state_save=0" in r_args
+    assert "--verify_interval=4096" in w_args and "--verify_interval=4096" in r_args  # 4 KiB reads of 1 MiB writes
     assert not any(a.startswith("--verify") for a in fio_arguments(Step("plain"), "/t/f", 1 << 20))
     why = DiskSpdEngine().refusal(read)
     assert why is not None and "DiskSpd cannot verify data" in why and "-e native or -e fio" in why

@@ -134,9 +134,12 @@ def fio_arguments(
     if step.writes and not step.verify:
         args += ["--refill_buffers", "--buffer_compress_percentage=0"]
     if step.verify:
-        # fio's own header and CRC-32C in every block; a timed write never reaches fio's read-back
-        # phase (the step that reads checks), and no state file is left in the working directory.
-        args += [f"--verify={FIO_VERIFY}", "--verify_state_save=0"] + (["--do_verify=0"] if step.writes else [])
+        # fio's own header and CRC-32C every 4 KiB, as labtui's own: a step that reads 4 KiB blocks then
+        # checks what one of 1 MiB wrote (with a header per block, fio failed every such read: "bad header
+        # length"). A timed write never reaches fio's read-back phase (the step that reads checks), and
+        # no state file is left in the working directory.
+        args += [f"--verify={FIO_VERIFY}", "--verify_interval=4096", "--verify_state_save=0"] + (
+            ["--do_verify=0"] if step.writes else [])
     if step.latency:
         args.append("--lat_percentiles=1")
     args += [
