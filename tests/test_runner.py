@@ -444,7 +444,9 @@ def test_a_cancel_as_the_step_collects_its_result_keeps_the_whole_measured_windo
     else:
         assert kept.status == "aborted", kept
         assert kept.read.ios > 0 and kept.write.ios > 0
-        assert 0.8 <= kept.total.seconds <= 1.6, kept.total  # the whole window, not a part of it
+        # The whole window, not a part of it. Its end is the engine's: a fio starved of CPU (three
+        # tests at a time on two CPUs) checked its 1 s runtime late and reported 1.9 s.
+        assert 0.8 <= kept.total.seconds <= 2.5, kept.total
         assert "whole" in kept.error, kept.error
         if engine == "fio":  # its output read to the end: the window is fio's own final report
             assert "fio's final report" in kept.error, kept.error
