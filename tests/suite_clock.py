@@ -4,7 +4,7 @@ Wall time on a shared 2-CPU machine says as much about the neighbours as about t
 (the worker's own plus its reaped children's: labtui subprocesses, fio, zpaq, sshd) is steadier
 and is what a change to a test should lower. Daemons that detach (a tmux server) are not counted.
 
-    LABTUI_TEST_CLOCK=/tmp/clock CI=true .venv/bin/python -m pytest -q -n 2
+    LABTUI_TEST_CLOCK=/tmp/clock CI=true .venv/bin/python -m pytest -q -n 3
     .venv/bin/python tests/suite_clock.py /tmp/clock            # by kind, then the dearest files
     .venv/bin/python tests/suite_clock.py /tmp/clock --tests 40  # the dearest tests
 
