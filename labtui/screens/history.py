@@ -9,149 +9,50 @@ the cursor.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from typing import Any
 
-from rich.style import Style
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import Worker
 
-from labtui.analysis.listed_steps import listed_steps
 from labtui.errors import LabtuiError
 from labtui.model.result import RunResult, split_tags, tag_problem
-from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell, short_label
 from labtui.results import baselines
 from labtui.results.files import LISTED_BROKEN, BrokenFile
-from labtui.results.summaries import ResultSummary, StepSummary
+from labtui.results.summaries import ResultSummary
 from labtui.tui.columns import share_widths
 from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
-from labtui.tui.styling import status_styles, theme_style
 from labtui.tui.work import post_found, report_failure
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
-from labtui.widgets.row_table import GAP, Column, Row, RowTable
-
-# (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("mark", ""),
-    ("date", "Date"),
-    ("host", "Host"),
-    ("disk", "Disk"),
-    ("target", "Target"),
-    ("profile", "Profile"),
-    ("engine", "Engine"),
-    ("tags", "Tags"),
-    ("status", "Status"),
-    # The figures are the first step's, said with its short label ("RND4K Q32T1 R"; every step's are
-    # in the lines under the table): "102,432 / 32,899" left the reader to guess whose.
-    ("step", "First step"),
-    ("iops", "IOPS"),
-    ("mib_s", "MiB/s"),
+from labtui.widgets.result_detail import ResultDetail
+from labtui.widgets.results_table import (
+    BROKEN_PREFIX,
+    COLUMNS,
+    LEAST,
+    ROOM_FIRST,
+    SHRINK,
+    SORT_KEYS,
+    SORT_NAMES,
+    SORTABLE,
+    WEIGHT,
+    WIDE,
+    WIDE_DATE,
+    ResultsTable,
+    broken_cells,
+    row_styles,
+    summary_cells,
 )
-SORTABLE = tuple(key for key, _ in COLUMNS if key not in ("mark", "tags", "step"))
-SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "target", "profile": "profile",
-              "engine": "engine", "status": "status", "iops": "IOPS (first step)", "mib_s": "MiB/s (first step)"}
-SORT_KEYS: dict[str, Callable[[ResultSummary], tuple[Any, ...]]] = {
-    "date": lambda s: (s.started, s.id),
-    "host": lambda s: ((s.host or "").lower(), s.started),
-    "disk": lambda s: ((s.disk_model or "").lower(), s.started),
-    "target": lambda s: (s.target, s.started),
-    "profile": lambda s: (s.profile.lower(), s.started),
-    "engine": lambda s: (s.engine, s.started),
-    "status": lambda s: (s.status, s.started),
-    "iops": lambda s: (_or_none(first_step(s).iops) if s.steps else -1.0, s.started),
-    "mib_s": lambda s: (_or_none(first_step(s).mib_s) if s.steps else -1.0, s.started),
-}
-# Below this width the host and target columns give way (the detail line shows them). The engine
-# stays where results ran on different engines: native, fio and DiskSpd runs of one profile are not
-# the same measurement.
-WIDE = 110
-# What gives up width first: where and on what machine, the tags, then the disk's name, then the
-# figures. Imported results are named after their file ("fio-3.43-clientserver-2clients-..."):
-# long profile names give way early too.
-SHRINK = ({"target": 12, "host": 8, "profile": 24, "tags": 8}, {"disk": 12, "target": 8, "host": 6, "profile": 16},
-          {"disk": 10, "profile": 12, "tags": 5}, {"iops": 7, "mib_s": 7, "disk": 8}, {"profile": 8}, {"step": 8})
-# The least each long column keeps while the others fit (SHRINK cuts further on a narrower terminal),
-# and who gets room first where two would make as many cells whole: the disk and the profile are
-# what a person tells runs apart by, then the figures.
-LEAST = {"disk": 8, "target": 8, "host": 6, "profile": 8, "tags": 5, "step": 8, "iops": 7, "mib_s": 7}
-ROOM_FIRST = ("disk", "profile", "iops", "mib_s", "step", "tags", "target", "host")
-WEIGHT = {"disk": 3.0, "profile": 2.0, "tags": 2.0, "step": 2.0, "iops": 2.0, "mib_s": 2.0}
-# Below this width dates are short too (this year's by day and time, older ones by day): room for the tags.
-WIDE_DATE = 140
-BROKEN_PREFIX = "broken:"
-
-
-def first_step(s: ResultSummary) -> StepSummary:
-    """The first step's figures as its profile makes them of its passes (a preparing one left out)."""
-    return listed_steps(s)[0].figures
-
-
-def _or_none(value: float | None) -> float:
-    """A figure to sort by: a step with none (it failed before any I/O) sorts below every figure."""
-    return -1.0 if value is None else value
-
-
-def short_number(value: float) -> str:
-    """3,000 -> '3.0k', 53,859 -> '54k', 187.5 -> '188': a figure for a narrow column."""
-    if value >= 1e6:
-        return f"{value / 1e6:.1f}M"
-    if value >= 1e4:
-        return f"{value / 1e3:.0f}k"
-    if value >= 1e3:
-        return f"{value / 1e3:.1f}k"
-    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
-
-
-def narrow_date(started: datetime, now: datetime | None = None) -> str:
-    """This year's results by day and time; older ones by date with the year, so that a sorted
-    column never shows December before June without saying why."""
-    local = started.astimezone()
-    if local.year == (now or datetime.now().astimezone()).year:
-        return local.strftime("%m-%d %H:%M")
-    return local.strftime("%Y-%m-%d")
-
-
-def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool = False,
-                  now: datetime | None = None, short_date: bool | None = None) -> dict[str, str]:
-    iops, mib = (short_number, short_number) if narrow else (fmt_iops, fmt_mib)
-    short_date = narrow if short_date is None else short_date
-    steps = [listed.figures for listed in listed_steps(s)]  # each step once, not each of its passes
-    first = steps[0] if steps else None
-    return {
-        "mark": ("•" if marked else " ") + ("B" if baseline else ""),
-        "date": narrow_date(s.started, now) if short_date else fmt_time(s.started),
-        "host": s.host or "?",
-        "disk": s.disk_model or "unknown",
-        "target": s.target,
-        "profile": s.profile,
-        "engine": s.engine,
-        "tags": ", ".join(s.tags),
-        "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status,
-        "step": (short_label(first.label) if narrow else first.label) if first is not None else "",
-        "iops": iops(first.iops) if first is not None and first.kind == "io" and first.iops is not None else "-",
-        "mib_s": mib(first.mib_s) if first is not None and first.mib_s is not None else "-",
-    }
-
-
-def broken_cells(b: BrokenFile) -> dict[str, str]:
-    return {"mark": " ", "date": "?", "host": "", "disk": b.reason, "target": b.path.name, "profile": "",
-            "engine": "", "tags": "", "status": "broken", "step": "", "iops": "", "mib_s": ""}
-
-
-class ResultsTable(RowTable):
-    help_scope = "results table"
+from labtui.widgets.row_table import GAP, Column, Row, RowTable
 
 
 class HistoryScreen(LabtuiScreen[None]):
@@ -212,7 +113,7 @@ class HistoryScreen(LabtuiScreen[None]):
                         id="history-filter", compact=True)
             yield Static(id="history-count", markup=False)
         yield ResultsTable(id="results")
-        yield Static(id="history-detail", markup=False)
+        yield ResultDetail(id="history-detail")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -243,9 +144,7 @@ class HistoryScreen(LabtuiScreen[None]):
 
     def _reading(self, done: int, total: int) -> None:
         if not self.loaded:
-            self.query_one("#history-detail", Static).update(
-                f"Reading the results: {done} of {total} (this builds the summary index once; "
-                "later listings read only what changed)")
+            self.query_one(ResultDetail).show_reading(done, total)
 
     def on_history_screen_loaded(self, message: Loaded) -> None:
         if message.problem:
@@ -320,7 +219,7 @@ class HistoryScreen(LabtuiScreen[None]):
         table.sorted_column = self.sort_column
         table.set_columns([Column(k, label, widths[k], "right" if k in figures else "left",
                                   GAP + 1 if k in figures else GAP) for k, label in columns])
-        styles = self._status_styles()
+        styles = row_styles(self.app)
         rows = []
         for key, row_cells in zip(self._shown, cells):
             texts = tuple(Text(row_cells[k], style=styles.get(row_cells["status"], "")) if k == "status"
@@ -330,15 +229,6 @@ class HistoryScreen(LabtuiScreen[None]):
         table.set_rows(rows, keep=keep)
         self._show_count()
         self._show_detail()
-
-    def _status_styles(self) -> dict[str, Style]:
-        themed = status_styles(self.app)
-        return {
-            "aborted": themed["aborted"],
-            "failed": themed["failed"],  # a completed result is the usual case: left plain
-            "broken": theme_style(self.app, "error", bold=True),
-            "muted": theme_style(self.app, "foreground", dim=True),
-        }
 
     def _cells(self, key: str, now: datetime | None = None) -> dict[str, str]:
         if key.startswith(BROKEN_PREFIX):
@@ -415,47 +305,14 @@ class HistoryScreen(LabtuiScreen[None]):
             self.sort_by(event.column, not self.sort_reverse if event.column == self.sort_column else True)
 
     def _show_detail(self) -> None:
-        detail = self.query_one("#history-detail", Static)
+        detail = self.query_one(ResultDetail)
         key = self.current_key()
         if key is None:
-            if not self.loaded:
-                detail.update("Reading the results…")
-            elif not self.summaries and not self.broken:
-                detail.update("No results yet: choose a target (d) and a profile (w), then run it (r).")
-            else:
-                detail.update("No result matches the filter.")
-            return
-        if key.startswith(BROKEN_PREFIX):
-            name = key.removeprefix(BROKEN_PREFIX)
-            broken = next(b for b in self.broken if b.path.name == name)
-            detail.update(Content.assemble(("Cannot be read: ", "$error bold"), f"{broken.path}: {broken.reason}",
-                                           "\nlabtui leaves it alone: fix it and press F5, or x deletes it (asks first)."))
-            return
-        detail.update(self._detail(self._by_id[key]))
-
-    def _detail(self, s: ResultSummary) -> Content:
-        facts = [s.id, s.status, f"{s.engine} {s.engine_version or ''}".strip(), s.disk_model or "unknown disk",
-                 f"{s.filesystem or '?'} at {s.target}", f"on {s.host or '?'}"]
-        if s.source == "import":
-            facts.append(f"imported from {s.source_file or 'a file'}")
-        lines = [Content(" · ".join(facts))]
-        extra = []
-        if s.id in self.baseline_ids:
-            extra.append(Content.styled(f"baseline for {s.profile} on {s.disk}", "$accent"))
-        if s.tags:
-            extra.append(Content("tags: " + ", ".join(s.tags)))
-        if s.overridden:
-            extra.append(Content.styled(s.profile_description, "$warning"))
-        if s.error:
-            extra.append(Content.styled(s.error, "$warning"))
-        if extra:
-            lines.append(Content(" · ").join(extra))
-        steps = listed_steps(s)
-        for listed in steps[:4]:
-            lines.append(Content(f"  {step_line(listed.figures, listed.how)}"))
-        if len(steps) > 4:
-            lines.append(Content(f"  … and {len(steps) - 4} more steps (Enter opens the result)"))
-        return Content("\n").join(lines)
+            detail.show_none(self.loaded, bool(self.summaries or self.broken))
+        elif key.startswith(BROKEN_PREFIX):
+            detail.show_broken(next(b for b in self.broken if b.path.name == key.removeprefix(BROKEN_PREFIX)))
+        else:
+            detail.show_result(self._by_id[key], key in self.baseline_ids)
 
     # ------------------------------------------------------------------ filtering and sorting
 
@@ -720,18 +577,3 @@ class HistoryScreen(LabtuiScreen[None]):
         if results is None:
             return
         self.app.push_screen(ExportModal(results, self.lab.cwd, self.lab.clock()))
-
-
-def step_line(step: StepSummary, how: str = "") -> str:
-    """'Read 64K random: 53,859 IOPS · 3,366.2 MiB/s · 0.590 ms (p99 1.20)', with `how` its passes
-    make it ('Read 64K random (best of 3): ...')."""
-    name = f"{step.name} ({how})" if how else step.name
-    if step.kind != "io":
-        wall = f"{step.wall_seconds:.1f} s" if step.wall_seconds is not None else "-"
-        return f"{name}: {wall} wall · {fmt_mib(step.mib_s)} MiB/s disk"
-    text = f"{name}: {fmt_iops(step.iops)} IOPS · {fmt_mib(step.mib_s)} MiB/s"
-    if step.latency_mean_ms is not None:
-        text += f" · {fmt_ms(step.latency_mean_ms)} ms (p99 {p99_cell(step.latency_p99_ms, step.read_p99_ms, step.write_p99_ms)})"
-    if step.status != "completed":
-        text += f" · {step.status}"
-    return text

@@ -1,0 +1,158 @@
+"""History's table of results: its columns, what each cell of a result (or a file that does not load)
+says, how the columns share a narrow terminal's width, the sort keys, and the table itself.
+
+No screen here: the History screen fills the table; `labtui history` prints the same figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from rich.style import Style
+from textual.app import App
+
+from labtui.analysis.listed_steps import listed_steps
+from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell, short_label
+from labtui.results.files import BrokenFile
+from labtui.results.summaries import ResultSummary, StepSummary
+from labtui.tui.styling import status_styles, theme_style
+from labtui.widgets.row_table import RowTable
+
+# (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("mark", ""),
+    ("date", "Date"),
+    ("host", "Host"),
+    ("disk", "Disk"),
+    ("target", "Target"),
+    ("profile", "Profile"),
+    ("engine", "Engine"),
+    ("tags", "Tags"),
+    ("status", "Status"),
+    # The figures are the first step's, said with its short label ("RND4K Q32T1 R"; every step's are
+    # in the lines under the table): "102,432 / 32,899" left the reader to guess whose.
+    ("step", "First step"),
+    ("iops", "IOPS"),
+    ("mib_s", "MiB/s"),
+)
+SORTABLE = tuple(key for key, _ in COLUMNS if key not in ("mark", "tags", "step"))
+SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "target", "profile": "profile",
+              "engine": "engine", "status": "status", "iops": "IOPS (first step)", "mib_s": "MiB/s (first step)"}
+SORT_KEYS: dict[str, Callable[[ResultSummary], tuple[Any, ...]]] = {
+    "date": lambda s: (s.started, s.id),
+    "host": lambda s: ((s.host or "").lower(), s.started),
+    "disk": lambda s: ((s.disk_model or "").lower(), s.started),
+    "target": lambda s: (s.target, s.started),
+    "profile": lambda s: (s.profile.lower(), s.started),
+    "engine": lambda s: (s.engine, s.started),
+    "status": lambda s: (s.status, s.started),
+    "iops": lambda s: (_or_none(first_step(s).iops) if s.steps else -1.0, s.started),
+    "mib_s": lambda s: (_or_none(first_step(s).mib_s) if s.steps else -1.0, s.started),
+}
+# Below this width the host and target columns give way (the detail line shows them). The engine
+# stays where results ran on different engines: native, fio and DiskSpd runs of one profile are not
+# the same measurement.
+WIDE = 110
+# What gives up width first: where and on what machine, the tags, then the disk's name, then the
+# figures. Imported results are named after their file ("fio-3.43-clientserver-2clients-..."):
+# long profile names give way early too.
+SHRINK = ({"target": 12, "host": 8, "profile": 24, "tags": 8}, {"disk": 12, "target": 8, "host": 6, "profile": 16},
+          {"disk": 10, "profile": 12, "tags": 5}, {"iops": 7, "mib_s": 7, "disk": 8}, {"profile": 8}, {"step": 8})
+# The least each long column keeps while the others fit (SHRINK cuts further on a narrower terminal),
+# and who gets room first where two would make as many cells whole: the disk and the profile are
+# what a person tells runs apart by, then the figures.
+LEAST = {"disk": 8, "target": 8, "host": 6, "profile": 8, "tags": 5, "step": 8, "iops": 7, "mib_s": 7}
+ROOM_FIRST = ("disk", "profile", "iops", "mib_s", "step", "tags", "target", "host")
+WEIGHT = {"disk": 3.0, "profile": 2.0, "tags": 2.0, "step": 2.0, "iops": 2.0, "mib_s": 2.0}
+# Below this width dates are short too (this year's by day and time, older ones by day): room for the tags.
+WIDE_DATE = 140
+BROKEN_PREFIX = "broken:"
+
+
+def first_step(s: ResultSummary) -> StepSummary:
+    """The first step's figures as its profile makes them of its passes (a preparing one left out)."""
+    return listed_steps(s)[0].figures
+
+
+def _or_none(value: float | None) -> float:
+    """A figure to sort by: a step with none (it failed before any I/O) sorts below every figure."""
+    return -1.0 if value is None else value
+
+
+def short_number(value: float) -> str:
+    """3,000 -> '3.0k', 53,859 -> '54k', 187.5 -> '188': a figure for a narrow column."""
+    if value >= 1e6:
+        return f"{value / 1e6:.1f}M"
+    if value >= 1e4:
+        return f"{value / 1e3:.0f}k"
+    if value >= 1e3:
+        return f"{value / 1e3:.1f}k"
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def narrow_date(started: datetime, now: datetime | None = None) -> str:
+    """This year's results by day and time; older ones by date with the year, so that a sorted
+    column never shows December before June without saying why."""
+    local = started.astimezone()
+    if local.year == (now or datetime.now().astimezone()).year:
+        return local.strftime("%m-%d %H:%M")
+    return local.strftime("%Y-%m-%d")
+
+
+def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool = False,
+                  now: datetime | None = None, short_date: bool | None = None) -> dict[str, str]:
+    iops, mib = (short_number, short_number) if narrow else (fmt_iops, fmt_mib)
+    short_date = narrow if short_date is None else short_date
+    steps = [listed.figures for listed in listed_steps(s)]  # each step once, not each of its passes
+    first = steps[0] if steps else None
+    return {
+        "mark": ("•" if marked else " ") + ("B" if baseline else ""),
+        "date": narrow_date(s.started, now) if short_date else fmt_time(s.started),
+        "host": s.host or "?",
+        "disk": s.disk_model or "unknown",
+        "target": s.target,
+        "profile": s.profile,
+        "engine": s.engine,
+        "tags": ", ".join(s.tags),
+        "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status,
+        "step": (short_label(first.label) if narrow else first.label) if first is not None else "",
+        "iops": iops(first.iops) if first is not None and first.kind == "io" and first.iops is not None else "-",
+        "mib_s": mib(first.mib_s) if first is not None and first.mib_s is not None else "-",
+    }
+
+
+def broken_cells(b: BrokenFile) -> dict[str, str]:
+    return {"mark": " ", "date": "?", "host": "", "disk": b.reason, "target": b.path.name, "profile": "",
+            "engine": "", "tags": "", "status": "broken", "step": "", "iops": "", "mib_s": ""}
+
+
+class ResultsTable(RowTable):
+    help_scope = "results table"
+
+
+def row_styles(app: App) -> dict[str, Style]:
+    """A row's status cell by its status, and a broken file's row ("muted"), in the theme's colours."""
+    themed = status_styles(app)
+    return {
+        "aborted": themed["aborted"],
+        "failed": themed["failed"],  # a completed result is the usual case: left plain
+        "broken": theme_style(app, "error", bold=True),
+        "muted": theme_style(app, "foreground", dim=True),
+    }
+
+
+def step_line(step: StepSummary, how: str = "") -> str:
+    """'Read 64K random: 53,859 IOPS · 3,366.2 MiB/s · 0.590 ms (p99 1.20)', with `how` its passes
+    make it ('Read 64K random (best of 3): ...')."""
+    name = f"{step.name} ({how})" if how else step.name
+    if step.kind != "io":
+        wall = f"{step.wall_seconds:.1f} s" if step.wall_seconds is not None else "-"
+        return f"{name}: {wall} wall · {fmt_mib(step.mib_s)} MiB/s disk"
+    text = f"{name}: {fmt_iops(step.iops)} IOPS · {fmt_mib(step.mib_s)} MiB/s"
+    if step.latency_mean_ms is not None:
+        text += f" · {fmt_ms(step.latency_mean_ms)} ms (p99 {p99_cell(step.latency_p99_ms, step.read_p99_ms, step.write_p99_ms)})"
+    if step.status != "completed":
+        text += f" · {step.status}"
+    return text
