@@ -307,3 +307,12 @@ def test_a_result_file_from_elsewhere_is_read_with_its_control_characters_escape
     (back,) = store.load_results()[0]
     assert back.steps[0].name == "step\\x1b[8m\\x85hidden" and back.error == "boom\\x0dover\\u202eeman"
     assert back.profile.title == "t\\x1bitle"
+
+
+def test_a_drives_smartctl_output_is_refused_as_what_it_is(tmp_path, labtui_home):
+    """The fixtures hold smartctl -j outputs beside the reports: importing one says what it is, in one line."""
+    for fixture in sorted((FIXTURES / "smartctl-json").glob("*.json")):
+        out = subprocess.run(labtui_cmd("import", str(fixture)), capture_output=True, text=True)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+        assert "smartctl's output (a drive's health), not a benchmark report" in out.stderr, out.stderr
+    assert not (labtui_home / "results").exists() or not list((labtui_home / "results").iterdir())

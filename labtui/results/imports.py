@@ -154,6 +154,10 @@ def detect_format(text: str) -> str:
             json.loads(stripped)
         except (ValueError, RecursionError):
             raise ReportError("not a DiskSpd or fio report (it looks like broken JSON without fio's keys)") from None
+        if re.search(r'"(smartctl|json_format_version)"\s*:', text):
+            # A drive's facts, not a benchmark: runs read them themselves (the Disks screen, `labtui disks`).
+            raise ReportError("smartctl's output (a drive's health), not a benchmark report: labtui reads the drive "
+                              "itself during every run, and `labtui disks` shows it now")
         raise ReportError("JSON, but not fio's output (it has no \"fio version\" or \"jobs\")")
     if stripped.startswith("<"):
         raise ReportError("XML, but not DiskSpd's (no <Results> with a <TimeSpan>)")
