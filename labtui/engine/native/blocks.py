@@ -36,7 +36,7 @@ def slot_buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int, int, Blocks]:
         from labtui.engine.native.verifier import Verifier
 
         Verifier(blocks.view, stride, cfg["block_size"], cfg["seed"], cfg["verify"]["tag"], cfg["verify"]["process"],
-                 cfg["file_size"], coverage=cfg["pattern"] == "sequential").attach(blocks)
+                 cfg["file_size"], coverage=cfg["pattern"] == "sequential").attach(blocks, cfg["write_percent"] == 0)
     return buf, stride, address, blocks
 
 
