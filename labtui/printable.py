@@ -38,6 +38,19 @@ def printable(text: str, *, one_line: bool = False) -> str:
     return unsafe.sub(_escape, text) if unsafe.search(text) else text
 
 
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    # Unicode's control pictures (␊ for a newline, ␛ for ESC, ␡ for DEL); a replacement character for the rest.
+    return chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
+
+
+def pictured(text: str) -> str:
+    """`text` with every control character drawn as one visible character: for a field being edited,
+    where each character must stay one (the cursor is placed by position), yet none may reach the
+    terminal (a newline in a directory's name broke the line it was shown on)."""
+    return _UNSAFE_IN_A_LINE.sub(_picture, text) if _UNSAFE_IN_A_LINE.search(text) else text
+
+
 # Past this a path is shown by its start and its length: a pasted 5000-character path must not
 # fill the screen, and the message must still fit on a line.
 SHOWN_CHARS = 120

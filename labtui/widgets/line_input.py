@@ -7,13 +7,17 @@ them: Ctrl+U and "fio" left the field empty, "abx", Backspace, "c" left "abx". H
 own bindings run as the key reaches it, in turn with the characters around it.
 
 A field shows the start of its text while it is not being edited, and typing into it goes on
-at the end.
+at the end. A value from outside (a hosts file's or a directory's name) may hold a newline or an
+escape: it is drawn as a visible character, never sent to the terminal (labtui.printable.pictured).
 """
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import events
 from textual.widgets import Input
+
+from labtui.printable import pictured
 
 
 class LineInput(Input):
@@ -40,3 +44,16 @@ class LineInput(Input):
         # loses focus: the field gets it back as it was.
         if self.app.app_focus:
             self.cursor_position = 0
+
+    @property
+    def _value(self) -> Text:
+        """The value as drawn: each control character as one visible one (the cursor is placed by
+        position), the value itself unchanged."""
+        text = super()._value
+        shown = pictured(text.plain)
+        if shown is text.plain:
+            return text
+        drawn = Text(shown, no_wrap=True, overflow="ignore", end="")
+        for span in text.spans:  # a highlighter's styles, where there is one
+            drawn.stylize(span.style, span.start, span.end)
+        return drawn

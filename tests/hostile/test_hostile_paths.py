@@ -134,3 +134,26 @@ def test_a_hosts_file_is_named_in_one_line(place):
     with pytest.raises(LabtuiError) as refused:
         load_hosts(place / "hosts.toml")
     assert "\n" not in str(refused.value) and "\\x0a[/]/hosts.toml" in str(refused.value), refused.value
+
+
+async def test_a_field_holding_a_hostile_path_draws_it_and_keeps_it(place, tmp_path):
+    """A hosts file's or a directory's name in a text field: its newline and escapes are drawn as
+    visible characters (they broke the Fleet screen's line), and the value stays the path."""
+    from textual.app import App
+
+    from labtui.widgets.line_input import LineInput
+
+    value = str(place / "hosts\x1b[2J.toml")
+
+    class One(App):
+        def compose(self):
+            yield LineInput(value=value)
+
+    async with One().run_test(size=(300, 3)) as pilot:
+        field = pilot.app.query_one(LineInput)
+        drawn = field.render_line(0).text
+        assert "\n" not in drawn and "\x1b" not in drawn and "'\"␊[/]/hosts␛[2J.toml" in drawn, repr(drawn)
+        assert field.value == value
+        field.cursor_position = len(value)
+        await pilot.press("x")
+        assert field.value == value + "x"
