@@ -39,6 +39,7 @@ def session_lock_dir(tmp_path_factory: pytest.TempPathFactory):
     """A lock directory for what runs before a test's own (module-scoped fixtures that make baselines)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LABTUI_LOCK_DIR", str(tmp_path_factory.mktemp("session-locks")))
+        patch.setenv("LABTUI_DRIVE", "off")  # as machine_env says, for module-scoped runs too
         yield
 
 
@@ -54,6 +55,9 @@ def machine_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPa
     # disk, in two workers (and other checkouts' suites), must not refuse one another. Each test
     # has a lock directory of its own; its subprocesses inherit it.
     monkeypatch.setenv("LABTUI_LOCK_DIR", str(tmp_path_factory.mktemp("locks")))
+    # Runs read no drive (smartctl, hwmon): a CI machine's real NVMe would put its temperature on the
+    # screens' snapshots. The drive's own tests turn it on, with a smartctl and a sysfs of their own.
+    monkeypatch.setenv("LABTUI_DRIVE", "off")
 
 
 @pytest.fixture(scope="module")

@@ -164,6 +164,7 @@ def runs(tmp_path_factory):
     mount = Path(tempfile.mkdtemp(prefix="labtui-drive-mnt-"))
     home = tmp_path_factory.mktemp("drive-home")
     path = os.environ.get("PATH", "")
+    drive_env = os.environ.pop("LABTUI_DRIVE", None)  # these runs read the drive (the suite's others do not)
     try:
         subprocess.run(["mount", device, str(mount)], check=True, capture_output=True)
         disk = devices.target_info(mount).disk
@@ -194,6 +195,8 @@ def runs(tmp_path_factory):
         yield found, store, home
     finally:
         os.environ["PATH"] = path
+        if drive_env is not None:
+            os.environ["LABTUI_DRIVE"] = drive_env
         drive.forget_refusals()
         subprocess.run(["umount", str(mount)], capture_output=True)
         detach(device, image)
@@ -281,7 +284,7 @@ async def test_the_run_screen_shows_the_temperature_and_the_drop(runs):
     async with app.run_test(size=(120, 35)) as pilot:
         view = app.query_one(LiveView)
         live = LiveRun()
-        view.follow(live)
+        view.live = live  # what watch_run does, without a runner: the run's events are fed below
         view.going = True
         for event in found["C"].events:
             if isinstance(event, StepFinished):

@@ -14,6 +14,7 @@ one refusal per device, not one per sample, and none per run on a machine where 
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from dataclasses import replace
@@ -131,6 +132,12 @@ class DriveReader:
 _SMART_FACTS = ("temperature_c", "warning_c", "critical_c", "critical_warning", "health_passed", "percentage_used",
                 "available_spare", "media_errors", "error_log_entries", "unsafe_shutdowns", "data_written_bytes",
                 "warning_temp_minutes", "critical_temp_minutes", "thermal_transitions", "thermal_seconds")
+
+
+def run_reader(disk: str) -> DriveReader | None:
+    """The reader a run uses for its disk; None where LABTUI_DRIVE=off says runs read no drive (the tests'
+    machine-independent runs; a person who wants no smartctl calls at all)."""
+    return None if os.environ.get("LABTUI_DRIVE", "").lower() == "off" else DriveReader(disk)
 
 
 def disk_facts(disk: str, sys_root: Path = SYS, smartctl_path: str | None = None) -> tuple[DriveFacts | None, str | None]:

@@ -41,7 +41,7 @@ from labtui.engine.rundir import RunDirectory, TargetDir, run_dir_name, test_fil
 from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
 from labtui.errors import LabtuiError
 from labtui.machine import devices, guard
-from labtui.machine.drive import DriveReader
+from labtui.machine.drive import DriveReader, run_reader
 from labtui.machine.paths import missing_refusal, nearest_existing
 from labtui.model.profile import Profile, Step
 from labtui.model.result import (
@@ -96,7 +96,7 @@ class RunOptions:
     target_lock: TargetLock | None = None
     # The drive under the target, read before, during (every `drive_every` seconds) and after each step
     # (labtui.run.drive_watch): how to read a disk by its kernel name (None: not read at all).
-    drive: Callable[[str], DriveReader | None] | None = DriveReader
+    drive: Callable[[str], DriveReader | None] | None = run_reader
     drive_every: float = EVERY
     force: bool = False  # measure a drive that reports a critical warning all the same
 
