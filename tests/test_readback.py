@@ -74,3 +74,19 @@ def test_check_fails_first_on_blocks_that_did_not_read_back_whatever_the_figures
     again = verified(WHOLE, rid="again", minutes=5)
     code = _verdict([check(base, again, 10)], [again], [base], as_json=False)
     assert code != ExitCode.FAILED and "All 16 GiB read back as written" in capsys.readouterr().out
+
+
+async def test_the_result_screen_says_the_answer_under_its_title_as_the_run_screen_and_show_do(labtui_home):
+    from labtui.screens.result import ResultScreen
+    from tui_support import make_app, widget_text
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(ResultScreen(verified(LOST)))
+        await pilot.pause()
+        said = widget_text(app, "#result-warnings")
+        assert said.startswith("2 blocks did not read back as written (corrupted, torn)"), said
+        app.pop_screen()
+        await app.push_screen(ResultScreen(run_result("plain", {READ: [50_000]})))  # it verified nothing
+        await pilot.pause()
+        assert "read back" not in widget_text(app, "#result-warnings")

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from labtui.analysis import bottleneck
 from labtui.analysis.listed_steps import ListedStep, listed_steps
 from labtui.model.result import RunResult, StepResult
+from labtui.render.readback import readback_line
 from labtui.render.result_tables import (
     context_table,
     fmt_iops,
@@ -150,6 +151,10 @@ class ResultScreen(Screen):
         self.query_one("#result-title", Static).update(title)
         self.query_one("#result-context", Static).update(context_table(r, themed))
         warnings = [Text(f"warning: {w}", style=theme_style(self.app, "warning")) for w in r.warnings]
+        # A verified run's answer (did the data come back?) first, as the Run screen and `show` say it.
+        readback = readback_line(r, theme_style(self.app, "success"), theme_style(self.app, "error", bold=True))
+        if readback is not None:
+            warnings.insert(0, readback)
         box = self.query_one("#result-warnings", Static)
         box.update(Group(*warnings))
         box.display = bool(warnings)
