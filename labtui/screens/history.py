@@ -1,20 +1,19 @@
 """The History screen: every saved result (runs and imports), filtered as you type, sorted, marked, acted on.
 
-The rows come from the summary index (labtui.results.summaries), so thousands of results list at once;
-a result's file is read in full only when it is opened, compared, tagged, exported or run
-again. Broken files are listed too, with the reason they cannot be read. Marked results
-(Space) are what Compare, Export and Delete act on; with none marked they act on the row under
-the cursor.
+Its parts are widgets (`ResultsTable` with its columns, `ResultDetail` under it); what t, b and x
+change is `ResultChanges`'. The rows come from the summary index (labtui.results.summaries), so
+thousands of results list at once; a result's file is read in full only when it is opened,
+compared, tagged, exported or run again. Broken files are listed too, with the reason they cannot
+be read. Marked results (Space) are what Compare, Export and Delete act on; with none marked they
+act on the row under the cursor.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import datetime
 from functools import partial
 
-from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,12 +23,11 @@ from textual.widgets import Input, Static
 from textual.worker import Worker
 
 from labtui.errors import LabtuiError
-from labtui.model.result import RunResult, split_tags, tag_problem
 from labtui.results import baselines
 from labtui.results.files import LISTED_BROKEN, BrokenFile
 from labtui.results.summaries import ResultSummary
-from labtui.tui.columns import share_widths
-from labtui.tui.context import Command, LabtuiScreen, cursor_blinks
+from labtui.screens.history_changes import ResultChanges, ResultsScreen
+from labtui.tui.context import Command, cursor_blinks
 from labtui.tui.work import post_found, report_failure
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
@@ -37,25 +35,19 @@ from labtui.widgets.line_input import LineInput
 from labtui.widgets.result_detail import ResultDetail
 from labtui.widgets.results_table import (
     BROKEN_PREFIX,
-    COLUMNS,
-    LEAST,
-    ROOM_FIRST,
-    SHRINK,
     SORT_KEYS,
     SORT_NAMES,
     SORTABLE,
-    WEIGHT,
     WIDE,
     WIDE_DATE,
     ResultsTable,
     broken_cells,
-    row_styles,
     summary_cells,
 )
-from labtui.widgets.row_table import GAP, Column, Row, RowTable
+from labtui.widgets.row_table import RowTable
 
 
-class HistoryScreen(LabtuiScreen[None]):
+class HistoryScreen(ResultsScreen):
     CSS_PATH = "history.tcss"
     AUTO_FOCUS = "#results"
     BINDINGS = [
@@ -103,6 +95,7 @@ class HistoryScreen(LabtuiScreen[None]):
         self._by_id: dict[str, ResultSummary] = {}
         self._search: dict[str, str] = {}
         self._shown: list[str] = []
+        self.changes = ResultChanges(self)
 
     # ------------------------------------------------------------------ layout
 
@@ -184,49 +177,12 @@ class HistoryScreen(LabtuiScreen[None]):
         return [k for k in keys if all(w in search[k] for w in words)]
 
     def _refill(self, keep: str | None = None) -> None:
-        table = self.query_one(ResultsTable)
         self._shown = self._matching(self._ordered())
         now = self.lab.clock()  # once for the whole table
-        cells = [self._cells(key, now) for key in self._shown]
-        wide = self.size.width >= WIDE
-        # A column is there where it tells the rows apart: tags where any result has them and, at
-        # 80 columns, the engine where the results ran on more than one (the detail line says it).
-        tagged = any(c["tags"] for c in cells)
-        engines = len({c["engine"] for c in cells if c["engine"]}) > 1
-        columns = [(k, "Step" if k == "step" and not wide else label) for k, label in COLUMNS
-                   if (wide or k not in ("host", "target")) and (tagged or k != "tags")
-                   and (wide or engines or k != "engine")]
-        arrow = " ↓" if self.sort_reverse else " ↑"
-        columns = [(k, label + arrow if k == self.sort_column else label) for k, label in columns]
-        # The table's width (the screen's: it has no border) less its vertical scrollbar (there as
-        # soon as the rows outnumber the lines), and the figures' extra gap: a row never needs
-        # scrolling sideways.
-        figures = ("iops", "mib_s")
-        available = self.size.width - table.styles.scrollbar_size_vertical - len(figures)
-        # The first step's label is what its figures are read by: whole, before the other columns' room.
-        least = dict(LEAST, step=max((len(c["step"]) for c in cells), default=LEAST["step"]))
-        widths = share_widths(columns, cells, max(40, available), least, SHRINK, ROOM_FIRST, padding=GAP,
-                              weight=WEIGHT)
-        if wide and any(len(c[k]) > widths[k] for c in cells for k in figures if k in widths):
-            # A figure cut short says nothing ("1,125.…" of "1,125.0 / 1,812.5"): the column's figures
-            # are then said as at 80 columns ("1.1k/1.8k"), every row alike, and the room shared again.
-            for key, c in zip(self._shown, cells, strict=True):
-                if not key.startswith(BROKEN_PREFIX):
-                    c.update({k: v for k, v in summary_cells(self._by_id[key], False, False, narrow=True).items()
-                              if k in figures})
-            widths = share_widths(columns, cells, max(40, available), least, SHRINK, ROOM_FIRST, padding=GAP,
-                                  weight=WEIGHT)
-        table.sorted_column = self.sort_column
-        table.set_columns([Column(k, label, widths[k], "right" if k in figures else "left",
-                                  GAP + 1 if k in figures else GAP) for k, label in columns])
-        styles = row_styles(self.app)
-        rows = []
-        for key, row_cells in zip(self._shown, cells):
-            texts = tuple(Text(row_cells[k], style=styles.get(row_cells["status"], "")) if k == "status"
-                          else row_cells[k] for k, _ in columns)
-            rows.append(Row(key, texts, styles["muted"] if key.startswith(BROKEN_PREFIX) else None))
-        table.marked = self.marked
-        table.set_rows(rows, keep=keep)
+        self.query_one(ResultsTable).show_results(
+            self._shown, [self._cells(key, now) for key in self._shown], width=self.size.width,
+            sort_column=self.sort_column, reverse=self.sort_reverse, marked=self.marked, keep=keep,
+            narrow_cells=lambda key: summary_cells(self._by_id[key], False, False, narrow=True))
         self._show_count()
         self._show_detail()
 
@@ -240,18 +196,7 @@ class HistoryScreen(LabtuiScreen[None]):
 
     def _update_row(self, key: str) -> None:
         """Redraw one row after a mark or baseline change (no refill: the order is unchanged)."""
-        table = self.query_one(ResultsTable)
-        index = table.row_index(key)
-        if index is None:
-            return
-        cells = self._cells(key)
-        old = table.rows[index]
-        texts = list(old.cells)
-        keys = [c.key for c in table.columns]
-        if "mark" in keys:
-            texts[keys.index("mark")] = cells["mark"]
-        table.rows[index] = replace(old, cells=tuple(texts))
-        table.refresh_row(key)
+        self.query_one(ResultsTable).update_mark(key, self._cells(key)["mark"])
 
     def on_resize(self) -> None:
         if self.loaded:
@@ -385,19 +330,6 @@ class HistoryScreen(LabtuiScreen[None]):
         current = self.current()
         return [current] if current is not None else []
 
-    def read(self, summary: ResultSummary) -> RunResult | None:
-        """The result in full, from its file (the index is only a summary); None after telling why."""
-        store = self.lab.store
-        try:
-            return store.read_result(store.results_dir / summary.file)
-        except LabtuiError as exc:
-            self.notify(str(exc), title="Cannot read the result", severity="error")
-            return None
-
-    def _read_all(self, rows: list[ResultSummary]) -> list[RunResult] | None:
-        results = [self.read(s) for s in rows]
-        return None if any(r is None for r in results) else results  # type: ignore[return-value]
-
     # ------------------------------------------------------------------ actions
 
     def action_open(self) -> None:
@@ -433,137 +365,13 @@ class HistoryScreen(LabtuiScreen[None]):
         self.lab.request_run(result)  # asks first, naming what it would write where
 
     def action_tag(self) -> None:
-        from labtui.screens.prompt import TextPrompt
-
-        if self._refuse_broken("tagged"):
-            return
-        current = self.current()
-        if current is None:
-            return
-
-        def check(text: str) -> str | None:
-            return next((problem for t in split_tags(text) if (problem := tag_problem(t))), None)
-
-        def done(text: str | None) -> None:
-            if text is None:
-                return
-            result = self.read(current)
-            if result is None:
-                return
-            updated = replace(result, tags=tuple(split_tags(text)))
-            try:
-                self.lab.store.update_result(updated)
-            except LabtuiError as exc:
-                self.notify(str(exc), title="Tags not saved", severity="error")
-                return
-            self._replace(ResultSummary.of(updated, current.file))
-            self.notify(f"Tags of {updated.id}: {', '.join(updated.tags) or 'none'}", title="Tags saved")
-
-        self.app.push_screen(TextPrompt(f"Tags of {current.id}", "Comma-separated, e.g. hp-adapter, after-swap. "
-                                        "Filtering matches them.", ", ".join(current.tags), check=check), done)
-
-    def _replace(self, summary: ResultSummary) -> None:
-        self.summaries = [summary if s.id == summary.id else s for s in self.summaries]
-        self._by_id[summary.id] = summary
-        self._search[summary.id] = summary.search_text()
-        self._refill(keep=summary.id)
+        self.changes.tag()
 
     def action_baseline(self) -> None:
-        if self._refuse_broken("a baseline"):
-            return
-        current = self.current()
-        if current is None:
-            return
-        store = self.lab.store
-        try:
-            if current.id in self.baseline_ids:
-                baselines.clear(store, current.id)
-                self.notify(f"{current.id} is no longer the baseline of {current.profile} on {current.disk}.",
-                            title="Baseline cleared")
-            else:
-                result = self.read(current)
-                if result is None:
-                    return
-                baseline, replaced = baselines.mark(store, result)
-                was = f" (instead of {replaced.result_id})" if replaced else ""
-                runs = baselines.runs_per_step([result])
-                few = (f" It has {runs} run{'s' if runs != 1 else ''} per step, too few for a check to know the "
-                       f"disk's noise: `labtui baseline {current.id} --more {baselines.RECOMMENDED_RUNS - runs}` "
-                       "adds runs." if runs < baselines.RECOMMENDED_RUNS else "")
-                self.notify(f"{current.id} is the baseline of {baseline.profile} on {baseline.disk}{was}. "
-                            f"`labtui check` compares re-runs with it.{few}", title="Baseline set", timeout=8)
-            self.baseline_ids = baselines.ids(store)
-        except LabtuiError as exc:
-            self.notify(str(exc), title="Baseline", severity="error")
-            return
-        self._refill(keep=current.id)
+        self.changes.baseline()
 
     def action_delete(self) -> None:
-        from labtui.screens.confirm import ConfirmModal
-
-        rows = self.chosen()
-        broken = self.current_broken()
-        if not rows and broken is not None:
-            self._delete_broken_asked(broken)
-            return
-        if not rows:
-            return
-        shown = ", ".join(s.id for s in rows[:3]) + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")
-        message = f"{shown}: the result file{'s are' if len(rows) > 1 else ' is'} removed for good."
-        if any(s.id in self.baseline_ids for s in rows):
-            message += " A baseline among them stops being one."
-        title = f"Delete {len(rows)} result{'s' if len(rows) > 1 else ''}?"
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self._delete(rows)
-
-        self.app.push_screen(ConfirmModal(title, message, yes="Delete", no="Keep", danger=True), answer)
-
-    def _delete(self, rows: list[ResultSummary]) -> None:
-        store = self.lab.store
-        gone = []
-        for s in rows:
-            try:
-                if s.id in self.baseline_ids:
-                    baselines.clear(store, s.id)
-                store.delete_result(s.id)
-                gone.append(s.id)
-            except LabtuiError as exc:
-                self.notify(str(exc), title="Not deleted", severity="error")
-        self.summaries = [s for s in self.summaries if s.id not in gone]
-        self._by_id = {s.id: s for s in self.summaries}
-        self.marked -= set(gone)
-        self.baseline_ids -= set(gone)
-        self._refill()
-        self.refresh_bindings()
-        if gone:
-            self.notify(f"Deleted {len(gone)} result{'s' if len(gone) > 1 else ''}.", title="Deleted")
-
-    def _delete_broken_asked(self, broken: BrokenFile) -> None:
-        """Offer to remove a file labtui cannot read: listed, never removed on labtui's own, but the person may."""
-        from labtui.screens.confirm import ConfirmModal
-
-        link = broken.path.is_symlink()
-        what = "the link is removed (what it points to is not touched)" if link else "the file is removed for good"
-        message = f"{broken.path}: {broken.reason}.\nlabtui cannot read it; {what}."
-
-        def answer(yes: bool | None) -> None:
-            if not yes:
-                return
-            try:
-                self.lab.store.delete_broken(broken.path)
-            except LabtuiError as exc:
-                self.notify(str(exc), title="Not deleted", severity="error")
-                self.action_reload()
-                return
-            self.broken = [b for b in self.broken if b.path != broken.path]
-            self._search.pop(BROKEN_PREFIX + broken.path.name, None)
-            self._refill()
-            self.notify(f"Deleted {broken.path.name}.", title="Deleted")
-
-        title = f"Delete the broken {'link' if link else 'file'}?"
-        self.app.push_screen(ConfirmModal(title, message, yes="Delete", no="Keep", danger=True), answer)
+        self.changes.delete()
 
     def action_export(self) -> None:
         from labtui.screens.export import ExportModal

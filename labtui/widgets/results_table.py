@@ -7,18 +7,21 @@ No screen here: the History screen fills the table; `labtui history` prints the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from rich.style import Style
+from rich.text import Text
 from textual.app import App
 
 from labtui.analysis.listed_steps import listed_steps
 from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell, short_label
 from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary, StepSummary
+from labtui.tui.columns import share_widths
 from labtui.tui.styling import status_styles, theme_style
-from labtui.widgets.row_table import RowTable
+from labtui.widgets.row_table import GAP, Column, Row, RowTable
 
 # (key, header, sort key). The sort keys put unknown values last whichever way the sort goes.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -130,6 +133,64 @@ def broken_cells(b: BrokenFile) -> dict[str, str]:
 
 class ResultsTable(RowTable):
     help_scope = "results table"
+
+    def update_mark(self, key: str, mark: str) -> None:
+        """Redraw the row `key` with its `mark` cell (a mark or a baseline changed; the order has not)."""
+        index = self.row_index(key)
+        if index is None:
+            return
+        old = self.rows[index]
+        texts = list(old.cells)
+        keys = [c.key for c in self.columns]
+        if "mark" in keys:
+            texts[keys.index("mark")] = mark
+        self.rows[index] = replace(old, cells=tuple(texts))
+        self.refresh_row(key)
+
+    def show_results(self, keys: list[str], cells: list[dict[str, str]], *, width: int, sort_column: str,
+                     reverse: bool, marked: set[str], keep: str | None,
+                     narrow_cells: Callable[[str], dict[str, str]]) -> None:
+        """The rows `keys` with their `cells`, in the columns that tell them apart at `width`, sharing
+        it; `narrow_cells(key)` says a result's figures as a narrow terminal does, where they must."""
+        table = self
+        wide = width >= WIDE
+        # A column is there where it tells the rows apart: tags where any result has them and, at
+        # 80 columns, the engine where the results ran on more than one (the detail line says it).
+        tagged = any(c["tags"] for c in cells)
+        engines = len({c["engine"] for c in cells if c["engine"]}) > 1
+        columns = [(k, "Step" if k == "step" and not wide else label) for k, label in COLUMNS
+                   if (wide or k not in ("host", "target")) and (tagged or k != "tags")
+                   and (wide or engines or k != "engine")]
+        arrow = " ↓" if reverse else " ↑"
+        columns = [(k, label + arrow if k == sort_column else label) for k, label in columns]
+        # The table's width (the screen's: it has no border) less its vertical scrollbar (there as
+        # soon as the rows outnumber the lines), and the figures' extra gap: a row never needs
+        # scrolling sideways.
+        figures = ("iops", "mib_s")
+        available = width - table.styles.scrollbar_size_vertical - len(figures)
+        # The first step's label is what its figures are read by: whole, before the other columns' room.
+        least = dict(LEAST, step=max((len(c["step"]) for c in cells), default=LEAST["step"]))
+        widths = share_widths(columns, cells, max(40, available), least, SHRINK, ROOM_FIRST, padding=GAP,
+                              weight=WEIGHT)
+        if wide and any(len(c[k]) > widths[k] for c in cells for k in figures if k in widths):
+            # A figure cut short says nothing ("1,125.…" of "1,125.0 / 1,812.5"): the column's figures
+            # are then said as at 80 columns ("1.1k/1.8k"), every row alike, and the room shared again.
+            for key, c in zip(keys, cells, strict=True):
+                if not key.startswith(BROKEN_PREFIX):
+                    c.update({k: v for k, v in narrow_cells(key).items() if k in figures})
+            widths = share_widths(columns, cells, max(40, available), least, SHRINK, ROOM_FIRST, padding=GAP,
+                                  weight=WEIGHT)
+        table.sorted_column = sort_column
+        table.set_columns([Column(k, label, widths[k], "right" if k in figures else "left",
+                                  GAP + 1 if k in figures else GAP) for k, label in columns])
+        styles = row_styles(self.app)
+        rows = []
+        for key, row_cells in zip(keys, cells):
+            texts = tuple(Text(row_cells[k], style=styles.get(row_cells["status"], "")) if k == "status"
+                          else row_cells[k] for k, _ in columns)
+            rows.append(Row(key, texts, styles["muted"] if key.startswith(BROKEN_PREFIX) else None))
+        table.marked = marked
+        table.set_rows(rows, keep=keep)
 
 
 def row_styles(app: App) -> dict[str, Style]:
