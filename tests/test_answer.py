@@ -236,3 +236,12 @@ def test_both_sides_cpu_bound_alike_are_said_once():
     c = replace(bound[1], id="c")
     texts = [x.text for x in comparison_answers(compare([bound[0], bound[1], c]))]
     assert all("A was CPU-bound at every step" in t for t in texts), texts
+
+
+def test_results_with_no_workload_in_common_say_that_first_however_cpu_bound_they_were():
+    # verify-after-swap against quick-sanity, both CPU-bound: that they share no step is the reason, not the CPU.
+    a = run_result("a", {READ: [50_000]})
+    b = run_result("b", {WRITE: [40_000]}, minutes=5)
+    a, b = (replace(r, steps=tuple(replace(s, engine_bound=BOUND) for s in r.steps)) for r in (a, b))
+    said = answer(a, b)
+    assert said.outcome == CANNOT_TELL and said.text.startswith("Cannot tell: B runs none of A's workloads"), said.text

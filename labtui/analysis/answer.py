@@ -139,10 +139,11 @@ def _compared(comparison: Comparison, i: int, found: tuple[Cause, ...]) -> Answe
 
 def _nothing_compared(comparison: Comparison, i: int, void: Sequence[Cause]) -> str:
     result, letter = comparison.results[i], comparison.letters[i]
+    if not any(g.steps[0] is not None and g.steps[i] is not None for g in comparison.groups):
+        # Nothing in common is the reason, whatever else is true of each side's own steps.
+        return f"{letter} runs none of {comparison.letters[0]}'s workloads"
     if void:
         return "; ".join(c.said for c in void)
-    if not any(g.steps[i] is not None for g in comparison.groups):
-        return f"{letter} runs none of {comparison.letters[0]}'s workloads"
     if result.status != "completed":
         return f"{letter} has no figures: it {result.status}" + (f" ({result.error})" if result.error else "")
     return f"{letter} has no figure to set against {comparison.letters[0]}'s"
