@@ -15,13 +15,12 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
-from labtui.analysis import steady
 from labtui.analysis.drops import drop_words
-from labtui.engine import cpubound, limits, subproc
-from labtui.engine.base import Engine, Job, SteadyJudge
+from labtui.engine import cpubound, subproc
+from labtui.engine.base import Engine, Job
 from labtui.engine.command.engine import CommandEngine
 from labtui.engine.events import (
     Event,
@@ -38,11 +37,9 @@ from labtui.engine.events import (
 from labtui.engine.guardian import Guardian
 from labtui.engine.registry import get_engine
 from labtui.engine.rundir import RunDirectory, TargetDir, run_dir_name, test_file_name
-from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, o_direct_supported, write_test_file
+from labtui.engine.testfile import DeviceHold, TestFile, drop_file_cache, write_test_file
 from labtui.errors import LabtuiError
 from labtui.machine import devices, guard
-from labtui.machine.drive import DriveReader, run_reader
-from labtui.machine.paths import missing_refusal, nearest_existing
 from labtui.model.profile import Profile, Step
 from labtui.model.result import (
     DriveFacts,
@@ -51,20 +48,16 @@ from labtui.model.result import (
     Preparation,
     RunResult,
     StepResult,
-    TargetInfo,
     new_result_id,
     now,
     step_pass,
 )
-from labtui.params import hold_paths, resolve
 from labtui.results.store import Store
-from labtui.run import leftovers, target_lock
-from labtui.run.drive_watch import EVERY, DriveWatch
+from labtui.run import leftovers
+from labtui.run.drive_watch import DriveWatch
+from labtui.run.options import Plan, RunOptions
+from labtui.run.preflight import MEMORY_FS, Preflight, error_reason
 from labtui.run.target_lock import TargetLock
-from labtui.settings import EngineSettings
-from labtui.units import format_size
-
-MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
 
 
 class _End:
@@ -76,46 +69,9 @@ _END = _End()
 Emit = Callable[[Event | _End], None]
 
 
-@dataclass
-class RunOptions:
-    engine: str = "native"
-    engine_settings: EngineSettings | None = None  # None: those of the store's config.toml
-    tags: tuple[str, ...] = ()
-    keep_file: bool = False
-    interval: float = 1.0  # seconds between live samples
-    params: dict[str, str] = field(default_factory=dict)  # profile parameters as given (--param name=value)
-    # For a raw block device target: the device the person named to confirm its destruction,
-    # and (where the person was shown it, as in the TUI) what was on it when they agreed.
-    destroy_data: str | None = None
-    consented: guard.DeviceFacts | None = None
-    # Judges the rounds of steps run to steady state: SNIA's rule and fio's criteria, as every
-    # front uses them; a test may hand in its own.
-    judge: SteadyJudge = steady.judge
-    # The disk's lock, held by the caller across its runs (a check's passes): a run on that disk
-    # then uses it. None: the run takes its own in preflight and lets it go at its end.
-    target_lock: TargetLock | None = None
-    # The drive under the target, read before, during (every `drive_every` seconds) and after each step
-    # (labtui.run.drive_watch): how to read a disk by its kernel name (None: not read at all).
-    drive: Callable[[str], DriveReader | None] | None = run_reader
-    drive_every: float = EVERY
-    force: bool = False  # measure a drive that reports a critical warning all the same
+class Runner(Preflight):
+    """One run of a profile on a target: preflight (labtui.run.preflight), then its events."""
 
-
-@dataclass
-class Plan:
-    """What preflight found: where the test file goes and what is known about the target."""
-
-    target: TargetInfo
-    directory: Path  # the target directory, as named (command steps run there; the run's own directory is made in it)
-    test_file: Path | None  # None for a profile of command steps only; in the run's own directory (rundir.py)
-    created_dirs: list[Path]
-    direct_io: bool  # whether O_DIRECT works in `directory` (decided when it exists)
-    raw_device: bool = False  # the target is a block device the guard cleared
-    file_size: int = 0  # bytes of the test file (or of the device) the steps use
-    device: guard.DeviceFacts | None = None  # for a raw device: what was found on it (what a consent covers)
-
-
-class Runner:
     def __init__(self, profile: Profile, target: str | os.PathLike, store: Store, options: RunOptions | None = None):
         self.profile = profile
         self.target_arg = str(target)
@@ -163,195 +119,6 @@ class Runner:
         self._folder: TargetDir | None = None
         self._run_dir: RunDirectory | None = None
         self._params_held: dict[str, int] = {}  # the file and directory parameters, opened by preflight
-
-    # ------------------------------------------------------------------ preflight
-
-    def preflight(self) -> Plan:
-        """Check the run can go ahead, before anything is written. Raises LabtuiError.
-
-        A run that passes holds the disk's lock (and a raw device's lease) until it ends, or until
-        `close()` where it will not start after all; one that does not lets go of them at once.
-        """
-        if self.plan is not None:
-            return self.plan
-        try:
-            plan = self._preflight()
-            self._check_drive(plan)
-            return plan
-        except BaseException:
-            self.close()
-            raise
-
-    def _check_drive(self, plan: Plan) -> None:
-        """A drive that reports a critical warning (spare below its threshold, read-only media, a critical
-        temperature) is not written to unless the person insists (--force): the run would wear a failing
-        drive further, and its figures would be a failing drive's."""
-        disk = plan.target.disk
-        reader = self.options.drive(disk) if self.options.drive is not None and disk else None
-        self._watch = DriveWatch(reader, self.options.drive_every, disk)
-        facts = reader.facts() if reader is not None else None
-        self._drive_facts = facts
-        if facts is None or not facts.critical_warning:
-            return
-        message = (f"the drive under {plan.target.path} ({disk}) reports a critical warning: {facts.critical_warning} "
-                   f"({facts.source})")
-        if not self.options.force:
-            raise LabtuiError(f"{message}; nothing was written. Back up what is on it; --force measures it anyway")
-        self._warnings.append(f"{message}: measured anyway (--force)")
-
-    def _preflight(self) -> Plan:
-        self.profile.validate()
-        self.store.check_writable()  # a result that cannot be saved must be known before the run, not after
-        running = self._running_dir()
-        if running is not None:
-            # A run killed earlier may have left its test file (taking the free space this one needs).
-            self._warnings += leftovers.clean_up(running)
-        self.params = resolve(self.profile.params, self.options.params, f"profile {self.profile.name}")
-        self.commands = CommandEngine(self.engine.settings, self.params)
-        self._close_params()
-        # The file and directory parameters as they were checked, held open: the steps get these.
-        self.commands.held = self._params_held = hold_paths(self.profile.params, self.params)
-        self.commands.run_dir_name = run_dir_name(self.run_id)
-        path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
-        if devices.is_block_device(path):
-            # The safety guard speaks first: refusing a destructive write matters more than a
-            # missing engine. A run already measuring the device comes before it: so does its lease.
-            self._hold_disk(path)
-            plan = self._preflight_raw(path)
-            self.engine.check_available()
-            self._check_limits(plan)
-            self.plan = plan
-            return self.plan
-        if self.profile.needs_test_file:
-            self.engine.check_available()
-        command_steps = [(i, s) for i, s in enumerate(self.profile.steps) if not s.is_io]
-        if command_steps:
-            self.commands.check_available()
-            for i, step in command_steps:
-                self.commands.check_step(step, path, f"steps[{i + 1}]")
-        existing, missing = nearest_existing(path)  # LabtuiError for a path that cannot be looked at
-        if not missing and not existing.is_dir():
-            kind = "a file" if existing.is_file() else "not a directory"
-            raise LabtuiError(f"{path} exists and is {kind}: give a directory (labtui creates its own test file there)")
-        if not existing.is_dir():
-            raise LabtuiError(f"{existing} is not a directory")
-        holder = devices.volume_of(existing)
-        if holder is not None and holder.filesystem in devices.NOISE_FS:
-            # /proc, /sys, /dev: "0 B free" or "permission denied" would send the person the wrong way.
-            raise LabtuiError(f"{existing} is on {holder.filesystem}, a kernel file system with no disk behind it: "
-                              "give a directory on the disk to test")
-        try:
-            st = os.statvfs(existing)
-        except OSError as exc:
-            raise LabtuiError(f"cannot inspect {existing}: {exc.strerror}") from exc
-        # Read-only first: access() refuses writing there too, and "permission denied" would send
-        # the person after file modes instead of the mount.
-        if st.f_flag & getattr(os, "ST_RDONLY", 1):
-            volume = devices.volume_of(existing)
-            if volume is not None and volume.mount_point == str(existing):
-                what = f"{existing} is mounted read-only"
-            elif volume is not None:
-                what = f"{existing} is on {volume.mount_point}, which is mounted read-only"
-            else:
-                what = f"{existing} is on a read-only file system"
-            raise LabtuiError(f"{what}: give a target on a writable file system (or remount it read-write)")
-        if not os.access(existing, os.W_OK | os.X_OK):
-            raise LabtuiError(f"permission denied: cannot write in {existing}")
-        # A missing directory (but labtui's own folder at a mount point) is refused: a typo, most often.
-        refusal = missing_refusal(path, missing, holder.mount_point if holder else None)
-        if refusal:
-            raise LabtuiError(refusal)
-        # From here the run is bound to the directory checked, not to its name: everything it makes
-        # is made through this descriptor (a link swapped in at the prompt redirects nothing).
-        try:
-            self._target_dir = TargetDir.open(existing)
-        except OSError as exc:
-            raise LabtuiError(f"cannot open {existing}: {_reason(exc)}") from exc
-        # A target that cannot be used at all is said above, before the lock: it is the person's to
-        # fix, not a reason to wait. The lock comes before the free space: another run's test file
-        # takes some, and "not enough free space" would send the person the wrong way.
-        self._hold_disk(path)
-        st = os.fstatvfs(self._target_dir.fd)
-        shortfall = self.profile.space_shortfall(st.f_bavail * st.f_frsize)
-        if shortfall:
-            raise LabtuiError(f"not enough free space in {existing}: {shortfall}")
-        target = devices.target_info(path)
-        # A memory file system may accept O_DIRECT (tmpfs does since Linux 6.6), yet its files
-        # live in the page cache: there is no disk to bypass the cache to.
-        in_memory = target.filesystem in MEMORY_FS
-        plan = Plan(
-            target=target,
-            directory=path,
-            test_file=self._test_file_path(path) if self.profile.needs_test_file else None,
-            created_dirs=list(reversed(missing)),
-            direct_io=o_direct_supported(existing, dir_fd=self._target_dir.fd) and not in_memory,
-            file_size=self.profile.file_size,
-        )
-        self._check_limits(plan)
-        # What was found (the disk, its lock, the free space) is of the directory held only if its
-        # name led there all along: one swapped meanwhile is refused, not measured as the other.
-        moved = self._target_dir.moved()
-        if moved:
-            raise LabtuiError(f"{existing} changed while labtui checked it ({moved}): nothing was written; "
-                              "check who else can write its parent directory, then try again")
-        self.plan = plan
-        return self.plan
-
-    def _test_file_path(self, directory: Path) -> Path:
-        """Where the test file is, as people read it: in the run's own directory in `directory`."""
-        return directory / run_dir_name(self.run_id) / test_file_name(self.run_id)
-
-    def _hold_disk(self, path: Path) -> None:
-        """From here to the run's end no other labtui run measures the disk of `path`: TargetBusy if one does."""
-        held = self.options.target_lock
-        if held is not None and held.fd >= 0 and held.key == target_lock.target_key(path):
-            return  # the caller's, held across its runs
-        self._lock, problem = target_lock.hold(path)
-        if problem is not None and problem not in self._warnings:
-            self._warnings.append(problem)
-
-    def _check_limits(self, plan: Plan) -> None:
-        """Refuse a step the machine cannot start (threads, kernel AIO events) before any byte is written."""
-        for step in self.profile.steps:
-            if not step.is_io:
-                continue
-            why = self.engine.refusal(step)
-            if why is not None:
-                raise LabtuiError(f"step {step.name!r}: {why}")
-            running = replace(step, cache="on") if step.cache == "off" and not plan.direct_io else step
-            limits.check(self.engine.needs(running), step.name, step.threads, step.outstanding)
-
-    def _preflight_raw(self, path: Path) -> Plan:
-        """A raw device: reading is fine; writing only when the guard clears it."""
-        if any(not s.is_io for s in self.profile.steps):
-            raise LabtuiError(f"{path} is a block device: command steps need a directory on a mounted file system")
-        writes = self.profile.writes
-        facts, lease = guard.clear_raw_target(path, writes=writes, confirm=self.options.destroy_data,
-                                              consented=self.options.consented)
-        size = min(self.profile.file_size, facts.size_bytes or 0)
-        largest = max(s.block_size for s in self.profile.steps)
-        if size < largest:
-            if lease is not None:
-                lease.close()
-            raise LabtuiError(f"{path} is smaller than one block ({format_size(largest)})")
-        # Held from here to the end of the run: nobody can mount or mkfs it after the consent.
-        self._lease = lease
-        if not writes:
-            self._warnings.append(
-                f"read-only run on raw device {path}: parts never written may be answered without touching "
-                "the media (trimmed or thin-provisioned blocks), which flatters read figures"
-            )
-        return Plan(
-            target=devices.target_info(path),
-            directory=path.parent,
-            # The device itself, not a link to it: a re-pointed link cannot redirect the engines.
-            test_file=Path(facts.path),
-            created_dirs=[],
-            direct_io=o_direct_supported(path.parent, device=path),
-            raw_device=True,
-            file_size=size,
-            device=facts,
-        )
 
     # ------------------------------------------------------------------ running
 
@@ -442,7 +209,7 @@ class Runner:
                 self._warnings.append(self.stopped_step)
             raise
         except (LabtuiError, OSError, InterruptedError) as exc:
-            status, error = "failed", _reason(exc)
+            status, error = "failed", error_reason(exc)
         except Exception as exc:  # noqa: BLE001 - an engine bug must still leave a saved, failed result
             status, error = "failed", f"internal error: {type(exc).__name__}: {exc}"
         finally:
@@ -498,7 +265,7 @@ class Runner:
             try:
                 where = self._folder = target.make_folder(plan.directory.name)
             except OSError as exc:
-                raise LabtuiError(f"cannot create {plan.directory}: {_reason(exc)}") from exc
+                raise LabtuiError(f"cannot create {plan.directory}: {error_reason(exc)}") from exc
             guardian.watch_dir(plan.directory.name, target.fd, *_identity(where.fd))
         name = run_dir_name(self.run_id)
         running = self._running_dir()
@@ -507,7 +274,7 @@ class Runner:
                 self._marker = leftovers.RunMarker.create(running, self.run_id, plan.directory / name)
                 guardian.watch_file(self._marker.path, *self._marker.identity(), marker=True)
             except OSError as exc:
-                message = (f"cannot note the run in {running} ({_reason(exc)}): should labtui be killed, the next "
+                message = (f"cannot note the run in {running} ({error_reason(exc)}): should labtui be killed, the next "
                            f"run will not know that {plan.directory / name} is its directory")
                 self._warnings.append(message)
                 emit(RunWarning(message))
@@ -517,7 +284,7 @@ class Runner:
             raise LabtuiError(f"cannot create {plan.directory / name}: something of that name is already there; "
                               "labtui did not make it and leaves it alone") from None
         except OSError as exc:
-            raise LabtuiError(f"cannot create {plan.directory / name}: {_reason(exc)}") from exc
+            raise LabtuiError(f"cannot create {plan.directory / name}: {error_reason(exc)}") from exc
         if self._marker is not None:
             self._marker.record_dir(self._run_dir.dev, self._run_dir.ino)
         guardian.watch_dir(name, where.fd, self._run_dir.dev, self._run_dir.ino)
@@ -547,7 +314,7 @@ class Runner:
                 "labtui did not create it and leaves it alone"
             ) from None
         except OSError as exc:
-            raise LabtuiError(f"cannot create the test file {plan.test_file}: {_reason(exc)}") from exc
+            raise LabtuiError(f"cannot create the test file {plan.test_file}: {error_reason(exc)}") from exc
         emit(PrepareProgress(0, total, 0.0))
         direct = await self._write_whole(self._hold, total, plan.direct_io, progress, f"the test file {plan.test_file}")
         # Creating the file to its flush: what a person waits for before the first step.
@@ -568,7 +335,7 @@ class Runner:
                 await asyncio.wait_for(asyncio.shield(worker), timeout=1.5)
             raise
         except OSError as exc:
-            raise LabtuiError(f"cannot write {what}: {_reason(exc)}") from exc
+            raise LabtuiError(f"cannot write {what}: {error_reason(exc)}") from exc
 
     async def _precondition_target(self, plan: Plan, emit: Emit) -> None:
         """SNIA's preconditioning: the whole test file (or the device's share) written sequentially,
@@ -684,7 +451,7 @@ class Runner:
             raise
         except (LabtuiError, OSError) as exc:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
-                                  error=_reason(exc))
+                                  error=error_reason(exc))
         if finished is None:
             finished = StepResult(step=step, status="failed", repetition=repetition, command_line=command_line,
                                   error="the engine ended without a result")
@@ -722,47 +489,6 @@ class Runner:
         assert self.commands is not None  # made by preflight
         return self.commands
 
-    def _running_dir(self) -> Path:
-        return self.store.running_dir
-
-    def close(self) -> None:
-        """Let go of what preflight holds (the raw device, the disk's lock, the target directory) when the
-        run will not start after all."""
-        self._close_lease()
-        self._release_disk()
-        self._close_target()
-
-    def _close_target(self) -> None:
-        for held in (self._run_dir, self._folder, self._target_dir):
-            if held is not None:
-                held.close()
-        self._run_dir = self._folder = self._target_dir = None
-        self._close_params()
-
-    def _close_params(self) -> None:
-        held, self._params_held = self._params_held, {}
-        if self.commands is not None and self.commands.held is held:
-            self.commands.held = {}  # never a descriptor number closed here (it may be reused)
-        for fd in held.values():
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-    def _close_lease(self) -> None:
-        lease, self._lease = self._lease, None
-        if lease is not None:
-            lease.close()
-
-    def hand_over_lock(self) -> TargetLock | None:
-        """The disk's lock this run's preflight took, now the caller's: held across its runs (a check's
-        passes, given them as `RunOptions.target_lock`) until it releases it. None if none was taken."""
-        lock, self._lock = self._lock, None
-        return lock
-
-    def _release_disk(self) -> None:
-        lock, self._lock = self._lock, None
-        if lock is not None:
-            lock.release()
-
     def _cleanup(self, plan: Plan) -> None:
         try:
             self._clean_up_files(plan)
@@ -778,7 +504,7 @@ class Runner:
             try:
                 left = None if self.options.keep_file else hold.remove()
             except OSError as exc:
-                left = _reason(exc)
+                left = error_reason(exc)
             finally:
                 hold.close()
             if left is not None:
@@ -863,10 +589,3 @@ def _identity(fd: int) -> tuple[int, int]:
 def _identity_at(dir_fd: int, name: str) -> tuple[int, int]:
     st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     return st.st_dev, st.st_ino
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        where = f" ({exc.filename})" if exc.filename else ""
-        return f"{exc.strerror}{where}"
-    return str(exc) or type(exc).__name__
