@@ -40,6 +40,7 @@ from labtui.engine.events import (
 )
 from labtui.errors import LabtuiError
 from labtui.fleet import wire
+from labtui.fleet.host_lines import LineTooLong, read_host_line
 from labtui.fleet.host_run import (
     ABORTED,
     COMPLETED,
@@ -499,8 +500,8 @@ class Fleet:
         stopped, and its reason says the line's size): a result is kilobytes, and a line of hundreds of
         megabytes cost that much memory per host."""
         try:
-            return await _readline(proc)
-        except _LineTooLong as exc:
+            return await read_host_line(proc)
+        except LineTooLong as exc:
             host_run.broke_protocol = (f"line too long: it sent a line of {exc.size_text()} (a message is at most "
                                        f"{wire.MAX_LINE_BYTES // (1024 * 1024)} MiB): the host was stopped")
             self._tell(proc, {"type": "stop", "by": "the local labtui (a line too long)"})
@@ -578,48 +579,6 @@ class Fleet:
         if returncode > 128 and returncode - 128 in signal.Signals._value2member_map_:
             return f"exit status {returncode}: killed by {signal.Signals(returncode - 128).name}"
         return f"exit status {returncode}"
-
-
-class _LineTooLong(Exception):
-    def __init__(self, size: int, whole: bool) -> None:
-        super().__init__(size)
-        self.size, self.whole = size, whole
-
-    def size_text(self) -> str:
-        return f"{self.size:,} bytes" if self.whole else f"more than {self.size:,} bytes"
-
-
-MEASURE_BYTES = 1024 * 1024 * 1024  # how much of a line too long is read (and dropped) to say its size
-
-
-async def _readline(proc: asyncio.subprocess.Process) -> bytes | None:
-    """The next line of the host's stdout (None at its end); _LineTooLong past wire.MAX_LINE_BYTES,
-    once the line has been read to its end (kept nowhere) or MEASURE_BYTES of it."""
-    stream = proc.stdout
-    assert stream is not None  # every pipe is open (Fleet._session)
-    try:
-        return await stream.readuntil(b"\n")
-    except asyncio.IncompleteReadError as exc:
-        return exc.partial or None
-    except asyncio.LimitOverrunError as exc:
-        over = exc.consumed
-    except ConnectionError:
-        return None
-    size = 0
-    try:
-        while size < MEASURE_BYTES:
-            # The buffer holds `over` bytes of the line (all of it up to the newline, when that came).
-            size += len(await stream.readexactly(over))
-            try:
-                size += len(await stream.readuntil(b"\n"))
-                raise _LineTooLong(size, whole=True)
-            except asyncio.LimitOverrunError as exc:
-                over = exc.consumed
-    except asyncio.IncompleteReadError as exc:
-        raise _LineTooLong(size + len(exc.partial), whole=True) from None
-    except ConnectionError:
-        pass
-    raise _LineTooLong(size, whole=False)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
