@@ -20,14 +20,6 @@ SPARK_MIN_WIDTH = 100  # columns from which the sparkline has room
 
 
 class DriveGauge(Static):
-    DEFAULT_CSS = """
-    DriveGauge {
-        height: auto;
-        max-height: 3;
-        display: none;
-    }
-    """
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, markup=False)
         self.said: Content | None = None
