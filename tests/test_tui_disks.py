@@ -12,9 +12,10 @@ from textual.widgets import Input, Static
 from labtui.machine.devices import Volume
 from labtui.machine.target_choice import DeviceScan
 from labtui.results.store import Store
-from labtui.screens.disks import DisksScreen, VolumeTable, link_cell, table_rows
+from labtui.screens.disks import DisksScreen
 from labtui.screens.target_directory import TargetDirectoryModal
 from labtui.settings import Settings
+from labtui.widgets.volume_table import VolumeTable, link_cell, table_rows
 from tui_support import (
     FAKE_DISKS,
     FAKE_HOME,

@@ -12,8 +12,9 @@ from labtui.machine.target_choice import DeviceScan
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
 from labtui.screens.confirm import ConfirmModal
-from labtui.screens.disks import DisksScreen, VolumeTable
+from labtui.screens.disks import DisksScreen
 from labtui.settings import Settings
+from labtui.widgets.volume_table import VolumeTable
 from tui_support import FAKE_DISKS, disks_ready, make_app, screen_text, short_profile, wait_for, widget_text
 
 GIB = 1024**3

@@ -10,7 +10,6 @@ runs DiskSpd on every volume; the Run screen ends on their comparison.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -24,11 +23,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from labtui.analysis import bottleneck
-from labtui.machine.devices import Disk, Volume
+from labtui.machine.devices import Disk
 from labtui.machine.target_choice import DeviceScan, Target, default_directory, refusal, space_shortfall
 from labtui.model.profile import Profile
-from labtui.render.drive import health_cells
 from labtui.render.widths import fold_widths
 from labtui.render.words import fold
 from labtui.tui.context import Command, LabtuiScreen
@@ -36,86 +33,9 @@ from labtui.tui.styling import theme_style
 from labtui.tui.work import post_found, report_failure
 from labtui.units import human_size
 from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.disk_detail import detail_lines
 from labtui.widgets.keys_footer import KeysFooter
-
-MARK = "•"  # before a marked volume's device, as History marks results
-
-# Disks people benchmark come first; loop devices and RAM disks last.
-_LOOPISH = ("loop", "ram", "zram")
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of the table: a mounted volume (maybe on a disk), or a disk with nothing mounted."""
-
-    key: str
-    volume: Volume | None
-    disk: Disk | None
-
-
-def table_rows(scan: DeviceScan) -> list[Row]:
-    """Volumes grouped under their disks in discovery order (NVMe first); unusable ones last."""
-    order = {d.name: i for i, d in enumerate(scan.disks)}
-    rows: list[tuple[tuple, Row]] = []
-    mounted_disks = set()
-    for v in scan.volumes:
-        disk = scan.disk(v.disk)
-        mounted_disks.add(v.disk)
-        if not v.usable:
-            group = 3
-        elif disk is not None:
-            group = 0
-        else:
-            group = 1
-        rank = order.get(v.disk, len(order)) if v.disk else len(order)
-        place = (group, rank if group == 0 else 0, v.mount_point != "/", v.mount_point)
-        rows.append((place, Row(f"vol:{v.mount_point}", v, disk)))
-    for d in scan.disks:
-        if d.name in mounted_disks:
-            continue
-        group = 4 if d.name.startswith(_LOOPISH) else 2
-        rows.append(((group, order[d.name], False, d.name), Row(f"disk:{d.name}", None, d)))
-    return [row for _, row in sorted(rows, key=lambda item: item[0])]
-
-
-def link_cell(disk: Disk | None) -> tuple[str, bool]:
-    """('Gen3 x4 (max Gen4)', True): the negotiated link, and whether it is below the drive's best.
-
-    A link below its maximum is the classic sign of a slow adapter, slot or riser.
-    """
-    link = bottleneck.link_of(disk) if disk is not None else None
-    if link is None:
-        return "", False
-    return link.short_with_best, link.downgraded
-
-
-def _volume_kind(volume: Volume) -> str:
-    if volume.filesystem in ("tmpfs", "ramfs", "devtmpfs"):
-        return "memory"
-    if volume.filesystem in ("overlay", "overlayfs", "aufs"):
-        return "container"
-    if volume.filesystem.startswith(("nfs", "cifs", "smb", "fuse.sshfs")) or volume.filesystem in ("9p", "virtiofs"):
-        return "network"
-    return ""
-
-
-# Columns that fold over lines where the table is too wide, the mount point first to get room
-# back (it tells the volumes apart: two adapters' volumes differ only in it); a device, a link
-# and a figure are never cut. Too narrow even so, the file system and then the kind are left to the
-# panel below, which shows every fact of the highlighted row.
-FOLDING = ("mount", "model", "note", "kind")
-OPTIONAL = ("fs", "kind")
-
-
-class VolumeTable(DataTable):
-    """The disks-and-volumes table; Enter chooses the highlighted volume."""
-
-    help_scope = "disk table"
-
-    BINDINGS = [
-        Binding("enter", "select_cursor", "Choose", id="disks-choose",
-                tooltip="Make the highlighted volume the target: pick a directory on it"),
-    ]
+from labtui.widgets.volume_table import FOLDING, MARK, OPTIONAL, Row, VolumeTable, link_cell, table_rows, volume_kind
 
 
 class DisksScreen(LabtuiScreen[None]):
@@ -293,7 +213,7 @@ class DisksScreen(LabtuiScreen[None]):
             device = f"{MARK} {device}"
         cells = {
             "device": device,
-            "kind": disk.kind if disk else (_volume_kind(volume) if volume else ""),
+            "kind": disk.kind if disk else (volume_kind(volume) if volume else ""),
             "model": (disk.model or "unknown") if disk else "",
             "size": human_size(volume.size_bytes if volume else disk.size_bytes if disk else None),
             "link": link_cell(disk)[0],
@@ -413,62 +333,9 @@ class DisksScreen(LabtuiScreen[None]):
         if row is None:
             detail.update("No disks or volumes found." if self.scan is not None else "Reading disks and volumes…")
             return
-        detail.update(Content("\n").join(self._detail_lines(row)))
-
-    def _detail_lines(self, row: Row) -> list[Content]:
-        """What a person wants to know before choosing this row, warnings in the warning colour."""
-        lines: list[Content] = []
-        warn = "$warning"
-        disk, volume, profile = row.disk, row.volume, self.lab.profile
-        if disk is not None:
-            # "931 GiB NVMe disk": the disk's size said as the disk's, beside the file system's below.
-            facts = [disk.path, f"{human_size(disk.size_bytes)} {disk.kind} disk", disk.model or "model unknown"]
-            if disk.firmware:
-                facts.append(f"firmware {disk.firmware}")
-            lines.append(Content(" · ".join(facts)))
-            note = bottleneck.disk_note(disk)
-            link = bottleneck.link_of(disk)
-            if note is not None:
-                lines.append(Content.styled(f"Link {note}", warn))
-            elif link is not None:
-                lines.append(Content(f"Link {link.describe()}"))
-            lines += self._health_lines(disk)
-        if volume is None:
-            lines.append(Content("Nothing on this disk is mounted: mount a file system on it to run here."))
-            return lines
-        lines.append(Content(
-            f"{volume.mount_point} · {volume.filesystem} on {volume.device or volume.source} · "
-            f"{human_size(volume.size_bytes)} file system, {human_size(volume.free_bytes)} free"
-        ))
-        problem = refusal(volume, profile)
-        shortfall = space_shortfall(volume.free_bytes, profile) if volume.usable else None
-        target: Target | None = self.lab.target
-        if problem:
-            lines.append(Content.styled(f"Cannot be chosen: {problem}", warn))
-        elif shortfall:
-            lines.append(Content.styled(f"Warning: {shortfall}", warn))
-        elif target is not None and target.mount_point == volume.mount_point:
-            lines.append(Content(f"The target: runs write to {target.directory}. Enter picks another directory."))
-        elif profile is not None:
-            lines.append(Content(f"Room for {profile.name}: it needs {human_size(profile.space_needed)}. "
-                                 "Enter chooses this volume."))
-        if self.marked:
-            n = len(self.marked)
-            what = "this one" if n == 1 and row.key in self.marked else f"{n} volume{'s' if n != 1 else ''}"
-            lines.append(Content(f"Marked: {what}. R runs {profile.name if profile else 'the profile'} on each "
-                                 "marked volume in turn, then compares them."))
-        return lines
-
-    def _health_lines(self, disk: Disk) -> list[Content]:
-        """The drive's temperature, health and PCIe errors, with what said so (nothing where not read)."""
-        if self.scan is None or disk.name not in self.scan.health:
-            return []
-        facts, problem = self.scan.health[disk.name]
-        temp, health, aer, source = health_cells(facts, problem)
-        if facts is None:
-            return [Content(f"Drive health: {source}")]
-        line = Content(f"Temperature {temp} · health {health} · PCIe errors {aer} · from {source}")
-        return [Content.styled(line.plain, "$error") if facts.critical_warning else line]
+        health = self.scan.health if self.scan is not None else {}
+        lines = detail_lines(row, self.lab.profile, self.lab.target, set(self.marked), health)
+        detail.update(Content("\n").join(lines))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

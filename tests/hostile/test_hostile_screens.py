@@ -21,9 +21,9 @@ from labtui.machine.devices import Volume
 from labtui.machine.target_choice import DeviceScan
 from labtui.model.result import RunResult
 from labtui.results.store import Store
-from labtui.screens.disks import VolumeTable
 from labtui.screens.target_directory import TargetDirectoryModal
 from labtui.settings import Settings
+from labtui.widgets.volume_table import VolumeTable
 from tripwire import markup_tripwire
 from tui_support import FAKE_DISKS, FAKE_VOLUMES, GIB, disks_ready, make_app, screen_text, scripted_run, wait_for
 
