@@ -555,3 +555,16 @@ async def test_a_copys_description_lists_its_changes_as_they_are_and_is_read_who
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: Store(labtui_home).profile("quick-sanity-copy").description
                        == "Three seconds a step", what="the save")
+
+
+async def test_the_run_screen_says_when_it_runs_the_saved_profile_not_the_unsaved_edits(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_workload(pilot)
+        await set_text(pilot, "#p-file_size", "64M")
+        await pilot.press("escape")  # out of the field
+        assert app.unsaved_profile == "quick-sanity"
+        await pilot.press("r")
+        await wait_for(pilot, lambda: "Next run" in screen_text(app), what="the Run screen")
+        said = " ".join(screen_text(app).split())
+        assert "edits to quick-sanity are not saved: this runs the saved profile" in said

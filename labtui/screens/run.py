@@ -121,7 +121,7 @@ class RunScreen(DrivenScreen):
 
     def on_mount(self) -> None:
         self.setup.focus_tags()
-        for name in ("profile", "target"):
+        for name in ("profile", "target", "unsaved_profile"):
             self.watch(self.app, name, lambda _value: self._show_setup(), init=False)
         self.set_state(RunState.IDLE)
         self._show_setup()

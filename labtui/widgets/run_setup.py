@@ -110,6 +110,9 @@ class RunSetup(Vertical):
         else:
             line = Content.assemble(("Profile  ", "$text-muted"), (profile.name, "bold"),
                                     f" ({profile.title}) · " + " · ".join(plan_parts(profile, target)))
+            if lab(self.app).unsaved_profile == profile.name:  # the editor's edits are not what runs
+                line = Content.assemble(line, (f" · your edits to {profile.name} are not saved: this runs the saved "
+                                               "profile (Ctrl+S on the Workload screen saves them)", "$warning"))
         self.query_one("#setup-profile", Static).update(line)
         if target is None:
             where = Content.styled("Target   none: choose a volume and a directory on the Disks screen (d)", "$warning")
