@@ -167,15 +167,22 @@ def verdict(
     own = max(workers, key=lambda w: w.cpu_seconds / max(w.lanes, 1) / w.span(seconds))
     own_span = own.span(seconds)
     own_share = own.cpu_seconds / max(own.lanes, 1) / own_span
-    if own_share >= THRESHOLD:
+
+    def own_limit() -> str:
         if own.carried > 1:
-            return cpu_percent, (f"{CARRYING}{own.carried} of the step's threads used "
-                                 f"{100 * own.cpu_seconds / own_span:.0f} % of a CPU")
+            return f"{CARRYING}{own.carried} of the step's threads used {100 * own.cpu_seconds / own_span:.0f} % of a CPU"
         each = f" ({100 * own_share:.0f} % for each of its {own.lanes} I/O threads)" if own.lanes > 1 else ""
-        return cpu_percent, f"{OWN_CPU}{100 * own.cpu_seconds / own_span:.0f} % of a CPU{each}"
+        return f"{OWN_CPU}{100 * own.cpu_seconds / own_span:.0f} % of a CPU{each}"
+
+    if own_share >= THRESHOLD:
+        return cpu_percent, own_limit()
     busy = busy_fraction(busiest, seconds)
     if busy >= THRESHOLD:
         waited = 100.0 * (busiest.wait_seconds or 0.0) / (busiest.span(seconds) * max(busiest.lanes, 1))
+        if busiest is own and waited < 100.0 * (1.0 - THRESHOLD):
+            # It ran nearly all the time and hardly waited (89 % on a CPU, 4 % waiting): its own CPU
+            # is the limit, not the others'; "waited for a CPU" would send the person to a quieter machine.
+            return cpu_percent, own_limit()
         who = ("a worker process was" if busiest.lanes <= 1 else
                f"the {busiest.lanes} I/O threads of a worker process were, on average,")
         return cpu_percent, (
