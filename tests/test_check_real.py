@@ -13,10 +13,8 @@ import contextlib
 import json
 import math
 import os
-import shutil
 import statistics
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,7 +23,7 @@ import pytest
 from conftest import labtui_cmd
 from labtui.machine import devices
 from labtui.results.store import Store
-from loopdev import attach_free, detach
+from loopdev import mounted_ext4
 
 pytestmark = pytest.mark.slow
 # The RAM-backed loop device is so fast that the engine's CPU limits it, and a busy machine makes
@@ -56,31 +54,11 @@ warmup = "500ms"
 
 
 @pytest.fixture(scope="module")
-def loop_dir():
+def loop_dir(tmp_path_factory):
     """A mounted ext4 file system on a fresh loop device (RAM-backed where /dev/shm exists)."""
-    if os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
-        pytest.skip("a loop device needs root, losetup and mkfs.ext4")
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
-    image = Path(base) / f"labtui-check-{os.getpid()}.img"
-    with open(image, "wb") as handle:
-        handle.truncate(256 * 1024**2)
-    subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True, capture_output=True)
-    out = attach_free(image)
-    if out.returncode != 0:
-        image.unlink()
-        pytest.skip(f"cannot create a loop device here: {out.stderr.strip()}")
-    device = out.stdout.strip()
-    mount = Path(tempfile.mkdtemp(prefix="labtui-check-mnt-"))
-    try:
-        subprocess.run(["mount", device, str(mount)], check=True, capture_output=True)
-        try:
-            yield mount
-        finally:
-            subprocess.run(["umount", str(mount)], capture_output=True)
-    finally:
-        detach(device, image)
-        mount.rmdir()
-        image.unlink(missing_ok=True)
+    mount = tmp_path_factory.mktemp("check-mnt")
+    with mounted_ext4("check", 256, mount):
+        yield mount
 
 
 def labtui(home: Path, *args: str, preexec=None) -> subprocess.CompletedProcess:

@@ -15,9 +15,7 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +31,7 @@ from labtui.model.profile import Profile, Step
 from labtui.model.result import RunResult
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
-from loopdev import attach_free, detach
+from loopdev import mounted_ext4
 
 pytestmark = pytest.mark.slow
 MIB = 1024 * 1024
@@ -149,59 +147,43 @@ def held_steady(result: RunResult, throttle_at: float | None, release_at: float 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    if os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
-        pytest.skip("a loop device needs root, losetup and mkfs.ext4")
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
-    image = Path(base) / f"labtui-drive-{os.getpid()}.img"
-    with open(image, "wb") as handle:
-        handle.truncate(96 * MIB)
-    subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True, capture_output=True)
-    out = attach_free(image)
-    if out.returncode != 0:
-        image.unlink()
-        pytest.skip(f"cannot create a loop device here: {out.stderr.strip()}")
-    device = out.stdout.strip()
-    mount = Path(tempfile.mkdtemp(prefix="labtui-drive-mnt-"))
+    mount = tmp_path_factory.mktemp("drive-mnt")
     home = tmp_path_factory.mktemp("drive-home")
     path = os.environ.get("PATH", "")
     drive_env = os.environ.pop("LABTUI_DRIVE", None)  # these runs read the drive (the suite's others do not)
     try:
-        subprocess.run(["mount", device, str(mount)], check=True, capture_output=True)
-        disk = devices.target_info(mount).disk
-        assert disk, f"no block device under {mount}"
-        store = Store(home)
-        found = {}
-        with blkio_group(Path(f"/sys/block/{disk}/dev").read_text().strip()) as limit:
-            for name, temps, throttle, release in (
-                ("A", [45], None, None),
-                ("B", [45], THROTTLE_AT, RELEASE_AT),
-                # preflight's reading, then one every 0.5 s: past the 82 °C warning threshold by ~2 s.
-                ("C", [45, 46, 47, 50, 83, 84, 85, 85, 85, 85, 85, 85, 85, 85, 84], THROTTLE_AT, None),
-            ):
-                bin_dir = home / f"bin-{name}"
-                install_smartctl(bin_dir, temps)
-                os.environ["PATH"] = f"{bin_dir}{os.pathsep}{path}"
-                for _attempt in range(3):
-                    drive.forget_refusals()
-                    (bin_dir / "answers" / "count").unlink(missing_ok=True)
-                    found[name] = run_once(mount, store, limit, throttle_at=throttle, release_at=release)
-                    if held_steady(found[name].result, throttle, release):
-                        break
-                else:
-                    # The experiment needs the device at its steady cap where it is not throttled: a machine
-                    # so loaded that the engine cannot write 16 MiB/s measures the machine, not a drop.
-                    reason = f"the machine was too loaded to hold {STEADY_BPS // MIB} MiB/s in run {name}"
-                    pytest.fail(reason) if os.environ.get("CI") else pytest.skip(reason)
-        yield found, store, home
+        with mounted_ext4("drive", 96, mount):
+            disk = devices.target_info(mount).disk
+            assert disk, f"no block device under {mount}"
+            store = Store(home)
+            found = {}
+            with blkio_group(Path(f"/sys/block/{disk}/dev").read_text().strip()) as limit:
+                for name, temps, throttle, release in (
+                    ("A", [45], None, None),
+                    ("B", [45], THROTTLE_AT, RELEASE_AT),
+                    # preflight's reading, then one every 0.5 s: past the 82 °C warning threshold by ~2 s.
+                    ("C", [45, 46, 47, 50, 83, 84, 85, 85, 85, 85, 85, 85, 85, 85, 84], THROTTLE_AT, None),
+                ):
+                    bin_dir = home / f"bin-{name}"
+                    install_smartctl(bin_dir, temps)
+                    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{path}"
+                    for _attempt in range(3):
+                        drive.forget_refusals()
+                        (bin_dir / "answers" / "count").unlink(missing_ok=True)
+                        found[name] = run_once(mount, store, limit, throttle_at=throttle, release_at=release)
+                        if held_steady(found[name].result, throttle, release):
+                            break
+                    else:
+                        # The experiment needs the device at its steady cap where it is not throttled: a machine
+                        # so loaded that the engine cannot write 16 MiB/s measures the machine, not a drop.
+                        reason = f"the machine was too loaded to hold {STEADY_BPS // MIB} MiB/s in run {name}"
+                        pytest.fail(reason) if os.environ.get("CI") else pytest.skip(reason)
+            yield found, store, home
     finally:
         os.environ["PATH"] = path
         if drive_env is not None:
             os.environ["LABTUI_DRIVE"] = drive_env
         drive.forget_refusals()
-        subprocess.run(["umount", str(mount)], capture_output=True)
-        detach(device, image)
-        mount.rmdir()
-        image.unlink(missing_ok=True)
 
 
 def test_the_unthrottled_run_has_no_drop_and_keeps_the_drive(runs):
