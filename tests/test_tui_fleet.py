@@ -10,7 +10,7 @@ from labtui.screens.fleet import FleetScreen
 from labtui.screens.fleet_host import FleetHostScreen
 from labtui.settings import Settings
 from sshlab import ssh_lab
-from tui_support import make_app, short_profile, wait_for, widget_text
+from tui_support import make_app, short_profile, start_fleet, wait_for, widget_text
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +44,7 @@ async def test_every_host_gets_a_row_and_its_verdict_and_enter_opens_its_run(lab
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts file")
         screen = app.screen
         assert [_cells(screen, n)[:2] for n in ("alpha", "beta")] == [["alpha", "-"], ["beta", "-"]]
-        await pilot.press("ctrl+s")
+        await start_fleet(pilot)
         await wait_for(pilot, lambda: screen.fleet is not None and any(r.state == "running" for r in screen.fleet.runs),
                        what="a host running")
         await wait_for(pilot, lambda: _cells(screen, "alpha")[1] in ("measuring", "completed"), what="a live row")
@@ -77,7 +77,7 @@ async def test_stopping_asks_first_then_every_host_stops_and_cleans_up(lab, labt
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts file")
         screen = app.screen
-        await pilot.press("ctrl+s")
+        await start_fleet(pilot)
         await wait_for(pilot, lambda: screen.fleet is not None
                        and all(r.phase == "measure" for r in screen.fleet.runs), timeout=60, what="both measuring")
         await pilot.press("ctrl+x")

@@ -13,7 +13,7 @@ from labtui.results.store import Store
 from labtui.screens.fleet import FleetScreen
 from labtui.settings import Settings
 from sshlab import require_sshd
-from tui_support import make_app, screen_text, wait_for, widget_text
+from tui_support import make_app, screen_text, start_fleet, wait_for, widget_text
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ async def test_a_long_verdict_folds_whole_on_screen_and_is_whole_in_the_detail(l
     async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
         screen = app.screen
-        await pilot.press("ctrl+s")
+        await start_fleet(pilot)
         await wait_for(pilot, lambda: screen.fleet is not None and all(r.ended for r in screen.fleet.runs)
                        and not app.run_active, timeout=60, what="both hosts refused")
         await wait_for(pilot, lambda: "Connection refused" in widget_text(app, "#fleet-detail"), what="the detail")
@@ -167,6 +167,66 @@ async def test_the_screen_keys_work_on_fleet_and_the_hosts_file_field_takes_the_
         await wait_for(pilot, lambda: field.has_focus, what="the cursor in the field")
         await pilot.press("d")  # typed there (over the path, selected to be replaced), not obeyed
         assert field.value == "d" and app.screen is screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_ctrl_s_asks_first_naming_the_profile_hosts_targets_file_and_time_and_n_starts_nothing(
+        labtui_home, hosts_file, size, monkeypatch):
+    # Ctrl+S wrote to every reachable host's disk without a question, where History's a and the Disks
+    # screen's R ask first.
+    from labtui.fleet import requests
+    from labtui.fleet.session import Fleet
+    from labtui.screens.confirm import ConfirmModal
+
+    ran: list[int] = []
+
+    async def run(self):
+        ran.append(len(self.runs))
+
+    monkeypatch.setattr(Fleet, "run", run)
+    monkeypatch.setattr(requests, "ssh_program", lambda: "ssh")
+    Store(labtui_home).save_settings(Settings(profile="quick-sanity", profile_origin="builtin"))
+    app = make_app(labtui_home, hosts_file=str(hosts_file))
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        screen = app.screen
+        before = widget_text(app, "#fleet-status")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        await pilot.pause()
+        asked = " ".join(widget_text(app, "#confirm-message").split())
+        assert widget_text(app, "#confirm-title") == "Run quick-sanity on 2 hosts?"
+        assert asked == ("quick-sanity (Quick sanity check) with native on 2 hosts, all together: each reachable "
+                         "host writes to its own disk, at its target: /srv/bench: lab-01, lab-02 On each: 2 steps · "
+                         "each step run 3 times: mean of 3 · about 1:14 + a 1GiB test file to write. "
+                         "Enter or y starts it."), asked
+        shown = screen_text(app)
+        assert "Run (y)" in shown and "Not now (n)" in shown and "Enter or y starts it." in shown  # all on screen
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is screen, what="back on Fleet")
+        assert screen.fleet is None and not app.run_active and ran == []
+        assert widget_text(app, "#fleet-status") == before
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question again")
+        await pilot.press("enter")  # one key to go
+        await wait_for(pilot, lambda: ran == [2], what="the fleet run")
+        assert screen.fleet is not None
+
+
+def test_the_fleet_question_names_a_large_labs_targets_in_a_few_lines():
+    from labtui.results.store import builtin_profiles
+    from labtui.tui.run_plan import fleet_question
+
+    profile = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+    where = {f"lab-{i:02d}": "/srv/bench" if i <= 30 else f"/data/{i}" for i in range(1, 33)}
+    where["evil\x1b[31m"] = "/srv/\x1b]8;;x\x07"
+    asked = fleet_question(profile, where, "fio", one_at_a_time=True)
+    lines = asked.splitlines()
+    assert lines[0].startswith("quick-sanity (Quick sanity check) with fio on 33 hosts, one after another:")
+    assert lines[1:5] == ["  /srv/bench: lab-01, lab-02, lab-03 and 27 more", "  /data/31: lab-31", "  /data/32: lab-32",
+                          "  /srv/\\x1b]8;;x\\x07: evil\\x1b[31m"]
+    assert "about 40:55 in all" in lines[5], lines[5]  # 33 hosts in turn, 74.4 s each
+    assert "\x1b" not in asked and len(lines) == 7
 
 
 def _lab_of(tmp_path, count: int) -> Path:

@@ -12,7 +12,7 @@ from labtui.screens.history import HistoryScreen
 from labtui.screens.run import RunScreen
 from labtui.settings import Settings
 from labtui.tui.work import failure_text
-from tui_support import disks_ready, fake_scan, make_app, screen_text, short_profile, wait_for, widget_text
+from tui_support import disks_ready, fake_scan, make_app, screen_text, short_profile, start_fleet, wait_for, widget_text
 
 
 def errors(app) -> list[str]:
@@ -152,7 +152,7 @@ async def test_a_fleet_run_that_raises_is_one_line_and_the_screen_can_start_agai
     async with app.run_test(size=(120, 35)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
         screen = app.screen
-        await pilot.press("ctrl+s")
+        await start_fleet(pilot)
         await wait_for(pilot, lambda: errors(app), what="the failure")
         await pilot.pause(0.2)
         wanted = "The fleet run failed: internal error: RuntimeError: the wire broke"

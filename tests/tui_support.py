@@ -112,6 +112,19 @@ async def open_workload(pilot) -> None:
     await pilot.pause()
 
 
+async def start_fleet(pilot) -> str:
+    """Ctrl+S on the Fleet screen, then y to its question (it writes to every host's disk, so it asks):
+    the question's text."""
+    from labtui.screens.confirm import ConfirmModal
+
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmModal), what="Start's question")
+    asked = widget_text(pilot.app, "#confirm-message")
+    await pilot.press("y")
+    await wait_for(pilot, lambda: not isinstance(pilot.app.screen, ConfirmModal), what="the question answered")
+    return asked
+
+
 async def palette_search(pilot, text: str) -> None:
     """Open the command palette and type `text` into it, as a person would; return once the
     search has finished (it runs in a worker: a fixed pause is too short on a loaded machine)."""

@@ -36,7 +36,9 @@ from labtui.widgets.line_input import LineInput
 
 if TYPE_CHECKING:
     from labtui.fleet.hosts import Host
+    from labtui.fleet.requests import Request
     from labtui.fleet.summary import HostsSummary
+    from labtui.model.profile import Profile
     from labtui.model.result import RunResult
 
 FRAME_SECONDS = 0.5
@@ -177,7 +179,11 @@ class FleetScreen(LabtuiScreen[None]):
         self.query_one(DataTable).focus()
 
     def action_start(self) -> None:
-        from labtui.fleet.requests import run_request, ssh_program
+        """Start the chosen profile on every host, once the person says so: it writes to every
+        reachable host's disk, so one key asks first (as History's a and the Disks screen's R do)."""
+        from labtui.fleet.requests import run_request, ssh_program, targets
+        from labtui.screens.confirm import ConfirmModal
+        from labtui.tui.run_plan import fleet_question
 
         typed = self._typed_path()
         # Ctrl+S straight after typing a path (no Enter) means that file's hosts, not the last ones.
@@ -199,6 +205,22 @@ class FleetScreen(LabtuiScreen[None]):
         except LabtuiError as exc:
             self._say(str(exc), "$error")
             return
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return  # nothing written anywhere; the status line says what it said
+            if self.lab.run_active or self.running:  # one started meanwhile (History's a, over the question)
+                self._say("A run is going: one at a time.", "$warning")
+                return
+            self._start(profile, request, ssh)
+
+        count = f"{len(self.hosts)} host{'s' if len(self.hosts) != 1 else ''}"
+        self.app.push_screen(ConfirmModal(f"Run {profile.name} on {count}?",
+                                          fleet_question(profile, targets(self.hosts, None), self._engine(),
+                                                         one_at_a_time=self.one_at_a_time),
+                                          yes="Run", no="Not now"), answered)
+
+    def _start(self, profile: Profile, request: Request, ssh: str) -> None:
         self.summary = None
         self.fleet = Fleet(self.hosts, request, self.lab.store, one_at_a_time=self.one_at_a_time, ssh=ssh,
                            connections=self.lab.settings.fleet_connections or CONNECTIONS, on_change=self._changed)

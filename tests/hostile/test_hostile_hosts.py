@@ -107,14 +107,14 @@ def test_a_compromised_host_cannot_clear_the_screen_fill_the_store_or_pose_as_an
 async def test_the_fleet_screen_shows_what_a_compromised_host_says_and_survives_a_resize(lab, tmp_path, labtui_home):
     from labtui.screens.fleet import FleetScreen
     from labtui.screens.fleet_host import FleetHostScreen
-    from tui_support import make_app, screen_text, wait_for, widget_text
+    from tui_support import make_app, screen_text, start_fleet, wait_for, widget_text
 
     hosts = far_hosts(lab, tmp_path, ("escapes", "long-line"))
     app = make_app(labtui_home, hosts_file=str(hosts))
     async with app.run_test(size=(120, 35)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts file")
         screen = app.screen
-        await pilot.press("ctrl+s")
+        await start_fleet(pilot)
         await wait_for(pilot, lambda: screen.fleet is not None and all(r.ended for r in screen.fleet.runs)
                        and not app.run_active, timeout=60, what="the hosts' end")
         await pilot.pause(0.6)
