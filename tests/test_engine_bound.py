@@ -433,3 +433,28 @@ def test_the_headless_progress_names_the_limit_of_a_page_cache_step_as_its_verdi
     assert "CPU-bound: the interpreter's or CPUs' limit, not the disk's" in said(4, 160.0)
     assert "CPU-bound: the CPUs' limit, not the disk's" in said(4, 60.0)
     assert "CPU-bound: the page cache's limit, not the disk's" in said(1, 97.0)
+
+
+def test_an_impossible_cpu_figure_is_not_measured_and_judges_nothing(tmp_path):
+    # 0.0001 CPU-seconds for 161k I/Os (both ends of a process's CPU window read together) is less
+    # than any engine spends on one of them: the step's CPU time is not measured, and the process
+    # is no evidence for a CPU-bound verdict ("used 100 % of a CPU" over its 0.1 ms readings).
+    from labtui.analysis.metrics import ENGINE_CPU
+    from labtui.engine.base import Job
+    from labtui.engine.native.figures import step_result
+    from labtui.render.comparison import fmt_value
+
+    step = Step(name="Read 4K", block_size=4096, pattern="random", threads=1, outstanding=4, duration=2.0,
+                warmup=0.0, cache="on")
+    final = {"r_ios": 161_000, "w_ios": 0, "r_bytes": 161_000 * 4096, "w_bytes": 0, "cpu_seconds": 0.0001,
+             "wait_seconds": 0.0, "cpu_window_seconds": 0.0001, "backend": "threads", "workers": [{"worker": 0}]}
+    job = Job(path=tmp_path / "f", file_size=1 << 30)
+    s = step_result(step, job, [final], 2.0, [], 40.0, "native", "completed", None)
+    assert s.total.ios == 161_000 and s.cpu_seconds is None
+    assert (s.engine_cpu_percent, s.engine_bound) == (None, None)
+    assert fmt_value(ENGINE_CPU, ENGINE_CPU.value(s)) == "-"
+    # The same process with a possible figure keeps it: 0.5 s over its 2 s readings, 3.1 µs per I/O.
+    possible = step_result(step, job, [{**final, "cpu_seconds": 0.5, "cpu_window_seconds": 2.0}], 2.0, [], 40.0,
+                           "native", "completed", None)
+    assert possible.cpu_seconds == 0.5 and possible.engine_cpu_percent == 25.0 and possible.engine_bound is None
+    assert round(ENGINE_CPU.value(possible), 2) == 3.11

@@ -206,6 +206,23 @@ def _latency(hist: array, lat_ns: int, ios: int, lo: int | None, hi: int | None)
     )
 
 
+# Less CPU time than any engine spends issuing and counting one I/O: the native engine's loops spend
+# 1.5-4 µs each (the cheapest, io_uring reaping batches of 32 random reads, ~2.8 µs on this 2-CPU
+# machine), fio's C loop about 1 µs. A process that counted I/Os on less read its CPU clock at the
+# wrong moments (both ends of its window read together: 0.0001 CPU-seconds for 18k I/Os, 5 ns each).
+MIN_CPU_PER_IO = 1e-7  # seconds
+
+
+def cpu_measured(final: dict) -> bool:
+    """Whether a process's CPU time over its window (`cpu_seconds`) is a possible one for the I/Os
+    it counted there: never negative, never under MIN_CPU_PER_IO for each of them."""
+    cpu = final.get("cpu_seconds")
+    if cpu is None or not cpu >= 0:
+        return False
+    ios = final.get("r_ios", 0) + final.get("w_ios", 0)
+    return cpu >= ios * MIN_CPU_PER_IO
+
+
 def step_result(step: Step, job: Job, finals: list[dict], seconds: float, samples: list[Sample], cpu_percent: float | None,
                  command_line: str, status: str, error: str | None) -> StepResult:
     r_ios = sum(f.get("r_ios", 0) for f in finals)
@@ -237,11 +254,14 @@ def step_result(step: Step, job: Job, finals: list[dict], seconds: float, sample
         if step.latency
         else LatencySummary()
     )
-    cpu_seconds = sum(f.get("cpu_seconds", 0.0) for f in finals)
-    loads = [cpubound.WorkerLoad(f.get("cpu_seconds", 0.0), f.get("wait_seconds"),
+    ran = [f for f in finals if "cpu_seconds" in f]
+    # A process whose CPU figure is impossible leaves the step's CPU time not measured (None), and
+    # is left out of the CPU-bound verdict: never a figure that its counts contradict.
+    cpu_seconds = round(sum(f["cpu_seconds"] for f in ran), 6) if all(map(cpu_measured, ran)) else None
+    loads = [cpubound.WorkerLoad(f["cpu_seconds"], f.get("wait_seconds"),
                                  step.outstanding if f.get("backend") == "threads" else 1, f.get("cpu_window_seconds"),
                                  carried=len(f.get("workers") or ()) or 1)
-             for f in finals if "cpu_seconds" in f]
+             for f in ran if cpu_measured(f)]
     engine_cpu, bound = cpubound.verdict(loads, seconds, cpu_percent)
     if cpubound.too_short(seconds):
         cpu_percent = None  # of a window this short the machine's clock ticks tell nothing
@@ -255,7 +275,7 @@ def step_result(step: Step, job: Job, finals: list[dict], seconds: float, sample
         read_latency=read_latency,
         write_latency=write_latency,
         cpu_percent=cpu_percent,
-        cpu_seconds=round(cpu_seconds, 6),
+        cpu_seconds=cpu_seconds,
         engine_cpu_percent=engine_cpu,
         engine_bound=bound if status == "completed" else None,
         backend="+".join(backends) or None,
