@@ -38,6 +38,23 @@ def printable(text: str, *, one_line: bool = False) -> str:
     return unsafe.sub(_escape, text) if unsafe.search(text) else text
 
 
+# A terminal's escape sequences, raw or as `printable` shows them ("\\x1b[31m"): CSI (ESC [ or the
+# C1 0x9b, then parameters and a final letter), OSC (ESC ], up to BEL or ESC \\), and ESC with one
+# more character; then any other control, raw or shown.
+_SEQUENCES = re.compile(
+    r"(?:\x1b|\\x1b)\[[0-?]*[ -/]*[@-~]|(?:\x9b|\\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b|\\x1b)\].*?(?:\x07|\\x07|\x1b\\|\\x1b\\)|(?:\x1b|\\x1b)[@-Z\\-_]"
+    r"|\\x[0-9a-f]{2}|\\u20(?:2[a-e]|6[6-9])|[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def plain_words(text: str) -> str:
+    """`text` (a host's reason, an ssh error) as words on one line, for a cell too narrow for the
+    whole of it: its escape sequences and controls dropped, raw or as `printable` showed them (the
+    whole text, with them shown, is for a view of its own), line breaks and tabs as spaces."""
+    return " ".join(_SEQUENCES.sub(" ", text).split())
+
+
 def _picture(match: re.Match[str]) -> str:
     code = ord(match.group())
     # Unicode's control pictures (␊ for a newline, ␛ for ESC, ␡ for DEL); a replacement character for the rest.

@@ -70,6 +70,14 @@ def fold(text: str, width: int) -> list[str]:
     return [text[start:end].rstrip() for start, end in zip(bounds, bounds[1:], strict=False)] or [""]
 
 
+def one_line(text: str, width: int) -> str:
+    """Plain `text` on one line of at most `width` cells: whole where it fits, else cut at a word
+    break and ended with "…" (for a cell where the whole text is shown elsewhere)."""
+    if cell_len(text) <= width:
+        return text
+    return fold(text, max(width - 1, 1))[0].rstrip(" ,;:") + "…"
+
+
 class Words:
     """A cell's text (plain or styled, lines kept), wrapped between words to the column it is given."""
 

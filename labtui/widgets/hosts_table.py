@@ -3,14 +3,17 @@
 Each row shows the host's state, its step, the IOPS and MiB/s of its latest interval (a host that
 has ended keeps those of its last step, whole), a sparkline of its recent MiB/s and, at the end, its
 verdict against the first host that completed (labtui.fleet.summary); at 80 columns the step and the
-verdict share a column. Nothing is cut: a host's name, its step and its verdict fold over lines at
-their words (render/words.fold), the row as tall as its tallest cell. The table scrolls inside the
+verdict share a column. A host's name, its step and its verdict fold over lines at their words
+(render/words.fold), the row as tall as its tallest cell; why a host failed (an ssh error, a refusal)
+is one line, cut with "…": whole in the detail line under the table and on the host's own view
+(Enter), where an ssh error ran to eight lines at 80 columns. The table scrolls inside the
 screen's fixed layout; Home and End go to the first and last host (DataTable's own scrolled the
 table sideways, cutting the first letter of every host name).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -20,9 +23,10 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from labtui.fleet.host_run import COMPLETED, HostRun
+from labtui.printable import plain_words
 from labtui.render.result_tables import fmt_iops, fmt_mib
 from labtui.render.sparkline import BARS, PLAIN_BARS, sparkline
-from labtui.render.words import fold
+from labtui.render.words import fold, one_line
 
 if TYPE_CHECKING:
     from labtui.fleet.summary import HostsSummary
@@ -123,6 +127,7 @@ class HostsTable(DataTable):
         verdict = verdict_text(r, self.summary)
         if self.layout_columns is NARROW_COLUMNS:
             verdict = verdict if r.ended else step
+        failed = r.ended and r.state != COMPLETED
         glyphs = PLAIN_BARS if self.plain_glyphs else BARS
         # Content, not str: a DataTable reads a str as markup, and "[measure]" or a reason would vanish.
         cells = {
@@ -132,7 +137,8 @@ class HostsTable(DataTable):
             "iops": Content(fmt_iops(figures[0]) if figures else ""),
             "mib": Content(fmt_mib(figures[1]) if figures else ""),
             "recent": Content.styled(sparkline(r.spark_mib, widths["recent"], glyphs), "$accent"),
-            "verdict": _folded(verdict, widths["verdict"]),
+            "verdict": Content(one_line(failure_words(r), widths["verdict"])) if failed
+            else _folded(verdict, widths["verdict"]),
         }
         return {key: cells[key] for key, _, _ in self.layout_columns}
 
@@ -170,6 +176,19 @@ def verdict_text(r: HostRun, summary: HostsSummary | None) -> str:
     if claims:
         return "; ".join(claims)
     return "within noise" if summary.noise_known else "noise unknown (single runs)"
+
+
+def failure_words(r: HostRun) -> str:
+    """Why the host failed, as its row says it on one line: its reason without what its row and the
+    detail line already say (the host's ssh destination: "ssh lab@10.0.0.5 failed: ssh: connect to
+    host 10.0.0.5 port 22: Connection refused" is "Connection refused"), no escape sequences."""
+    words = plain_words(verdict_text(r, None))
+    for said in (f"ssh {plain_words(r.host.where())} failed: ", "ssh: ", f"{plain_words(r.host.ssh)}: "):
+        words = words.removeprefix(said)
+    return _CONNECT.sub("", words) or plain_words(verdict_text(r, None))
+
+
+_CONNECT = re.compile(r"^connect to host \S+ port \d+: ")
 
 
 def _folded(text: str, width: int) -> Content:
