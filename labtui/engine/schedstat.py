@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import os
 
+# The kernel's own threads in a process: io_uring's workers (a write it cannot issue without
+# blocking goes to one) and its submission poller. They issue none of the step's I/O and wait for
+# a CPU on their own: summed with the worker's thread, a throttled io_uring write step "was on a
+# CPU or waiting for one 108 % of the time".
+KERNEL_THREADS = (b"iou-wrk-", b"iou-sqp-")
 
-def sched_times(pid: int | str = "self") -> tuple[int, int] | None:
-    """(running, waiting) nanoseconds summed over a process's threads; None where not exposed."""
-    base = f"/proc/{pid}/task"
+
+def sched_times(pid: int | str = "self", proc: str = "/proc") -> tuple[int, int] | None:
+    """(running, waiting) nanoseconds summed over a process's own threads (KERNEL_THREADS left out);
+    None where not exposed."""
+    base = f"{proc}/{pid}/task"
     try:
         tids = os.listdir(base)
     except OSError:
@@ -22,6 +29,9 @@ def sched_times(pid: int | str = "self") -> tuple[int, int] | None:
     seen = False
     for tid in tids:
         try:
+            with open(f"{base}/{tid}/comm", "rb") as f:
+                if f.read().startswith(KERNEL_THREADS):
+                    continue
             with open(f"{base}/{tid}/schedstat", "rb") as f:
                 fields = f.read().split()
         except OSError:
