@@ -187,6 +187,7 @@ def compare(args, path: Path, size: int) -> int:
           f"{args.block_size} B, {args.threads} x {args.outstanding} in flight, {args.write_percent} % writes, {path}; "
           f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
     defaults = native_uring.SUBMIT_CHUNK, native_uring.SHALLOW_CHUNK, native_uring.TALLY_AFTER_SUBMIT
+    whole = native_uring.CARRIED_WHOLE
     for r in range(args.rounds):
         for label, loop, chunk, after in contenders if r % 2 == 0 else contenders[::-1]:
             ipis = wakeup_ipis()
@@ -198,8 +199,10 @@ def compare(args, path: Path, size: int) -> int:
                 # 0: never split a batch (a chunk larger than anything in flight)
                 if chunk is None:
                     native_uring.SUBMIT_CHUNK, native_uring.SHALLOW_CHUNK = defaults[:2]
-                else:  # at any depth
+                    native_uring.CARRIED_WHOLE = whole
+                else:  # at any depth, however many workers the process carries
                     native_uring.SUBMIT_CHUNK = native_uring.SHALLOW_CHUNK = chunk or 1 << 30
+                    native_uring.CARRIED_WHOLE = False
                 native_uring.TALLY_AFTER_SUBMIT = defaults[2] if after is None else after
                 cfg = {"path": str(path), "file_size": size, "block_size": args.block_size, "pattern": "random",
                        "write_percent": args.write_percent, "outstanding": args.outstanding, "direct": True,
@@ -218,6 +221,7 @@ def compare(args, path: Path, size: int) -> int:
             iops[label].append(ios / args.chunk)
             runs.append((ios / args.chunk, ipis / max(all_ios, 1)))
     native_uring.SUBMIT_CHUNK, native_uring.SHALLOW_CHUNK, native_uring.TALLY_AFTER_SUBMIT = defaults
+    native_uring.CARRIED_WHOLE = whole
     # In flight: the latency of every measured I/O over the time measured (Little's law), by the
     # loop's own clock (each engine starts and stops that clock at its own places), and at the disk
     # (the kernel's weighted I/O time over its time busy, the same for every engine): how full a

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -229,6 +230,59 @@ def test_a_batch_counted_after_its_slots_went_back_keeps_its_own_latencies(test_
     assert busy_ms >= 0.5 * 1000 * result.read.seconds
     for d in (result.read_latency, result.write_latency) if write_percent else (result.read_latency,):
         assert 0 < d.min <= d.mean <= d.max
+
+
+def test_a_process_carrying_several_workers_sends_each_batch_with_the_call_that_waits(test_file, monkeypatch):
+    """Where a process carries several logical workers (they outnumber the CPUs, which are then the
+    limit), its freed slots go to the kernel in the one io_uring_enter that also waits, never in
+    chunks of calls of their own; the mix and each worker's counts stay exact. At 2 workers x 8 in
+    flight the chunks of 2 took 2-4 calls per reaped batch of 4-5 I/Os."""
+    if uring.probe():
+        pytest.skip(f"io_uring cannot run here: {uring.probe()}")
+    from labtui.engine.native import common as nc, worker
+
+    calls = {"submit only": 0, "wait": 0}
+    real = uring._syscall()
+
+    def counted(number, *args):
+        if number == uring.SYS_ENTER:
+            calls["wait" if args[2] else "submit only"] += 1
+        return real(number, *args)
+
+    monkeypatch.setattr(uring, "_syscall", lambda: counted)
+    control = memoryview(bytearray(nc.CONTROL_BYTES)).cast("d")
+    live = memoryview(bytearray(nc.LIVE_BYTES)).cast("q")
+    start = time.monotonic() + 0.02
+    control[nc.C_MEASURE], control[nc.C_END], control[nc.C_GO] = start, start + 0.3, 1.0
+    cfg = {"path": str(test_file), "file_size": FILE_SIZE, "block_size": 4096, "pattern": "random",
+           "write_percent": 30, "outstanding": 8, "direct": True, "latency": True, "workers": [0, 1], "threads": 4,
+           "seed": 5, "backend": "io_uring", "trace": 0}
+    result = worker.work(cfg, control, live)
+    assert "error" not in result, result
+    ios = result["r_ios"] + result["w_ios"]
+    assert ios > 100 and calls["wait"] > 10
+    assert calls["submit only"] == 0, calls
+    assert abs(100 * result["w_ios"] / ios - 30) <= mix_tolerance(30, ios)
+    assert sum(w["r_ios"] + w["w_ios"] for w in result["workers"]) == ios
+    assert all(w["r_ios"] and w["w_ios"] for w in result["workers"])
+
+
+def test_random_draws_come_a_pool_at_a_time_aligned_in_the_file_and_in_the_mix():
+    """Random offsets and a mixed step's directions are drawn several rings' worth at once: every
+    offset a whole block inside the file, the writes' share what was asked, and the same seed draws
+    the same pool (a step's streams can be repeated)."""
+    from labtui.engine.native.slots import POOL_MIN, Slots
+
+    cfg = {"workers": [0, 1], "outstanding": 8, "block_size": 8192, "file_size": 3 * 8192 * 1000 + 4096,
+           "pattern": "random", "write_percent": 30, "seed": 11, "threads": 4}
+    slots = Slots(cfg)
+    offsets, writes = slots.pool()
+    assert len(offsets) == len(writes) == max(POOL_MIN, 8 * slots.count)
+    assert all(off % 8192 == 0 and 0 <= off <= 2999 * 8192 for off in offsets)
+    assert len(set(offsets)) > 2000  # spread over the file's 3,000 whole blocks (about 2,230 of them drawn)
+    assert abs(100 * sum(writes) / len(writes) - 30) <= mix_tolerance(30, len(writes))
+    assert (offsets, writes) == Slots(cfg).pool() and slots.pool() != (offsets, writes)
+    assert Slots({**cfg, "write_percent": 0}).pool()[1] == []
 
 
 def test_sequential_threads_each_stream_through_their_own_region(test_file, backend):

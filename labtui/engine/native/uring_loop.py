@@ -2,14 +2,16 @@
 
 Every slot has a submission entry prepared once (file, buffer, length, slot number; registered
 buffer and file where the kernel allows), so an I/O costs this loop its offset and, for a mixed
-step, its direction, both drawn for a whole batch of freed slots at once (labtui.engine.native.
-slots), and writes are stamped in their registered buffers in place, a batch at a time
-(labtui.engine.native.blocks). Every completion waiting is reaped and counted at once, as fio does
-with iodepth_batch_complete, per logical worker (labtui.engine.native.batch); the freed slots
+step, its direction, both taken for a whole batch of freed slots at once from draws made a pool
+at a time (labtui.engine.native.slots), and writes are stamped in their registered buffers in
+place, a batch at a time (labtui.engine.native.blocks). Every completion waiting is reaped and
+counted at once, as fio does with iodepth_batch_complete, per logical worker
+(labtui.engine.native.batch); the freed slots
 then go back to the kernel a few at a time as they are prepared (`io_uring_enter` calls that wait
 for nothing and post what has completed meanwhile), and at 16 or more in flight only then is the
 batch counted; the last few go with the call that waits for the next completion, unless a count
-is due after them. A batch no larger than a chunk costs one system call. The clock is read once
+is due after them. A process that carries several logical workers sends the whole batch with the
+call that waits. A batch no larger than a chunk costs one system call. The clock is read once
 per chunk submitted (its I/Os' submission time) and once per wait (its completions' time).
 
 Counting is exact per phase, as in the other loops: counters are snapshotted at the first
@@ -53,8 +55,22 @@ SHALLOW_CHUNK = 4
 MAX_SLOTS = 16384
 
 
-def submit_chunk(depth: int) -> int:
-    """How many freed slots go to the kernel per call at this many in flight."""
+# A process that carries several logical workers (they outnumber the CPUs: labtui.engine.native.
+# plan) sends a whole batch of freed slots with the call that waits for the next completion: the
+# CPU is what limits there, the batches are small (2.7-6.7 I/Os a wait in the engine's two carriers
+# at 8x2, 4x8 and 8x4 on the RAM device), and chunks of 2 made that 2-4 calls per batch. One
+# process's shape of those cells on the RAM device (2 x 8 50/50, 4 x 4 reads, 4 x 2 8K 70/30),
+# 16 alternating rounds at a load of 6-11 (2026-12-06 08:30 UTC, benchmarks/native_loops.py
+# --submit-chunks 2,4,0): CPU per I/O 7.13 / 6.99 / 6.68 us (chunks of 2 / of 4 / whole),
+# 5.35 / 5.48 / 5.08, 10.12 / 10.23 / 9.86. A single worker keeps its chunks (measured above).
+CARRIED_WHOLE = True
+
+
+def submit_chunk(depth: int, carried: bool = False) -> int:
+    """How many freed slots go to the kernel per call at this many in flight (all of them at once
+    where the process carries several logical workers)."""
+    if carried and CARRIED_WHOLE:
+        return depth
     return SUBMIT_CHUNK if depth >= DEEP_QUEUE else SHALLOW_CHUNK
 
 
@@ -98,11 +114,11 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
         sqe64[slot * 8 + 4] = slot
         sqe16[slot * 32 + 20] = slot if fixed else 0
 
-    rb = slots.rng.randbytes
-    rnd = slots.rng.random
-    share = slots.share
-    nblocks = slots.blocks
     seq = slots.sequential
+    # Random offsets and directions, a pool drawn at once; `drawn` of it used.
+    pool_offsets, pool_writes = slots.pool()
+    pool_size = len(pool_offsets)
+    drawn = 0
     mixed = slots.mixed
     many, base, key = len(slots.workers) > 1, slots.base, slots.key
 
@@ -138,7 +154,7 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
     # Random reads (most cells, and the ones where the engine's cost shows) take a lean path.
     tracing = slots.trace_limit > 0
     lean = not (seq or wp or tracing)
-    base_chunk = submit_chunk(depth)
+    base_chunk = submit_chunk(depth, carried=len(slots.workers) > 1)
     chunk = base_chunk
     after = TALLY_AFTER_SUBMIT and depth >= DEEP_QUEUE
     # The batch reaped by the last wait, counted once its freed slots are back with the kernel.
@@ -148,13 +164,17 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
     while True:
         if free and not stopping:
             n = len(free)
+            if drawn + n > pool_size:
+                pool_offsets, pool_writes = slots.pool()
+                drawn = 0
             if lean:
-                for slot, r in zip(free, array("Q", rb(8 * n))):
-                    sqe64[slot * 8 + 1] = (r % nblocks) * bs
+                for slot, off in zip(free, pool_offsets[drawn : drawn + n]):
+                    sqe64[slot * 8 + 1] = off
+                drawn += n
             else:
-                offsets = slots.offsets(free)
+                offsets = slots.offsets(free) if seq else pool_offsets[drawn : drawn + n]
                 if mixed:
-                    writes = [rnd() < share for _ in free]
+                    writes = pool_writes[drawn : drawn + n]
                     for slot, w, off in zip(free, writes, offsets):
                         sqe8[slot * 64] = op_write if w else op_read
                         key[slot] = base[slot] + w
@@ -165,6 +185,7 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
                         sqe64[slot * 8 + 1] = off
                     if wp:
                         blocks.stamp(free, offsets)
+                drawn += n
                 if tracing:
                     tracing = slots.trace(free, offsets)
                     lean = not (seq or wp or tracing)
