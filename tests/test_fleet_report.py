@@ -110,7 +110,6 @@ def test_check_on_hosts_compares_first_passes_with_first_passes_and_says_so(monk
     """A host whose first pass looked doubtful ran its confirmation pass alone, after the others, on an idle
     machine (4x the IOPS): compared with the others' first passes it read "h04 better +288 %"."""
     import json
-    from types import SimpleNamespace
 
     from labtui.commands import fleet as commands
 
@@ -120,7 +119,7 @@ def test_check_on_hosts_compares_first_passes_with_first_passes_and_says_so(monk
     for r in fleet.runs:
         r.check_report = {"outcome": "pass", "summary": "PASS"}
     monkeypatch.setenv("COLUMNS", "120")
-    assert commands._report(fleet, SimpleNamespace(json=True), check=True) == 0
+    assert commands._report(fleet, as_json=True, check=True) == 0
     report = json.loads(capsys.readouterr().out)
     comparison = report[2]["comparison"]
     assert comparison["compared"] == "first passes"
@@ -129,7 +128,7 @@ def test_check_on_hosts_compares_first_passes_with_first_passes_and_says_so(monk
     assert read["beyond_noise"] == [{"host": "lab-node-03", "verdict": "better", "relative_pct": read["beyond_noise"][0]
                                      ["relative_pct"], "decided_by": read["beyond_noise"][0]["decided_by"]}]
     assert read["beyond_noise"][0]["relative_pct"] < 10
-    assert commands._report(fleet, SimpleNamespace(json=False), check=True) == 0
+    assert commands._report(fleet, as_json=False, check=True) == 0
     said = " ".join(capsys.readouterr().out.split())
     assert ("Compared: each host's first pass, run together. A second pass ran on lab-node-03 after the others had "
             "finished (on an idler machine): it decides that host's check, not this comparison.") in said, said

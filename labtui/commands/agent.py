@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    del args
+    del args  # no options: the request arrives on stdin
     import contextlib
     import sys
 
@@ -72,7 +72,8 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
     from labtui.commands.stops import Stops
     from labtui.errors import LabtuiError
     from labtui.results.profile_file import parse_profile_text
-    from labtui.run.runner import Runner, RunOptions
+    from labtui.run.request import RunRequest
+    from labtui.run.runner import Runner
 
     profile_text, target = request.get("profile"), request.get("target")
     if not isinstance(profile_text, str) or not isinstance(target, str):
@@ -82,14 +83,12 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
     params = _field(request, "params", dict, "a table of NAME: VALUE texts") or {}
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in params.items()):
         raise LabtuiError(f"run request: params must be a table of NAME: VALUE texts, got {params!r:.60}")
-    options = RunOptions(
-        engine=_field(request, "engine", str, "an engine's name") or "native",
-        tags=_texts(request, "tags"),
+    asked = RunRequest(
+        profile=profile.name, target=target, engine=_field(request, "engine", str, "an engine's name") or "native",
+        tags=_texts(request, "tags"), params=tuple(params.items()), interval=_interval(request.get("interval"), profile),
         keep_file=bool(_field(request, "keep_file", bool, "true or false")),
-        interval=_interval(request.get("interval"), profile),
-        params=params,
     )
-    runner = Runner(profile, target, store, options)
+    runner = Runner(profile, target, store, asked.options())
     with Stops() as stops:
         _Driver(channel, stops)(runner)
     result = runner.result
@@ -138,7 +137,6 @@ def _interval(value: object, profile: Profile) -> float:
 
 
 def _check(request: dict[str, Any], channel: Channel) -> int:
-    import argparse
     import contextlib
     import io
     import json
@@ -151,13 +149,12 @@ def _check(request: dict[str, Any], channel: Channel) -> int:
 
     tolerance = _field(request, "tolerance", (int, float), "a percentage")
     confirm = _field(request, "confirm", int, "a count")
-    args = argparse.Namespace(
-        baseline=None, profile=text("profile"), target=text("target"), engine=text("engine"),
+    # Read as `labtui check` reads its options, and refused alike (a host may run an older or newer labtui).
+    asked = check.request(
+        profile=text("profile"), target=text("target"), engine=text("engine"),
         tolerance=float(tolerance) if tolerance is not None else None, repeat=_field(request, "repeat", int, "a count"),
-        confirm=check.DEFAULT_CONFIRM if confirm is None else confirm,
-        fail_on=list(_texts(request, "fail_on")), duration=text("duration"),
-        file_size=text("file_size"), param=list(_texts(request, "params")),
-        json=True, yes=True, destroy_data=None, explain=False,
+        confirm=check.DEFAULT_CONFIRM if confirm is None else confirm, fail_on=_texts(request, "fail_on"),
+        duration=text("duration"), file_size=text("file_size"), params=_texts(request, "params"),
     )
     printed = io.StringIO()
     # Held from the first pass on, as `labtui check` holds them here: a stop between passes (a signal
@@ -165,7 +162,7 @@ def _check(request: dict[str, Any], channel: Channel) -> int:
     with Stops() as stops:
         driver = _Driver(channel, stops)
         with contextlib.redirect_stdout(printed):
-            code = check.run(args, drive=driver, stops=stops)
+            code = check.check(asked, drive=driver, stops=stops, as_json=True, yes=True)
         if driver.calls == 0:
             return code  # refused before a run (its reason went to stderr)
         with contextlib.suppress(ValueError):

@@ -9,10 +9,11 @@ so only new runs can show that it reproduces.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from labtui.commands.common import decimal_number, whole_number
+from labtui.run.request import DEFAULT_CONFIRM
 
 if TYPE_CHECKING:
     from labtui.analysis.checks import CheckReport
@@ -20,11 +21,11 @@ if TYPE_CHECKING:
     from labtui.model.profile import Profile
     from labtui.model.result import RunResult
     from labtui.results.store import Store
+    from labtui.run.request import CheckRequest
     from labtui.run.runner import Runner
 
 HELP = "re-run a baseline's profile: exit 0 PASS, 1 FAIL (a regression), 3 too noisy to tell"
 DEFAULT_TOLERANCE_PCT = 10.0
-DEFAULT_CONFIRM = 8  # runs in a second pass: a confirmation decides alone, so it needs power of its own
 MIN_RUNS = 3
 
 
@@ -64,14 +65,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fleet_arguments(parser, run=False)
 
 
-def choose_baseline(store: Store, args: argparse.Namespace) -> tuple[list[RunResult], str]:
+def parse(args: argparse.Namespace) -> CheckRequest:
+    """`labtui check`'s options as the request they make (LabtuiError, one line naming the option, for a
+    value that is wrong whatever the baseline is)."""
+    return request(baseline=args.baseline, profile=args.profile, target=args.target, engine=args.engine,
+                   tolerance=args.tolerance, repeat=args.repeat, confirm=args.confirm, fail_on=args.fail_on,
+                   duration=args.duration, file_size=args.file_size, params=args.param,
+                   destroy_data=args.destroy_data, hosts=args.hosts, one_at_a_time=args.one_at_a_time)
+
+
+def request(*, baseline: str | None = None, profile: str | None = None, target: str | None = None,
+            engine: str | None = None, tolerance: float | None = None, repeat: int | None = None,
+            confirm: int = DEFAULT_CONFIRM, fail_on: Sequence[str] = (), duration: str | None = None,
+            file_size: str | None = None, params: Sequence[str] = (), destroy_data: str | None = None,
+            hosts: str | None = None, one_at_a_time: bool = False) -> CheckRequest:
+    """A check request from its options as typed: `labtui check`'s, and what a host's agent is sent
+    (the same texts), refused alike (ValidationError naming the option)."""
+    from labtui.analysis.checks import FAIL_ON, parse_fail_on
+    from labtui.commands.common import given, overrides_given
+    from labtui.commands.compare import tolerance as tolerance_given
+    from labtui.errors import ValidationError
+    from labtui.model.profile import MAX_REPEAT
+    from labtui.params import parse_assignments
+    from labtui.run.request import CheckRequest, RunRequest
+
+    # An empty -t must not quietly mean the current directory.
+    given(target, "--target", "a directory (. is the current one)")
+    tolerance_given(tolerance, DEFAULT_TOLERANCE_PCT)
+    metrics = parse_fail_on(fail_on)
+    if repeat is not None and repeat < 1:
+        raise ValidationError("must be at least 1", "--repeat")
+    if not 0 <= confirm <= MAX_REPEAT:
+        raise ValidationError(f"must be from 0 to {MAX_REPEAT} (0 decides on the first pass), got {confirm}",
+                              "--confirm")
+    overrides, typed = overrides_given(duration, file_size, repeat)
+    run = RunRequest(profile=profile, target=target, engine=engine, overrides=overrides,
+                     params=tuple(parse_assignments(params).items()), destroy_data=destroy_data, hosts=hosts,
+                     one_at_a_time=one_at_a_time, as_given=typed)
+    return CheckRequest(run=run, baseline=baseline, tolerance=tolerance, confirm=confirm,
+                        fail_on=tuple(name for metric in metrics for name, m in FAIL_ON.items() if m == metric))
+
+
+def choose_baseline(store: Store, request: CheckRequest) -> tuple[list[RunResult], str]:
     """The baseline's runs (the marked result first) and a sentence saying how they were chosen."""
     from labtui.errors import LabtuiError, NotFoundError
     from labtui.machine import devices
     from labtui.results import baselines
 
-    if args.baseline:
-        result = store.find_result(args.baseline)
+    if request.baseline:
+        result = store.find_result(request.baseline)
         if result.status != "completed":
             raise LabtuiError(f"result {result.id} is {result.status}: check against a completed result")
         entry = baselines.holding(store, result.id)
@@ -79,8 +121,8 @@ def choose_baseline(store: Store, args: argparse.Namespace) -> tuple[list[RunRes
             return [result], f"baseline {result.id} (given)"
         how = f"baseline {result.id} (given)"
     else:
-        target = args.target or "."
-        entry = baselines.find(store, devices.target_info(target), devices.host_info().name, args.profile)
+        target = request.run.target or "."
+        entry = baselines.find(store, devices.target_info(target), devices.host_info().name, request.run.profile)
         how = f"baseline {entry.result_id}, marked for {entry.profile} on {entry.disk}"
     runs = []
     for rid in entry.result_ids:
@@ -129,6 +171,17 @@ def _drive(runner: Runner, stops: Stops) -> RunResult | None:
 
 def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | None = None,
         stops: Stops | None = None) -> int:
+    """`labtui check`: its options read once (`parse`), then the check here or on every host (--hosts)."""
+    asked = parse(args)
+    if asked.run.hosts:
+        from labtui.commands.fleet import run_fleet
+
+        return run_fleet(asked, as_json=args.json)
+    return check(asked, drive, stops, as_json=args.json, yes=args.yes, explain=args.explain)
+
+
+def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | None = None,
+          stops: Stops | None = None, *, as_json: bool = False, yes: bool = False, explain: bool = False) -> int:
     """The check; `drive(runner)` runs each pass (default: live progress on stderr; the fleet agent streams).
 
     `stops` are the check's stop signals; a caller that drives the passes itself holds them and notes
@@ -138,51 +191,39 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     import contextlib
     from dataclasses import replace
 
-    if getattr(args, "hosts", None):
-        from labtui.commands.fleet import run_fleet
-
-        return run_fleet(args, check=True)
-
     from labtui.analysis.checks import confirmed, parse_fail_on
     from labtui.analysis.comparison import pooled
-    from labtui.commands.common import given, open_store, overridden, stderr
+    from labtui.commands.common import open_store, overridden, stderr
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm, not_confirmed
     from labtui.commands.stops import Stops
-    from labtui.errors import ExitCode, ValidationError
-    from labtui.model.profile import MAX_REPEAT
-    from labtui.params import parse_assignments
+    from labtui.errors import ExitCode
     from labtui.results import baselines
-    from labtui.run.runner import Runner, RunOptions
-    from labtui.units import format_duration, human_duration, parse_duration, parse_size
+    from labtui.run.runner import Runner
+    from labtui.units import format_duration, format_size, human_duration
 
     store = open_store()
-    # An empty -t must not quietly mean the current directory.
-    given(args.target, "--target", "a directory (. is the current one)")
-    pct = tolerance(args, DEFAULT_TOLERANCE_PCT)
-    fail_on = parse_fail_on(args.fail_on)
-    if args.repeat is not None and args.repeat < 1:
-        raise ValidationError("must be at least 1", "--repeat")
-    if not 0 <= args.confirm <= MAX_REPEAT:
-        raise ValidationError(f"must be from 0 to {MAX_REPEAT} (0 decides on the first pass), got {args.confirm}",
-                              "--confirm")
-    duration = parse_duration(args.duration, field="--duration") if given(args.duration, "--duration") else None
-    file_size = parse_size(args.file_size, field="--file-size") if given(args.file_size, "--file-size") else None
-    runs, how = choose_baseline(store, args)
+    pct = tolerance(request.tolerance, DEFAULT_TOLERANCE_PCT)
+    fail_on = parse_fail_on(request.fail_on)
+    asked = request.run
+    trial = asked.overrides
+    runs, how = choose_baseline(store, request)
     baseline = runs[0]
     base_runs = baselines.runs_per_step(runs)
-    repeat = args.repeat or max(MIN_RUNS, base_runs)
+    repeat = trial.repeat or max(MIN_RUNS, base_runs)
     stored = f"the profile stored in baseline {baseline.id} cannot be re-run"
-    profile = overridden(baseline.profile, duration=duration, file_size=file_size, repeat=repeat, stored=stored)
+    profile = overridden(baseline.profile, duration=trial.duration, file_size=trial.file_size, repeat=repeat,
+                         stored=stored)
     # The second pass's runs are refused now, naming --confirm, not after a whole first pass.
-    second = overridden(profile, repeat=args.confirm, repeat_flag="--confirm", stored=stored) if args.confirm else None
-    target = args.target or baseline.target.path
+    second = (overridden(profile, repeat=request.confirm, repeat_flag="--confirm", stored=stored)
+              if request.confirm else None)
+    target = asked.target or baseline.target.path
     # A profile of command steps only ran no I/O engine (its result says "command"): any will do.
-    engine = args.engine or (baseline.engine.name if baseline.profile.needs_test_file else "native")
-    params = {**baseline.params, **parse_assignments(args.param)}
+    engine = asked.engine or (baseline.engine.name if baseline.profile.needs_test_file else "native")
+    params = {**baseline.params, **asked.param_values}
     lock = None
     try:
-        options = RunOptions(engine=engine, tags=("check",), destroy_data=args.destroy_data, params=params)
+        options = replace(asked, engine=engine, tags=("check",), params=tuple(params.items())).options()
         runner = Runner(profile, target, store, options)
         # The preflight takes the disk's lock once the target is known to be usable (bad input is said
         # before a busy disk). The check holds it from then to its last pass: another run measuring it
@@ -201,15 +242,17 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
                       f"--more {baselines.RECOMMENDED_RUNS - base_runs}` adds runs")
         shorter = sorted({(s.duration, b.duration) for s, b in zip(profile.steps, baseline.profile.steps)
                           if s.is_io and s.duration != b.duration})
+        file_size = trial.file_size
         if shorter or (file_size is not None and file_size != baseline.profile.file_size):
             err.print("labtui check: a quick check: " + "; ".join(
                 [f"steps of {format_duration(b)} run for {format_duration(s)}" for s, b in shorter]
-                + ([f"a {args.file_size} test file instead of the baseline's"] if file_size is not None else []))
+                + ([f"a {asked.given('file_size') or format_size(file_size)} test file instead of the baseline's"]
+                   if file_size is not None else []))
                 + ": short steps and small files can differ from the baseline for reasons of their own (caches, "
                   "warm-up); a FAIL is worth a full-length re-check")
         then = (f", then {second.repeat} more time{'s' if second.repeat != 1 else ''} (about "
                 f"{human_duration(second.planned_seconds)}) if that cannot decide" if second is not None else "")
-        if not args.yes and not confirm(runner, plan, then=then):
+        if not yes and not confirm(runner, plan, then=then):
             return not_confirmed()
         reference = pooled(runs) if len(runs) > 1 else baseline
         confirming = replace(options, tags=("check", "confirmation"))
@@ -236,7 +279,7 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
                 if stops.received:
                     skipped.append(report)  # a signal came after the first pass: the second never starts
                     return None
-                runs_text = f"{args.confirm} fresh run{'s' if args.confirm > 1 else ''}"
+                runs_text = f"{request.confirm} fresh run{'s' if request.confirm > 1 else ''}"
                 how = (f"pass 2 of 2: confirming with {runs_text}, judged on their own" if report.needs_confirmation
                        else f"pass 2 of 2: adding {runs_text}, judged together with it")
                 err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
@@ -246,13 +289,13 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
                     skipped.append(report)  # it came as the second pass was about to start
                 return extra
 
-            reports, passes = confirmed(reference, first, pct, fail_on, more if args.confirm else None)
+            reports, passes = confirmed(reference, first, pct, fail_on, more if request.confirm else None)
             ended = len(stops.received)
             stopped = stops.stopped_by if skipped or any(r.status == "aborted" for r in passes) else None
             if stopped is not None:
-                code = _stopped(stopped, reports, passes, runs, skipped=bool(skipped), as_json=args.json)
+                code = _stopped(stopped, reports, passes, runs, skipped=bool(skipped), as_json=as_json)
             else:
-                code = _verdict(reports, passes, runs, as_json=args.json, explain=args.explain)
+                code = _verdict(reports, passes, runs, as_json=as_json, explain=explain)
             late = stops.since(ended)
             if late is not None:
                 err.print(f"labtui check: {late} came after the check had ended; its runs are saved and its outcome "

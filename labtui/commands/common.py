@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # each command imports what it uses when it runs: `labtui --h
     from labtui.model.result import RunResult
     from labtui.results.files import BrokenFile
     from labtui.results.store import Store
+    from labtui.run.request import Overrides, RunRequest
 
 # Into a pipe or a file, rich would lay tables out for 80 columns and cut ids, paths and
 # serials short; give them room for their natural width instead (COLUMNS still wins).
@@ -135,21 +136,6 @@ def decimal_number(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def interval_given(text: str | None, profile: Profile) -> float | None:
-    """--interval's seconds, or None where it was left out (the engines' default, 1 s, whatever the
-    steps last); given, within what every engine samples at and `profile`'s steps last (ValidationError)."""
-    from labtui.errors import ValidationError
-    from labtui.units import parse_duration
-
-    if text is None:
-        return None
-    seconds = parse_duration(given(text, "--interval", "a duration such as 500ms"), field="--interval")
-    problem = profile.interval_problem(seconds, text.strip())
-    if problem is not None:
-        raise ValidationError(problem, "--interval")
-    return seconds
-
-
 def tags_given(values: Sequence[str]) -> tuple[str, ...]:
     """The --tag values as tags: each one or several, comma-separated as the TUI takes them (`--tag a,b`
     saved one tag "a,b" that the TUI's tag field then split in two); an empty one, or one holding a
@@ -192,6 +178,49 @@ def overridden(profile: Profile, *, duration: float | None = None, file_size: in
         if stored is not None:
             raise ValidationError(f"{stored}: {exc}") from None
         raise
+
+
+def overrides_given(duration: str | None, file_size: str | None, repeat: int | None, *,
+                    repeat_flag: str = "--repeat") -> tuple[Overrides, tuple[tuple[str, str], ...]]:
+    """--duration, --file-size and --repeat as a quick trial's overrides, and the texts as typed (for what
+    is said of them); an empty, unreadable or below-one value is refused naming its option (ValidationError).
+    Whether the profile takes them is for `overridden` once the profile is known."""
+    from labtui.errors import ValidationError
+    from labtui.run.request import Overrides
+    from labtui.units import parse_duration, parse_size
+
+    duration, file_size = given(duration, "--duration"), given(file_size, "--file-size")
+    seconds = parse_duration(duration, field="--duration") if duration else None
+    size = parse_size(file_size, field="--file-size") if file_size else None
+    if repeat is not None and repeat < 1:
+        raise ValidationError("must be at least 1", repeat_flag)
+    typed = tuple((key, text) for key, text in (("duration", duration), ("file_size", file_size)) if text is not None)
+    return Overrides(seconds, size, repeat), typed
+
+
+def interval_seconds(text: str | None) -> float | None:
+    """--interval's seconds (None where it was left out): refused if it is not a duration (ValidationError);
+    whether it fits the profile's steps is for `request_profile`."""
+    from labtui.units import parse_duration
+
+    if text is None:
+        return None
+    return parse_duration(given(text, "--interval", "a duration such as 500ms"), field="--interval")
+
+
+def request_profile(store: Store, request: RunRequest) -> Profile:
+    """The profile a run request asks for, from the store (a name or a .toml file), with its overrides
+    applied and its --interval checked against the steps (LabtuiError naming the option otherwise)."""
+    from labtui.errors import ValidationError
+
+    assert request.profile is not None  # a run's request always names one (-p has a default)
+    profile = store.profile(request.profile)
+    trial = request.overrides
+    profile = overridden(profile, duration=trial.duration, file_size=trial.file_size, repeat=trial.repeat)
+    problem = request.interval_problem(profile)
+    if problem is not None:
+        raise ValidationError(problem, "--interval")
+    return profile
 
 
 def runs_words(profile: Profile) -> str:

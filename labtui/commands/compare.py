@@ -49,13 +49,14 @@ def svg_path(text: str) -> Path:
     return path
 
 
-def tolerance(args: argparse.Namespace, default: float) -> float:
-    """The --tolerance percentage, checked (LabtuiError for a negative or non-finite one)."""
+def tolerance(given: float | None, default: float) -> float:
+    """The --tolerance percentage given (`default` where it was not), checked (LabtuiError for a negative
+    or non-finite one)."""
     import math
 
     from labtui.errors import ValidationError
 
-    value = default if args.tolerance is None else args.tolerance
+    value = default if given is None else given
     if not (math.isfinite(value) and value >= 0):
         raise ValidationError(f"must be a percentage of 0 or more, got {value:g}", "--tolerance")
     return value
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
             raise LabtuiError(f"{result.id} is given twice ({given[result.id]!r} and {key!r}): "
                               "compare needs different results")
         given[result.id] = key
-    comparison = compare(results, tolerance(args, DEFAULT_TOLERANCE_PCT), hint=hint_from_store(store, results))
+    comparison = compare(results, tolerance(args.tolerance, DEFAULT_TOLERANCE_PCT), hint=hint_from_store(store, results))
     if picture is not None:
         from labtui.render.comparison_svg import comparison_svg
         from labtui.results.files import atomic_write

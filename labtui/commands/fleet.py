@@ -25,8 +25,6 @@ from labtui.commands.live_display import LiveDisplay
 from labtui.errors import ExitCode
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from rich.console import Console, RenderableType
 
     from labtui.commands.stops import Stops
@@ -37,11 +35,8 @@ if TYPE_CHECKING:
     from labtui.fleet.requests import Request
     from labtui.fleet.session import Fleet
     from labtui.fleet.summary import HostsSummary, StepSpread
-    from labtui.model.profile import Profile
     from labtui.results.store import Store
-
-    # `labtui run`'s own profile loading (its -p and overrides), handed to the fleet.
-    LoadProfile = Callable[[Store, argparse.Namespace], Profile]
+    from labtui.run.request import CheckRequest, RunRequest
 
 STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": "red", "aborted": "yellow",
                 "unreachable": "red", "refused": "red", "cannot tell": "yellow"}
@@ -63,59 +58,48 @@ def add_arguments(parser: argparse.ArgumentParser, *, run: bool) -> None:
                                  "or volumes' comparison calls better or worse (default 5)")
 
 
-def run_request(args: argparse.Namespace, store: Store, load_profile: LoadProfile) -> tuple[list[Host], Request]:
-    """The hosts, and the run request for each (the profile, with -p's overrides, travels in it)."""
-    from labtui.commands.common import given, interval_given, tags_given
-    from labtui.errors import LabtuiError
+def run_request(request: RunRequest, store: Store) -> tuple[list[Host], Request]:
+    """The hosts, and what each is sent for `request` (the profile, with its overrides, travels in it)."""
+    from labtui.commands.common import request_profile
     from labtui.fleet.requests import run_request as request_for, targets
-    from labtui.params import parse_assignments
 
-    if args.destroy_data:
-        raise LabtuiError("--destroy-data cannot be used with --hosts: raw devices are run on one host at a time")
-    hosts = _hosts(args)
-    target = given(args.target, "--target", "a directory")
-    targets(hosts, target)  # every host has a target: refused before the profile is even read
-    profile = load_profile(store, args)
-    return hosts, request_for(hosts, profile, target=target, engine=args.engine, tags=tags_given(args.tag),
-                              params=parse_assignments(args.param),
-                              interval=interval_given(args.interval, profile), keep_file=args.keep_file)
+    hosts = _hosts(request.hosts)
+    targets(hosts, request.target)  # every host has a target: refused before the profile is even read
+    return hosts, request_for(hosts, request, request_profile(store, request))
 
 
-def check_request(args: argparse.Namespace) -> tuple[list[Host], Request]:
+def check_request(request: CheckRequest) -> tuple[list[Host], Request]:
     """The hosts, and the check request for each: every host checks against its own baseline."""
-    from labtui.commands.common import given
     from labtui.errors import LabtuiError
     from labtui.fleet.requests import check_request as request_for
 
-    if args.baseline:
+    if request.baseline:
         raise LabtuiError("--baseline cannot be used with --hosts: each host checks against its own baseline "
                           "(marked there with `labtui baseline ID`); -p picks whose")
-    if args.destroy_data:
+    if request.run.destroy_data:
         raise LabtuiError("--destroy-data cannot be used with --hosts")
-    hosts = _hosts(args)
-    return hosts, request_for(
-        hosts, target=given(args.target, "--target", "a directory"), profile=args.profile, engine=args.engine,
-        tolerance=args.tolerance, repeat=args.repeat, confirm=args.confirm, fail_on=list(args.fail_on),
-        duration=args.duration, file_size=args.file_size, params=list(args.param))
+    hosts = _hosts(request.run.hosts)
+    return hosts, request_for(hosts, request)
 
 
-def _hosts(args: argparse.Namespace) -> list[Host]:
+def _hosts(path: str | None) -> list[Host]:
     from labtui.fleet.hosts import load_hosts
     from labtui.fleet.requests import over_ssh
 
-    hosts = load_hosts(args.hosts)
+    assert path is not None  # a fleet's request names its hosts file
+    hosts = load_hosts(path)
     over_ssh(hosts)  # before the targets and the profile are looked at
     return hosts
 
 
-def _fio_client_hosts(args: argparse.Namespace) -> list[Host] | None:
+def _fio_client_hosts(request: RunRequest) -> list[Host] | None:
     """The hosts file's hosts when `-e fio` drives their fio servers (all have fio_server), else None."""
     from labtui.errors import LabtuiError
     from labtui.fleet.hosts import load_hosts
 
-    if args.engine != "fio":
+    if request.engine != "fio" or request.hosts is None:
         return None
-    hosts = load_hosts(args.hosts)
+    hosts = load_hosts(request.hosts)
     served = [h for h in hosts if h.fio_server is not None]
     if not served:
         return None
@@ -126,62 +110,57 @@ def _fio_client_hosts(args: argparse.Namespace) -> list[Host] | None:
     return hosts
 
 
-def _fio_client_fleet(args: argparse.Namespace, hosts: list[Host], store: Store, load_profile: LoadProfile,
-                      display: _Display) -> FioClientFleet:
+def _fio_client_fleet(request: RunRequest, hosts: list[Host], store: Store, display: _Display) -> FioClientFleet:
     """The fio client fleet for `-e fio` on fio_server hosts; refused up front where fio --client cannot run it."""
     import shutil
 
-    from labtui.commands.common import given, interval_given, tags_given
+    from labtui.commands.common import request_profile
     from labtui.errors import LabtuiError
     from labtui.fleet.fio_client import SECURITY, FioClientFleet
     from labtui.fleet.fio_jobs import refusal
     from labtui.fleet.requests import targets
-    from labtui.model.profile import DEFAULT_INTERVAL
-    from labtui.params import parse_assignments
 
-    if args.destroy_data:
-        raise LabtuiError("--destroy-data cannot be used with --hosts: raw devices are run on one host at a time")
-    where = targets(hosts, given(args.target, "--target", "a directory"))
-    profile = load_profile(store, args)
+    where = targets(hosts, request.target)
+    profile = request_profile(store, request)
     why = refusal(profile, where)
     if why is not None:
         raise LabtuiError(why)
-    interval = interval_given(args.interval, profile)
     fio = store.read_settings().settings.engines.fio_path
     program = str(fio) if fio else shutil.which("fio")
     if program is None:
         raise LabtuiError("fio is not installed here: -e fio with fio_server hosts runs the local fio as the client "
                           "(apt-get install fio)")
     display.say(f"labtui: fio --client on {', '.join(h.fio_where() for h in hosts)}: {SECURITY}", "yellow")
-    return FioClientFleet(hosts, profile, where, store, fio=program, one_at_a_time=args.one_at_a_time,
-                          tags=tags_given(args.tag), params=parse_assignments(args.param),
-                          interval=interval if interval is not None else DEFAULT_INTERVAL, keep_file=args.keep_file,
-                          on_change=display.changed, on_event=display.event)
+    options = request.options()
+    return FioClientFleet(hosts, profile, where, store, fio=program, one_at_a_time=request.one_at_a_time,
+                          tags=options.tags, params=options.params, interval=options.interval,
+                          keep_file=options.keep_file, on_change=display.changed, on_event=display.event)
 
 
-def run_fleet(args: argparse.Namespace, *, check: bool, load_profile: LoadProfile | None = None) -> int:
-    """The fleet run; `load_profile(store, args)` is `labtui run`'s own (its -p and overrides)."""
+def run_fleet(request: RunRequest | CheckRequest, *, as_json: bool) -> int:
+    """`labtui run --hosts` for a run request, `labtui check --hosts` for a check request."""
     import asyncio
 
     from labtui.commands.common import open_store, stderr
     from labtui.fleet.requests import ssh_program
     from labtui.fleet.session import CONNECTIONS, Fleet
+    from labtui.run.request import CheckRequest
 
+    check = isinstance(request, CheckRequest)
+    run = request.run if isinstance(request, CheckRequest) else request
     store = open_store()
     store.check_writable()  # the hosts' results are copied here: know before they run
-    served = None if check else _fio_client_hosts(args)
+    served = None if check else _fio_client_hosts(run)
     display = _Display(stderr(), check=check)
     fleet: Fleet
     if served is not None:
-        assert load_profile is not None  # served hosts are a run's (labtui run hands its own -p and overrides)
-        fleet = _fio_client_fleet(args, served, store, load_profile, display)
+        fleet = _fio_client_fleet(run, served, store, display)
     else:
-        if check:
-            hosts, request = check_request(args)
+        if isinstance(request, CheckRequest):
+            hosts, wire_request = check_request(request)
         else:
-            assert load_profile is not None  # labtui run hands its own (its -p and overrides)
-            hosts, request = run_request(args, store, load_profile)
-        fleet = Fleet(hosts, request, store, one_at_a_time=args.one_at_a_time, ssh=ssh_program(),
+            hosts, wire_request = run_request(request, store)
+        fleet = Fleet(hosts, wire_request, store, one_at_a_time=run.one_at_a_time, ssh=ssh_program(),
                       connections=store.read_settings().settings.fleet_connections or CONNECTIONS,
                       on_change=display.changed, on_event=display.event)
     display.fleet = fleet
@@ -193,7 +172,7 @@ def run_fleet(args: argparse.Namespace, *, check: bool, load_profile: LoadProfil
         stops.hold()
         asyncio.run(_drive(fleet, display, stops))
         ended = len(stops.received)
-        code = _report(fleet, args, check=check)
+        code = _report(fleet, as_json=as_json, check=check, tolerance=None if check else run.tolerance)
         late = stops.since(ended)
         if late is not None:
             display.say(f"labtui: {late} came after the hosts had ended; their results are saved here and the "
@@ -227,14 +206,14 @@ async def _drive(fleet: Fleet, display: _Display, stops: Stops) -> None:
             display.stop()
 
 
-def _report(fleet: Fleet, args: argparse.Namespace, *, check: bool) -> int:
+def _report(fleet: Fleet, *, as_json: bool, check: bool, tolerance: float | None = None) -> int:
+    """The hosts' report on stdout (their comparison within `tolerance` percent; None: the default), and the exit code."""
     from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
     from labtui.commands.common import closed_progress_line, print_json, stdout
-    from labtui.commands.compare import tolerance
     from labtui.fleet.summary import summarize_hosts
 
     runs = fleet.runs
-    pct = DEFAULT_TOLERANCE_PCT if check else tolerance(args, DEFAULT_TOLERANCE_PCT)
+    pct = DEFAULT_TOLERANCE_PCT if check or tolerance is None else tolerance
     if check:
         # Like with like: every host's first pass (they ran together). A host whose first pass looked
         # worse or too noisy runs a confirmation pass alone, after the others, on an idler machine:
@@ -243,7 +222,7 @@ def _report(fleet: Fleet, args: argparse.Namespace, *, check: bool) -> int:
         summary = summarize_hosts([(r.name, r.results[0]) for r in runs if r.results], pct, "first passes")
     else:
         summary = summarize_hosts([(r.name, r.result) for r in runs if r.result is not None], pct)
-    if args.json:
+    if as_json:
         with contextlib.suppress(OSError):
             print_json([_host_json(r, summary) for r in runs])
     else:

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 from labtui.commands.common import whole_number
 
 if TYPE_CHECKING:
-    from labtui.model.profile import Profile
-    from labtui.results.store import Store
+    from labtui.run.request import RunRequest
     from labtui.run.runner import Plan, Runner
 
 HELP = "run a workload profile on a target directory"
@@ -49,89 +48,82 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fleet_arguments(parser, run=True)
 
 
-def load_profile(store: Store, args: argparse.Namespace) -> Profile:
-    """The profile asked for, with the quick-trial overrides applied (LabtuiError if invalid)."""
-    from labtui.commands.common import given, overridden
-    from labtui.errors import ValidationError
-    from labtui.units import parse_duration, parse_size
-
-    # An empty -t must not quietly mean the current directory.
-    given(args.target, "--target", "a directory (. is the current one)")
-    if getattr(args, "all_volumes", False) and args.target is not None:
-        raise ValidationError("give a target or --all-volumes, not both", "--target")
-    profile = store.profile(given(args.profile, "--profile"))
-    duration = parse_duration(args.duration, field="--duration") if given(args.duration, "--duration") else None
-    file_size = parse_size(args.file_size, field="--file-size") if given(args.file_size, "--file-size") else None
-    if args.repeat is not None and args.repeat < 1:
-        raise ValidationError("must be at least 1", "--repeat")
-    return overridden(profile, duration=duration, file_size=file_size, repeat=args.repeat)
-
-
-def run(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from labtui.commands.common import interval_given, open_store, tags_given
-    from labtui.commands.progress import confirm, execute, not_confirmed
-    from labtui.commands.stops import Stops
-    from labtui.model.profile import DEFAULT_INTERVAL
+def parse(args: argparse.Namespace) -> RunRequest:
+    """`labtui run`'s options as the request they make; what is wrong whatever the profile is, refused
+    in one line naming the option (LabtuiError): options that do not go together, empty or unreadable values."""
+    from labtui.commands.common import given, interval_seconds, overrides_given, tags_given
+    from labtui.errors import LabtuiError, ValidationError
     from labtui.params import parse_assignments
-    from labtui.run.runner import Runner, RunOptions
+    from labtui.run.request import RunRequest
 
     if args.hosts and args.all_volumes:
-        from labtui.errors import ValidationError
-
         raise ValidationError("runs on this machine's volumes: give --hosts or --all-volumes, not both", "--all-volumes")
     if args.wait and (args.hosts or args.all_volumes):
-        from labtui.errors import ValidationError
-
         raise ValidationError("waits for the disk of one target: not with --hosts or --all-volumes", "--wait")
-    if args.hosts:
-        from labtui.commands.fleet import run_fleet
-
-        return run_fleet(args, check=False, load_profile=load_profile)
-    if args.one_at_a_time:
-        from labtui.errors import ValidationError
-
+    if args.one_at_a_time and not args.hosts:
         raise ValidationError("goes with --hosts (one host after another)", "--one-at-a-time")
-    if args.tolerance is not None and not args.all_volumes:
-        from labtui.errors import ValidationError
-
+    if args.tolerance is not None and not (args.hosts or args.all_volumes):
         # One target's run is compared with nothing: a tolerance there would be silently ignored.
         raise ValidationError("goes with --hosts or --all-volumes (the smallest difference their comparison "
                               "calls better or worse); a run on one target compares nothing", "--tolerance")
-    store = open_store()
-    if args.target is None and not args.all_volumes:
-        args.target = "."
-    profile = load_profile(store, args)
-    interval = interval_given(args.interval, profile)
+    if args.destroy_data and args.hosts:
+        raise LabtuiError("--destroy-data cannot be used with --hosts: raw devices are run on one host at a time")
+    # An empty -t must not quietly mean the current directory.
+    given(args.target, "--target", "a directory (. is the current one)")
+    if args.all_volumes and args.target is not None:
+        raise ValidationError("give a target or --all-volumes, not both", "--target")
     if args.all_volumes and args.destroy_data:
-        from labtui.errors import ValidationError
-
         raise ValidationError("--all-volumes writes test files on mounted volumes, never a raw device", "--destroy-data")
-    options = RunOptions(
-        engine=args.engine,
-        tags=tags_given(args.tag),
-        keep_file=args.keep_file,
-        interval=interval if interval is not None else DEFAULT_INTERVAL,
-        destroy_data=args.destroy_data,
-        params=parse_assignments(args.param),
-        force=args.force,
-    )
-    if args.all_volumes:
-        from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
+    profile = given(args.profile, "--profile")
+    overrides, typed = overrides_given(args.duration, args.file_size, args.repeat)
+    interval = interval_seconds(args.interval)
+    if args.tolerance is not None:
         from labtui.commands.compare import tolerance
+
+        tolerance(args.tolerance, 0.0)  # a negative one is refused before any host or volume runs
+    return RunRequest(
+        profile=profile, target=args.target, engine=args.engine, overrides=overrides, tags=tags_given(args.tag),
+        params=tuple(parse_assignments(args.param).items()), interval=interval, keep_file=args.keep_file,
+        force=args.force, wait=args.wait, destroy_data=args.destroy_data, all_volumes=args.all_volumes,
+        hosts=args.hosts, one_at_a_time=args.one_at_a_time, tolerance=args.tolerance,
+        as_given=(*typed, *((("interval", args.interval),) if args.interval is not None else ())))
+
+
+def run(args: argparse.Namespace) -> int:
+    request = parse(args)
+    if request.hosts:
+        from labtui.commands.fleet import run_fleet
+
+        return run_fleet(request, as_json=args.json)
+    return run_here(request, as_json=args.json, yes=args.yes)
+
+
+def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
+    """The request run on this machine: on its target, or on every volume (`all_volumes`)."""
+    import asyncio
+
+    from labtui.commands.common import open_store, request_profile
+    from labtui.commands.progress import confirm, execute, not_confirmed
+    from labtui.commands.stops import Stops
+    from labtui.run.runner import Runner
+
+    store = open_store()
+    profile = request_profile(store, request)
+    options = request.options()
+    if request.all_volumes:
+        from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
         from labtui.commands.sweep import run_sweep
 
-        return run_sweep(profile, store, options, as_json=args.json, yes=args.yes,
-                         tolerance_pct=tolerance(args, DEFAULT_TOLERANCE_PCT))
-    runner = Runner(profile, args.target or ".", store, options)
-    plan = preflight(runner, wait=args.wait)
-    if not args.yes and not confirm(runner, plan):
+        return run_sweep(profile, store, options, as_json=as_json, yes=yes,
+                         tolerance_pct=DEFAULT_TOLERANCE_PCT if request.tolerance is None else request.tolerance)
+    runner = Runner(profile, request.target or ".", store, options)
+    plan = preflight(runner, wait=request.wait)
+    if not yes and not confirm(runner, plan):
         runner.close()  # the raw device it holds is free again
         return not_confirmed()
     with Stops() as stops:
         stops.hold()
-        return asyncio.run(execute(runner, as_json=args.json, stops=stops))
+        return asyncio.run(execute(runner, as_json=as_json, stops=stops))
 
 
 def preflight(runner: Runner, *, wait: bool) -> Plan:

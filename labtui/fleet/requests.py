@@ -14,6 +14,7 @@ from labtui.errors import LabtuiError
 from labtui.fleet.hosts import Host
 from labtui.model.profile import Profile
 from labtui.results.profile_file import profile_to_text
+from labtui.run.request import CheckRequest, RunRequest
 
 Request = Callable[[Host], dict[str, Any]]
 
@@ -35,30 +36,41 @@ def over_ssh(hosts: Sequence[Host]) -> None:
                           "`labtui run -e fio` (fio --client); checks and the other engines run over ssh")
 
 
-def run_request(hosts: Sequence[Host], profile: Profile, *, target: str | None = None, engine: str = "native",
-                tags: Sequence[str] = (), params: dict[str, str] | None = None, interval: float | None = None,
-                keep_file: bool = False) -> Request:
+def run_request(hosts: Sequence[Host], request: RunRequest, profile: Profile) -> Request:
+    """What each host is sent for `request`: `profile` (read and overridden here) as its text, the
+    host's target, and the run's choices, in the form `labtui agent` reads (labtui.fleet.wire)."""
     over_ssh(hosts)
-    where = targets(hosts, target)
+    where = targets(hosts, request.target)
     text = profile_to_text(profile)
-    values = dict(params or {})
+    options = request.options()
 
-    def request(host: Host) -> dict[str, Any]:
-        return {"type": "run", "profile": text, "target": where[host.name], "engine": engine, "tags": list(tags),
-                "params": values, "interval": interval, "keep_file": keep_file}
+    def message(host: Host) -> dict[str, Any]:
+        return {"type": "run", "profile": text, "target": where[host.name], "engine": options.engine,
+                "tags": list(options.tags), "params": dict(options.params), "interval": request.interval,
+                "keep_file": options.keep_file}
 
-    return request
+    return message
 
 
-def check_request(hosts: Sequence[Host], *, target: str | None, **options: Any) -> Request:
-    """Each host's own `labtui check` with these options (profile, engine, tolerance, repeat, ...)."""
+def check_request(hosts: Sequence[Host], request: CheckRequest) -> Request:
+    """Each host's own `labtui check` for `request`: its profile by name (whose baseline there), the
+    overrides and options as the agent reads them (texts, as typed where they were)."""
     over_ssh(hosts)
-    where = targets(hosts, target)
+    run = request.run
+    where = targets(hosts, run.target)
+    trial = run.overrides
+    options = {
+        "profile": run.profile, "engine": run.engine, "tolerance": request.tolerance, "repeat": trial.repeat,
+        "confirm": request.confirm, "fail_on": list(request.fail_on),
+        "duration": run.given("duration") or (f"{trial.duration!r}s" if trial.duration is not None else None),
+        "file_size": run.given("file_size") or (str(trial.file_size) if trial.file_size is not None else None),
+        "params": [f"{name}={value}" for name, value in run.params],
+    }
 
-    def request(host: Host) -> dict[str, Any]:
+    def message(host: Host) -> dict[str, Any]:
         return {"type": "check", "target": where[host.name], **options}
 
-    return request
+    return message
 
 
 def ssh_program() -> str:

@@ -182,6 +182,7 @@ class FleetScreen(LabtuiScreen[None]):
         """Start the chosen profile on every host, once the person says so: it writes to every
         reachable host's disk, so one key asks first (as History's a and the Disks screen's R do)."""
         from labtui.fleet.requests import run_request, ssh_program, targets
+        from labtui.run.request import RunRequest
         from labtui.screens.confirm import ConfirmModal
         from labtui.tui.run_plan import fleet_question
 
@@ -200,7 +201,7 @@ class FleetScreen(LabtuiScreen[None]):
             if profile.params:
                 raise LabtuiError(f"{profile.name} takes parameters ({', '.join(p.name for p in profile.params)}): "
                                   "run it with `labtui run --hosts FILE --param NAME=VALUE`")
-            request = run_request(self.hosts, profile, engine=self._engine())
+            request = run_request(self.hosts, RunRequest(profile=profile.name, engine=self._engine()), profile)
             ssh = ssh_program()
         except LabtuiError as exc:
             self._say(str(exc), "$error")
