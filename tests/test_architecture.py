@@ -101,3 +101,48 @@ def test_no_import_cycle_counting_imports_in_functions_and_for_type_checking():
 def test_the_cycle_finder_finds_a_cycle_through_others():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def _argparse_uses(source: str) -> list[str]:
+    """Where `source` imports argparse (at its top, inside a function, anywhere) or a function of it takes or
+    gives a Namespace: "import argparse", "def name(args: Namespace)"."""
+    import ast
+    import re
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "argparse" for a in node.names):
+            found.append("import argparse")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "argparse":
+            found.append("from argparse import ...")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = node.args
+            annotations = [a.annotation for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                                  arguments.vararg, arguments.kwarg) if a is not None]
+            if any(re.search(r"(?<![A-Za-z])Namespace\b", ast.unparse(a)) for a in [*annotations, node.returns] if a):
+                found.append(f"def {node.name}(... Namespace ...)")
+    return found
+
+
+def test_only_the_command_line_sees_argparse_the_rest_takes_typed_requests():
+    """The command line is parsed once, in labtui/commands/, into typed requests (labtui.run.request): no
+    module outside the entry point and commands/ imports argparse or has a function taking a Namespace; and
+    the run and check commands read theirs in `run` and `parse` only (the agent, the fleet, the sweep: none)."""
+    outside, inside = [], []
+    for path in sorted((REPO / "labtui").rglob("*.py")):
+        name = str(path.relative_to(REPO))
+        uses = _argparse_uses(path.read_text(encoding="utf-8"))
+        if name == "labtui/cli.py":
+            continue
+        if not name.startswith("labtui/commands/"):
+            outside += [f"{name}: {use}" for use in uses]
+        elif path.stem in ("run", "check", "fleet", "agent", "sweep", "progress", "stops"):
+            inside += [f"{name}: {use}" for use in uses if use.startswith("def ")
+                       and not use.startswith(("def run(", "def parse("))]
+    assert outside == [] and inside == []
+    # What it looks for, found where it hides: inside a function, as a return, under another name.
+    assert _argparse_uses("def f():\n    import argparse.x\n") == ["import argparse"]
+    assert _argparse_uses("def g(a, *, b: 'argparse.Namespace') -> None: ...\n") == ["def g(... Namespace ...)"]
+    assert _argparse_uses("async def h() -> Namespace: ...\nfrom argparse import Namespace as N\n") == [
+        "def h(... Namespace ...)", "from argparse import ..."]
+    assert _argparse_uses("def k(x: SimpleNamespace): ...\n") == []

@@ -354,3 +354,35 @@ async def test_a_line_too_long_is_read_through_and_said_with_its_size_before_any
     assert beta.state == "failed" and beta.reason == (
         f"beta: line too long: it sent a line of {wire.MAX_LINE_BYTES + 1_000_001:,} bytes (a message is at most 12 MiB)"
         ": the host was stopped")
+
+
+def test_a_check_request_goes_to_a_host_as_the_agent_has_always_read_it_and_comes_back_the_same():
+    """What `labtui check --hosts` sends each host: the fields and texts the agent reads (typed as the person
+    typed them), and read there into a request equal to the one parsed here."""
+    from labtui.cli import build_parser
+    from labtui.commands import agent, check
+    from labtui.errors import LabtuiError
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.requests import check_request
+    from labtui.run.request import CheckRequest, Overrides, RunRequest
+
+    asked = check.parse(build_parser().parse_args([
+        "check", "-p", "cdm-nvme", "-e", "fio", "--tolerance", "20", "--repeat", "4", "--confirm", "0",
+        "--fail-on", "P99,cpu", "--duration", "1.5m", "--file-size", "16M", "--param", "archive=/a b",
+        "--hosts", "lab.toml", "--one-at-a-time"]))
+    hosts = [Host("h1", ssh="h1", target="/srv/h1"), Host("h2", ssh="h2")]
+    with pytest.raises(LabtuiError, match="no target for h2"):
+        check_request(hosts, asked)  # no -t, and h2 has no target of its own
+    asked = replace(asked, run=replace(asked.run, target="/data"))
+    message = check_request(hosts, asked)(hosts[1])
+    assert message == {"type": "check", "target": "/data", "profile": "cdm-nvme", "engine": "fio", "tolerance": 20.0,
+                       "repeat": 4, "confirm": 0, "fail_on": ["p99", "cpu"], "duration": "1.5m", "file_size": "16M",
+                       "params": ["archive=/a b"]}
+    assert json.loads(json.dumps(message)) == message
+    there = agent.check_request(json.loads(json.dumps(message)))
+    assert there == replace(asked, run=replace(asked.run, hosts=None, one_at_a_time=False))
+    # Made elsewhere than the command line (no texts as typed): the values travel as texts the agent reads.
+    typed = CheckRequest(run=RunRequest(target="/t", overrides=Overrides(0.25, 3 * 2**20, None)), confirm=2)
+    message = check_request(hosts, typed)(hosts[0])
+    assert (message["duration"], message["file_size"], message["repeat"]) == ("0.25s", "3145728", None)
+    assert agent.check_request(message) == typed

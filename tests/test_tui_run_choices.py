@@ -157,3 +157,34 @@ async def test_run_again_asks_before_it_replaces_unsaved_edits(labtui_home, targ
         await wait_for(pilot, lambda: app.screen is screen, what="the Run screen")
         await run_to_the_end(pilot, screen, tiny_run)
         assert app.profile.name == "tiny" and app.unsaved_profile is None
+
+
+async def test_the_run_screen_asks_for_the_run_the_command_line_asks_for_the_same_choices(labtui_home, target,
+                                                                                          monkeypatch):
+    """The Run screen's fields and `labtui run`'s options make one RunRequest, equal for the same choices:
+    the request the screen hands its runner's checks (caught there: nothing runs)."""
+    from labtui.cli import build_parser
+    from labtui.commands import run as run_command
+
+    prepare(labtui_home, target, "tiny")
+    app = make_app(labtui_home)
+    asked = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        screen = await open_run(pilot)
+        monkeypatch.setattr(screen.driver, "_preflight", lambda profile, _target, request: asked.append((profile,
+                                                                                                         request)))
+        for field, text in (("#trial-duration", "2s"), ("#trial-file-size", "64M"), ("#trial-repeat", "2"),
+                            ("#setup-tags", "hp-adapter, slot 2,hp-adapter")):
+            await set_text(pilot, field, text)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: asked, what="the run's request")
+    cli = run_command.parse(build_parser().parse_args([
+        "run", "-p", "tiny", "-t", str(target), "-e", "native", "--duration", "2s", "--file-size", "64M",
+        "--repeat", "2", "--tag", "hp-adapter,slot 2", "--tag", "hp-adapter"]))
+    profile, request = asked[0]
+    assert request == cli, (request, cli)
+    assert request.overrides.duration == 2.0 and request.tags == ("hp-adapter", "slot 2")
+    assert (profile.file_size, profile.repeat) == (64 * 1024**2, 2)  # and the profile it runs is overridden so
+    different = run_command.parse(build_parser().parse_args(["run", "-p", "tiny", "-t", str(target), "--repeat", "3"]))
+    assert different != cli

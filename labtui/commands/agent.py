@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from labtui.fleet.channel import Channel
     from labtui.model.profile import Profile
     from labtui.model.result import RunResult
+    from labtui.run.request import CheckRequest
     from labtui.run.runner import Runner
 
 HELP = "the far end of run/check --hosts (labtui starts it over ssh; it speaks JSON lines)"
@@ -136,6 +137,24 @@ def _interval(value: object, profile: Profile) -> float:
     return seconds
 
 
+def check_request(request: dict[str, Any]) -> CheckRequest:
+    """A check request as a host receives it (labtui.fleet.requests), read as `labtui check` reads its
+    options and refused alike (LabtuiError, one line): the local side may run an older or newer labtui."""
+    from labtui.commands import check
+
+    def text(key: str) -> str | None:
+        return _field(request, key, str, "a text")
+
+    tolerance = _field(request, "tolerance", (int, float), "a percentage")
+    confirm = _field(request, "confirm", int, "a count")
+    return check.request(
+        profile=text("profile"), target=text("target"), engine=text("engine"),
+        tolerance=float(tolerance) if tolerance is not None else None, repeat=_field(request, "repeat", int, "a count"),
+        confirm=check.DEFAULT_CONFIRM if confirm is None else confirm, fail_on=_texts(request, "fail_on"),
+        duration=text("duration"), file_size=text("file_size"), params=_texts(request, "params"),
+    )
+
+
 def _check(request: dict[str, Any], channel: Channel) -> int:
     import contextlib
     import io
@@ -144,18 +163,7 @@ def _check(request: dict[str, Any], channel: Channel) -> int:
     from labtui.commands import check
     from labtui.commands.stops import Stops
 
-    def text(key: str) -> str | None:
-        return _field(request, key, str, "a text")
-
-    tolerance = _field(request, "tolerance", (int, float), "a percentage")
-    confirm = _field(request, "confirm", int, "a count")
-    # Read as `labtui check` reads its options, and refused alike (a host may run an older or newer labtui).
-    asked = check.request(
-        profile=text("profile"), target=text("target"), engine=text("engine"),
-        tolerance=float(tolerance) if tolerance is not None else None, repeat=_field(request, "repeat", int, "a count"),
-        confirm=check.DEFAULT_CONFIRM if confirm is None else confirm, fail_on=_texts(request, "fail_on"),
-        duration=text("duration"), file_size=text("file_size"), params=_texts(request, "params"),
-    )
+    asked = check_request(request)
     printed = io.StringIO()
     # Held from the first pass on, as `labtui check` holds them here: a stop between passes (a signal
     # on this host, or the local side's) starts no further pass, and the check reports itself aborted.

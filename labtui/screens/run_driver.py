@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -24,6 +25,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from labtui.errors import LabtuiError, ValidationError
+from labtui.run.request import RunRequest
 from labtui.tui.context import LabtuiScreen
 from labtui.tui.run_state import RunState, SweepPlan, late_cancel
 from labtui.tui.work import failure_text, post_found
@@ -126,22 +128,20 @@ class RunDriver:
         if profile is None or target is None:
             self._say("Choose a profile (w) and a target (d) first.", "warning")
             return
-        if overrides:
-            try:
-                profile = screen.setup.trial().apply(profile)
-            except ValidationError as exc:
-                self._not_started(f"Override {exc}")
-                return
-        engine = screen.setup.engine
-        if engine is None and not screen.engines_known:
+        try:
+            asked, profile = screen.setup.request(profile, target, overrides=overrides)
+        except ValidationError as exc:
+            self._not_started(f"Override {exc}")
+            return
+        if asked.engine is None and not screen.engines_known:
             # The engine check (a second or so: fio's and DiskSpd's versions) has not answered yet.
             self._say("Still checking which engines can run here: start again in a moment.", "warning")
             return
-        if engine is None:
+        if asked.engine is None:
             self._say("No engine can run here: see the engine line above.", "error")
             return
-        self._ask_params(profile, lambda params: self._ask_destroy(
-            profile, target, lambda destroy: self._preflight(profile, target, engine, params, destroy)))
+        self._ask_params(profile, lambda params: self._ask_destroy(profile, target, lambda destroy: self._preflight(
+            profile, target, replace(asked, params=tuple(params.items()), destroy_data=destroy))))
 
     # ------------------------------------------------------------------ several volumes in turn
 
@@ -158,12 +158,13 @@ class RunDriver:
                       "line above.", "warning" if profile is None else "error")
             return
         try:
-            profile = screen.setup.trial().apply(profile)
+            trial = screen.setup.trial()
+            profile = trial.apply(profile)
         except ValidationError as exc:
             self.sweep = None
             self._not_started(f"Override {exc}")
             return
-        sweep.profile, sweep.engine, sweep.tags = profile, engine, screen.setup.tags()
+        sweep.profile, sweep.engine, sweep.tags, sweep.overrides = profile, engine, screen.setup.tags(), trial.overrides
 
         def go(params: dict[str, str]) -> None:
             sweep.params = params
@@ -185,8 +186,10 @@ class RunDriver:
             return
         self.screen.notify(f"Volume {sweep.number} of {sweep.total}: {target.mount_point} ({target.directory})",
                            title="Run on marked volumes")
-        self._preflight(sweep.profile, target, sweep.engine, sweep.params, None,
-                        tags=(*sweep.tags, f"volume:{target.mount_point}"))
+        self._preflight(sweep.profile, target, RunRequest(
+            profile=sweep.profile.name, target=str(target.directory), engine=sweep.engine,
+            overrides=sweep.overrides, tags=(*sweep.tags, f"volume:{target.mount_point}"),
+            params=tuple(sweep.params.items())))
 
     def _end_sweep(self) -> None:
         from labtui.screens.compare import CompareScreen
@@ -271,17 +274,15 @@ class RunDriver:
 
     # ------------------------------------------------------------------ the runner's checks
 
-    def _preflight(self, profile: Profile, target: Target, engine: str, params: dict[str, str],
-                   destroy: str | None, *, tags: tuple[str, ...] | None = None) -> None:
-        from labtui.run.runner import Runner, RunOptions
+    def _preflight(self, profile: Profile, target: Target, request: RunRequest) -> None:
+        """The runner for `request` (`profile` its profile, overridden), its checks started in a worker."""
+        from labtui.run.runner import Runner
 
         screen = self.screen
-        tags = screen.setup.tags() if tags is None else tags
         try:
-            runner = Runner(profile, target.directory, screen.lab.store,
-                            RunOptions(engine=engine, engine_settings=screen.lab.settings.engines, tags=tags,
-                                       params=params, destroy_data=destroy,
-                                       consented=self._consented if destroy else None))
+            runner = Runner(profile, target.directory, screen.lab.store, request.options(
+                engine_settings=screen.lab.settings.engines,
+                consented=self._consented if request.destroy_data else None))
         except LabtuiError as exc:
             self._say(f"Cannot start: {exc}", "error")
             self._could_not(str(exc))

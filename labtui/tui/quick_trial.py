@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labtui.errors import ValidationError
-from labtui.model.profile import Profile, override_refused
+from labtui.model.profile import Profile
+from labtui.run.request import Overrides
 from labtui.units import parse_duration, parse_size
 
 # The fields as the Run screen labels them, by the key a refusal names.
@@ -20,10 +21,8 @@ WHERE = "on the Run screen"
 
 
 @dataclass(frozen=True)
-class QuickTrial:
-    duration: float | None = None  # seconds, every I/O step's
-    file_size: int | None = None  # bytes
-    repeat: int | None = None
+class QuickTrial(Overrides):
+    """The run layer's Overrides as the Run screen's fields give them, refused naming its fields."""
 
     @classmethod
     def parse(cls, duration: str, file_size: str, repeat: str) -> QuickTrial:
@@ -40,18 +39,19 @@ class QuickTrial:
                 raise ValidationError("must be at least 1", FIELDS["repeat"])
         return cls(seconds, size, times)
 
-    def __bool__(self) -> bool:
-        return any(value is not None for value in (self.duration, self.file_size, self.repeat))
+    @property
+    def overrides(self) -> Overrides:
+        """The same values as a RunRequest holds them (equal to the CLI's for the same choices)."""
+        return Overrides(self.duration, self.file_size, self.repeat)
 
-    def apply(self, profile: Profile) -> Profile:
+    def apply(self, profile: Profile, *, where: str = WHERE) -> Profile:
         """`profile` overridden by what was given; itself where nothing was. ValidationError naming the field."""
         if not self:
             return profile
         try:
-            return profile.with_overrides(duration=self.duration, file_size=self.file_size, repeat=self.repeat,
-                                          where=WHERE)
+            return super().apply(profile, where=where)
         except ValidationError as exc:
-            which = override_refused(exc.field, duration=self.duration, file_size=self.file_size, repeat=self.repeat)
+            which = self.refused(exc.field)
             if which is not None:
                 raise ValidationError(exc.reason, FIELDS[which]) from None
             raise

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from labtui.run.request import Overrides
+
 if TYPE_CHECKING:
     from labtui.machine.target_choice import Target
     from labtui.model.profile import Profile
@@ -47,6 +49,7 @@ class SweepPlan:
     waiting: list[Target]  # the volumes still to run, in order
     total: int = 0
     profile: Profile | None = None
+    overrides: Overrides = Overrides()  # the Override fields' (already applied to `profile`), as each run's request says
     engine: str = ""
     tags: tuple[str, ...] = ()
     params: dict[str, str] | None = None

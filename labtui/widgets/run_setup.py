@@ -22,6 +22,7 @@ from labtui.errors import ValidationError
 from labtui.machine.target_choice import Target, describe_in_full
 from labtui.model.profile import Profile
 from labtui.model.result import split_tags
+from labtui.run.request import RunRequest
 from labtui.tui.context import cursor_blinks, lab
 from labtui.tui.quick_trial import QuickTrial
 from labtui.tui.run_plan import plan_parts
@@ -183,6 +184,14 @@ class RunSetup(Vertical):
         if event.button.id == "setup-start":
             event.stop()
             self.post_message(self.StartAsked())
+
+    def request(self, profile: Profile, target: Target, *, overrides: bool = True) -> tuple[RunRequest, Profile]:
+        """The run these fields ask for of `profile` on `target` (its engine None while none can run here;
+        the profile's parameters and a raw device's name are asked as it starts), and `profile` as it
+        then runs: the Override fields' applied where `overrides` (ValidationError naming the field)."""
+        trial = self.trial() if overrides else QuickTrial()
+        return (RunRequest(profile=profile.name, target=str(target.directory), engine=self.engine,
+                           overrides=trial.overrides, tags=self.tags()), trial.apply(profile))
 
     # ------------------------------------------------------------------ a quick trial
 
