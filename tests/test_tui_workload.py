@@ -568,3 +568,29 @@ async def test_the_run_screen_says_when_it_runs_the_saved_profile_not_the_unsave
         await wait_for(pilot, lambda: "Next run" in screen_text(app), what="the Run screen")
         said = " ".join(screen_text(app).split())
         assert "edits to quick-sanity are not saved: this runs the saved profile" in said
+
+
+async def test_the_command_lines_are_those_a_run_makes_with_the_settings_in_config_toml(labtui_home):
+    # The preview ignored config.toml: "on 2 processes, io_uring" where native_backend = "sync" runs a
+    # thread per I/O in flight, and "fio" where fio_path names another fio.
+    (labtui_home / "config.toml").write_text('native_backend = "sync"\nnative_workers = "per-thread"\n'
+                                             'fio_path = "/opt/fio-3.36/bin/fio"\n')
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_workload(pilot)
+        native = command_line(app, "native")
+        assert "4 logical workers on 4 processes (per-thread), a thread per I/O in flight" in native, native
+        assert command_line(app, "fio").startswith("/opt/fio-3.36/bin/fio --name=labtui "), command_line(app, "fio")
+        # What the preview says is what the run takes: the engine the Run screen would start, with the app's settings.
+        from labtui.engine.registry import get_engine
+
+        step, profile = app.profile.steps[0], app.profile
+        assert native == get_engine("native", app.settings.engines).command_line(
+            step, Path("/path/to/target/labtui-test.dat"), profile.file_size)
+    # A setting no run can use is said where the command line would be, as the run would refuse it.
+    (labtui_home / "config.toml").write_text('native_backend = "uring"\n')
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_workload(pilot)
+        assert command_line(app, "native") == ("will not run: native_backend must be auto or one of io_uring, aio, "
+                                               "sync, got 'uring' (in config.toml)")

@@ -262,7 +262,10 @@ class WorkloadScreen(EditorScreen):
         self._update_step_rows()
         if self.draft is not None:
             target = self.lab.target
-            self.query_one(CommandLines).show_draft(self.draft, self.step_index, target.directory if target else None, errors)
+            commands = self.query_one(CommandLines)
+            # As a run started now would run it: with config.toml's engine settings, as the Run screen passes them.
+            commands.settings = self.lab.settings.engines
+            commands.show_draft(self.draft, self.step_index, target.directory if target else None, errors)
         self.lab.unsaved_profile = self.draft.original.name if self.draft.dirty else None
 
     def _show_space(self, errors: dict[str, str]) -> None:

@@ -1,7 +1,8 @@
 """The step as each engine would run it: every registered engine's command line, live.
 
 In the engines' own order (Engine.preview_order): DiskSpd first, because the lab scripts people
-compare against use it.
+compare against use it. With the person's config.toml (fio_path, native_backend, native_workers
+...): the preview is what a run started now would run, not the engines' defaults.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static
 
 from labtui.engine.registry import engine_class, engine_names
+from labtui.errors import LabtuiError
 from labtui.model.profile import Step
+from labtui.settings import EngineSettings
 from labtui.tui.profile_draft import ProfileDraft
 from labtui.tui.profile_fields import field_label
 from labtui.units import parse_size
@@ -30,14 +33,16 @@ def previewed() -> list[str]:
     return sorted(engine_names(), key=lambda name: engine_class(name).preview_order)
 
 
-def engine_lines(step: Step, path: Path, file_size: int) -> list[tuple[str, str, bool]]:
-    """(engine label, command line or why there is none, whether it is a command line)."""
+def engine_lines(step: Step, path: Path, file_size: int,
+                 settings: EngineSettings | None = None) -> list[tuple[str, str, bool]]:
+    """(engine label, command line or why there is none, whether it is a command line), each engine
+    with `settings` (config.toml's, as a run reads them; None: the engines' defaults)."""
     if step.kind == "command":
         where = f" (in {step.workdir})" if step.workdir else ""
         return [("shell", f"{step.command}{where}", True)]
     lines = []
     for name in previewed():
-        engine = engine_class(name)()
+        engine = engine_class(name)(settings)
         label = engine.title
         refused = engine.refusal(step)
         if refused is not None:  # what a run would say before writing anything (DiskSpd and a verified step)
@@ -46,7 +51,10 @@ def engine_lines(step: Step, path: Path, file_size: int) -> list[tuple[str, str,
         try:
             lines.append((label, engine.command_line(step, path, file_size), True))
         except Exception as exc:  # noqa: BLE001 - an engine that cannot express a step says why
-            lines.append((label, f"cannot express this step: {exc}", False))
+            # Or a setting of config.toml it cannot use (native_backend = "uring"), which a run refuses too.
+            setting = isinstance(exc, LabtuiError) and any(key in str(exc) for key in engine.settings_keys)
+            lines.append((label, f"will not run: {exc} (in config.toml)" if setting
+                          else f"cannot express this step: {exc}", False))
     return lines
 
 
@@ -56,6 +64,7 @@ class CommandLines(VerticalScroll, can_focus=False):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._shown: list[tuple[str, str, bool]] | None = None
+        self.settings: EngineSettings | None = None  # config.toml's, which the screen gives (None: defaults)
 
     def compose(self) -> ComposeResult:
         for name in previewed():
@@ -68,7 +77,7 @@ class CommandLines(VerticalScroll, can_focus=False):
         if step is None:
             lines = [("", problem or "no step selected", False)]
         else:
-            lines = engine_lines(step, path, file_size)
+            lines = engine_lines(step, path, file_size, self.settings)
         if lines == self._shown:
             return  # most keystrokes change nothing here; spare the layout
         self._shown = lines
