@@ -386,3 +386,25 @@ def test_a_check_request_goes_to_a_host_as_the_agent_has_always_read_it_and_come
     message = check_request(hosts, typed)(hosts[0])
     assert (message["duration"], message["file_size"], message["repeat"]) == ("0.25s", "3145728", None)
     assert agent.check_request(message) == typed
+
+
+def test_a_run_request_goes_to_each_host_as_the_agent_reads_it_with_the_profile_as_overridden_here():
+    from labtui.cli import build_parser
+    from labtui.commands import run as run_command
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.requests import run_request
+    from labtui.model.profile import Profile, Step
+    from labtui.results.profile_file import parse_profile_text
+
+    asked = run_command.parse(build_parser().parse_args([
+        "run", "-p", "p", "--hosts", "lab.toml", "-e", "fio", "--tag", "nightly", "--param", "n=1",
+        "--interval", "500ms", "--keep-file", "--duration", "2s"]))
+    profile = asked.overrides.apply(Profile("p", file_size=1024**2, steps=(Step("Read", duration=10.0, warmup=0.0),)))
+    hosts = [Host("h1", ssh="h1", target="/srv/h1"), Host("h2", ssh="h2", target="/srv/h2")]
+    send = run_request(hosts, asked, profile)
+    message = send(hosts[1])
+    assert {k: v for k, v in message.items() if k != "profile"} == {
+        "type": "run", "target": "/srv/h2", "engine": "fio", "tags": ["nightly"], "params": {"n": "1"},
+        "interval": 0.5, "keep_file": True}
+    assert parse_profile_text(message["profile"], "sent", origin="fleet").steps[0].duration == 2.0
+    assert send(hosts[0])["target"] == "/srv/h1" and json.loads(json.dumps(message)) == message
