@@ -24,8 +24,10 @@ from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.terminal_theme import TerminalTheme
 from rich.text import Text
+from textual import events
 from textual.color import Color, ColorParseError
 from textual.geometry import Region
+from textual.message import Message
 from textual.strip import Strip
 from textual.style import Style
 from textual_plotext import PlotextPlot
@@ -66,6 +68,17 @@ def nice_ticks(low: float, high: float, count: int = 4, *, inside: bool = False)
     return ticks
 
 
+# Rows of a chart that are not its plot: the title, the frame's top and bottom, the x axis' labels.
+FRAME_ROWS = 4
+
+
+def y_tick_count(height: int) -> int:
+    """How many intervals the y axis of a chart `height` rows tall is cut into: at most 4, and a
+    tick every other plot row at the closest, so that each lands on a row of its own, evenly spaced."""
+    rows = height - FRAME_ROWS
+    return max(1, min(4, (rows - 1) // 2))
+
+
 def compact(value: float) -> str:
     """60000 -> '60k', 1250000 -> '1.25M', 0.25 -> '0.25': axis labels that fit a narrow chart."""
     for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -77,6 +90,10 @@ def compact(value: float) -> str:
 class LiveChart(PlotextPlot):
     """Lines against seconds, the y axis from zero (a disk's wobble must not look like a cliff)."""
 
+    class Resized(Message):
+        """The chart was laid out at a new size, or shown again: the lines it was given were made for
+        another width (or, while it was hidden, none were given), so its owner gives it the series anew."""
+
     def __init__(self, title: str, unit: str, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.chart_title = title
@@ -84,6 +101,7 @@ class LiveChart(PlotextPlot):
         self.lines: list[Line] = []
         self.note = ""
         self._strips: list[Strip] = []
+        self._top = 0.0  # the highest value of the lines shown
         self._drawn_for: tuple | None = None  # what the strips were drawn for: size, theme, style
 
     @property
@@ -103,9 +121,7 @@ class LiveChart(PlotextPlot):
         for line in drawn:
             plt.plot(list(line.xs), list(line.ys), label=line.label, marker=marker, color=self._rgb(line.colour))
         plt.title(f"{self.chart_title}{f' · {note}' if note else ''}")
-        yticks = nice_ticks(0.0, top)
-        plt.ylim(yticks[0], yticks[-1])
-        plt.yticks(yticks, [compact(v) for v in yticks])
+        self._top = top  # the y axis is laid out for the chart's height as it is drawn (_draw)
         xs = [x for line in drawn for x in line.xs]
         if xs:
             # One sample (a step's first second) still gets a forward axis of at least a second,
@@ -126,6 +142,11 @@ class LiveChart(PlotextPlot):
             width = self.size.width
             self.refresh(*(Region(0, y, width, 1) for y in changed))
 
+    def on_resize(self, event: events.Resize) -> None:
+        # Sent once the layout has given the chart its size (also as it is shown again): a frame drawn
+        # before that, as on a loaded machine, had charts of the old size, or of none.
+        self.post_message(self.Resized())
+
     def _drawing_key(self) -> tuple:
         return (self.size, self.app.theme, self.visual_style)
 
@@ -137,6 +158,11 @@ class LiveChart(PlotextPlot):
         plot.plotsize(width, height)
         plot._set_size(width, height)  # as textual-plotext's own render does (its issue 5)
         plot.theme(self._get_plotext_theme_name(self.app.theme))
+        # As many ticks as the rows hold apart: four on a chart of 4 rows came out "2k 1.5k 500 0", a
+        # tick lost and the rest unevenly spaced, the axis no longer read as a scale (80x24, a mixed step).
+        yticks = nice_ticks(0.0, self._top, y_tick_count(height))
+        plot.ylim(yticks[0], yticks[-1])
+        plot.yticks(yticks, [compact(v) for v in yticks])
         drawing: Any = plot  # plotext's own drawing steps, which textual-plotext's type stubs leave out
         drawing._set_sizes()
         drawing._build_matrix()

@@ -26,6 +26,7 @@ from labtui.run.live import LiveRun, LiveStep, pass_words, precondition_text, pr
 from labtui.tui.work import worker_error
 from labtui.units import human_duration
 from labtui.widgets.drive_gauge import DriveGauge
+from labtui.widgets.live_chart import LiveChart
 from labtui.widgets.live_figures import NARROW, figures_content, show
 from labtui.widgets.step_charts import StepCharts
 
@@ -125,6 +126,11 @@ class LiveView(Vertical):
         # Hidden (History on show, a modal on top): nothing is drawn; the screen's resume draws what came.
         if self.visible_now:
             self.show_all()
+
+    def on_live_chart_resized(self, message: LiveChart.Resized) -> None:
+        message.stop()
+        if self.going:
+            self.redraw()  # the whole series, at the chart's new size
 
     def redraw(self) -> None:
         """Draw everything again at the next frame (the screen was hidden, or resized)."""
