@@ -11,9 +11,12 @@ check a process that carries one.
 from __future__ import annotations
 
 import asyncio
+import io
 import math
 import os
+import sys
 import time
+import types
 from dataclasses import replace
 from pathlib import Path
 
@@ -606,3 +609,65 @@ def test_blocking_threads_read_their_cpu_window_where_their_ios_cross_its_edges(
     # machine may start them late; read together after it, they spanned microseconds).
     assert result["cpu_window_seconds"] > 0.1, result
     assert cpu_measured(result), result
+
+
+def test_a_workers_result_reaches_the_engine_whole_through_short_writes():
+    """With PYTHONUNBUFFERED set a worker's stdout is the raw pipe, whose write() is one system call;
+    into a full pipe it returns short when the process has a signal or io_uring work pending (the
+    ring it just closed). A verified read of a 4 GiB file (a 292 KiB result) lost all but 128 KiB
+    in 3 runs of 8, and the step failed with "a worker process exited with status 0"."""
+    import threading
+
+    from labtui.engine.native import common as nc, worker
+    from labtui.engine.native.engine import _Worker
+
+    result = {"r_ios": 56_320, "strangers": bytes(range(256)) * 1200, "workers": [{"worker": 0}]}
+    r, w = os.pipe()
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: os.read(r, 1 << 16), b"")))
+    reader.start()
+
+    class Interrupted(io.FileIO):
+        def write(self, b) -> int:  # what the kernel does to a pipe write interrupted part-way
+            return super().write(memoryview(b)[:4096])
+
+    with Interrupted(w, "wb", closefd=True) as out:
+        worker.hand_in(result, out)
+    reader.join()
+    proc = types.SimpleNamespace(returncode=0)
+    assert _Worker(proc, memoryview(bytearray(nc.LIVE_BYTES)).cast("q"))._read(b"".join(chunks), b"") == result
+    # Should a result ever come back cut short, that is what the step says.
+    whole = b"".join(chunks)
+    cut = _Worker(proc, memoryview(bytearray(nc.LIVE_BYTES)).cast("q"))._read(whole[: 8 + 131_072], b"")
+    assert cut == {"error": f"a worker process's result came back cut short (131,072 of {len(whole) - 8:,} bytes; "
+                            "it exited with status 0)"}
+
+
+def test_a_late_failure_message_is_not_lost_to_the_wait_for_it(monkeypatch, tmp_path):
+    """A worker that failed to start gets FAILURE_WAIT to say why; on a loaded machine it may need
+    longer. The wait's timeout cancelled the read of its output, which drops what it had read: the
+    next read got the rest alone (here nothing), and the step a garbled reason."""
+    from labtui.engine.native import common as nc, engine as native_engine
+    from labtui.engine.native.engine import _Worker
+
+    monkeypatch.setattr(native_engine, "FAILURE_WAIT", 0.1)
+    written = tmp_path / "written"
+    # The worker hands in its reason, then lingers (until its stdin closes) as a slow one would.
+    script = ("import sys\nfrom labtui.engine.native.worker import hand_in\n"
+              "hand_in({'error': 'no such file (x.dat)'}, sys.stdout.buffer)\n"
+              f"open({str(written)!r}, 'w').close()\nsys.stdin.read()")
+
+    async def go():
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-c", script, stdin=asyncio.subprocess.PIPE,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        w = _Worker(proc, memoryview(bytearray(nc.LIVE_BYTES)).cast("q"))
+        waits = []
+        while not written.exists() or len(waits) < 2:
+            waits.append(await w.failure())  # its reason is on its way; it has not exited
+            if len(waits) > 200:
+                break
+        proc.stdin.close()
+        return waits, await w.result()
+
+    waits, then = asyncio.run(go())
+    assert set(waits) == {None} and then == {"error": "no such file (x.dat)"}

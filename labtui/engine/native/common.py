@@ -29,6 +29,8 @@ READY, RUNNING, DONE, FAILED = 1, 2, 3, -1
 PUBLISH_NS = 50_000_000
 STAMP = struct.Struct("<QQ")
 CONTROL_BYTES = 8 * 4
+# What a worker's result on its stdout begins with: the length of the pickle that follows (worker.hand_in).
+RESULT_HEADER = struct.Struct("<Q")
 LIVE_BYTES = 8 * LIVE_SIZE
 # A loop's counts at one instant (Tally.snapshot): per logical worker and direction its I/Os and
 # summed latency (ns), the two latency histograms' bytes, and each direction's fastest and slowest I/O (ns).

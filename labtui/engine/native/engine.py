@@ -49,6 +49,7 @@ START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
 STOP_GRACE = 1.0  # seconds workers get to drain in-flight I/Os before being killed
 # A step that has not finished this long after its end was planned is declared hung.
 OVERRUN = 10.0
+FAILURE_WAIT = 1.0  # seconds a worker that failed to start gets to hand in why
 
 
 def _shared_file(size: int) -> int:
@@ -343,6 +344,7 @@ class _Worker:
         self.live = live
         self.carried = carried  # logical workers it carries
         self._result: dict | None = None
+        self._reading: asyncio.Future[tuple[bytes, bytes]] | None = None
 
     @property
     def pid(self) -> int:
@@ -353,19 +355,36 @@ class _Worker:
         return self.proc.returncode is not None
 
     async def result(self) -> dict:
+        # Read by a task of its own, never cancelled with whoever waits (failure()'s timeout): a
+        # cancelled communicate() drops what it had read, and the next one gets the rest alone.
+        if self._reading is None:
+            self._reading = asyncio.ensure_future(self.proc.communicate())
         if self._result is None:
-            out, err = await self.proc.communicate()
-            try:
-                self._result = pickle.loads(out) if out else None
-            except Exception:  # noqa: BLE001 - a garbled pipe is a dead worker
-                self._result = None
-            if not isinstance(self._result, dict):
-                self._result = {"error": self._death(err)}
+            out, err = await asyncio.shield(self._reading)
+            self._result = self._read(out, err)
         return self._result
+
+    def _read(self, out: bytes, err: bytes) -> dict:
+        """The worker's result from its stdout (worker.hand_in: the pickle's length, then the pickle)."""
+        head = nc.RESULT_HEADER.size
+        if len(out) >= head:
+            (size,) = nc.RESULT_HEADER.unpack_from(out)
+            if len(out) - head != size:
+                # Said as what it is: a worker that exited 0 having handed in part of its result
+                # read "a worker process exited with status 0", which reads as a crash.
+                return {"error": f"a worker process's result came back cut short ({len(out) - head:,} of {size:,} "
+                                 f"bytes; it {subproc.exit_text(self.proc.returncode)})"}
+            try:
+                result = pickle.loads(out[head:])
+            except Exception:  # noqa: BLE001 - a garbled pipe is a dead worker
+                result = None
+            if isinstance(result, dict):
+                return result
+        return {"error": self._death(err)}
 
     async def failure(self) -> str | None:
         with contextlib.suppress(asyncio.TimeoutError):
-            return (await asyncio.wait_for(self.result(), timeout=1.0)).get("error")
+            return (await asyncio.wait_for(self.result(), timeout=FAILURE_WAIT)).get("error")
         return None
 
     def _death(self, stderr: bytes) -> str:

@@ -21,7 +21,7 @@ A worker is a fresh interpreter (`python -m labtui.engine.native.worker CONFIG`)
 it inherits no threads, locks or UI state from the parent and never re-runs the parent's
 `__main__`. The parent shares two memory files with it (inherited descriptors): the control
 array (the measure window, stop and go flags) and the process's live counters; the exact final
-counts (per logical worker too) come back pickled on stdout when the process ends.
+counts (per logical worker too) come back pickled on stdout, after their length, when the process ends.
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ import pickle
 import signal
 import stat
 import sys
+from typing import BinaryIO
 
-from labtui.engine.native.common import ERRNO, FAILED, STATE, shared_views
+from labtui.engine.native.common import ERRNO, FAILED, RESULT_HEADER, STATE, shared_views
 
 
 def main(argv: list[str]) -> int:
@@ -51,12 +52,26 @@ def main(argv: list[str]) -> int:
     gc.disable()
     control, live, maps = shared_views(cfg["control_fd"], cfg["live_fd"])
     result = work(cfg, control, live)
-    sys.stdout.buffer.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-    sys.stdout.buffer.flush()
+    hand_in(result, sys.stdout.buffer)
     del control, live
     for m in maps:
         m.close()
     return 0
+
+
+def hand_in(result: dict, out: BinaryIO) -> None:
+    """The result to the parent, whole: its length (RESULT_HEADER), then the pickle.
+
+    One write was not enough. With PYTHONUNBUFFERED set, `sys.stdout.buffer` is the raw pipe, whose
+    write() is one system call; into a full pipe (a verified step's result of a GiB file is twice
+    its 64 KiB, and a busy parent drains it late) the kernel returns short when the process has a
+    signal, or io_uring work from the ring it just closed, pending. The pickle ended at 128 KiB,
+    the worker exited 0 and the step failed with "a worker process exited with status 0"."""
+    data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(RESULT_HEADER.pack(len(data)) + data)
+    while view:
+        view = view[out.write(view) or 0 :]
+    out.flush()
 
 
 def _die_with_parent(parent: int | None) -> None:
