@@ -594,3 +594,35 @@ async def test_the_command_lines_are_those_a_run_makes_with_the_settings_in_conf
         await open_workload(pilot)
         assert command_line(app, "native") == ("will not run: native_backend must be auto or one of io_uring, aio, "
                                                "sync, got 'uring' (in config.toml)")
+
+
+async def test_a_steps_verify_is_edited_previewed_refused_by_diskspd_and_saved(labtui_home):
+    # Issue 43's `verify = true` had no control in the editor: only a profile file written by hand set it.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_workload(pilot)
+        screen = app.screen
+        screen.query_one(StepsTable).move_cursor(row=1)  # quick-sanity's write step
+        await pilot.pause()
+        verify = screen.query_one("#s-verify")
+        assert verify.value is False and "--verify" not in command_line(app, "fio")
+        verify.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert verify.value is True
+        assert "--verify=crc32c --verify_interval=4096" in command_line(app, "fio")
+        assert "verified (" in command_line(app, "native")
+        assert command_line(app, "diskspd").startswith("DiskSpd cannot verify data")
+        # The model's rules say where they apply: a mixed step cannot be verified.
+        await set_text(pilot, "#s-write_percent", "30")
+        assert field_error(app, "s-write-percent").startswith("a verified step reads or writes, not both")
+        await set_text(pilot, "#s-write_percent", "100")
+        assert field_error(app, "s-write-percent") == ""
+        screen.query_one(StepsTable).move_cursor(row=0)  # and the read step reads it back, checked
+        await pilot.pause()
+        screen.query_one("#s-verify").focus()
+        await pilot.press("space")
+        await duplicate(pilot, "sanity-verified")
+        saved = Store(labtui_home).profile("sanity-verified")
+        assert [s.verify for s in saved.steps] == [True, True]
+        assert (Store(labtui_home).profiles_dir / "sanity-verified.toml").read_text().count("verify = true") == 2

@@ -21,8 +21,8 @@ PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margi
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
              "cooldown", "pause", "cache", "write_through", "latency", "steady_state", "steady_window",
              "steady_max_rounds", "native_workers", "verify")
-# `requires` (a list), `native_workers` (how the native engine carries the threads) and `verify` have
-# no control of their own yet: each is kept as the profile had it.
+# `requires` (a list) and `native_workers` (how the native engine carries the threads) have no control
+# of their own yet: each is kept as the profile had it.
 COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown",
                   "pause")
 # What a profile file leaves out where a key has its default: the editor shows the default. A

@@ -75,6 +75,10 @@ STEP_SPECS = {
         FieldSpec("write_through", "Write-through", "Writes wait for the media, not the drive's write cache "
                   "(DiskSpd -Sh, O_DSYNC, fio sync=dsync), as the post's script's -h asks", YES_NO),
         FieldSpec("latency", "Latency", "Measure per-I/O latency (DiskSpd -L)", YES_NO),
+        FieldSpec("verify", "Verify data", "Every block written carries a header (this run, its offset, a checksum) "
+                  "and every block read is checked against it: a block that does not read back as written fails the "
+                  "step. Native engine, and fio's verify=; DiskSpd cannot. Needs whole 4 KiB blocks, cache off, and "
+                  "a step that only writes or only reads (write, then read back in the next step)", YES_NO),
         FieldSpec("steady_state", "Steady state",
                   "Run rounds of Duration until steady: snia (SNIA PTS 2.0 on IOPS), snia:mib_s, snia:latency, or a "
                   "fio criterion such as iops_slope:0.1%; empty = one timed run"),
