@@ -18,7 +18,9 @@ resubmits a whole reaped batch in one call), and fio's engines can join the roun
 libaio,io_uring`, each run a fio process of the same length on the same file), which is how the
 loop's chunks were chosen: at 1 worker x 32 whole batches reached 0.79-0.84 of fio's IOPS on
 the virtio disk, chunks of 4 0.94-0.96, chunks of 2 0.99 once a batch was counted after its
-slots went back (`--tally before,after`). The "at disk" and "disk us" columns read the disk's own
+slots went back (`--tally before,after`). `--count-calls` counts the io_uring loop's system calls:
+per I/O, and the I/Os each call that waited brought back (where a process's CPU is the limit, its
+cost per I/O is mostly its cost per wait divided by that). The "at disk" and "disk us" columns read the disk's own
 counters: how many requests it had in flight while busy and its mean time per request.
 
     sudo python benchmarks/native_loops.py --ram --outstanding 1 sync io_uring aio
@@ -84,6 +86,25 @@ def wakeup_ipis() -> int:
     return total
 
 
+class EnterCalls:
+    """Counts the io_uring loop's io_uring_enter calls, and those that waited for a completion."""
+
+    def __init__(self) -> None:
+        self.calls = self.waits = 0
+        self.real = native_uring.uring._syscall
+
+    def install(self) -> None:
+        syscall = self.real()
+
+        def counted(number, *args):
+            if number == native_uring.uring.SYS_ENTER:
+                self.calls += 1
+                self.waits += bool(args[2])
+            return syscall(number, *args)
+
+        native_uring.uring._syscall = lambda: counted
+
+
 def one_run(cfg: dict, seconds: float) -> tuple[int, int, float, int]:
     """(measured I/Os, all I/Os, thread CPU seconds, measured latency ns) of one short run."""
     control = memoryview(bytearray(nc.CONTROL_BYTES)).cast("d")
@@ -118,6 +139,9 @@ def main() -> int:
                         help="io_uring only: submission chunk sizes to compare, e.g. 0,4 (0: a whole batch per call)")
     parser.add_argument("--tally", default="",
                         help="io_uring only: when a reaped batch is counted, to compare: before,after its slots go back")
+    parser.add_argument("--count-calls", action="store_true",
+                        help="io_uring only: count the loop's io_uring_enter calls (each through a Python wrapper, "
+                             "which adds its own cost to the CPU figures): calls per I/O and I/Os per call that waited")
     parser.add_argument("--fio", default="", help="fio engines to run in the same rounds, e.g. libaio,io_uring; "
                         "fio options after + (libaio+norandommap=1)")
     args = parser.parse_args()
@@ -179,6 +203,10 @@ def compare(args, path: Path, size: int) -> int:
     gc.disable()  # as in a worker: no collector pause inside a loop
     contenders = variants(args)
     totals = {label: [0, 0, 0.0, 0, 0] for label, _, _, _ in contenders}
+    calls = {label: [0, 0] for label, _, _, _ in contenders}  # io_uring_enter calls, those that waited
+    counter = EnterCalls() if args.count_calls else None
+    if counter:
+        counter.install()
     disk = disk_of(path)
     at_disk = {label: [0, 0, 0] for label, _, _, _ in contenders}  # requests, ms busy, weighted ms
     runs: list[tuple[float, float]] = []  # (IOPS, wake-up IPIs per I/O) of every run
@@ -191,6 +219,8 @@ def compare(args, path: Path, size: int) -> int:
     for r in range(args.rounds):
         for label, loop, chunk, after in contenders if r % 2 == 0 else contenders[::-1]:
             ipis = wakeup_ipis()
+            if counter:
+                counter.calls = counter.waits = 0
             before = queue_ms(disk)
             if loop.startswith("fio-"):
                 ios, cpu, lat = run_fio(loop[4:], args, path, size)
@@ -218,10 +248,15 @@ def compare(args, path: Path, size: int) -> int:
             t[2] += cpu
             t[3] += lat
             t[4] += ipis
+            if counter and loop == "io_uring":
+                calls[label][0] += counter.calls
+                calls[label][1] += counter.waits
             iops[label].append(ios / args.chunk)
             runs.append((ios / args.chunk, ipis / max(all_ios, 1)))
     native_uring.SUBMIT_CHUNK, native_uring.SHALLOW_CHUNK, native_uring.TALLY_AFTER_SUBMIT = defaults
     native_uring.CARRIED_WHOLE = whole
+    if counter:
+        native_uring.uring._syscall = counter.real
     # In flight: the latency of every measured I/O over the time measured (Little's law), by the
     # loop's own clock (each engine starts and stops that clock at its own places), and at the disk
     # (the kernel's weighted I/O time over its time busy, the same for every engine): how full a
@@ -229,7 +264,8 @@ def compare(args, path: Path, size: int) -> int:
     # what the disk made of the loop's requests, at that depth.
     width = max(14, *(len(label) + 1 for label in totals))
     print(f"{'loop':<{width}} {'IOPS':>9} {'CPU us/IO':>9} {'lat us':>7} {'in flight':>9} {'at disk':>7} "
-          f"{'disk us':>7} {'IPI/IO':>6}  run IOPS quartiles")
+          f"{'disk us':>7} {'IPI/IO':>6}" + (f" {'calls/IO':>8} {'IO/wait':>7}" if counter else "")
+          + "  run IOPS quartiles")
     for label, (ios, all_ios, cpu, lat, ipis) in totals.items():
         q = statistics.quantiles(iops[label], n=4) if len(iops[label]) > 1 else iops[label] * 3
         seconds = args.chunk * args.rounds
@@ -237,7 +273,8 @@ def compare(args, path: Path, size: int) -> int:
         print(f"{label:<{width}} {ios / seconds:>9,.0f} {1e6 * cpu / max(all_ios, 1):>9.2f} "
               f"{lat / max(ios, 1) / 1e3:>7.1f} {lat / 1e9 / seconds:>9.1f} {weighted_ms / max(busy_ms, 1):>7.1f} "
               f"{1e3 * weighted_ms / max(requests, 1):>7.1f} "
-              f"{ipis / max(all_ios, 1):>6.2f}  {' / '.join(f'{v:,.0f}' for v in q)}")
+              f"{ipis / max(all_ios, 1):>6.2f}" + (called(calls[label], all_ios) if counter else "")
+              + f"  {' / '.join(f'{v:,.0f}' for v in q)}")
     # Whatever the loop: how a run's IOPS go with how often a CPU had to wake another for it.
     cut = statistics.median(w for _, w in runs)
     few = [v for v, w in runs if w <= cut]
@@ -247,6 +284,14 @@ def compare(args, path: Path, size: int) -> int:
               f"({len(few)} runs); above it: {statistics.median(many):,.0f} IOPS ({len(many)} runs)")
     print(f"# load average {os.getloadavg()[0]:.1f} at the end")
     return 0
+
+
+def called(counts: list[int], ios: int) -> str:
+    """The calls/IO and IO/wait columns of a loop (blank where its calls were not counted)."""
+    enters, waits = counts
+    if not enters:
+        return f" {'-':>8} {'-':>7}"
+    return f" {enters / max(ios, 1):>8.2f} {ios / max(waits, 1):>7.1f}"
 
 
 if __name__ == "__main__":
