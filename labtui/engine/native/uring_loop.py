@@ -58,7 +58,7 @@ MAX_SLOTS = 16384
 # A process that carries several logical workers (they outnumber the CPUs: labtui.engine.native.
 # plan) sends a whole batch of freed slots with the call that waits for the next completion: the
 # CPU is what limits there, the batches are small (2.7-6.7 I/Os a wait in the engine's two carriers
-# at 8x2, 4x8 and 8x4 on the RAM device), and chunks of 2 made that 2-4 calls per batch. One
+# at 8x2, 4x8 and 8x4 on the RAM device), and chunks of 2 made that 2-3 calls per batch. One
 # process's shape of those cells on the RAM device (2 x 8 50/50, 4 x 4 reads, 4 x 2 8K 70/30),
 # 16 alternating rounds at a load of 6-11 (2026-12-06 08:30 UTC, benchmarks/native_loops.py
 # --submit-chunks 2,4,0): CPU per I/O 7.13 / 6.99 / 6.68 us (chunks of 2 / of 4 / whole),
