@@ -74,7 +74,6 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
     from labtui.errors import LabtuiError
     from labtui.results.profile_file import parse_profile_text
     from labtui.run.request import RunRequest
-    from labtui.run.runner import Runner
 
     profile_text, target = request.get("profile"), request.get("target")
     if not isinstance(profile_text, str) or not isinstance(target, str):
@@ -89,7 +88,7 @@ def _run(request: dict[str, Any], channel: Channel) -> int:
         tags=_texts(request, "tags"), params=tuple(params.items()), interval=_interval(request.get("interval"), profile),
         keep_file=bool(_field(request, "keep_file", bool, "true or false")),
     )
-    runner = Runner(profile, target, store, asked.options())
+    runner = asked.runner(profile, store)
     with Stops() as stops:
         _Driver(channel, stops)(runner)
     result = runner.result

@@ -199,7 +199,6 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode
     from labtui.results import baselines
-    from labtui.run.runner import Runner
     from labtui.units import format_duration, format_size, human_duration
 
     store = open_store()
@@ -223,14 +222,13 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
     params = {**baseline.params, **asked.param_values}
     lock = None
     try:
-        options = replace(asked, engine=engine, tags=("check",), params=tuple(params.items())).options()
-        runner = Runner(profile, target, store, options)
+        rerun = replace(asked, target=target, engine=engine, tags=("check",), params=tuple(params.items()))
+        runner = rerun.runner(profile, store)
         # The preflight takes the disk's lock once the target is known to be usable (bad input is said
         # before a busy disk). The check holds it from then to its last pass: another run measuring it
         # between them would disturb the second pass's figures, and the check compares them with the first's.
         plan = runner.preflight()
-        lock = runner.hand_over_lock()  # None where none could be taken: each run says so
-        options = replace(options, target_lock=lock)
+        lock = runner.hand_over_lock()  # None where none could be taken: each run says so; a second pass takes it on
         err = stderr()
         err.print(f"labtui check: against {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
                   f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}, {base_runs} run"
@@ -255,7 +253,7 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
         if not yes and not confirm(runner, plan, then=then):
             return not_confirmed()
         reference = pooled(runs) if len(runs) > 1 else baseline
-        confirming = replace(options, tags=("check", "confirmation"))
+        confirming = replace(rerun, tags=("check", "confirmation"))
 
         # A caller's stops stay its own: it holds them on past the check (the agent, until its last message).
         with contextlib.nullcontext(stops) if stops is not None else Stops() as stops:
@@ -284,7 +282,7 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
                        else f"pass 2 of 2: adding {runs_text}, judged together with it")
                 err.print(f"labtui check: {report.second_pass()}; {how} (--confirm 0 decides on the first pass)")
                 assert second is not None  # made before the first pass whenever --confirm asks for one
-                extra = pass_drive(Runner(second, target, store, confirming))
+                extra = pass_drive(confirming.runner(second, store, target_lock=lock))
                 if extra is None and stops.received:
                     skipped.append(report)  # it came as the second pass was about to start
                 return extra

@@ -105,18 +105,16 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     from labtui.commands.common import open_store, request_profile
     from labtui.commands.progress import confirm, execute, not_confirmed
     from labtui.commands.stops import Stops
-    from labtui.run.runner import Runner
 
     store = open_store()
     profile = request_profile(store, request)
-    options = request.options()
     if request.all_volumes:
         from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
         from labtui.commands.sweep import run_sweep
 
-        return run_sweep(profile, store, options, as_json=as_json, yes=yes,
+        return run_sweep(profile, store, request.options(), as_json=as_json, yes=yes,
                          tolerance_pct=DEFAULT_TOLERANCE_PCT if request.tolerance is None else request.tolerance)
-    runner = Runner(profile, request.target or ".", store, options)
+    runner = request.runner(profile, store)
     plan = preflight(runner, wait=request.wait)
     if not yes and not confirm(runner, plan):
         runner.close()  # the raw device it holds is free again

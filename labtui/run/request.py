@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # `labtui --help` reads DEFAULT_CONFIRM from here: the rest is imported when a request is used
     from labtui.model.profile import Profile
+    from labtui.results.store import Store
     from labtui.run.options import RunOptions
+    from labtui.run.runner import Runner
 
 DEFAULT_CONFIRM = 8  # a check's second pass: its runs (a confirmation decides alone, so it needs power of its own)
 
@@ -99,6 +101,13 @@ class RunRequest:
             "engine": self.engine or default_engine(), "tags": self.tags, "keep_file": self.keep_file,
             "interval": self.interval if self.interval is not None else DEFAULT_INTERVAL,
             "params": self.param_values, "destroy_data": self.destroy_data, "force": self.force, **more})
+
+    def runner(self, profile: Profile, store: Store, **more: Any) -> Runner:
+        """This request run here: `profile` (its profile, read and overridden by the caller) on its target (the
+        current directory where none is named), saved in `store`; `more` as for `options()`."""
+        from labtui.run.runner import Runner
+
+        return Runner(profile, self.target or ".", store, self.options(**more))
 
 
 @dataclass(frozen=True)

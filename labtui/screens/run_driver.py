@@ -276,13 +276,10 @@ class RunDriver:
 
     def _preflight(self, profile: Profile, target: Target, request: RunRequest) -> None:
         """The runner for `request` (`profile` its profile, overridden), its checks started in a worker."""
-        from labtui.run.runner import Runner
-
         screen = self.screen
         try:
-            runner = Runner(profile, target.directory, screen.lab.store, request.options(
-                engine_settings=screen.lab.settings.engines,
-                consented=self._consented if request.destroy_data else None))
+            runner = request.runner(profile, screen.lab.store, engine_settings=screen.lab.settings.engines,
+                                    consented=self._consented if request.destroy_data else None)
         except LabtuiError as exc:
             self._say(f"Cannot start: {exc}", "error")
             self._could_not(str(exc))
