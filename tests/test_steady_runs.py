@@ -114,6 +114,26 @@ def test_a_never_steady_step_stops_at_its_round_limit_and_says_so(disk_dir, tmp_
     assert result.steps[0].total.seconds == pytest.approx(0.6, rel=0.1)  # the last two rounds
 
 
+def test_a_steady_windows_cpu_time_is_the_windows_not_the_whole_measured_phases():
+    # Four 1 s rounds of 10,000 reads, 0.1 CPU-seconds each, judged on the last two: the window's
+    # result kept the whole phase's 0.4 CPU-seconds over the window's 20,000 I/Os, twice its CPU per I/O.
+    from labtui.analysis.metrics import ENGINE_CPU
+    from labtui.engine.native.figures import window_result
+    from labtui.model.result import DirectionStats, StepResult
+
+    step = Step(name="w", block_size=4096, outstanding=4, duration=1.0, warmup=0.0, latency=False,
+                steady_state="iops:100%", steady_window=2, steady_max_rounds=4)
+    whole = StepResult(step=step, read=DirectionStats(40_000, 40_000 * 4096, 4.0), cpu_seconds=0.4)
+    readings = [(10_000 * k, 0, 0, 0, k * 1_000_000_000, None, None) for k in range(5)]
+    marks = [123_000 + 100_000_000 * k for k in range(5)]  # the workers' run time, ns, as each round ended
+    state = steady.judge(step.steady, [10_000.0] * 4, 1.0)
+    window = window_result(whole, state, readings, step, marks)
+    assert window.total.ios == 20_000 and window.total.seconds == 2.0
+    assert window.cpu_seconds == 0.2 and ENGINE_CPU.value(window) == 10.0  # µs per I/O, as each round's
+    # A mark not read (a worker had ended): the window's CPU time is not measured, not the phase's.
+    assert window_result(whole, state, readings, step, marks[:-1] + [None]).cpu_seconds is None
+
+
 def test_preconditioning_writes_the_file_sequentially_n_times_with_progress(disk_dir, tmp_path):
     step = Step(name="read", block_size=65536, duration=0.3, warmup=0.0)
     events = run(profile_of(step, file_size=8 * MIB, precondition=2), disk_dir, tmp_path / "home")

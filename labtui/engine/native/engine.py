@@ -248,6 +248,7 @@ class NativeEngine(Engine):
         meter = CpuMeter()
         samples: list[Sample] = []
         readings = [sampler.prev]  # the workers' cumulative counters where each round began and ended
+        marks = [sampler.cpu_mark()] if rule is not None else []  # and their CPU time there
         figures: list[float] = []
         state = None
         t_stop = t_end
@@ -275,6 +276,7 @@ class NativeEngine(Engine):
                 meter.start()
                 phase = "warmup"
                 readings = [sampler.prev]
+                marks = [sampler.cpu_mark()] if rule is not None else []
                 measuring = True
             if sample is not None:
                 if phase == "measure":
@@ -282,6 +284,7 @@ class NativeEngine(Engine):
                 yield SampleTaken(job.index, phase, sample)
             if judge is not None and rule is not None and i in boundaries:
                 readings.append(sampler.prev)
+                marks.append(sampler.cpu_mark())
                 figures.append(round_figure(rule, readings[-2], readings[-1], step.block_size))
                 state = judge(rule, figures, step.duration)
                 yield SteadyRound(job.index, state)
@@ -323,7 +326,7 @@ class NativeEngine(Engine):
         if rule is not None and judge is not None:
             if state is None:
                 state = judge(rule, figures, step.duration)
-            result = window_result(result, state, readings, step)
+            result = window_result(result, state, readings, step, marks)
         yield StepFinished(job.index, result)
 
     async def _collect(self, workers: list[_Worker], deadline: float) -> list[dict]:

@@ -65,6 +65,12 @@ class Sampler:
         top, reason = cpubound.verdict(loads, t1 - t0, machine_percent)
         return top, True if reason else None
 
+    def cpu_mark(self) -> int | None:
+        """The CPU time the workers' own threads have used so far (ns, their scheduler's run time), read
+        with the counters where a steady-state round ends; None where one of them says nothing (ended)."""
+        marks = [schedstat.sched_times(w.pid) for w in self.workers]
+        return sum(m[0] for m in marks if m is not None) if all(marks) else None
+
     def read(self) -> tuple:
         r_ios = w_ios = r_lat = w_lat = beats = 0
         hist_r = hist_w = None
@@ -130,18 +136,29 @@ def round_figure(rule: SteadyRule, before: tuple, after: tuple, block_size: int)
     return figure if figure is not None else 0.0
 
 
-def window_result(result: StepResult, state: SteadyState, readings: list[tuple], step: Step) -> StepResult:
+def window_result(result: StepResult, state: SteadyState, readings: list[tuple], step: Step,
+                  cpu_marks: Sequence[int | None] = ()) -> StepResult:
     """The step's result as its measurement window measured it (SNIA reports the window).
 
     The counts are the workers' exact cumulative ones at the window's two ends (published with
     their own timestamps); latency comes from the histograms' difference over it. Extremes are
-    not kept per round: the window's min and max are unknown, its percentiles are not.
+    not kept per round: the window's min and max are unknown, its percentiles are not. The CPU
+    time is the workers' between the window's ends (`cpu_marks`, one per reading: Sampler.cpu_mark),
+    not the whole measured phase's: over 5 rounds' I/Os, 25 rounds' CPU read five times as much
+    CPU per I/O. None where not measured.
     """
     rounds = len(readings) - 1
     if rounds < 1:
         return replace(result, steady_state=state)
     first = max(0, rounds - state.window)
-    return settled(replace(_span(result, readings[first], readings[-1], step), steady_state=state))
+    window = _span(result, readings[first], readings[-1], step)
+    cpu = None
+    begun, ended = (cpu_marks[first], cpu_marks[-1]) if len(cpu_marks) == len(readings) else (None, None)
+    if begun is not None and ended is not None:
+        cpu = round((ended - begun) / 1e9, 6)
+        if not cpu_measured({"cpu_seconds": cpu, "r_ios": window.read.ios, "w_ios": window.write.ios}):
+            cpu = None
+    return settled(replace(window, steady_state=state, cpu_seconds=cpu))
 
 
 def _span(result: StepResult, before: tuple, after: tuple, step: Step) -> StepResult:
