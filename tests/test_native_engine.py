@@ -641,6 +641,8 @@ def test_a_workers_result_reaches_the_engine_whole_through_short_writes():
     cut = _Worker(proc, memoryview(bytearray(nc.LIVE_BYTES)).cast("q"))._read(whole[: 8 + 131_072], b"")
     assert cut == {"error": f"a worker process's result came back cut short (131,072 of {len(whole) - 8:,} bytes; "
                             "it exited with status 0)"}
+    assert _Worker(proc, memoryview(bytearray(nc.LIVE_BYTES)).cast("q"))._read(b"", b"") == {
+        "error": "a worker process ended without handing in its result (exit status 0)"}
 
 
 def test_a_late_failure_message_is_not_lost_to_the_wait_for_it(monkeypatch, tmp_path):

@@ -394,6 +394,9 @@ class _Worker:
         code = self.proc.returncode
         how = subproc.exit_text(code)
         last = (stderr or b"").decode(errors="replace").strip().splitlines()
+        if code == 0 and not last:
+            # Not a crash: it ended as it should, but what it handed in was nothing labtui could read.
+            return "a worker process ended without handing in its result (exit status 0)"
         return f"a worker process {how}" + (f": {last[-1]}" if last else "")
 
 
