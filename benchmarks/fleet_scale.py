@@ -1,6 +1,6 @@
 """A fleet run's local cost by number of hosts: time to the shared start, CPU and memory here.
 
-Starts one real sshd per host on loopback addresses (tests/sshlab.py: keys and known_hosts of its
+Starts one real sshd per host on loopback addresses (tests/support/sshlab.py: keys and known_hosts of its
 own; run as root), each "host" a labtui with its own LABTUI_HOME and test directory, then runs
 `labtui run -p PROFILE --hosts FILE --json` for each number of hosts and prints a Markdown row per
 run: the time from the command's start to the hosts' shared start instant, how far apart the hosts'
@@ -30,9 +30,9 @@ from pathlib import Path
 import psutil
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 
-from sshlab import SshLab  # noqa: E402  (tests/ is not a package: its path first)
+from sshlab import SshLab  # noqa: E402  (tests/support is not a package: its path first)
 
 PROFILE = """\
 name = "fleet-scale"

@@ -1,11 +1,11 @@
 """labtui's pictures for the README and the manual, made by labtui itself.
 
 Drives the TUI with Textual's Pilot at 120x35 on a made-up lab and saves every screen as an SVG in
-docs/screenshots/: the tests' fake machine (its disks, volumes and engines: tests/tui_support.py),
-synthetic results of known figures (tests/synthetic.py) and, for the Run and Fleet screens, typed
+docs/screenshots/: the tests' fake machine (its disks, volumes and engines: tests/support/tui_support.py),
+synthetic results of known figures (tests/support/synthetic.py) and, for the Run and Fleet screens, typed
 events replayed in place of an engine and of ssh. Nothing is read from this machine: the clock,
 the host, the paths and the devices are fixed, so a picture comes out the same wherever it is made,
-and tests/test_docs_screenshots.py re-makes one and fails when the checked-in picture is stale.
+and tests/docs/test_docs_screenshots.py re-makes one and fails when the checked-in picture is stale.
 
     python docs/make_screenshots.py              # every picture
     python docs/make_screenshots.py run-live     # one (the names: python docs/make_screenshots.py --list)
@@ -35,7 +35,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "docs" / "screenshots"
 SIZE = (120, 35)
-sys.path[:0] = [str(REPO), str(REPO / "tests")]  # the tests' fake machine and synthetic results
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "support")]  # the tests' fake machine and synthetic results
 
 from labtui.engine.events import (  # noqa: E402
     Event,

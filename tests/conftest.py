@@ -15,12 +15,18 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+# The folders of benchmark reports among the fixtures; the others hold drives' smartctl outputs,
+# a console font's table and results saved by an earlier labtui.
+REPORT_FOLDERS = ("diskspd-text", "diskspd-xml", "fio-json", "fio-json-stream")
+
+
 def report_fixtures() -> list[Path]:
-    """The benchmark reports among the fixtures (fio, DiskSpd): not the drives' smartctl outputs."""
-    return sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".md" and p.parent.name != "smartctl-json")
+    """The benchmark reports among the fixtures (fio, DiskSpd)."""
+    return sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".md" and p.parent.name in REPORT_FOLDERS)
 
 
-# Each test's wall and CPU seconds when LABTUI_TEST_CLOCK names a directory (tests/suite_clock.py).
+# Each test's wall and CPU seconds when LABTUI_TEST_CLOCK names a directory (tests/support/suite_clock.py;
+# tests/support is on the path: pyproject's [tool.pytest.ini_options] pythonpath).
 pytest_plugins = ("suite_clock",)
 
 
@@ -85,6 +91,14 @@ def labtui_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("LABTUI_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def io_uring_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The native engine's I/O loop is io_uring, whatever this machine has (its command line names the loop)."""
+    from labtui.engine.native import uring
+
+    monkeypatch.setattr(uring, "_probed", None)
 
 
 @pytest.fixture

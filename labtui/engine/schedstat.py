@@ -3,7 +3,7 @@
 Each native worker reads its own at the edges of its measure window (labtui.engine.native.common),
 and every worker is a fresh interpreter started for its step: importing this pulls in nothing of
 labtui, so a worker is ready in ~0.08 CPU-seconds rather than the ~0.2 that cpubound's imports
-(the engine registry, the model, psutil) cost it. tests/test_core_imports.py keeps it so.
+(the engine registry, the model, psutil) cost it. tests/static/test_core_imports.py keeps it so.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A scripted far end for `labtui run --hosts`: speaks labtui's wire format as a compromised lab host would.
 
-The hosts file's `labtui` command runs it through a real sshd (tests/sshlab.py):
+The hosts file's `labtui` command runs it through a real sshd (tests/support/sshlab.py):
     python far_end.py SCENARIO RESULT_TOML HELLO_JSON
 It says HELLO_JSON (this labtui's own versions), takes the request, says ready, waits for the
 start, then sends what SCENARIO sends (a run's events, results, hostile text) and its bye.

@@ -1,4 +1,4 @@
-"""A compromised lab host, as a real sshd on loopback runs it (tests/sshlab.py) with a scripted far end.
+"""A compromised lab host, as a real sshd on loopback runs it (tests/support/sshlab.py) with a scripted far end.
 
 One `labtui run --hosts` on a terminal (a pty, wide enough that no reason folds; the live progress
 as lines into a file, as `2>log` has it, where a host's warnings are said) meets five hosts
@@ -7,7 +7,7 @@ markup in a warning, a save error, a path and stderr; a thousand results for one
 result of 5 MB; a line of 20 MB; a result tagged as another host's. The terminal is not cleared,
 the store keeps one result per host that sent one it may keep, each under the cap, tagged with the
 name the hosts file gives, and each refusal is a line naming the host. The last host's entry says
-allow_local_commands = true: its LocalCommand runs (the refusals are tests/test_fleet_hosts.py's).
+allow_local_commands = true: its LocalCommand runs (the refusals are tests/unit/fleet/test_fleet_hosts.py's).
 """
 
 from __future__ import annotations

@@ -1,0 +1,71 @@
+"""What comparisons and check say of the drive: synthetic results of known truth (equal figures, another link,
+PCIe errors, a hotter drive that throttled)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from factories import make_result
+from labtui.analysis.answer import check_answer, first_lines
+from labtui.analysis.checks import FAILED, check
+from labtui.analysis.comparison import compare
+from labtui.analysis.context import context_rows
+from labtui.model.result import DriveFacts, RunResult
+
+
+def with_drive(result: RunResult, before: DriveFacts, after: DriveFacts) -> RunResult:
+    return replace(result, steps=tuple(replace(s, drive_before=before, drive_after=after) for s in result.steps))
+
+
+def test_check_fails_on_a_link_that_trained_slower_at_equal_iops():
+    baseline = make_result("20240501-103005-aaaa")
+    narrowed = make_result("20240501-113005-bbbb", target=replace(baseline.target, pcie_width=2))
+    report = check(baseline, narrowed, 10.0)
+    assert report.outcome == FAILED
+    assert report.hardware == ("the PCIe link came up at 8 GT/s x2, slower than the baseline's 8 GT/s x4",)
+    assert report.summary().startswith("FAIL: the PCIe link came up at 8 GT/s x2")
+    answer = check_answer(report)
+    assert answer.text.startswith("Failed: the PCIe link came up at 8 GT/s x2, slower than the baseline's 8 GT/s x4, "
+                                  "whatever the figures")
+    assert report.to_json()["hardware"] == list(report.hardware)
+    # A link that narrowed during the run counts as well as one that came up narrow.
+    during = make_result("20240501-113005-cccc")
+    during = with_drive(during, DriveFacts(source="sysfs", pcie_speed="8.0 GT/s PCIe", pcie_width=4),
+                        DriveFacts(source="sysfs", pcie_speed="8.0 GT/s PCIe", pcie_width=2))
+    assert check(baseline, during, 10.0).hardware
+    assert check(baseline, make_result("20240501-113005-dddd"), 10.0).hardware == ()  # the same link: no reason
+
+
+def test_check_fails_on_pcie_errors_counted_during_the_run():
+    baseline = make_result("20240501-103005-aaaa")
+    rerun = with_drive(make_result("20240501-113005-bbbb"),
+                       DriveFacts(source="sysfs", pcie_width=4, aer_correctable=10, port_aer_correctable=0),
+                       DriveFacts(source="sysfs", pcie_width=4, aer_correctable=14, port_aer_correctable=3))
+    report = check(baseline, rerun, 10.0)
+    assert report.outcome == FAILED
+    assert report.hardware == ("14 PCIe errors were counted (AER) during the re-run",)
+    assert "14 PCIe errors" in check_answer(report).text
+    rows = {r.label: r.values for r in context_rows([baseline, rerun])}
+    assert rows["PCIe errors (AER)"] == ("not counted", "14")
+
+
+def test_the_answer_names_a_hotter_drive_that_throttled():
+    cool = with_drive(make_result("20240501-103005-aaaa"),
+                      DriveFacts(source="smartctl", temperature_c=48.0, thermal_transitions=2, thermal_seconds=10),
+                      DriveFacts(source="smartctl", temperature_c=55.0, thermal_transitions=2, thermal_seconds=10))
+    hot = with_drive(make_result("20240501-113005-bbbb"),
+                     DriveFacts(source="smartctl", temperature_c=60.0, thermal_transitions=2, thermal_seconds=10),
+                     DriveFacts(source="smartctl", temperature_c=72.0, thermal_transitions=5, thermal_seconds=50))
+    line = first_lines(compare([cool, hot]))[0]
+    assert "B ran 17 °C hotter (max 72 °C against 55 °C on A) and throttled for 40 s: the difference may be " \
+           "cooling, not the adapter or the disk" in line, line
+    rows = {r.label: r.values for r in context_rows([cool, hot])}
+    assert rows["drive temperature"] == ("48 °C (max 55 °C)", "60 °C (max 72 °C)")
+    assert rows["throttling"] == ("none", "3 transitions, 40 s")
+    assert rows["link changes"] == ("none", "none")
+
+
+def test_no_drive_read_no_rows_and_no_cause():
+    plain = [make_result("20240501-103005-aaaa"), make_result("20240501-113005-bbbb")]
+    assert "drive temperature" not in {r.label for r in context_rows(plain)}
+    assert "hotter" not in first_lines(compare(plain))[0]
