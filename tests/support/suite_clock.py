@@ -77,6 +77,12 @@ def read(directory: Path) -> list[dict]:
     return [json.loads(line) for file in sorted(directory.glob("*.jsonl")) for line in file.read_text().splitlines()]
 
 
+def folder_of(row: dict) -> str:
+    """The tests' folder a test lives in: "unit", "tui", "system", "docs", "static", "hostile"."""
+    parts = row["test"].split("::")[0].split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "tests" else parts[0]
+
+
 def report(rows: list[dict], tests: int) -> str:
     lines = []
     total_wall = sum(r["wall"] for r in rows)
@@ -87,15 +93,17 @@ def report(rows: list[dict], tests: int) -> str:
         first = min(r["start"] for r in rows)
         lines.append("workers ended at " + ", ".join(f"{w} +{end - first:.0f} s" for w, end in sorted(ends.items()))
                      + f": the last {max(ends.values()) - min(ends.values()):.0f} s with one worker idle")
-    lines.append("")
-    lines.append(f"{'kind':<12} {'tests':>6} {'wall s':>8} {'cpu s':>8} {'wall %':>7}")
-    by_kind: dict[str, list[dict]] = defaultdict(list)
-    for r in rows:
-        by_kind[r["kind"]].append(r)
-    for name, group in sorted(by_kind.items(), key=lambda kv: -sum(r["wall"] for r in kv[1])):
-        wall = sum(r["wall"] for r in group)
-        cpu = sum(r["cpu"] + r["children"] for r in group)
-        lines.append(f"{name:<12} {len(group):>6} {wall:>8.0f} {cpu:>8.0f} {100 * wall / total_wall:>6.0f}%")
+    # By the folder a test lives in (tests/unit, tests/tui, tests/system ...), then by what it drives.
+    for title, key in (("folder", folder_of), ("kind", lambda r: r["kind"])):
+        lines.append("")
+        lines.append(f"{title:<12} {'tests':>6} {'wall s':>8} {'cpu s':>8} {'wall %':>7}")
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for r in rows:
+            groups[key(r)].append(r)
+        for name, group in sorted(groups.items(), key=lambda kv: -sum(r["wall"] for r in kv[1])):
+            wall = sum(r["wall"] for r in group)
+            cpu = sum(r["cpu"] + r["children"] for r in group)
+            lines.append(f"{name:<12} {len(group):>6} {wall:>8.0f} {cpu:>8.0f} {100 * wall / total_wall:>6.0f}%")
     lines.append("")
     by_file: dict[str, list[dict]] = defaultdict(list)
     for r in rows:

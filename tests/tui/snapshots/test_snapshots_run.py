@@ -42,3 +42,10 @@ def test_run_done_against_the_previous_run(snap_compare, labtui_home):
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(labtui_home), terminal_size=(120, 40), run_before=ready)
+
+
+@each_size
+def test_run_setup(snap_compare, labtui_home, size):
+    """Before a run: the target, the profile and its steps, the engine, the tags, and Start."""
+    assert snap_compare(make_app(labtui_home), terminal_size=size, run_before=run_ready)
+
