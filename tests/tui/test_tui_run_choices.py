@@ -161,7 +161,7 @@ async def test_the_run_screen_asks_for_the_run_the_command_line_asks_for_the_sam
     asked = []
     async with app.run_test(size=(120, 40)) as pilot:
         await disks_ready(pilot)
-        screen = await open_run(pilot)
+        screen = await open_run_here(pilot)
         monkeypatch.setattr(screen.driver, "_preflight", lambda profile, _target, request: asked.append((profile,
                                                                                                          request)))
         for field, text in (("#trial-duration", "2s"), ("#trial-file-size", "64M"), ("#trial-repeat", "2"),
