@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import keyword
 import os
 import re
@@ -97,6 +98,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_UNBUFFERED: io.TextIOWrapper | None = None
+
+
+def whole_stdout() -> None:
+    """Put a buffered writer under stdout where Python was started unbuffered (PYTHONUNBUFFERED, -u).
+
+    Unbuffered, stdout's text layer writes straight to the file descriptor and drops what a short
+    write leaves: a signal with a handler, arriving while a large write waits on a full pipe, cut
+    `--json` output at 64 KiB, silently. A BufferedWriter writes again until every byte is out;
+    line buffering keeps progress lines as prompt as they were.
+    """
+    global _UNBUFFERED
+    out = sys.stdout
+    if not isinstance(out, io.TextIOWrapper) or not isinstance(out.buffer, io.FileIO):
+        return  # buffered already, or not the process's own stdout (a test's capture)
+    out.flush()
+    _UNBUFFERED = out  # kept: the old wrapper would close the descriptor when collected
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(out.buffer), encoding=out.encoding, errors=out.errors,
+                                  line_buffering=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions of a line (labtui completion bash)
@@ -126,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from labtui.errors import Declined
 
+    whole_stdout()
     try:
         return int(args.handler.run(args) or 0)
     except Declined as exc:

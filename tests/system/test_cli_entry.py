@@ -62,3 +62,25 @@ def test_labtui_opens_the_tui_in_a_real_terminal_and_q_quits(labtui_home):
         _wait_for(session, "EXITED=0")
     finally:
         _tmux(session, "kill-server", check=False)
+
+
+def test_json_output_is_whole_when_python_runs_unbuffered():
+    # PYTHONUNBUFFERED (set on some machines) makes stdout's text layer write straight to the pipe;
+    # a signal with a handler during a large write to a full pipe then cut the output at 64 KiB.
+    code = (
+        "import os, signal, sys, time\n"
+        "from labtui.cli import whole_stdout\n"
+        "whole_stdout()\n"
+        "signal.signal(signal.SIGUSR1, lambda *a: None)\n"
+        "parent = os.getpid()\n"
+        "if os.fork() == 0:\n"
+        "    time.sleep(0.3); os.kill(parent, signal.SIGUSR1); os._exit(0)\n"
+        "sys.stdout.write('x' * 1_000_000 + '\\n')\n"
+        "sys.stdout.flush()\n"
+    )
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    with subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env) as proc:
+        time.sleep(0.8)  # the pipe fills and the writer waits on it when the signal comes
+        out = proc.stdout.read()
+    assert proc.returncode == 0
+    assert len(out) == 1_000_001
