@@ -272,8 +272,9 @@ class RunScreen(DrivenScreen):
         self.live_view.clock_tick()
 
     def help_note(self) -> str | None:
-        """What ? says above the keys: the CPU-bound note in full while the step is CPU-bound."""
-        return self.live_view.cpu_note if self.state.live else None
+        """What ? says above the keys while a run goes: the notes under its figures in full (the
+        CPU-bound note, the run's warnings), which a narrow or crowded panel shortens."""
+        return self.live_view.notes_in_full if self.state.live else None
 
     def action_next_chart(self) -> None:
         self.notify(f"Showing {self.live_view.next_chart()}", timeout=2)

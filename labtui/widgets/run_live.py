@@ -23,6 +23,7 @@ from labtui.engine.cpubound import advice_for, interpreter_bound_now, io_threads
 from labtui.engine.events import PreconditionProgress, PrepareProgress, SampleTaken
 from labtui.render.steady_state import live_lines
 from labtui.run.live import LiveRun, LiveStep, pass_words, precondition_text, prepare_text
+from labtui.tui.live_notes import Note, fit, said_once
 from labtui.tui.work import worker_error
 from labtui.units import human_duration
 from labtui.widgets.drive_gauge import DriveGauge
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
     from labtui.run.runner import Runner
 
 FRAME_SECONDS = 0.5  # charts and figures: at most 2 Hz (samples come at 1 Hz by default)
+# The notes' lines: beside the figures (as many as a read-only step's figures, and one; a mixed step's
+# figures have more), and above them on a narrow terminal, where each line is taken from the charts.
+NOTE_LINES = 8
+NOTE_LINES_NARROW = 2
 
 
 class LiveView(Vertical):
@@ -68,7 +73,7 @@ class LiveView(Vertical):
         self.going = False  # the run's events arrive: frames are drawn
         self.stopping = False  # cancelled: the status says it is stopping
         self.asking = False  # whether "Stop the run?" is on screen
-        self.cpu_note: str | None = None  # the CPU-bound note in full, while the step is CPU-bound (for ?)
+        self.notes_in_full: str | None = None  # the notes under the figures, each in full (for ?)
         self.drawn_version = -1  # the LiveRun's version last drawn
         self._last_frame = 0.0  # time.monotonic() of the last frame drawn
         self._frame_timer: Timer | None = None  # a frame waiting for FRAME_SECONDS to pass since the last
@@ -240,9 +245,8 @@ class LiveView(Vertical):
         live = self.live
         assert live is not None
         step = live.current
-        figures = self.query_one("#run-figures", Static)
-        info = self.query_one("#run-info", Static)
-        show(figures, figures_content(step.figures()) if step is not None else Content(""))
+        table = figures_content(step.figures()) if step is not None else Content("")
+        show(self.query_one("#run-figures", Static), table)
         gauge = self.query_one(DriveGauge)
         if step is None:
             gauge.show_live(())
@@ -253,23 +257,8 @@ class LiveView(Vertical):
             show(command, Content.assemble(("Command line: ", "bold"), step.started.command_line))
         else:
             show(command, Content(""))
-        lines: list[Content] = []
-        bound = cpu_bound_note(live, step) if step is not None and step.result is None else None
-        self.cpu_note = None
-        if bound is not None:  # while it runs; once it ends the run's warning (with the step's verdict) says it
-            busy, advice = bound
-            self.cpu_note = f"CPU-bound: {busy}; {advice}"
-            # Narrow, in one short line (two, at 80 columns, cut its advice and the chart to two rows); ? says it all.
-            limit = whose_limit(advice) or "this figure is not the disk's limit"
-            short = f"CPU-bound: {limit} (? says why and what helps)"
-            lines.append(Content.styled(short if self.screen.size.width < NARROW else self.cpu_note, "$warning"))
-        if step is not None and step.result is not None and step.result.error:
-            lines.append(Content.styled(f"step {step.result.status}: {step.result.error}", "$error"))
-        for warning in live.warnings[-3:]:
-            lines.append(Content.styled(f"warning: {warning}", "$warning"))
-        show(info, Content("\n").join(lines))
-        if info.display != bool(lines):
-            info.display = bool(lines)  # under the figures (narrow), an empty line taken from the charts
+        rows = table.split("\n")
+        self.show_notes(live, step, max((line.cell_length for line in rows), default=0), len(rows))
         steady = self.query_one("#run-steady", Static)
         state = step.steady if step is not None else None
         if steady.display != (state is not None):
@@ -279,6 +268,38 @@ class LiveView(Vertical):
             style = "$success" if state.attained else "$warning" if state.finished else ""
             show(steady, Content("\n").join([Content.styled(parts[0], f"bold {style}".strip()),
                                               *(Content(p) for p in parts[1:])]))
+
+    def show_notes(self, live: LiveRun, step: LiveStep | None, figures_width: int, figures_lines: int) -> None:
+        """The CPU-bound note (while the step runs; once it ends, the run's warning with its verdict says
+        it), the step's error and the run's warnings: each said once, fitted to their panel (beside the
+        figures, or under them on a narrow terminal); ? says them in full."""
+        notes: list[Note] = []
+        bound = cpu_bound_note(live, step) if step is not None and step.result is None else None
+        if bound is not None:
+            busy, advice = bound
+            limit = whose_limit(advice) or "this figure is not the disk's limit"
+            notes.append(Note(f"CPU-bound: {busy}; {advice}", f"CPU-bound: {limit} (? says why and what helps)"))
+        if step is not None and step.result is not None and step.result.error:
+            notes.append(Note(f"step {step.result.status}: {step.result.error}", style="$error"))
+        notes += [Note(f"warning: {warning}") for warning in live.warnings]
+        notes = said_once(notes)
+        self.notes_in_full = "\n".join(n.full for n in notes) or None
+        info = self.query_one("#run-info", Static)
+        narrow = self.screen.size.width < NARROW
+        room = self.content_region.width or self.screen.size.width - 2
+        # Beside the figures, their table's width and its margin (3) are taken from the screen's.
+        # Beside a mixed step's figures (11 lines) they have as many lines at no cost to the charts.
+        width, lines = (room, NOTE_LINES_NARROW) if narrow else (room - figures_width - 3,
+                                                                 max(NOTE_LINES, figures_lines))
+        fitted = fit(notes, max(20, width), lines, whole=not narrow)
+        numbers = self.query_one("#run-numbers")
+        if (numbers.children[0] is info) != narrow:
+            # Narrow, above the figures: a mixed step's figures fill an 80x24 screen to its last line,
+            # and the notes under them were not on it at all.
+            numbers.move_child(info, before=0) if narrow else numbers.move_child(info, after=-1)
+        show(info, Content("\n").join(Content.styled(n.full, n.style) for n in fitted))
+        if info.display != bool(fitted):
+            info.display = bool(fitted)  # under the figures (narrow), an empty line taken from the charts
 
     def draw_charts(self) -> None:
         if not self.visible_now:
@@ -370,8 +391,8 @@ def cpu_bound_note(live: LiveRun, step: LiveStep) -> tuple[str, str] | None:
     elif cpu is None:  # no figure of the engine's own: only the machine's
         busy = "the machine has no idle CPU"
     else:
-        who = (f"the {lanes} I/O threads of the engine's busiest worker run {cpu / lanes:.0f} % of the time "
-               "each" if lanes > 1 else f"the engine's busiest worker runs {cpu:.0f} % of the time")
-        busy = f"{who} and wait{'' if lanes > 1 else 's'} for a CPU the rest, or no CPU is idle"
+        # The engine's advice says they waited for a CPU, and why: said here too, it was said twice.
+        busy = (f"the {lanes} I/O threads of the engine's busiest worker are on a CPU only {cpu / lanes:.0f} % of "
+                "the time each" if lanes > 1 else f"the engine's busiest worker is on a CPU only {cpu:.0f} % of the time")
     cache_on = step.step.is_io and step.step.cache == "on"
     return busy, advice_for(own_limit, engine, cache_on, interpreter)
