@@ -15,7 +15,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -59,6 +59,11 @@ class FleetScreen(LabtuiScreen[None]):
         # In the field, letters are typed: this is the way back to the hosts and the other screens' keys.
         Binding("escape", "leave_field", "Leave field", id="fleet-leave-field",
                 tooltip="Out of the hosts file field, back to the hosts (d, w, r and h then work again)"),
+        # A path typed straight away, without Enter first, went to the screen keys letter by letter (the
+        # w of "/home/lab/work" opened Workload, its r the Run screen ...): / or ~ starts it in the field.
+        Binding("slash", "type_path('/')", "Type a path", id="fleet-type-path", show=False,
+                tooltip="Start typing the path of a hosts file (/ or ~ puts the cursor in the field)"),
+        Binding("tilde", "type_path('~')", "Type a path", id="fleet-type-home", show=False),
     ]
     FOOTER_SECONDARY = ("fleet-order",)
 
@@ -94,8 +99,8 @@ class FleetScreen(LabtuiScreen[None]):
             self.query_one("#fleet-file", Input).value = remembered
             self.open_hosts(remembered)
         else:
-            self._say("Enter, then type the path of a hosts file (its form: the manual, docs/many-hosts.md) and Enter "
-                      "again; ctrl+s then runs the chosen profile on every host.")
+            self._say("Type the path of a hosts file, from / or ~ (or Enter first), then Enter (its form: the "
+                      "manual, docs/many-hosts.md); ctrl+s then runs the chosen profile on every host.")
         self.set_interval(FRAME_SECONDS, self._frame)
 
     # ------------------------------------------------------------------ the hosts file
@@ -159,6 +164,10 @@ class FleetScreen(LabtuiScreen[None]):
             return False
         return self._worker is None or not self._worker.is_finished  # a run that broke has hosts never ended
 
+    def footer_secondary(self) -> tuple[str, ...]:
+        # At 80 columns, during a run, "q Quit" was cut to "q Qui": then the Disks screen's key gives way.
+        return (*self.FOOTER_SECONDARY, "screen-disks") if self.running else self.FOOTER_SECONDARY
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start":  # a path typed but not yet opened counts: ctrl+s opens it first
             return (bool(self.hosts) or bool(self._typed_path())) and not self.running
@@ -168,6 +177,8 @@ class FleetScreen(LabtuiScreen[None]):
             return self.fleet is not None
         if action == "edit_file":
             return self.fleet is None
+        if action == "type_path":
+            return not self.running
         if action == "leave_field":
             return self.query_one("#fleet-file", Input).has_focus
         return True
@@ -349,6 +360,21 @@ class FleetScreen(LabtuiScreen[None]):
 
     def action_edit_file(self) -> None:
         self.query_one("#fleet-file", Input).focus()
+
+    def action_type_path(self, character: str) -> None:
+        """The field takes the key that starts a path, in place of the path it held, and the keys
+        typed after it (the field's focus, which selects its text for the next key to replace, is
+        told not to: the text is already replaced)."""
+        field = self.query_one("#fleet-file", Input)
+        field.select_on_focus = False
+        field.value = character
+        field.cursor_position = len(character)
+        field.focus()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if event.widget.id == "fleet-file":
+            # Enter into the field selects what it holds again, to be replaced by what is typed.
+            self.query_one("#fleet-file", Input).select_on_focus = True
 
     def action_open_host(self) -> None:
         from labtui.screens.fleet_host import FleetHostScreen

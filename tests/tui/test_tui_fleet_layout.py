@@ -354,3 +354,43 @@ async def test_the_status_line_names_the_profile_chosen_since_on_workload(labtui
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
         await pilot.pause()
         assert f"ctrl+s runs {other.name} on all of them together" in widget_text(app, "#fleet-status")
+
+
+async def test_a_path_typed_straight_away_goes_into_the_hosts_file_field_and_opens(labtui_home, hosts_file):
+    # Typed without Enter first, "/tmp/.../hosts.toml" went to the screen keys letter by letter: its w
+    # opened Workload, its r the Run screen, its d Disks.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), what="the Fleet screen")
+        screen = app.screen
+        assert "Type the path of a hosts file, from / or ~" in " ".join(widget_text(app, "#fleet-status").split())
+        await pilot.press(*str(hosts_file), "enter")
+        await wait_for(pilot, lambda: [h.name for h in screen.hosts] == ["lab-01", "lab-02"], what="the hosts")
+        assert app.screen is screen and screen.query_one("#fleet-file", Input).value == str(hosts_file)
+        # Enter into the field again selects the path, to be replaced by what is typed.
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.query_one("#fleet-file", Input).has_focus, what="the field")
+        await pilot.press("x")
+        assert screen.query_one("#fleet-file", Input).value == "x"
+
+
+async def test_the_fleet_footer_keeps_quit_whole_at_80_columns_while_the_hosts_run(labtui_home, tmp_path):
+    # During a run it read "... r Run  h History  q Qui".
+    from textual.widgets._footer import FooterKey
+
+    from labtui.widgets.keys_footer import KeysFooter
+
+    app = make_app(labtui_home, hosts_file=str(_lab_of(tmp_path, 3)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        screen = app.screen
+        _play(screen, finished=False)
+        assert screen.running
+        screen.refresh_bindings()
+        await wait_for(pilot, lambda: "Stop all" in screen_text(app).splitlines()[-1], what="the running footer")
+        footer = screen.query_one(KeysFooter)
+        line = screen_text(app).splitlines()[-1]
+        for key in ("? Help", "⏎ Host's run", "^x Stop all", "w Workload", "r Run", "h History", "q Quit"):
+            assert key in line, (key, line)
+        assert all(key.region.right <= footer.region.right for key in footer.query(FooterKey)), line
