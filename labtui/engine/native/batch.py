@@ -94,6 +94,58 @@ def counter(tally: Tally, slots: Slots, latency: bool) -> BatchCounter:
     return count
 
 
+# Count a reaped batch by its slots, where it completed at `now`, before they take their next I/Os.
+SlotCounter = Callable[[list[int], int], None]
+
+
+def slot_counter(tally: Tally, slots: Slots, submit_ns: list[int]) -> SlotCounter:
+    """The batch counter of a process that counts each batch as it is reaped (one that sends its
+    freed slots with the call that waits: nothing is resubmitted before the count), latency on.
+
+    It reads each slot's submission time and Tally index where they are: a batch of 2-6 I/Os, as
+    where many workers share a CPU, cost 2.8 us copied out into lists for `counter`'s count and
+    1.4 us counted here (timeit, 5 I/Os of 2 workers 50/50, 2026-12-06, the 2-vCPU Xeon VM). A
+    latency is worked out once per submission time; the extremes are looked at only for the
+    latencies outside the range every direction's extremes already cover.
+    """
+    ios, lat_sum, mins, maxs, hists = tally.ios, tally.lat_sum, tally.mins, tally.maxs, tally.hists
+    key = slots.key
+    hist_of = [hists[k & 1] for k in range(len(ios))]  # per Tally index: its direction's histogram
+    # The directions whose extremes can move: both in a mixed step, else the step's own.
+    ds = (0, 1) if slots.mixed else (slots.direction,)
+    top = BUCKETS - 1
+
+    def count(reaped: list[int], now: int) -> None:
+        # Below `low` or above `high` a latency is a new extreme for some direction; between, for none.
+        low, high = max(mins[d] for d in ds), min(maxs[d] for d in ds)
+        last_t = -1
+        idx = 0
+        edge = False
+        for slot in reaped:
+            t = submit_ns[slot]
+            k = key[slot]
+            lat = now - t
+            ios[k] += 1
+            lat_sum[k] += lat
+            if t != last_t:
+                last_t = t
+                if lat < 128:
+                    idx = lat if lat > 0 else 0
+                else:
+                    shift = lat.bit_length() - SUB_BITS
+                    idx = (shift << 6) + (lat >> shift) if shift < 34 else top
+                edge = lat < low or lat > high
+            if edge:
+                d = k & 1
+                if lat < mins[d]:
+                    mins[d] = lat
+                if lat > maxs[d]:
+                    maxs[d] = lat
+            hist_of[k][idx] += 1
+
+    return count
+
+
 def whole(reaped: list[int], results: list[int], bs: int) -> tuple[list[int], tuple[int, str] | None]:
     """The reaped slots whose I/O moved its whole block, and why the first that did not failed (None: all did)."""
     if results.count(bs) == len(results):

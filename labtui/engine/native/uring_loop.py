@@ -28,7 +28,7 @@ from array import array
 from itertools import compress
 
 from labtui.engine.native import common as nw, uring
-from labtui.engine.native.batch import tallied, whole
+from labtui.engine.native.batch import slot_counter, tallied, whole
 from labtui.engine.native.blocks import slot_buffers
 from labtui.engine.native.slots import Slots
 
@@ -156,7 +156,9 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
     lean = not (seq or wp or tracing)
     base_chunk = submit_chunk(depth, carried=len(slots.workers) > 1)
     chunk = base_chunk
-    after = TALLY_AFTER_SUBMIT and depth >= DEEP_QUEUE
+    # Whole batches go with the call that waits: a batch is counted as it is reaped, by its slots.
+    count_slots = slot_counter(tally, slots, submit_ns) if base_chunk >= depth and latency else None
+    after = TALLY_AFTER_SUBMIT and depth >= DEEP_QUEUE and count_slots is None
     # The batch reaped by the last wait, counted once its freed slots are back with the kernel.
     done: list[int] = []
     keys: list[int] | None = None
@@ -268,6 +270,9 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
             # The slots' buffers as their reads left them (their SQEs still hold their offsets).
             blocks.reads_done(reaped, key, lambda slot: sqe64[slot * 8 + 1])
         free += reaped
+        if count_slots is not None:
+            count_slots(reaped, now)
+            continue
         # Their submission times and Tally indices, before resubmission overwrites them.
         done = list(map(submit_ns.__getitem__, reaped))
         keys = list(map(key.__getitem__, reaped)) if many or mixed else None
