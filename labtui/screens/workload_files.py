@@ -21,6 +21,8 @@ from labtui.tui.profile_fields import as_copy, field_label
 from labtui.widgets.profile_list import ProfileList, from_result, profile_key
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from labtui.results.files import BrokenFile
     from labtui.tui.profile_draft import ProfileDraft
     from labtui.widgets.field_form import FieldForm
@@ -185,6 +187,7 @@ class ProfileFiles:
         self.screen.reload_profiles()
         saved = replace(profile, origin="user")
         self.screen._open(saved)
+        _withdraw(self.screen.app, "Not saved")
         self.screen.notify(f"Saved {profile.name} ({path})", title="Profile saved")
 
     def duplicate(self) -> None:
@@ -315,3 +318,14 @@ def not_a_file(profile: Profile) -> str:
     if profile.origin == "builtin":
         return f"{profile.name} is built in"
     return f"{profile.name} is the profile as a result recorded it, not a profile file"
+
+
+def _withdraw(app: App, title: str) -> None:
+    """Take down the toasts titled `title` that an action has since answered: "Not saved: Fix this
+    first: Name ..." stayed on screen beside "Profile saved" once the name was fixed and saved.
+    (Textual has no public way to take one toast down; its version is pinned.)"""
+    stale = [n for n in app._notifications if n.title == title]
+    for notification in stale:
+        app._unnotify(notification, refresh=False)
+    if stale:
+        app._refresh_notifications()

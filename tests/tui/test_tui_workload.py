@@ -670,3 +670,22 @@ async def test_the_focused_field_is_plain_at_a_glance_in_every_theme_and_without
             if theme.startswith("labtui-"):
                 assert focused.bgcolor.downgrade(ColorSystem.STANDARD).number != \
                     unfocused.bgcolor.downgrade(ColorSystem.STANDARD).number, theme
+
+
+async def test_a_refused_save_is_taken_down_once_the_profile_saves(labtui_home):
+    # "Not saved: Fix this first: Name: 'my test' is not a usable name" stayed on screen beside
+    # "Profile saved" once the name was fixed and saved.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_workload(pilot)
+
+        def titles() -> list[str]:
+            return [n.title for n in app._notifications]
+
+        await set_text(pilot, "#p-name", "my test")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Not saved" in titles(), what="the refusal")
+        await set_text(pilot, "#p-name", "mine")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Profile saved" in titles(), what="the save")
+        assert "Not saved" not in titles() and Store(labtui_home).profile("mine").name == "mine"
