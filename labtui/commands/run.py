@@ -109,11 +109,9 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     store = open_store()
     profile = request_profile(store, request)
     if request.all_volumes:
-        from labtui.analysis.comparison import DEFAULT_TOLERANCE_PCT
         from labtui.commands.sweep import run_sweep
 
-        return run_sweep(profile, store, request.options(), as_json=as_json, yes=yes,
-                         tolerance_pct=DEFAULT_TOLERANCE_PCT if request.tolerance is None else request.tolerance)
+        return run_sweep(profile, store, request, as_json=as_json, yes=yes)
     runner = request.runner(profile, store)
     plan = preflight(runner, wait=request.wait)
     if not yes and not confirm(runner, plan):

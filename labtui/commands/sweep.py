@@ -28,13 +28,14 @@ if TYPE_CHECKING:
     from labtui.model.profile import Profile
     from labtui.model.result import RunResult
     from labtui.results.store import Store
-    from labtui.run.runner import RunOptions
+    from labtui.run.request import RunRequest
 
 
-def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: bool, yes: bool,
-              volumes: list[Volume] | None = None, disks: list[Disk] | None = None, home: Path | None = None,
-              tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> int:
-    """`tolerance_pct`: the smallest difference the volumes' comparison calls better or worse."""
+def run_sweep(profile: Profile, store: Store, request: RunRequest, *, as_json: bool, yes: bool,
+              volumes: list[Volume] | None = None, disks: list[Disk] | None = None, home: Path | None = None) -> int:
+    """`request` (`labtui run --all-volumes`'s) on every volume that can take `profile` (its profile, read and
+    overridden), each result tagged with its volume; its tolerance the smallest difference the volumes'
+    comparison calls better or worse."""
     from labtui.commands.common import stderr
     from labtui.errors import LabtuiError
     from labtui.machine.devices import list_disks, list_volumes
@@ -54,8 +55,9 @@ def run_sweep(profile: Profile, store: Store, options: RunOptions, *, as_json: b
 
     with Stops() as stops:
         stops.hold()  # after the prompt: Ctrl+C there still interrupts
-        return asyncio.run(_sweep(profile, store, options, targets, skipped, stops, as_json=as_json,
-                                  tolerance_pct=tolerance_pct))
+        return asyncio.run(_sweep(profile, store, request, targets, skipped, stops, as_json=as_json,
+                                  tolerance_pct=DEFAULT_TOLERANCE_PCT if request.tolerance is None
+                                  else request.tolerance))
 
 
 def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> bool:
@@ -70,7 +72,7 @@ def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> 
     return go_ahead(err)
 
 
-async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: Sequence[SweepTarget],
+async def _sweep(profile: Profile, store: Store, request: RunRequest, targets: Sequence[SweepTarget],
                  skipped: list[Skipped], stops: Stops, *, as_json: bool,
                  tolerance_pct: float) -> int:
     """Each volume in turn, then the report. A stop signal ends the sweep where it is: a run it
@@ -79,7 +81,6 @@ async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: S
     from labtui.commands.common import print_json, result_json, stderr, stdout
     from labtui.commands.progress import execute
     from labtui.errors import LabtuiError
-    from labtui.run.runner import Runner
 
     err = stderr()
     results = []
@@ -93,7 +94,7 @@ async def _sweep(profile: Profile, store: Store, options: RunOptions, targets: S
             break
         err.print(f"labtui: volume {n} of {len(targets)}: {volume.mount_point} ({volume.filesystem} on "
                   f"{volume.device})", markup=False, highlight=False)
-        runner = Runner(profile, target.directory, store, replace(options, tags=(*options.tags, target.tag)))
+        runner = replace(request, target=str(target.directory), tags=(*request.tags, target.tag)).runner(profile, store)
         try:
             await asyncio.to_thread(runner.preflight)
         except LabtuiError as exc:

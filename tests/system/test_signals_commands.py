@@ -140,7 +140,7 @@ import sys
 from pathlib import Path
 from labtui.commands.sweep import run_sweep
 from labtui.machine.devices import Volume
-from labtui.run.runner import RunOptions
+from labtui.run.request import RunRequest
 from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 
@@ -150,8 +150,8 @@ volumes = [Volume(mount_point=d, source="/dev/sda1", filesystem="ext4", device="
 step = Step("Read 64K random", block_size=65536, threads=1, outstanding=2, duration=0.5,
             warmup=0.0)
 profile = Profile("tiny", file_size=1024**2, free_space_margin=0, steps=(step,))
-sys.exit(run_sweep(profile, Store(), RunOptions(interval=0.25), as_json=True, yes=True, volumes=volumes, disks=[],
-                   home=Path("/nonexistent")))
+sys.exit(run_sweep(profile, Store(), RunRequest(interval=0.25, all_volumes=True), as_json=True, yes=True,
+                   volumes=volumes, disks=[], home=Path("/nonexistent")))
 """
 
 

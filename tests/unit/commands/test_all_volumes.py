@@ -20,7 +20,7 @@ from labtui.machine.volume_sweep import plan_sweep, volume_tag
 from labtui.model.profile import Profile, Step
 from labtui.render.export import CONFIGMGR_COLUMNS, configmgr_rows, render
 from labtui.results.store import Store, builtin_profiles, load_profile_file
-from labtui.run.runner import RunOptions
+from labtui.run.request import RunRequest
 
 GIB = 1024**3
 MIB = 1024**2
@@ -115,8 +115,8 @@ def _injected(disk_dir: Path) -> tuple[list[Volume], tuple[Disk, ...]]:
 def test_a_sweep_runs_each_volume_in_turn_tags_the_results_and_compares_them(disk_dir, tmp_path, capsys):
     store = Store(tmp_path / "home")
     volumes, disks = _injected(disk_dir)
-    code = run_sweep(_tiny(), store, RunOptions(tags=("sweep",), interval=0.25), as_json=True, yes=True,
-                     volumes=volumes, disks=disks, home=tmp_path / "nowhere", tolerance_pct=2.5)
+    code = run_sweep(_tiny(), store, RunRequest(tags=("sweep",), interval=0.25, all_volumes=True, tolerance=2.5),
+                     as_json=True, yes=True, volumes=volumes, disks=disks, home=tmp_path / "nowhere")
     captured = capsys.readouterr()
     assert code == 0, captured.err
     data = json.loads(captured.out)
@@ -134,7 +134,7 @@ def test_a_sweep_runs_each_volume_in_turn_tags_the_results_and_compares_them(dis
     assert not list((disk_dir / "a" / "labtui").iterdir())  # the test file is gone
 
     # The same without --json: each volume's table, the skipped ones, and the comparison.
-    code = run_sweep(_tiny(), store, RunOptions(interval=0.25), as_json=False, yes=True, volumes=volumes,
+    code = run_sweep(_tiny(), store, RunRequest(interval=0.25, all_volumes=True), as_json=False, yes=True, volumes=volumes,
                      disks=disks, home=tmp_path / "nowhere")
     out = capsys.readouterr().out
     assert code == 0
@@ -146,7 +146,7 @@ def test_a_sweep_with_nothing_to_test_is_a_one_line_error(tmp_path, labtui_home)
     from labtui.errors import LabtuiError
 
     with pytest.raises(LabtuiError, match="no volume can be tested with tiny: each one was skipped"):
-        run_sweep(_tiny(), Store(labtui_home), RunOptions(), as_json=False, yes=True,
+        run_sweep(_tiny(), Store(labtui_home), RunRequest(all_volumes=True), as_json=False, yes=True,
                   volumes=[vol("/dev/shm", "tmpfs", device=None, disk=None, pseudo=True)], disks=DISKS)
 
 
