@@ -98,25 +98,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_UNBUFFERED: io.TextIOWrapper | None = None
-
-
 def whole_stdout() -> None:
     """Put a buffered writer under stdout where Python was started unbuffered (PYTHONUNBUFFERED, -u).
 
     Unbuffered, stdout's text layer writes straight to the file descriptor and drops what a short
     write leaves: a signal with a handler, arriving while a large write waits on a full pipe, cut
     `--json` output at 64 KiB, silently. A BufferedWriter writes again until every byte is out;
-    line buffering keeps progress lines as prompt as they were.
+    line buffering keeps progress lines as prompt as they were. Only the process's own stdout, and
+    over the same descriptor without owning it (closefd=False): whoever else holds it (sys.__stdout__,
+    a test's capture) keeps a working file when this wrapper goes.
     """
-    global _UNBUFFERED
     out = sys.stdout
-    if not isinstance(out, io.TextIOWrapper) or not isinstance(out.buffer, io.FileIO):
-        return  # buffered already, or not the process's own stdout (a test's capture)
+    if out is not sys.__stdout__ or not isinstance(out, io.TextIOWrapper) or not isinstance(out.buffer, io.FileIO):
+        return  # buffered already, or not the process's own stdout
     out.flush()
-    _UNBUFFERED = out  # kept: the old wrapper would close the descriptor when collected
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(out.buffer), encoding=out.encoding, errors=out.errors,
-                                  line_buffering=True)
+    sys.stdout = io.TextIOWrapper(open(out.fileno(), "wb", closefd=False), encoding=out.encoding,
+                                  errors=out.errors, line_buffering=True)
 
 
 def main(argv: list[str] | None = None) -> int:
