@@ -11,41 +11,12 @@ from __future__ import annotations
 
 from labtui.analysis import drive_run
 from labtui.model.result import RunResult
-from labtui.units import human_size
-
-
-def _size(n: int) -> str:
-    """"16 GiB", "1.5 GiB", "512 KiB"."""
-    return human_size(n).replace(".0 ", " ")
 
 
 def data_words(result: RunResult) -> str | None:
     """What the verified reads found, as the answer's first clause; None: the run verified nothing."""
-    checked = [s for s in result.steps if s.verify is not None]
-    if not checked:
-        return None
-    bad = [s for s in checked if s.verify is not None and s.verify.mismatched]
-    if bad:
-        n = max(s.verify.mismatched for s in bad if s.verify is not None)
-        kinds = sorted({m.kind for s in bad if s.verify is not None for m in s.verify.mismatches})
-        where = ", ".join(repr(s.name) for s in bad)
-        return (f"{n} block{'s' if n != 1 else ''} did not read back as written ({', '.join(kinds) or 'fio'}) "
-                f"in {where}: labtui show {result.id} lists them")
-    size = max(s.verify.file_bytes or 0 for s in checked if s.verify is not None)
-    covered = max(s.verify.covered_bytes or 0 for s in checked if s.verify is not None)
-    unwritten = max(s.verify.unwritten for s in checked if s.verify is not None)
-    if checked[0].verify is not None and checked[0].verify.engine == "fio":
-        blocks = sum(s.verify.blocks for s in checked if s.verify is not None)
-        return f"Every block fio read back ({blocks}) was as written (fio's crc32c)"
-    if size and covered >= size:
-        return f"All {_size(size)} read back as written"
-    words = f"{_size(covered)} of {_size(size)} read back as written, no block otherwise"
-    if unwritten:
-        words += (f"; {unwritten} block{'s' if unwritten != 1 else ''} read were not written by this run's verified "
-                  "writes (not checked: give the write step longer, --duration)")
-    else:
-        words += " (the steps did not reach the rest: give them longer, --duration)"
-    return words
+    facts = result.read_back()
+    return facts.words(result.id) if facts is not None else None
 
 
 def link_words(result: RunResult) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 
 from labtui.model.profile import MIB, SCHEMA, Profile, Step
-from labtui.model.verification import Verification
+from labtui.model.verification import ReadBack, Verification
 
 
 @dataclass(frozen=True)
@@ -460,6 +460,10 @@ class RunResult:
     preparation: Preparation | None = None  # the test file's writing (None: no file was written)
     precondition: Precondition | None = None  # the profile's sequential passes before the steps
     schema: int = SCHEMA
+
+    def read_back(self) -> ReadBack | None:
+        """What its verified steps found, together (None: it verified nothing)."""
+        return ReadBack.of([(s.name, s.verify) for s in self.steps if s.verify is not None])
 
     @property
     def seconds(self) -> float:

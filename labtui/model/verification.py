@@ -98,3 +98,66 @@ def merged(parts: list[Verification]) -> Verification | None:
         mismatches=tuple(sorted(kept, key=lambda m: m.offset)[:KEPT]),
         engine=first.engine,
     )
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """What a run's verified steps found, together: the facts its answer ("All 16 GiB read back as
+    written", "3 blocks did not read back as written") is said from. Kept in History's summary
+    index (labtui.results.summaries), where the result's steps are not."""
+
+    mismatched: int = 0  # the most blocks one step found that did not read back as written
+    kinds: tuple[str, ...] = ()  # KINDS of the blocks kept, sorted
+    bad_steps: tuple[str, ...] = ()  # the steps that found them, in order
+    file_bytes: int = 0  # the test file's bytes the steps could reach (the largest)
+    covered_bytes: int = 0  # distinct bytes read back as written (the most one step reached)
+    unwritten: int = 0  # blocks read that this run's verified writes had not written (not checked)
+    fio_blocks: int | None = None  # fio checked them (its own verify=): how many blocks; None: labtui did
+
+    @classmethod
+    def of(cls, steps: list[tuple[str, Verification]]) -> ReadBack | None:
+        """The facts of the verified steps `steps` (name, checks); None where none verified."""
+        if not steps:
+            return None
+        bad = [(name, v) for name, v in steps if v.mismatched]
+        checks = [v for _, v in steps]
+        return cls(
+            mismatched=max((v.mismatched for _, v in bad), default=0),
+            kinds=tuple(sorted({m.kind for _, v in bad for m in v.mismatches})),
+            bad_steps=tuple(name for name, _ in bad),
+            file_bytes=max(v.file_bytes or 0 for v in checks),
+            covered_bytes=max(v.covered_bytes or 0 for v in checks),
+            unwritten=max(v.unwritten for v in checks),
+            fio_blocks=sum(v.blocks for v in checks) if checks[0].engine == "fio" else None,
+        )
+
+    @property
+    def failed(self) -> bool:
+        return self.mismatched > 0
+
+    @property
+    def whole(self) -> bool:
+        """Every block checked came back, and the checks reached all of the file (or fio checked them)."""
+        return not self.failed and (self.fio_blocks is not None or 0 < self.file_bytes <= self.covered_bytes)
+
+    def words(self, result_id: str) -> str:
+        """The answer's first clause, as `labtui show` and every screen say it."""
+        if self.failed:
+            n = self.mismatched
+            return (f"{n} block{'s' if n != 1 else ''} did not read back as written ({', '.join(self.kinds) or 'fio'}) "
+                    f"in {', '.join(repr(name) for name in self.bad_steps)}: labtui show {result_id} lists them")
+        if self.fio_blocks is not None:
+            return f"Every block fio read back ({self.fio_blocks}) was as written (fio's crc32c)"
+        if self.whole:
+            return f"All {_size(self.file_bytes)} read back as written"
+        words = f"{_size(self.covered_bytes)} of {_size(self.file_bytes)} read back as written, no block otherwise"
+        if self.unwritten:
+            n = self.unwritten
+            return words + (f"; {n} block{'s' if n != 1 else ''} read were not written by this run's verified "
+                            "writes (not checked: give the write step longer, --duration)")
+        return words + " (the steps did not reach the rest: give them longer, --duration)"
+
+
+def _size(n: int) -> str:
+    """"16 GiB", "1.5 GiB", "512 KiB"."""
+    return human_size(n).replace(".0 ", " ")

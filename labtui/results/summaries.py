@@ -15,7 +15,7 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,12 +23,13 @@ from typing import Any
 from labtui.errors import StoreError
 from labtui.model.profile import OVERRIDDEN, SCHEMA
 from labtui.model.result import RunResult, StepResult, result_disk
+from labtui.model.verification import ReadBack
 from labtui.results.files import BrokenFile, atomic_write, json_safe
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change, or what reading a result refuses (6: a negative
 # count): an older cache is then rebuilt, not misread.
-CACHE_VERSION = 7  # 7: no IOPS or MiB/s (null) for a step with no figures
+CACHE_VERSION = 8  # 7: no IOPS or MiB/s (null) for a step with no figures; 8: a verified run's read-back
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class ResultSummary:
     steps: tuple[StepSummary, ...] = ()  # every pass of every step, in the order they ran
     profile_description: str = ""
     aggregate: str = "mean"  # how the profile makes a step's figure of its passes (Profile.aggregate)
+    # What its verified steps found (None: it verified nothing): History says whether the data came back.
+    read_back: ReadBack | None = None
 
     @property
     def overridden(self) -> bool:
@@ -126,6 +129,7 @@ class ResultSummary:
             steps=tuple(StepSummary.of(s) for s in result.steps),
             profile_description=result.profile.description,
             aggregate=result.profile.aggregate,
+            read_back=result.read_back(),
         )
 
     def search_text(self) -> str:
@@ -141,6 +145,9 @@ class ResultSummary:
         data["started"] = self.started.isoformat()
         data["tags"] = list(self.tags)
         data["steps"] = [{f.name: getattr(s, f.name) for f in fields(s)} for s in self.steps]
+        if self.read_back is not None:
+            data["read_back"] = {**asdict(self.read_back), "kinds": list(self.read_back.kinds),
+                                 "bad_steps": list(self.read_back.bad_steps)}
         return data
 
     @classmethod
@@ -149,6 +156,10 @@ class ResultSummary:
         values["started"] = datetime.fromisoformat(values["started"])
         values["tags"] = tuple(values["tags"])
         values["steps"] = tuple(StepSummary(**s) for s in values["steps"])
+        if values.get("read_back") is not None:
+            facts = dict(values["read_back"])
+            values["read_back"] = ReadBack(**{**facts, "kinds": tuple(facts["kinds"]),
+                                              "bad_steps": tuple(facts["bad_steps"])})
         return cls(**values)
 
 

@@ -35,7 +35,8 @@ class ResultDetail(Static):
                                      "\nlabtui leaves it alone: fix it and press F5, or x deletes it (asks first)."))
 
     def show_result(self, s: ResultSummary, baseline: bool) -> None:
-        """`s`'s facts, what is said of it (`baseline`: it is its disk's and profile's), its first steps."""
+        """`s`'s facts, what is said of it (`baseline`: it is its disk's and profile's), whether a verified
+        run's data came back, its first steps."""
         facts = [s.id, s.status, f"{s.engine} {s.engine_version or ''}".strip(), s.disk_model or "unknown disk",
                  f"{s.filesystem or '?'} at {s.target}", f"on {s.host or '?'}"]
         if s.source == "import":
@@ -52,6 +53,9 @@ class ResultDetail(Static):
             extra.append(Content.styled(s.error, "$warning"))
         if extra:
             lines.append(Content(" · ").join(extra))
+        if s.read_back is not None:  # a verified run: whether its data came back, as opening it says first
+            style = "$error bold" if s.read_back.failed else "$success" if s.read_back.whole else "$warning"
+            lines.append(Content.styled(s.read_back.words(s.id), style))
         steps = listed_steps(s)
         for listed in steps[:4]:
             lines.append(Content(f"  {step_line(listed.figures, listed.how)}"))

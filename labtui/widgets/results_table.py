@@ -119,11 +119,26 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
         "profile": s.profile,
         "engine": s.engine,
         "tags": ", ".join(s.tags),
-        "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status,
+        "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status + read_back_mark(s),
         "step": (short_label(first.label) if narrow else first.label) if first is not None else "",
         "iops": iops(first.iops) if first is not None and first.kind == "io" and first.iops is not None else "-",
         "mib_s": mib(first.mib_s) if first is not None and first.mib_s is not None else "-",
     }
+
+
+# Beside a verified run's status (where the table is wide): whether its data came back, as the line
+# under the table and the result say in full.
+DATA_OK, DATA_BAD, DATA_PART = "data ok", "data BAD", "data part"
+MARK_JOINT = " · "
+
+
+def read_back_mark(s: ResultSummary) -> str:
+    """' · data ok' (every block of the file came back), ' · data BAD' (some did not), ' · data part'
+    (what was read came back, the steps did not reach all of the file); '' for a run that verified nothing."""
+    facts = s.read_back
+    if facts is None:
+        return ""
+    return MARK_JOINT + (DATA_BAD if facts.failed else DATA_OK if facts.whole else DATA_PART)
 
 
 def broken_cells(b: BrokenFile) -> dict[str, str]:
@@ -186,22 +201,35 @@ class ResultsTable(RowTable):
         styles = row_styles(self.app)
         rows = []
         for key, row_cells in zip(keys, cells):
-            texts = tuple(Text(row_cells[k], style=styles.get(row_cells["status"], "")) if k == "status"
-                          else row_cells[k] for k, _ in columns)
+            texts = tuple(status_text(row_cells[k], styles) if k == "status" else row_cells[k] for k, _ in columns)
             rows.append(Row(key, texts, styles["muted"] if key.startswith(BROKEN_PREFIX) else None))
         table.marked = marked
         table.set_rows(rows, keep=keep)
 
 
 def row_styles(app: App) -> dict[str, Style]:
-    """A row's status cell by its status, and a broken file's row ("muted"), in the theme's colours."""
+    """A row's status cell by its status, a broken file's row ("muted"), and a verified run's mark, in the
+    theme's colours."""
     themed = status_styles(app)
     return {
         "aborted": themed["aborted"],
         "failed": themed["failed"],  # a completed result is the usual case: left plain
         "broken": theme_style(app, "error", bold=True),
         "muted": theme_style(app, "foreground", dim=True),
+        DATA_OK: theme_style(app, "success"),
+        DATA_BAD: theme_style(app, "error", bold=True),
+        DATA_PART: theme_style(app, "warning"),
     }
+
+
+def status_text(cell: str, styles: dict[str, Style]) -> Text:
+    """A status cell in its status's style, a verified run's mark after it in its own."""
+    status, _, mark = cell.partition(MARK_JOINT)
+    text = Text(status, style=styles.get(status, ""))
+    if mark:
+        text.append(MARK_JOINT)
+        text.append(mark, style=styles.get(mark, ""))
+    return text
 
 
 def step_line(step: StepSummary, how: str = "") -> str:

@@ -52,6 +52,39 @@ async def test_every_result_is_listed_newest_first_with_broken_files_and_their_r
         assert "imported from lab7-diskspd.xml" in screen_text(app)
 
 
+@pytest.mark.parametrize("size", [(120, 35), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_verified_runs_answer_is_in_the_detail_and_marked_in_the_list_where_there_is_room(labtui_home, size):
+    # The detail pane said a verified run's figures but not whether its data came back; opening it did.
+    from dataclasses import replace
+
+    from factories import make_result
+    from labtui.model.verification import TORN, BlockMismatch, Verification
+
+    gib = 1024**3
+    whole = Verification("xxh3-64", blocks=16384, bytes=gib, covered_bytes=gib, file_bytes=gib)
+    lost = replace(whole, mismatched=2, mismatches=(BlockMismatch(65536, TORN, "torn", "", ""),))
+    store = Store(labtui_home)
+    for rid, minutes, verify in (("20240501-103000-aaaa", 0, whole), ("20240501-113000-bbbb", 60, lost),
+                                 ("20240501-123000-cccc", 120, None)):
+        result = make_result(rid, minutes=minutes)
+        store.save_result(replace(result, steps=tuple(replace(s, verify=verify) for s in result.steps)))
+    app = make_app(labtui_home)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_history(pilot)
+        wide = size[0] >= 110
+        texts = {}
+        for rid in ("20240501-103000-aaaa", "20240501-113000-bbbb", "20240501-123000-cccc"):
+            await move_to(pilot, screen, rid)
+            texts[rid] = " ".join(widget_text(app, "#history-detail").split())
+        assert "All 1 GiB read back as written" in texts["20240501-103000-aaaa"]
+        assert ("2 blocks did not read back as written (torn) in 'Read 64K random', 'Write 64K random': labtui show "
+                "20240501-113000-bbbb lists them") in texts["20240501-113000-bbbb"]
+        assert "read back" not in texts["20240501-123000-cccc"]  # it verified nothing
+        table = screen_text(app)
+        assert ("completed · data ok" in table and "completed · data BAD" in table) == wide, table
+        assert table.count("· data") == (2 if wide else 0), table  # at 80 columns the detail line alone says it
+
+
 async def test_at_80_columns_many_imports_with_long_names_fit_without_scrolling_sideways(labtui_home):
     # Imported results are named after their files; with a screenful of them the vertical
     # scrollbar appears too, and still no row may need scrolling sideways.

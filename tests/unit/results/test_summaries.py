@@ -166,3 +166,37 @@ def test_labtui_history_reads_through_the_index(labtui_home, capsys):
     listed = json.loads(capsys.readouterr().out)["results"]
     assert [r["id"] for r in listed] == [r.id for r in reversed(saved)]
     assert cache_path(store.cache_dir).is_file()
+
+
+def _verified(rid: str, verify) -> object:
+    step = replace(READ, verify=True, block_size=65536)
+    result = run_result(rid, {step: [50_000]}, target=TARGET)
+    return replace(result, steps=tuple(replace(s, verify=verify) for s in result.steps))
+
+
+def test_a_verified_runs_read_back_survives_the_index_as_the_answer_says_it(labtui_home, monkeypatch):
+    # History's detail pane is built from the index; it had no word of whether the data came back.
+    from labtui.analysis.readback import data_words
+    from labtui.model.verification import CORRUPTED, BlockMismatch, Verification
+
+    gib = 1024**3
+    whole = Verification("xxh3-64", blocks=16384, bytes=gib, covered_bytes=gib, file_bytes=gib)
+    lost = replace(whole, mismatched=3, covered_bytes=gib // 2,
+                   mismatches=(BlockMismatch(65536, CORRUPTED, "16 bytes differ", "", ""),))
+    part = replace(whole, covered_bytes=gib // 4)
+    store = Store()
+    results = {rid: store.save_result(_verified(rid, v))[0]
+               for rid, v in (("20240501-103000-aaaa", whole), ("20240501-103100-bbbb", lost),
+                              ("20240501-103200-cccc", part))}
+    store.save_result(make_result("20240501-103300-dddd"))
+    store.summaries()
+    reads = _reads(monkeypatch)
+    rows, _ = store.summaries()
+    assert reads == []  # from the index
+    said = {r.id: r.read_back.words(r.id) if r.read_back is not None else None for r in rows}
+    assert said == {rid: data_words(result) for rid, result in results.items()} | {"20240501-103300-dddd": None}
+    assert said["20240501-103000-aaaa"] == "All 1 GiB read back as written"
+    assert said["20240501-103100-bbbb"].startswith("3 blocks did not read back as written (corrupted)")
+    by_id = {r.id: r.read_back for r in rows}
+    assert by_id["20240501-103000-aaaa"].whole and by_id["20240501-103100-bbbb"].failed
+    assert not by_id["20240501-103200-cccc"].whole and not by_id["20240501-103200-cccc"].failed
