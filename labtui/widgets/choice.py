@@ -1,13 +1,16 @@
 """A one-line choice between a few values (random / sequential, on / off), cycled with a key.
 
 Lighter than a drop-down (one widget, no overlay) and quicker for two or three values:
-Space or the arrow keys change the value; Enter moves to the next field.
+Space or the arrow keys change the value; Enter moves to the next field. In a form (`by_letter`),
+typing a value's first letter picks it: "c" on Kind is "command", "n" on a yes/no is "no", where
+they reached the screen's keys (Duplicate, Rename) instead.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
@@ -36,9 +39,10 @@ class Choice(Widget, can_focus=True):
         def control(self) -> Choice:
             return self.choice
 
-    def __init__(self, options: tuple[tuple[str, Any], ...], *, id: str | None = None) -> None:
+    def __init__(self, options: tuple[tuple[str, Any], ...], *, id: str | None = None, by_letter: bool = False) -> None:
         super().__init__(id=id)
         self.options = options
+        self.by_letter = by_letter
 
     @property
     def value(self) -> Any:
@@ -67,6 +71,19 @@ class Choice(Widget, can_focus=True):
     def action_step(self, delta: int) -> None:
         self.index = (self.index + delta) % len(self.options)
         self.post_message(self.Changed(self, self.value))
+
+    def on_key(self, event: events.Key) -> None:
+        if not self.by_letter or event.character is None or not event.character.isalnum():
+            return
+        starting = [i for i, (label, _) in enumerate(self.options) if label.lower().startswith(event.character.lower())]
+        if not starting:
+            return
+        event.stop()
+        event.prevent_default()
+        # The next value of that letter after the one shown: "o" goes from off to on and back.
+        wanted = next((i for i in starting if i > self.index), starting[0])
+        if wanted != self.index:
+            self.action_step(wanted - self.index)
 
     def on_click(self) -> None:
         self.focus()

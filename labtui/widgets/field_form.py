@@ -26,7 +26,7 @@ from labtui.widgets.wrapped_input import WrappedInput
 def control_for(prefix: str, spec: FieldSpec) -> Widget:
     widget_id = f"{prefix}-{spec.key}"
     if spec.choices:
-        return Choice(spec.choices, id=widget_id)
+        return Choice(spec.choices, id=widget_id, by_letter=True)
     if spec.key == "description":  # a sentence: read whole, over lines
         return WrappedInput(id=widget_id)
     return LineInput(compact=True, id=widget_id, select_on_focus=False)
