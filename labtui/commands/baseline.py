@@ -182,12 +182,11 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
-    from labtui.commands.common import given, runs_words, stderr
+    from labtui.commands.common import engine_words, given, runs_words, stderr, time_words
     from labtui.commands.progress import confirm, execute
     from labtui.errors import Declined
     from labtui.printable import shown
     from labtui.run.runner import Runner, RunOptions
-    from labtui.units import human_duration
 
     profile = _more_profile(result, args.more)
     engine = result.engine.name if result.profile.needs_test_file else "native"
@@ -195,9 +194,9 @@ def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: 
     runner = Runner(profile, target, store,
                     RunOptions(engine=engine, tags=("baseline",), params=dict(result.params)))
     plan = runner.preflight()
-    stderr().print(f"labtui baseline: running {runs_words(profile)} on {shown(plan.directory)} with {engine}, about "
-                   f"{human_duration(profile.planned_seconds)}, to add {args.more} run{'s' if args.more != 1 else ''} "
-                   f"per step to the baseline of {result.id}")
+    stderr().print(f"labtui baseline: running {runs_words(profile)} on {shown(plan.directory)} with "
+                   f"{engine_words(profile, engine)}, {time_words(profile, result)}, to add {args.more} "
+                   f"run{'s' if args.more != 1 else ''} per step to the baseline of {result.id}")
     if not args.yes and not confirm(runner, plan):
         raise Declined("not run: nothing was added to the baseline")
     stops.hold()  # after the prompt: Ctrl+C there still interrupts

@@ -141,21 +141,26 @@ def choose_baseline(store: Store, request: CheckRequest) -> tuple[list[RunResult
     return runs, how
 
 
-def check_plan(first: Profile, second: Profile | None, directory: object, engine: str) -> str:
+def check_plan(first: Profile, second: Profile | None, directory: object, engine: str,
+               before: RunResult | None = None) -> str:
     """The whole plan with its time, said before anything runs: the first pass, and the second one it may
-    take (the time a person sets aside is the most it can take, not the first pass's)."""
-    from labtui.commands.common import runs_words
+    take (the time a person sets aside is the most it can take, not the first pass's). Command steps
+    take as long as they took in `before` (the baseline), where it ran them; else the plan says their
+    time is not known."""
+    from labtui.commands.common import engine_words, run_seconds, runs_words, time_words
     from labtui.printable import shown
     from labtui.units import human_duration
 
-    one = (f"run {runs_words(first)} on {shown(str(directory))} with {engine}, about "
-           f"{human_duration(first.planned_seconds)}")
+    one = f"run {runs_words(first)} on {shown(str(directory))} with {engine_words(first, engine)}, " + time_words(
+        first, before)
     if second is None:
         return f"the plan: {one}, and decide on those runs (--confirm 0)"
-    most = first.planned_seconds + second.planned_seconds
-    return (f"the plan: {one}; if those look slower or are too noisy to tell, {second.repeat} more runs of each "
-            f"step settle it (about {human_duration(second.planned_seconds)} more): at most "
-            f"{human_duration(most)} in all")
+    plan = (f"the plan: {one}; if those look slower or are too noisy to tell, {second.repeat} more runs of each "
+            f"step settle it ({time_words(second, before, ' more', whence=False)})")
+    one_time, two_time = run_seconds(first, before), run_seconds(second, before)
+    if one_time is None or two_time is None:
+        return plan  # a command's time is not known: no "at most"
+    return f"{plan}: at most {human_duration(one_time + two_time)} in all"
 
 
 def _drive(runner: Runner, stops: Stops) -> RunResult | None:
@@ -233,7 +238,7 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
         err.print(f"labtui check: against {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
                   f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}, {base_runs} run"
                   f"{'s' if base_runs != 1 else ''} per step; tolerance ±{pct:g} %")
-        err.print(f"labtui check: {check_plan(profile, second, plan.directory, engine)}")
+        err.print(f"labtui check: {check_plan(profile, second, plan.directory, engine, baseline)}")
         if base_runs < baselines.RECOMMENDED_RUNS:
             err.print(f"labtui check: the baseline has {base_runs} run{'s' if base_runs != 1 else ''} per step: its own "
                       f"noise is unknown and a check can only see large regressions; `labtui baseline {baseline.id} "

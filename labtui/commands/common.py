@@ -233,6 +233,46 @@ def runs_words(profile: Profile) -> str:
     return f"{steps} {times}{prep} (one result)"
 
 
+def engine_words(profile: Profile, engine: str) -> str:
+    """What runs the profile's steps: 'native'; 'native and its commands'; for a profile of command steps
+    only, 'its commands alone (no I/O engine)' (it said 'with native', which ran none of them)."""
+    commands = sum(1 for step in profile.steps if not step.is_io)
+    if commands == len(profile.steps):
+        return "its commands alone (no I/O engine)"
+    return f"{engine} and its command{'s' if commands != 1 else ''}" if commands else engine
+
+
+def run_seconds(profile: Profile, before: RunResult | None = None) -> float | None:
+    """How long running `profile` takes: its plan, and each command step as long as it took in `before`
+    (an earlier run of it); None where a command step's time is not known (a command takes as long as
+    it takes: the plan counts none of it)."""
+    commands = [step for _i, step, _rep in profile.passes() if not step.is_io]
+    took: dict[str, list[float]] = {}
+    for s in before.steps if before is not None else ():
+        if not s.step.is_io and s.wall_seconds is not None:
+            took.setdefault(s.name, []).append(s.wall_seconds)
+    if any(step.name not in took for step in commands):
+        return None
+    return profile.planned_seconds + sum(sum(took[s.name]) / len(took[s.name]) for s in commands)
+
+
+def time_words(profile: Profile, before: RunResult | None = None, more: str = "", *, whence: bool = True) -> str:
+    """'about 1:14'; where it has command steps, 'about 2:05 (its commands as long as they took in ID)'
+    (`whence`: said where it was not already), or that its time depends on them: never 'about 0:00'
+    for commands that take minutes. `more`: ' more'."""
+    from labtui.units import human_duration
+
+    seconds = run_seconds(profile, before)
+    if seconds is None:
+        if all(not step.is_io for step in profile.steps):
+            return "for as long as its commands take"
+        return f"about {human_duration(profile.planned_seconds)}{more} and as long as its commands take"
+    said = f"about {human_duration(seconds)}{more}"
+    if whence and before is not None and any(not step.is_io for step in profile.steps):
+        said += f" (its commands as long as they took in {before.id})"
+    return said
+
+
 def open_store() -> Store:
     """The store, once its folders are known to be directories (StoreError, one line, otherwise)."""
     from labtui.results.recovery import recover_saves

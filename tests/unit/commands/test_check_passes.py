@@ -138,3 +138,34 @@ def test_a_stop_from_the_local_side_between_a_hosts_passes_ends_its_check_aborte
         "ABORTED: the check was stopped by the Fleet screen on the local labtui before its second pass: no verdict")
     assert report["runs"] == [slow.id] and [p["decides"] for p in report["passes"]] == [False]
     assert not list(target.iterdir())  # the second pass's runner made nothing
+
+
+def test_a_plan_of_command_steps_says_what_runs_them_and_an_honest_time():
+    # `labtui check` on a profile of command steps said "with native, about 0:00": native ran none of
+    # them, and the commands took minutes.
+    from dataclasses import replace
+
+    from labtui.commands.common import engine_words, time_words
+    from labtui.model.profile import Profile, Step
+
+    extract = Step(name="Extract", kind="command", command="zpaq x a.zpaq", timeout=600.0)
+    sync = Step(name="Sync", kind="command", command="sync", timeout=60.0)
+    commands = Profile(name="zpaq-extract", steps=(extract, sync), repeat=3)
+    plan = check.check_plan(commands, replace(commands, repeat=4), "/mnt/x", "native")
+    assert "with native" not in plan and "0:00" not in plan, plan
+    assert plan.startswith("the plan: run each of zpaq-extract's 2 steps 3 times (one result) on /mnt/x with its "
+                           "commands alone (no I/O engine), for as long as its commands take; "), plan
+    assert "at most" not in plan  # not known: not made up
+    # A baseline that ran them: as long as they took there (2:00 and 0:10 each pass).
+    base = run_result("20261101-120000-base", {READ: [40_000]})
+    ran = [replace(base.steps[0], step=step, wall_seconds=wall)
+           for step, wall in ((extract, 110.0), (sync, 8.0), (extract, 130.0), (sync, 12.0))]
+    base = replace(base, steps=tuple(ran))
+    plan = check.check_plan(commands, replace(commands, repeat=4), "/mnt/x", "native", base)
+    assert ("for as long" not in plan and "about 6:30 (its commands as long as they took in 20261101-120000-base)"
+            in plan and "(about 8:40 more): at most" in plan and "at most 15:10 in all" in plan), plan
+    # I/O steps and commands: the engine runs the one, the commands themselves the others.
+    mixed = Profile(name="mix", steps=(replace(READ, duration=30.0, warmup=0.0), sync))
+    assert engine_words(mixed, "fio") == "fio and its command"
+    assert time_words(mixed).startswith("about 0:3") and time_words(mixed).endswith(" and as long as its commands take")
+    assert engine_words(Profile(name="io", steps=(READ,)), "fio") == "fio"
