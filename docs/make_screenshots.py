@@ -435,7 +435,9 @@ async def fleet_shot(pilot: Any, clock: Clock) -> None:
 
     await _wait(pilot, lambda: isinstance(pilot.app.screen, FleetScreen) and pilot.app.screen.hosts, "the hosts")
     screen = pilot.app.screen
-    await pilot.press("ctrl+s")
+    await pilot.press("ctrl+s")  # it asks first (it writes to every host's disk): y starts it
+    await _wait(pilot, lambda: pilot.app.screen is not screen, "Start's question")
+    await pilot.press("y")
     await _wait(pilot, lambda: screen.summary is not None and not pilot.app.run_active, "the hosts' end")
 
 
