@@ -227,10 +227,12 @@ class FleetScreen(LabtuiScreen[None]):
             self._start(profile, request, ssh)
 
         count = f"{len(self.hosts)} host{'s' if len(self.hosts) != 1 else ''}"
-        self.app.push_screen(ConfirmModal(f"Run {profile.name} on {count}?",
-                                          fleet_question(profile, targets(self.hosts, None), self._engine(),
-                                                         one_at_a_time=self.one_at_a_time),
-                                          yes="Run", no="Not now"), answered)
+        question = fleet_question(profile, targets(self.hosts, None), self._engine(), one_at_a_time=self.one_at_a_time)
+        if self.lab.unsaved_profile == profile.name:  # as the Run screen says it: the editor's edits are not what runs
+            question = (f"Your edits to {profile.name} are not saved: this runs the saved profile (Ctrl+S on the "
+                        f"Workload screen saves them).\n{question}")
+        self.app.push_screen(ConfirmModal(f"Run {profile.name} on {count}?", question, yes="Run", no="Not now"),
+                             answered)
 
     def _start(self, profile: Profile, request: Request, ssh: str) -> None:
         self.summary = None

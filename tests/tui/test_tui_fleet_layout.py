@@ -248,8 +248,12 @@ async def test_ctrl_s_asks_first_naming_the_profile_hosts_targets_file_and_time_
         await wait_for(pilot, lambda: app.screen is screen, what="back on Fleet")
         assert screen.fleet is None and not app.run_active and ran == []
         assert widget_text(app, "#fleet-status") == before
+        app.unsaved_profile = "quick-sanity"  # edits in the Workload editor: they are not what runs
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question again")
+        assert widget_text(app, "#confirm-message").startswith(
+            "Your edits to quick-sanity are not saved: this runs the saved profile")
+        assert "Run (y)" in screen_text(app)
         await pilot.press("enter")  # one key to go
         await wait_for(pilot, lambda: ran == [2], what="the fleet run")
         assert screen.fleet is not None
