@@ -38,6 +38,7 @@ from labtui.render.widths import fold_widths
 from labtui.render.words import fold
 from labtui.results.summaries import ResultSummary
 from labtui.run.live import directions
+from labtui.tui.live_notes import warnings_once
 from labtui.tui.styling import status_styles, theme_style
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.drive_gauge import DriveGauge
@@ -150,7 +151,7 @@ class ResultScreen(Screen):
             title.append(f": {r.error}")
         self.query_one("#result-title", Static).update(title)
         self.query_one("#result-context", Static).update(context_table(r, themed))
-        warnings = [Text(f"warning: {w}", style=theme_style(self.app, "warning")) for w in r.warnings]
+        warnings = [Text(w, style=theme_style(self.app, "warning")) for w in warnings_once(r.warnings)]
         # A verified run's answer (did the data come back?) first, as the Run screen and `show` say it.
         readback = readback_line(r, theme_style(self.app, "success"), theme_style(self.app, "error", bold=True))
         if readback is not None:

@@ -38,7 +38,8 @@ def clauses(text: str) -> list[str]:
 
 def said_once(notes: list[Note]) -> list[Note]:
     """`notes` with the clauses an earlier note said already left out of the later ones: a finished
-    step's CPU-bound warning gives the same advice as the live note (and as each other's), word for word."""
+    step's CPU-bound warning gives the same advice as the live note (and as each other's), word for word.
+    (The run's summary and the Result screen say a result's warnings once so too.)"""
     said: set[str] = set()
     kept = []
     for note in notes:
@@ -88,3 +89,8 @@ def fit(notes: list[Note], width: int, lines: int, *, whole: bool = True) -> lis
     room = max(1, lines - (0 if "? says" in shorts[0].full else 1))
     shown = shorts[:1] + (shorts[len(shorts) - (room - 1):] if room > 1 else [])
     return hinted(shown)[:lines]
+
+
+def warnings_once(warnings: tuple[str, ...] | list[str]) -> list[str]:
+    """A result's warnings, "warning: " before each, each clause said once (said_once)."""
+    return [n.full for n in said_once([Note(f"warning: {w}") for w in warnings])]

@@ -21,6 +21,7 @@ from labtui.render.drive import drive_lines
 from labtui.render.readback import readback_line
 from labtui.render.result_tables import bottleneck_renderable, result_steps_table
 from labtui.render.steady_state import steady_steps, steady_summary_lines
+from labtui.tui.live_notes import warnings_once
 from labtui.tui.styling import theme_colours, theme_style
 from labtui.tui.work import post_found, report_failure, worker_error
 from labtui.units import human_duration
@@ -78,8 +79,8 @@ class RunSummary(VerticalScroll):
                               style=theme_style(self.app, "error")))
         elif saved is not None:
             lines.append(Text(str(saved), style="dim"))
-        for warning in result.warnings:
-            lines.append(Text(f"warning: {warning}", style=theme_style(self.app, "warning")))
+        for warning in warnings_once(result.warnings):  # three CPU-bound steps: their advice once, not three times
+            lines.append(Text(warning, style=theme_style(self.app, "warning")))
         limits = bottleneck_renderable(result, every=False, warning=theme_style(self.app, "warning"))
         if limits is not None:
             lines.append(limits)

@@ -914,10 +914,16 @@ async def test_the_run_summary_warns_of_this_runs_cpu_bound_steps_once(labtui_ho
 
     def bound(result):
         reason = "the machine had no idle CPU (100 % busy)"
-        return replace(result, steps=tuple(replace(s, engine_bound=reason) for s in result.steps))
+        return replace(result, steps=tuple(replace(s, engine_bound=reason) for s in result.steps),
+                       warnings=tuple(cpubound.warning(s.name, 1, reason) for s in result.steps))
 
     previous, outcome = bound(make_result("20240501-103005-aaaa")), bound(make_result("20240501-104005-bbbb", minutes=10))
-    _, text = await run_summary(labtui_home, target, previous, outcome)
+    title, text = await run_summary(labtui_home, target, previous, outcome)
+    # Its own warnings: each step named, the advice they share said once (it was said once a step).
+    assert ("warning: step 'Read 64K random' is CPU-bound: the machine had no idle CPU (100 % busy); "
+            + NativeEngine.cpu_advice.crowded) in title
+    assert "warning: step 'Write 64K random' is CPU-bound: the machine had no idle CPU (100 % busy)" in title
+    assert title.count("try a quieter machine") == 1, title
     assert f"A ({previous.id}) is CPU-bound in 'Read 64K random', 'Write 64K random'" in text
     assert f"B ({outcome.id}) is CPU-bound" not in text
     assert "B vs A" in text
