@@ -36,7 +36,8 @@ def step_cells(number: int, step: Step | None, name: str) -> tuple[str, ...]:
         timing = f"{step.steady_max_rounds}x{timing} {step.steady_state.split(':')[0]}"
     if step.warmup:
         timing += f" +{format_duration(step.warmup)}"
-    return (mark, step.name, step.label(), timing, step.cache)
+    # A verified step says so in the list too (its blocks are checked: issue 43), not only in its form.
+    return (mark, step.name, step.label() + (" verified" if step.verify else ""), timing, step.cache)
 
 
 class StepsTable(DataTable):

@@ -720,3 +720,12 @@ async def test_a_choice_takes_its_values_first_letter_not_the_screen_key_of_that
         assert cache.value == "off"
         await pilot.press("d")
         await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen), what="the Disks screen")
+
+
+def test_a_verified_step_says_so_in_the_steps_list():
+    from labtui.model.profile import Step
+    from labtui.widgets.steps_table import step_cells
+
+    assert step_cells(1, Step("w", block_size=1 << 20, pattern="sequential", write_percent=100, threads=1,
+                              outstanding=4, verify=True), "w")[2] == "SEQ1M Q4T1 W verified"
+    assert step_cells(2, Step("r", block_size=1 << 20), "r")[2] == "RND1M Q1T1 R"
