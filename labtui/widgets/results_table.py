@@ -128,17 +128,19 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
 
 # Beside a verified run's status (where the table is wide): whether its data came back, as the line
 # under the table and the result say in full.
-DATA_OK, DATA_BAD, DATA_PART = "data ok", "data BAD", "data part"
+DATA_OK, DATA_BAD, DATA_PART, DATA_UNCHECKED = "data ok", "data BAD", "data part", "data unchecked"
 MARK_JOINT = " · "
 
 
 def read_back_mark(s: ResultSummary) -> str:
     """' · data ok' (every block of the file came back), ' · data BAD' (some did not), ' · data part'
-    (what was read came back, the steps did not reach all of the file); '' for a run that verified nothing."""
+    (what was read came back, the steps did not reach all of the file), ' · data unchecked' (no block
+    read had been written by the run's verified writes); '' for a run that verified nothing."""
     facts = s.read_back
     if facts is None:
         return ""
-    return MARK_JOINT + (DATA_BAD if facts.failed else DATA_OK if facts.whole else DATA_PART)
+    partly = DATA_PART if facts.covered_bytes or facts.fio_blocks is not None else DATA_UNCHECKED
+    return MARK_JOINT + (DATA_BAD if facts.failed else DATA_OK if facts.whole else partly)
 
 
 def broken_cells(b: BrokenFile) -> dict[str, str]:
@@ -219,6 +221,7 @@ def row_styles(app: App) -> dict[str, Style]:
         DATA_OK: theme_style(app, "success"),
         DATA_BAD: theme_style(app, "error", bold=True),
         DATA_PART: theme_style(app, "warning"),
+        DATA_UNCHECKED: theme_style(app, "warning"),
     }
 
 

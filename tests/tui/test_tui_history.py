@@ -63,9 +63,11 @@ async def test_a_verified_runs_answer_is_in_the_detail_and_marked_in_the_list_wh
     gib = 1024**3
     whole = Verification("xxh3-64", blocks=16384, bytes=gib, covered_bytes=gib, file_bytes=gib)
     lost = replace(whole, mismatched=2, mismatches=(BlockMismatch(65536, TORN, "torn", "", ""),))
+    # A verified read whose blocks no verified write of the run had written: nothing checked, not "part".
+    unchecked = replace(whole, covered_bytes=0, unwritten=16384)
     store = Store(labtui_home)
     for rid, minutes, verify in (("20240501-103000-aaaa", 0, whole), ("20240501-113000-bbbb", 60, lost),
-                                 ("20240501-123000-cccc", 120, None)):
+                                 ("20240501-123000-cccc", 120, None), ("20240501-133000-dddd", 180, unchecked)):
         result = make_result(rid, minutes=minutes)
         store.save_result(replace(result, steps=tuple(replace(s, verify=verify) for s in result.steps)))
     app = make_app(labtui_home)
@@ -82,7 +84,8 @@ async def test_a_verified_runs_answer_is_in_the_detail_and_marked_in_the_list_wh
         assert "read back" not in texts["20240501-123000-cccc"]  # it verified nothing
         table = screen_text(app)
         assert ("completed · data ok" in table and "completed · data BAD" in table) == wide, table
-        assert table.count("· data") == (2 if wide else 0), table  # at 80 columns the detail line alone says it
+        assert ("completed · data unchecked" in table) == wide, table
+        assert table.count("· data") == (3 if wide else 0), table  # at 80 columns the detail line alone says it
 
 
 async def test_at_80_columns_many_imports_with_long_names_fit_without_scrolling_sideways(labtui_home):
