@@ -67,6 +67,8 @@ def _listed(passes: list[StepSummary], aggregate: str) -> ListedStep:
         cpu_percent=_mean([p.cpu_percent for p in done]),
         wall_seconds=_figure(WALL, [p.wall_seconds for p in done], aggregate),
         status=next(iter(others), "completed"),
+        # A pass that was CPU-bound makes the step's figure partly the CPUs' limit: it keeps the mark.
+        engine_bound=next((p.engine_bound for p in done if p.engine_bound), None),
     )
     return ListedStep(figures, len(counted), how)
 

@@ -43,7 +43,7 @@ def summary(row: ResultSummary) -> dict[str, Any]:
         "steps": [
             {"name": s.name, "label": s.label, "repetition": s.repetition, "status": s.status,
              "iops": s.iops, "mib_s": s.mib_s, "latency_mean_ms": s.latency_mean_ms,
-             "latency_p99_ms": s.latency_p99_ms}
+             "latency_p99_ms": s.latency_p99_ms, "cpu_bound": s.engine_bound}
             for s in row.steps
         ],
     }
@@ -67,7 +67,7 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
 
     from labtui.analysis.listed_steps import listed_steps
     from labtui.render.fitting import Fitted
-    from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_time, short_label
+    from labtui.render.result_tables import NARROW_STATUS, bound_mark, fmt_iops, fmt_mib, fmt_time, short_label
     from labtui.render.words import Words
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -108,8 +108,8 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
             *([Words(r.disk_model or "unknown")] if wide else []),
             r.status if wide else NARROW_STATUS.get(r.status, r.status),  # as History says it at 80 columns
             labels,
-            "\n".join(fmt_iops(s.iops) for s in steps),
-            "\n".join(fmt_mib(s.mib_s) for s in steps),
+            "\n".join(fmt_iops(s.iops) + bound_mark(s.engine_bound) for s in steps),
+            "\n".join(fmt_mib(s.mib_s) + bound_mark(s.engine_bound) for s in steps),
         ]
         table.add_row(*cells)
     # The start time first (the id holds it, in UTC), then the disk, then the profile.
@@ -158,6 +158,11 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"none of the {len(everything)} results match")
         return 0
     out.print(history_table(results, wide=out.width >= WIDE))
+    if any(s.engine_bound for r in results for s in r.steps):
+        from labtui.render.result_tables import CPU_MARK
+
+        out.print(f"{CPU_MARK} CPU-bound: that figure is the CPUs' (or the engine's) limit, not the disk's "
+                  "(`labtui show ID` says why)", markup=False, highlight=False)
     return 0
 
 

@@ -445,6 +445,16 @@ def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = ST
     return Fitted(table)
 
 
+# Beside a figure of a step that was CPU-bound in a listing (History's "20k*", `labtui history`): it is
+# the CPUs' (or the engine's) limit, not the disk's, as "(CPU-bound)" says it beside a step's name.
+CPU_MARK = "*"
+
+
+def bound_mark(engine_bound: str | None) -> str:
+    """CPU_MARK where a step was CPU-bound (its `engine_bound` reason), else nothing."""
+    return CPU_MARK if engine_bound else ""
+
+
 def bottleneck_renderable(result: RunResult, *, every: bool = True, warning: StyleType = "yellow") -> Group | None:
     """The link and its ceiling, then where each step's limit was. With `every` false (a run's summary)
     only the steps the link, the CPU or a cache limited, and the link only if one did or it runs below

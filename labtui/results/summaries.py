@@ -29,7 +29,8 @@ from labtui.results.files import BrokenFile, atomic_write, json_safe
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change, or what reading a result refuses (6: a negative
 # count): an older cache is then rebuilt, not misread.
-CACHE_VERSION = 8  # 7: no IOPS or MiB/s (null) for a step with no figures; 8: a verified run's read-back
+CACHE_VERSION = 9  # 7: no IOPS or MiB/s (null) for a step with no figures; 8: a verified run's read-back;
+# 9: a CPU-bound step's reason, and the disk's device name (History marks and names them)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class StepSummary:
     # Each direction's p99, for a mixed step whose report has none of both together (see p99_cell).
     read_p99_ms: float | None = None
     write_p99_ms: float | None = None
+    # Why the step was CPU-bound (StepResult.engine_bound): its figures are the CPUs' or the engine's
+    # limit, not the disk's, and History marks them so; None: it was not.
+    engine_bound: str | None = None
 
     @classmethod
     def of(cls, step: StepResult) -> StepSummary:
@@ -67,6 +71,7 @@ class StepSummary:
             wall_seconds=json_safe(step.wall_seconds),
             read_p99_ms=json_safe(step.read_latency.p99),
             write_p99_ms=json_safe(step.write_latency.p99),
+            engine_bound=step.engine_bound,
         )
 
 

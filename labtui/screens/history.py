@@ -35,6 +35,7 @@ from labtui.widgets.line_input import LineInput
 from labtui.widgets.result_detail import ResultDetail
 from labtui.widgets.results_table import (
     BROKEN_PREFIX,
+    CPU_MARK_HELP,
     SORT_KEYS,
     SORT_NAMES,
     SORTABLE,
@@ -42,6 +43,7 @@ from labtui.widgets.results_table import (
     WIDE_DATE,
     ResultsTable,
     broken_cells,
+    first_step,
     summary_cells,
 )
 from labtui.widgets.row_table import RowTable
@@ -96,6 +98,10 @@ class HistoryScreen(ResultsScreen):
         self._search: dict[str, str] = {}
         self._shown: list[str] = []
         self.changes = ResultChanges(self)
+
+    def help_note(self) -> str | None:
+        """What ? says above the keys where a figure in the list is marked CPU-bound: what the mark means."""
+        return CPU_MARK_HELP if any(s.steps and first_step(s).engine_bound for s in self.summaries) else None
 
     # ------------------------------------------------------------------ layout
 

@@ -16,7 +16,17 @@ from rich.text import Text
 from textual.app import App
 
 from labtui.analysis.listed_steps import listed_steps
-from labtui.render.result_tables import NARROW_STATUS, fmt_iops, fmt_mib, fmt_ms, fmt_time, p99_cell, short_label
+from labtui.render.result_tables import (
+    CPU_MARK,
+    NARROW_STATUS,
+    bound_mark,
+    fmt_iops,
+    fmt_mib,
+    fmt_ms,
+    fmt_time,
+    p99_cell,
+    short_label,
+)
 from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary, StepSummary
 from labtui.tui.columns import share_widths
@@ -110,6 +120,7 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
     short_date = narrow if short_date is None else short_date
     steps = [listed.figures for listed in listed_steps(s)]  # each step once, not each of its passes
     first = steps[0] if steps else None
+    mark = bound_mark(first.engine_bound) if first is not None else ""  # the CPUs' limit, not the disk's
     return {
         "mark": ("•" if marked else " ") + ("B" if baseline else ""),
         "date": narrow_date(s.started, now) if short_date else fmt_time(s.started),
@@ -121,9 +132,15 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
         "tags": ", ".join(s.tags),
         "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status + read_back_mark(s),
         "step": (short_label(first.label) if narrow else first.label) if first is not None else "",
-        "iops": iops(first.iops) if first is not None and first.kind == "io" and first.iops is not None else "-",
-        "mib_s": mib(first.mib_s) if first is not None and first.mib_s is not None else "-",
+        "iops": iops(first.iops) + mark if first is not None and first.kind == "io" and first.iops is not None else "-",
+        "mib_s": mib(first.mib_s) + mark if first is not None and first.mib_s is not None else "-",
     }
+
+
+# What History's CPU_MARK means, for ? (the line under the table says "(CPU-bound)" beside the step).
+CPU_MARK_HELP = (f"A figure marked {CPU_MARK} is of a CPU-bound step: it measures the CPUs' (or the engine's) limit, "
+                 "not the disk's; the line under the table says \"(CPU-bound)\" beside the step, and opening the "
+                 "result (Enter) says why and what helps.")
 
 
 # Beside a verified run's status (where the table is wide): whether its data came back, as the line
@@ -239,6 +256,8 @@ def step_line(step: StepSummary, how: str = "") -> str:
     """'Read 64K random: 53,859 IOPS · 3,366.2 MiB/s · 0.590 ms (p99 1.20)', with `how` its passes
     make it ('Read 64K random (best of 3): ...')."""
     name = f"{step.name} ({how})" if how else step.name
+    if step.engine_bound:  # as the Result screen's table says it: the figures are not the disk's limit
+        name += " (CPU-bound)"
     if step.kind != "io":
         wall = f"{step.wall_seconds:.1f} s" if step.wall_seconds is not None else "-"
         return f"{name}: {wall} wall · {fmt_mib(step.mib_s)} MiB/s disk"

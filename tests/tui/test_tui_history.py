@@ -88,6 +88,34 @@ async def test_a_verified_runs_answer_is_in_the_detail_and_marked_in_the_list_wh
         assert table.count("· data") == (3 if wide else 0), table  # at 80 columns the detail line alone says it
 
 
+async def test_a_cpu_bound_steps_figures_are_marked_in_the_list_and_the_detail_and_help_says_why(labtui_home):
+    # The list showed "20k" IOPS for a step the run marked CPU-bound, and the detail pane its figures
+    # with no mark: a figure that is the CPUs' limit, passed off as the disk's.
+    from dataclasses import replace
+
+    from factories import make_result
+
+    reason = "a worker process was on a CPU or waiting for one 97 % of the time (60 % waiting: other work held it back)"
+    store = Store(labtui_home)
+    bound = make_result("20240501-103000-aaaa")
+    store.save_result(replace(bound, steps=tuple(replace(s, engine_bound=reason) for s in bound.steps)))
+    store.save_result(make_result("20240501-113000-bbbb", minutes=60))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        await move_to(pilot, screen, "20240501-103000-aaaa")
+        detail = widget_text(app, "#history-detail")
+        assert "RND64K R  3.0k*   188*" in screen_text(app), screen_text(app)
+        assert "Read 64K random (CPU-bound): 3,000 IOPS" in " ".join(detail.split()), detail
+        await move_to(pilot, screen, "20240501-113000-bbbb")
+        assert "CPU-bound" not in widget_text(app, "#history-detail")
+        assert screen_text(app).count("*") == 2, screen_text(app)  # the marked run's IOPS and MiB/s, no other
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        assert "A figure marked * is of a CPU-bound step" in " ".join(widget_text(app, "#help-note").split())
+
+
 async def test_at_80_columns_many_imports_with_long_names_fit_without_scrolling_sideways(labtui_home):
     # Imported results are named after their files; with a screenful of them the vertical
     # scrollbar appears too, and still no row may need scrolling sideways.

@@ -200,3 +200,28 @@ def test_a_verified_runs_read_back_survives_the_index_as_the_answer_says_it(labt
     by_id = {r.id: r.read_back for r in rows}
     assert by_id["20240501-103000-aaaa"].whole and by_id["20240501-103100-bbbb"].failed
     assert not by_id["20240501-103200-cccc"].whole and not by_id["20240501-103200-cccc"].failed
+
+
+def test_a_cpu_bound_pass_survives_the_index_and_labtui_history_marks_its_step(labtui_home, monkeypatch, capsys):
+    # The index kept only figures: History could not tell a CPU-bound step's figure from the disk's.
+    from labtui.cli import main
+
+    reason = "the machine had no idle CPU (100 % busy)"
+    result = run_result("20240501-103000-aaaa", {READ: [50_000, 48_000]})
+    steps = tuple(replace(s, engine_bound=reason if s.repetition == 2 else None) for s in result.steps)
+    store = Store()
+    store.save_result(replace(result, steps=steps))
+    store.save_result(run_result("20240501-103100-bbbb", {READ: [50_000]}, minutes=1))
+    store.summaries()
+    reads = _reads(monkeypatch)
+    rows, _ = store.summaries()
+    assert reads == []  # from the index
+    assert [[s.engine_bound for s in r.steps] for r in rows] == [[None, reason], [None]]
+    monkeypatch.setenv("COLUMNS", "120")
+    assert main(["history"]) == 0
+    out = capsys.readouterr().out
+    assert "49,000*" in out and out.count("*") == 3, out  # the mean of both passes, one of them CPU-bound
+    assert "* CPU-bound: that figure is the CPUs' (or the engine's) limit, not the disk's" in out
+    assert main(["history", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["results"]
+    assert [s["cpu_bound"] for s in listed[1]["steps"]] == [None, reason]
