@@ -38,10 +38,11 @@ from labtui.analysis.checks import FAILED, INCONCLUSIVE, PASSED, confirmed
 from labtui.analysis.comparison import compare
 from labtui.analysis.figures import CLAIMS, WORSE
 from labtui.analysis.metrics import IOPS
-from labtui.commands.check import DEFAULT_CONFIRM, DEFAULT_TOLERANCE_PCT, MIN_RUNS
+from labtui.commands.check import DEFAULT_TOLERANCE_PCT, MIN_RUNS
 from labtui.model.profile import Step
 from labtui.model.result import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
 from labtui.results.store import builtin_profiles
+from labtui.run.request import DEFAULT_CONFIRM
 
 NOISE = (0.01, 0.03, 0.05, 0.10, 0.20)
 SPREAD = math.sqrt(2.0)  # a step's noise is the level times a factor in [1/SPREAD, SPREAD]

@@ -140,6 +140,7 @@ def check_request(request: dict[str, Any]) -> CheckRequest:
     """A check request as a host receives it (labtui.fleet.requests), read as `labtui check` reads its
     options and refused alike (LabtuiError, one line): the local side may run an older or newer labtui."""
     from labtui.commands import check
+    from labtui.run.request import DEFAULT_CONFIRM
 
     def text(key: str) -> str | None:
         return _field(request, key, str, "a text")
@@ -149,7 +150,7 @@ def check_request(request: dict[str, Any]) -> CheckRequest:
     return check.request(
         profile=text("profile"), target=text("target"), engine=text("engine"),
         tolerance=float(tolerance) if tolerance is not None else None, repeat=_field(request, "repeat", int, "a count"),
-        confirm=check.DEFAULT_CONFIRM if confirm is None else confirm, fail_on=_texts(request, "fail_on"),
+        confirm=DEFAULT_CONFIRM if confirm is None else confirm, fail_on=_texts(request, "fail_on"),
         duration=text("duration"), file_size=text("file_size"), params=_texts(request, "params"),
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from labtui.commands.common import whole_number
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from labtui.model.result import RunResult
     from labtui.results.baselines import Baseline
     from labtui.results.store import Store
+    from labtui.run.request import BaselineRequest
 
 HELP = "mark a result (and more runs) as the baseline for its disk and profile, add runs, clear, or list"
 
@@ -33,42 +35,66 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="with --more: do not ask for confirmation")
 
 
-def run(args: argparse.Namespace) -> int:
-    from labtui.commands.common import open_store, print_json, stdout
+def parse(args: argparse.Namespace) -> BaselineRequest:
+    """`labtui baseline`'s options as the request they make; what is wrong whatever the results are, refused
+    in one line naming the option (LabtuiError) before the store is read or anything is marked."""
+    from labtui.commands.common import given
     from labtui.errors import LabtuiError, ValidationError
+    from labtui.model.profile import MAX_REPEAT
+    from labtui.run.request import BaselineRequest
+
+    if not args.ids and (args.clear or args.add or args.more is not None):
+        raise LabtuiError("--clear, --add and --more need the id of a result")
+    if any(not key.strip() for key in args.ids):  # "" is a prefix of every id: it would take the only result there is
+        raise LabtuiError("an ID is empty: give a result's id or a unique beginning of it")
+    if args.clear and len(args.ids) > 1:
+        raise LabtuiError("--clear takes one id")
+    if args.clear and (args.add or args.more is not None):
+        raise ValidationError("takes a result out of its baseline: not with --add or --more", "--clear")
+    if args.more is not None and args.more < 1:
+        raise ValidationError("must be at least 1", "--more")
+    if args.more is not None and args.more > MAX_REPEAT:  # the profile's own rule, said before anything is read
+        raise ValidationError(f"must be from 1 to {MAX_REPEAT}, got {args.more}", "--more")
+    # An empty -t must not quietly mean the result's target.
+    given(args.target, "--target", "a directory (. is the current one)")
+    return BaselineRequest(ids=tuple(args.ids), add=args.add, clear=args.clear, more=args.more, target=args.target)
+
+
+def run(args: argparse.Namespace) -> int:
+    return carry_out(parse(args), as_json=args.json, yes=args.yes)
+
+
+def carry_out(request: BaselineRequest, *, as_json: bool = False, yes: bool = False) -> int:
+    """The request: the baselines listed, a result cleared, or results marked (and --more's runs added)."""
+    from labtui.commands.common import open_store, print_json, stdout
     from labtui.results import baselines
 
     store = open_store()
     out = stdout()
-    if not args.ids:
-        if args.clear or args.add or args.more:
-            raise LabtuiError("--clear, --add and --more need the id of a result")
-        return _list(store, args.json)
-    if args.more is not None and args.more < 1:
-        raise ValidationError("must be at least 1", "--more")
-    results = [store.find_result(key) for key in args.ids]
+    if not request.ids:
+        return _list(store, as_json)
+    results = [store.find_result(key) for key in request.ids]
     result = results[0]
-    if args.clear:
-        if len(results) > 1:
-            raise LabtuiError("--clear takes one id")
+    if request.clear:
         removed = baselines.clear(store, result.id)
-        if args.json:
+        if as_json:
             print_json({"cleared": [_entry(b) for b in removed]})
         else:
             for b in removed:
                 what = "the baseline" if b.result_id == result.id else "a run of the baseline"
                 out.print(f"{result.id} is no longer {what} for {b.profile} on {b.disk}")
         return 0
-    if args.more:
-        _more_profile(result, args.more)  # a --more it cannot run is refused before anything is marked
+    if request.more:
+        _more_profile(result, request.more)  # a --more it cannot run is refused before anything is marked
     from labtui.commands.stops import Stops
 
     with Stops() as stops:
-        code = _mark_and_more(store, results, args, stops)
+        code = _mark_and_more(store, results, request, stops, as_json=as_json, yes=yes)
     return code
 
 
-def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namespace, stops: Stops) -> int:
+def _mark_and_more(store: Store, results: list[RunResult], request: BaselineRequest, stops: Stops, *,
+                   as_json: bool, yes: bool) -> int:
     """Mark (or add to) the baseline, run --more's runs and add them, and say what it now holds.
 
     A stop signal after the runs ended lets the runs join the baseline and this report out whole.
@@ -81,7 +107,7 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
     result = results[0]
     replaced = None
     left_out: list[str] = []
-    if args.add:
+    if request.add:
         baseline = baselines.add(store, result, results[1:])
     else:
         # Marking a baseline again holds just the runs named now: say which runs added before it leaves out.
@@ -90,17 +116,17 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
         if before is not None and before.result_id == result.id:
             left_out = [i for i in before.added if i not in baseline.result_ids]
     ended = 0
-    if args.more:
-        more = _run_more(store, result, args, stops)
+    if request.more:
+        more = _run_more(store, result, request, stops, yes=yes)
         if more is None:
             return ExitCode.FAILED
         ended = len(stops.received)
         baseline = baselines.add(store, result, [more])
     runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
-    if args.json:
+    if as_json:
         print_json({"baseline": _entry(baseline), "replaced": _entry(replaced) if replaced else None,
                     "left_out": left_out, "runs_per_step": runs})
-        _late(stops, ended, args.more)
+        _late(stops, ended, request.more)
         return 0
     held = f" ({len(baseline.result_ids)} results)" if len(baseline.result_ids) > 1 else ""
     out.print(f"{result.id}{held} is now the baseline for {baseline.profile} on {baseline.disk}: "
@@ -127,9 +153,9 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
                       f"with `labtui baseline {result.id} OTHER... --add`.")
         out.print(f"With {runs} run{'s' if runs != 1 else ''} per step a check cannot tell how much this disk varies "
                   f"on its own, so it can only see large regressions. {advice}", style="yellow")
-        if args.more is None and why_not is None and _offer(result, need, args.target):
-            args.more, args.yes = need, True
-            more = _run_more(store, result, args, stops)
+        if request.more is None and why_not is None and _offer(result, need, request.target):
+            request = replace(request, more=need)
+            more = _run_more(store, result, request, stops, yes=True)
             if more is None:
                 return ExitCode.FAILED
             ended = len(stops.received)
@@ -137,7 +163,7 @@ def _mark_and_more(store: Store, results: list[RunResult], args: argparse.Namesp
             runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
             out.print(f"{more.id} added: the baseline for {baseline.profile} on {baseline.disk} has {runs} runs "
                       "per step")
-    _late(stops, ended, args.more)
+    _late(stops, ended, request.more)
     return 0
 
 
@@ -178,26 +204,24 @@ def _offer(result: RunResult, need: int, target: str | None) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _run_more(store: Store, result: RunResult, args: argparse.Namespace, stops: Stops) -> RunResult | None:
-    """Run the result's stored profile `args.more` times (one result) and return it (None if nothing saved)."""
+def _run_more(store: Store, result: RunResult, request: BaselineRequest, stops: Stops, *,
+              yes: bool) -> RunResult | None:
+    """Run the result's stored profile `request.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
-    from labtui.commands.common import engine_words, given, runs_words, stderr, time_words
+    from labtui.commands.common import engine_words, runs_words, stderr, time_words
     from labtui.commands.progress import confirm, execute
     from labtui.errors import Declined
     from labtui.printable import shown
-    from labtui.run.runner import Runner, RunOptions
 
-    profile = _more_profile(result, args.more)
-    engine = result.engine.name if result.profile.needs_test_file else "native"
-    target = given(args.target, "--target", "a directory (. is the current one)") or result.target.path
-    runner = Runner(profile, target, store,
-                    RunOptions(engine=engine, tags=("baseline",), params=dict(result.params)))
+    assert request.more is not None
+    profile = _more_profile(result, request.more)
+    runner = request.more_run(result).runner(profile, store)
     plan = runner.preflight()
     stderr().print(f"labtui baseline: running {runs_words(profile)} on {shown(plan.directory)} with "
-                   f"{engine_words(profile, engine)}, {time_words(profile, result)}, to add {args.more} "
-                   f"run{'s' if args.more != 1 else ''} per step to the baseline of {result.id}")
-    if not args.yes and not confirm(runner, plan):
+                   f"{engine_words(profile, runner.options.engine)}, {time_words(profile, result)}, to add "
+                   f"{request.more} run{'s' if request.more != 1 else ''} per step to the baseline of {result.id}")
+    if not yes and not confirm(runner, plan):
         raise Declined("not run: nothing was added to the baseline")
     stops.hold()  # after the prompt: Ctrl+C there still interrupts
     asyncio.run(execute(runner, as_json=False, stops=stops, report=False))

@@ -1,6 +1,8 @@
-"""What a person asks of a run (RunRequest) or a check (CheckRequest), typed, read once where it was asked.
+"""What a person asks of a run (RunRequest), a check (CheckRequest) or a baseline (BaselineRequest), typed,
+read once where it was asked.
 
-The command line reads its options into one (`labtui.commands.run.parse`, `labtui.commands.check.parse`:
+The command line reads its options into one (`labtui.commands.run.parse`, `labtui.commands.check.parse`,
+`labtui.commands.baseline.parse`:
 every one-line refusal of a value that is wrong whatever the profile is said there), the Run screen
 builds one from its fields, the Fleet screen from its choices, and a host's agent from the request
 that came over ssh. What starts a run takes one: the local runner (`options()` for `Runner`), the
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # `labtui --help` reads DEFAULT_CONFIRM from here: the rest is imported when a request is used
     from labtui.model.profile import Profile
+    from labtui.model.result import RunResult
     from labtui.results.store import Store
     from labtui.run.options import RunOptions
     from labtui.run.runner import Runner
@@ -59,7 +62,7 @@ class RunRequest:
     # None: the current directory; with `hosts`, each host's own; with `all_volumes`, every volume's;
     # in a check, the baseline's.
     target: str | None = None
-    engine: str | None = None  # None only in a check: the baseline's
+    engine: str | None = None  # None: the default engine (in a check: the baseline's)
     overrides: Overrides = Overrides()
     tags: tuple[str, ...] = ()
     params: tuple[tuple[str, str], ...] = ()  # the profile's parameters given (NAME, VALUE), in order given
@@ -119,3 +122,25 @@ class CheckRequest:
     tolerance: float | None = None  # percent of regression that fails; None: the check's default
     confirm: int = DEFAULT_CONFIRM  # runs of the second pass a failing or doubtful first pass takes (0: none)
     fail_on: tuple[str, ...] = ()  # metrics that also fail it, by their --fail-on names
+
+
+@dataclass(frozen=True)
+class BaselineRequest:
+    """Results marked as a baseline (or added to one, or taken out), or the baselines listed; with `more`,
+    the first result's stored profile run again here, its runs added (`more_run` is that run's request)."""
+
+    ids: tuple[str, ...] = ()  # results (ids or unique prefixes): the first marked, the others its runs; none: list
+    add: bool = False  # add the results to the first one's baseline instead of marking it anew
+    clear: bool = False  # take the one result out of its baseline
+    more: int | None = None  # run each step of the first result's profile this many more times now, and add them
+    target: str | None = None  # where `more` runs (None: the result's own target)
+
+    def more_run(self, result: RunResult, more: int | None = None) -> RunRequest:
+        """The run that adds `more` (default: this request's) runs per step to `result`'s baseline: its stored
+        profile (repeated so, read by the caller) with its engine and parameters, on the target asked for or
+        its own, tagged "baseline". A profile of command steps only ran no I/O engine (its result says
+        "command"): any will do, so the default one."""
+        runs = more if more is not None else self.more
+        return RunRequest(target=self.target or result.target.path,
+                          engine=result.engine.name if result.profile.needs_test_file else None,
+                          overrides=Overrides(repeat=runs), tags=("baseline",), params=tuple(result.params.items()))

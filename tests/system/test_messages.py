@@ -83,6 +83,9 @@ def test_an_override_out_of_range_is_named_as_typed_not_as_the_profiles_key(labt
     # Refused before the first pass runs, not after it (it said "repeat: ..." once a pass had ended).
     (("check", "--confirm", "1000000"), "--confirm: must be from 0 to 100 (0 decides on the first pass), got 1000000"),
     (("baseline", "--more", "1000000"), "--more: must be from 1 to 100, got 1000000"),
+    # Refused before the result is marked (it was marked, then -t refused as the runs were to start).
+    (("baseline", "--more", "1", "-t", ""), "--target: is empty: give a directory (. is the current one) or leave the "
+                                            "option out"),
 ])
 def test_checks_and_baselines_name_the_option_typed_and_change_nothing(labtui_home, tmp_path, args, message):
     from factories import make_result
