@@ -463,7 +463,7 @@ class RunResult:
 
     def read_back(self) -> ReadBack | None:
         """What its verified steps found, together (None: it verified nothing)."""
-        return ReadBack.of([(s.name, s.verify) for s in self.steps if s.verify is not None])
+        return ReadBack.of([(s.name, s.verify, s.step.writes) for s in self.steps if s.verify is not None])
 
     @property
     def seconds(self) -> float:

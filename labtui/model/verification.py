@@ -113,14 +113,15 @@ class ReadBack:
     covered_bytes: int = 0  # distinct bytes read back as written (the most one step reached)
     unwritten: int = 0  # blocks read that this run's verified writes had not written (not checked)
     fio_blocks: int | None = None  # fio checked them (its own verify=): how many blocks; None: labtui did
+    wrote: bool = True  # a verified step of the run wrote (else nothing it read can have been its own)
 
     @classmethod
-    def of(cls, steps: list[tuple[str, Verification]]) -> ReadBack | None:
-        """The facts of the verified steps `steps` (name, checks); None where none verified."""
+    def of(cls, steps: list[tuple[str, Verification, bool]]) -> ReadBack | None:
+        """The facts of the verified steps `steps` (name, checks, whether it wrote); None where none verified."""
         if not steps:
             return None
-        bad = [(name, v) for name, v in steps if v.mismatched]
-        checks = [v for _, v in steps]
+        bad = [(name, v) for name, v, _ in steps if v.mismatched]
+        checks = [v for _, v, _ in steps]
         return cls(
             mismatched=max((v.mismatched for _, v in bad), default=0),
             kinds=tuple(sorted({m.kind for _, v in bad for m in v.mismatches})),
@@ -129,6 +130,7 @@ class ReadBack:
             covered_bytes=max(v.covered_bytes or 0 for v in checks),
             unwritten=max(v.unwritten for v in checks),
             fio_blocks=sum(v.blocks for v in checks) if checks[0].engine == "fio" else None,
+            wrote=any(writes for _, _, writes in steps),
         )
 
     @property
@@ -153,8 +155,10 @@ class ReadBack:
         words = f"{_size(self.covered_bytes)} of {_size(self.file_bytes)} read back as written, no block otherwise"
         if self.unwritten:
             n = self.unwritten
+            # With no verified write in the run, longer steps check nothing more: the writes are missing.
+            fix = "give the write step longer, --duration" if self.wrote else "put a verified write step before the reads"
             return words + (f"; {n} block{'s' if n != 1 else ''} read were not written by this run's verified "
-                            "writes (not checked: give the write step longer, --duration)")
+                            f"writes (not checked: {fix})")
         return words + " (the steps did not reach the rest: give them longer, --duration)"
 
 

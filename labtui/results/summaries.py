@@ -29,8 +29,9 @@ from labtui.results.files import BrokenFile, atomic_write, json_safe
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change, or what reading a result refuses (6: a negative
 # count): an older cache is then rebuilt, not misread.
-CACHE_VERSION = 9  # 7: no IOPS or MiB/s (null) for a step with no figures; 8: a verified run's read-back;
-# 9: a CPU-bound step's reason, and the disk's device name (History marks and names them)
+CACHE_VERSION = 10  # 7: no IOPS or MiB/s (null) for a step with no figures; 8: a verified run's read-back;
+# 9: a CPU-bound step's reason, and the disk's device name (History marks and names them); 10: whether a
+# verified run wrote its blocks
 
 
 @dataclass(frozen=True)

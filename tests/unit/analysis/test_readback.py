@@ -90,3 +90,19 @@ async def test_the_result_screen_says_the_answer_under_its_title_as_the_run_scre
         await app.push_screen(ResultScreen(run_result("plain", {READ: [50_000]})))  # it verified nothing
         await pilot.pause()
         assert "read back" not in widget_text(app, "#result-warnings")
+
+
+def test_blocks_no_verified_write_had_written_are_not_blamed_on_a_short_write_step():
+    # Walked: a profile whose only verified step reads was told to 'give the write step longer': it has none.
+    from labtui.analysis.readback import data_words
+    from synthetic import WRITE
+
+    unwritten = replace(WHOLE, covered_bytes=0, unwritten=1000)
+    alone = verified(unwritten)
+    said = data_words(alone)
+    assert said is not None and said.endswith("(not checked: put a verified write step before the reads)"), said
+    write = replace(WRITE, verify=True, block_size=65536)
+    written = run_result("w", {write: [40_000]}, target=TARGET)
+    ran = replace(alone, steps=(replace(written.steps[0], verify=replace(WHOLE, covered_bytes=GIB)), *alone.steps))
+    said = data_words(ran)
+    assert said is not None and said.endswith("(not checked: give the write step longer, --duration)"), said
