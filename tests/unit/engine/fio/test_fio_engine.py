@@ -103,7 +103,9 @@ def test_runner_samples_every_second_and_fio_numbers(labtui_home, tmp_path):
     job = report["jobs"][0]
     for ours, theirs in ((step.read, job["read"]), (step.write, job["write"])):
         assert ours.bytes == theirs["io_bytes"] and ours.ios == theirs["io_bytes"] // 65536
-        assert ours.bytes == ours.ios * 65536 and ours.ios == theirs["lat_ns"]["N"]
+        # fio's latency count may trail its bytes by the one I/O that completed as time ran out (seen
+        # 13,188 against 13,189 on a loaded machine): ours follow the bytes, which the MiB/s come from.
+        assert ours.bytes == ours.ios * 65536 and 0 <= ours.ios - theirs["lat_ns"]["N"] <= 1
         assert abs(ours.iops * 65536 - ours.bytes_per_second) <= 1e-6 * ours.bytes_per_second
     assert step.read.seconds == job["read"]["runtime"] / 1000
     assert abs(step.write.bytes_per_second - job["write"]["bw_bytes"]) <= 1
