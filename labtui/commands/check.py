@@ -235,7 +235,7 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
         plan = runner.preflight()
         lock = runner.hand_over_lock()  # None where none could be taken: each run says so; a second pass takes it on
         err = stderr()
-        err.print(f"labtui check: against {how}: {profile.name} on {baseline.target.model or 'unknown disk'}, "
+        err.print(f"labtui check: against {how}: {profile.name} on {baseline.target.disk_name}, "
                   f"{baseline.started.astimezone().strftime('%Y-%m-%d %H:%M')}, {base_runs} run"
                   f"{'s' if base_runs != 1 else ''} per step; tolerance ±{pct:g} %")
         err.print(f"labtui check: {check_plan(profile, second, plan.directory, engine, baseline)}")

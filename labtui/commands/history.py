@@ -98,14 +98,14 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
         else:
             # Narrow, the engine, the disk and the tags take the lines under the profile's name: the
             # figures keep their steps' labels beside them.
-            under = "\n".join([r.engine, r.disk_model or "unknown disk",
+            under = "\n".join([r.engine, r.disk_name,
                                *(["tags: " + ", ".join(r.tags)] if r.tags else [])])
             cells = [r.id, Words(Text.assemble(r.profile, "\n", (under, "dim")))]
         # A step that did not complete is marked on its line, as History's step line marks it: its
         # figures cover only the part that ran (the row's status speaks of the whole result).
         labels = Text("\n").join(step_label(s.label if wide else short_label(s.label), s.status) for s in steps)
         cells += [
-            *([Words(r.disk_model or "unknown")] if wide else []),
+            *([Words(r.disk_name)] if wide else []),
             r.status if wide else NARROW_STATUS.get(r.status, r.status),  # as History says it at 80 columns
             labels,
             "\n".join(fmt_iops(s.iops) + bound_mark(s.engine_bound) for s in steps),

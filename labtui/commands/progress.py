@@ -70,7 +70,7 @@ def confirm(runner: Runner, plan: Plan, *, then: str = "") -> bool:
                            markup=False)
             return False
         return True
-    disk = f"({plan.target.model or 'unknown disk'}, {plan.target.filesystem or '?'})"
+    disk = f"({plan.target.disk_name}, {plan.target.filesystem or '?'})"
     err = stderr()
     if plan.raw_device and plan.device is not None:
         facts = plan.device

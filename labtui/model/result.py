@@ -56,6 +56,31 @@ class TargetInfo:
     def pcie_link(self) -> str | None:
         return pcie_link_text(self.pcie_speed, self.pcie_width, self.pcie_max_speed, self.pcie_max_width)
 
+    @property
+    def disk_device(self) -> str | None:
+        """The whole disk's kernel name ("nvme0n1", "loop0"), else the block device's; None: not known."""
+        return self.disk or (self.device.rsplit("/", 1)[-1] if self.device else None) or None
+
+    @property
+    def disk_name(self) -> str:
+        """What a line calls the disk: its model, else its device ("loop0", "vda (virtual)")."""
+        return disk_name(self.model, self.disk_device, self.kind)
+
+
+# Device names that say what they are: a loop device is a file, zram and a RAM disk are memory.
+_SAYS_WHAT = ("loop", "zram", "ram")
+
+
+def disk_name(model: str | None, device: str | None, kind: str | None) -> str:
+    """What a line calls a disk: its `model`, else its kernel `device` name, with "(virtual)" where the
+    name does not say so ("loop0", "vda (virtual)"), else "unknown disk". A person's word, not the
+    identity runs are matched by (disk_identity)."""
+    if model:
+        return model
+    if not device:
+        return "unknown disk"
+    return f"{device} (virtual)" if kind == "virtual" and not device.startswith(_SAYS_WHAT) else device
+
 
 def pcie_link_text(speed: str | None, width: int | None, max_speed: str | None, max_width: int | None) -> str | None:
     """"8.0 GT/s PCIe x4", with the maximum added where the link runs below it; None if unknown."""

@@ -188,7 +188,7 @@ def group_title(group: StepGroup) -> str:
 def describe_result(comparison: Comparison, index: int) -> str:
     r = comparison.results[index]
     parts = [
-        r.target.model or "unknown disk",
+        r.target.disk_name,
         r.target.filesystem or "unknown fs",
         " ".join(x for x in (r.engine.name, r.engine.version) if x),
         r.profile.shown_name,

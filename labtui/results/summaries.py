@@ -22,16 +22,16 @@ from typing import Any
 
 from labtui.errors import StoreError
 from labtui.model.profile import OVERRIDDEN, SCHEMA
-from labtui.model.result import RunResult, StepResult, result_disk
+from labtui.model.result import RunResult, StepResult, disk_name, result_disk
 from labtui.model.verification import ReadBack
 from labtui.results.files import BrokenFile, atomic_write, json_safe
 
 CACHE_FILE = "summaries.json"
 # Bump when ResultSummary or StepSummary change, or what reading a result refuses (6: a negative
 # count): an older cache is then rebuilt, not misread.
-CACHE_VERSION = 10  # 7: no IOPS or MiB/s (null) for a step with no figures; 8: a verified run's read-back;
-# 9: a CPU-bound step's reason, and the disk's device name (History marks and names them); 10: whether a
-# verified run wrote its blocks
+CACHE_VERSION = 11  # 7: no IOPS or MiB/s (null) for a step with no figures; 8: a verified run's read-back;
+# 9: a CPU-bound step's reason (History marks its figures); 10: whether a verified run wrote its blocks;
+# 11: the disk's device (it names a disk with no model)
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,12 @@ class ResultSummary:
     aggregate: str = "mean"  # how the profile makes a step's figure of its passes (Profile.aggregate)
     # What its verified steps found (None: it verified nothing): History says whether the data came back.
     read_back: ReadBack | None = None
+    disk_device: str | None = None  # TargetInfo.disk_device: what names a disk with no model ("loop0")
+
+    @property
+    def disk_name(self) -> str:
+        """What History calls the disk (TargetInfo.disk_name): its model, else its device."""
+        return disk_name(self.disk_model, self.disk_device, self.disk_kind)
 
     @property
     def overridden(self) -> bool:
@@ -136,13 +142,14 @@ class ResultSummary:
             profile_description=result.profile.description,
             aggregate=result.profile.aggregate,
             read_back=result.read_back(),
+            disk_device=result.target.disk_device,
         )
 
     def search_text(self) -> str:
         """Everything a filter matches against, lower-cased."""
         parts = [self.id, self.started.astimezone().strftime("%Y-%m-%d %H:%M"), self.status, self.source,
-                 self.host or "", self.disk_model or "", self.disk_kind or "", self.target, self.filesystem or "",
-                 self.profile, self.profile_title, self.engine, *self.tags, self.source_file or ""]
+                 self.host or "", self.disk_model or "", self.disk_device or "", self.disk_kind or "", self.target,
+                 self.filesystem or "", self.profile, self.profile_title, self.engine, *self.tags, self.source_file or ""]
         parts += [s.name for s in self.steps]
         return " ".join(parts).lower()
 

@@ -37,7 +37,7 @@ class ResultDetail(Static):
     def show_result(self, s: ResultSummary, baseline: bool) -> None:
         """`s`'s facts, what is said of it (`baseline`: it is its disk's and profile's), whether a verified
         run's data came back, its first steps."""
-        facts = [s.id, s.status, f"{s.engine} {s.engine_version or ''}".strip(), s.disk_model or "unknown disk",
+        facts = [s.id, s.status, f"{s.engine} {s.engine_version or ''}".strip(), s.disk_name,
                  f"{s.filesystem or '?'} at {s.target}", f"on {s.host or '?'}"]
         if s.source == "import":
             facts.append(f"imported from {s.source_file or 'a file'}")

@@ -56,7 +56,7 @@ SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "t
 SORT_KEYS: dict[str, Callable[[ResultSummary], tuple[Any, ...]]] = {
     "date": lambda s: (s.started, s.id),
     "host": lambda s: ((s.host or "").lower(), s.started),
-    "disk": lambda s: ((s.disk_model or "").lower(), s.started),
+    "disk": lambda s: (s.disk_name.lower(), s.started),
     "target": lambda s: (s.target, s.started),
     "profile": lambda s: (s.profile.lower(), s.started),
     "engine": lambda s: (s.engine, s.started),
@@ -125,7 +125,7 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
         "mark": ("•" if marked else " ") + ("B" if baseline else ""),
         "date": narrow_date(s.started, now) if short_date else fmt_time(s.started),
         "host": s.host or "?",
-        "disk": s.disk_model or "unknown",
+        "disk": s.disk_name,
         "target": s.target,
         "profile": s.profile,
         "engine": s.engine,

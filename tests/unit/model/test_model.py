@@ -388,3 +388,19 @@ def profile_problem_why(profile: Profile, seconds: float) -> str:
     problem = profile.interval_problem(seconds)
     assert problem is not None
     return problem.rsplit(" (", 1)[1].rstrip(")")
+
+
+@pytest.mark.parametrize(("target", "name"), [
+    (TargetInfo("/mnt/loop", device="/dev/loop0", disk="loop0", kind="virtual"), "loop0"),
+    (TargetInfo("/mnt/vm", device="/dev/vda1", disk="vda", kind="virtual", transport="virtio"), "vda (virtual)"),
+    (TargetInfo("/mnt/z", device="/dev/zram1", kind="virtual"), "zram1"),  # no whole disk: the device's name
+    (TargetInfo("/mnt/n", device="/dev/nvme0n1p1", disk="nvme0n1", kind="NVMe", model="WD_BLACK SN850X"), "WD_BLACK SN850X"),
+    (TargetInfo("/mnt/x"), "unknown disk"),
+])
+def test_a_disk_with_no_model_is_named_by_its_device_and_its_identity_is_unchanged(target, name):
+    # "A and B: unknown disk, ext4": loop devices and virtual disks have no model, and every line said so.
+    from labtui.model.result import disk_identity
+
+    assert target.disk_name == name
+    if target.model is None:  # the identity that matches runs to their disk stays what it was
+        assert disk_identity(target, "lab") == f"{target.filesystem or 'unknown file system'} at {target.path} on lab"

@@ -95,6 +95,7 @@ def test_compare_keeps_figures_and_verdicts_whole_and_folds_what_differs(saved, 
     a, b = saved
     out = cli(capsys, monkeypatch, columns, "compare", a.id, b.id)
     assert max(map(len, out.splitlines())) <= columns
+    assert "unknown disk" not in out and "nvme0n1" in out, out  # a disk with no model, named by its device
     assert "…" not in out, out
     for text in ("2,155,760", "2,224,511", "134,735", "139,032", "1,110,589", "1,113,902", "within noise",
                  "p=0.093"):

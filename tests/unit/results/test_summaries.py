@@ -225,3 +225,22 @@ def test_a_cpu_bound_pass_survives_the_index_and_labtui_history_marks_its_step(l
     assert main(["history", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["results"]
     assert [s["cpu_bound"] for s in listed[1]["steps"]] == [None, reason]
+
+
+def test_a_disk_with_no_model_is_listed_by_its_device_from_the_index(labtui_home, monkeypatch, capsys):
+    # History and `labtui history` said "unknown disk" for every loop device and virtual disk.
+    from labtui.cli import main
+
+    loop = replace(TARGET, model=None, serial=None, device="/dev/loop0", disk="loop0", kind="virtual")
+    store = Store()
+    saved = store.save_result(run_result("20240501-103000-aaaa", {READ: [50_000]}, target=loop))[0]
+    store.summaries()
+    reads = _reads(monkeypatch)
+    rows, _ = store.summaries()
+    assert reads == []  # from the index
+    assert rows[0].disk_name == "loop0" and rows[0].disk == saved.target.filesystem + " at /mnt/lab on z8-lab"
+    assert "loop0" in rows[0].search_text()
+    monkeypatch.setenv("COLUMNS", "120")
+    assert main(["history"]) == 0
+    out = capsys.readouterr().out
+    assert "loop0" in out and "unknown" not in out, out
