@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
         context_table,
         latency_table,
         result_steps_table,
+        shown_warnings,
     )
     from labtui.render.steady_state import steady_steps, steady_summary_lines
 
@@ -74,6 +75,6 @@ def run(args: argparse.Namespace) -> int:
             if series and (s.drops or len(result.steps) == 1):  # the series where it explains something
                 out.print(f"{s.name}, the intervals the drive was read in:\n" + "\n".join(series),
                           highlight=False, soft_wrap=True, markup=False)
-    for w in result.warnings:
+    for w in shown_warnings(result):  # steps CPU-bound alike: said once (the file keeps each)
         out.print(Text.assemble(("warning:", "yellow"), f" {w}"))
     return 0

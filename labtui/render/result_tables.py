@@ -445,6 +445,46 @@ def context_table(result: RunResult, status_styles: Mapping[str, StyleType] = ST
     return Fitted(table)
 
 
+def shown_warnings(result: RunResult) -> list[str]:
+    """`result`'s warnings as a screen or `show` says them: the CPU-bound warnings of steps that share
+    the same advice said once, where the first of them was ("steps 'A' and 'B' are CPU-bound: ...;
+    <advice>"); with two steps one warning each took 8 lines at 80x24 and gave the same advice twice.
+    The result file keeps each warning as the run gave it."""
+    from labtui.analysis.causes import listed
+    from labtui.engine import cpubound
+    from labtui.model.result import step_pass
+
+    bound: dict[str, tuple[str, str, str]] = {}  # a step's warning: (its pass's name, reason, advice)
+    for s in result.steps:
+        if s.engine_bound:
+            cached = s.step.is_io and s.step.cache == "on"
+            said = cpubound.warning(s.name, s.repetition, s.engine_bound, result.engine.name, cached)
+            bound[said] = (step_pass(s.name, s.repetition), s.engine_bound,
+                           cpubound.advice(s.engine_bound, result.engine.name, cached))
+    groups: dict[str, list[tuple[str, str]]] = {}  # by advice: each step's (name, reason), in order
+    for w in result.warnings:
+        if w in bound:
+            name, reason, advice = bound[w]
+            groups.setdefault(advice, []).append((name, reason))
+    shown: list[str] = []
+    for w in result.warnings:
+        if w not in bound:
+            shown.append(w)
+            continue
+        advice = bound[w][2]
+        group = groups.pop(advice, None)
+        if group is None:
+            continue  # said with the first step of its group
+        if len(group) == 1:
+            shown.append(w)
+            continue
+        names = [name for name, _ in group]
+        reasons = list(dict.fromkeys(reason for _, reason in group))
+        why = reasons[0] if len(reasons) == 1 else "; ".join(f"{name}: {reason}" for name, reason in group)
+        shown.append(f"steps {listed(names)} are CPU-bound: {why}; {advice}")
+    return shown
+
+
 # Beside a figure of a step that was CPU-bound in a listing (History's "20k*", `labtui history`): it is
 # the CPUs' (or the engine's) limit, not the disk's, as "(CPU-bound)" says it beside a step's name.
 CPU_MARK = "*"
@@ -470,7 +510,9 @@ def bottleneck_renderable(result: RunResult, *, every: bool = True, warning: Sty
         lines = [Text.assemble(("link: ", "bold"), (found.headline, warning if downgraded else ""))]
     for s in shown:
         style = warning if s.verdict in (bottleneck.LINK, bottleneck.OVER, bottleneck.CPU) else ""
-        lines.append(Text.assemble(f"  {s.name}: ", (s.text, style)))
+        # A run's summary says why a step was CPU-bound in its warning just above: here, whose limit it was.
+        text = s.short if not every and s.verdict == bottleneck.CPU else s.text
+        lines.append(Text.assemble(f"  {s.name}: ", (text, style)))
     return Group(*lines)
 
 

@@ -31,6 +31,7 @@ from labtui.render.result_tables import (
     latency_table,
     p99_cell,
     p99_text,
+    shown_warnings,
     step_headline,
 )
 from labtui.render.steady_state import steady_summary_lines
@@ -151,7 +152,7 @@ class ResultScreen(Screen):
             title.append(f": {r.error}")
         self.query_one("#result-title", Static).update(title)
         self.query_one("#result-context", Static).update(context_table(r, themed))
-        warnings = [Text(w, style=theme_style(self.app, "warning")) for w in warnings_once(r.warnings)]
+        warnings = [Text(w, style=theme_style(self.app, "warning")) for w in warnings_once(shown_warnings(r))]
         # A verified run's answer (did the data come back?) first, as the Run screen and `show` say it.
         readback = readback_line(r, theme_style(self.app, "success"), theme_style(self.app, "error", bold=True))
         if readback is not None:

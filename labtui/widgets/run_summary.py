@@ -19,7 +19,7 @@ from textual.worker import Worker
 from labtui.errors import LabtuiError
 from labtui.render.drive import drive_lines
 from labtui.render.readback import readback_line
-from labtui.render.result_tables import bottleneck_renderable, result_steps_table
+from labtui.render.result_tables import bottleneck_renderable, result_steps_table, shown_warnings
 from labtui.render.steady_state import steady_steps, steady_summary_lines
 from labtui.tui.live_notes import warnings_once
 from labtui.tui.styling import theme_colours, theme_style
@@ -79,7 +79,7 @@ class RunSummary(VerticalScroll):
                               style=theme_style(self.app, "error")))
         elif saved is not None:
             lines.append(Text(str(saved), style="dim"))
-        for warning in warnings_once(result.warnings):  # three CPU-bound steps: their advice once, not three times
+        for warning in warnings_once(shown_warnings(result)):  # three CPU-bound steps: their advice once, not three times
             lines.append(Text(warning, style=theme_style(self.app, "warning")))
         limits = bottleneck_renderable(result, every=False, warning=theme_style(self.app, "warning"))
         if limits is not None:

@@ -919,10 +919,9 @@ async def test_the_run_summary_warns_of_this_runs_cpu_bound_steps_once(labtui_ho
 
     previous, outcome = bound(make_result("20240501-103005-aaaa")), bound(make_result("20240501-104005-bbbb", minutes=10))
     title, text = await run_summary(labtui_home, target, previous, outcome)
-    # Its own warnings: each step named, the advice they share said once (it was said once a step).
-    assert ("warning: step 'Read 64K random' is CPU-bound: the machine had no idle CPU (100 % busy); "
-            + NativeEngine.cpu_advice.crowded) in title
-    assert "warning: step 'Write 64K random' is CPU-bound: the machine had no idle CPU (100 % busy)" in title
+    # Its own warnings: the steps CPU-bound for one cause in one warning, the advice once (it was said once a step).
+    assert ("warning: steps 'Read 64K random' and 'Write 64K random' are CPU-bound: the machine had no idle CPU "
+            "(100 % busy); " + NativeEngine.cpu_advice.crowded) in title
     assert title.count("try a quieter machine") == 1, title
     assert f"A ({previous.id}) is CPU-bound in 'Read 64K random', 'Write 64K random'" in text
     assert f"B ({outcome.id}) is CPU-bound" not in text

@@ -1,0 +1,69 @@
+"""How a result's warnings are said on screen and by `show`: CPU-bound steps alike said once."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from labtui.cli import main
+from labtui.engine import cpubound
+from labtui.engine.native.engine import NativeEngine
+from labtui.render.result_tables import shown_warnings
+from labtui.results.store import Store
+from synthetic import MIXED, READ, WRITE, run_result
+
+CROWDED = "the machine had no idle CPU (100 % busy)"
+OWN = "a worker process used 99 % of a CPU"
+DROP = "step 'Write 64K random': the throughput dropped by 40 % at 0:04 (2 intervals)"
+
+
+def _bound(reasons: dict[str, str], between: tuple[str, ...] = ()):
+    result = run_result("20240501-103000-aaaa", {READ: [50_000], WRITE: [40_000], MIXED: [45_000]})
+    steps = tuple(replace(s, engine_bound=reasons.get(s.name)) for s in result.steps)
+    said = [cpubound.warning(s.name, s.repetition, s.engine_bound) for s in steps if s.engine_bound]
+    return replace(result, steps=steps, warnings=(*said[:1], *between, *said[1:]))
+
+
+def test_steps_cpu_bound_for_the_same_cause_are_warned_of_once_and_others_keep_theirs():
+    # Two CPU-bound steps made 8 lines at 80x24 before the table, the same advice twice.
+    result = _bound({"Read 64K random": CROWDED, "Write 64K random": CROWDED, "Mixed 70/30": OWN}, (DROP,))
+    assert shown_warnings(result) == [
+        f"steps 'Read 64K random' and 'Write 64K random' are CPU-bound: {CROWDED}; {NativeEngine.cpu_advice.crowded}",
+        DROP,
+        f"step 'Mixed 70/30' is CPU-bound: {OWN}; {NativeEngine.cpu_advice.own}",
+    ]
+    assert len(result.warnings) == 4  # the result keeps each warning as the run gave it
+
+
+def test_reasons_that_differ_are_each_said_beside_their_step_with_the_advice_once():
+    other = "a worker process was on a CPU or waiting for one 95 % of the time (50 % waiting: other work held it back)"
+    result = _bound({"Read 64K random": CROWDED, "Mixed 70/30": other})
+    assert shown_warnings(result) == [f"steps 'Read 64K random' and 'Mixed 70/30' are CPU-bound: 'Read 64K random': "
+                                      f"{CROWDED}; 'Mixed 70/30': {other}; {NativeEngine.cpu_advice.crowded}"]
+    one = _bound({"Read 64K random": CROWDED})
+    assert shown_warnings(one) == list(one.warnings)  # one step: its warning as it is
+
+
+def test_show_says_the_shared_cause_once_and_the_file_keeps_each_warning(labtui_home, capsys, monkeypatch):
+    result = _bound({"Read 64K random": CROWDED, "Write 64K random": CROWDED, "Mixed 70/30": CROWDED})
+    Store().save_result(result)
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["show", result.id]) == 0
+    out = capsys.readouterr().out
+    assert out.count("CPU-bound: the machine had no idle CPU") == 1, out
+    assert "steps 'Read 64K random', 'Write 64K random' and 'Mixed 70/30' are CPU-bound" in out
+    assert Store().find_result(result.id).warnings == result.warnings
+
+
+def test_a_runs_summary_says_whose_limit_under_the_warning_and_show_says_why():
+    # The summary's warning says why a step was CPU-bound; its bottleneck lines said the reason a third time.
+    from rich.console import Console
+
+    from labtui.render.result_tables import bottleneck_renderable
+
+    def text(every: bool) -> str:
+        console = Console(width=200, record=True)
+        console.print(bottleneck_renderable(_bound({"Read 64K random": CROWDED}), every=every))
+        return console.export_text()
+
+    assert "Read 64K random: CPU, not disk: the CPUs' limit" in text(False) and CROWDED not in text(False)
+    assert f"Read 64K random: CPU, not disk: {CROWDED}" in text(True)  # show and the Result screen: in full
