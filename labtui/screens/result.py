@@ -58,6 +58,8 @@ STEP_FOLDING = ("status", "label", "name")
 
 def step_cells(n: int | str, s: StepResult, name: str | None = None) -> dict[str, str]:
     name = s.name if name is None else name
+    if s.engine_bound:  # its figures are the CPUs' (or the engine's) limit, as `show`'s table says
+        name += " (CPU-bound)"
     if not s.step.is_io:
         wall = f"{fmt_wall(s.wall_seconds)} wall" if s.wall_seconds is not None else "-"  # as `labtui show` says it
         return {"n": str(n), "name": name, "label": s.step.label(), "iops": "", "mib_s": fmt_mib(s.total.mib_s),
@@ -71,11 +73,12 @@ def step_cells(n: int | str, s: StepResult, name: str | None = None) -> dict[str
 def listed_cells(n: int, listed: ListedStep) -> dict[str, str]:
     """A step of several passes: its figures as its profile makes them, and how ("best of 3")."""
     f = listed.figures
+    name = f.name + (" (CPU-bound)" if f.engine_bound else "")  # a pass was: its figure is partly the CPUs' limit
     if f.kind == "command":
         wall = f"{fmt_wall(f.wall_seconds)} wall" if f.wall_seconds is not None else "-"
-        return {"n": str(n), "name": f.name, "label": f.label, "iops": "", "mib_s": fmt_mib(f.mib_s), "mean": wall,
+        return {"n": str(n), "name": name, "label": f.label, "iops": "", "mib_s": fmt_mib(f.mib_s), "mean": wall,
                 "p99": "", "cpu": fmt_pct(f.cpu_percent), "status": listed.how}
-    return {"n": str(n), "name": f.name, "label": f.label, "iops": fmt_iops(f.iops), "mib_s": fmt_mib(f.mib_s),
+    return {"n": str(n), "name": name, "label": f.label, "iops": fmt_iops(f.iops), "mib_s": fmt_mib(f.mib_s),
             "mean": fmt_ms(f.latency_mean_ms), "p99": p99_cell(f.latency_p99_ms, f.read_p99_ms, f.write_p99_ms),
             "cpu": fmt_pct(f.cpu_percent),
             "status": listed.how}

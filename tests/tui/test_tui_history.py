@@ -114,6 +114,11 @@ async def test_a_cpu_bound_steps_figures_are_marked_in_the_list_and_the_detail_a
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
         assert "A figure marked * is of a CPU-bound step" in " ".join(widget_text(app, "#help-note").split())
+        await pilot.press("escape")
+        await open_result(pilot, screen, "20240501-103000-aaaa")
+        rows = _step_rows(app)  # the Result screen's table marks them as `show`'s does
+        assert rows[0].startswith("1  Read 64K random   3,000") and rows[1] == "(CPU-bound)", rows  # folded at 80
+        assert " ".join(rows).count("(CPU-bound)") == 2, rows
 
 
 async def test_at_80_columns_many_imports_with_long_names_fit_without_scrolling_sideways(labtui_home):
