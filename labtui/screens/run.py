@@ -157,7 +157,7 @@ class RunScreen(DrivenScreen):
         if action == "stop_waiting":
             return self.state is RunState.STARTING and self.driver.waiting_for is not None
         if action == "leave_field":
-            return not self.state.busy and self.setup.tags_focused
+            return not self.state.busy and self.setup.typing
         if action in ("confirm_stop", "keep_running"):
             return running and self.asking
         if action == "next_chart":

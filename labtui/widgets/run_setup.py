@@ -162,8 +162,9 @@ class RunSetup(Vertical):
         self.query_one("#setup-tags", Input).focus()
 
     @property
-    def tags_focused(self) -> bool:
-        return self.query_one("#setup-tags", Input).has_focus
+    def typing(self) -> bool:
+        """The cursor is in one of its fields (an override or the tags): Escape leaves it for the screen keys."""
+        return any(field.has_focus for field in self.query(Input))
 
     def say(self, text: str | Content, severity: str = "") -> None:
         """What the screen has to say about starting (a refusal, a wait); empty hides the line."""

@@ -86,6 +86,13 @@ async def test_no_single_letter_on_any_screen_starts_a_run(labtui_home, tmp_path
             await pilot.press(*keys)
             await wait_for(pilot, lambda: started, what=f"{keys} starting the run")
             started.clear()
+        # Escape leaves an override field too (it did nothing there: 'd' then typed into the duration).
+        run.query_one("#trial-duration").focus()
+        await pilot.press("escape", "d")
+        await wait_for(pilot, lambda: app.current_mode == "disks", what="d, out of the duration field")
+        assert run.query_one("#trial-duration").value == ""
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.screen is run, what="r, back to the Run screen")
         run.query_one("#setup-tags").focus()
         await pilot.press("escape", "h")
         await wait_for(pilot, lambda: app.current_mode == "history", what="h, out of the tags field")
