@@ -18,9 +18,11 @@ from collections.abc import Callable
 from labtui.engine.native.histogram import BUCKETS
 from labtui.engine.schedstat import sched_times
 
-# live array layout (int64), one per worker
-STATE, R_IOS, W_IOS, R_LAT, W_LAT, ERRNO, BEAT = range(7)
-HEADER = 8
+# live array layout (int64), one per worker: the running totals (warm-up and drain included),
+# then the measure window's own (M_*: the I/Os completed in it so far, final once M_DONE is 1),
+# then the latency histograms (running totals).
+STATE, R_IOS, W_IOS, R_LAT, W_LAT, ERRNO, BEAT, MR_IOS, MW_IOS, MR_LAT, MW_LAT, M_DONE = range(12)
+HEADER = 12
 LIVE_SIZE = HEADER + 2 * BUCKETS
 
 # control array layout (float64), shared by all workers
@@ -88,7 +90,7 @@ class Tally:
     """
 
     __slots__ = ("ios", "lat_sum", "mins", "maxs", "hist_r", "hist_w", "hists", "window", "t_measure", "t_end",
-                 "first", "last")
+                 "first", "last", "publish")
 
     def __init__(self, workers: int = 1) -> None:
         self.ios = [0] * (2 * workers)
@@ -103,19 +105,26 @@ class Tally:
         self.t_measure = self.t_end = 0  # the measure window, ns (monotonic), once the parent said go
         self.first: Snapshot | None = None  # the counts where the window began
         self.last: Snapshot | None = None  # and where it ended
+        self.publish: Callable[[int], None] | None = None  # the live counters' writer, once there is one
 
     def cross(self, now: int) -> bool:
         """At a completion seen at `now`: a snapshot at each boundary of the window passed since the
         last one (the I/O that crossed one counts in the phase it completed in); whether the end was."""
+        crossed = False
         if self.first is None and now >= self.t_measure:
             self.first = self.snapshot()
             self.window.start()
             self.start_window()
+            crossed = True
         if self.last is None and now >= self.t_end:
             self.last = self.snapshot()
             self.window.end()
-            return True
-        return False
+            crossed = True
+        if crossed and self.publish is not None:
+            # The live counters at the boundary itself: the parent's per-interval samples add up
+            # to the measured totals exactly (its first interval begins here, its last ends here).
+            self.publish(now)
+        return self.last is not None and crossed
 
     def publisher(self, control: memoryview[float], live: memoryview[int], latency: bool) -> Callable[[int], None]:
         parent = os.getppid()
@@ -124,13 +133,23 @@ class Tally:
         def publish(now: int) -> None:
             if os.getppid() != parent:  # orphaned: the parent died without stopping us
                 control[C_STOP] = 1.0
-            live[R_IOS], live[W_IOS] = sum(ios[0::2]), sum(ios[1::2])
-            live[R_LAT], live[W_LAT] = sum(lat_sum[0::2]), sum(lat_sum[1::2])
+            r_ios, w_ios = live[R_IOS], live[W_IOS] = sum(ios[0::2]), sum(ios[1::2])
+            r_lat, w_lat = live[R_LAT], live[W_LAT] = sum(lat_sum[0::2]), sum(lat_sum[1::2])
+            if self.first is not None:
+                # The window's own counts: from its first boundary to now, or to its end once crossed.
+                first, last = self.first, self.last
+                if last is not None:
+                    r_ios, w_ios = sum(last[0][0::2]), sum(last[0][1::2])
+                    r_lat, w_lat = sum(last[1][0::2]), sum(last[1][1::2])
+                live[MR_IOS], live[MW_IOS] = r_ios - sum(first[0][0::2]), w_ios - sum(first[0][1::2])
+                live[MR_LAT], live[MW_LAT] = r_lat - sum(first[1][0::2]), w_lat - sum(first[1][1::2])
+                live[M_DONE] = 1 if last is not None else 0
             live[BEAT] = now
             if latency:
                 live[HEADER : HEADER + BUCKETS] = array("q", hist_r)
                 live[HEADER + BUCKETS : HEADER + 2 * BUCKETS] = array("q", hist_w)
 
+        self.publish = publish
         return publish
 
     def snapshot(self) -> Snapshot:
@@ -145,10 +164,13 @@ class Tally:
     def finish(self, cfg: dict, live: memoryview[int], publish: Callable[[int], None],
                traces: list[list[tuple[int, bool]]], error: tuple[int, str] | None) -> dict:
         """The process's result from its snapshots (taken now where a boundary never came)."""
-        publish(time.monotonic_ns())
+        if self.last is None:
+            self.last = self.snapshot()
+        if self.first is None:
+            self.first = self.last
+        first, last = self.first, self.last
+        publish(time.monotonic_ns())  # the window's counts final (M_DONE) for the parent's last sample
         end = time.monotonic_ns()
-        last = self.last if self.last is not None else self.snapshot()
-        first = self.first if self.first is not None else last
         result = measured(first, last, self.window.figures(), cfg["block_size"], cfg["workers"])
         result["stopped_at_ns"] = end
         result["traces"] = traces

@@ -253,26 +253,30 @@ class NativeEngine(Engine):
         state = None
         t_stop = t_end
         if step.warmup <= 0:
+            sampler.begin_window(t_measure, t_end)
             meter.start()
         measuring = step.warmup <= 0  # readings[0] is where the measured phase began
         failed: list[_Worker] = []
         for i, tick in enumerate(ticks):
-            delay = tick - time.monotonic()
-            if delay > 0:
-                try:
+            phase = "measure" if tick > t_measure + 1e-9 else "warmup"
+            try:
+                delay = tick - time.monotonic()
+                if delay > 0:
                     await asyncio.sleep(delay)
-                except asyncio.CancelledError:
-                    # Nothing can be yielded any more: what was measured goes to the runner this way.
-                    if measuring:
-                        self.partial_result = partial_result(step, job, readings[0], sampler.read(), samples,
-                                                              meter.stop(), self.command_line(step, job.path, job.file_size))
-                    raise
+                if phase == "measure" and i == len(ticks) - 1:
+                    await _window_closed(sampler, workers, tick + interval)
+            except asyncio.CancelledError:
+                # Nothing can be yielded any more: what was measured goes to the runner this way.
+                if measuring:
+                    self.partial_result = partial_result(step, job, readings[0], sampler.read(), samples,
+                                                          meter.stop(), self.command_line(step, job.path, job.file_size))
+                raise
             failed = [w for w in workers if w.live[nc.STATE] == nc.FAILED or w.exited]
             if failed:
                 break
-            phase = "measure" if tick > t_measure + 1e-9 else "warmup"
-            sample = sampler.take(tick - t_measure)
+            sample = sampler.take(tick - t_measure, measured=phase == "measure")
             if abs(tick - t_measure) < 1e-9:
+                sampler.begin_window(t_measure, t_end)
                 meter.start()
                 phase = "warmup"
                 readings = [sampler.prev]
@@ -337,6 +341,14 @@ class NativeEngine(Engine):
             raise EngineFailed(
                 "the native engine's workers overran the step by too much and were stopped (a hung disk?)"
             ) from None
+
+
+async def _window_closed(sampler: Sampler, workers: list[_Worker], deadline: float) -> None:
+    """Until every process has counted the window's end (each does at its first I/O past it, and
+    publishes there), so the last sample ends where the window does; at most until `deadline`
+    (a process stuck on an I/O: the sample takes what was published, the totals stay exact)."""
+    while not sampler.window_closed() and not any(w.exited for w in workers) and time.monotonic() < deadline:
+        await asyncio.sleep(0.002)
 
 
 class _Worker:

@@ -49,6 +49,27 @@ class Sampler:
         self.prev = self.read()
         self.prev_cpu = psutil.cpu_times()
         self.prev_sched = self._sched()
+        self.window_ns = (0, 0)  # the measure window (monotonic ns), once it began
+        self.prev_window: tuple | None = None  # the window's own counts at the last measured sample
+
+    def begin_window(self, t_measure: float, t_end: float) -> None:
+        """Where the measured phase begins: its samples count the I/Os the processes completed in
+        the window (their M_* counters), from its first instant, so that they add up to the
+        step's measured totals exactly; a warm-up sample the parent read late never leaks in."""
+        self.window_ns = (int(t_measure * 1e9), int(t_end * 1e9))
+        self.prev_window = (0, 0, 0, 0, self.window_ns[0])
+
+    def read_window(self) -> tuple:
+        """The processes' counts of the measure window so far, and their mean publication instant
+        clamped into the window (a process that has not crossed its start has counted nothing yet)."""
+        lo, hi = self.window_ns
+        lives = [w.live for w in self.workers]
+        counts = [sum(live[k] for live in lives) for k in (nc.MR_IOS, nc.MW_IOS, nc.MR_LAT, nc.MW_LAT)]
+        return (*counts, sum(min(hi, max(lo, live[nc.BEAT])) for live in lives) // max(1, len(lives)))
+
+    def window_closed(self) -> bool:
+        """Whether every process's window counts are final (it crossed the window's end, or ended)."""
+        return all(w.live[nc.M_DONE] or w.live[nc.STATE] in (nc.DONE, nc.FAILED) for w in self.workers)
 
     def _sched(self) -> tuple[float, list]:
         return time.monotonic(), [schedstat.sched_times(w.pid) for w in self.workers]
@@ -89,18 +110,28 @@ class Sampler:
                 hist_w = hw if hist_w is None else array("q", map(operator.add, hist_w, hw))
         return r_ios, w_ios, r_lat, w_lat, beats / max(1, len(self.workers)), hist_r, hist_w
 
-    def take(self, t: float) -> Sample | None:
+    def take(self, t: float, measured: bool = False) -> Sample | None:
+        """The interval since the last sample; `measured`: of the measure window's own counts."""
         now = self.read()
         cpu = psutil.cpu_times()
         prev, self.prev = self.prev, now
         prev_cpu, self.prev_cpu = self.prev_cpu, cpu
-        seconds = (now[4] - prev[4]) / 1e9
+        counts, base = now, prev
+        if measured and self.prev_window is not None:
+            counts = self.read_window()
+            base, self.prev_window = self.prev_window, counts
+        seconds = (counts[4] - base[4]) / 1e9
         if seconds <= 0:
+            if counts is not now:
+                self.prev_window = base  # nothing published since: the next sample counts from there
             return None
-        r_ios, w_ios = now[0] - prev[0], now[1] - prev[1]
-        r_mean = (now[2] - prev[2]) / r_ios / 1e6 if r_ios and self.latency else None
-        w_mean = (now[3] - prev[3]) / w_ios / 1e6 if w_ios and self.latency else None
+        r_ios, w_ios = counts[0] - base[0], counts[1] - base[1]
+        r_mean = (counts[2] - base[2]) / r_ios / 1e6 if r_ios and self.latency else None
+        w_mean = (counts[3] - base[3]) / w_ios / 1e6 if w_ios and self.latency else None
         r_p99 = w_p99 = None
+        # The interval's p99 from the running histograms between the parent's two readings: an
+        # interval's tail, where the first and last measured ones may hold a few I/Os of the phase
+        # beside (the window's own percentiles are the step's, from the processes' final counts).
         if self.latency and now[5] is not None:
             if r_ios:
                 r_p99 = _p99_ms(now[5], prev[5])

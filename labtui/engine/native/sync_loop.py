@@ -26,6 +26,11 @@ from labtui.engine.native.common import (
     DONE,
     FAILED,
     HEADER,
+    M_DONE,
+    MR_IOS,
+    MR_LAT,
+    MW_IOS,
+    MW_LAT,
     PUBLISH_NS,
     R_IOS,
     R_LAT,
@@ -245,13 +250,19 @@ def _threads_loop(cfg: dict, control: memoryview[float], live: memoryview[int], 
                 window.end()
         return t_end
 
-    def publish(now: int) -> None:
+    def publish(now: int, done: bool = False) -> None:
         if control[C_STOP] or os.getppid() != parent:
             halt[0] = True
         live[R_IOS] = sum(lane.ios[0] for lane in lanes)
         live[W_IOS] = sum(lane.ios[1] for lane in lanes)
         live[R_LAT] = sum(lane.lat[0] for lane in lanes)
         live[W_LAT] = sum(lane.lat[1] for lane in lanes)
+        # The window's own counts, each I/O classified by its lane: final once every lane has ended.
+        live[MR_IOS] = sum(lane.m_ios[0] for lane in lanes)
+        live[MW_IOS] = sum(lane.m_ios[1] for lane in lanes)
+        live[MR_LAT] = sum(lane.m_lat[0] for lane in lanes)
+        live[MW_LAT] = sum(lane.m_lat[1] for lane in lanes)
+        live[M_DONE] = 1 if done else 0
         live[BEAT] = now
         if latency:
             live[HEADER : HEADER + BUCKETS] = live_hists[0]
@@ -324,7 +335,7 @@ def _threads_loop(cfg: dict, control: memoryview[float], live: memoryview[int], 
     while any(t.is_alive() for t in threads):
         time.sleep(PUBLISH_NS / 1e9)
         publish(time.monotonic_ns())
-    publish(time.monotonic_ns())
+    publish(time.monotonic_ns(), done=True)
     hist_r = array("q", bytes(8 * BUCKETS))
     hist_w = array("q", bytes(8 * BUCKETS))
     for lane in lanes:
