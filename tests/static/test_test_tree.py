@@ -119,9 +119,6 @@ labtui/machine/paths.py
 labtui/machine/smartctl.py
 labtui/machine/sysfs.py
 labtui/machine/volume_sweep.py
-labtui/model/profile.py
-labtui/model/result.py
-labtui/model/verification.py
 labtui/printable.py
 labtui/render/comparison.py
 labtui/render/comparison_svg.py
