@@ -3,7 +3,7 @@
 A new engine is a package under labtui/engine/ (start from skeleton.py) and one line in ENGINES.
 Everything else labtui says of an engine (its title, its CPU-bound advice, the settings it reads,
 its command line in the Workload screen's preview) the engine's class says itself; the help of
-`labtui run`, the Run screen's choice, the preview and tests/unit/engine/test_engine_contract.py read this list.
+`labtui run`, the Run screen's choice, the preview and tests/unit/engine/test_base.py read this list.
 The classes (and the engines' base) are imported when first asked for: listing the names, as every
 `labtui` command line's help does, costs nothing.
 """

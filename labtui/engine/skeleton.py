@@ -19,7 +19,7 @@ This one issues one I/O at a time from one thread with os.preadv/os.pwritev and 
 I/O's latency (a real engine keeps a histogram: native/histogram.py); it gives no CPU-bound
 verdict. What it cannot do (more threads or I/Os in flight, steady state) it refuses in
 command_line and run_step, as a real engine must.
-tests/unit/engine/test_engine_contract.py registers it and runs it with the others, so it cannot rot.
+tests/unit/engine/test_base.py registers it and runs it with the others, so it cannot rot.
 """
 
 from __future__ import annotations

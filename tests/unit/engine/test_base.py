@@ -2,20 +2,17 @@
 
 The engines come from the registry (labtui.engine.registry), never from a list here: an engine
 added there is held to the same contract. The skeleton (labtui/engine/skeleton.py, the template of
-a new engine) is registered by the `engine` fixture as a new engine would be, so the same tests
-show that registering it is all it takes: `labtui run --help` lists it, the Workload screen
-previews it, and it runs like the others.
+a new engine) is registered by the `engine` fixture as a new engine would be, and runs like the
+others (test_skeleton.py shows `labtui run --help` lists it and the Workload screen previews it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from pathlib import Path
 
 import pytest
 
-from labtui import cli
 from labtui.engine import registry
 from labtui.engine.base import CpuAdvice, Engine, EngineUnavailable
 from labtui.engine.events import RunFinished, RunStarted, SampleTaken, StepFinished, StepStarted
@@ -25,7 +22,6 @@ from labtui.model.profile import MIB, Profile, Step
 from labtui.results.store import Store, builtin_profiles
 from labtui.run.runner import Runner, RunOptions
 from labtui.settings import ENGINE_KEYS
-from tui_support import make_app, open_workload, set_text
 
 SKELETON = "skeleton"  # the template engine, registered by the test as a new engine would be
 SIMPLE = Step(name="contract", block_size=4096, pattern="random", write_percent=50, threads=1, outstanding=1,
@@ -37,12 +33,6 @@ def engine(request, monkeypatch) -> str:
     if request.param == SKELETON:
         monkeypatch.setitem(registry.ENGINES, SKELETON, "labtui.engine.skeleton:SkeletonEngine")
     return request.param
-
-
-@pytest.fixture
-def skeleton(monkeypatch) -> str:
-    monkeypatch.setitem(registry.ENGINES, SKELETON, "labtui.engine.skeleton:SkeletonEngine")
-    return SKELETON
 
 
 def test_an_engine_says_everything_labtui_says_of_it(engine):
@@ -63,15 +53,6 @@ def test_an_engine_says_everything_labtui_says_of_it(engine):
         eng.check_available()
     except EngineUnavailable as exc:
         assert str(exc).strip() and "\n" not in str(exc), "what to install, on one line"
-
-
-def test_every_engine_setting_is_read_by_a_registered_engine():
-    read = {key for name in registry.engine_names() for key in registry.engine_class(name).settings_keys}
-    assert read == ENGINE_KEYS
-
-
-def test_the_default_engine_is_the_first_registered_and_the_one_a_run_takes():
-    assert registry.default_engine() == registry.engine_names()[0] == RunOptions().engine
 
 
 def _run(runner: Runner) -> list:
@@ -151,41 +132,3 @@ def test_a_cancelled_engine_stops_within_two_seconds(engine, disk_dir, tmp_path)
     assert _cancelled(runner) < 2.0
     assert runner.result is not None and runner.result.status == "aborted"
     assert not list(target.glob("labtui-*")), "the test file is removed"
-
-
-def test_a_registered_engine_is_listed_by_run_help(skeleton, capsys):
-    with pytest.raises(SystemExit):
-        cli.main(["run", "--help"])
-    help_text = " ".join(capsys.readouterr().out.split())
-    assert "native (default), fio, diskspd or skeleton" in help_text
-
-
-def test_the_run_help_lists_the_engines_of_the_registry(capsys):
-    with pytest.raises(SystemExit):
-        cli.main(["run", "--help"])
-    assert "native (default), fio or diskspd" in " ".join(capsys.readouterr().out.split())
-
-
-async def test_a_registered_engine_is_previewed_on_the_workload_screen(skeleton, labtui_home):
-    from textual.widgets import Static
-
-    app = make_app(labtui_home)
-    async with app.run_test(size=(120, 35)) as pilot:
-        await open_workload(pilot)
-
-        def line() -> str:
-            return str(app.screen.query_one(f"#command-{SKELETON} .command-text", Static).render())
-
-        # quick-sanity's first step has 4 threads x 8 outstanding: more than the skeleton can run, and it says so.
-        assert "cannot express this step: the skeleton engine runs one thread" in line()
-        await set_text(pilot, "#s-threads", "1")
-        await set_text(pilot, "#s-outstanding", "1")
-        assert line().startswith("skeleton: random 64KiB I/Os, 0 % writes, one at a time O_DIRECT, over ")
-        rows = [str(label.render()) for label in app.screen.query(".command-engine")]
-        assert rows[-1] == "skeleton", "after the engines of the registry, by its preview_order"
-
-
-def test_the_skeleton_is_registered_nowhere_but_in_tests():
-    assert SKELETON not in registry.ENGINES
-    assert Path(registry.__file__).with_name("skeleton.py").is_file()
-

@@ -1,4 +1,5 @@
-"""Command steps on real processes: timing, disk counters, failures, time limits, setup/cleanup, cancellation."""
+"""Command steps on real processes: timing, disk counters, failures, time limits, setup/cleanup, cancellation;
+the blocking helpers run in threads, whose errors reach the step."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from labtui.engine import subproc
 from labtui.engine.command import engine as command_module
-from labtui.engine.command.engine import CommandEngine, drop_page_cache, output_tail
+from labtui.engine.command.engine import CommandEngine, _in_thread, drop_page_cache, output_tail
 from labtui.engine.events import RunFinished, RunWarning, SampleTaken, StepStarted
 from labtui.engine.registry import ENGINES
 from labtui.errors import LabtuiError
@@ -413,3 +414,15 @@ def test_command_line_shows_the_command_as_it_will_run(tmp_path):
     line = engine.command_line(step, tmp_path, 0)
     assert line.startswith("zpaq x '/a b/c.zpaq' -to '" + str(tmp_path / "labtui-<run id>" / "labtui-scratch-"))
     assert engine.command_line(step, tmp_path, 0) == line  # the same scratch all run long
+
+
+async def test_an_error_in_the_thread_reaches_the_awaiting_step():
+    def hung_disk():
+        raise OSError("the disk did not answer")
+
+    with pytest.raises(OSError, match="did not answer"):
+        await asyncio.wait_for(_in_thread(hung_disk), timeout=10)
+
+
+async def test_a_value_from_the_thread_is_returned():
+    assert await asyncio.wait_for(_in_thread(lambda: 42), timeout=10) == 42
