@@ -41,12 +41,13 @@ def parse(args: argparse.Namespace) -> BaselineRequest:
     from labtui.commands.common import given
     from labtui.errors import LabtuiError, ValidationError
     from labtui.model.profile import MAX_REPEAT
+    from labtui.results.store import EMPTY_ID
     from labtui.run.request import BaselineRequest
 
     if not args.ids and (args.clear or args.add or args.more is not None):
         raise LabtuiError("--clear, --add and --more need the id of a result")
     if any(not key.strip() for key in args.ids):  # "" is a prefix of every id: it would take the only result there is
-        raise LabtuiError("an ID is empty: give a result's id or a unique beginning of it")
+        raise LabtuiError(EMPTY_ID)
     if args.clear and len(args.ids) > 1:
         raise LabtuiError("--clear takes one id")
     if args.clear and (args.add or args.more is not None):

@@ -89,8 +89,11 @@ def request(*, baseline: str | None = None, profile: str | None = None, target: 
     from labtui.params import parse_assignments
     from labtui.run.request import CheckRequest, RunRequest
 
-    # An empty -t must not quietly mean the current directory.
+    # An empty -t must not quietly mean the current directory, nor an empty --baseline the disk's marked one.
     given(target, "--target", "a directory (. is the current one)")
+    given(baseline, "--baseline", "a result's id or a unique beginning of it")
+    given(profile, "--profile", "a profile's name")
+    given(engine, "--engine", "an engine's name")
     tolerance_given(tolerance, DEFAULT_TOLERANCE_PCT)
     metrics = parse_fail_on(fail_on)
     if repeat is not None and repeat < 1:

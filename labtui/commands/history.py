@@ -128,9 +128,12 @@ def step_label(label: str, status: str) -> Text:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labtui.commands.common import open_store, print_json, stdout, warn_broken
+    from labtui.commands.common import given, open_store, print_json, stdout, warn_broken
     from labtui.errors import ValidationError
 
+    # An empty filter matched every result, as if it had not been given.
+    given(args.profile, "--profile", "a profile's name")
+    given(args.tag, "--tag", "a tag")
     if args.limit is not None and args.limit < 1:
         raise ValidationError(f"must be 1 or more, got {args.limit} (leave it out to list every result)", "--limit")
     everything, broken = open_store().summaries()

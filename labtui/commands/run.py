@@ -75,6 +75,7 @@ def parse(args: argparse.Namespace) -> RunRequest:
     if args.all_volumes and args.destroy_data:
         raise ValidationError("--all-volumes writes test files on mounted volumes, never a raw device", "--destroy-data")
     profile = given(args.profile, "--profile")
+    given(args.engine, "--engine", "an engine's name")  # "" ran the default engine
     overrides, typed = overrides_given(args.duration, args.file_size, args.repeat)
     interval = interval_seconds(args.interval)
     if args.tolerance is not None:

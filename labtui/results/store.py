@@ -39,6 +39,8 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 # A profile is written by hand: a few kilobytes. One of megabytes is a mistake (or an attack) that
 # tomllib would take minutes and gigabytes to read.
 MAX_PROFILE_BYTES = 1024 * 1024
+# An empty or blank id, refused by every command that takes one (before or when it reads the store).
+EMPTY_ID = "an ID is empty: give a result's id or a unique beginning of it"
 MAX_ID_CHARS = 250  # a result file's name is the id and ".toml": 255 bytes at most on Linux file systems
 
 
@@ -232,6 +234,8 @@ class Store:
     def find_result(self, key: str) -> RunResult:
         """A result by id or unique id prefix."""
         key = key.strip()
+        if not key:  # "" begins every id: it would name the only result there is, or "matches 12 results"
+            raise NotFoundError(EMPTY_ID)
         exact = self.result_path(key)  # NotFoundError for a key that cannot be a file name
         if exists(exact):  # LabtuiError where the store itself cannot be looked at (LABTUI_HOME too long)
             return self.read_result(exact)

@@ -259,6 +259,11 @@ def test_find_by_id_or_unique_prefix(labtui_home):
     for key in ("", "nope", "../results/20240501-103005-aaaa", ".hidden", "a/b"):
         with pytest.raises(NotFoundError):
             store.find_result(key)
+    # An empty or blank id is said to be one (show, compare, export, baseline and check all find results
+    # here): "no result with id ''" left a person looking for a result.
+    for key in ("", "  ", "\t"):
+        with pytest.raises(NotFoundError, match="^an ID is empty: give a result's id or a unique beginning of it$"):
+            store.find_result(key)
 
 
 def test_delete_and_update(labtui_home):
