@@ -1,81 +1,15 @@
-"""Modals on a bare host app, judged by the value they dismiss with."""
+"""The Target directory dialog (screens/target_directory.py), on a bare host app, judged by the directory it dismisses with."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from textual.app import App
 from textual.widgets import Input
 
 from labtui.machine.devices import Volume
-from labtui.screens.confirm import ConfirmModal
-from labtui.screens.help import HelpScreen, KeyHelp
-from labtui.screens.prompt import TextPrompt
 from labtui.screens.target_directory import TargetDirectoryModal
+from modal_host import NOTHING, run_modal
 from tui_support import screen_text, wait_for
-
-NOTHING = object()
-
-
-class Host(App):
-    """Pushes one modal and keeps what it dismissed with."""
-
-    def __init__(self, modal) -> None:
-        super().__init__()
-        self.modal = modal
-        self.result = NOTHING
-        self.cursor_blink = False
-
-    def on_mount(self) -> None:
-        self.push_screen(self.modal, self._done)
-
-    def _done(self, value) -> None:
-        self.result = value
-
-
-async def run_modal(modal, *keys: str, size=(80, 24), before=None):
-    app = Host(modal)
-    async with app.run_test(size=size) as pilot:
-        await wait_for(pilot, lambda: app.screen is modal)
-        if before is not None:
-            await before(pilot)
-        await pilot.press(*keys)
-        await wait_for(pilot, lambda: app.result is not NOTHING, what="the modal to dismiss")
-    return app.result
-
-
-async def test_confirm_yes_no_escape_and_the_safe_default():
-    assert await run_modal(ConfirmModal("Delete?", "Really?"), "y") is True
-    assert await run_modal(ConfirmModal("Delete?", "Really?"), "n") is False
-    assert await run_modal(ConfirmModal("Delete?", "Really?"), "escape") is False
-    assert await run_modal(ConfirmModal("Delete?", "Really?", danger=True), "enter") is False
-    assert await run_modal(ConfirmModal("Save?", "Go on?"), "enter") is True
-
-
-async def test_prompt_returns_the_text_and_refuses_what_the_check_refuses():
-    def check(text: str) -> str | None:
-        return None if text.startswith("ok") else "must start with ok"
-
-    async def try_bad_first(pilot):
-        field = pilot.app.screen.query_one(Input)
-        field.value = "bad"
-        await pilot.press("enter")
-        await pilot.pause()
-        assert pilot.app.result is NOTHING and "must start with ok" in screen_text(pilot.app)
-        field.value = "ok-name"
-        await pilot.pause()
-
-    assert await run_modal(TextPrompt("Name", "A name:", "ok", check=check), "enter", before=try_bad_first) == "ok-name"
-    assert await run_modal(TextPrompt("Name", "A name:", "ok"), "escape") is None
-
-
-async def test_help_closes_with_escape_and_lists_its_keys():
-    keys = [KeyHelp("f5", "Refresh", "Read the disks again", "this screen")]
-
-    async def look(pilot):
-        assert "Read the disks again" in screen_text(pilot.app)
-
-    assert await run_modal(HelpScreen("Disks", keys), "escape", before=look) is None
 
 
 def _volume(mount: Path) -> Volume:
