@@ -8,6 +8,7 @@ is whatever the model says, attached to the field the model names.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -21,15 +22,19 @@ PROFILE_FIELDS = ("name", "title", "description", "file_size", "free_space_margi
 IO_FIELDS = ("block_size", "pattern", "write_percent", "threads", "outstanding", "duration", "warmup",
              "cooldown", "pause", "cache", "write_through", "latency", "steady_state", "steady_window",
              "steady_max_rounds", "native_workers", "verify")
-# `requires` (a list) and `native_workers` (how the native engine carries the threads) have no control
-# of their own yet: each is kept as the profile had it.
+# `requires` (a list of programs in the file) is edited as one line of names: "zpaq fio".
 COMMAND_FIELDS = ("command", "workdir", "setup", "cleanup", "timeout", "drop_caches", "sync", "requires", "cooldown",
                   "pause")
 # What a profile file leaves out where a key has its default: the editor shows the default. A
 # step's empty pause is the profile's.
 PROFILE_DEFAULTS: dict[str, Any] = {"precondition": "0", "aggregate": "mean", "repeat_order": "profile",
                                     "discard_first": False, "pause": "0s", "decimal_units": False}
-OPTIONAL_STEP_KEYS = ("workdir", "setup", "cleanup", "steady_state", "pause", "native_workers")
+OPTIONAL_STEP_KEYS = ("workdir", "setup", "cleanup", "steady_state", "pause", "native_workers", "requires")
+
+
+def programs(text: str) -> list[str]:
+    """The programs a line of the editor names ("zpaq, fio" or "zpaq fio"), as `requires` lists them."""
+    return [name for name in re.split(r"[\s,]+", text) if name]
 
 
 def step_fields(kind: str) -> tuple[str, ...]:
@@ -63,6 +68,7 @@ def _step_values(step: Step) -> dict[str, Any]:
     values.setdefault("pause", "")
     values.setdefault("write_through", False)
     values.setdefault("native_workers", "")
+    values["requires"] = " ".join(step.requires)
     values.setdefault("verify", False)
     values["kind"] = step.kind
     return values
@@ -82,8 +88,13 @@ class StepDraft:
         """The step as a profile file would hold it (only the fields its kind has)."""
         values = self.values if values is None else values
         kind = values.get("kind", "io")
-        return {k: values[k] for k in step_fields(kind)
-                if k in values and not (k in OPTIONAL_STEP_KEYS and values[k] == "")}
+        table = {k: values[k] for k in step_fields(kind)
+                 if k in values and not (k in OPTIONAL_STEP_KEYS and values[k] == "")}
+        if isinstance(table.get("requires"), str):
+            table["requires"] = programs(table["requires"])
+            if not table["requires"]:
+                del table["requires"]  # spaces alone: nothing required, as a file leaves the key out
+        return table
 
     def step(self, index: int) -> Step | None:
         try:
@@ -276,4 +287,6 @@ def _value(table: dict[str, Any], profile: Profile, key: str) -> Any:
 def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, list):
+        return " ".join(map(str, value)) or "-"
     return "-" if value is None else str(value)

@@ -64,6 +64,11 @@ STEP_SPECS = {
                   (("random", "random"), ("sequential", "sequential"))),
         FieldSpec("write_percent", "Write %", "Share of writes: 0 all reads, 100 all writes (DiskSpd -w, fio rwmixwrite)"),
         FieldSpec("threads", "Threads", "Worker threads or processes (DiskSpd -t, fio numjobs)"),
+        FieldSpec("native_workers", "Processes", "How the native engine carries the threads (native_workers): auto, at "
+                  "most one process per CPU, each driving several threads' I/Os; per-thread, one process per thread "
+                  "(DiskSpd's shape); default, config.toml's native_workers (auto unless set there). The disk sees the "
+                  "same I/O either way; fio and DiskSpd ignore it",
+                  (("default", ""), ("auto", "auto"), ("per-thread", "per-thread"))),
         FieldSpec("outstanding", "Outstanding", "I/Os in flight per thread (DiskSpd -o, fio iodepth)"),
         FieldSpec("duration", "Duration", "Measured time: 500ms, 10s, 5m, 1h"),
         FieldSpec("warmup", "Warm-up", "Time before measuring starts; not counted"),
@@ -88,6 +93,8 @@ STEP_SPECS = {
         FieldSpec("workdir", "Work dir", "Where the command runs (empty: the target directory)"),
         FieldSpec("setup", "Setup", "Runs before the timed command (not timed)"),
         FieldSpec("cleanup", "Cleanup", "Runs after the timed command (not timed)"),
+        FieldSpec("requires", "Requires", "Programs the command needs, by name or full path, separated by spaces: "
+                  "zpaq fio. A run checks they are installed before it starts, and says how to install one missing"),
         FieldSpec("timeout", "Time limit", "Stop the command after this long: 10m, 1h"),
         FieldSpec("drop_caches", "Drop caches", "Drop the page cache before timing (needs root)", YES_NO),
         FieldSpec("sync", "Flush", "Count the time to get what the command wrote onto the disk", YES_NO),

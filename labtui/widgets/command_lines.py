@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static
 
+from labtui.engine.command.engine import missing_program
 from labtui.engine.registry import engine_class, engine_names
 from labtui.errors import LabtuiError
 from labtui.model.profile import Step
@@ -39,7 +40,12 @@ def engine_lines(step: Step, path: Path, file_size: int,
     with `settings` (config.toml's, as a run reads them; None: the engines' defaults)."""
     if step.kind == "command":
         where = f" (in {step.workdir})" if step.workdir else ""
-        return [("shell", f"{step.command}{where}", True)]
+        # What the step requires is checked before the run: a program missing here refuses it, so says so.
+        missing = next(filter(None, map(missing_program, step.requires)), None)
+        if missing is not None:
+            return [("shell", f"will not run: {missing}. The command: {step.command}{where}", False)]
+        needs = f"; needs {', '.join(step.requires)}" if step.requires else ""
+        return [("shell", f"{step.command}{where}{needs}", True)]
     lines = []
     for name in previewed():
         engine = engine_class(name)(settings)

@@ -137,7 +137,6 @@ labtui/screens/result.py
 labtui/screens/run.py
 labtui/screens/run_driver.py
 labtui/screens/top.py
-labtui/screens/workload.py
 labtui/screens/workload_files.py
 labtui/series.py
 labtui/store.py

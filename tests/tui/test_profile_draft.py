@@ -135,3 +135,20 @@ def test_step_names_in_the_usual_styles_follow_and_names_of_ones_own_do_not():
     assert renamed(sql.name, sql, replace(sql, duration=120.0)) == "Read 64K random 120s"
     assert renamed("My own name", sql, replace(sql, duration=120.0)) is None
     assert renamed("RND4K Q32T16 Read", cdm, replace(cdm, kind="command", command="true")) is None
+
+
+def test_requires_is_edited_as_a_line_of_program_names_and_native_workers_as_a_choice():
+    zpaq = next(p for p in builtin_profiles() if p.name == "zpaq-extract")
+    draft = ProfileDraft(zpaq)
+    index = next(i for i, s in enumerate(zpaq.steps) if s.kind == "command")
+    assert draft.steps[index].values["requires"] == "zpaq" and not draft.dirty
+    draft.set_step_field(index, "requires", " zpaq,fio  tar ")
+    assert draft.errors() == {} and draft.build().steps[index].requires == ("zpaq", "fio", "tar")
+    assert changes(zpaq, draft.build()) == [(f"steps[{index + 1}].requires", "zpaq fio tar", "zpaq")]
+    draft.set_step_field(index, "requires", " ")  # nothing required: the key is left out, as a file does
+    assert draft.build().steps[index].requires == () and "requires" not in draft.steps[index].table()
+    draft = ProfileDraft(QUICK)
+    draft.set_step_field(0, "native_workers", "per-thread")
+    assert draft.build().steps[0].native_workers == "per-thread"
+    draft.set_step_field(0, "native_workers", "")
+    assert not draft.dirty
