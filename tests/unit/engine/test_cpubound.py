@@ -12,7 +12,7 @@ import pytest
 
 from conftest import labtui_cmd
 from engines import registered, require
-from labtui.engine import cpubound, schedstat
+from labtui.engine import cpubound
 from labtui.engine.cpubound import WorkerLoad, verdict
 from labtui.engine.events import RunWarning, SampleTaken
 from labtui.engine.fio.engine import FioEngine
@@ -80,15 +80,6 @@ def test_every_advice_says_whose_limit_it_is_in_a_line_that_fits_80_columns():
     for limit in said.values():
         assert limit is not None and len(f"CPU-bound: {limit} (? says why and what helps)") <= 78  # the notes at 80 columns
     assert cpubound.whose_limit("try more threads") is None  # an engine's advice in other words
-
-
-def test_scheduler_times_of_this_process_grow_as_it_runs():
-    before = schedstat.sched_times()
-    if before is None:
-        pytest.skip("this kernel exposes no per-thread schedstat")
-    sum(range(2_000_000))
-    after = schedstat.sched_times()
-    assert after[0] > before[0] and after[1] >= before[1]
 
 
 @pytest.fixture
@@ -340,30 +331,6 @@ def test_a_window_too_short_to_tell_gets_no_cpu_verdict():
     assert verdict([WorkerLoad(0.009, 0.0)], cpubound.MIN_SECONDS * 0.99, 100.0, cpu_count=2) == (None, None)
 
 
-def test_the_cpu_window_keeps_the_wall_time_its_readings_span():
-    from labtui.engine.native.common import CpuWindow
-
-    window = CpuWindow()
-    window.start()
-    sum(range(3_000_000))  # CPU time for the readings to count
-    window.end()
-    figures = window.figures()
-    # One thread's CPU time cannot exceed the wall time it was counted over.
-    assert 0 < figures["cpu_seconds"] <= figures["cpu_window_seconds"]
-
-
-def test_the_machine_cpu_use_of_a_few_clock_ticks_is_not_a_figure():
-    import psutil
-
-    from labtui.engine.cpu import cpu_percent_between
-
-    ticks = psutil.cpu_times()
-    short = ticks._replace(user=ticks.user + 0.01)  # one 10 ms tick on one CPU of two: "100 % busy"
-    assert cpu_percent_between(ticks, short, cpus=2) is None
-    long = ticks._replace(user=ticks.user + 0.2, idle=ticks.idle + 0.2)
-    assert cpu_percent_between(ticks, long, cpus=2) == 50.0
-
-
 @pytest.mark.parametrize("engine", registered())
 def test_a_step_too_short_to_tell_carries_no_cpu_figures_nor_a_verdict(disk_dir, tmp_path, starved_cpu, engine):
     require(engine)
@@ -458,19 +425,3 @@ def test_an_impossible_cpu_figure_is_not_measured_and_judges_nothing(tmp_path):
                            "native", "completed", None)
     assert possible.cpu_seconds == 0.5 and possible.engine_cpu_percent == 25.0 and possible.engine_bound is None
     assert round(ENGINE_CPU.value(possible), 2) == 3.11
-
-
-def test_the_kernels_io_threads_in_a_worker_are_not_its_scheduler_times(tmp_path):
-    # A throttled io_uring write step: the worker's thread and the io_uring worker the kernel
-    # started in its process (for writes it could not issue without blocking) each waited for a
-    # CPU; summed, the worker "was on a CPU or waiting for one 108 % of the time".
-    def thread(tid: int, comm: str, run: int, wait: int) -> None:
-        (tmp_path / "77" / "task" / str(tid)).mkdir(parents=True)
-        (tmp_path / "77" / "task" / str(tid) / "comm").write_text(comm + "\n")
-        (tmp_path / "77" / "task" / str(tid) / "schedstat").write_text(f"{run} {wait} 12\n")
-
-    thread(77, "python", 290_000_000, 1_100_000_000)
-    thread(78, "iou-wrk-77", 300_000, 228_000_000)
-    thread(79, "python", 10_000_000, 5_000_000)  # a thread of the worker's own (the blocking loop's)
-    assert schedstat.sched_times(77, proc=str(tmp_path)) == (300_000_000, 1_105_000_000)
-    assert schedstat.sched_times(78, proc=str(tmp_path)) is None

@@ -11,12 +11,9 @@ check a process that carries one.
 from __future__ import annotations
 
 import asyncio
-import io
 import math
-import os
 import sys
 import time
-import types
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +25,6 @@ from labtui.engine.native import uring, uring_loop as native_uring
 from labtui.engine.native.engine import NativeEngine, StepObservation
 from labtui.engine.native.plan import BACKENDS, plan
 from labtui.engine.testfile import write_test_file
-from labtui.errors import LabtuiError
 from labtui.model.profile import Step
 from labtui.settings import EngineSettings
 
@@ -273,65 +269,6 @@ def test_a_process_carrying_several_workers_sends_each_batch_with_the_call_that_
     assert all(w["r_ios"] and w["w_ios"] for w in result["workers"])
 
 
-@pytest.mark.parametrize("write_percent", [0, 30, 100])
-def test_a_batch_counted_by_its_slots_counts_what_the_copied_out_count_does(write_percent):
-    """The carriers' count of a reaped batch by its slots (labtui.engine.native.batch.slot_counter)
-    against the count of its submission times and Tally indices copied out (`counter`), on the same
-    synthetic batches: each worker's I/Os and summed latency, both histograms and each direction's
-    extremes agree exactly, through a window's start that resets the extremes."""
-    import random
-
-    from labtui.engine.native.batch import slot_counter, tallied
-    from labtui.engine.native.slots import Slots
-
-    cfg = {"workers": [0, 1, 2], "outstanding": 4, "block_size": 4096, "file_size": 1 << 24, "pattern": "random",
-           "write_percent": write_percent, "seed": 3, "threads": 6}
-    slots = Slots(cfg)
-    rng = random.Random(7)
-    submit_ns = [0] * slots.count
-    copied, count = tallied(slots, True)
-    by_slot, _ = tallied(slots, True)
-    count_slots = slot_counter(by_slot, slots, submit_ns)
-    now = 10**15
-    for batch in range(400):
-        if batch == 200:
-            copied.start_window()
-            by_slot.start_window()
-        reaped = rng.sample(range(slots.count), rng.randint(1, slots.count))
-        now += rng.randint(50, 5000)
-        # A few submission times per batch, as chunks give; latencies of 1 ns to 3.4 ms, whose
-        # extremes keep moving (ever shorter and ever longer ones now and then).
-        choices = (600 - batch, 127, 128, 900, 40_000, 3_000_000 + 1000 * batch)
-        for slot in reaped:
-            submit_ns[slot] = now - rng.choice(choices)
-            if slots.mixed:
-                slots.key[slot] = slots.base[slot] + (rng.random() < write_percent / 100)
-        count(list(map(submit_ns.__getitem__, reaped)), list(map(slots.key.__getitem__, reaped)), now)
-        count_slots(reaped, now)
-    assert by_slot.ios == copied.ios and sum(by_slot.ios) > 1000
-    assert by_slot.lat_sum == copied.lat_sum
-    assert by_slot.hist_r == copied.hist_r and by_slot.hist_w == copied.hist_w
-    assert by_slot.mins == copied.mins and by_slot.maxs == copied.maxs
-
-
-def test_random_draws_come_a_pool_at_a_time_aligned_in_the_file_and_in_the_mix():
-    """Random offsets and a mixed step's directions are drawn several rings' worth at once: every
-    offset a whole block inside the file, the writes' share what was asked, and the same seed draws
-    the same pool (a step's streams can be repeated)."""
-    from labtui.engine.native.slots import POOL_MIN, Slots
-
-    cfg = {"workers": [0, 1], "outstanding": 8, "block_size": 8192, "file_size": 3 * 8192 * 1000 + 4096,
-           "pattern": "random", "write_percent": 30, "seed": 11, "threads": 4}
-    slots = Slots(cfg)
-    offsets, writes = slots.pool()
-    assert len(offsets) == len(writes) == max(POOL_MIN, 8 * slots.count)
-    assert all(off % 8192 == 0 and 0 <= off <= 2999 * 8192 for off in offsets)
-    assert len(set(offsets)) > 2000  # spread over the file's 3,000 whole blocks (about 2,230 of them drawn)
-    assert abs(100 * sum(writes) / len(writes) - 30) <= mix_tolerance(30, len(writes))
-    assert (offsets, writes) == Slots(cfg).pool() and slots.pool() != (offsets, writes)
-    assert Slots({**cfg, "write_percent": 0}).pool()[1] == []
-
-
 def test_sequential_threads_each_stream_through_their_own_region(test_file, backend):
     bs = 65536
     result, _, seen = run_step(step(pattern="sequential", block_size=bs, threads=2, outstanding=2, **QUICK), test_file,
@@ -481,59 +418,6 @@ def test_warm_up_ios_never_leak_into_the_measured_counts(test_file, backend):
     assert {e.phase for e in events if isinstance(e, SampleTaken)} == {"warmup", "measure"}
 
 
-def test_auto_picks_io_uring_then_aio_then_threads_and_blocking_calls_at_depth_one():
-    def loop(s: Step, direct: bool = True, cpus: int = 2, **missing: str) -> tuple[str, str | None]:
-        carriage = plan(s, direct, missing=missing, cpus=cpus)
-        return carriage.loop, carriage.note
-
-    deep = step(outstanding=8)
-    assert loop(deep) == ("io_uring", None)
-    assert loop(deep, io_uring="disabled") == ("aio", None)
-    assert loop(deep, io_uring="x", aio="y") == ("threads", None)
-    assert loop(step(outstanding=1)) == ("sync", None)  # two threads on two CPUs: one I/O per process
-    assert loop(step(outstanding=1), cpus=1) == ("io_uring", None)  # both on one: two I/Os in one ring
-    assert loop(step(cache="on", outstanding=8), False) == ("threads", None)
-
-
-def test_logical_workers_ride_on_at_most_one_process_per_cpu_unless_per_thread_is_asked():
-    many = step(threads=16, outstanding=2)
-    carriage = plan(many, True, missing={}, cpus=2)
-    assert carriage.describe() == "16 logical workers on 2 processes, io_uring"
-    assert carriage.groups == (tuple(range(8)), tuple(range(8, 16))) and carriage.most_slots == 16
-    assert [len(g) for g in plan(step(threads=5), True, missing={}, cpus=2).groups] == [3, 2]
-    assert plan(step(threads=1), True, missing={}, cpus=8).processes == 1
-    per_thread = plan(many, True, missing={}, cpus=2, mode="per-thread")
-    assert per_thread.processes == 16 and per_thread.describe() == "16 logical workers on 16 processes (per-thread), io_uring"
-    # The blocking loops carry one worker a process, whatever the mode.
-    assert plan(replace(many, cache="on"), False, missing={}, cpus=2).processes == 16
-    assert plan(many, True, missing={"io_uring": "x", "aio": "y"}, cpus=2).processes == 16
-    with pytest.raises(LabtuiError, match="native_workers must be one of auto, per-thread, got 'each'"):
-        plan(many, True, missing={}, cpus=2, mode="each")
-    with pytest.raises(LabtuiError, match="native_workers must be one of auto, per-thread, got 'each'"):
-        NativeEngine(EngineSettings(native_workers="each")).check_available()
-    # A step's own key wins over config.toml's, and the command line says how the workers ran.
-    engine = NativeEngine(EngineSettings(native_workers="per-thread", cpus=2, missing_backends={}))
-    assert engine.carriage(many).processes == 16
-    assert engine.carriage(replace(many, native_workers="auto")).processes == 2
-    assert "16 logical workers on 2 processes, io_uring, 2 outstanding each" in NativeEngine(
-        EngineSettings(cpus=2, missing_backends={})).command_line(many, "/x", 1 << 30)
-    assert engine.needs(many).threads == 16 and NativeEngine(EngineSettings(cpus=2, missing_backends={})).needs(many).threads == 2
-
-
-def test_a_backend_asked_for_by_name_falls_back_where_it_cannot_run_and_says_why():
-    deep = step(outstanding=8)
-    assert plan(deep, True, "aio", missing={}, cpus=2).backend == "aio"
-    carriage = plan(deep, True, "io_uring", missing={"io_uring": "io_uring is disabled here"}, cpus=2)
-    assert carriage.backend == "aio" and "io_uring is disabled here" in carriage.note and "aio ran instead" in carriage.note
-    carriage = plan(step(cache="on", outstanding=8), False, "io_uring", missing={}, cpus=2)
-    assert carriage.backend == "sync" and "O_DIRECT" in carriage.note and "sync ran instead" in carriage.note
-    with pytest.raises(LabtuiError, match="native_backend"):
-        plan(deep, True, "spdk", missing={}, cpus=2)
-    # Refused before anything is written: the runner's preflight asks the engine first.
-    with pytest.raises(LabtuiError, match="native_backend must be auto or one of io_uring, aio, sync, got 'spdk'"):
-        NativeEngine(EngineSettings(native_backend="spdk")).check_available()
-
-
 def test_a_missing_io_uring_runs_kernel_aio_records_it_and_warns(test_file):
     missing = {"io_uring": "io_uring is disabled here (sysctl kernel.io_uring_disabled, or a seccomp filter)"}
     result, events, _ = run_step(step(outstanding=8, threads=1, **QUICK), test_file, native_backend="io_uring",
@@ -616,77 +500,6 @@ def test_io_uring_refused_by_a_seccomp_filter_falls_back_to_kernel_aio(test_file
     else:
         assert got["probe"] is None
         assert len(got["warnings"]) == 1 and "kernel AIO ran instead" in got["warnings"][0]
-
-
-def test_blocking_threads_read_their_cpu_window_where_their_ios_cross_its_edges(tmp_path, monkeypatch):
-    """The blocking loop with several I/Os in flight counts each I/O by its own completion time; its
-    CPU window was read by the publishing thread when it woke. Kept off a CPU for the whole window
-    (a busy machine, a CPU quota: here a publisher that sleeps through it), that thread read both
-    ends together after it: 0.0001 CPU-seconds for 18k I/Os, and a 100 % CPU-bound verdict."""
-    import time
-    import types
-
-    from labtui.engine.native import common as nc, sync_loop
-    from labtui.engine.native.figures import cpu_measured
-
-    path = tmp_path / "cached.dat"
-    path.write_bytes(bytes(range(256)) * 4096)  # 1 MiB, in the page cache: the threads never wait long
-    control = memoryview(bytearray(nc.CONTROL_BYTES)).cast("d")
-    live = memoryview(bytearray(nc.LIVE_BYTES)).cast("q")
-    t_measure = time.monotonic() + 0.05
-    control[nc.C_MEASURE], control[nc.C_END], control[nc.C_GO] = t_measure, t_measure + 0.4, 1.0
-
-    def sleep_through_the_window(seconds: float) -> None:
-        time.sleep(max(seconds, t_measure + 0.45 - time.monotonic()))
-
-    monkeypatch.setattr(sync_loop, "time", types.SimpleNamespace(monotonic_ns=time.monotonic_ns,
-                                                                 sleep=sleep_through_the_window))
-    cfg = dict(path=str(path), block_size=4096, pattern="random", write_percent=0, outstanding=4, latency=True,
-               workers=[0], threads=1, seed=7, file_size=1024 * 1024, trace=0)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        result = sync_loop.sync_loop(cfg, control, live, fd)
-    finally:
-        os.close(fd)
-    assert "error" not in result and result["r_ios"] > 0
-    # Read where the threads' I/Os crossed the window's edges, the readings span it (a loaded
-    # machine may start them late; read together after it, they spanned microseconds).
-    assert result["cpu_window_seconds"] > 0.1, result
-    assert cpu_measured(result), result
-
-
-def test_a_workers_result_reaches_the_engine_whole_through_short_writes():
-    """With PYTHONUNBUFFERED set a worker's stdout is the raw pipe, whose write() is one system call;
-    into a full pipe it returns short when the process has a signal or io_uring work pending (the
-    ring it just closed). A verified read of a 4 GiB file (a 292 KiB result) lost all but 128 KiB
-    in 3 runs of 8, and the step failed with "a worker process exited with status 0"."""
-    import threading
-
-    from labtui.engine.native import common as nc, worker
-    from labtui.engine.native.engine import _Worker
-
-    result = {"r_ios": 56_320, "strangers": bytes(range(256)) * 1200, "workers": [{"worker": 0}]}
-    r, w = os.pipe()
-    chunks: list[bytes] = []
-    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: os.read(r, 1 << 16), b"")))
-    reader.start()
-
-    class Interrupted(io.FileIO):
-        def write(self, b) -> int:  # what the kernel does to a pipe write interrupted part-way
-            return super().write(memoryview(b)[:4096])
-
-    with Interrupted(w, "wb", closefd=True) as out:
-        worker.hand_in(result, out)
-    reader.join()
-    proc = types.SimpleNamespace(returncode=0)
-    assert _Worker(proc, memoryview(bytearray(nc.LIVE_BYTES)).cast("q"))._read(b"".join(chunks), b"") == result
-    # Should a result ever come back cut short, that is what the step says.
-    whole = b"".join(chunks)
-    cut = _Worker(proc, memoryview(bytearray(nc.LIVE_BYTES)).cast("q"))._read(whole[: 8 + 131_072], b"")
-    assert cut == {"error": f"a worker process's result came back cut short (131,072 of {len(whole) - 8:,} bytes; "
-                            "it exited with status 0)"}
-    assert _Worker(proc, memoryview(bytearray(nc.LIVE_BYTES)).cast("q"))._read(b"", b"") == {
-        "error": "a worker process ended without handing in its result (exit status 0)"}
 
 
 def test_a_late_failure_message_is_not_lost_to_the_wait_for_it(monkeypatch, tmp_path):
