@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from labtui.commands.common import whole_number
+from labtui.model.verification import DATA_BAD, DATA_OK, DATA_PART, DATA_UNCHECKED
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -40,6 +41,10 @@ def summary(row: ResultSummary) -> dict[str, Any]:
         "engine": row.engine,
         "source": row.source,
         "tags": list(row.tags),
+        # A verified run: whether its data read back as written, in History's words (None: nothing verified).
+        "read_back": None if row.read_back is None else {
+            "mark": row.read_back.mark, "answer": row.read_back.words(row.id), "failed": row.read_back.failed,
+            "whole": row.read_back.whole},
         "steps": [
             {"name": s.name, "label": s.label, "repetition": s.repetition, "status": s.status,
              "iops": s.iops, "mib_s": s.mib_s, "latency_mean_ms": s.latency_mean_ms,
@@ -67,7 +72,7 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
 
     from labtui.analysis.listed_steps import listed_steps
     from labtui.render.fitting import Fitted
-    from labtui.render.result_tables import NARROW_STATUS, bound_mark, fmt_iops, fmt_mib, fmt_time, short_label
+    from labtui.render.result_tables import bound_mark, fmt_iops, fmt_mib, fmt_time, short_label
     from labtui.render.words import Words
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -106,7 +111,7 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
         labels = Text("\n").join(step_label(s.label if wide else short_label(s.label), s.status) for s in steps)
         cells += [
             *([Words(r.disk_name)] if wide else []),
-            r.status if wide else NARROW_STATUS.get(r.status, r.status),  # as History says it at 80 columns
+            status_cell(r, wide),
             labels,
             "\n".join(fmt_iops(s.iops) + bound_mark(s.engine_bound) for s in steps),
             "\n".join(fmt_mib(s.mib_s) + bound_mark(s.engine_bound) for s in steps),
@@ -114,6 +119,25 @@ def history_table(results: Sequence[ResultSummary], *, wide: bool) -> Fitted:
         table.add_row(*cells)
     # The start time first (the id holds it, in UTC), then the disk, then the profile.
     return Fitted(table, optional=("started", "disk", "profile"))
+
+
+# A verified run's read-back beside its status, styled as the History screen styles it.
+READ_BACK_STYLES = {DATA_OK: "green", DATA_BAD: "bold red", DATA_PART: "yellow", DATA_UNCHECKED: "yellow"}
+
+
+def status_cell(r: ResultSummary, wide: bool) -> Text:
+    """The result's status ('done' where narrow, as History says it at 80 columns) and, for a verified run,
+    on the line under it whether its data read back as written, in the History screen's words ('data ok',
+    'data BAD'): under, not beside, so the column keeps its width and the table its start times."""
+    from rich.text import Text
+
+    from labtui.render.result_tables import NARROW_STATUS
+
+    status = Text(r.status if wide else NARROW_STATUS.get(r.status, r.status))
+    if r.read_back is not None:
+        mark = r.read_back.mark
+        status.append("\n").append(mark, READ_BACK_STYLES[mark])
+    return status
 
 
 def step_label(label: str, status: str) -> Text:

@@ -100,6 +100,10 @@ def merged(parts: list[Verification]) -> Verification | None:
     )
 
 
+# A verified run's read-back in two words, beside its status in History's table and `labtui history`.
+DATA_OK, DATA_BAD, DATA_PART, DATA_UNCHECKED = "data ok", "data BAD", "data part", "data unchecked"
+
+
 @dataclass(frozen=True)
 class ReadBack:
     """What a run's verified steps found, together: the facts its answer ("All 16 GiB read back as
@@ -141,6 +145,17 @@ class ReadBack:
     def whole(self) -> bool:
         """Every block checked came back, and the checks reached all of the file (or fio checked them)."""
         return not self.failed and (self.fio_blocks is not None or 0 < self.file_bytes <= self.covered_bytes)
+
+    @property
+    def mark(self) -> str:
+        """'data ok' (every block of the file came back), 'data BAD' (some did not), 'data part' (what was
+        read came back, the steps did not reach all of the file), 'data unchecked' (no block read had been
+        written by the run's verified writes)."""
+        if self.failed:
+            return DATA_BAD
+        if self.whole:
+            return DATA_OK
+        return DATA_PART if self.covered_bytes or self.fio_blocks is not None else DATA_UNCHECKED
 
     def words(self, result_id: str) -> str:
         """The answer's first clause, as `labtui show` and every screen say it."""

@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import App
 
 from labtui.analysis.listed_steps import listed_steps
+from labtui.model.verification import DATA_BAD, DATA_OK, DATA_PART, DATA_UNCHECKED
 from labtui.render.result_tables import (
     CPU_MARK,
     NARROW_STATUS,
@@ -145,7 +146,6 @@ CPU_MARK_HELP = (f"A figure marked {CPU_MARK} is of a CPU-bound step: it measure
 
 # Beside a verified run's status (where the table is wide): whether its data came back, as the line
 # under the table and the result say in full.
-DATA_OK, DATA_BAD, DATA_PART, DATA_UNCHECKED = "data ok", "data BAD", "data part", "data unchecked"
 MARK_JOINT = " · "
 
 
@@ -153,11 +153,7 @@ def read_back_mark(s: ResultSummary) -> str:
     """' · data ok' (every block of the file came back), ' · data BAD' (some did not), ' · data part'
     (what was read came back, the steps did not reach all of the file), ' · data unchecked' (no block
     read had been written by the run's verified writes); '' for a run that verified nothing."""
-    facts = s.read_back
-    if facts is None:
-        return ""
-    partly = DATA_PART if facts.covered_bytes or facts.fio_blocks is not None else DATA_UNCHECKED
-    return MARK_JOINT + (DATA_BAD if facts.failed else DATA_OK if facts.whole else partly)
+    return "" if s.read_back is None else MARK_JOINT + s.read_back.mark  # the words `labtui history` says too
 
 
 def broken_cells(b: BrokenFile) -> dict[str, str]:
