@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labtui.machine.sysfs import iterdir, read, read_int
+from labtui.model.result import celsius
 
 _PCI_ADDRESS = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
 
@@ -46,7 +47,7 @@ class Aer:
 def _millidegrees(path: Path) -> float | None:
     value = read_int(path)
     # An unreadable sensor reads as an error or as absurd values (-273 °C): none is a temperature.
-    return value / 1000.0 if value is not None and -60_000 < value < 200_000 else None
+    return celsius(value / 1000.0) if value is not None and abs(value) < 10**9 else None
 
 
 def hwmon_of(device: Path) -> Hwmon | None:

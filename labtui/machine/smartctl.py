@@ -22,11 +22,13 @@ through a shell, with a timeout. Every string is made printable: a drive names i
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from labtui.model.result import celsius
 from labtui.printable import printable
 
 DATA_UNIT = 512_000  # NVMe "data units": thousands of 512-byte blocks
@@ -80,6 +82,8 @@ def parse(text: str) -> SmartReport:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # a number of 5,000 digits, arrays nested 100,000 deep
+        raise ValueError(f"not smartctl's JSON: {type(exc).__name__}") from None
     if not isinstance(data, dict) or not isinstance(data.get("smartctl"), dict):
         raise ValueError("not smartctl's JSON (no 'smartctl' table)")
     status = _int(data["smartctl"].get("exit_status")) or 0
@@ -90,15 +94,15 @@ def parse(text: str) -> SmartReport:
     protocol = _str(_get(data, "device", "protocol"))
     report = _nvme(data) if "nvme_smart_health_information_log" in data else _ata(data)
     fallback = report.pop("temperature_c", None)
-    current = _num(_get(data, "temperature", "current"))
+    current = _celsius(_get(data, "temperature", "current"))
     return SmartReport(
         protocol=protocol,
         model=_str(data.get("model_name")),
         firmware=_str(data.get("firmware_version")),
         serial=_str(data.get("serial_number")),
         temperature_c=current if current is not None else fallback,
-        warning_c=_num(_get(data, "temperature", "op_limit_max")),
-        critical_c=_num(_get(data, "temperature", "critical_limit_max")),
+        warning_c=_celsius(_get(data, "temperature", "op_limit_max")),
+        critical_c=_celsius(_get(data, "temperature", "critical_limit_max")),
         health_passed=_bool(_get(data, "smart_status", "passed")),
         **report,
     )
@@ -124,7 +128,7 @@ def _nvme(data: dict[str, Any]) -> dict[str, Any]:
         "thermal_transitions": sum(c for c in counts if c is not None) if any(c is not None for c in counts) else None,
         "thermal_seconds": sum(t for t in times if t is not None) if any(t is not None for t in times) else None,
     }
-    found["temperature_c"] = _num(log.get("temperature"))  # the composite temperature, where `temperature` lacks it
+    found["temperature_c"] = _celsius(log.get("temperature"))  # the composite, where `temperature` lacks it
     return found
 
 
@@ -165,7 +169,7 @@ def _ata(data: dict[str, Any]) -> dict[str, Any]:
         "critical_warning": ("attributes at or below their threshold: " + ", ".join(failing[:3])) if failing else None,
     }
     temp = next((raw[i] & 0xFF for i in (194, 190) if i in raw), None)  # the raw's low byte is °C
-    found["temperature_c"] = float(temp) if temp is not None else None
+    found["temperature_c"] = _celsius(temp)
     return found
 
 
@@ -202,12 +206,29 @@ def _get(data: Any, *keys: str) -> Any:
     return data
 
 
+# smartctl prints a drive's counters as the drive keeps them, NVMe's in 128 bits: a count past that, or
+# below 0, is not one (and past 2**1024 it is no float either: OverflowError ended `labtui disks`).
+_COUNTER_MAX = 2**128 - 1
+
+
 def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _COUNTER_MAX
+    return value if ok else None
 
 
 def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int) and abs(value) > _COUNTER_MAX:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _celsius(value: Any) -> float | None:
+    """A temperature smartctl gives, where a drive can have it (labtui.model.result.celsius): a sensor that
+    cannot be read makes smartctl say -273 °C (0 K) or 65262 °C (0xFFFF K)."""
+    return celsius(_num(value))
 
 
 def _bool(value: Any) -> bool | None:

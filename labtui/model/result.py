@@ -6,6 +6,7 @@ file is a format of its own (labtui.results.result_file). The profile a result r
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
@@ -253,6 +254,25 @@ class SteadyState:
         return f"steady after {rounds}" if self.attained else f"not steady after {rounds}"
 
 
+# What a drive's temperature can be, whoever says it (smartctl, an hwmon sensor, a result file from
+# elsewhere): a sensor that cannot be read says 0 K (-273 °C) or 0xFFFF K (65262 °C), a file may say nan
+# or inf. None of those is a temperature: kept, it was shown ("30 → 65262 °C") and named as the cause of
+# a difference ("the drive ran hotter"). It is unknown instead.
+COLDEST_C, HOTTEST_C = -60.0, 200.0
+
+
+def celsius(value: float | None) -> float | None:
+    """`value` where it is a temperature a drive can have, else None."""
+    return value if value is not None and math.isfinite(value) and COLDEST_C < value < HOTTEST_C else None
+
+
+def _temperatures_only(facts: object, *names: str) -> None:
+    for name in names:
+        value = getattr(facts, name)
+        if value is not None and celsius(value) is None:
+            object.__setattr__(facts, name, None)  # frozen: set once, as it is made
+
+
 @dataclass(frozen=True)
 class DriveFacts:
     """What the drive said of itself at one moment (before or after a step), each fact from the source
@@ -283,6 +303,9 @@ class DriveFacts:
     port_aer_nonfatal: int | None = None
     port_aer_fatal: int | None = None
 
+    def __post_init__(self) -> None:
+        _temperatures_only(self, "temperature_c", "warning_c", "critical_c")
+
     @property
     def aer_total(self) -> int | None:
         counts = [c for c in (self.aer_correctable, self.aer_nonfatal, self.aer_fatal, self.port_aer_correctable,
@@ -301,6 +324,9 @@ class DriveReading:
     pcie_speed: str | None = None
     pcie_width: int | None = None
     thermal_transitions: int | None = None
+
+    def __post_init__(self) -> None:
+        _temperatures_only(self, "temperature_c", "warning_c")
 
     @property
     def link_gts(self) -> float | None:

@@ -78,7 +78,7 @@ from datetime import datetime
 from typing import Any
 
 from labtui.model.profile import RESULT_ORIGIN, SCHEMA, STATUSES, Profile, Step
-from labtui.model.result import SAMPLE_FIELDS, DirectionStats, RunResult, Sample, StepResult
+from labtui.model.result import SAMPLE_FIELDS, DirectionStats, RunResult, Sample, StepResult, celsius
 from labtui.printable import printable
 from labtui.results.files import dumps_toml, loads_toml
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_from_table, step_to_table
@@ -143,6 +143,8 @@ def _columns_to_samples(columns: Any) -> tuple[Sample, ...]:
             if isinstance(value, float) and math.isnan(value):
                 value = None
             values[name] = _from_plain(hints[name], value, f"series.{name}")
+            if name == "drive_temp_c":  # as DriveFacts keeps it: nothing a drive cannot have (inf, 65262)
+                values[name] = celsius(values[name])
         samples.append(Sample(**values))
     return tuple(samples)
 

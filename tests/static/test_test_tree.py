@@ -104,7 +104,6 @@ labtui/render/widths.py
 labtui/results/files.py
 labtui/results/imports.py
 labtui/results/recovery.py
-labtui/results/result_file.py
 labtui/results/trust.py
 labtui/run/disk_wait.py
 labtui/run/drive_watch.py

@@ -4,6 +4,7 @@ DriveFacts with its source. smartctl's JSON alone: test_smartctl.py; the sysfs f
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -102,3 +103,37 @@ def test_a_device_smartctl_refuses_is_not_asked_again(tmp_path):
     assert reader.smartctl_problem == "Permission denied"
     drive.forget_refusals()
     assert os.access(program, os.X_OK)
+
+
+def _smartctl_saying(tmp_path: Path, current: str) -> Path:
+    """A `smartctl` printing a real drive's answer (smartctl -j -a) with its temperature written as `current`."""
+    data = json.loads((FIXTURES / "smartctl-json" / "SAMSUNG_MZVL21T0HCLR-00B00_23.json").read_text())
+    data["temperature"]["current"] = 987654321987
+    data["nvme_smart_health_information_log"]["temperature"] = 987654321987
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps(data).replace("987654321987", current))
+    script = tmp_path / "smartctl"
+    script.write_text(f"#!/bin/sh\ncat '{answer}'\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_a_temperature_smartctl_cannot_have_gives_way_to_the_drive_s_sensor(tmp_path):
+    """65262 °C (a sensor read as 0xFFFF K) was the drive's temperature before and after every step, shown and
+    compared; a 400-digit one ended `labtui disks` and every run with "internal error: OverflowError". Now
+    neither is a temperature: the hwmon sensor's reading is the drive's, or none where there is no sensor."""
+    fake = build_lab_machine(tmp_path / "sys")
+    fake.hwmon(NVME_CTRL, 1, "nvme", 41850, max_mc=81850, crit_mc=84850)
+    for current in ("65262", "-273", "1" + "0" * 400, "NaN"):
+        drive.forget_refusals()
+        reader = drive.DriveReader("nvme0n1", sys_root=fake.root, smartctl_path=str(_smartctl_saying(tmp_path, current)))
+        facts = reader.facts()
+        assert facts is not None and reader.smartctl_problem is None, current
+        assert facts.source == "nvme hwmon + sysfs" and facts.temperature_c == 41.85, current
+        assert facts.percentage_used == 16  # the rest of smartctl's answer stands
+        reading = reader.reading()
+        assert reading is not None and reading.source == "nvme hwmon" and reading.temperature_c == 41.85, current
+    fake.file(f"{NVME_CTRL}/hwmon1/temp1_input", "65535000")  # the sensor cannot be read either
+    facts = drive.DriveReader("nvme0n1", sys_root=fake.root, smartctl_path=str(_smartctl_saying(tmp_path, "65262"))).facts()
+    assert facts is not None and facts.temperature_c is None
+    drive.forget_refusals()

@@ -80,3 +80,76 @@ def test_hostile_strings_are_made_printable():
     data = json.loads(fixture("nvme-null-CT250P2SSD8-nvme0.json"))
     data["model_name"] = "CT250\x1b[31mP2"
     assert "\x1b" not in (smartctl.parse(json.dumps(data)).model or "")
+
+
+# --------------------------------------------------------------------------- what no drive can say
+
+NVME = fixture("SAMSUNG_MZVL21T0HCLR-00B00_23.json")
+SATA = fixture("WDC_WD20EFRX-68EUZN0_17.json")
+
+
+def _edited(text: str, change) -> str:
+    data = json.loads(text)
+    change(data)
+    return json.dumps(data)
+
+
+def _number(text: str, spelt: str) -> str:
+    """`text` (JSON) with the number 987654321987 written as `spelt`: what json.dumps would not write."""
+    return text.replace("987654321987", spelt)
+
+
+@pytest.mark.parametrize("spelt", ["NaN", "Infinity", "-Infinity", "1e400", "1" + "0" * 400, "65262", "-273"],
+                         ids=["nan", "inf", "-inf", "1e400", "400-digits", "0xFFFF-K", "0-K"])
+def test_a_temperature_no_drive_can_have_is_unknown_not_a_fact(spelt):
+    """A sensor that cannot be read makes smartctl say 65262 °C (0xFFFF K) or -273 °C (0 K); Python's JSON reads
+    NaN and Infinity, and a 400-digit number ended `labtui disks` and every run with an OverflowError.
+    The composite temperature of the health log stands in where `temperature.current` is no temperature."""
+
+    def current(data):
+        data["temperature"].update(current=987654321987, op_limit_max=987654321987, critical_limit_max=987654321987)
+
+    report = smartctl.parse(_number(_edited(NVME, current), spelt))
+    assert report.temperature_c == 29.0  # the health log's composite
+    assert report.warning_c is None and report.critical_c is None
+
+    def both(data):
+        data["temperature"]["current"] = 987654321987
+        data["nvme_smart_health_information_log"]["temperature"] = 987654321987
+
+    assert smartctl.parse(_number(_edited(NVME, both), spelt)).temperature_c is None
+
+
+def test_an_ata_temperature_byte_past_what_a_drive_can_have_is_unknown():
+    def hot(data):
+        del data["temperature"]
+        for attribute in data["ata_smart_attributes"]["table"]:
+            if attribute["id"] == 194:
+                attribute["raw"]["value"] = 0xFF  # the raw's low byte is °C: 255
+    assert smartctl.parse(_edited(SATA, hot)).temperature_c is None
+
+
+@pytest.mark.parametrize("spelt", ["-1", str(2**128), "1" + "0" * 400, "1.5", "true"],
+                         ids=["negative", "2**128", "400-digits", "fraction", "true"])
+def test_a_counter_no_drive_can_keep_is_unknown(spelt):
+    """NVMe keeps its counters in 128 bits: a negative one, one past that, or not a whole number is not a count."""
+
+    def counters(data):
+        log = data["nvme_smart_health_information_log"]
+        for key in ("media_errors", "data_units_written", "unsafe_shutdowns", "percentage_used"):
+            log[key] = 987654321987
+
+    report = smartctl.parse(_number(_edited(NVME, counters), spelt))
+    assert (report.media_errors, report.data_written_bytes, report.unsafe_shutdowns, report.percentage_used) == \
+        (None, None, None, None)
+    most = smartctl.parse(_number(_edited(NVME, counters), str(2**128 - 1)))  # the largest a drive can say
+    assert most.media_errors == 2**128 - 1 and most.data_written_bytes == (2**128 - 1) * smartctl.DATA_UNIT
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"smartctl": {"exit_status": ' + "1" * 5000 + "}}"],
+                         ids=["nested", "5000-digits"])
+def test_an_answer_json_cannot_hold_is_a_value_error(text):
+    """Nested 100,000 deep (RecursionError) or a 5,000-digit number (past Python's limit): ValueError, which
+    `ask` turns into the one line that says smartctl's answer did not read, not an internal error."""
+    with pytest.raises(ValueError):
+        smartctl.parse(text)
