@@ -35,6 +35,7 @@ def summary(row: ResultSummary) -> dict[str, Any]:
         "started": row.started.isoformat(),
         "status": row.status,
         "host": row.host,
+        "disk": row.disk_name,  # as the table names it: its model, else its device
         "disk_model": row.disk_model,
         "target": row.target,
         "profile": row.profile,

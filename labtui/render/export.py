@@ -55,6 +55,8 @@ COLUMNS: tuple[tuple[str, Getter], ...] = (
     ("status", lambda r, s: r.status),
     ("source", lambda r, s: r.source),
     ("host", lambda r, s: r.host.name),
+    # The disk as every screen and line names it: its model, else its device ("loop0", "vda (virtual)").
+    ("disk", lambda r, s: r.target.disk_name),
     ("disk_model", lambda r, s: r.target.model),
     ("disk_kind", lambda r, s: r.target.kind),
     ("disk_serial", lambda r, s: r.target.serial),
@@ -189,7 +191,7 @@ def to_markdown(results: Sequence[RunResult]) -> str:
     table = []
     for row in found:
         table.append([
-            row["result_id"], row["started_utc"], row["disk_model"] or "unknown", row["filesystem"] or "unknown",
+            row["result_id"], row["started_utc"], row["disk"], row["filesystem"] or "unknown",
             " ".join(x for x in (row["engine"], row["engine_version"]) if x), row["profile"],
             f"{row['step']} ({row['label']})", row["repetition"],
             fmt_iops(row["iops"]) if row["kind"] != "command" else "", fmt_mib(row["mib_s"]), fmt_ms(row["latency_mean_ms"]),

@@ -121,3 +121,23 @@ def test_file_size_is_empty_where_there_is_no_test_file_or_its_size_is_unknown()
     rows = list(csv.DictReader(io.StringIO(export.render([a, commands_only, imported], "csv"), newline="")))
     sizes = {r["result_id"]: r["file_size_bytes"] for r in rows}
     assert sizes == {a.id: str(a.profile.file_size), commands_only.id: "", imported.id: ""}
+
+
+def test_every_export_names_a_disk_with_no_model_by_its_device_as_every_screen_does():
+    # The Markdown export said "unknown" for a loop device or a virtual disk, which History, show and
+    # compare call "loop0" and "vda (virtual)"; the CSV and JSON had only the (empty) model.
+    from synthetic import TARGET
+
+    loop = replace(run_result("20261101-120000-aaaa", {READ: [50_000]}),
+                   target=replace(TARGET, model=None, device="/dev/loop0", disk="loop0", kind="virtual"))
+    vda = replace(run_result("20261101-130000-bbbb", {READ: [50_000]}),
+                  target=replace(TARGET, model=None, device="/dev/vda1", disk="vda", kind="virtual"))
+    named = run_result("20261101-140000-cccc", {READ: [50_000]})
+    results = [loop, vda, named]
+    names = ["loop0", "vda (virtual)", "WD_BLACK SN850X 4000GB"]
+    assert [r.target.disk_name for r in results] == names  # what the screens and `labtui history` say
+    assert [row["Disk"] for row in tables(export.render(results, "markdown"))[0]] == names
+    csv_rows = list(csv.DictReader(io.StringIO(export.render(results, "csv"))))
+    assert [row["disk"] for row in csv_rows] == names
+    assert [row["disk_model"] for row in csv_rows] == ["", "", "WD_BLACK SN850X 4000GB"]  # the model stays the model
+    assert [row["disk"] for row in json.loads(export.render(results, "json"))["rows"]] == names
