@@ -67,10 +67,6 @@ labtui/commands/progress.py
 labtui/commands/show.py
 labtui/commands/stops.py
 labtui/commands/sweep.py
-labtui/engine/diskspd/parse.py
-labtui/engine/diskspd/report.py
-labtui/engine/diskspd/text_report.py
-labtui/engine/diskspd/xml_report.py
 labtui/engine/events.py
 labtui/engine/guardian.py
 labtui/engine/limits.py
