@@ -81,12 +81,6 @@ labtui/fleet/host_run.py
 labtui/fleet/requests.py
 labtui/fleet/session.py
 labtui/fleet/summary.py
-labtui/machine/devices.py
-labtui/machine/drive_sysfs.py
-labtui/machine/guard.py
-labtui/machine/links.py
-labtui/machine/sysfs.py
-labtui/machine/volume_sweep.py
 labtui/printable.py
 labtui/render/comparison.py
 labtui/render/drive.py

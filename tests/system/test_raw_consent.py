@@ -22,7 +22,6 @@ import pytest
 
 from conftest import require_root
 from engines import registered
-from fakesys import FakeSys
 from labtui.engine.base import Job
 from labtui.engine.events import StepFinished
 from labtui.engine.registry import get_engine
@@ -294,17 +293,6 @@ def test_nobody_can_mount_the_device_while_the_run_holds_it(tmp_path):
             runner.close()
         # Released: now it can be had exclusively again.
         os.close(os.open(blank, os.O_RDONLY | os.O_EXCL))
-
-
-def test_holders_of_a_partition_are_found(tmp_path):
-    """Injected /sys: device-mapper built on a partition (no dm in this kernel to make one for real)."""
-    fake = FakeSys(tmp_path / "sys")
-    disk = fake.disk("devices/virtual/block", "loop11", "7:11", sectors=65536, rotational=0)
-    part = fake.partition(disk, "loop11p1", 1, "259:9")
-    dm = fake.disk("devices/virtual/block", "dm-3", "254:3", sectors=2048, rotational=0)
-    fake.link(f"{part}/holders/dm-3", dm)
-    assert guard.users_of("loop11p1", sys_root=fake.root) == ["it is in use by dm-3"]
-    assert guard.users_of("loop11", sys_root=fake.root) == ["its partition loop11p1 is in use by dm-3"]
 
 
 def test_without_a_terminal_a_raw_device_is_written_only_with_yes_as_well(tmp_path, labtui_home):

@@ -20,7 +20,7 @@ from factories import write_profile
 from labtui.engine.base import Job
 from labtui.engine.registry import engine_names, get_engine
 from labtui.errors import LabtuiError
-from labtui.machine.guard import check_raw_target, inspect_device, scan_signatures
+from labtui.machine.guard import check_raw_target, inspect_device
 from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
@@ -30,35 +30,12 @@ from loopdev import blocks_written, digest, loop_device, loops_missing
 MIB = 1024 * 1024
 
 
-
-
 pytestmark = pytest.mark.skipif(loops_missing() is not None, reason=str(loops_missing()))
-
-
-
-
-
-
 
 
 def read_profile() -> Profile:
     steps = (Step(name="read", block_size=65536, threads=1, outstanding=4, duration=0.5, warmup=0.0),)
     return Profile(name="r", title="r", file_size=16 * MIB, free_space_margin=0, steps=steps)
-
-
-def test_signature_scan_recognises_common_formats():
-    ext4 = bytearray(70 * 1024)
-    ext4[1080:1082] = b"\x53\xef"
-    assert "an ext2/3/4 file system" in scan_signatures(bytes(ext4))
-    gpt = bytearray(70 * 1024)
-    gpt[510:512] = b"\x55\xaa"
-    gpt[512:520] = b"EFI PART"
-    assert {"a GPT partition table", "an MBR partition table or boot sector"} <= set(scan_signatures(bytes(gpt)))
-    lvm = bytearray(70 * 1024)
-    lvm[512:520] = b"LABELONE"
-    lvm[536:544] = b"LVM2 001"
-    assert "an LVM physical volume" in scan_signatures(bytes(lvm))
-    assert scan_signatures(bytes(70 * 1024)) == []
 
 
 def test_ext4_device_survives_a_write_profile_through_the_cli(tmp_path, labtui_home):

@@ -21,65 +21,7 @@ from labtui.model.profile import Profile, Step
 from labtui.render.export import CONFIGMGR_COLUMNS, configmgr_rows, render
 from labtui.results.store import Store, builtin_profiles, load_profile_file
 from labtui.run.request import RunRequest
-
-GIB = 1024**3
-MIB = 1024**2
-
-DISKS = (
-    Disk(name="nvme0n1", path="/dev/nvme0n1", kind="NVMe", model="WD_BLACK SN850X 4000GB"),
-    Disk(name="sda", path="/dev/sda", kind="SATA SSD", model="CT500MX500SSD1"),
-    Disk(name="sdc", path="/dev/sdc", kind="USB", model="SanDisk Ultra", removable=True),
-    Disk(name="loop3", path="/dev/loop3", kind="virtual"),
-)
-
-
-def vol(mount: str, fs: str = "ext4", *, device: str | None = "/dev/nvme0n1p2", disk: str | None = "nvme0n1",
-        free: int | None = 400 * GIB, dev_id: str | None = None, **kw) -> Volume:
-    return Volume(mount_point=mount, source=device or fs, filesystem=fs, device=device, disk=disk,
-                  free_bytes=free, size_bytes=900 * GIB, dev_id=dev_id or f"id:{mount}", **kw)
-
-
-MACHINE = (
-    vol("/", dev_id="259:2"),
-    vol("/data", "xfs", device="/dev/sda1", disk="sda"),
-    vol("/small", device="/dev/sda2", disk="sda", free=25 * GIB),
-    vol("/dev/shm", "tmpfs", device=None, disk=None, pseudo=True),
-    vol("/var/lib/docker/overlay2/x/merged", "overlay", device=None, disk=None, pseudo=True),
-    vol("/mnt/share", "nfs4", device=None, disk=None),
-    vol("/mnt/iso", "iso9660", device="/dev/sr0", disk="sr0", read_only=True),
-    vol("/media/stick", "vfat", device="/dev/sdc1", disk="sdc"),
-    vol("/mnt/image", device="/dev/loop3", disk="loop3"),
-    vol("/srv/again", dev_id="259:2"),  # a second mount of the root file system
-)
-
-
-def test_the_scripts_rules_pick_fixed_writable_disks_with_room():
-    sql = next(p for p in builtin_profiles() if p.name == "configmgr-sql")  # 20 GiB file + 10 GiB margin
-    targets, skipped = plan_sweep(sql, MACHINE, DISKS, Path("/home/lab"), writable=lambda _p: True)
-    assert [t.volume.mount_point for t in targets] == ["/", "/data"]
-    assert [t.directory for t in targets] == [Path("/home/lab"), Path("/data/labtui")]  # home, on its volume
-    assert [t.tag for t in targets] == ["volume:/", "volume:/data"]
-    reasons = {s.volume.mount_point: s.reason for s in skipped}
-    assert set(reasons) == {v.mount_point for v in MACHINE} - {"/", "/data"}
-    assert reasons["/small"].startswith("not enough free space: configmgr-sql needs 30.0 GiB")
-    assert "in memory" in reasons["/dev/shm"]
-    assert "pseudo file system" in reasons["/var/lib/docker/overlay2/x/merged"]
-    assert "no disk under it" in reasons["/mnt/share"]
-    assert "read-only" in reasons["/mnt/iso"]
-    assert "removable media" in reasons["/media/stick"]
-    assert "loop device" in reasons["/mnt/image"]
-    assert reasons["/srv/again"] == "the same file system as /, which is tested already"
-    assert all("\n" not in r for r in reasons.values())
-
-
-def test_the_home_directory_is_used_on_its_own_volume_and_permission_is_checked():
-    profile = Profile(name="p", file_size=MIB, free_space_margin=0, steps=(Step(name="s", block_size=4096),))
-    targets, _ = plan_sweep(profile, MACHINE[:2], DISKS, Path("/data/lab"), writable=lambda _p: True)
-    assert [t.directory for t in targets] == [Path("/labtui"), Path("/data/lab")]
-    targets, skipped = plan_sweep(profile, MACHINE[:2], DISKS, Path("/data/lab"),
-                                  writable=lambda p: not str(p).startswith("/labtui"))
-    assert [t.volume.mount_point for t in targets] == ["/data"]
-    assert skipped[0].reason.startswith("permission denied: cannot write in /")
+from volumes import DISKS, MIB, vol
 
 
 def _tiny() -> Profile:

@@ -1,4 +1,5 @@
-"""Disk and volume discovery: on a fake /sys tree with fake mountinfo, and on this very machine."""
+"""Disk and volume discovery (labtui.machine.devices): on a fake /sys tree with fake mountinfo, and on this very machine
+(a real loop device: tests/system/test_loop_device_target.py)."""
 
 import os
 import socket
@@ -23,7 +24,6 @@ from labtui.machine.devices import (
     target_info,
     volume_of,
 )
-from loopdev import attach_free, detach
 
 # --------------------------------------------------------------------------- a fake lab machine
 
@@ -258,27 +258,6 @@ def test_target_info_of_a_directory_here(tmp_path):
     later = tmp_path / "not" / "yet" / "made"
     assert target_info(later) == replace(info, path=str(later))
     assert not is_block_device(tmp_path)
-
-
-def test_a_real_loop_device_is_described_as_itself(tmp_path):
-    require_tool("losetup")
-    if os.geteuid() != 0:
-        pytest.skip("attaching a loop device needs root")
-    backing = tmp_path / "disk.img"
-    with open(backing, "wb") as handle:
-        handle.truncate(4 * 1024 * 1024)
-    attached = attach_free(backing)
-    if attached.returncode != 0:
-        pytest.skip(f"no loop device here: {attached.stderr.strip()}")
-    device = attached.stdout.strip()
-    try:
-        assert is_block_device(device)
-        info = target_info(device)
-        name = os.path.basename(device)
-        assert (info.device, info.disk, info.kind, info.size_bytes) == (device, name, "virtual", 4 * 1024 * 1024)
-        assert name in [d.name for d in list_disks()]
-    finally:
-        detach(device, backing)
 
 
 def test_host_facts_here():
