@@ -60,11 +60,9 @@ labtui/commands/completion.py
 labtui/commands/disks.py
 labtui/commands/export.py
 labtui/commands/fleet.py
-labtui/commands/import_.py
 labtui/commands/make_archive.py
 labtui/commands/profiles.py
 labtui/commands/progress.py
-labtui/commands/show.py
 labtui/commands/stops.py
 labtui/commands/sweep.py
 labtui/engine/events.py
@@ -91,10 +89,6 @@ labtui/render/readback.py
 labtui/render/result_json.py
 labtui/render/sparkline.py
 labtui/render/widths.py
-labtui/results/files.py
-labtui/results/imports.py
-labtui/results/recovery.py
-labtui/results/trust.py
 labtui/run/disk_wait.py
 labtui/run/drive_watch.py
 labtui/run/leftovers.py

@@ -93,6 +93,18 @@ def broken_files(results_dir: Path) -> dict[str, Path]:
     return paths
 
 
+
+def results_and_broken(home: Path, results: int, broken: int = 40) -> None:
+    """`results` whole results in the store at `home`, and `broken` copies of one cut short at 40 lengths."""
+    from labtui.results.store import Store
+
+    store = Store(home)
+    for minutes in range(results):
+        store.save_result(make_result(f"20240501-10300{minutes}-0001", minutes=minutes))
+    text = result_to_toml(make_result()).encode()
+    for number in range(broken):
+        (home / "results" / f"broken-{number:02d}.toml").write_bytes(text[: 100 + number * 50])
+
 def cut_off_host(tmp_path, finished_first: bool = False):
     """A host that sent two measured intervals of a step, then its link dropped: its session's view."""
     from labtui.engine.events import RunStarted, SampleTaken, StepFinished, StepStarted

@@ -824,3 +824,39 @@ async def test_export_of_results_whose_script_rows_would_mix_writes_a_file_per_r
     for rid in ("20240501-103005-aaaa", "20240502-091500-bbbb"):
         rows = list(csv.DictReader((tmp_path / f"{rid}.csv").read_text().splitlines()))
         assert list(rows[0]) == ["ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU"] and len(rows) == 2
+
+
+async def test_history_in_the_tui_counts_many_broken_files_and_lists_them_when_asked(labtui_home):
+    """The TUI's History as `labtui history`: many broken files are counted beside the results, not 40 rows
+    under them; the filter "broken" lists them (each row's reason and x to delete it are as before)."""
+    from factories import results_and_broken
+
+    results_and_broken(labtui_home, 2)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        assert shown_ids(screen) == ["20240501-103001-0001", "20240501-103000-0001"]
+        assert widget_text(app, "#history-count") == "2 results · 40 files not whole (/ broken lists them)"
+        await pilot.press("slash")
+        await set_text(pilot, "#history-filter", "broken")
+        await wait_for(pilot, lambda: len(shown_ids(screen)) == 40, what="the broken files listed")
+        assert all(key.startswith("broken:") for key in shown_ids(screen))
+
+
+DEEP = 100_000  # far past Python's recursion limit
+
+
+async def test_the_tui_lists_history_over_a_deeply_nested_index(labtui_home):
+    from labtui.screens.history import HistoryScreen
+    from tui_support import disks_ready, wait_for
+
+    save_history(labtui_home, broken=False)
+    cache = Store(labtui_home).cache_dir / "summaries.json"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("{\"entries\": " + "[" * DEEP + "]" * DEEP + "}")
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded)
+        assert len(app.screen.query_one("#results").rows) == 5

@@ -1,7 +1,13 @@
 """`labtui history` (labtui/commands/history.py): the list of saved results, on a terminal and as JSON."""
 
+import os
+import subprocess
+from pathlib import Path
+
 import pytest
 
+from conftest import labtui_cmd
+from factories import results_and_broken
 from labtui.cli import main
 
 
@@ -56,3 +62,22 @@ def test_a_verified_runs_line_says_whether_its_data_read_back_in_the_history_scr
     assert listed["20240501-113000-bbbb"]["mark"] == "data BAD" and listed["20240501-113000-bbbb"]["failed"]
     assert listed["20240501-113000-bbbb"]["answer"].startswith("2 blocks did not read back as written (torn)")
     assert listed["20240501-133000-dddd"]["mark"] == "data unchecked"
+
+
+def history(home: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(labtui_cmd("history", *args), capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "LABTUI_HOME": str(home), "COLUMNS": "200"})
+
+
+def test_many_broken_files_are_one_line_and_history_broken_lists_them(tmp_path):
+    home = tmp_path / "home"
+    results_and_broken(home, 3)
+    out = history(home)
+    assert out.returncode == 0 and out.stdout.count("20240501-1030") == 3, out.stdout
+    assert out.stderr.strip() == (f"skipped 40 files in {home / 'results'} that are not whole labtui results: "
+                                  "labtui history --broken lists each and why"), out.stderr
+    listed = history(home, "--broken")
+    assert listed.returncode == 0 and listed.stderr == ""
+    lines = listed.stdout.splitlines()
+    assert len(lines) == 40 and lines[0].startswith(f"{home / 'results' / 'broken-00.toml'}: "), lines[:2]
+    assert all("cut short" in line or "not valid TOML" in line for line in lines), lines

@@ -1,7 +1,9 @@
 """The store: atomic and exclusive writes, unique names, tolerant reads that never touch a broken file."""
 
 import errno
+import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -9,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, brief_profile, labtui_cmd
 from factories import broken_files, make_result
 from labtui.errors import NotFoundError, StoreError, ValidationError
 from labtui.locations import data_home
 from labtui.model.profile import Profile, Step
 from labtui.results import store as store_module
-from labtui.results.files import BrokenFile, atomic_write
+from labtui.results.files import atomic_write
 from labtui.results.store import Store
 from labtui.settings import Settings
 
@@ -74,19 +76,6 @@ def test_a_failed_save_leaves_no_file_at_all(tmp_path, monkeypatch, failing):
     with pytest.raises(StoreError, match="No space left on device"):
         store.save_result(make_result())
     assert list(store.results_dir.iterdir()) == []
-
-
-def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
-    path = tmp_path / "config.toml"
-    path.write_text("theme = 'old'\n")
-
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(os, "replace", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        atomic_write(path, "theme = 'new'\n")
-    assert path.read_text() == "theme = 'old'\n" and hidden_files(tmp_path) == []
 
 
 def test_exclusive_saves_never_overwrite(tmp_path):
@@ -396,11 +385,6 @@ def test_settings_round_trip_and_a_broken_settings_file_is_left_alone(labtui_hom
     assert store.settings_path().read_bytes() == b"theme = \xff"
 
 
-def test_broken_file_is_a_plain_record():
-    assert BrokenFile(Path("/x.toml"), "empty file") == BrokenFile(Path("/x.toml"), "empty file")
-    assert store_module.MAX_FILE_BYTES >= 16 * 1024**2
-
-
 def test_a_number_too_long_for_python_is_a_broken_file_not_a_crash(labtui_home):
     store = Store()
     store.profiles_dir.mkdir(parents=True)
@@ -430,3 +414,71 @@ def test_delete_broken_removes_only_a_file_of_the_results_folder_that_still_cann
     link.symlink_to(outside)
     store.delete_broken(link)
     assert not os.path.lexists(link) and outside.exists() and good.exists()
+
+
+def test_a_result_file_from_elsewhere_is_read_with_its_control_characters_escaped(labtui_home):
+    from dataclasses import replace
+
+    from factories import make_result
+
+    store = Store(labtui_home)
+    result = make_result("20240501-103005-aaaa")
+    step = replace(result.steps[0], step=replace(result.steps[0].step, name="step\x1b[8m\x85hidden"))
+    store.save_result(replace(result, steps=(step,) + result.steps[1:], error="boom\rover\u202eeman",
+                              profile=replace(result.profile, title="t\x1bitle")))
+    (back,) = store.load_results()[0]
+    assert back.steps[0].name == "step\\x1b[8m\\x85hidden" and back.error == "boom\\x0dover\\u202eeman"
+    assert back.profile.title == "t\\x1bitle"
+
+
+def test_two_runs_saving_concurrently_both_land(disk_dir, labtui_home, tmp_path):
+    procs = []
+    profile = brief_profile(tmp_path, duration="1s")
+    for n in (1, 2):
+        target = disk_dir / f"conc{n}"
+        target.mkdir()
+        procs.append(subprocess.Popen(
+            labtui_cmd("run", "-p", str(profile), "-t", str(target), "--file-size", "32M", "--yes", "--json",
+                       "--tag", f"proc{n}"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=os.environ | {"LABTUI_LOCK_DIR": str(tmp_path / f"locks{n}")},
+        ))
+    ids = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        ids.append(json.loads(out)["id"])
+    assert len(set(ids)) == 2
+    listed = json.loads(subprocess.run(labtui_cmd("history", "--json"), capture_output=True, text=True,
+                                       check=True).stdout)
+    assert sorted(r["id"] for r in listed["results"]) == sorted(ids)
+    assert sorted(t for r in listed["results"] for t in r["tags"]) == ["proc1", "proc2"]
+    assert listed["broken"] == []
+
+
+def test_a_result_with_counts_no_run_can_have_is_listed_as_broken(labtui_home):
+    """A damaged or hand-edited file with a negative count is reported and skipped, never shown as '-5.0 IOPS'."""
+    store = Store(labtui_home)
+    result = make_result()
+    _, path = store.save_result(result)
+    text = path.read_text()
+    assert "ios = " in text
+    broken = path.with_name("damaged.toml")
+    broken.write_text(re.sub(r"\bios = \d+", "ios = -5", text, count=1).replace(result.id, "20990101-000000-beef"))
+    good, bad = store.load_results()
+    assert [r.id for r in good] == [result.id]
+    (item,) = bad
+    assert item.path == broken and "ios = -5: a measured count cannot be negative" in item.reason
+    assert broken.read_text().count("ios = -5") == 1, "the file is left as it is"
+
+
+def test_a_link_to_nowhere_among_the_results_is_listed_as_broken(labtui_home, tmp_path):
+    store = Store(labtui_home)
+    store.save_result(make_result())
+    link = store.results_dir / "moved-away.toml"
+    link.symlink_to(tmp_path / "elsewhere.toml")
+    rows, broken = store.summaries()
+    assert len(rows) == 1
+    (item,) = broken
+    assert item.path == link and item.reason == f"a link to {tmp_path / 'elsewhere.toml'}, cannot read: No such file or directory"
+    assert link.is_symlink(), "left as it is"

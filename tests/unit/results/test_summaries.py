@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from dataclasses import replace
 
 import pytest
 
+from conftest import labtui_cmd
 from factories import broken_files, make_result
 from labtui.results import summaries
 from labtui.results.store import Store
 from labtui.results.summaries import ResultSummary, cache_path, previous_comparable
 from synthetic import READ, TARGET, run_result
+from tui_support import save_history
 
 
 def _save(store: Store, n: int) -> list:
@@ -244,3 +247,35 @@ def test_a_disk_with_no_model_is_listed_by_its_device_from_the_index(labtui_home
     assert main(["history"]) == 0
     out = capsys.readouterr().out
     assert "loop0" in out and "unknown" not in out, out
+
+
+DEEP = 100_000  # far past Python's recursion limit
+
+
+def run(*args, timeout=60):
+    return subprocess.run(labtui_cmd(*args), capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_deeply_nested_summary_index_is_rebuilt(labtui_home):
+    saved = save_history(labtui_home, broken=False)
+    cache = Store(labtui_home).cache_dir / "summaries.json"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("[" * DEEP + "]" * DEEP)
+    out = run("history", "--json")
+    assert out.returncode == 0, out.stderr
+    assert sorted(r["id"] for r in json.loads(out.stdout)["results"]) == sorted(r.id for r in saved)
+    assert json.loads(cache.read_text())["entries"]  # written anew from the result files
+    shown = run("show", saved[0].id)
+    assert shown.returncode == 0 and saved[0].id in shown.stdout
+
+
+def test_a_damaged_entry_in_the_index_is_read_again_from_its_file(labtui_home):
+    saved = save_history(labtui_home, broken=False)
+    run("history")
+    cache = Store(labtui_home).cache_dir / "summaries.json"
+    data = json.loads(cache.read_text())
+    for entry in data["entries"].values():
+        entry["summary"]["steps"] = [[[[["not a step"]]]]]
+    cache.write_text(json.dumps(data))
+    out = run("history", "--json")
+    assert out.returncode == 0 and len(json.loads(out.stdout)["results"]) == len(saved)

@@ -86,3 +86,19 @@ def test_a_run_names_the_engine_setting_it_ignored_and_runs_with_the_default(lab
     assert [w for w in result.warnings if "config.toml" in w] == [
         f"{store.settings_path()}: native_backend must be the name of a backend (auto, io_uring, aio or sync), "
         "got 1; ignored"]
+
+
+DEEP = 100_000  # far past Python's recursion limit
+
+
+def test_deeply_nested_settings_and_themes_do_not_stop_the_tui(labtui_home):
+    store = Store(labtui_home)
+    store.settings_path().parent.mkdir(parents=True, exist_ok=True)
+    store.settings_path().write_text("theme = " + "[" * DEEP + "]" * DEEP + "\n")
+    themes = store.config_dir / "themes"
+    themes.mkdir(parents=True, exist_ok=True)
+    (themes / "deep.toml").write_text("x = " + "[" * DEEP + "]" * DEEP + "\n")
+    app = make_app(labtui_home)
+    titles = [title for title, _ in app._startup_warnings]
+    assert "Settings not read" in titles and "Theme file skipped" in titles
+    assert store.load_settings() == Settings()

@@ -1,7 +1,7 @@
 """Sizes and durations: every spelling the profile files accept, every error, exact round-trips."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from labtui.errors import LabtuiError, ValidationError
 from labtui.units import (
@@ -272,3 +272,15 @@ def test_human_forms():
     assert human_duration(float("nan")) == "--:--"
     assert human_duration(65) == "1:05"
     assert human_duration(3723) == "1:02:03"
+
+
+@given(st.one_of(st.text(max_size=30), st.integers(), st.floats(allow_nan=True), st.booleans(), st.none()))
+@settings(max_examples=600)
+def test_size_and_duration_parsers_never_raise_anything_else(value):
+    for parse in (parse_size, parse_duration):
+        try:
+            out = parse(value)
+        except LabtuiError as exc:
+            assert str(exc)
+        else:
+            assert out > 0

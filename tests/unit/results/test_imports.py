@@ -10,10 +10,19 @@ half the last printed digit where the file rounds harder than that (DiskSpd's "0
 
 from __future__ import annotations
 
+import json
+import os
+import stat
+from pathlib import Path
+
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import FIXTURES, report_fixtures
-from labtui.results.imports import import_file
+from labtui.errors import LabtuiError, ReportError
+from labtui.model.profile import STATUSES
+from labtui.model.result import LatencySummary, RunResult
+from labtui.results.imports import decode, import_file, import_text
 from labtui.results.result_file import result_from_toml, result_to_toml
 
 # file -> one row per imported result: (host, read IOPS, write IOPS, MiB/s, [decimals printed],
@@ -70,7 +79,6 @@ FIO = {
         (None, 26362.273756, 11314.479638, (107984506 + 46346425) / 2**20, "read", 0.197045172869, 0.31744, "completed"),
     ],
 }
-
 # DiskSpd: (read I/O per s, write I/O per s, Total MiB/s, decimals of the MiB/s, mean ms, 99th ms)
 DISKSPD = {
     "diskspd-text/diskspd-2.0.17a-rnd4k-rw50-50-F2-o32-L-transcript.txt": (202.49, 201.17, 1.58, 2, 158.382, 824.992),
@@ -270,3 +278,297 @@ def test_a_report_in_utf16_with_bom_imports(tmp_path):
     (result,) = import_file(copy)
     (original,) = import_file(source)
     assert result.steps == original.steps and result.started == original.started
+
+
+# Property tests: every importer, fed mutated real reports or random bytes, either returns valid
+# results (which survive a round trip through the result file format) or raises labtui's own error
+# with a message — never any other exception.
+SOURCES = report_fixtures()
+FIO_NAMES = [p.name for p in SOURCES if p.suffix == ".json"]
+CONTENT = {p.name: p.read_bytes() for p in SOURCES}
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def check(data: bytes) -> None:
+    try:
+        results = import_text(decode(data), "mutated.txt")
+    except LabtuiError as exc:
+        assert str(exc).strip(), "an error without a message"
+        return
+    assert results
+    for result in results:
+        assert isinstance(result, RunResult) and result.status in STATUSES and result.steps
+        assert result_from_toml(result_to_toml(result)) == result
+
+
+JSON_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12), st.lists(st.integers(0, 5), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
+
+
+def _paths(value, prefix=()):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield prefix + (key,)
+            yield from _paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield prefix + (i,)
+            yield from _paths(item, prefix + (i,))
+
+
+def _report(name: str) -> dict:
+    text = CONTENT[name].decode("utf-8")
+    start = max(i for i in range(len(text)) if text.startswith("{", i) and (i == 0 or text[i - 1] == "\n"))
+    return json.loads(text[start:])
+
+
+REPORTS = {name: _report(name) for name in FIO_NAMES}
+PATHS = {name: list(_paths(report)) for name, report in REPORTS.items()}
+
+
+@SETTINGS
+@given(st.binary(max_size=4000))
+def test_random_bytes(data):
+    check(data)
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(CONTENT)), st.data())
+def test_mutated_reports(name, data):
+    content = bytearray(CONTENT[name])
+    for _ in range(data.draw(st.integers(1, 4))):
+        start = data.draw(st.integers(0, len(content)))
+        end = min(len(content), start + data.draw(st.integers(0, 400)))
+        op = data.draw(st.sampled_from(["delete", "replace", "insert", "truncate", "duplicate", "digits"]))
+        if op == "delete":
+            del content[start:end]
+        elif op == "replace":
+            content[start:end] = data.draw(st.binary(max_size=50))
+        elif op == "insert":
+            content[start:start] = data.draw(st.sampled_from(
+                [b"{", b"}", b"\"jobs\": [", b"<Results>", b"total:", b"|", b"N/A", b"-1", b"1e999", b"\xef\xbb\xbf",
+                 b"\r\n", b"\t", b"999999999999999999999999", b"NaN", b"Results for timespan 1:\n"]))
+        elif op == "truncate":
+            del content[start:]
+        elif op == "duplicate":
+            content[start:start] = content[start:end]
+        else:  # change the digits of numbers, where most parsing happens
+            content[start:end] = bytes(b if not chr(b).isdigit() else data.draw(st.sampled_from(b"0123456789-."))
+                                       for b in content[start:end])
+    check(bytes(content))
+
+
+@SETTINGS
+@given(st.sampled_from(FIO_NAMES), st.data())
+def test_fio_values_of_the_wrong_kind(name, data):
+    report = json.loads(json.dumps(REPORTS[name]))
+    for _ in range(data.draw(st.integers(1, 5))):
+        path = data.draw(st.sampled_from(PATHS[name]))
+        target = report
+        try:
+            for key in path[:-1]:
+                target = target[key]
+            if data.draw(st.booleans()) and isinstance(target, dict):
+                target.pop(path[-1], None)
+            else:
+                target[path[-1]] = data.draw(JSON_VALUES)
+        except (KeyError, IndexError, TypeError):
+            continue
+    text = json.dumps(report, allow_nan=True, default=str)
+    check(text.encode())
+
+
+# Import keeps only what a report can back: one result per file, figures that agree with each
+# other, no report cut short, no file that is not a report, nothing printed raw from it.
+FIO_MIXED = FIXTURES / "fio-json/fio-3.36-randrw128k-qd1-psync-default.json"
+FIO_TWO_FILES = FIXTURES / "fio-json/fio-3.26-readwrite256k-rw70-30-qd64-2files-libaio.json"
+FIO_STREAM = FIXTURES / "fio-json-stream/fio-3.33-jsonplus-status-interval-randrw4k-rw70-30-qd4-nj2.json"
+LINUX_TEXT = FIXTURES / "diskspd-text/diskspd-linux-port-rnd64k-read-F4-o128-reconstructed.txt"
+TEXT_L = FIXTURES / "diskspd-text/diskspd-2.0.21a-rnd4k-rw70-30-L-D-noheader.txt"
+TEXT_TARGETS = FIXTURES / "diskspd-text/diskspd-2.0.21a-rnd8k-write-5targets-t23-o22-L-D-multigroup.txt"
+
+
+def _passes(result, read_p99s, write_p99s):
+    """`result` as a run of len(read_p99s) passes of its step, each with these per-direction p99s."""
+    from dataclasses import replace
+
+    step = result.steps[0]
+    passes = tuple(
+        replace(step, repetition=i + 1, read_latency=replace(step.read_latency, p99=r),
+                write_latency=replace(step.write_latency, p99=w))
+        for i, (r, w) in enumerate(zip(read_p99s, write_p99s)))
+    return replace(result, steps=passes, profile=replace(result.profile, repeat=len(passes)))
+
+
+def run_show(result) -> str:
+    import io
+
+    from rich.console import Console
+
+    from labtui.render.result_tables import result_steps_table
+
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    console.print(result_steps_table(result))
+    return console.file.getvalue()
+
+
+def test_fio_percentiles_never_pass_the_slowest_io():
+    # fio gives a percentile as its histogram bucket's value: p99.9 151.86 ms, max 143.92 ms.
+    raw = json.loads(FIO_TWO_FILES.read_text())["jobs"][0]["read"]["clat_ns"]  # the block with percentiles
+    assert raw["percentile"]["99.900000"] > raw["max"]
+    (result,) = import_file(FIO_TWO_FILES)
+    for lat in (result.steps[0].read_latency, result.steps[0].write_latency):
+        assert lat.p999 <= lat.max and lat.p9999 <= lat.max and lat.p50 >= lat.min
+    assert result.steps[0].read_latency.max == pytest.approx(raw["max"] / 1e6)
+    assert not [w for w in result.warnings if "contradict" in w]
+
+
+def test_a_mixed_step_shows_its_p99_per_direction_where_the_report_has_none_of_its_own():
+    from labtui.render.result_tables import p99_text
+
+    (result,) = import_file(FIO_MIXED)
+    step = result.steps[0]
+    assert step.latency.p99 is None  # plain JSON: no histograms to merge the directions with
+    assert p99_text(step) == "r 11.34 / w 7.11"
+    shown = run_show(result)
+    assert "r 11.34 / w 7.11" in shown
+
+
+def test_a_step_of_several_passes_shows_its_p99_per_direction_in_show_the_listing_and_compare():
+    from labtui.analysis.comparison import compare
+    from labtui.analysis.listed_steps import listed_steps
+    from labtui.analysis.metrics import READ_P99, WRITE_P99
+    from labtui.render.result_tables import p99_cell
+    from labtui.results.summaries import ResultSummary
+
+    (result,) = import_file(FIO_MIXED)
+    assert result.steps[0].latency.p99 is None
+    three = _passes(result, [10.0, 12.0, 14.0], [6.0, 7.0, 8.0])
+    # show: the "mean of 3" row has each direction's p99 (mean of the passes'), not "-"
+    row = next(line for line in run_show(three).splitlines() if "mean of 3" in line)
+    assert "r 12.00 / w 7.00" in row, row
+    # the listing (History, the Result screen's step list)
+    (listed,) = listed_steps(ResultSummary.of(three, "x.toml"))
+    f = listed.figures
+    assert p99_cell(f.latency_p99_ms, f.read_p99_ms, f.write_p99_ms) == "r 12.00 / w 7.00"
+    # compare: each direction's p99 is compared where there is none of both together
+    other = _passes(result, [20.0, 22.0, 24.0], [6.0, 7.0, 8.0])
+    (group,) = compare([three, other]).groups
+    rows = {row.metric: row for row in group.rows}
+    assert rows[READ_P99].figures[0].value == pytest.approx(12.0)
+    assert rows[READ_P99].figures[1].value == pytest.approx(22.0)
+    assert rows[WRITE_P99].figures[1].value == pytest.approx(7.0)
+
+
+def test_the_linux_ports_block_device_is_the_targets_device():
+    (result,) = import_file(LINUX_TEXT)
+    assert (result.target.device, result.target.disk) == ("/dev/sdc", "sdc")
+    text = LINUX_TEXT.read_text().replace("block device: sdc", "block device: vda")
+    (result,) = import_text(text, "vda.txt")
+    assert (result.target.device, result.target.disk) == ("/dev/vda", "vda")
+
+
+@pytest.mark.parametrize("report", ["fio", "diskspd"])
+def test_a_run_of_no_time_is_refused_not_saved_as_zero_iops(tmp_path, report):
+    if report == "fio":
+        data = json.loads(FIO_MIXED.read_text())
+        for direction in ("read", "write"):
+            data["jobs"][0][direction].update(runtime=0, total_ios=0, io_bytes=0, io_kbytes=0)
+        text = json.dumps(data)
+    else:
+        text = LINUX_TEXT.read_text().replace("test time:         30s", "test time:         0s")
+    with pytest.raises(ReportError, match="measured nothing"):
+        import_text(text, "zero")
+
+
+def test_a_job_of_no_time_among_others_fails_its_step():
+    data = json.loads((FIXTURES / "fio-json/fio-2.17-legacy-randread+randwrite16k-nj2-libaio.json").read_text())
+    first = data["jobs"][0]
+    for direction in ("read", "write"):
+        first[direction].update(runtime=0)
+    (result,) = import_text(json.dumps(data), "half")
+    assert [s.status for s in result.steps] == ["failed", "completed"]
+    assert "runtime is 0 s" in result.steps[0].error and result.status == "failed"
+
+
+def test_latency_figures_that_cannot_all_be_true_are_named():
+    from labtui.results.imports import latency_contradiction
+
+    # Mean 253 ms, yet 99 % of I/Os within 1.5 ms and the slowest at 10 s: at most 101.5 ms.
+    why = latency_contradiction(LatencySummary(mean=253.0, min=0.1, max=10_000.0, p50=0.5, p99=1.5))
+    assert why and "253" in why and "at most 101.5" in why
+    assert "above the maximum" in latency_contradiction(LatencySummary(mean=253.0, min=0.1, max=10.0))
+    assert "p99 3 ms is above max 2 ms" in latency_contradiction(LatencySummary(mean=1.0, min=0.1, max=2.0, p99=3.0))
+    assert latency_contradiction(LatencySummary(mean=0.9, min=0.1, max=400.0, p50=0.5, p99=1.5)) is None
+    assert latency_contradiction(LatencySummary()) is None
+
+
+def test_an_edited_report_with_impossible_latency_imports_with_a_warning():
+    text = TEXT_L.read_text()
+    total_line = next(line for line in text.splitlines() if line.strip().startswith("total:"))
+    assert "|" in total_line
+    edited = text.replace("    max |      7.990 |     35.257 |     35.257", "    max |      7.990 |     35.257 |     35.257")
+    # The total AvgLat of every table: 253 ms against a p99 of 4.7 ms and a max of 35 ms.
+    cells = total_line.split("|")
+    cells[4] = f"{253.0:>10.3f} "
+    edited = edited.replace(total_line, "|".join(cells))
+    (result,) = import_text(edited, "edited.txt")
+    assert any("contradict" in w and "253" in w for w in result.warnings), result.warnings
+    for fixture in report_fixtures():
+        for imported in import_file(fixture):
+            assert not [w for w in imported.warnings if "contradict" in w], fixture.name
+
+
+def test_a_report_with_digits_of_another_script_is_refused():
+    # DiskSpd writes ASCII digits; Python's \d, str.isdigit and float() also read "٣" as 3, so an
+    # edited total line in Arabic-Indic digits imported as if DiskSpd had written it.
+    text = TEXT_L.read_text()
+    total_line = next(line for line in text.splitlines() if line.strip().startswith("total:"))
+    edited = text.replace(total_line, total_line.translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")), 1)
+    assert edited != text
+    with pytest.raises(ReportError, match="incomplete"):
+        import_text(edited, "edited.txt")
+
+
+@pytest.mark.parametrize("path", [TEXT_L, TEXT_TARGETS, LINUX_TEXT,
+                                  FIXTURES / "diskspd-text/diskspd-2.0.17a-rnd4k-rw50-50-F2-o32-L-transcript.txt",
+                                  FIXTURES / "diskspd-text/diskspd-2.0.21a-rnd8k-write-t32-o16-L-D.txt",
+                                  FIXTURES / "diskspd-text/diskspd-2.2.0-rnd4k-write-t4-o16-L-D.txt"],
+                         ids=lambda p: p.name[:30])
+def test_a_diskspd_text_report_cut_anywhere_in_its_results_is_refused(path):
+    full = path.read_bytes().decode("utf-8-sig").rstrip()
+    results_at = full.index("Total IO")
+    for end in range(results_at, len(full), max(7, (len(full) - results_at) // 300)):
+        with pytest.raises(ReportError):
+            import_text(full[:end], path.name)
+    assert import_text(full, path.name)  # the whole of it still imports
+
+
+def test_a_fio_status_stream_cut_in_its_last_report_is_refused():
+    text = FIO_STREAM.read_text()
+    with pytest.raises(ReportError, match="cut short"):
+        import_text(text[: int(len(text) * 0.9)], FIO_STREAM.name)
+    assert import_text(text, FIO_STREAM.name)[0].status == "completed"
+
+
+def test_a_block_device_is_refused_without_reading_it():
+    device = next((Path("/dev") / name for name in sorted(os.listdir("/sys/block"))), None)
+    if device is None or not device.exists() or not stat.S_ISBLK(device.stat().st_mode):
+        pytest.skip("no block device node here")
+    with pytest.raises(ReportError, match="is a block device, not a report file"):
+        import_file(device)
+
+
+def test_a_file_whose_size_says_nothing_is_read_only_up_to_the_cap(monkeypatch):
+    from labtui.results import imports as importers
+
+    # /proc files are regular files of size 0 that hold kilobytes: the size is no guard.
+    maps = Path("/proc/self/maps")
+    if not maps.exists() or maps.stat().st_size != 0:
+        pytest.skip("no /proc/self/maps of size 0 here")
+    monkeypatch.setattr(importers, "MAX_BYTES", 1000)
+    with pytest.raises(ReportError, match="more than 1000 bytes is too large"):
+        import_file(maps)

@@ -1,0 +1,18 @@
+"""labtui's command line as a user runs it, for the tests of what a command prints: a real subprocess."""
+
+from __future__ import annotations
+
+import subprocess
+
+from conftest import labtui_cmd
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(labtui_cmd(*args), capture_output=True, text=True, timeout=timeout)
+
+
+def one_line_error(out: subprocess.CompletedProcess) -> str:
+    """The error of a refused command: exit 2, one line, no traceback."""
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr.count("\n") == 1 and "internal error" not in out.stderr and "Traceback" not in out.stderr
+    return out.stderr
