@@ -29,10 +29,14 @@ PIPE_WIDTH = 240
 
 
 def stdout() -> Console:
+    """The report: on a terminal (or at COLUMNS) prose wraps between words at its width; into a pipe or a
+    file with no COLUMNS, tables are laid out PIPE_WIDTH wide and prose is not wrapped at all, a paragraph
+    a line, as stderr() writes it there: broken at 240 columns, `labtui check | cat` cut an answer in two
+    mid-sentence, and the terminal then broke each half mid-word."""
     from rich.console import Console
 
-    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else PIPE_WIDTH
-    return Console(highlight=False, soft_wrap=False, width=width, markup=False)
+    piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
+    return Console(highlight=False, soft_wrap=piped, width=PIPE_WIDTH if piped else None, markup=False)
 
 
 def stderr() -> Console:

@@ -54,7 +54,6 @@ labtui/analysis/steady.py
 labtui/cli.py
 labtui/commands/agent.py
 labtui/commands/baseline.py
-labtui/commands/common.py
 labtui/commands/compare.py
 labtui/commands/completion.py
 labtui/commands/disks.py
