@@ -6,9 +6,13 @@ import random
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from labtui.model.profile import Profile, Step
 from labtui.model.result import DirectionStats, EngineInfo, HostInfo, LatencySummary, RunResult, Sample, StepResult, TargetInfo
+
+if TYPE_CHECKING:
+    from labtui.fleet.session import Fleet
 
 READ = Step("Read 64K random", block_size=65536, pattern="random", write_percent=0, threads=4, outstanding=8,
             duration=10.0, warmup=2.0)
@@ -101,3 +105,22 @@ def pair(read_b: float = 50_000, *, sd: float = 0.01, n: int = 3, **b_changes):
     b = run_result("b", {READ: [v * shift for v in runs(50_000, sd, n, 3)], WRITE: runs(40_000, sd, n, 1)},
                    minutes=5, **b_changes)
     return a, b
+
+
+def completed_fleet(count: int, slow: int = 5) -> Fleet:
+    """`count` hosts that completed, three runs each; host number `slow` + 1 writes at half speed."""
+    from labtui.fleet.host_run import COMPLETED
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.session import Fleet
+
+    fleet = Fleet([Host(f"lab-node-{i:02d}", f"lab@192.0.2.{i}") for i in range(1, count + 1)], lambda _h: {},
+                  None)  # type: ignore[arg-type]  # nothing is stored
+    for i, r in enumerate(fleet.runs):
+        write = [400, 402, 398] if i == slow else [800 + 11 * i, 805 + 11 * i, 795 + 11 * i]
+        result = run_result(f"20240501-1000{i:02d}-beef", {READ: [1000 + 37 * i, 1010 + 37 * i, 990 + 37 * i],
+                                                          WRITE: write})
+        r.results.append(result)
+        r.state = COMPLETED
+        r.saved.append(f"/root/.local/share/labtui/results/{result.id}.toml")
+    fleet.start_instant = 1.0
+    return fleet

@@ -1,5 +1,6 @@
-"""The report of a fleet run over many hosts, on synthetic results: rows per host under a summary, 120
-columns, warnings said once with their hosts, the live table saying how many hosts it has no room for."""
+"""`labtui run/check --hosts` (labtui/commands/fleet.py): the report of a fleet run over many hosts, on synthetic
+results: rows per host under a summary, 120 columns, the live table saying how many hosts it has no room for, a
+check on hosts comparing first passes."""
 
 from __future__ import annotations
 
@@ -7,27 +8,10 @@ import io
 
 from rich.console import Console
 
-from labtui.fleet.host_run import COMPLETED, RUNNING
-from labtui.fleet.hosts import Host
+from labtui.fleet.host_run import RUNNING
 from labtui.fleet.session import Fleet
 from labtui.fleet.summary import summarize_hosts
-from labtui.render.fleet_report import grouped_bottleneck, grouped_warnings
-from synthetic import READ, WRITE, run_result
-
-
-def _fleet(count: int, slow: int = 5) -> Fleet:
-    """`count` hosts that completed, three runs each; host number `slow` + 1 writes at half speed."""
-    fleet = Fleet([Host(f"lab-node-{i:02d}", f"lab@192.0.2.{i}") for i in range(1, count + 1)], lambda _h: {},
-                  None)  # type: ignore[arg-type]  # nothing is stored
-    for i, r in enumerate(fleet.runs):
-        write = [400, 402, 398] if i == slow else [800 + 11 * i, 805 + 11 * i, 795 + 11 * i]
-        result = run_result(f"20240501-1000{i:02d}-beef", {READ: [1000 + 37 * i, 1010 + 37 * i, 990 + 37 * i],
-                                                          WRITE: write})
-        r.results.append(result)
-        r.state = COMPLETED
-        r.saved.append(f"/root/.local/share/labtui/results/{result.id}.toml")
-    fleet.start_instant = 1.0
-    return fleet
+from synthetic import READ, WRITE, completed_fleet, run_result
 
 
 def _report(fleet: Fleet, monkeypatch, capsys) -> list[str]:
@@ -40,7 +24,7 @@ def _report(fleet: Fleet, monkeypatch, capsys) -> list[str]:
 
 
 def test_twelve_hosts_report_as_rows_under_a_summary_within_120_columns(monkeypatch, capsys):
-    lines = _report(_fleet(12), monkeypatch, capsys)
+    lines = _report(completed_fleet(12), monkeypatch, capsys)
     assert max(len(line.rstrip()) for line in lines) <= 120, max(lines, key=len)
     assert lines[0] == "12 of 12 hosts completed; they started together, at one shared instant."
     text = "\n".join(lines)
@@ -60,28 +44,10 @@ def test_twelve_hosts_report_as_rows_under_a_summary_within_120_columns(monkeypa
     assert lines[-1].strip() == "/root/.local/share/labtui/results"
 
 
-def test_warnings_are_said_once_with_the_hosts_they_apply_to():
-    letters, ids, hosts = "ABCD", ["i1", "i2", "i3", "i4"], ["h1", "h2", "h3", "h4"]
-    cpu = "is CPU-bound in 'Read': this figure is the CPUs' limit, not the disk's"
-    warnings = [f"{letter} ({i}) {cpu}" for letter, i in zip(letters, ids)]
-    warnings += ["B (i2) is aborted: stopped; its figures cover only the steps that finished",
-                 "C (i3) is aborted: stopped; its figures cover only the steps that finished",
-                 "engines differ (A native, B native, C fio, D native): they issue and time I/O differently"]
-    assert grouped_warnings(warnings, letters, ids, hosts) == [
-        "every host (4): CPU-bound in 'Read': this figure is the CPUs' limit, not the disk's",
-        "2 hosts (h2, h3): aborted: stopped; its figures cover only the steps that finished",
-        "engines differ (h1 native, h2 native, h3 fio, h4 native): they issue and time I/O differently",
-    ]
-    assert grouped_warnings([warnings[1]], letters, ids, hosts) == [f"h2 {cpu}"]
-    line = "A: CPU, not disk: the CPUs' limit; B: CPU, not disk: the CPUs' limit; C: the link"
-    assert grouped_bottleneck(line, "ABC", ["h1", "h2", "h3"]) == "h1, h2: CPU, not disk: the CPUs' limit; h3: the link"
-    assert grouped_bottleneck("all 3 runs use 90 % of a PCIe link: ...", "ABC", ["h1", "h2", "h3"]).startswith("all 3")
-
-
 def test_the_live_table_says_how_many_hosts_it_has_no_room_for():
     from labtui.commands.fleet import _Display
 
-    fleet = _fleet(32)
+    fleet = completed_fleet(32)
     for r in fleet.runs[::2]:
         r.state = RUNNING
     console = Console(file=io.StringIO(), width=120, height=12, force_terminal=True)
@@ -93,19 +59,6 @@ def test_the_live_table_says_how_many_hosts_it_has_no_room_for():
     assert "… 24 more hosts (not shown: the terminal is too short): 12 running, 12 completed" in shown, shown
 
 
-def test_outliers_are_hosts_far_from_the_median_of_enough_hosts():
-    fleet = _fleet(12)
-    summary = summarize_hosts([(r.name, r.result) for r in fleet.runs if r.result is not None], 5.0)
-    assert summary is not None
-    write = next(s for s in summary.steps if s.step == "Write 64K random")
-    assert [h for h, _ in write.outliers] == ["lab-node-06"]
-    read = next(s for s in summary.steps if s.step == "Read 64K random")
-    assert read.outliers == ()  # an even spread of hosts has none
-    few = _fleet(4, slow=1)
-    summary = summarize_hosts([(r.name, r.result) for r in few.runs if r.result is not None], 5.0)
-    assert all(s.outliers == () for s in summary.steps)  # too few hosts to say who is far from the others
-
-
 def test_check_on_hosts_compares_first_passes_with_first_passes_and_says_so(monkeypatch, capsys):
     """A host whose first pass looked doubtful ran its confirmation pass alone, after the others, on an idle
     machine (4x the IOPS): compared with the others' first passes it read "h04 better +288 %"."""
@@ -113,7 +66,7 @@ def test_check_on_hosts_compares_first_passes_with_first_passes_and_says_so(monk
 
     from labtui.commands import fleet as commands
 
-    fleet = _fleet(3)
+    fleet = completed_fleet(3)
     confirmation = run_result("20240501-110000-beef", {READ: [4000, 4010, 3990], WRITE: [3200, 3210, 3190]})
     fleet.runs[2].results.append(confirmation)
     for r in fleet.runs:
