@@ -409,7 +409,10 @@ def _client_series(jobs: list[dict], indexes: list[int]) -> list[list[int]]:
     last), so the entries of one job name and group are one job's reports, not jobs of their own."""
     series: dict[tuple[str, object], list[int]] = {}
     for i in indexes:
-        series.setdefault((fr.job_name(jobs[i]), jobs[i].get("groupid")), []).append(i)
+        group = jobs[i].get("groupid")
+        # A report is anyone's: a groupid of [] or {} (no key of a dict) ended the import with a TypeError.
+        key = (fr.job_name(jobs[i]), repr(group) if isinstance(group, (list, dict)) else group)
+        series.setdefault(key, []).append(i)
     out: list[list[int]] = []
     for same in series.values():
         options = jobs[same[0]].get("job options")

@@ -572,3 +572,21 @@ def test_a_file_whose_size_says_nothing_is_read_only_up_to_the_cap(monkeypatch):
     monkeypatch.setattr(importers, "MAX_BYTES", 1000)
     with pytest.raises(ReportError, match="more than 1000 bytes is too large"):
         import_file(maps)
+
+
+CLIENT = FIXTURES / "fio-json" / "fio-3.43-clientserver-1client-randread4k-psync.json"
+
+
+@pytest.mark.parametrize("groupid", [[], {}, [0], {"a": 1}], ids=["[]", "{}", "[0]", "dict"])
+def test_a_client_report_whose_groupid_is_no_number_imports_or_says_why(groupid):
+    """fio's client mode keys a job's interval reports by name and groupid: a crafted report's `"groupid": []`
+    ended `labtui import` with "internal error: TypeError: unhashable type: 'list'" (hypothesis found it)."""
+    data = json.loads(CLIENT.read_text())
+    for job in data["client_stats"]:
+        job["groupid"] = groupid
+    try:
+        results = import_text(json.dumps(data), "crafted.json")
+    except LabtuiError as exc:
+        assert str(exc).strip()
+    else:
+        assert results and all(r.steps for r in results)
