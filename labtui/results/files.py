@@ -22,6 +22,8 @@ from typing import Any
 
 import tomli_w
 
+from labtui.results.trust import root_write_refusal
+
 
 def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     """Write `text` to `path` so a reader sees the old file or the new one, never half of one.
@@ -29,6 +31,9 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     With `exclusive`, fail with FileExistsError instead of replacing an existing file: the
     final step is a hard link, which (unlike rename) refuses to overwrite.
     """
+    refusal = root_write_refusal(path)
+    if refusal is not None:  # every file labtui writes as root: the store's, an export, a picture
+        raise PermissionError(errno.EACCES, refusal, str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)

@@ -78,6 +78,20 @@ def _writable_by_others(item: Path, *, on_the_way: bool) -> str | None:
     return None
 
 
+def root_write_refusal(path: Path) -> str | None:
+    """As root, why labtui will not write the file `path` (one line), or None (not root, or nobody else can
+    change where it goes). A directory on the way that another user can change lets them put a link to
+    another directory in its place (/etc/cron.d for their /home/alice/out) between labtui's check and its
+    write, or before both: root's file would be made, or replaced, where nobody asked for it."""
+    if os.geteuid() != 0:
+        return None
+    problem = others_can_write(path)
+    if problem is None:
+        return None
+    return (f"{problem}: as root labtui writes no file where another user could send it elsewhere; choose a "
+            "directory only root can change (or run labtui as that user)")
+
+
 def root_refusal(paths: list[Path], override: str) -> str | None:
     """As root, why labtui will not use its directories `paths` (one line), or None (not root, or all fine)."""
     if os.geteuid() != 0:

@@ -24,6 +24,7 @@ from labtui.model.result import RunResult
 from labtui.render import export
 from labtui.render.export_formats import FORMATS
 from labtui.results.files import atomic_write
+from labtui.results.trust import root_write_refusal
 from labtui.tui.context import cursor_blinks
 from labtui.widgets.choice import Choice
 from labtui.widgets.line_input import LineInput
@@ -51,6 +52,9 @@ def check_directory(text: str, directory: Path, names: Sequence[str]) -> tuple[P
         return None, f"{folder / taken[0]} exists: choose another directory (labtui never replaces a file here)"
     if not os.access(folder, os.W_OK | os.X_OK):
         return None, f"permission denied: cannot write in {folder}"
+    refusal = root_write_refusal(folder / (names[0] if names else "labtui-export"))
+    if refusal is not None:
+        return None, refusal
     return folder, ""
 
 
@@ -73,6 +77,9 @@ def check_path(text: str, directory: Path) -> tuple[Path | None, str]:
         return None, f"{path.parent} does not exist: create it first, or choose a directory that exists"
     if not os.access(path.parent, os.W_OK | os.X_OK):
         return None, f"permission denied: cannot write in {path.parent}"
+    refusal = root_write_refusal(path)
+    if refusal is not None:
+        return None, refusal
     return path, ""
 
 

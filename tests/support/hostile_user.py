@@ -55,12 +55,12 @@ class User:
 
 
 @contextmanager
-def hostile_user(tag: str) -> Iterator[User]:
-    """A fresh unprivileged user, removed (with anything it still runs) afterwards."""
+def hostile_user(tag: str, prefix: str = "lt-rootfiles") -> Iterator[User]:
+    """A fresh unprivileged user (named `prefix`-<random>-`tag`), removed (with anything it still runs) afterwards."""
     require_root(f"making a user with useradd ({tag})")
     require_tool("useradd")
     require_tool("setpriv")
-    name = f"lt-rootfiles-{secrets.token_hex(2)}-{tag}"[:32]  # useradd takes 32 at most
+    name = f"{prefix}-{secrets.token_hex(2)}-{tag}"[:32]  # useradd takes 32 at most
     subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name],
                    check=True, capture_output=True)
     try:

@@ -1,0 +1,60 @@
+"""As root, labtui writes no file where another user could send it elsewhere (labtui.results.files.atomic_write).
+
+Root exported results into /home/alice/out, or drew a comparison there: alice had put a link to another
+directory in place of `out` (before the command, or between its check and its write), and root's file was
+made, or replaced, in that other directory (/etc/cron.d, say), the command saying it wrote to hers. Played by
+a real unprivileged user; the CLI as root, and the TUI's check of the path it is given.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import labtui_cmd
+from factories import make_result
+from hostile_user import hostile_user, shared_place
+from labtui.results.store import Store
+from labtui.screens.export import check_directory, check_path
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with shared_place() as place, hostile_user("files", prefix="lt-guard") as user:
+        theirs = place / "alice"
+        theirs.mkdir()
+        os.chown(theirs, user.uid, user.gid)
+        elsewhere = place / "etc-cron.d"  # root's, as /etc/cron.d is
+        elsewhere.mkdir(mode=0o755)
+        user.sh(f"mkdir '{theirs}/real' && ln -s '{elsewhere}' '{theirs}/out'")  # `out` leads elsewhere
+        yield place, user, theirs, elsewhere
+
+
+def test_export_and_compare_write_nothing_through_a_directory_another_user_controls(lab, labtui_home):
+    place, user, theirs, elsewhere = lab
+    store = Store(labtui_home)
+    store.save_result(make_result("20240501-103005-beef"))
+    store.save_result(make_result("20240502-103005-cafe", minutes=60 * 24))
+    runs = [labtui_cmd("export", "-f", "configmgr-csv", "--per-result", str(theirs / "out")),
+            labtui_cmd("compare", "20240501-103005-beef", "20240502-103005-cafe", "--svg", str(theirs / "out" / "c.svg")),
+            labtui_cmd("compare", "20240501-103005-beef", "20240502-103005-cafe", "--svg", str(theirs / "real" / "c.svg"))]
+    for argv in runs:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=place)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, (argv, out.stderr)
+        said = f"belongs to {user.name}: as root labtui writes no file where another user could send it elsewhere"
+        assert f"{theirs}/real {said}" in out.stderr if "real" in argv[-1] else f"{theirs} {said}" in out.stderr, \
+            out.stderr
+        assert out.stderr.count("\n") == 1, out.stderr
+    assert list(elsewhere.iterdir()) == [] and list((theirs / "real").iterdir()) == []
+    # The TUI's Export and Compare screens say it as the path is typed, before Write.
+    path, problem = check_path(str(theirs / "out" / "x.csv"), place)
+    assert path is None and problem.startswith(f"{theirs} belongs to {user.name}: as root"), problem
+    folder, problem = check_directory(str(theirs / "out"), place, ["20240501-103005-beef.csv"])
+    assert folder is None and problem.startswith(f"{theirs} belongs to {user.name}: as root"), problem
+    # Root's own directories, and /tmp's sticky kind on the way, are written as before.
+    assert check_path(str(place / "mine.csv"), place) == (place / "mine.csv", "")
+    out = subprocess.run(labtui_cmd("export", "-f", "configmgr-csv", "--per-result", str(place)),
+                         capture_output=True, text=True, timeout=60, cwd=place)
+    assert out.returncode == 0 and (place / "20240501-103005-beef.csv").exists(), out.stderr
