@@ -70,14 +70,6 @@ labtui/engine/rundir.py
 labtui/engine/subproc.py
 labtui/errors.py
 labtui/printable.py
-labtui/render/comparison.py
-labtui/render/drive.py
-labtui/render/export_formats.py
-labtui/render/markdown.py
-labtui/render/readback.py
-labtui/render/result_json.py
-labtui/render/sparkline.py
-labtui/render/widths.py
 labtui/run/disk_wait.py
 labtui/run/drive_watch.py
 labtui/run/leftovers.py

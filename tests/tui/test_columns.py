@@ -1,23 +1,9 @@
-"""Fitting the TUI's tables to the terminal: widths that shrink to a minimum, or cells folded whole."""
+"""Fitting the TUI's tables to the terminal (labtui.tui.columns): widths that shrink to a minimum. Cells folded whole:
+tests/unit/render/test_widths.py."""
 
 from __future__ import annotations
 
-from labtui.render.widths import fold_widths
-from labtui.render.words import fold
 from labtui.tui.columns import fit_widths, share_widths
-
-DISK_COLUMNS = [("device", "Device"), ("model", "Model"), ("free", "Free"), ("fs", "FS"), ("mount", "Mount point")]
-ADAPTERS = [
-    {"device": "nvme1n1p1", "model": "Samsung SSD 990 PRO 2TB", "free": "1.7 TiB", "fs": "xfs",
-     "mount": "/mnt/lab-nvme-adapter-a/data"},
-    {"device": "nvme2n1p1", "model": "Samsung SSD 990 PRO 2TB", "free": "1.7 TiB", "fs": "xfs",
-     "mount": "/mnt/lab-nvme-adapter-b/data"},
-    {"device": "sda1", "model": "CT500MX500SSD1", "free": "12.0 GiB", "fs": "ext4", "mount": "/"},
-]
-
-
-def _padded(widths: dict[str, int]) -> int:
-    return sum(w + 2 for w in widths.values())
 
 
 def test_fit_widths_narrows_long_columns_down_to_their_minimum():
@@ -58,54 +44,3 @@ def test_share_widths_gives_room_by_weight_and_order_and_the_rest_to_what_is_sti
 def test_share_widths_below_the_least_widths_cuts_by_the_shrink_groups():
     widths = share_widths(HISTORY, RUNS, 40, LEAST, {"profile": 4, "disk": 5, "iops": 5}, padding=1)
     assert sum(widths.values()) + 5 <= 40 and widths["date"] == 11
-
-
-def test_fold_breaks_between_words_and_a_path_after_its_hyphens_and_slashes():
-    assert fold("Samsung SSD 990 PRO 2TB", 12) == ["Samsung SSD", "990 PRO 2TB"]
-    assert fold("low space, slow link", 12) == ["low space,", "slow link"]
-    assert fold("/mnt/lab-nvme-adapter-b/data", 16) == ["/mnt/lab-nvme-", "adapter-b/data"]
-    assert fold("/", 5) == ["/"] and fold("", 5) == [""]
-
-
-def test_with_room_every_cell_is_on_one_line():
-    widths = fold_widths(DISK_COLUMNS, ADAPTERS, 120, folding=("mount", "model"))
-    assert widths == {"device": 9, "model": 23, "free": 8, "fs": 4, "mount": 28}
-
-
-def test_narrow_nothing_is_cut_and_two_volumes_on_two_adapters_stay_apart():
-    """At 80 columns the two adapters' mount points fold whole (never '/mnt/lab-nvme-ad…' twice)."""
-    widths = fold_widths(DISK_COLUMNS, ADAPTERS, 60, folding=("mount", "model"))
-    assert _padded(widths) <= 60
-    assert widths["device"] == 9 and widths["free"] == 8 and widths["fs"] == 4  # never folded
-    for row in ADAPTERS:
-        for key in ("mount", "model"):
-            lines = fold(row[key], widths[key])
-            assert len(lines) <= 2 and all(len(line) <= widths[key] for line in lines)
-            assert (" " if key == "model" else "").join(lines) == row[key]
-    assert fold(ADAPTERS[0]["mount"], widths["mount"]) != fold(ADAPTERS[1]["mount"], widths["mount"])
-
-
-def test_the_room_left_goes_where_it_saves_the_most_lines():
-    # Two cells more take CT500MX500SSD1 whole (a line saved); then whole models or whole mount
-    # points would save none (the other still folds on the adapters' rows): the mount point,
-    # which tells the rows apart, is the one said on one line.
-    widths = fold_widths(DISK_COLUMNS, ADAPTERS, 75, folding=("mount", "model"))
-    assert widths["model"] == len("CT500MX500SSD1") and widths["mount"] == 28
-    # With room for the models too, nothing folds.
-    assert fold_widths(DISK_COLUMNS, ADAPTERS, 82, folding=("mount", "model"))["model"] == 23
-
-
-def test_too_narrow_the_optional_columns_go_first_then_rows_grow_taller():
-    widths = fold_widths(DISK_COLUMNS, ADAPTERS, 52, folding=("mount", "model"), optional=("fs",))
-    assert "fs" not in widths and _padded(widths) <= 52
-    assert all(len(fold(row["mount"], widths["mount"])) <= 2 for row in ADAPTERS)
-    # Narrower still, a cell takes three lines rather than being cut.
-    widths = fold_widths(DISK_COLUMNS, ADAPTERS, 50, folding=("mount", "model"), optional=("fs",))
-    assert "fs" not in widths and _padded(widths) <= 50
-    assert max(len(fold(row["mount"], widths["mount"])) for row in ADAPTERS) == 3
-    assert all("".join(fold(row["mount"], widths["mount"])) == row["mount"] for row in ADAPTERS)
-
-
-def test_a_label_stays_whole():
-    widths = fold_widths([("mount", "Mount point")], [{"mount": "/"}], 6, folding=("mount",))
-    assert widths["mount"] == len("Mount point")

@@ -5,13 +5,9 @@ import io
 import json
 from dataclasses import replace
 
-import pytest
-
-from labtui.analysis.comparison import compare
 from labtui.model.profile import Step
 from labtui.model.result import StepResult
-from labtui.render import export, markdown
-from labtui.render.comparison import comparison_markdown
+from labtui.render import export
 from markdown_tables import tables
 from synthetic import READ, WRITE, run_result
 
@@ -60,27 +56,6 @@ def test_markdown_export_is_one_valid_table():
     found = tables(export.render(sample_results(), "markdown"))
     assert len(found) == 1 and len(found[0]) == 6
     assert found[0][0]["IOPS"] == "53,859" and found[0][-1]["Wall s"] == "600.25"
-
-
-def test_comparison_markdown_parses_back():
-    a, b = sample_results()
-    text = comparison_markdown(compare([a, replace(b, engine=replace(b.engine, name="fio"))]))
-    found = tables(text)
-    results_table = found[0]
-    assert list(results_table[0]) == ["Step", "Metric", "A", "B", "B vs A", "Verdict"]
-    read_iops = results_table[0]
-    assert read_iops["Step"].startswith("Read 64K random") and read_iops["Metric"].startswith("IOPS")
-    assert read_iops["B vs A"].endswith("%")
-    assert any(row[""] == "engine" for row in found[1])  # the "what differs" table
-    assert "**Warning:** engines differ" in text
-
-
-def test_markdown_cells_escape_pipes_and_newlines():
-    text = markdown.table(["a|b", "c"], [["x|y", "two\nlines"]], [markdown.LEFT, markdown.RIGHT])
-    [[row]] = tables("\n" + text)
-    assert row == {"a|b": "x|y", "c": "two lines"}
-    with pytest.raises(ValueError):
-        markdown.table(["a"], [["1", "2"]])
 
 
 def test_a_command_steps_disk_counters_give_no_iops_in_any_output():

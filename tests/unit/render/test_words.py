@@ -10,7 +10,7 @@ from rich.text import Text
 
 from factories import make_result
 from labtui.render.result_tables import result_steps_table
-from labtui.render.words import Words, break_offsets
+from labtui.render.words import Words, break_offsets, fold
 
 
 def lines(renderable, width):
@@ -68,3 +68,10 @@ def test_the_steps_table_of_show_wraps_a_long_step_name_after_its_hyphens():
     out = "\n".join(lines(result_steps_table(result), 60))  # the figures leave the name 13 columns
     for piece in re.findall(r"[^-]+-?", name):
         assert re.search(rf"(^|[\s-]){re.escape(piece)}", out, re.M), (piece, out)
+
+
+def test_fold_breaks_between_words_and_a_path_after_its_hyphens_and_slashes():
+    assert fold("Samsung SSD 990 PRO 2TB", 12) == ["Samsung SSD", "990 PRO 2TB"]
+    assert fold("low space, slow link", 12) == ["low space,", "slow link"]
+    assert fold("/mnt/lab-nvme-adapter-b/data", 16) == ["/mnt/lab-nvme-", "adapter-b/data"]
+    assert fold("/", 5) == ["/"] and fold("", 5) == [""]

@@ -1,0 +1,44 @@
+"""The comparison as people read it (labtui.render.comparison), on synthetic results: each figure with how far
+its interval reaches, the change and its verdict with what decided it, and the Markdown form that parses back.
+The comparison's arithmetic: tests/unit/analysis/."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from labtui.analysis.comparison import compare
+from labtui.render.comparison import comparison_markdown, fmt_change, fmt_figure, verdict_text
+from markdown_tables import tables
+from synthetic import READ, WRITE, run_result
+
+
+def sample_results():
+    a = run_result("20261101-120000-aaaa", {READ: [53_859.3, 54_001.7], WRITE: [52_319.1, 52_400.9]})
+    b = run_result("20261101-130000-bbbb", {READ: [54_293.0]}, minutes=60)
+    return [a, b]
+
+
+def test_a_figure_says_its_interval_a_change_its_sign_and_a_verdict_what_decided_it():
+    a = run_result("20261101-120000-aaaa", {READ: [1000.0, 1010.0, 990.0]})
+    b = run_result("20261101-130000-bbbb", {READ: [500.0, 505.0, 495.0]}, minutes=60)
+    row = compare([a, b]).groups[0].rows[0]  # IOPS first
+    assert row.metric.label == "IOPS"
+    assert fmt_figure(row.metric, row.figures[0]).startswith("1,000 ±") and fmt_figure(row.metric, None) == "-"
+    delta = row.deltas[1]
+    assert fmt_change(delta) == "-50.0 %" and fmt_change(None) == "-"
+    assert verdict_text(delta).startswith("worse · 3 vs 3 runs") and verdict_text(None) == "-"
+    single = compare([run_result("x1", {READ: [1000.0]}), run_result("x2", {READ: [1001.0]}, minutes=5)])
+    assert fmt_figure(single.groups[0].rows[0].metric, single.groups[0].rows[0].figures[0]) == "1,000"  # no interval
+
+
+def test_comparison_markdown_parses_back():
+    a, b = sample_results()
+    text = comparison_markdown(compare([a, replace(b, engine=replace(b.engine, name="fio"))]))
+    found = tables(text)
+    results_table = found[0]
+    assert list(results_table[0]) == ["Step", "Metric", "A", "B", "B vs A", "Verdict"]
+    read_iops = results_table[0]
+    assert read_iops["Step"].startswith("Read 64K random") and read_iops["Metric"].startswith("IOPS")
+    assert read_iops["B vs A"].endswith("%")
+    assert any(row[""] == "engine" for row in found[1])  # the "what differs" table
+    assert "**Warning:** engines differ" in text
