@@ -86,6 +86,14 @@ def disk_dir() -> Path:
 
 
 @pytest.fixture
+def target(disk_dir: Path, request: pytest.FixtureRequest) -> Path:
+    """A directory of the test's own on `disk_dir`: the chosen target of the TUI's run tests."""
+    path = disk_dir / request.node.name.replace("[", "-").replace("]", "")
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
 def labtui_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "labtui-home"
     home.mkdir()

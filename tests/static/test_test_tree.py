@@ -77,17 +77,12 @@ labtui/run/options.py
 labtui/run/signals.py
 labtui/screens/disks.py
 labtui/screens/fleet.py
-labtui/screens/params.py
-labtui/screens/run.py
-labtui/screens/run_driver.py
 labtui/screens/top.py
 labtui/series.py
 labtui/store.py
 labtui/tui/command_palette.py
 labtui/tui/context.py
-labtui/tui/live_notes.py
 labtui/tui/profile_fields.py
-labtui/tui/quick_trial.py
 labtui/tui/run_indicator.py
 labtui/tui/run_plan.py
 labtui/tui/step_names.py
@@ -97,9 +92,6 @@ labtui/widgets/drive_gauge.py
 labtui/widgets/fleet_summary.py
 labtui/widgets/hosts_table.py
 labtui/widgets/live_figures.py
-labtui/widgets/run_live.py
-labtui/widgets/run_setup.py
-labtui/widgets/run_summary.py
 labtui/widgets/volume_table.py
 labtui/widgets/wrapped_input.py
 """.split())

@@ -1,11 +1,10 @@
-"""What a run takes from the screens around it: tags typed for one run, and History's "run again",
-whose profile the header, the Run screen and the Workload editor must all name."""
+"""The next run on the Run screen (widgets/run_setup.py): the target, the engines that can run here, the tags and
+the profile it takes from the screens around it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from textual.widgets import Input
 
 from labtui.results.store import Store
@@ -19,22 +18,41 @@ from tui_support import (
     again_from_history,
     disks_ready,
     make_app,
+    open_run,
     open_run_here,
     open_workload,
     screen_text,
     set_text,
     short_profile,
     wait_for,
+    widget_text,
 )
 
 
-@pytest.fixture
-def target(disk_dir, request) -> Path:
-    path = disk_dir / request.node.name.replace("[", "-").replace("]", "")
-    path.mkdir()
-    return path
+async def test_without_a_target_the_screen_says_where_to_choose_one(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_run(pilot)
+        assert "choose a volume and a directory on the Disks screen (d)" in widget_text(app, "#setup-target")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Choose a profile (w) and a target (d) first" in widget_text(app, "#run-message"))
 
 
+async def test_the_engine_line_offers_what_the_machine_has_not_what_the_path_holds(labtui_home):
+    # The app asks `engine_check` (injected here), so a diskspd on the test machine's PATH changes nothing.
+    def engines():
+        return [("native", None), ("fio", "fio is not installed: apt-get install fio"), ("diskspd", None)]
+
+    app = make_app(labtui_home, engine_check=engines)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        assert screen.query_one("#setup-engine").options == (("native", "native"), ("DiskSpd", "diskspd"))
+        assert widget_text(app, "#setup-engines") == "fio is not installed"
+        assert "[native]  DiskSpd   fio is not installed" in screen_text(app)
+
+
+# What a run takes from the screens around it: tags typed for one run, and History's "run again",
+# whose profile the header, the Run screen and the Workload editor must all name.
 def prepare(home: Path, target: Path, *names: str) -> None:
     """300 ms user profiles `names` in `home`, the first chosen, `target` the chosen directory."""
     store = Store(home)

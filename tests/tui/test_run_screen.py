@@ -1,0 +1,242 @@
+"""The Run screen (screens/run.py) with a real native engine on a real disk: a run from start to its result, cancelled, quit."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from labtui.engine.events import SampleTaken
+from labtui.results.store import Store
+from labtui.screens.compare import CompareScreen
+from labtui.screens.confirm import ConfirmModal
+from labtui.screens.history import HistoryScreen
+from labtui.screens.run import RunScreen
+from labtui.widgets.live_chart import LiveChart
+from run_support import prepare
+from tui_support import (
+    disks_ready,
+    make_app,
+    open_run,
+    screen_text,
+    short_profile,
+    wait_for,
+    widget_text,
+)
+
+
+async def start_measuring(pilot, screen: RunScreen) -> None:
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: measured(screen) >= 1, timeout=30, what="measuring")
+
+
+def measured(screen: RunScreen) -> int:
+    step = screen.live.current if screen.live else None
+    return sum(1 for s in step.buffer.samples if s.t > 0) if step else 0
+
+
+class SampleValve:
+    """Holds the Run screen's event stream after each measured sample until the test lets it on.
+
+    The engine runs on meanwhile (its events queue up): what the screen shows is the run as of the
+    last sample let through, however fast or loaded the machine, and the run is still on for it.
+    """
+
+    def __init__(self, monkeypatch) -> None:
+        from labtui.run.runner import Runner
+
+        self.allowed = 0
+        self.passed = 0
+        self.open = False
+        self._moved = asyncio.Event()
+        real_events = Runner.events
+        valve = self
+
+        async def events(runner):
+            # Closed with this stream, so a cancel still reaches the run (workers reaped, file removed).
+            async with contextlib.aclosing(real_events(runner)) as stream:
+                async for event in stream:
+                    yield event
+                    if isinstance(event, SampleTaken) and event.phase == "measure":
+                        valve.passed += 1
+                        while not valve.open and valve.passed >= valve.allowed:
+                            valve._moved.clear()
+                            await valve._moved.wait()
+
+        monkeypatch.setattr(Runner, "events", events)
+
+    def allow(self, samples: int) -> None:
+        self.allowed = samples
+        self._moved.set()
+
+    def release(self) -> None:
+        self.open = True
+        self._moved.set()
+
+
+async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, target, monkeypatch):
+    prepare(labtui_home, target, text=short_profile(duration="3s"))
+    drawn = []
+    real_show = LiveChart.show
+    monkeypatch.setattr(LiveChart, "show", lambda self, *a, **k: drawn.append(self.id) or real_show(self, *a, **k))
+    valve = SampleValve(monkeypatch)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot)
+        assert "Short trial" in screen_text(app) and str(target) in widget_text(app, "#setup-target")
+        assert "[native]" in screen_text(app)
+        valve.allow(1)
+        await pilot.press("ctrl+s")
+        # The run as of its first measured second: on, whatever the load.
+        live = ("Step 1 of 1", "measuring", "read IOPS", "x Cancel run")
+        first = await wait_for(pilot, lambda: measured(screen) == 1 and all(w in (text := screen_text(app)) for w in live)
+                               and text, timeout=30, what="the first measured sample on screen")
+        assert app.run_active and "Command line: labtui native: 1 logical worker on 1 process" in first
+        valve.allow(2)
+        # The figures move on with the next sample: the live view is not a still picture.
+        await wait_for(pilot, lambda: measured(screen) == 2 and screen_text(app) != first, timeout=30,
+                       what="the second sample on screen")
+        assert app.run_active
+        # While another screen is on show, the charts are not drawn.
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        hidden_from = len(drawn)
+        valve.release()
+        await wait_for(pilot, lambda: screen.state == "done", timeout=30, what="the end of the run")
+        assert len(drawn) == hidden_from
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.screen is screen)
+        text = screen_text(app)
+        assert "Completed: tiny" in text and "Read 4K random" in text
+        assert "No earlier completed run of tiny on this disk" in text
+        assert not app.run_active and list(target.iterdir()) == []  # the test file is gone
+        first_id = screen.outcome.id
+        # History lists it; "run again" repeats it and compares with it at the end.
+        await pilot.press("h")
+        history = app.screen
+        await wait_for(pilot, lambda: first_id in [r.key for r in history.query_one("#results").rows])
+        # a asks first (issue 39, item 2): what it writes, where, for how long; Escape changes nothing.
+        await pilot.press("a")
+        question = await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal)
+                                  and widget_text(app, "#confirm-message"), what="Run tiny again?")
+        assert f"tiny (Short trial) on {target}" in question and "with native" in question
+        assert "16MiB test file to write" in question and "about 0:0" in question
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is history, what="back on History")
+        assert screen.driver.pending is None and screen.outcome.id == first_id
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="Run tiny again?")
+        await pilot.press("enter")
+        # The Run screen at once, then the second run's end (however quickly it came).
+        await wait_for(pilot, lambda: app.screen is screen)
+        await wait_for(pilot, lambda: screen.state == "done" and screen.outcome is not None
+                       and screen.outcome.id != first_id and screen.previous is not None, timeout=40,
+                       what="the second run and its comparison")
+        text = screen_text(app)
+        assert f"A = {first_id}" in text and "B vs A" in text
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+        assert first_id in screen_text(app) and screen.outcome.id in screen_text(app)
+    results, _ = Store(labtui_home).load_results()
+    assert [r.status for r in results] == ["completed", "completed"]
+
+
+async def test_cancel_asks_then_keeps_the_partial_result_as_aborted(labtui_home, target):
+    # Far longer than the test takes however slow the machine: the run is still on at every answer.
+    prepare(labtui_home, target, text=short_profile(duration="10m"))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        await start_measuring(pilot, screen)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: "Stop the run?" in screen_text(app))
+        assert "steps finished so far are kept, marked aborted" in str(screen.query_one("#run-question").content)
+        assert "Command line" not in screen_text(app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: "Stop the run?" not in screen_text(app))
+        assert screen.state == "running" and "Command line" in screen_text(app)
+        await pilot.press("escape")  # asks too; a second Escape answers no
+        await wait_for(pilot, lambda: "Stop the run?" in screen_text(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "Stop the run?" not in screen_text(app))
+        assert screen.state == "running"
+        await pilot.press("x")
+        await wait_for(pilot, lambda: "Stop the run?" in screen_text(app))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.state == "done", timeout=10, what="the run to stop")
+        assert "Aborted" in screen_text(app) and "cancelled by the user" in screen_text(app)
+        assert not app.run_active and list(target.iterdir()) == []
+    results, _ = Store(labtui_home).load_results()
+    assert [r.status for r in results] == ["aborted"]
+
+
+async def test_quitting_during_a_run_stops_it_and_keeps_the_result(labtui_home, target):
+    prepare(labtui_home, target, text=short_profile(duration="30s"))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        await start_measuring(pilot, screen)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert "A run is going" in screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running, timeout=10, what="the app to exit")
+    results, _ = Store(labtui_home).load_results()
+    assert [r.status for r in results] == ["aborted"]
+    assert list(target.iterdir()) == []
+
+
+async def test_start_before_the_engine_check_has_answered_says_so_and_starts_nothing(labtui_home, target):
+    """`s` pressed while the engines are still being checked is not "No engine can run here"."""
+    import threading
+
+    from tui_support import fake_engines
+
+    answered = threading.Event()
+
+    def slow_engines():
+        answered.wait(30)
+        return fake_engines()
+
+    app = make_app(labtui_home, engine_check=slow_engines)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await disks_ready(pilot)
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
+            screen = app.screen
+            from labtui.machine.target_choice import Target
+            from labtui.results.profile_file import parse_profile_text
+
+            app.profile = parse_profile_text(short_profile(), "test")
+
+            app.target = Target(target)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: "Still checking which engines" in screen_text(app), what="the answer")
+            assert "No engine can run here" not in screen_text(app)
+            assert screen.runner is None
+            answered.set()
+            await wait_for(pilot, lambda: screen.engines, what="the engine check")
+    finally:
+        answered.set()
+
+
+async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_home, target):
+    """A check that failed has answered: Ctrl+S then says no engine can run, not that it is still checking."""
+
+    def broken_engines():
+        raise RuntimeError("the check broke")
+
+    app = make_app(labtui_home, engine_check=broken_engines)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.engines_known,
+                       what="the failed engine check")
+        from labtui.machine.target_choice import Target
+        from labtui.results.profile_file import parse_profile_text
+
+        app.profile = parse_profile_text(short_profile(), "test")
+        app.target = Target(target)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "No engine can run here" in screen_text(app), what="the answer")
+        assert "Still checking" not in screen_text(app)
