@@ -75,8 +75,6 @@ labtui/run/drive_watch.py
 labtui/run/leftovers.py
 labtui/run/options.py
 labtui/run/signals.py
-labtui/screens/disks.py
-labtui/screens/fleet.py
 labtui/screens/top.py
 labtui/series.py
 labtui/store.py
@@ -84,15 +82,10 @@ labtui/tui/command_palette.py
 labtui/tui/context.py
 labtui/tui/profile_fields.py
 labtui/tui/run_indicator.py
-labtui/tui/run_plan.py
 labtui/tui/step_names.py
 labtui/tui/styling.py
-labtui/widgets/disk_detail.py
-labtui/widgets/drive_gauge.py
 labtui/widgets/fleet_summary.py
-labtui/widgets/hosts_table.py
 labtui/widgets/live_figures.py
-labtui/widgets/volume_table.py
 labtui/widgets/wrapped_input.py
 """.split())
 

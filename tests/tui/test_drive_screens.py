@@ -1,5 +1,6 @@
-"""The drive on screen and in the CLI: the Disks screen's temperature and health, `labtui disks --json`,
-and a run refused before writing on a drive that reports a critical warning (--force measures anyway)."""
+"""The drive outside the screens: `labtui disks --json` (commands/disks.py) and a run refused before writing
+on a drive that reports a critical warning (run/preflight.py; --force measures anyway). Their screens'
+tests are in test_disk_detail.py and test_drive_gauge.py; these two go to their modules' test modules."""
 
 from __future__ import annotations
 
@@ -14,35 +15,11 @@ from conftest import FIXTURES, labtui_cmd
 from labtui.errors import LabtuiError
 from labtui.machine import devices
 from labtui.machine.drive import DriveReader, forget_refusals
-from labtui.machine.target_choice import DeviceScan
 from labtui.model.profile import Profile, Step
-from labtui.model.result import DriveFacts
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
-from tui_support import FAKE_DISKS, FAKE_VOLUMES, disks_ready, make_app, screen_text, widget_text
 
 FIXTURE = FIXTURES / "smartctl-json" / "SAMSUNG_MZVL21T0HCLR-00B00_23.json"
-
-
-def health_scan() -> DeviceScan:
-    hot = DriveFacts(source="smartctl + sysfs", temperature_c=71.0, warning_c=82.0, health_passed=False,
-                     critical_warning="available spare below its threshold", percentage_used=97, media_errors=3,
-                     aer_correctable=2, port_aer_correctable=5)
-    return DeviceScan(FAKE_DISKS, FAKE_VOLUMES, {
-        "nvme0n1": (hot, None),
-        "sda": (DriveFacts(source="drivetemp hwmon", temperature_c=36.0), "Permission denied"),
-        "sdb": (None, "smartctl is not installed"),
-    })
-
-
-async def test_the_disks_screen_says_temperature_health_and_pcie_errors_with_their_source(labtui_home):
-    app = make_app(labtui_home, device_source=health_scan)
-    async with app.run_test(size=(120, 35)) as pilot:
-        await disks_ready(pilot)
-        assert "Temp" in screen_text(app) and "71 °C" in screen_text(app)
-        detail = widget_text(app, "#volume-detail")
-        assert ("Temperature 71 °C (warning 82) · health CRITICAL: available spare below its threshold, 97 % used, "
-                "3 media errors · PCIe errors 7 since boot (5 at the port) · from smartctl + sysfs") in detail
 
 
 def test_labtui_disks_json_gives_each_disk_its_health_and_why_smartctl_said_nothing(labtui_home):
@@ -91,27 +68,3 @@ def test_a_critical_warning_refuses_the_run_before_writing_and_force_measures_an
     forced.close()
     assert any("measured anyway (--force)" in w for w in forced._warnings)
     forget_refusals()
-
-
-async def test_the_result_screen_shows_the_drive_and_the_drop_of_the_step_under_the_cursor(labtui_home):
-    from dataclasses import replace
-
-    from factories import make_result
-    from labtui.model.result import Drop
-    from labtui.screens.result import ResultScreen
-
-    result = make_result()
-    hot = (DriveFacts(source="smartctl + sysfs", temperature_c=61.0, warning_c=82.0, pcie_speed="8.0 GT/s PCIe",
-                      pcie_width=4, aer_correctable=0),
-           DriveFacts(source="smartctl + sysfs", temperature_c=84.0, warning_c=82.0, pcie_speed="8.0 GT/s PCIe",
-                      pcie_width=4, aer_correctable=0))
-    drop = Drop(2.0, 5 * 1024**3, 1800.0, 420.0, "thermal", "the drive reached 83 °C at 2 s (its warning threshold is 82 °C)")
-    steps = (replace(result.steps[0], drive_before=hot[0], drive_after=hot[1], drops=(drop,)), *result.steps[1:])
-    app = make_app(labtui_home)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.push_screen(ResultScreen(replace(result, steps=steps)))
-        await pilot.pause()
-        text = widget_text(app, "#step-drive")
-        assert "Drive: 61 → 84 °C (max 84 °C, warning 82 °C), link 8.0 GT/s PCIe x4, no PCIe errors; smartctl + sysfs" \
-            in text, text
-        assert "Throughput drop at 2 s, after 5.0 GiB: 1,800 → 420 MiB/s (-77 %), thermal" in text

@@ -1,22 +1,205 @@
-"""The Disks screen's marks: several volumes marked, the profile run on each in turn with the real
-native engine, ending on their comparison; volumes a run cannot use are refused a mark."""
+"""The Disks screen (screens/disks.py) on a fake machine: its table read off the UI thread, choosing a
+volume and a directory on it, rows that cannot be chosen, volumes marked and run in turn."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, Static
 
+from disks_support import _move_to
 from labtui.machine.devices import Volume
 from labtui.machine.target_choice import DeviceScan
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.disks import DisksScreen
+from labtui.screens.target_directory import TargetDirectoryModal
 from labtui.settings import Settings
-from labtui.widgets.volume_table import VolumeTable
-from tui_support import FAKE_DISKS, disks_ready, make_app, screen_text, short_profile, wait_for, widget_text
+from tui_support import (
+    FAKE_DISKS,
+    FAKE_HOME,
+    disks_ready,
+    fake_scan,
+    make_app,
+    screen_text,
+    short_profile,
+    wait_for,
+    widget_text,
+)
 
+
+async def test_table_shows_each_volume_with_its_disk(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        text = screen_text(app)
+        for expected in ("nvme0n1p2", "NVMe", "Samsung SSD 980 PRO 1TB", "412 GiB", "ext4", "Gen3 x4 (max Gen4)",
+                         "CT500MX500SSD1", "/data", "not mounted", "read-only", "cache-on only", "read at 09:26:53"):
+            assert expected in text, expected
+        # The volume's size is its file system's, the detail's the disk's: each says which (issue 39, item 18).
+        assert "FS size" in text
+        detail = widget_text(app, "#volume-detail")
+        assert "/dev/nvme0n1 · 931 GiB NVMe disk · Samsung SSD 980 PRO 1TB" in detail
+        assert "/ · ext4 on /dev/nvme0n1p2 · 915 GiB file system, 412 GiB free" in detail
+
+
+async def test_first_paint_does_not_wait_for_device_discovery(labtui_home):
+    release = threading.Event()
+
+    def slow_scan():
+        release.wait(10)
+        return fake_scan()
+
+    app = make_app(labtui_home, device_source=slow_scan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+        await pilot.pause(0.2)
+        assert "Reading disks and volumes" in screen_text(app)
+        release.set()
+        await disks_ready(pilot)
+        assert "nvme0n1p2" in screen_text(app)
+
+
+async def test_refresh_reads_the_devices_again(labtui_home):
+    calls = []
+
+    def counting_scan():
+        calls.append(1)
+        return fake_scan()
+
+    app = make_app(labtui_home, device_source=counting_scan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: len(calls) == 2, what="a second scan")
+
+
+async def test_a_failing_scan_is_shown_not_raised(labtui_home):
+    def broken_scan():
+        raise OSError("sysfs went away")
+
+    app = make_app(labtui_home, device_source=broken_scan)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: "sysfs went away" in screen_text(app), what="the error on screen")
+        assert app.is_running
+
+
+async def test_choose_the_root_volume_and_type_a_directory(labtui_home, tmp_path):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal))
+        field = app.screen.query_one("#target-path", Input)
+        assert field.value == str(FAKE_HOME)  # the home directory for the root volume
+        wanted = tmp_path / "bench"
+        field.value = str(wanted)
+        await pilot.pause()
+        # As `labtui run -t` says it: a directory that does not exist is refused, not made.
+        # Read from the label, not the screen: a long temporary path wraps in the dialog.
+        check = str(app.screen.query_one("#target-check", Static).render())
+        assert f"no such directory: {wanted}" in check
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TargetDirectoryModal) and not wanted.exists()
+        wanted.mkdir()
+        field.value = str(wanted) + "/"
+        await pilot.pause()
+        assert "Exists" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+        assert app.target is not None and app.target.directory == wanted
+        assert app.target.mount_point == "/" and app.target.disk == "nvme0n1"
+        assert "target " + str(wanted)[:20] in screen_text(app)
+    assert Store(labtui_home).load_settings().target == str(wanted)
+
+
+async def test_other_volumes_default_to_a_labtui_folder_at_their_mount_point(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/data")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal))
+        assert app.screen.query_one("#target-path", Input).value == "/data/labtui"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+        assert app.target is None
+
+
+async def test_a_home_on_a_volume_of_its_own_is_that_volumes_default(labtui_home):
+    """The rule `labtui run --all-volumes` uses: the home directory on the volume that holds it."""
+    app = make_app(labtui_home, fake_home=Path("/data/lab"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        for key, expected in (("vol:/data", "/data/lab"), ("vol:/", "/labtui")):
+            await _move_to(pilot, key)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal))
+            assert app.screen.query_one("#target-path", Input).value == expected
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen))
+
+
+@pytest.mark.parametrize(
+    ("row", "shown", "told"),
+    [
+        ("vol:/dev/shm", "Cannot be chosen: /dev/shm is tmpfs (memory)", "runs with the cache off"),
+        ("vol:/mnt/iso", "Cannot be chosen: /mnt/iso is mounted read-only", "read-only"),
+        ("disk:sdb", "Nothing on this disk is mounted", "has no mounted file system"),
+    ],
+    ids=["memory-for-cache-off", "read-only", "not-mounted"],
+)
+async def test_unusable_rows_say_why_and_cannot_be_chosen(labtui_home, row, shown, told):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, row)
+        assert shown in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, DisksScreen) and app.target is None
+        assert any(told in str(n.message) for n in app._notifications)
+
+
+async def test_a_remembered_target_gets_its_volume_facts_after_the_scan(labtui_home, tmp_path):
+    Store(labtui_home).save_settings(Settings(target=str(tmp_path)))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        assert app.target.directory == tmp_path and app.target.mount_point == "/"
+
+
+async def test_a_key_that_leaves_the_screen_right_after_enter_opens_no_dialog_over_the_next_one(labtui_home):
+    # Enter chooses the volume through a message the table sends; "r" typed at once switches to the
+    # Run screen first, and the target dialog then opened over the Run screen, not the Disks one.
+    from textual import events
+
+    from labtui.screens.run import RunScreen
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await disks_ready(pilot)
+        await _move_to(pilot, "vol:/")
+        app.post_message(events.Key("enter", None))
+        app.post_message(events.Key("r", "r"))
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
+        for _ in range(10):
+            await pilot.pause()
+        assert isinstance(app.screen, RunScreen), f"{type(app.screen).__name__} over the Run screen"
+        # On the Disks screen itself, Enter still opens it (Escape first: the Run screen's cursor is in its tags).
+        await pilot.press("escape", "d")
+        await wait_for(pilot, lambda: isinstance(app.screen, DisksScreen), what="the Disks screen")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TargetDirectoryModal), what="the dialog")
+
+
+# The Disks screen's marks: several volumes marked, the profile run on each in turn with the real
+# native engine, ending on their comparison; volumes a run cannot use are refused a mark.
 GIB = 1024**3
 
 
@@ -50,12 +233,6 @@ def _prepare(home: Path) -> None:
     store.profiles_dir.mkdir(parents=True, exist_ok=True)
     (store.profiles_dir / "tiny.toml").write_text(short_profile("tiny", "500ms"))
     store.save_settings(Settings(profile="tiny", profile_origin="user"))
-
-
-async def _move_to(pilot, key: str) -> None:
-    table = pilot.app.screen.query_one(VolumeTable)
-    table.move_cursor(row=table.get_row_index(key))
-    await pilot.pause()
 
 
 async def test_marked_volumes_run_in_turn_and_end_on_their_comparison(labtui_home, disk_dir):
