@@ -75,11 +75,9 @@ labtui/run/drive_watch.py
 labtui/run/leftovers.py
 labtui/run/options.py
 labtui/run/signals.py
-labtui/screens/top.py
 labtui/series.py
 labtui/store.py
 labtui/tui/command_palette.py
-labtui/tui/context.py
 labtui/tui/profile_fields.py
 labtui/tui/run_indicator.py
 labtui/tui/step_names.py
