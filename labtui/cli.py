@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.handler.run(args) or 0)
     except Declined as exc:
-        print(f"labtui: {exc}", file=sys.stderr)
+        print(f"labtui: {printable(str(exc), one_line=True)}", file=sys.stderr)
         return ExitCode.DECLINED
     except LabtuiError as exc:
         # One line, whatever names it holds: a newline in a path must not start a line of its own.
@@ -165,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the edge: one line, not a traceback
         if os.environ.get("LABTUI_DEBUG"):
             raise
-        print(f"labtui: internal error: {type(exc).__name__}: {exc} (LABTUI_DEBUG=1 shows the traceback)", file=sys.stderr)
+        # An exception's words may quote what it was reading (a key of a file, a name): shown, never obeyed.
+        print(f"labtui: internal error: {type(exc).__name__}: {printable(str(exc), one_line=True)} "
+              "(LABTUI_DEBUG=1 shows the traceback)", file=sys.stderr)
         return ExitCode.FAILED
 
 

@@ -51,7 +51,6 @@ labtui/analysis/known_noise.py
 labtui/analysis/matching.py
 labtui/analysis/metrics.py
 labtui/analysis/steady.py
-labtui/cli.py
 labtui/commands/baseline.py
 labtui/commands/compare.py
 labtui/commands/completion.py
