@@ -21,10 +21,6 @@ from synthetic import READ, TARGET, WRITE, pair, run_result, runs
 BOUND = "a worker process used 98 % of a CPU"  # how cpubound.verdict() words a worker that was its own limit
 
 
-
-
-
-
 def answer(a, b, **kw):
     return comparison_answers(compare([a, b], **kw))[0]
 
@@ -125,13 +121,6 @@ def test_a_setup_that_differs_is_named_beside_the_answer(changes, clause, checke
     said = answer(a, b)
     assert said.text.startswith("B is slower at 64K random reads (-23 %") and said.text.endswith(clause)
     assert check_answer(check(a, b, 10)).text.endswith(checked)
-
-
-def test_another_drive_on_another_link_is_what_is_compared_not_a_cause():
-    sata = replace(TARGET, model="Samsung SSD 870 EVO", transport="sata", pcie_speed=None, pcie_width=None,
-                   sata_speed="6.0 Gbps", firmware="SVT02B6Q")
-    a, b = pair(39_000, target=sata)
-    assert answer(a, b).causes == ()
 
 
 def test_a_cpu_bound_step_claims_nothing_and_says_what_to_do():

@@ -11,10 +11,10 @@ import pytest
 from rich.console import Console
 
 from labtui.analysis.comparison import compare, summarize
-from labtui.analysis.figures import BETTER, NOISE, SMALL, UNKNOWN, WORSE, KnownNoise
+from labtui.analysis.figures import BETTER, NOISE, WORSE
 from labtui.analysis.metrics import IOPS
 from labtui.render.comparison import fmt_value, statistics_table
-from synthetic import MIXED, READ, TARGET, WRITE, run_result
+from synthetic import READ, WRITE, run_result
 
 
 def verdicts(comparison, index=1):
@@ -73,155 +73,6 @@ def test_a_large_difference_with_a_large_spread_is_within_noise():
     assert delta.basis.startswith("3 vs 3 runs, Welch p=")
 
 
-@pytest.mark.parametrize("drop", [0.02, 0.3, 0.9])
-def test_single_runs_never_claim_whatever_the_difference(drop):
-    a = run_result("a", {READ: [100_000]})
-    b = run_result("b", {READ: [100_000 * (1 - drop)]}, minutes=5)
-    delta = row(compare([a, b]), "Read 64K random", "iops").deltas[1]
-    assert delta.verdict == UNKNOWN and not delta.claim and delta.test is None
-    assert delta.relative_pct == pytest.approx(-drop * 100)
-    assert delta.basis == "single runs" and "single runs cannot tell it from noise" in delta.reason
-    assert "--repeat" in delta.hint  # nothing known about this disk: measure the noise
-    data = compare([a, b]).to_json()["steps"][0]["metrics"][0]["deltas"][1]
-    assert data["verdict"] == "noise unknown" and data["claim"] is False and data["decided_by"] == "single runs"
-
-
-def test_the_hint_says_how_many_runs_from_what_is_known_about_the_disk():
-    a = run_result("a", {READ: [100_000]})
-    b = run_result("b", {READ: [90_000]}, minutes=5)
-    known = KnownNoise(0.05, 12, "in 12 earlier runs of quick-sanity on this disk")
-    delta = row(compare([a, b], hint=lambda step, metric: known), "Read 64K random", "iops").deltas[1]
-    assert delta.verdict == UNKNOWN and delta.known is known
-    assert delta.hint == "about 5 runs each would tell a 10 % change (noise 5.0 % in 12 earlier runs of quick-sanity " \
-        "on this disk)"
-    assert delta.reason.endswith("; " + delta.hint)
-
-
-def test_the_verdict_flips_at_the_tolerance_with_repetitions_too():
-    a = run_result("a", {READ: [100_000, 100_020, 99_980]})
-    inside = run_result("b", {READ: [v * 0.951 for v in (100_000, 100_020, 99_980)]}, minutes=5)
-    outside = run_result("c", {READ: [v * 0.949 for v in (100_000, 100_020, 99_980)]}, minutes=5)
-    c = compare([a, inside, outside])
-    iops = row(c, "Read 64K random", "iops")
-    assert iops.deltas[1].verdict == SMALL and iops.deltas[1].test.p_value < 0.001  # real, but small
-    assert "within the ±5 % tolerance" in iops.deltas[1].reason and not iops.deltas[1].claim
-    assert iops.deltas[2].verdict == WORSE and iops.deltas[2].claim
-
-
-def test_steps_are_matched_by_workload_not_position_or_name():
-    a = run_result("a", {READ: [50_000], WRITE: [40_000]})
-    renamed_read = replace(READ, name="4 x 8 reads")
-    b = run_result("b", {WRITE: [40_000], renamed_read: [25_000]}, minutes=5)
-    c = compare([a, b])
-    assert [g.name for g in c.groups] == ["Read 64K random", "Write 64K random"]
-    read = c.groups[0]
-    assert [s.name for s in read.steps] == ["Read 64K random", "4 x 8 reads"]
-    assert read.row("iops").figures[1].value == pytest.approx(25_000)
-    assert read.row("iops").deltas[1].relative_pct == pytest.approx(-50)
-    assert c.groups[1].row("iops").deltas[1].verdict == NOISE
-
-
-def test_a_workload_only_in_one_result_is_listed_with_a_note():
-    deeper = replace(READ, name="Read deep", outstanding=32)
-    a = run_result("a", {READ: [50_000]})
-    b = run_result("b", {READ: [50_000], deeper: [90_000]}, minutes=5)
-    c = compare([a, b])
-    assert len(c.groups) == 2
-    extra = c.groups[1]
-    assert extra.steps[0] is None and extra.row("iops").deltas[1] is None
-    assert "not in A" in extra.notes
-
-
-def test_repeated_workloads_match_by_order_of_occurrence():
-    # configmgr-sql runs the same read workload for 60 s and then 300 s.
-    r60, r300 = replace(READ, name="Read 60s", duration=60.0), replace(READ, name="Read 300s", duration=300.0)
-    a = run_result("a", {r60: [50_000], r300: [48_000]})
-    b = run_result("b", {r60: [50_100], r300: [30_000]}, minutes=5)
-    c = compare([a, b])
-    assert [(g.name, g.occurrence) for g in c.groups] == [("Read 60s", 1), ("Read 300s", 2)]
-    assert c.groups[1].row("iops").deltas[1].relative_pct == pytest.approx(-37.5)
-    assert any("matched by order of occurrence" in n for n in c.groups[0].notes)
-    # A quick trial (one short read) against it: matched with the first, and the durations are noted.
-    short = replace(READ, name="Read", duration=2.0)
-    q = compare([a, run_result("q", {short: [49_000]}, minutes=9)])
-    assert q.groups[0].steps[1].name == "Read" and q.groups[1].steps[1] is None
-    assert any("durations differ" in n for n in q.groups[0].notes)
-
-
-def test_cross_engine_comparison_warns():
-    a = run_result("a", {READ: [50_000]})
-    b = run_result("b", {READ: [50_000]}, engine="fio", minutes=5)
-    c = compare([a, b])
-    assert any("engines differ" in w and "A native" in w and "B fio" in w for w in c.warnings)
-    assert next(r for r in c.context if r.label == "engine").differs
-
-
-def test_cache_mode_difference_still_matches_and_warns():
-    buffered = replace(READ, cache="on")
-    a = run_result("a", {READ: [50_000]})
-    b = run_result("b", {buffered: [400_000]}, minutes=5)
-    c = compare([a, b])
-    assert len(c.groups) == 1 and c.groups[0].row("iops").deltas[1].relative_pct == pytest.approx(700)
-    assert any("cache modes differ" in w for w in c.warnings)
-    assert any("cache modes differ" in n for n in c.groups[0].notes)
-
-
-def test_context_differences_are_listed():
-    other = replace(TARGET, pcie_width=8, firmware="731100WD")
-    a = run_result("a", {READ: [50_000]})
-    b = run_result("b", {READ: [50_000]}, target=other, minutes=5)
-    differs = {r.label: r.values for r in compare([a, b]).differences}
-    assert differs["firmware"] == ("620361WD", "731100WD")
-    assert differs["PCIe link"] == ("8.0 GT/s PCIe x4", "8.0 GT/s PCIe x8")
-    assert "disk model" not in differs
-
-
-def test_command_steps_compare_by_wall_time_and_warn_when_their_parameters_differ():
-    from labtui.model.profile import Step
-    from labtui.model.result import StepResult
-
-    extract = Step(name="Extract archive", kind="command", command="zpaq x {archive} -to {scratch}")
-
-    def extraction(rid, seconds, archive, minutes):
-        base = run_result(rid, {READ: [50_000]}, minutes=minutes)
-        profile = replace(base.profile, name="zpaq-extract", steps=(extract,))
-        return replace(base, profile=profile, params={"archive": archive},
-                       steps=(StepResult(step=extract, wall_seconds=seconds, exit_status=0),))
-
-    c = compare([extraction("a", 600.0, "/data/200g.zpaq", 0), extraction("b", 2220.0, "/data/200g.zpaq", 5)])
-    wall = c.groups[0].row("wall_seconds")
-    assert wall.deltas[1].relative_pct == pytest.approx(270) and wall.deltas[1].verdict == UNKNOWN
-    assert not any("parameters differ" in w for w in c.warnings)
-    assert next(r for r in c.context if r.label == "test file").values == ("none", "none")
-    other = compare([extraction("a", 600.0, "/data/200g.zpaq", 0), extraction("b", 60.0, "/data/20g.zpaq", 5)])
-    assert any("profile parameters differ (A archive=/data/200g.zpaq; B archive=/data/20g.zpaq)" in w
-               for w in other.warnings)
-    assert {r.label: r.values for r in other.differences}["parameters"] == (
-        "archive=/data/200g.zpaq", "archive=/data/20g.zpaq")
-
-
-def test_interval_samples_describe_steadiness_and_never_decide():
-    steady_a = [[50_000 + d for d in (100, -100, 50, -50, 0, 80, -80, 20)]]
-    steady_b = [[40_000 + d for d in (100, -100, 50, -50, 0, 80, -80, 20)]]
-    a = run_result("a", {READ: [50_000]}, intervals={READ: steady_a})
-    b = run_result("b", {READ: [40_000]}, intervals={READ: steady_b}, minutes=5)
-    iops = row(compare([a, b]), "Read 64K random", "iops")
-    assert iops.deltas[1].verdict == UNKNOWN and iops.deltas[1].test is None  # -20 %, yet single runs
-    assert iops.figures[0].steadiness == pytest.approx(statistics.stdev(steady_a[0]) / statistics.fmean(steady_a[0]))
-    assert compare([a, b]).to_json()["steps"][0]["metrics"][0]["figures"][0]["steadiness_pct"] < 0.2
-
-
-def test_one_run_against_repetitions_uses_their_spread():
-    reps = run_result("a", {READ: [50_000, 50_500, 49_500, 50_200]})
-    single_far = run_result("b", {READ: [40_000]}, minutes=5)
-    single_near = run_result("c", {READ: [48_000]}, minutes=5)
-    c = compare([reps, single_far, single_near], tolerance_pct=1)
-    iops = row(c, "Read 64K random", "iops")
-    assert iops.deltas[1].verdict == WORSE and iops.deltas[1].test.method == "prediction"
-    assert iops.deltas[1].basis == "4 vs 1 runs, prediction p<0.001"
-    assert iops.deltas[2].verdict == WORSE and iops.deltas[2].test.p_value < 0.05
-
-
 def test_the_noise_of_a_step_is_pooled_with_its_neighbours_but_never_lowered():
     quiet = [100_000, 100_000 * 1.01, 100_000 * 0.99]
     steps = [replace(READ, name=f"Read {i}", outstanding=i) for i in range(1, 7)]
@@ -240,13 +91,6 @@ def test_the_noise_of_a_step_is_pooled_with_its_neighbours_but_never_lowered():
     n = run_result("n", {**dict.fromkeys(steps, quiet), WRITE: noisy})
     assert row(compare([n]), "Write 64K random", "iops").figures[0].noise.variance == pytest.approx(
         row(compare([n]), "Write 64K random", "iops").figures[0].noise.own)  # never below its own
-
-
-def test_mixed_steps_compare_read_and_write_iops_separately():
-    a = run_result("a", {MIXED: [10_000]})
-    b = run_result("b", {MIXED: [12_000]}, minutes=5)
-    keys = [r.metric.key for r in compare([a, b]).groups[0].rows]
-    assert keys[:4] == ["iops", "mib_s", "read_iops", "write_iops"]
 
 
 def test_an_aborted_result_is_flagged():

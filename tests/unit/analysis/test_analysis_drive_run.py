@@ -69,3 +69,30 @@ def test_no_drive_read_no_rows_and_no_cause():
     plain = [make_result("20240501-103005-aaaa"), make_result("20240501-113005-bbbb")]
     assert "drive temperature" not in {r.label for r in context_rows(plain)}
     assert "hotter" not in first_lines(compare(plain))[0]
+
+
+def test_the_runs_drive_facts_read_in_the_order_they_were_taken():
+    """labtui.analysis.drive_run on its own: temperatures, throttling, AER errors and the least link over the steps."""
+    from labtui.analysis import drive_run
+
+    result = make_result("20240501-103005-aaaa")
+    assert not drive_run.has_drive(result) and drive_run.temperatures(result) == []
+    assert (drive_run.throttling(result), drive_run.aer_errors(result), drive_run.warning_c(result)) == (None, None, None)
+    assert drive_run.temperature_text(result) == "unknown" and drive_run.drops_text(result) == "none"
+    assert drive_run.link_changed(result) is None  # the target's own link (8 GT/s x4), held
+    before = DriveFacts(source="smartctl", temperature_c=40.0, warning_c=70.0, thermal_transitions=2,
+                        thermal_seconds=10, aer_correctable=1, pcie_speed="8.0 GT/s PCIe", pcie_width=4)
+    after = replace(before, temperature_c=55.0, thermal_transitions=5, thermal_seconds=40, aer_correctable=4,
+                    pcie_width=2)
+    hot = with_drive(result, before, after)
+    first = hot.steps[0]
+    hot = replace(hot, steps=(replace(first, samples=(replace(first.samples[0], drive_temp_c=61.0),) + first.samples[1:]),
+                              *hot.steps[1:]))
+    steps = len(hot.steps)
+    assert drive_run.has_drive(hot) and drive_run.temperatures(hot)[:3] == [40.0, 61.0, 55.0]
+    assert drive_run.temperature_text(hot) == "40 °C (max 61 °C)" and drive_run.warning_c(hot) == 70.0
+    # Transitions and seconds from the first facts to the last; AER errors counted within each step.
+    assert drive_run.throttling(hot) == (3, 30)
+    assert drive_run.aer_errors(hot) == 3 * steps
+    assert drive_run.narrowest_link(hot) == (8.0, 2) and drive_run.link_changed(hot) == "8 GT/s x4 → 8 GT/s x2"
+    assert drive_run.link_text(None) == "unknown" and drive_run.link_text((None, 4)) == "x4"
