@@ -28,10 +28,17 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from labtui.engine.command.archive import make_archive, plan_archive
+    from labtui.errors import LabtuiError
     from labtui.machine.paths import path_text
+    from labtui.results.trust import root_write_refusal
     from labtui.units import human_duration, human_size, parse_size
 
     plan = plan_archive(args.out, parse_size(args.size, field="--size"), args.files, args.method)
+    # As root, the archive and its work files go nowhere another user could send them (a link in place of a
+    # directory on the way), nor is a file there removed when the making stops: results.files' rule.
+    refusal = root_write_refusal(plan.out)
+    if refusal is not None:
+        raise LabtuiError(refusal)
     live = sys.stderr.isatty()
     every = 0.5 if live else 10.0  # seconds between updates of the same phase (a log file needs few)
     last: list = [0.0, ""]  # when and what was last shown

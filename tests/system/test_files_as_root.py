@@ -1,6 +1,6 @@
 """As root, labtui writes no file where another user could send it elsewhere (labtui.results.files.atomic_write).
 
-Root exported results into /home/alice/out, or drew a comparison there: alice had put a link to another
+Root exported results into /home/alice/out, drew a comparison or made a zpaq archive there: alice had put a link to another
 directory in place of `out` (before the command, or between its check and its write), and root's file was
 made, or replaced, in that other directory (/etc/cron.d, say), the command saying it wrote to hers. Played by
 a real unprivileged user; the CLI as root, and the TUI's check of the path it is given.
@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import labtui_cmd
+from conftest import labtui_cmd, require_tool
 from factories import make_result
 from hostile_user import hostile_user, shared_place
 from labtui.results.store import Store
@@ -33,13 +33,15 @@ def lab():
 
 
 def test_export_and_compare_write_nothing_through_a_directory_another_user_controls(lab, labtui_home):
+    require_tool("zpaq")
     place, user, theirs, elsewhere = lab
     store = Store(labtui_home)
     store.save_result(make_result("20240501-103005-beef"))
     store.save_result(make_result("20240502-103005-cafe", minutes=60 * 24))
     runs = [labtui_cmd("export", "-f", "configmgr-csv", "--per-result", str(theirs / "out")),
             labtui_cmd("compare", "20240501-103005-beef", "20240502-103005-cafe", "--svg", str(theirs / "out" / "c.svg")),
-            labtui_cmd("compare", "20240501-103005-beef", "20240502-103005-cafe", "--svg", str(theirs / "real" / "c.svg"))]
+            labtui_cmd("compare", "20240501-103005-beef", "20240502-103005-cafe", "--svg", str(theirs / "real" / "c.svg")),
+            labtui_cmd("make-archive", str(theirs / "out" / "a.zpaq"), "--size", "64K")]
     for argv in runs:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=place)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (argv, out.stderr)
