@@ -67,14 +67,6 @@ labtui/run/options.py
 labtui/run/signals.py
 labtui/series.py
 labtui/store.py
-labtui/tui/command_palette.py
-labtui/tui/profile_fields.py
-labtui/tui/run_indicator.py
-labtui/tui/step_names.py
-labtui/tui/styling.py
-labtui/widgets/fleet_summary.py
-labtui/widgets/live_figures.py
-labtui/widgets/wrapped_input.py
 """.split())
 
 WHERE = ("a new test goes in tests/unit/<package>/ for labtui/<package>/ (tests/unit/toplevel/ for a top-level "

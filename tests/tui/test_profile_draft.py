@@ -124,19 +124,6 @@ def test_a_step_name_made_from_its_fields_follows_them_until_one_is_typed():
     assert draft.steps[0].values["name"] == "Small reads"
 
 
-def test_step_names_in_the_usual_styles_follow_and_names_of_ones_own_do_not():
-    from dataclasses import replace
-
-    from labtui.tui.step_names import renamed
-
-    cdm = next(p for p in builtin_profiles() if p.name == "cdm-nvme").steps[2]  # RND4K Q32T16 Read
-    assert renamed(cdm.name, cdm, replace(cdm, threads=8, block_size=8192)) == "RND8K Q32T8 Read"
-    sql = next(p for p in builtin_profiles() if p.name == "configmgr-sql").steps[1]  # Read 64K random 300s
-    assert renamed(sql.name, sql, replace(sql, duration=120.0)) == "Read 64K random 120s"
-    assert renamed("My own name", sql, replace(sql, duration=120.0)) is None
-    assert renamed("RND4K Q32T16 Read", cdm, replace(cdm, kind="command", command="true")) is None
-
-
 def test_requires_is_edited_as_a_line_of_program_names_and_native_workers_as_a_choice():
     zpaq = next(p for p in builtin_profiles() if p.name == "zpaq-extract")
     draft = ProfileDraft(zpaq)
