@@ -26,8 +26,9 @@ def report_fixtures() -> list[Path]:
 
 
 # Each test's wall and CPU seconds when LABTUI_TEST_CLOCK names a directory (tests/support/suite_clock.py;
-# tests/support is on the path: pyproject's [tool.pytest.ini_options] pythonpath).
-pytest_plugins = ("suite_clock",)
+# tests/support is on the path: pyproject's [tool.pytest.ini_options] pythonpath); the saved results several
+# test modules share (tests/support/result_fixtures.py).
+pytest_plugins = ("suite_clock", "result_fixtures")
 
 
 # What the shell running the tests may set that changes what labtui, rich or Textual print: the

@@ -43,15 +43,9 @@ UNIT_EXTRA = {"toplevel", "profiles"}
 NOT_YET = set("""
 labtui/__main__.py
 labtui/commands/baseline.py
-labtui/commands/compare.py
 labtui/commands/completion.py
-labtui/commands/disks.py
-labtui/commands/export.py
 labtui/commands/make_archive.py
-labtui/commands/profiles.py
-labtui/commands/progress.py
 labtui/commands/stops.py
-labtui/commands/sweep.py
 labtui/engine/events.py
 labtui/engine/guardian.py
 labtui/engine/limits.py

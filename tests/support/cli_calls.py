@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from conftest import labtui_cmd
+from labtui.cli import main
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -16,3 +17,10 @@ def one_line_error(out: subprocess.CompletedProcess) -> str:
     assert out.returncode == 2, out.stdout + out.stderr
     assert out.stderr.count("\n") == 1 and "internal error" not in out.stderr and "Traceback" not in out.stderr
     return out.stderr
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    """Run the CLI in this process: (exit code, stdout, stderr)."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -64,6 +64,19 @@ def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **
     return replace(result, **changes)
 
 
+
+def configmgr_sql_result(result_id: str, mount: str, minutes: int = 0) -> RunResult:
+    """A configmgr-sql result: its four steps, with the figures of make_result's two."""
+    from labtui.machine.volume_sweep import volume_tag
+    from volumes import vol
+
+    sql = next(p for p in builtin_profiles() if p.name == "configmgr-sql")
+    base = make_result(result_id, minutes=minutes)
+    read, write = base.steps
+    steps = tuple(replace(read if not s.writes else write, step=s) for s in sql.steps)
+    return replace(base, profile=sql, steps=steps, tags=(volume_tag(vol(mount)),),
+                   target=replace(base.target, mount_point=mount, path=f"{mount}/labtui"))
+
 def broken_files(results_dir: Path) -> dict[str, Path]:
     """Every kind of file a results folder can hold that is not a labtui result."""
     good_text = result_to_toml(make_result("template"))

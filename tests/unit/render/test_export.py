@@ -5,9 +5,13 @@ import io
 import json
 from dataclasses import replace
 
+import pytest
+
+from factories import configmgr_sql_result, make_result
 from labtui.model.profile import Step
 from labtui.model.result import StepResult
 from labtui.render import export
+from labtui.render.export import CONFIGMGR_COLUMNS, configmgr_rows, render
 from markdown_tables import tables
 from synthetic import READ, WRITE, run_result
 
@@ -116,3 +120,36 @@ def test_every_export_names_a_disk_with_no_model_by_its_device_as_every_screen_d
     assert [row["disk"] for row in csv_rows] == names
     assert [row["disk_model"] for row in csv_rows] == ["", "", "WD_BLACK SN850X 4000GB"]  # the model stays the model
     assert [row["disk"] for row in json.loads(export.render(results, "json"))["rows"]] == names
+
+
+
+
+def test_configmgr_csv_has_the_scripts_columns_and_parses_back(tmp_path):
+    results = [configmgr_sql_result("a", "/"), configmgr_sql_result("b", "/data", minutes=20)]
+    text = render(results, "configmgr-csv")
+    assert text.splitlines()[0] == '"ComputerName","Test","Disk","IOPS","Mbps","Latency","CPU"'
+    assert text.endswith("\r\n")  # Export-Csv's line ends
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == list(CONFIGMGR_COLUMNS)
+    assert [(r["Disk"], r["Test"]) for r in rows] == [
+        (disk, test) for disk in ("/", "/data")
+        for test in ("Read Test 01", "Read Test 02", "Write Test 01", "Write Test 02")]
+    first = rows[0]
+    step = results[0].steps[0]
+    assert first["ComputerName"] == "labbox"
+    assert float(first["IOPS"]) == pytest.approx(step.total.iops, abs=0.005)
+    assert float(first["Mbps"]) == pytest.approx(step.total.mib_s, abs=0.005)  # DiskSpd's MiB/s
+    assert float(first["Latency"]) == pytest.approx(step.latency.mean, abs=0.0005)
+    assert first["CPU"] == "12.50%"
+
+
+def test_configmgr_csv_gives_a_repeated_step_its_profiles_figure():
+    base = make_result("rep")
+    read, write = base.steps
+    ios = [30_000, 33_000]
+    steps = tuple(replace(read, repetition=i + 1, read=replace(read.read, ios=n, bytes=n * 65536))
+                  for i, n in enumerate(ios))
+    best = replace(base, profile=replace(base.profile, repeat=2, aggregate="best"), steps=steps)
+    mean = replace(best, profile=replace(best.profile, aggregate="mean"))
+    assert [r["IOPS"] for r in configmgr_rows([best])] == ["3300.00"]
+    assert [r["IOPS"] for r in configmgr_rows([mean])] == ["3150.00"]

@@ -1,0 +1,31 @@
+"""`labtui disks` (labtui/commands/disks.py): the volumes and their disks, as a table and as JSON."""
+
+import json
+
+from cli_calls import cli
+
+
+def test_disks_json_shows_the_root_volume_and_its_disk(labtui_home, capsys):
+    code, out, _ = cli(capsys, "disks", "--json")
+    assert code == 0
+    data = json.loads(out)
+    root = next(v for v in data["volumes"] if v["mount_point"] == "/")
+    assert root["size_bytes"] > 0 and 0 < root["free_bytes"] <= root["size_bytes"]
+    assert root["filesystem"] and root["source"]
+    if root["disk"]:
+        disk = next(d for d in data["disks"] if d["name"] == root["disk"])
+        assert disk["size_bytes"] > 0 and disk["kind"] and disk["path"] == f"/dev/{root['disk']}"
+        assert "pcie_link" in disk
+    assert data["host"]["cpu_count"] >= 1 and data["host"]["ram_bytes"] > 0
+
+
+def test_disks_table_shows_the_root_disk(labtui_home, capsys):
+    _, out, _ = cli(capsys, "disks", "--json")
+    root = next(v for v in json.loads(out)["volumes"] if v["mount_point"] == "/")
+    code, table, err = cli(capsys, "disks")
+    assert code == 0 and err == ""
+    assert "Disks" in table and "Volumes" in table
+    volume_rows = table.split("Volumes", 1)[1].splitlines()
+    assert any(line.split()[:2] == ["/", root["filesystem"]] for line in volume_rows if line.strip())
+    if root["disk"]:
+        assert f"/dev/{root['disk']}" in table.split("Volumes", 1)[0]
