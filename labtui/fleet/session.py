@@ -492,7 +492,11 @@ class Fleet:
             return None
         try:
             return wire.host_message(line)
-        except wire.WireError:
+        except wire.WireError as exc:
+            # After its hello a host speaks the wire format only: a line that does not read ends it, and says why.
+            host_run.broke_protocol = f"it sent a line that does not read ({exc}): the host was stopped"
+            self._tell(proc, {"type": "stop", "by": "the local labtui (a line that does not read)"})
+            _kill(proc)
             return None
 
     async def _readline(self, host_run: HostRun, proc: asyncio.subprocess.Process) -> bytes | None:

@@ -52,6 +52,7 @@ reader; after it, one is a protocol error.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -110,10 +111,39 @@ def dumps(message: dict[str, Any]) -> bytes:
     return json.dumps(json_safe(message), separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n"
 
 
+# The widest number a message holds: a drive's 128-bit counter in bytes (2**128 x 512,000) has 45 digits.
+MAX_DIGITS = 50
+
+
+class _NoNumber(ValueError):
+    """A number in a line that no labtui sends (dumps writes none): what it was."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NoNumber(f"{name} is no number labtui sends")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):  # 1e400
+        raise _NoNumber(f"{text[:20]} is past what a number may be")
+    return number
+
+
+def _bounded(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:  # 400 digits: no float holds it (OverflowError), no count is that large
+        raise _NoNumber(f"a number of {len(text.lstrip('-')):,} digits is past what a count may be")
+    return int(text)
+
+
 def loads(line: bytes | str) -> dict[str, Any]:
-    """A line back as a message (WireError if it is not a JSON object with a type)."""
+    """A line back as a message (WireError if it is not a JSON object with a type, or holds a number no
+    labtui sends: NaN, Infinity, 1e400, a 400-digit count, which a host's figures and times would carry
+    into every sum and chart, or drop its result with an OverflowError)."""
     try:
-        message = json.loads(line)
+        message = json.loads(line, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded)
+    except _NoNumber as exc:
+        raise WireError(str(exc)) from None
     except (ValueError, RecursionError) as exc:
         raise WireError(f"not a JSON line: {exc}") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):

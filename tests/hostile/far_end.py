@@ -74,6 +74,12 @@ def main() -> None:
         out.write(b'{"type": "warning", "message": "' + b"x" * 20_000_000 + b'"}\n')
         out.flush()
         send({"type": "run_finished", "result": result, "path": None, "save_error": None})
+    elif scenario == "numbers":
+        # A count no float holds (a 400-digit number): an OverflowError dropped the host's result, said as "ended
+        # without its result (exit status 0)".
+        out.write(b'{"type": "prepare", "bytes_done": 1, "bytes_total": 2, "seconds": 1' + b"0" * 400 + b"}\n")
+        out.flush()
+        send({"type": "run_finished", "result": result, "path": None, "save_error": None})
     elif scenario == "host-tag":
         # Its result claims to be another host's.
         tagged = result.replace("tags = [", 'tags = ["host:victimhost", "host:far-host-tag", ', 1)

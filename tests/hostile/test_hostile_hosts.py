@@ -1,10 +1,10 @@
 """A compromised lab host, as a real sshd on loopback runs it (tests/support/sshlab.py) with a scripted far end.
 
 One `labtui run --hosts` on a terminal (a pty, wide enough that no reason folds; the live progress
-as lines into a file, as `2>log` has it, where a host's warnings are said) meets five hosts
+as lines into a file, as `2>log` has it, where a host's warnings are said) meets six hosts
 that one sshd serves, each running tests/hostile/far_end.py with its own scenario: escape codes and
 markup in a warning, a save error, a path and stderr; a thousand results for one run request; a
-result of 5 MB; a line of 20 MB; a result tagged as another host's. The terminal is not cleared,
+result of 5 MB; a line of 20 MB; a 400-digit number; a result tagged as another host's. The terminal is not cleared,
 the store keeps one result per host that sent one it may keep, each under the cap, tagged with the
 name the hosts file gives, and each refusal is a line naming the host. The last host's entry says
 allow_local_commands = true: its LocalCommand runs (the refusals are tests/unit/fleet/test_fleet_hosts.py's).
@@ -33,7 +33,7 @@ from terminal import on_terminal
 pytestmark = pytest.mark.slow
 
 FAR_END = Path(__file__).with_name("far_end.py")
-SCENARIOS = ("escapes", "flood", "big", "long-line", "host-tag")
+SCENARIOS = ("escapes", "flood", "big", "long-line", "numbers", "host-tag")
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_a_compromised_host_cannot_clear_the_screen_fill_the_store_or_pose_as_an
     assert set(rows) == {f"far-{s}" for s in SCENARIOS}, table
     outcome = {name: cells[1] for name, cells in rows.items()}
     assert outcome == {"far-escapes": "failed", "far-flood": "failed", "far-big": "failed", "far-long-line": "failed",
-                       "far-host-tag": "completed"}, table
+                       "far-numbers": "failed", "far-host-tag": "completed"}, table
     header = next(line for line in table.splitlines() if line.startswith("Host "))
     column = [c.strip() for c in header.split("\u2503")].index("Why")  # the report's columns may change; Why stays
     why = {name: cells[column].removeprefix(f"{name}: ") for name, cells in rows.items()}
@@ -95,6 +95,9 @@ def test_a_compromised_host_cannot_clear_the_screen_fill_the_store_or_pose_as_an
     # (10) A 20 MB line ends the host, its size said: not "ended without its result (exit status 0)".
     assert re.fullmatch(r"line too long: it sent a line of 20,000,0\d\d bytes \(a message is at most 12 MiB\): the "
                         r"host was stopped", why["far-long-line"]), why["far-long-line"]
+    # A number no labtui sends (400 digits, NaN, 1e400) ends the host, said: it was "ended without its result".
+    assert why["far-numbers"] == ("it sent a line that does not read (a number of 401 digits is past what a count may "
+                                  "be): the host was stopped"), why["far-numbers"]
     results, broken = Store(labtui_home).load_results()
     assert not broken
     kept = {next(t for t in r.tags if t.startswith("host:")): r for r in results}

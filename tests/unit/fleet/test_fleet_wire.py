@@ -95,6 +95,22 @@ def test_a_line_that_is_not_a_message_is_a_wire_error(line):
         wire.loads(line)
 
 
+@pytest.mark.parametrize("number, said", [
+    ("NaN", "NaN is no number labtui sends"), ("-Infinity", "-Infinity is no number labtui sends"),
+    ("1e400", "1e400 is past what a number may be"),
+    ("1" + "0" * 400, "a number of 401 digits is past what a count may be"),
+], ids=["nan", "-inf", "1e400", "400-digits"])
+def test_a_number_no_labtui_sends_is_a_wire_error(number, said):
+    """dumps writes none of these (allow_nan=False; counts are whole numbers): a host's `"seconds": NaN` went into
+    the live figures, and a 400-digit count dropped its result with an OverflowError. The widest labtui sends,
+    a drive's 128-bit counter in bytes, still reads."""
+    sample = '{"type": "sample", "index": 0, "phase": "measure", "sample": {"t": 1.0, "seconds": %s, "read_ios": 5}}'
+    with pytest.raises(wire.WireError, match=said):
+        wire.host_message(sample % number)
+    widest = (2**128 - 1) * 512_000
+    assert wire.loads(wire.dumps({"type": "drive", "written": widest, "t": 1e300}))["written"] == widest
+
+
 @pytest.mark.parametrize("message", [
     {"type": "sample", "index": 0, "phase": "measure", "sample": {"t": "soon", "seconds": 1.0}},
     {"type": "sample", "index": 0, "phase": "sideways", "sample": {"t": 1.0, "seconds": 1.0}},
