@@ -268,7 +268,7 @@ class NativeEngine(Engine):
             except asyncio.CancelledError:
                 # Nothing can be yielded any more: what was measured goes to the runner this way.
                 if measuring:
-                    self.partial_result = partial_result(step, job, readings[0], sampler.read(), samples,
+                    self.partial_result = partial_result(step, job, sampler.window_base, sampler.window_now(), samples,
                                                           meter.stop(), self.command_line(step, job.path, job.file_size))
                 raise
             failed = [w for w in workers if w.live[nc.STATE] == nc.FAILED or w.exited]
@@ -305,7 +305,7 @@ class NativeEngine(Engine):
             # Cancelled as the workers hand in their counts, the window measured (whole, or up to
             # a steady stop; a worker that failed cut it short): their live counters hold it.
             if measuring:
-                self.partial_result = partial_result(step, job, readings[0], sampler.read(), samples,
+                self.partial_result = partial_result(step, job, sampler.window_base, sampler.window_now(), samples,
                                                       cpu_percent, self.command_line(step, job.path, job.file_size),
                                                       window_done=not failed)
             raise

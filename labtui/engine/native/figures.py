@@ -51,6 +51,7 @@ class Sampler:
         self.prev_sched = self._sched()
         self.window_ns = (0, 0)  # the measure window (monotonic ns), once it began
         self.prev_window: tuple | None = None  # the window's own counts at the last measured sample
+        self.window_base: tuple = ()  # where the window began, as a reading (begin_window)
 
     def begin_window(self, t_measure: float, t_end: float) -> None:
         """Where the measured phase begins: its samples count the I/Os the processes completed in
@@ -58,6 +59,15 @@ class Sampler:
         step's measured totals exactly; a warm-up sample the parent read late never leaks in."""
         self.window_ns = (int(t_measure * 1e9), int(t_end * 1e9))
         self.prev_window = (0, 0, 0, 0, self.window_ns[0])
+        # Where the window began, as a reading: its own counts (none yet), and the running latency
+        # histograms as the parent last read them (a cancelled step's percentiles come from them).
+        self.window_base = (*self.prev_window, self.prev[5], self.prev[6])
+
+    def window_now(self) -> tuple:
+        """The window so far as a reading (labtui.engine.native.figures._span's): its own counts,
+        the running histograms."""
+        now = self.read()
+        return (*self.read_window(), now[5], now[6])
 
     def read_window(self) -> tuple:
         """The processes' counts of the measure window so far, and their mean publication instant

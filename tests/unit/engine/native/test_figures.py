@@ -48,6 +48,9 @@ def test_measured_samples_count_the_window_only_when_the_parent_reads_late():
     first = sampler.take(1.0, measured=True)
     assert first.read_ios == 1100  # not the 100 + 100 warm-up I/Os published after the parent's read
     assert first.seconds == 1.0
+    # A step cancelled here keeps the same window: its part measured is what the samples counted.
+    base, now = sampler.window_base, sampler.window_now()
+    assert now[0] - base[0] == 1100 and (now[4] - base[4]) / NS == 1.0
     # The end: each publishes its window's final count when it crosses it, after T_END.
     a.publish(102.004, 2200, 1000, done=True)
     assert not sampler.window_closed()
