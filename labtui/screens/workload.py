@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Label, OptionList, TextArea
 from labtui.errors import ValidationError
 from labtui.model.profile import Profile
 from labtui.results.files import BrokenFile
+from labtui.screens.confirm import ConfirmModal
 from labtui.screens.workload_files import EditorScreen, ProfileFiles
 from labtui.tui.context import Command
 from labtui.tui.profile_draft import ProfileDraft, step_field_path, step_fields
@@ -303,13 +304,35 @@ class WorkloadScreen(EditorScreen):
         self._refresh_steps()
 
     def action_remove_step(self) -> None:
+        """Ask, naming the step, then remove it: one key took a step and its edits with no way back."""
         assert self.draft is not None
+        draft, index = self.draft, self.step_index
+        if len(draft.steps) == 1:
+            self._remove_step(draft, index)  # the model refuses it, and says why: nothing to ask
+            return
+        step = draft.step(index)
+        name = draft.steps[index].values.get("name", "") or "unnamed"
+        what = f" ({step.label()})" if step is not None else ""
+
+        def answer(remove: bool | None) -> None:
+            # The same step of the same draft: the profile or the highlighted step did not change meanwhile.
+            if remove and self.draft is draft and index < len(draft.steps):
+                self._remove_step(draft, index)
+
+        self.app.push_screen(
+            ConfirmModal("Remove step?", f"Remove step {index + 1} of {len(draft.steps)}, {name}{what}, with its "
+                         "settings? The profile file changes only when you save (Ctrl+S).",
+                         yes="Remove", no="Keep", danger=True),
+            answer,
+        )
+
+    def _remove_step(self, draft: ProfileDraft, index: int) -> None:
         try:
-            self.draft.remove_step(self.step_index)
+            draft.remove_step(index)
         except ValidationError as exc:
             self.notify(exc.reason, title="Step not removed", severity="warning")
             return
-        self.step_index = min(self.step_index, len(self.draft.steps) - 1)
+        self.step_index = min(index, len(draft.steps) - 1)
         self._refresh_steps()
 
     def action_move_step(self, delta: int) -> None:

@@ -46,7 +46,7 @@ class StepsTable(DataTable):
         Binding("enter", "screen.edit_step", "Edit step", id="steps-edit", tooltip="Edit the highlighted step's settings"),
         Binding("a", "screen.add_step", "Add step", id="steps-add", tooltip="Add a copy of the highlighted step after it"),
         Binding("x,delete", "screen.remove_step", "Remove step", id="steps-remove",
-                tooltip="Remove the highlighted step (a profile keeps at least one)"),
+                tooltip="Remove the highlighted step, after asking (a profile keeps at least one)"),
         Binding("shift+up", "screen.move_step(-1)", "Move up", id="steps-up", show=False, tooltip="Move the step earlier"),
         Binding("shift+down", "screen.move_step(1)", "Move down", id="steps-down", show=False, tooltip="Move the step later"),
     ]

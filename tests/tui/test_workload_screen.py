@@ -12,11 +12,10 @@ from textual.widgets import Input, Static
 
 from labtui.results.store import Store
 from labtui.screens.confirm import ConfirmModal
-from labtui.screens.prompt import TextPrompt
 from labtui.screens.workload import WorkloadScreen
 from labtui.widgets.profile_list import ProfileList
 from labtui.widgets.steps_table import StepsTable
-from tui_support import make_app, open_workload, screen_text, set_text, type_into, wait_for
+from tui_support import make_app, open_workload, screen_text, set_text, type_into, wait_for, widget_text
 from workload_support import command_line, command_text, duplicate, field_error
 
 
@@ -307,17 +306,6 @@ def shell_line(app) -> str:
     return str(app.screen.query(".command-text").first(Static).render())
 
 
-async def save_as(pilot, name: str) -> None:
-    app = pilot.app
-    app.screen.query_one(ProfileList).focus()
-    await pilot.press("c")
-    await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt), what="the name prompt")
-    await set_text(pilot, "#prompt-input", name)
-    await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen) and app.screen.forms_ready, what="the copy")
-    await pilot.pause()
-
-
 async def test_native_workers_and_requires_have_controls_shown_in_the_preview_and_saved(labtui_home):
     # Two keys of the profile format had no control: only a profile file written by hand set them.
     app = make_app(labtui_home)
@@ -348,9 +336,40 @@ async def test_native_workers_and_requires_have_controls_shown_in_the_preview_an
         assert shell_line(app).endswith("The command: sh -c true")
         await set_text(pilot, "#s-requires", "sh, /bin/sh")
         assert shell_line(app) == "sh -c true; needs sh, /bin/sh"
-        await save_as(pilot, "sanity-carried")
+        await duplicate(pilot, "sanity-carried")
     saved = Store(labtui_home).profile("sanity-carried")
     assert saved.steps[0].native_workers == "per-thread"
     assert saved.steps[1].kind == "command" and saved.steps[1].requires == ("sh", "/bin/sh")
     text = (Store(labtui_home).profiles_dir / "sanity-carried.toml").read_text()
     assert 'native_workers = "per-thread"' in text and 'requires = ["sh", "/bin/sh"]' in text
+
+
+async def test_x_asks_before_removing_a_step_naming_it_and_no_keeps_it(labtui_home):
+    # `x` removed the highlighted step at once, its edits with it, and nothing brought it back.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_workload(pilot)
+        screen = app.screen
+        await set_text(pilot, "#s-duration", "3s")  # an edit of step 1 that would be lost
+        table = screen.query_one(StepsTable)
+        table.focus()
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        asked = widget_text(app, "#confirm-message")
+        assert asked.startswith("Remove step 1 of 2, Read 64K random (RND64K Q8T4 R), with its settings?"), asked
+        await pilot.press("enter")  # a stray Enter is "Keep"
+        await wait_for(pilot, lambda: app.screen is screen, what="the question answered")
+        assert table.row_count == 2 and screen.draft.step(0).duration == 3.0
+        for no in ("n", "escape"):
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+            await pilot.press(no)
+            await wait_for(pilot, lambda: app.screen is screen, what="the question answered")
+            assert table.row_count == 2
+        await pilot.press("down", "x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        assert "Remove step 2 of 2, Write 64K random (RND64K Q8T4 W)" in widget_text(app, "#confirm-message")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: table.row_count == 1, what="the step removed")
+        assert screen.draft.step(0).duration == 3.0 and screen.step_index == 0
+        assert app.focused is table  # back where the key was pressed
