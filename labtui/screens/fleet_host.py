@@ -19,7 +19,7 @@ from labtui.run.live import prepare_text
 from labtui.units import human_duration
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.keys_footer import KeysFooter
-from labtui.widgets.live_figures import NARROW, figures_content, show
+from labtui.widgets.live_figures import NARROW, figures_for, show
 from labtui.widgets.step_charts import StepCharts
 
 FRAME_SECONDS = 0.5
@@ -71,7 +71,7 @@ class FleetHostScreen(Screen):
         self._drawn = version
         charts = self.query_one(StepCharts)
         step = live.current if live is not None else None
-        show(self.query_one("#fleet-host-figures", Static), figures_content(step.figures()) if step else Content(""))
+        show(self.query_one("#fleet-host-figures", Static), figures_for(step.figures(), self.size.width) if step else Content(""))
         lines = []
         if step is not None and step.result is not None and step.result.error:
             # A host cut off mid-step: its partial step says what its figures are (as the Run screen does).

@@ -48,6 +48,57 @@ def figures_content(rows: list[FigureRow]) -> Content:
     return Content("\n").join(lines)
 
 
+def paired_content(rows: list[FigureRow]) -> Content:
+    """A step that reads and writes, where the rows are few (80x24): read and write side by side, one line
+    per quantity, now and mean (the extremes are the wide table's and the result's). Nine rows of figures
+    left the charts two lines at 80x24."""
+    formats = {"IOPS": fmt_iops, "MiB/s": fmt_mib}
+    by_quantity: dict[str, dict[str, FigureRow]] = {}
+    machine: list[FigureRow] = []
+    for row in rows:
+        if row.series.direction in ("read", "write"):
+            by_quantity.setdefault(row.series.quantity, {})[row.series.direction] = row
+        else:
+            machine.append(row)
+    labels, cells = [], []
+    for quantity, pair in by_quantity.items():
+        unit = pair.get("read", pair.get("write"))
+        assert unit is not None
+        fmt = formats.get(unit.series.unit, fmt_ms)
+        labels.append(quantity + (f" {unit.series.unit}" if unit.series.unit == "ms" else ""))
+        values = []
+        for direction in ("read", "write"):
+            found = pair.get(direction)
+            values += [fmt(v) if v is not None else "-" for v in ((found.current, found.mean) if found else (None, None))]
+        cells.append(values)
+    heads = (("read now", "$labtui-read"), ("mean", "$labtui-read"), ("write now", "$labtui-write"),
+             ("mean", "$labtui-write"))
+    label_width = max((len(label) for label in labels), default=0)
+    widths = [max([len(head)] + [len(c[i]) for c in cells]) for i, (head, _) in enumerate(heads)]
+    gap = "   "
+    head_parts: list[Content | str] = [" " * label_width]
+    for (head, colour), w in zip(heads, widths):
+        head_parts += [gap, Content.styled(head.rjust(w), f"bold {colour}")]
+    lines = [Content.assemble(*head_parts), Content("─" * (label_width + sum(len(gap) + w for w in widths)))]
+    for label, values in zip(labels, cells):
+        parts: list[Content | str] = [label.ljust(label_width)]
+        for i, (v, w) in enumerate(zip(values, widths)):
+            parts += [gap, Content.styled(v.rjust(w), heads[i][1])]
+        lines.append(Content.assemble(*parts))
+    for row in machine:  # the machine's CPU: neither direction's, said in words
+        now = "-" if row.current is None else f"{row.current:.1f}"
+        mean = "-" if row.mean is None else f"{row.mean:.1f}"
+        lines.append(Content(f"{row.series.quantity} {row.series.unit}: {now} now, {mean} mean"))
+    return Content("\n").join(lines)
+
+
+def figures_for(rows: list[FigureRow], width: int) -> Content:
+    """The figures as a screen `width` wide shows them: a mixed step's side by side where narrow."""
+    if width < NARROW and {"read", "write"} <= {row.series.direction for row in rows}:
+        return paired_content(rows)
+    return figures_content(rows)
+
+
 def show(widget: Static, content: Content) -> None:
     """Show `content` in `widget` unless it shows it already. The screen is laid out again only
     where the widget's size may change (other lines, or lines of other lengths): a new frame

@@ -28,7 +28,7 @@ from labtui.tui.work import worker_error
 from labtui.units import human_duration
 from labtui.widgets.drive_gauge import DriveGauge
 from labtui.widgets.live_chart import LiveChart
-from labtui.widgets.live_figures import NARROW, figures_content, show
+from labtui.widgets.live_figures import NARROW, figures_for, show
 from labtui.widgets.step_charts import StepCharts
 
 if TYPE_CHECKING:
@@ -245,7 +245,7 @@ class LiveView(Vertical):
         live = self.live
         assert live is not None
         step = live.current
-        table = figures_content(step.figures()) if step is not None else Content("")
+        table = figures_for(step.figures(), self.screen.size.width) if step is not None else Content("")
         show(self.query_one("#run-figures", Static), table)
         gauge = self.query_one(DriveGauge)
         if step is None:
@@ -257,8 +257,8 @@ class LiveView(Vertical):
             show(command, Content.assemble(("Command line: ", "bold"), step.started.command_line))
         else:
             show(command, Content(""))
-        rows = table.split("\n")
-        self.show_notes(live, step, max((line.cell_length for line in rows), default=0), len(rows))
+        lines = table.split("\n")
+        self.show_notes(live, step, max((line.cell_length for line in lines), default=0), len(lines))
         steady = self.query_one("#run-steady", Static)
         state = step.steady if step is not None else None
         if steady.display != (state is not None):

@@ -4,6 +4,7 @@ preparation, charts, notes and the stop question."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -20,7 +21,9 @@ from tui_support import (
     make_app,
     open_run,
     screen_text,
+    scripted_run,
     wait_for,
+    wavy_result,
     widget_text,
 )
 
@@ -263,3 +266,45 @@ async def test_the_live_chart_says_warm_up_then_charts_the_measure_window_from_z
         assert "warm-up" not in lines[0] and "-" not in lines[-1] and "3s" in lines[-1], lines
         assert screen.live.current.chart_points(8)[0].read_ios == 5000
         screen.stop()
+
+
+def mixed_result():
+    """wavy_result() whose steps read 70 % and write 30 % (each sample split so)."""
+    base = wavy_result()
+    steps = []
+    for step in base.steps:
+        samples = []
+        for s in step.samples:
+            ios = s.read_ios + s.write_ios
+            reads, lat = ios * 7 // 10, s.read_lat_mean_ms or s.write_lat_mean_ms
+            samples.append(replace(s, read_ios=reads, read_bytes=reads * 65536, write_ios=ios - reads,
+                                   write_bytes=(ios - reads) * 65536, read_lat_mean_ms=lat, read_lat_p99_ms=3 * lat,
+                                   write_lat_mean_ms=1.5 * lat, write_lat_p99_ms=4 * lat))
+        steps.append(replace(step, step=replace(step.step, write_percent=30, name="Mixed 70/30"), samples=tuple(samples)))
+    return replace(base, profile=replace(base.profile, steps=tuple(s.step for s in steps)), steps=tuple(steps))
+
+
+async def mixed_step_live(home, size: tuple[int, int]) -> tuple[int, list[str]]:
+    """The IOPS chart's height and the figures' lines of mixed_result()'s step, live at `size`."""
+    app = make_app(home)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(scripted_run(mixed_result(), finished=False))
+        await wait_for(pilot, lambda: screen.live.version >= 40 and screen.live_view.drawn_version == screen.live.version,
+                       what="the samples drawn")
+        return screen.query_one("#chart-iops", LiveChart).size.height, widget_text(app, "#run-figures").splitlines()
+
+
+async def test_a_mixed_steps_chart_keeps_its_rows_at_80x24_and_120x35_is_as_it_was(labtui_home):
+    # At 80x24 a mixed step's nine rows of figures left its chart four rows of plot (two of them its legend).
+    height, figures = await mixed_step_live(labtui_home, (80, 24))
+    # Read and write side by side, a line per quantity: now and mean of each.
+    assert figures[0].split() == ["read", "now", "mean", "write", "now", "mean"], figures
+    assert figures[2].split() == ["IOPS", "2,237", "2,325", "960", "997"], figures
+    assert figures[-1] == "machine CPU %: 16.0 now, 14.0 mean" and len(figures) == 7
+    # Its title, frame and axis take 4 of the chart's lines: 9 rows of plot where there were 4.
+    assert height >= 13, height
+    height, figures = await mixed_step_live(labtui_home, (120, 35))
+    assert figures[0].split() == ["now", "mean", "min", "max"], figures  # wide: each series with its extremes
+    assert figures[2].split() == ["read", "IOPS", "2,237", "2,325", "1,972", "2,670"] and len(figures) == 11, figures
+    assert height == 19, height
