@@ -36,6 +36,7 @@ from labtui.widgets.result_detail import ResultDetail
 from labtui.widgets.results_table import (
     BROKEN_PREFIX,
     CPU_MARK_HELP,
+    DATA_HELP,
     SORT_KEYS,
     SORT_NAMES,
     SORTABLE,
@@ -100,8 +101,11 @@ class HistoryScreen(ResultsScreen):
         self.changes = ResultChanges(self)
 
     def help_note(self) -> str | None:
-        """What ? says above the keys where a figure in the list is marked CPU-bound: what the mark means."""
-        return CPU_MARK_HELP if any(s.steps and first_step(s).engine_bound for s in self.summaries) else None
+        """What ? says above the keys where a figure in the list is marked CPU-bound, or a verified run has
+        its Data word: what they mean."""
+        notes = [CPU_MARK_HELP if any(s.steps and first_step(s).engine_bound for s in self.summaries) else "",
+                 DATA_HELP if any(s.read_back is not None for s in self.summaries) else ""]
+        return "\n".join(filter(None, notes)) or None
 
     # ------------------------------------------------------------------ layout
 

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.app import App
 
 from labtui.analysis.listed_steps import listed_steps
-from labtui.model.verification import DATA_BAD, DATA_OK, DATA_PART, DATA_UNCHECKED
+from labtui.model import verification
 from labtui.render.result_tables import (
     CPU_MARK,
     NARROW_STATUS,
@@ -45,13 +45,15 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("engine", "Engine"),
     ("tags", "Tags"),
     ("status", "Status"),
+    # Where a verified run is listed: whether its data came back, a word (DATA_HELP; the detail says it in full).
+    ("data", "Data"),
     # The figures are the first step's, said with its short label ("RND4K Q32T1 R"; every step's are
     # in the lines under the table): "102,432 / 32,899" left the reader to guess whose.
     ("step", "First step"),
     ("iops", "IOPS"),
     ("mib_s", "MiB/s"),
 )
-SORTABLE = tuple(key for key, _ in COLUMNS if key not in ("mark", "tags", "step"))
+SORTABLE = tuple(key for key, _ in COLUMNS if key not in ("mark", "tags", "step", "data"))
 SORT_NAMES = {"date": "date", "host": "host", "disk": "disk model", "target": "target", "profile": "profile",
               "engine": "engine", "status": "status", "iops": "IOPS (first step)", "mib_s": "MiB/s (first step)"}
 SORT_KEYS: dict[str, Callable[[ResultSummary], tuple[Any, ...]]] = {
@@ -131,7 +133,8 @@ def summary_cells(s: ResultSummary, marked: bool, baseline: bool, narrow: bool =
         "profile": s.profile,
         "engine": s.engine,
         "tags": ", ".join(s.tags),
-        "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status + read_back_mark(s),
+        "status": NARROW_STATUS.get(s.status, s.status) if narrow else s.status,
+        "data": read_back_mark(s),
         "step": (short_label(first.label) if narrow else first.label) if first is not None else "",
         "iops": iops(first.iops) + mark if first is not None and first.kind == "io" and first.iops is not None else "-",
         "mib_s": mib(first.mib_s) + mark if first is not None and first.mib_s is not None else "-",
@@ -144,21 +147,28 @@ CPU_MARK_HELP = (f"A figure marked {CPU_MARK} is of a CPU-bound step: it measure
                  "result (Enter) says why and what helps.")
 
 
-# Beside a verified run's status (where the table is wide): whether its data came back, as the line
-# under the table and the result say in full.
-MARK_JOINT = " · "
+# A verified run's Data cell: whether its data came back, in a word that fits the table at 80 columns
+# as at 120 ("completed · data unchecked" beside the status widened it and pushed the figures): the
+# words `labtui history` says ("data ok"), under the column's name. The detail under the table and the
+# result say it in full, ? says what each word means.
+DATA_OK, DATA_BAD, DATA_PART, DATA_UNCHECKED = (word.removeprefix("data ") for word in (
+    verification.DATA_OK, verification.DATA_BAD, verification.DATA_PART, verification.DATA_UNCHECKED))
+DATA_HELP = ("Data says whether a verified run's data came back: ok, every block of the test file read back as "
+             "written; BAD, some blocks did not (open the result: it lists them); part, what was read came back, "
+             "but the steps did not reach all of the file; unchecked, no block read had been written by the run's "
+             "verified writes, so nothing was checked. The line under the table says it in full.")
 
 
 def read_back_mark(s: ResultSummary) -> str:
-    """' · data ok' (every block of the file came back), ' · data BAD' (some did not), ' · data part'
-    (what was read came back, the steps did not reach all of the file), ' · data unchecked' (no block
-    read had been written by the run's verified writes); '' for a run that verified nothing."""
-    return "" if s.read_back is None else MARK_JOINT + s.read_back.mark  # the words `labtui history` says too
+    """'ok' (every block of the file came back), 'BAD' (some did not), 'part' (what was read came back,
+    the steps did not reach all of the file), 'unchecked' (no block read had been written by the run's
+    verified writes); '' for a run that verified nothing."""
+    return "" if s.read_back is None else s.read_back.mark.removeprefix("data ")
 
 
 def broken_cells(b: BrokenFile) -> dict[str, str]:
     return {"mark": " ", "date": "?", "host": "", "disk": b.reason, "target": b.path.name, "profile": "",
-            "engine": "", "tags": "", "status": "broken", "step": "", "iops": "", "mib_s": ""}
+            "engine": "", "tags": "", "status": "broken", "data": "", "step": "", "iops": "", "mib_s": ""}
 
 
 class ResultsTable(RowTable):
@@ -187,9 +197,10 @@ class ResultsTable(RowTable):
         # A column is there where it tells the rows apart: tags where any result has them and, at
         # 80 columns, the engine where the results ran on more than one (the detail line says it).
         tagged = any(c["tags"] for c in cells)
+        verified = any(c["data"] for c in cells)  # the Data column, where a verified run is listed
         engines = len({c["engine"] for c in cells if c["engine"]}) > 1
         columns = [(k, "Step" if k == "step" and not wide else label) for k, label in COLUMNS
-                   if (wide or k not in ("host", "target")) and (tagged or k != "tags")
+                   if (wide or k not in ("host", "target")) and (tagged or k != "tags") and (verified or k != "data")
                    and (wide or engines or k != "engine")]
         arrow = " ↓" if reverse else " ↑"
         columns = [(k, label + arrow if k == sort_column else label) for k, label in columns]
@@ -216,7 +227,8 @@ class ResultsTable(RowTable):
         styles = row_styles(self.app)
         rows = []
         for key, row_cells in zip(keys, cells):
-            texts = tuple(status_text(row_cells[k], styles) if k == "status" else row_cells[k] for k, _ in columns)
+            texts = tuple(Text(row_cells[k], style=styles.get(row_cells[k], "")) if k in ("status", "data")
+                          else row_cells[k] for k, _ in columns)
             rows.append(Row(key, texts, styles["muted"] if key.startswith(BROKEN_PREFIX) else None))
         table.marked = marked
         table.set_rows(rows, keep=keep)
@@ -236,16 +248,6 @@ def row_styles(app: App) -> dict[str, Style]:
         DATA_PART: theme_style(app, "warning"),
         DATA_UNCHECKED: theme_style(app, "warning"),
     }
-
-
-def status_text(cell: str, styles: dict[str, Style]) -> Text:
-    """A status cell in its status's style, a verified run's mark after it in its own."""
-    status, _, mark = cell.partition(MARK_JOINT)
-    text = Text(status, style=styles.get(status, ""))
-    if mark:
-        text.append(MARK_JOINT)
-        text.append(mark, style=styles.get(mark, ""))
-    return text
 
 
 def step_line(step: StepSummary, how: str = "") -> str:

@@ -73,10 +73,20 @@ async def test_a_verified_runs_answer_is_in_the_detail_and_marked_in_the_list_wh
         assert ("2 blocks did not read back as written (torn) in 'Read 64K random', 'Write 64K random': labtui show "
                 "20240501-113000-bbbb lists them") in texts["20240501-113000-bbbb"]
         assert "read back" not in texts["20240501-123000-cccc"]  # it verified nothing
+        # A word in a Data column of its own, at 120 columns as at 80: "completed · data unchecked" beside the
+        # status widened it by 17 cells at 120 and pushed the figures; at 80 there was no mark at all.
         table = screen_text(app)
-        assert ("completed · data ok" in table and "completed · data BAD" in table) == wide, table
-        assert ("completed · data unchecked" in table) == wide, table
-        assert table.count("· data") == (3 if wide else 0), table  # at 80 columns the detail line alone says it
+        lines = [line.split() for line in table.splitlines()]
+        head = next(line for line in lines if "Data" in line)
+        assert head[head.index("Data") - 1] == "Status", head
+        status = "completed" if wide else "done"
+        figures = ["RND64K", "Q8T4", "R", "3,000", "187.5"] if wide else ["RND64K", "R", "3.0k", "188"]
+        shown = [line[line.index(status) + 1:] for line in lines if status in line and line[-1] == figures[-1]]
+        assert shown == [["unchecked", *figures], figures, ["BAD", *figures], ["ok", *figures]], shown
+        assert "· data" not in table
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert "Data says whether a verified run's data came back: ok, every block" in " ".join(screen_text(app).split())
 
 
 async def test_a_cpu_bound_steps_figures_are_marked_in_the_list_and_the_detail_and_help_says_why(labtui_home):
