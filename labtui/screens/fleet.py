@@ -27,6 +27,7 @@ from labtui.errors import LabtuiError
 from labtui.fleet.host_run import COMPLETED, HostRun
 from labtui.fleet.session import CONNECTIONS, Fleet
 from labtui.tui.context import LabtuiScreen, cursor_blinks
+from labtui.tui.quick_trial import trial_words
 from labtui.tui.work import report_failure
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.fleet_summary import FleetSummary
@@ -135,10 +136,24 @@ class FleetScreen(LabtuiScreen[None]):
 
     def _say_ready(self) -> None:
         """What ctrl+s will run, where: said when the hosts open, and again whenever the screen comes
-        back (another profile may have been chosen on Workload meanwhile) or the order changes."""
+        back (another profile may have been chosen on Workload meanwhile, the Run screen's Override
+        fields changed) or the order changes."""
         hosts = self.hosts
+        trial = self.lab.quick_trial
+        overridden = ""
+        if trial and self.lab.profile is not None:
+            # The Run screen's Override fields are what a fleet run runs too: said here, or a 5 s trial
+            # there reads as what 32 hosts will run for 60 s.
+            try:
+                said = trial_words(self.lab.profile, trial.apply(self.lab.profile))
+                overridden = f", {said}," if said else ""
+            except LabtuiError as exc:
+                self._say(f"The Run screen's Override {exc}: ctrl+s refuses to start until it is fixed or "
+                          "cleared there (r).", "$warning")
+                self._ready_line = True
+                return
         self._say(f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} in {self._opened}: ctrl+s runs "
-                  f"{self._profile_name()} on {'each in turn' if self.one_at_a_time else 'all of them together'} "
+                  f"{self._profile_name()}{overridden} on {'each in turn' if self.one_at_a_time else 'all of them together'} "
                   f"(ctrl+o: {'together' if self.one_at_a_time else 'one after another'}).")
         self._ready_line = True
 
@@ -208,11 +223,19 @@ class FleetScreen(LabtuiScreen[None]):
         if self.lab.run_active:
             self._say("A run is going on the Run screen: one at a time.", "$warning")
             return
+        saved, trial = profile, self.lab.quick_trial
         try:
             if profile.params:
                 raise LabtuiError(f"{profile.name} takes parameters ({', '.join(p.name for p in profile.params)}): "
                                   "run it with `labtui run --hosts FILE --param NAME=VALUE`")
-            request = run_request(self.hosts, RunRequest(profile=profile.name, engine=self._engine()), profile)
+            try:
+                # The Run screen's Override fields, as `labtui run --hosts --duration ...` takes them: every host
+                # is sent the profile overridden, its title and description saying so.
+                profile = trial.apply(profile)
+            except LabtuiError as exc:
+                raise LabtuiError(f"The Run screen's Override {exc}: fix it or clear it there (r)") from None
+            request = run_request(self.hosts, RunRequest(profile=profile.name, engine=self._engine(),
+                                                         overrides=trial.overrides), profile)
             ssh = ssh_program()
         except LabtuiError as exc:
             self._say(str(exc), "$error")
@@ -224,24 +247,28 @@ class FleetScreen(LabtuiScreen[None]):
             if self.lab.run_active or self.running:  # one started meanwhile (History's a, over the question)
                 self._say("A run is going: one at a time.", "$warning")
                 return
-            self._start(profile, request, ssh)
+            self._start(profile, request, ssh, overridden=bool(said))
 
         count = f"{len(self.hosts)} host{'s' if len(self.hosts) != 1 else ''}"
         question = fleet_question(profile, targets(self.hosts, None), self._engine(), one_at_a_time=self.one_at_a_time)
+        said = trial_words(saved, profile)
+        if said:
+            question = (f"{said[0].upper()}{said[1:]}: clear the Override fields there to run the profile as it "
+                        f"is.\n{question}")
         if self.lab.unsaved_profile == profile.name:  # as the Run screen says it: the editor's edits are not what runs
             question = (f"Your edits to {profile.name} are not saved: this runs the saved profile (Ctrl+S on the "
                         f"Workload screen saves them).\n{question}")
         self.app.push_screen(ConfirmModal(f"Run {profile.name} on {count}?", question, yes="Run", no="Not now"),
                              answered)
 
-    def _start(self, profile: Profile, request: Request, ssh: str) -> None:
+    def _start(self, profile: Profile, request: Request, ssh: str, *, overridden: bool = False) -> None:
         self.summary = None
         self.fleet = Fleet(self.hosts, request, self.lab.store, one_at_a_time=self.one_at_a_time, ssh=ssh,
                            connections=self.lab.settings.fleet_connections or CONNECTIONS, on_change=self._changed)
         self._fill(self.fleet.runs)
         self.lab.run_active = True
         self.lab.active_run = self  # quitting or a signal stops the hosts through abort()
-        self._say(f"Running {profile.name} on {len(self.hosts)} hosts "
+        self._say(f"Running {profile.name}{', overridden on the Run screen,' if overridden else ''} on {len(self.hosts)} hosts "
                   f"{'one after another' if self.one_at_a_time else 'together'} …")
         self._worker = self.drive(self.fleet)
         self.refresh_bindings()

@@ -55,3 +55,11 @@ class QuickTrial(Overrides):
             if which is not None:
                 raise ValidationError(exc.reason, FIELDS[which]) from None
             raise
+
+
+def trial_words(saved: Profile, overridden: Profile) -> str:
+    """What the Override fields change in `saved`, as `overridden`'s description says it: 'overridden on the
+    Run screen: duration 5s in every step (was 10s)' (the Fleet screen says it before a fleet run)."""
+    said = overridden.description.removeprefix(f"{saved.name} ")
+    # Fields that change nothing (a duration the profile has) leave it as it is: nothing to say.
+    return said if overridden != saved and said.startswith("overridden ") else ""

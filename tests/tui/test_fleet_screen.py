@@ -8,10 +8,15 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input
 
+from labtui.fleet import requests
+from labtui.fleet.session import Fleet
+from labtui.results.profile_file import parse_profile_text
 from labtui.results.store import Store
+from labtui.screens.confirm import ConfirmModal
 from labtui.screens.fleet import FleetScreen
+from labtui.screens.run import RunScreen
 from labtui.settings import Settings
-from tui_support import make_app, screen_text, wait_for, widget_text
+from tui_support import make_app, screen_text, set_text, wait_for, widget_text
 
 
 @pytest.fixture
@@ -272,3 +277,45 @@ async def test_the_fleet_footer_keeps_quit_whole_at_80_columns_while_the_hosts_r
         for key in ("? Help", "⏎ Host's run", "^x Stop all", "w Workload", "r Run", "h History", "q Quit"):
             assert key in line, (key, line)
         assert all(key.region.right <= footer.region.right for key in footer.query(FooterKey)), line
+
+
+async def test_the_run_screens_overrides_reach_a_fleet_run_and_fleet_says_so_before_it_starts(
+        labtui_home, hosts_file, monkeypatch):
+    # A 5 s trial typed on the Run screen was not what Ctrl+S on Fleet ran: every host ran the profile's 10 s
+    # steps, and nothing on Fleet said which.
+    sent: list[dict] = []
+
+    async def run(self):
+        sent.extend(self._request(r.host) for r in self.runs)
+
+    monkeypatch.setattr(Fleet, "run", run)
+    monkeypatch.setattr(requests, "ssh_program", lambda: "ssh")
+    Store(labtui_home).save_settings(Settings(profile="quick-sanity", profile_origin="builtin"))
+    app = make_app(labtui_home, hosts_file=str(hosts_file))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        fleet = app.screen
+        assert "ctrl+s runs quick-sanity on all of them together" in " ".join(widget_text(app, "#fleet-status").split())
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
+        await set_text(pilot, "#trial-duration", "5s")
+        await set_text(pilot, "#trial-repeat", "1")
+        await pilot.press("escape", "f")
+        await wait_for(pilot, lambda: app.screen is fleet, what="back on Fleet")
+        status = " ".join(widget_text(app, "#fleet-status").split())
+        assert ("ctrl+s runs quick-sanity, overridden on the Run screen: duration 5s in every step (was 10s), "
+                "every step run 1 time (was 3), on all of them together") in status, status
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        asked = " ".join(widget_text(app, "#confirm-message").split())
+        assert asked.startswith("Overridden on the Run screen: duration 5s in every step (was 10s), every step run "
+                                "1 time (was 3): clear the Override fields there to run the profile as it is. "
+                                "quick-sanity (Quick sanity check, overridden) with native on 2 hosts"), asked
+        assert "On each: 2 steps · about 0:15 + a 1GiB test file" in asked, asked  # the profile's own: 1:14
+        assert "Run (y)" in screen_text(app) and "Enter or y starts it." in screen_text(app)  # whole at 80x24
+        await pilot.press("y")
+        await wait_for(pilot, lambda: len(sent) == 2, what="the hosts' requests")
+    # What each host is sent is the profile as the overrides make it.
+    ran = parse_profile_text(sent[0]["profile"], "the request")
+    assert [s.duration for s in ran.steps] == [5.0, 5.0] and ran.repeat == 1 and ran.name == "quick-sanity"
+    assert ran.description.startswith("quick-sanity overridden on the Run screen: duration 5s")
