@@ -1,10 +1,10 @@
 """The local side of a fleet run: one `ssh` per host, their event streams merged into one state per host.
 
-`Fleet.run()` connects to every host at once (each `ssh` in a session of its own, so a Ctrl+C
-on the terminal reaches labtui, which then stops every host in order, and not the ssh clients,
-which would cut the hosts off before they could report). Each host says hello (versions compared
-first), gets its request, passes preflight and waits; once every host is ready or out, all start
-at one shared instant (or one after another with `one_at_a_time`). Every result a host sends is
+`Fleet.run()` connects to the hosts, at most `connections` at a time (each `ssh` in a session of its
+own, so a Ctrl+C reaches labtui, which stops every host in order, not the ssh clients, which would
+cut the hosts off). Each host says hello (versions compared first), gets its request, passes
+preflight and waits; once every host is ready or out, all start at one shared instant (or one
+after another with `one_at_a_time`). Every result a host sends is
 copied into the local store, tagged `host:<name>`; a host cut off mid-run gets a partial result
 built from the events that arrived, saved as aborted with the reason.
 
@@ -595,7 +595,6 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
 
 
 def _said(text: object) -> str:
-    """A host's words as kept and shown: at most MAX_TEXT characters (they were made printable as
-    they arrived)."""
+    """A host's words as kept and shown: at most MAX_TEXT characters (made printable as they arrived)."""
     said = str(text)
     return said if len(said) <= MAX_TEXT else f"{said[:MAX_TEXT]}… ({len(said):,} characters)"
