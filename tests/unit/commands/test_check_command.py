@@ -22,3 +22,36 @@ def test_an_empty_baseline_profile_or_engine_is_refused_in_one_line(options, say
     with pytest.raises(ValidationError) as refused:
         _check_request(*options)
     assert str(refused.value).startswith(says) and "\n" not in str(refused.value)
+
+
+def test_labtui_check_reads_each_option_into_its_request():
+    from labtui.run.request import DEFAULT_CONFIRM, CheckRequest, Overrides, RunRequest
+
+    assert _check_request() == CheckRequest(run=RunRequest(), confirm=DEFAULT_CONFIRM)
+    asked = _check_request("-b", "20240501-1", "-p", "cdm-nvme", "-t", "/mnt/x", "-e", "fio", "--tolerance", "20",
+                           "--repeat", "4", "--confirm", "0", "--fail-on", "P99, latency", "--fail-on", "cpu,p99",
+                           "--duration", "3s", "--file-size", "16M", "--param", "archive=/a", "--destroy-data",
+                           "/dev/sdz", "--hosts", "lab.toml", "--one-at-a-time")
+    assert asked == CheckRequest(
+        run=RunRequest(profile="cdm-nvme", target="/mnt/x", engine="fio", overrides=Overrides(3.0, 16 * 2**20, 4),
+                       params=(("archive", "/a"),), destroy_data="/dev/sdz", hosts="lab.toml", one_at_a_time=True),
+        baseline="20240501-1", tolerance=20.0, confirm=0, fail_on=("p99", "latency", "cpu"))
+    assert asked.run.given("file_size") == "16M"
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    (("-t", ""), "--target: is empty"),
+    (("--tolerance", "-3"), "--tolerance: must be a percentage of 0 or more, got -3"),
+    (("--fail-on", "p98"), "--fail-on: unknown metric 'p98' (choose from latency, p99, cpu)"),
+    (("--repeat", "0"), "--repeat: must be at least 1"),
+    (("--confirm", "101"), "--confirm: must be from 0 to 100 (0 decides on the first pass), got 101"),
+    (("--duration", ""), "--duration: is empty"),
+    (("--file-size", "1Q"), "--file-size:"),
+    (("--param", "=1"), "--param: expected NAME=VALUE, got '=1'"),
+])
+def test_labtui_check_refuses_a_wrong_option_in_one_line_before_anything_is_read(options, says):
+    from labtui.errors import LabtuiError
+
+    with pytest.raises(LabtuiError) as refused:
+        _check_request(*options)
+    assert str(refused.value).startswith(says) and "\n" not in str(refused.value)

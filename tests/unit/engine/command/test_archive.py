@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -12,7 +11,6 @@ import psutil
 import pytest
 
 from conftest import labtui_cmd, require_tool
-from full_pipe import signalled
 from labtui.engine.command.archive import BATCH_BYTES, ArchivePlan, plan_archive
 from labtui.errors import LabtuiError
 
@@ -44,63 +42,6 @@ def test_an_archive_of_the_asked_size_that_zpaq_extracts(tmp_path, labtui_home):
     files = sorted((tmp_path / "x").rglob("*.bin"))
     assert [f.stat().st_size for f in files] == [1572864] * 4
     assert len({f.read_bytes()[:4096] for f in files}) == 4
-
-
-@pytest.mark.parametrize(
-    "args, reason",
-    [
-        (["--size", "1M", "arc.zip"], "must end in .zpaq"),
-        (["--size", "1M", "arc*.zpaq"], "multi-part"),
-        (["--size", "3", "--files", "4", "arc.zpaq"], "cannot make 4 files"),
-        (["--size", "1M", "--files", "0", "arc.zpaq"], "--files: must be 1..100000"),
-        (["--size", "1M", "--method", "9", "arc.zpaq"], "--method: zpaq's methods are 0..5"),
-        (["--size", "lots", "arc.zpaq"], "--size: 'lots' is not a size"),
-        (["--size", "1M", "no/such/dir/arc.zpaq"], "is not a directory"),
-        (["--size", "8E", "arc.zpaq"], "unknown size unit"),
-        (["--size", "900T", "arc.zpaq"], "not enough free space"),
-    ],
-)
-def test_bad_requests_are_one_line_and_create_nothing(work, args, reason):
-    require_tool("zpaq")
-    out = subprocess.run(labtui_cmd("make-archive", *args), capture_output=True, text=True, cwd=work)
-    assert out.returncode == 2 and reason in out.stderr, out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1
-    assert list(work.iterdir()) == []
-
-
-def test_it_never_overwrites(work):
-    require_tool("zpaq")
-    out = work / "mine.zpaq"
-    out.write_text("precious")
-    made = subprocess.run(labtui_cmd("make-archive", "--size", "1M", str(out)), capture_output=True, text=True)
-    assert made.returncode == 2 and "already exists" in made.stderr
-    assert out.read_text() == "precious" and list(work.iterdir()) == [out]
-
-
-def test_without_zpaq_it_says_what_to_install(work):
-    env = dict(os.environ, PATH=str(work / "empty-bin"))
-    made = subprocess.run(labtui_cmd("make-archive", "--size", "1M", str(work / "a.zpaq")),
-                          capture_output=True, text=True, env=env)
-    assert made.returncode == 2 and "needs zpaq, but zpaq is not installed" in made.stderr
-    assert "apt-get install zpaq" in made.stderr and list(work.iterdir()) == []
-
-
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_run_leaves_nothing_behind(work, signum):
-    require_tool("zpaq")
-    out = work / "big.zpaq"
-    proc = subprocess.Popen(labtui_cmd("make-archive", "--size", "2G", "--files", "2", str(out)),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def writing() -> None:
-        deadline = time.monotonic() + 20
-        while not list(work.glob(".labtui-make-archive-*/labtui-test-data/*")) and time.monotonic() < deadline:
-            assert proc.poll() is None, proc.stderr.read()
-            time.sleep(0.02)
-        time.sleep(0.2)
-
-    assert signalled(proc, writing, signum) == 130 and "interrupted" in proc.stderr.read()
-    assert list(work.iterdir()) == []
 
 
 def test_files_are_written_and_added_a_batch_at_a_time():

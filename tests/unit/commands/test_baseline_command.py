@@ -1,0 +1,71 @@
+"""`labtui baseline` (labtui/commands/baseline.py): its options read once into a BaselineRequest, each refusal in
+one line before anything is read; --more runs the result's profile through a run request."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _baseline_request(*options: str):
+    from labtui.cli import build_parser
+    from labtui.commands import baseline
+
+    return baseline.parse(build_parser().parse_args(["baseline", *options]))
+
+
+def test_labtui_baseline_reads_each_option_into_its_request():
+    from labtui.run.request import BaselineRequest
+
+    assert _baseline_request() == BaselineRequest()
+    assert _baseline_request("--json", "--yes") == BaselineRequest()  # how it answers, not what it asks
+    asked = _baseline_request("20240501-1", "2024050", "--add", "--more", "2", "-t", "/mnt/x")
+    assert asked == BaselineRequest(ids=("20240501-1", "2024050"), add=True, more=2, target="/mnt/x")
+    assert _baseline_request("20240501-1", "--clear") == BaselineRequest(ids=("20240501-1",), clear=True)
+    # -t alone is where the runs a terminal is offered would run
+    assert _baseline_request("20240501-1", "-t", ".").target == "."
+
+
+def test_baseline_more_runs_the_results_profile_with_its_engine_and_parameters_through_a_run_request():
+    from dataclasses import replace
+
+    from factories import make_result
+    from labtui.model.result import EngineInfo
+    from labtui.results.store import builtin_profiles
+    from labtui.run.request import BaselineRequest, Overrides, RunRequest
+
+    result = replace(make_result(), engine=EngineInfo("fio", "3.33"), params={"n": "2"})
+    asked = BaselineRequest(ids=(result.id,), more=2)
+    assert asked.more_run(result) == RunRequest(target=result.target.path, engine="fio", overrides=Overrides(repeat=2),
+                                                tags=("baseline",), params=(("n", "2"),))
+    elsewhere = replace(asked, target="/mnt/x").more_run(result, 3)  # the runs a terminal is offered: its own count
+    assert (elsewhere.target, elsewhere.overrides.repeat) == ("/mnt/x", 3)
+    options = elsewhere.options()
+    assert (options.engine, options.tags, options.params) == ("fio", ("baseline",), {"n": "2"})
+    # A profile of command steps only ran no I/O engine (its result says "command"): the default one runs it.
+    commands = replace(result, engine=EngineInfo("command", ""),
+                       profile=next(p for p in builtin_profiles() if not p.needs_test_file))
+    assert asked.more_run(commands).engine is None and asked.more_run(commands).options().engine == "native"
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    (("--more", "2"), "--clear, --add and --more need the id of a result"),
+    (("--add",), "--clear, --add and --more need the id of a result"),
+    (("--clear",), "--clear, --add and --more need the id of a result"),
+    (("--more", "0"), "--clear, --add and --more need the id of a result"),  # it listed the baselines
+    (("",), "an ID is empty: give a result's id or a unique beginning of it"),  # "" began every id
+    (("a", " "), "an ID is empty"),
+    (("a", "b", "--clear"), "--clear takes one id"),
+    (("a", "--clear", "--add"), "--clear: takes a result out of its baseline: not with --add or --more"),
+    (("a", "--clear", "--more", "1"), "--clear: takes a result out of its baseline: not with --add or --more"),
+    (("a", "--more", "0"), "--more: must be at least 1"),
+    (("a", "--more", "101"), "--more: must be from 1 to 100, got 101"),
+    (("a", "--more", "1", "-t", ""), "--target: is empty: give a directory (. is the current one) or leave the "
+                                     "option out"),
+    (("a", "-t", " "), "--target: is empty"),
+])
+def test_labtui_baseline_refuses_a_wrong_option_in_one_line_before_anything_is_read(options, says):
+    from labtui.errors import LabtuiError
+
+    with pytest.raises(LabtuiError) as refused:
+        _baseline_request(*options)
+    assert str(refused.value).startswith(says) and "\n" not in str(refused.value)
