@@ -156,6 +156,8 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
         options = [a for a in typing.get_args(hint) if a is not type(None)]
         if value is None:
             return None
+        if options[0] is float and isinstance(value, float) and not math.isfinite(value):
+            return None  # nan or inf where a figure may be missing: not measured (show crashed on p99 = nan)
         return _from_plain(options[0], value, where)
     if origin is dict:
         if not isinstance(value, dict):
@@ -176,6 +178,8 @@ def _from_plain(hint: Any, value: Any, where: str) -> Any:
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{where}: expected a number, got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{where}: {value!r} is no measured number")
         return float(value)
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):

@@ -217,3 +217,27 @@ def test_a_drive_temperature_no_drive_can_have_reads_as_unknown(value):
     assert (facts.temperature_c, facts.warning_c, facts.critical_c) == (None, None, None)
     assert [s.drive_temp_c for s in result_from_toml(text).steps[0].samples] == [None] * len(step.samples)
     assert result_from_toml(result_to_toml(result_from_toml(text))) == result_from_toml(text)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_figure_that_is_no_number_reads_as_not_measured(value, labtui_home, capsys):
+    """A result from elsewhere with `p99 = nan` ended `labtui show` with "internal error: ValueError: cannot convert
+    float NaN to integer" (and `mean = inf` was shown as "inf"): a figure that may be missing and is no number is
+    missing; a number that must be there (a drop's time) and is none makes the file broken, with the reason."""
+    from labtui import cli
+
+    result = make_result()
+    text = result_to_toml(result)
+    assert "\nmean = 0.9\n" in text and "\np99 = 2.5\n" in text
+    text = text.replace("\nmean = 0.9\n", f"\nmean = {value}\n").replace("\np99 = 2.5\n", f"\np99 = {value}\n")
+    latency = result_from_toml(text).steps[0].latency
+    assert (latency.mean, latency.p99, latency.p50) == (None, None, 0.7)
+    (labtui_home / "results").mkdir()
+    (labtui_home / "results" / f"{result.id}.toml").write_text(text)
+    assert cli.main(["show", result.id]) == 0
+    shown = capsys.readouterr()
+    assert "internal error" not in shown.err and " inf" not in shown.out and "nan" not in shown.out
+    with pytest.raises(ValueError, match="is no measured number"):
+        result_from_toml(text.replace("[steps.read]\nios = ", f"[[steps.drops]]\nt = {value}\nbytes_before = 1\n"
+                                      "before_mib_s = 1.0\nafter_mib_s = 0.5\ncause = \"other I/O\"\n\n"
+                                      "[steps.read]\nios = ", 1))
