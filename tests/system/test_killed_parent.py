@@ -19,8 +19,8 @@ import pytest
 
 from conftest import brief_profile, labtui_cmd
 from engines import registered, require
-from labtui.engine.guardian import Guardian
 from labtui.run import leftovers
+from run_markers import marked_file
 
 MIB = 1024 * 1024
 
@@ -129,68 +129,6 @@ def test_the_next_run_removes_what_a_run_killed_with_its_guardian_left(tmp_path,
     assert f"pid {proc.pid}" in out.stderr
     assert not left[0].exists() and list(target.iterdir()) == []
     assert not list((labtui_home / "running").glob("*.json"))
-
-
-def marked_file(tmp_path: Path, run_id: str) -> tuple[Path, Path, leftovers.RunMarker]:
-    """A run's own directory and test file with the marker a run makes for them: (markers directory,
-    test file, marker)."""
-    running = tmp_path / "running"
-    run_dir = tmp_path / f"labtui-{run_id}"
-    run_dir.mkdir(mode=0o700)
-    made = run_dir / f"labtui-{run_id}.dat"
-    made.write_bytes(b"labtui's")
-    marker = leftovers.RunMarker.create(running, run_id, run_dir)
-    marker.record_dir(run_dir.stat().st_dev, run_dir.stat().st_ino)
-    marker.record(made.stat().st_dev, made.stat().st_ino, made.stat().st_size)
-    return running, made, marker
-
-
-def test_a_leftover_that_is_not_the_recorded_directory_is_reported_and_kept(tmp_path):
-    running, made, marker = marked_file(tmp_path, "x")
-    marker.abandon()  # as a killed run would: the lock goes, the marker stays
-    made.parent.rename(tmp_path / "aside")
-    made.parent.mkdir(mode=0o700)
-    made.write_bytes(b"someone else's, same name")
-    messages = leftovers.clean_up(running)
-    assert made.read_bytes() == b"someone else's, same name"
-    assert len(messages) == 1 and str(made.parent) in messages[0] and "left alone" in messages[0], messages
-    assert "it is not the directory that run made" in messages[0]
-    assert not list(running.iterdir())
-
-
-def test_a_live_runs_marker_is_left_alone(tmp_path):
-    running, made, marker = marked_file(tmp_path, "live")
-    try:
-        assert leftovers.clean_up(running) == []
-        assert made.exists() and len(list(running.iterdir())) == 1
-    finally:
-        marker.remove()
-    assert not list(running.iterdir())
-
-
-def test_the_guardian_acts_only_when_labtui_goes_without_a_word(tmp_path):
-    for says_bye in (True, False):
-        sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True)
-        kept = tmp_path / f"file-{says_bye}.dat"
-        kept.write_bytes(b"x")
-        guardian = Guardian.start()
-        try:
-            guardian.watch_group(sleeper.pid)
-            guardian.watch_file(kept)
-            if says_bye:
-                guardian.close()
-            else:
-                guardian.abandon()  # what a SIGKILL of labtui does to the pipe
-            guardian.process.wait(timeout=5)
-            if says_bye:
-                assert sleeper.poll() is None and kept.exists()
-            else:
-                assert sleeper.wait(timeout=5) == -signal.SIGKILL
-                assert not kept.exists()
-        finally:
-            if sleeper.poll() is None:
-                sleeper.kill()
-                sleeper.wait()
 
 
 async def test_the_tui_says_as_it_starts_which_run_was_killed_and_what_was_cleaned(labtui_home, tmp_path):

@@ -94,15 +94,3 @@ def test_a_marker_naming_a_directory_that_is_not_the_runs_own_is_left_alone(lab)
     messages = leftovers.clean_up(running)
     assert (theirs / "labtui-20260101-000000-0004.dat").exists()
     assert len(messages) == 1 and f"{theirs} may be left over; it was left alone" in messages[0], messages
-
-
-def test_a_run_makes_its_markers_directory_its_own_and_its_marker_private(tmp_path):
-    marker = leftovers.RunMarker.create(tmp_path / "running", "20260101-000000-0005", tmp_path / "labtui-x")
-    try:
-        assert oct((tmp_path / "running").stat().st_mode & 0o777) == "0o700"
-        assert oct(marker.path.stat().st_mode & 0o777) == "0o600"
-    finally:
-        marker.remove()
-    (tmp_path / "running").chmod(0o777)
-    with pytest.raises(OSError, match="others can write it"):
-        leftovers.RunMarker.create(tmp_path / "running", "20260101-000000-0006", tmp_path / "labtui-y")
