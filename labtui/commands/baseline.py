@@ -188,21 +188,21 @@ def _more_profile(result: RunResult, more: int) -> Profile:
 
 
 def _offer(result: RunResult, need: int, target: str | None) -> bool:
-    """On an interactive terminal, offer to run the missing runs now."""
+    """On an interactive terminal, offer to run the missing runs now (asked as every write is asked:
+    commands.consent). Off one nothing is offered: a script that marks a baseline did not ask for runs."""
     import sys
 
+    from labtui.commands.common import stderr
+    from labtui.commands.consent import YES, answer
     from labtui.units import format_size
 
     if not sys.stdin.isatty():
         return False
     where = target or result.target.path
     size = f", a {format_size(result.profile.file_size)} test file" if result.profile.needs_test_file else ""
-    try:
-        answer = input(f"Run each step of {result.profile.name} {need} more time{'s' if need != 1 else ''} now on "
-                       f"{where}{size}, and add the runs? [y/N] ")
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
+    said = answer(stderr(), f"Run each step of {result.profile.name} {need} more time{'s' if need != 1 else ''} now "
+                            f"on {where}{size}, and add the runs? [y/N] ")
+    return said is not None and said.lower() in YES
 
 
 def _run_more(store: Store, result: RunResult, request: BaselineRequest, stops: Stops, *,

@@ -203,7 +203,7 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
     from labtui.analysis.comparison import pooled
     from labtui.commands.common import open_store, overridden, stderr
     from labtui.commands.compare import tolerance
-    from labtui.commands.progress import confirm, not_confirmed
+    from labtui.commands.progress import confirm
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode
     from labtui.results import baselines
@@ -259,7 +259,7 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
         then = (f", then {second.repeat} more time{'s' if second.repeat != 1 else ''} (about "
                 f"{human_duration(second.planned_seconds)}) if that cannot decide" if second is not None else "")
         if not yes and not confirm(runner, plan, then=then):
-            return not_confirmed()
+            return ExitCode.DECLINED
         reference = pooled(runs) if len(runs) > 1 else baseline
         confirming = replace(rerun, tags=("check", "confirmation"))
 

@@ -54,22 +54,22 @@ from labtui.units import format_duration, format_size, human_duration, human_siz
 
 
 def confirm(runner: Runner, plan: Plan, *, then: str = "") -> bool:
-    """Ask before writing a big file on an interactive terminal; scripts pass --yes.
+    """Say what the run will write and ask before it does (commands.consent.go_ahead: on a terminal, or
+    the answer read from stdin off one); scripts pass --yes. False: the answer was no, nothing written
+    (the caller exits ExitCode.DECLINED).
 
-    Without a terminal to ask on, a test file is written as asked, but a raw device's data is not
-    destroyed on --destroy-data alone (`echo n | labtui run ...` went ahead): that takes --yes too.
+    Off a terminal a raw device's data is not destroyed on --destroy-data and an answer piped in
+    (`echo y | labtui run ...`): that takes --yes, refused here in one line (LabtuiError, exit 2).
     `then` follows the time the run takes: what may come after it (a check's second pass).
-    A caller turns False into not_confirmed().
     """
+    from labtui.commands.consent import go_ahead
+    from labtui.errors import LabtuiError
+
     profile = runner.profile
-    if not sys.stdin.isatty():
-        if plan.raw_device and profile.writes:
-            device = plan.device.path if plan.device else plan.target.path
-            stderr().print(f"labtui: error: not started, nothing written: {profile.name} would destroy the data on "
-                           f"{device}, and with no terminal to ask on that needs --yes as well as --destroy-data",
-                           markup=False)
-            return False
-        return True
+    if not sys.stdin.isatty() and plan.raw_device and profile.writes:
+        device = plan.device.path if plan.device else plan.target.path
+        raise LabtuiError(f"not started, nothing written: {profile.name} would destroy the data on {device}, and "
+                          "with no terminal to ask on that needs --yes as well as --destroy-data")
     disk = f"({plan.target.disk_name}, {plan.target.filesystem or '?'})"
     err = stderr()
     if plan.raw_device and plan.device is not None:
@@ -92,24 +92,6 @@ def confirm(runner: Runner, plan: Plan, *, then: str = "") -> bool:
             assert runner.commands is not None  # made by the preflight that made `plan`
             err.print(f"  {step.name}: {runner.commands.command_line(step, plan.directory, 0)}", markup=False)
     return go_ahead(err)
-
-
-def not_confirmed() -> ExitCode:
-    """The exit code of a run confirm() did not start: DECLINED where a person answered no at the prompt;
-    BAD_INPUT where there was no terminal to ask on (a raw device's writes then need --yes)."""
-    return ExitCode.DECLINED if sys.stdin.isatty() else ExitCode.BAD_INPUT
-
-
-def go_ahead(err: Console) -> bool:
-    """Ask "Go ahead?" on the terminal; anything but yes (or end of input) leaves everything unwritten."""
-    try:
-        answer = input("Go ahead? [y/N] ")
-    except EOFError:
-        answer = ""
-    if answer.strip().lower() in ("y", "yes"):
-        return True
-    err.print("Not started: nothing was written.")
-    return False
 
 
 class _Display(LiveDisplay):

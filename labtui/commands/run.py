@@ -104,8 +104,9 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     import asyncio
 
     from labtui.commands.common import open_store, request_profile
-    from labtui.commands.progress import confirm, execute, not_confirmed
+    from labtui.commands.progress import confirm, execute
     from labtui.commands.stops import Stops
+    from labtui.errors import ExitCode
 
     store = open_store()
     profile = request_profile(store, request)
@@ -115,9 +116,15 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
         return run_sweep(profile, store, request, as_json=as_json, yes=yes)
     runner = request.runner(profile, store)
     plan = preflight(runner, wait=request.wait)
-    if not yes and not confirm(runner, plan):
-        runner.close()  # the raw device it holds is free again
-        return not_confirmed()
+    if not yes:
+        try:
+            go = confirm(runner, plan)
+        except BaseException:  # refused (a raw device off a terminal), or Ctrl+C at the question
+            runner.close()
+            raise
+        if not go:
+            runner.close()  # the raw device it holds is free again
+            return ExitCode.DECLINED
     with Stops() as stops:
         stops.hold()
         return asyncio.run(execute(runner, as_json=as_json, stops=stops))

@@ -9,7 +9,6 @@ test passes them in.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -49,7 +48,7 @@ def run_sweep(profile: Profile, store: Store, request: RunRequest, *, as_json: b
                   markup=False, highlight=False)
     if not targets:
         raise LabtuiError(f"no volume can be tested with {profile.name}: each one was skipped (see above)")
-    if not yes and sys.stdin.isatty() and not _confirm(profile, targets, err):
+    if not yes and not _confirm(profile, targets, err):
         return ExitCode.DECLINED
     from labtui.commands.stops import Stops
 
@@ -61,7 +60,7 @@ def run_sweep(profile: Profile, store: Store, request: RunRequest, *, as_json: b
 
 
 def _confirm(profile: Profile, targets: Sequence[SweepTarget], err: Console) -> bool:
-    from labtui.commands.progress import go_ahead
+    from labtui.commands.consent import go_ahead
     from labtui.units import format_size, human_duration
 
     err.print(f"labtui will run {profile.name} (about {human_duration(profile.planned_seconds)} each) on "

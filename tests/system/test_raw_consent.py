@@ -324,11 +324,12 @@ def test_without_a_terminal_preconditioning_a_raw_device_is_a_write_that_needs_y
         runner = Runner(reads, device, Store(tmp_path / "home"), RunOptions(destroy_data=device))
         try:
             plan = runner.preflight()
-            monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
-            assert confirm(runner, plan) is False
+            monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))  # an answer piped in is not enough either
+            with pytest.raises(LabtuiError, match="needs --yes as well as --destroy-data"):
+                confirm(runner, plan)
         finally:
             runner.close()
-        assert "needs --yes as well as --destroy-data" in capsys.readouterr().err
+        assert "Go ahead" not in capsys.readouterr().err  # refused before asking
 
 
 def test_the_prompt_names_the_device_and_what_is_on_it_and_no_keeps_it(tmp_path, labtui_home):

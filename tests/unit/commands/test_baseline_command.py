@@ -69,3 +69,22 @@ def test_labtui_baseline_refuses_a_wrong_option_in_one_line_before_anything_is_r
     with pytest.raises(LabtuiError) as refused:
         _baseline_request(*options)
     assert str(refused.value).startswith(says) and "\n" not in str(refused.value)
+
+
+def test_echo_n_into_baseline_more_runs_nothing_and_exits_4(labtui_home, tmp_path, monkeypatch, capsys):
+    import io
+
+    from labtui.cli import main
+    from labtui.results.store import Store
+    from synthetic import READ, WRITE, run_result
+
+    # Off a terminal --more's runs went ahead without asking: the "n" piped in is the answer now.
+    target = tmp_path / "target"
+    target.mkdir()
+    result = Store(labtui_home).save_result(run_result("20261101-120000-once", {READ: [50_000], WRITE: [40_000]}))[0]
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    assert main(["baseline", result.id, "--more", "1", "-t", str(target)]) == 4
+    out, err = capsys.readouterr()
+    assert "Go ahead? [y/N] n (read from stdin)" in err and "Go ahead" not in out
+    assert err.rstrip().endswith("labtui: not run: nothing was added to the baseline")
+    assert list(target.iterdir()) == [] and [r.id for r in Store(labtui_home).summaries()[0]] == [result.id]

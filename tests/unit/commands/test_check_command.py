@@ -55,3 +55,23 @@ def test_labtui_check_refuses_a_wrong_option_in_one_line_before_anything_is_read
     with pytest.raises(LabtuiError) as refused:
         _check_request(*options)
     assert str(refused.value).startswith(says) and "\n" not in str(refused.value)
+
+
+def test_echo_n_into_labtui_check_writes_nothing_and_exits_4(labtui_home, tmp_path, monkeypatch, capsys):
+    # `echo n | labtui check` ran the re-run: off a terminal it asked nothing.
+    import io
+
+    from labtui.cli import main
+    from labtui.results.store import Store
+    from synthetic import READ, TARGET, run_result
+
+    target = tmp_path / "target"
+    target.mkdir()
+    baseline = run_result("20261101-120000-aaaa", {READ: [50_000]}, target=TARGET)
+    Store(labtui_home).save_result(baseline)
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    assert main(["check", "--baseline", baseline.id, "-t", str(target), "--file-size", "1M", "--duration", "1s"]) == 4
+    out, err = capsys.readouterr()
+    assert out == "" and "Go ahead? [y/N] n (read from stdin)" in err, err
+    assert err.rstrip().endswith("Not started: nothing was written.")
+    assert list(target.iterdir()) == [] and [r.id for r in Store(labtui_home).summaries()[0]] == [baseline.id]

@@ -78,3 +78,20 @@ def test_labtui_run_refuses_a_wrong_option_in_one_line_before_anything_is_read(o
     with pytest.raises(LabtuiError) as refused:
         _run_request(*options)
     assert str(refused.value).startswith(says) and "\n" not in str(refused.value)
+
+
+def test_echo_n_into_labtui_run_writes_nothing_and_exits_4(labtui_home, tmp_path, monkeypatch, capsys):
+    # Off a terminal `labtui run` asked nothing and wrote its test file: the "n" piped in is its answer now.
+    import io
+
+    from labtui.cli import main
+
+    target = tmp_path / "target"
+    target.mkdir()
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    assert main(["run", "-t", str(target), "--duration", "1s", "--file-size", "1M", "--json"]) == 4
+    out, err = capsys.readouterr()
+    assert out == ""  # no prompt in what a script reads as JSON
+    assert "labtui will write a 1MiB test file in" in err and "Go ahead? [y/N] n (read from stdin)" in err
+    assert err.rstrip().endswith("Not started: nothing was written.")
+    assert list(target.iterdir()) == [] and not (labtui_home / "results").exists()
