@@ -30,7 +30,7 @@ def test_history_with_no_results(snap_compare, labtui_home):
     assert snap_compare(make_app(labtui_home), terminal_size=(80, 24), run_before=history_ready)
 
 
-# (Not export: its modal checks the current directory on the real machine, and says what it finds.)
+# (Export: test_snapshots_export.py, on the fake machine's current directory.)
 @pytest.mark.parametrize("key", ["x", "t"], ids=["delete-asks-first", "tag-prompt"])
 def test_history_asking(snap_compare, labtui_home, key):
     """History's questions over its list: delete (a confirmation), tags (a text prompt)."""
