@@ -8,8 +8,9 @@ from conftest import labtui_cmd
 from labtui.cli import main
 
 
-def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(labtui_cmd(*args), capture_output=True, text=True, timeout=timeout)
+def run(*args: str, env: dict[str, str] | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """`labtui ARGS` in a process of its own (`python -m labtui`), its output captured as text."""
+    return subprocess.run(labtui_cmd(*args), capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def one_line_error(out: subprocess.CompletedProcess) -> str:

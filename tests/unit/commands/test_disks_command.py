@@ -2,7 +2,7 @@
 
 import json
 
-from cli_calls import cli
+from cli_calls import cli, run
 
 
 def test_disks_json_shows_the_root_volume_and_its_disk(labtui_home, capsys):
@@ -29,3 +29,14 @@ def test_disks_table_shows_the_root_disk(labtui_home, capsys):
     assert any(line.split()[:2] == ["/", root["filesystem"]] for line in volume_rows if line.strip())
     if root["disk"]:
         assert f"/dev/{root['disk']}" in table.split("Volumes", 1)[0]
+
+
+
+def test_disks_json_shows_the_root_volume(labtui_home):
+    out = run("disks", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    root = [v for v in data["volumes"] if v["mount_point"] == "/"]
+    assert root and root[0]["size_bytes"] > 0 and root[0]["free_bytes"] > 0 and root[0]["filesystem"]
+    table = run("disks")
+    assert table.returncode == 0 and "Volumes" in table.stdout

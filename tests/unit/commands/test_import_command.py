@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from cli_calls import run
 from conftest import FIXTURES, labtui_cmd
 from labtui.results.store import Store
 
 XML = FIXTURES / "diskspd-xml/diskspd-2.0.21a-rnd4k-rw70-30-L-D.xml"
 TWO_CLIENTS = FIXTURES / "fio-json/fio-3.43-clientserver-2clients-randread4k-psync.json"
 
-
-def run(*args):
-    return subprocess.run(labtui_cmd(*args), capture_output=True, text=True)
 
 
 def saved(home):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from cli_calls import cli
+from cli_calls import cli, run
 
 
 def one_line_error(err: str) -> bool:
@@ -80,3 +80,20 @@ def test_user_profiles_and_broken_ones(labtui_home, capsys, tmp_path):
 def test_unknown_profile_is_one_line_and_exit_2(labtui_home, capsys, name):
     code, out, err = cli(capsys, "profiles", name)
     assert code == 2 and out == "" and one_line_error(err)
+
+
+
+def test_profiles_json_lists_the_five_builtins_with_steps(labtui_home):
+    out = run("profiles", "--json")
+    assert out.returncode == 0, out.stderr
+    profiles = {p["name"]: p for p in json.loads(out.stdout)["profiles"]}
+    assert {"configmgr-sql", "configmgr-sql-quick", "cdm-standard", "cdm-nvme", "quick-sanity"} <= set(profiles)
+    sql = profiles["configmgr-sql"]
+    assert sql["file_size"] == "20GiB" and sql["free_space_margin"] == "10GiB"
+    assert [(s["write_percent"], s["duration"]) for s in sql["steps"]] == [(0, "1m"), (0, "5m"), (100, "1m"), (100, "5m")]
+    assert all((s["block_size"], s["threads"], s["outstanding"], s["cache"]) == ("64KiB", 8, 8, "off") for s in sql["steps"])
+
+
+def test_unknown_profile_is_one_line_exit_2(labtui_home):
+    out = run("profiles", "no-such-profile")
+    assert out.returncode == 2 and "no profile named" in out.stderr and "Traceback" not in out.stderr

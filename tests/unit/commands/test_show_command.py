@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 import cli_calls
-from cli_calls import cli
+from cli_calls import cli, run
 from factories import broken_files, make_result
 from labtui.render.result_json import result_to_json
 from labtui.results.store import Store
@@ -133,3 +133,10 @@ def test_show_of_a_run_on_a_raw_device_says_it_had_no_test_file(labtui_home, cap
         code, out, _ = cli(capsys, "show", result.id)
         line = next(line for line in out.splitlines() if line.startswith("test file"))
         assert line.split(None, 2)[2].strip() == f"none: the device itself, its first {used}", line
+
+
+
+def test_show_unknown_id_is_bad_input(labtui_home):
+    out = run("show", "no-such-id")
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "no-such-id" in out.stderr

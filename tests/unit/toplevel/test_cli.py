@@ -5,10 +5,17 @@
 
 from __future__ import annotations
 
-import pytest
+import argparse
+import re
 
+import pytest
+from markdown.extensions.toc import slugify
+
+from cli_calls import run
 from labtui import cli
+from labtui.cli import COMMANDS, EXAMPLES, build_parser
 from labtui.commands import history
+from manual import DOCS, headings, invocations, known_values, page, shown_command_lines
 
 HOSTILE = "evil \x1b[2J\x1b[H\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\ \x9b2J\u202eevil\nsecond line"
 
@@ -31,3 +38,62 @@ def test_an_unexpected_error_is_one_line_with_its_controls_shown(monkeypatch, ca
 @pytest.fixture(autouse=True)
 def _quiet(monkeypatch):
     monkeypatch.delenv("LABTUI_DEBUG", raising=False)
+
+
+
+@pytest.mark.parametrize("args", [
+    ("run", "--file-size", "１G"), ("run", "--duration", "３s"), ("run", "--interval", "１s"), ("run", "--repeat", "２"),
+    ("history", "--limit", "２"), ("check", "--tolerance", "５"), ("compare", "a", "b", "--tolerance", "５"),
+])
+def test_numbers_in_digits_other_than_0_to_9_are_refused_in_one_line(labtui_home, tmp_path, args):
+    # int() and float() read "２" as 2: such a number came from a paste, and no other place labtui reads takes it.
+    target = tmp_path / "target"
+    target.mkdir()
+    out = run(*args, "-t", str(target), "--yes") if args[0] == "run" else run(*args)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "0-9" in out.stderr and "Traceback" not in out.stderr
+    assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written
+
+
+def test_bad_option_is_exit_2(labtui_home):
+    out = run("history", "--limit", "x")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+def test_an_unknown_option_points_at_the_help_of_the_command_it_was_given_to(labtui_home):
+    # argparse reports a sub-command's unknown words from the top-level parser, whose --help
+    # does not list that command's options.
+    out = run("run", "-p", "quick-sanity", "--threads", "4")
+    assert out.returncode == 2
+    assert out.stderr == "labtui run: error: unrecognized arguments: --threads 4 (see labtui run --help)\n"
+    top = run("--bogus")
+    assert top.returncode == 2 and top.stderr == "labtui: error: unrecognized arguments: --bogus (see labtui --help)\n"
+
+
+def _helps() -> dict[str | None, str]:
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return {None: parser.format_help()} | {name: sub.choices[name].format_help() for name in COMMANDS}
+
+
+def _anchors(name: str) -> set[str]:
+    text = page(name)
+    explicit = set(re.findall(r"^#+ .*\{#([\w-]+)\}$", text, re.M))
+    return explicit | {slugify(re.sub(r"[`*]", "", h), "-") for h in headings(text)}
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_ends_with_an_example_and_the_manuals_page(command, capsys):
+    lines = _helps()[command].rstrip().splitlines()
+    example, manual = EXAMPLES[command]
+    assert lines[-2] == f"example: {' '.join(example.split())}" and lines[-1] == f"manual: {manual}", lines[-3:]
+    where, _, anchor = manual.removeprefix("docs/").partition("#")
+    assert (DOCS / where).is_file(), manual
+    assert not anchor or anchor in _anchors(where), f"{manual}: docs/{where} has no heading with that anchor"
+    for line in shown_command_lines(f"```sh\n{example}\n```"):  # `eval "$(...)"` is the shell's, not labtui's
+        for args in invocations(line):
+            known_values(args)
+
+
+def test_every_command_has_an_example():
+    assert set(EXAMPLES) == {None, *COMMANDS}
