@@ -1,8 +1,11 @@
 """`labtui disks` (labtui/commands/disks.py): the volumes and their disks, as a table and as JSON."""
 
 import json
+import os
+import subprocess
 
 from cli_calls import cli, run
+from conftest import labtui_cmd
 
 
 def test_disks_json_shows_the_root_volume_and_its_disk(labtui_home, capsys):
@@ -40,3 +43,15 @@ def test_disks_json_shows_the_root_volume(labtui_home):
     assert root and root[0]["size_bytes"] > 0 and root[0]["free_bytes"] > 0 and root[0]["filesystem"]
     table = run("disks")
     assert table.returncode == 0 and "Volumes" in table.stdout
+
+
+def test_labtui_disks_json_gives_each_disk_its_health_and_why_smartctl_said_nothing(labtui_home):
+    out = subprocess.run(labtui_cmd("disks", "--json"), capture_output=True, text=True, timeout=60,
+                         env=os.environ | {"LABTUI_HOME": str(labtui_home)})
+    assert out.returncode == 0, out.stderr
+    disks = json.loads(out.stdout)["disks"]
+    assert disks and all("health" in d for d in disks)
+    # Here: a virtio disk Debian's smartctl cannot identify, and no hwmon or AER in the VM's sysfs.
+    for d in disks:
+        health = d["health"]
+        assert health["facts"] is not None or health["smartctl_problem"]

@@ -1,18 +1,22 @@
 """Preflight refuses a step the machine cannot start, before a byte is written: too many threads
-(a thread or fio job per I/O in flight), or more kernel AIO events than fs.aio-max-nr leaves."""
+(a thread or fio job per I/O in flight), or more kernel AIO events than fs.aio-max-nr leaves; and a run
+on a drive that reports a critical warning (--force measures it anyway)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import labtui_cmd, require_tool
+from conftest import FIXTURES, labtui_cmd, require_tool
 from engines import having, require
 from labtui.engine import limits
 from labtui.errors import LabtuiError
+from labtui.machine import devices
+from labtui.machine.drive import DriveReader, forget_refusals
 from labtui.model.profile import Profile, Step
 from labtui.results.store import Store
 from labtui.run.runner import Runner, RunOptions
@@ -119,3 +123,42 @@ def test_the_cli_says_so_in_one_line_and_writes_nothing(labtui_home, tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
     assert "step 'Q64T64' would start 4,096 threads" in out.stderr and list(target.iterdir()) == []
+
+
+FIXTURE = FIXTURES / "smartctl-json" / "SAMSUNG_MZVL21T0HCLR-00B00_23.json"
+
+
+def smartctl_with_warning(folder: Path) -> str:
+    data = json.loads(FIXTURE.read_text())
+    data["nvme_smart_health_information_log"]["critical_warning"] = 1
+    data["smart_status"] = {"passed": False, "nvme": {"value": 1, "spare_below_threshold": True}}
+    (folder / "answer.json").write_text(json.dumps(data))
+    script = folder / "smartctl"
+    script.write_text(f'#!/bin/sh\ncat "{folder / "answer.json"}"\n')
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_a_critical_warning_refuses_the_run_before_writing_and_force_measures_anyway(tmp_path):
+    program = smartctl_with_warning(tmp_path)
+    forget_refusals()
+    target = tmp_path / "target"
+    target.mkdir()
+    profile = Profile(name="p", file_size=1024 * 1024, free_space_margin=0,
+                      steps=(Step(name="r", block_size=65536, duration=0.2, warmup=0.0),))
+
+    def options(force: bool) -> RunOptions:
+        return RunOptions(force=force, drive=lambda disk: DriveReader(disk, smartctl_path=program))
+
+    if not devices.target_info(target).disk:
+        pytest.skip("no disk under the temporary directory")
+    runner = Runner(profile, target, Store(tmp_path / "home"), options(False))
+    with pytest.raises(LabtuiError, match="reports a critical warning: available spare below its threshold "
+                                          r"\(smartctl.*nothing was written.*--force measures it anyway"):
+        runner.preflight()
+    assert list(target.iterdir()) == []
+    forced = Runner(profile, target, Store(tmp_path / "home"), options(True))
+    forced.preflight()
+    forced.close()
+    assert any("measured anyway (--force)" in w for w in forced._warnings)
+    forget_refusals()
