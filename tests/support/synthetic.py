@@ -124,3 +124,12 @@ def completed_fleet(count: int, slow: int = 5) -> Fleet:
         r.saved.append(f"/root/.local/share/labtui/results/{result.id}.toml")
     fleet.start_instant = 1.0
     return fleet
+
+
+def sample(t: float, reads: int, writes: int = 0, *, seconds: float = 1.0, lat: float = 1.0, cpu: float = 10.0,
+           p99: float = 3.0) -> Sample:
+    """One interval of `reads` and `writes` 4 KiB I/Os, their latencies given only where there were any."""
+    return Sample(t=t, seconds=seconds, read_ios=reads, read_bytes=reads * 4096, write_ios=writes,
+                  write_bytes=writes * 4096, read_lat_mean_ms=lat if reads else None,
+                  read_lat_p99_ms=p99 if reads else None, write_lat_mean_ms=2 * lat if writes else None,
+                  write_lat_p99_ms=2 * p99 if writes else None, cpu_percent=cpu)

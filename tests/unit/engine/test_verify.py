@@ -93,15 +93,6 @@ def test_two_blocks_swapped_each_say_whose_they_are() -> None:
     assert "offset 81920" in at_a.found
 
 
-def test_a_verification_says_its_problem_in_one_line() -> None:
-    ok = Verification("xxh3-64", blocks=4096, bytes=16 << 20, unwritten=3)
-    assert not ok.failed and ok.problem() is None
-    assert ok.summary() == "4096 blocks (16.0 MiB) read back as written (xxh3-64); 3 not written by this run (not checked)"
-    bad = Verification("xxh3-64", blocks=10, bytes=40960, mismatched=2,
-                       mismatches=(BlockMismatch(0, TORN, "", "", ""), BlockMismatch(4096, CORRUPTED, "", "", "")))
-    assert bad.problem() == "2 blocks did not read back as written (corrupted, torn)"
-
-
 def test_verify_is_a_step_key_written_only_where_set_kept_by_the_editor_and_its_rules_say_why() -> None:
     from dataclasses import replace
 

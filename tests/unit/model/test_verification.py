@@ -1,6 +1,8 @@
 """What a verified step found (labtui/model/verification.py): several processes' checks as one step's, and the
 run's read-back facts its answer is said from."""
 
+
+
 from labtui.model.verification import CORRUPTED, KEPT, MISPLACED, TORN, BlockMismatch, ReadBack, Verification, merged
 
 MIB = 1 << 20
@@ -57,3 +59,12 @@ def test_a_partial_read_back_says_what_to_do_for_the_rest():
         "; 1 block read were not written by this run's verified writes (not checked: put a verified write step before the reads)")
     fio = ReadBack.of([("Read", Verification("crc32c", blocks=7, engine="fio"), True)])
     assert fio is not None and fio.whole and fio.words("x") == "Every block fio read back (7) was as written (fio's crc32c)"
+
+
+def test_a_verification_says_its_problem_in_one_line() -> None:
+    ok = Verification("xxh3-64", blocks=4096, bytes=16 << 20, unwritten=3)
+    assert not ok.failed and ok.problem() is None
+    assert ok.summary() == "4096 blocks (16.0 MiB) read back as written (xxh3-64); 3 not written by this run (not checked)"
+    bad = Verification("xxh3-64", blocks=10, bytes=40960, mismatched=2,
+                       mismatches=(BlockMismatch(0, TORN, "", "", ""), BlockMismatch(4096, CORRUPTED, "", "", "")))
+    assert bad.problem() == "2 blocks did not read back as written (corrupted, torn)"

@@ -19,39 +19,12 @@ from labtui.engine.events import (
     StepStarted,
 )
 from labtui.model.profile import Step
-from labtui.model.result import EngineInfo, Sample, TargetInfo
+from labtui.model.result import EngineInfo, TargetInfo
 from labtui.run.live import ChartPoints, LiveRun, LiveStep, SampleBuffer
-from labtui.series import downsample, merge_samples
+from synthetic import sample
 
 MIB = 1024 * 1024
 
-
-def sample(t: float, reads: int, writes: int = 0, *, seconds: float = 1.0, lat: float = 1.0, cpu: float = 10.0,
-           p99: float = 3.0) -> Sample:
-    return Sample(t=t, seconds=seconds, read_ios=reads, read_bytes=reads * 4096, write_ios=writes,
-                  write_bytes=writes * 4096, read_lat_mean_ms=lat if reads else None,
-                  read_lat_p99_ms=p99 if reads else None, write_lat_mean_ms=2 * lat if writes else None,
-                  write_lat_p99_ms=2 * p99 if writes else None, cpu_percent=cpu)
-
-
-def test_merging_sums_counts_and_weights_latency_by_ios():
-    merged = merge_samples([sample(1, 100, lat=1.0, p99=2.0), sample(2, 300, lat=3.0, p99=9.0, seconds=3.0, cpu=30)])
-    assert (merged.t, merged.seconds, merged.read_ios, merged.read_bytes) == (2, 4.0, 400, 400 * 4096)
-    assert merged.read_iops == 100.0
-    assert merged.read_lat_mean_ms == pytest.approx((100 * 1 + 300 * 3) / 400)
-    assert merged.read_lat_p99_ms == 9.0  # the worst, never an average of percentiles
-    assert merged.cpu_percent == pytest.approx((10 * 1 + 30 * 3) / 4)
-    assert merged.write_lat_mean_ms is None
-
-
-@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=300), st.integers(1, 80))
-def test_downsampling_keeps_every_io_and_second(counts, points):
-    samples = [sample(i + 1.0, c) for i, c in enumerate(counts)]
-    out = downsample(samples, points)
-    assert len(out) <= points
-    assert sum(s.read_ios for s in out) == sum(counts)
-    assert sum(s.seconds for s in out) == pytest.approx(len(counts))
-    assert out[-1].t == samples[-1].t
 
 
 @given(st.lists(st.integers(0, 10_000), min_size=1, max_size=400), st.integers(2, 80))

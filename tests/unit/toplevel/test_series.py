@@ -7,12 +7,15 @@ import random
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, strategies as st
 
 from factories import make_result
 from labtui import series
 from labtui.model.result import Sample
 from labtui.results import store as store_module
 from labtui.results.store import Store
+from labtui.series import downsample, merge_samples
+from synthetic import sample
 
 
 def fine_series(count: int, *, interval: float = 0.01, seed: int = 7) -> tuple[Sample, ...]:
@@ -87,3 +90,24 @@ def test_merged_intervals_weigh_latency_by_ios_and_keep_the_worst_p99():
     assert merged.read_lat_p99_ms == 5.0
     assert merged.cpu_percent == pytest.approx((10.0 * 1 + 40.0 * 2) / 3)
     assert merged.write_lat_mean_ms is None and merged.write_ios == 0
+
+
+
+def test_merging_sums_counts_and_weights_latency_by_ios():
+    merged = merge_samples([sample(1, 100, lat=1.0, p99=2.0), sample(2, 300, lat=3.0, p99=9.0, seconds=3.0, cpu=30)])
+    assert (merged.t, merged.seconds, merged.read_ios, merged.read_bytes) == (2, 4.0, 400, 400 * 4096)
+    assert merged.read_iops == 100.0
+    assert merged.read_lat_mean_ms == pytest.approx((100 * 1 + 300 * 3) / 400)
+    assert merged.read_lat_p99_ms == 9.0  # the worst, never an average of percentiles
+    assert merged.cpu_percent == pytest.approx((10 * 1 + 30 * 3) / 4)
+    assert merged.write_lat_mean_ms is None
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=300), st.integers(1, 80))
+def test_downsampling_keeps_every_io_and_second(counts, points):
+    samples = [sample(i + 1.0, c) for i, c in enumerate(counts)]
+    out = downsample(samples, points)
+    assert len(out) <= points
+    assert sum(s.read_ios for s in out) == sum(counts)
+    assert sum(s.seconds for s in out) == pytest.approx(len(counts))
+    assert out[-1].t == samples[-1].t
