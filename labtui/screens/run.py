@@ -194,7 +194,12 @@ class RunScreen(DrivenScreen):
         return self.state.busy
 
     def _show_setup(self) -> None:
-        self.setup.show_plan(self.lab.profile, self.lab.target)
+        profile, target = self.lab.profile, self.lab.target
+        if not self.state.busy and (profile, target) != (self.setup.profile, self.setup.target):
+            # Why the last start was refused is of the profile and target it tried: "quick-sanity needs 2.0 GiB"
+            # stayed under another profile chosen since, and "Choose ... a target (d) first" under the target.
+            self.setup.say_again()
+        self.setup.show_plan(profile, target)
 
     def on_run_setup_trial_changed(self, message: RunSetup.TrialChanged) -> None:
         self.lab.quick_trial = message.trial  # the Disks screen's question says what a run on marked volumes runs

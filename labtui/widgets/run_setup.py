@@ -174,6 +174,13 @@ class RunSetup(Vertical):
         message.update(text)
         message.display = bool(text.plain)
 
+    def say_again(self) -> None:
+        """Take down what was said about starting, but for the Override fields' problem (still true)."""
+        if self._trial_problem is not None:
+            self.say(self._trial_problem, "warning")
+        else:
+            self.say("")
+
     # ------------------------------------------------------------------ starting
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
