@@ -31,6 +31,10 @@ from labtui.units import format_size
 MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
 
 
+# How a refusal for want of room begins: the Run screen then says how to make room.
+NO_ROOM = "not enough free space in"
+
+
 class Preflight:
     """The checks before a run, and what they hold; the Runner's first half."""
 
@@ -162,7 +166,7 @@ class Preflight:
         st = os.fstatvfs(self._target_dir.fd)
         shortfall = self.profile.space_shortfall(st.f_bavail * st.f_frsize)
         if shortfall:
-            raise LabtuiError(f"not enough free space in {existing}: {shortfall}")
+            raise LabtuiError(f"{NO_ROOM} {existing}: {shortfall}")
         target = devices.target_info(path)
         # A memory file system may accept O_DIRECT (tmpfs does since Linux 6.6), yet its files
         # live in the page cache: there is no disk to bypass the cache to.

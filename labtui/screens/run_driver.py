@@ -325,6 +325,8 @@ class RunDriver:
 
     def failed(self, error: BaseException) -> None:
         """The checks refused (or the person stopped waiting): nothing was written."""
+        from labtui.run.preflight import NO_ROOM
+
         screen = self.screen
         reason = failure_text(error)
         self.target = None
@@ -332,7 +334,10 @@ class RunDriver:
             self.waiting_for = None
             screen.lab.run_indicator = None
         screen.set_state(RunState.DONE if screen.outcome is not None else RunState.IDLE)
-        self._not_started(Content.assemble(reason, "\nNothing was written."))
+        # Room is made here: say where (the margin is the profile's, which no Override field changes).
+        room = ("\nMake room: a smaller test file (Override file size) or, for the profile, a smaller Test file or "
+                "Free margin (Workload screen, w)." if reason.startswith(NO_ROOM) else "")
+        self._not_started(Content.assemble(reason, room, "\nNothing was written."))
         self._could_not(reason)
 
     # ------------------------------------------------------------------ stopping

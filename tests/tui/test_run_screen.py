@@ -240,3 +240,42 @@ async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_h
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "No engine can run here" in screen_text(app), what="the answer")
         assert "Still checking" not in screen_text(app)
+
+
+async def test_a_refusal_to_start_is_taken_down_once_the_profile_or_target_it_was_of_changes(labtui_home, target):
+    # "Not started: not enough free space ...: quick-sanity needs 2.0 GiB" stayed on the Run screen after another
+    # profile was chosen on Workload; "Choose ... a target (d) first" after the target was chosen.
+    from labtui.machine.target_choice import Target
+    from labtui.results.store import builtin_profiles
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_run(pilot)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "a target (d) first" in widget_text(app, "#run-message"), what="the refusal")
+        app.target = Target(target)
+        await wait_for(pilot, lambda: widget_text(app, "#run-message") == "", what="the refusal taken down")
+        await pilot.click("#trial-repeat")
+        await pilot.press("0")  # a problem of the Override fields stays while it is one
+        await wait_for(pilot, lambda: "Override repeat" in widget_text(app, "#run-message"), what="the problem")
+        app.profile = next(p for p in builtin_profiles() if p.name == "cdm-standard")
+        await pilot.pause()
+        assert "Override repeat" in widget_text(app, "#run-message")
+
+
+async def test_a_run_refused_for_room_says_how_to_make_room(labtui_home, target):
+    # "Not started: not enough free space ...: needs 1.2 GiB (test file 256MiB + margin 1GiB)": the margin is the
+    # profile's, which no Override field changes, and nothing said where to change it.
+    from labtui.machine.target_choice import Target
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.target = Target(target)
+        await open_run(pilot)
+        await pilot.click("#trial-file-size")
+        await pilot.press(*"900T", "ctrl+s")
+        await wait_for(pilot, lambda: "Nothing was written" in widget_text(app, "#run-message"), what="the refusal")
+        said = " ".join(widget_text(app, "#run-message").split())
+        assert said.startswith("Not started: not enough free space in "), said
+        assert ("Make room: a smaller test file (Override file size) or, for the profile, a smaller Test file or Free "
+                "margin (Workload screen, w).") in said, said
