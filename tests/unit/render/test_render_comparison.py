@@ -42,3 +42,45 @@ def test_comparison_markdown_parses_back():
     assert read_iops["B vs A"].endswith("%")
     assert any(row[""] == "engine" for row in found[1])  # the "what differs" table
     assert "**Warning:** engines differ" in text
+
+
+def test_the_terminal_table_names_a_step_once_and_never_cuts_a_verdict_at_80_columns():
+    # Imported steps are often named by their workload ("RND64K Q8T4 R"): said once, not twice.
+    from rich.console import Console
+
+    from labtui.render.comparison import comparison_renderable
+
+    imported = replace(READ, name=READ.label())
+    a = run_result("a", {imported: [3000], WRITE: [3000]})
+    b = run_result("b", {imported: [3000], WRITE: [2400]}, minutes=5)
+
+    def shown(width: int) -> str:
+        console = Console(width=width, record=True, color_system=None)
+        console.print(comparison_renderable(compare([a, b])))
+        return console.export_text()
+
+    wide = shown(120)
+    assert wide.count(READ.label()) == 1
+    assert "Write 64K random" in wide and WRITE.label() in wide
+    narrow = shown(76)  # the Compare screen's table at 80 columns
+    assert narrow.count("within noise") >= 4 and narrow.count("machine CPU") == 2 and "…" not in narrow
+
+
+def test_what_decided_a_verdict_folds_at_its_words_rather_than_losing_its_p_value_at_80_columns():
+    from rich.console import Console
+
+    from labtui.render.comparison import comparison_renderable, short_basis
+
+    a = run_result("a", {READ: [20_894, 26_100, 15_700], WRITE: [39_391, 47_000, 31_400]})
+    b = run_result("b", {READ: [15_913, 21_500, 10_300], WRITE: [35_169, 40_900, 29_400]}, minutes=5)
+    comparison = compare([a, b])
+    bases = {short_basis(d) for g in comparison.groups for row in g.rows
+             if (d := row.deltas[1]) is not None and d.basis not in ("no difference", "context")}
+    assert all(basis.startswith("3 vs 3, p=") for basis in bases)
+    console = Console(width=74, record=True, color_system=None)  # the Compare screen's table at 80 columns
+    console.print(comparison_renderable(comparison))
+    lines = console.export_text().splitlines()
+    assert "…" not in "\n".join(lines)
+    for basis in bases:  # each basis whole: "3 vs 3," on one line, its p-value right under it
+        p = basis.split(", ")[1]
+        assert any(line.rstrip().endswith(basis) or line.rstrip().endswith(p) for line in lines), basis
