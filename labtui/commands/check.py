@@ -184,7 +184,7 @@ def run(args: argparse.Namespace, drive: Callable[[Runner], RunResult | None] | 
     if asked.run.hosts:
         from labtui.commands.fleet import run_fleet
 
-        return run_fleet(asked, as_json=args.json)
+        return run_fleet(asked, as_json=args.json, yes=args.yes)
     return check(asked, drive, stops, as_json=args.json, yes=args.yes, explain=args.explain)
 
 

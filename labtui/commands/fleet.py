@@ -137,8 +137,9 @@ def _fio_client_fleet(request: RunRequest, hosts: list[Host], store: Store, disp
                           keep_file=options.keep_file, on_change=display.changed, on_event=display.event)
 
 
-def run_fleet(request: RunRequest | CheckRequest, *, as_json: bool) -> int:
-    """`labtui run --hosts` for a run request, `labtui check --hosts` for a check request."""
+def run_fleet(request: RunRequest | CheckRequest, *, as_json: bool, yes: bool = False) -> int:
+    """`labtui run --hosts` for a run request, `labtui check --hosts` for a check request; asked first (as
+    every command that writes asks: commands.consent) unless `yes`."""
     import asyncio
 
     from labtui.commands.common import open_store, stderr
@@ -163,6 +164,8 @@ def run_fleet(request: RunRequest | CheckRequest, *, as_json: bool) -> int:
         fleet = Fleet(hosts, wire_request, store, one_at_a_time=run.one_at_a_time, ssh=ssh_program(),
                       connections=store.read_settings().settings.fleet_connections or CONNECTIONS,
                       on_change=display.changed, on_event=display.event)
+    if not yes and not _go_ahead(request, [r.host for r in fleet.runs], store):
+        return ExitCode.DECLINED
     display.fleet = fleet
     from labtui.commands.stops import Stops
 
@@ -178,6 +181,36 @@ def run_fleet(request: RunRequest | CheckRequest, *, as_json: bool) -> int:
             display.say(f"labtui: {late} came after the hosts had ended; their results are saved here and the "
                         "report was printed whole", "yellow")
         return code
+
+
+def _go_ahead(request: RunRequest | CheckRequest, hosts: list[Host], store: Store) -> bool:
+    """What every host will write, by target, and "Go ahead?": `labtui run --hosts` wrote on every host's
+    disk without a word, on a terminal or off one, where the Fleet screen asks first."""
+    from labtui.commands.common import request_profile, stderr
+    from labtui.commands.consent import go_ahead
+    from labtui.fleet.requests import targets
+    from labtui.printable import path_text, printable
+    from labtui.run.request import CheckRequest
+    from labtui.units import format_size, human_duration
+
+    run = request.run if isinstance(request, CheckRequest) else request
+    where = targets(hosts, run.target)
+    if isinstance(request, CheckRequest):
+        what = "re-run its own baseline's profile (labtui check), writing that profile's test file"
+    else:
+        profile = request_profile(store, request)
+        size = f"writing a {format_size(profile.file_size)} test file, " if profile.needs_test_file else ""
+        what = f"run {profile.name} with {run.options().engine}, {size}for about {human_duration(profile.planned_seconds)}"
+    by_target: dict[str, list[str]] = {}
+    for name, target in where.items():
+        by_target.setdefault(target, []).append(printable(name, one_line=True))
+    count = f"{len(where)} host{'s' if len(where) != 1 else ''}"
+    err = stderr()
+    err.print(f"labtui will ask {count}, {'one after another' if run.one_at_a_time else 'all together'}, each to "
+              f"{what} on its own disk, at its target:", markup=False, highlight=False)
+    for target, names in by_target.items():
+        err.print(f"  {path_text(target)}: {', '.join(names)}", markup=False, highlight=False)
+    return go_ahead(err)
 
 
 async def _drive(fleet: Fleet, display: _Display, stops: Stops) -> None:

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if request.hosts:
         from labtui.commands.fleet import run_fleet
 
-        return run_fleet(request, as_json=args.json)
+        return run_fleet(request, as_json=args.json, yes=args.yes)
     return run_here(request, as_json=args.json, yes=args.yes)
 
 

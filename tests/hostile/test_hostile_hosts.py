@@ -64,7 +64,7 @@ def far_hosts(lab: SshLab, tmp_path: Path, scenarios=SCENARIOS) -> Path:
 
 def test_a_compromised_host_cannot_clear_the_screen_fill_the_store_or_pose_as_another(lab, tmp_path, labtui_home):
     hosts = far_hosts(lab, tmp_path)
-    code, output, stderr = on_terminal(labtui_cmd("run", "--hosts", str(hosts), "-p", "quick-sanity"), columns=1000,
+    code, output, stderr = on_terminal(labtui_cmd("run", "--hosts", str(hosts), "-p", "quick-sanity", "--yes"), columns=1000,
                                        stderr_to_file=True)
     assert code == 1, output + stderr
     assert_not_raw(output, terminal=True)

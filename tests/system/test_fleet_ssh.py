@@ -411,7 +411,7 @@ def test_a_dropped_terminal_stops_every_host_keeps_the_finished_step_and_exits_1
     wrapper, code = tmp_path / "exit_code.py", tmp_path / "exit-code"
     wrapper.write_text(EXIT_CODE_WRAPPER)
     command = shlex.join([sys.executable, str(wrapper), str(code),
-                          *labtui_cmd("run", "-p", str(profile), "--hosts", str(hosts))])
+                          *labtui_cmd("run", "-p", str(profile), "--hosts", str(hosts), "--yes")])
     term = Terminal("fleet-hup", f"sh -c {shlex.quote(command + '; true')}", {"LABTUI_HOME": str(labtui_home)})
     try:
         term.wait_for(lambda t: t.count("2/2 Write 64K random") == 2, timeout=90, what="both hosts on their 2nd step")

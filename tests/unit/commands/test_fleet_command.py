@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from labtui.fleet.host_run import RUNNING
@@ -86,3 +87,35 @@ def test_check_on_hosts_compares_first_passes_with_first_passes_and_says_so(monk
     assert ("Compared: each host's first pass, run together. A second pass ran on lab-node-03 after the others had "
             "finished (on an idler machine): it decides that host's check, not this comparison.") in said, said
     assert "+288" not in said and "+300" not in said
+
+
+def _two_hosts(tmp_path):
+    hosts = tmp_path / "hosts.toml"
+    hosts.write_text('[[hosts]]\nname = "lab-01"\nssh = "root@127.0.0.2"\ntarget = "/srv/bench"\n\n'
+                     '[[hosts]]\nname = "lab-02"\nssh = "root@127.0.0.3"\ntarget = "/data"\n')
+    return hosts
+
+
+def test_run_and_check_on_many_hosts_say_what_each_host_writes_and_ask_first(labtui_home, tmp_path, monkeypatch,
+                                                                           capsys):
+    # `labtui run --hosts` wrote on every host's disk without a word, on a terminal or off one (`echo n |`
+    # too); the Fleet screen asks first. Answered no, nothing connects to a host.
+    from labtui.cli import main
+
+    hosts = _two_hosts(tmp_path)
+    monkeypatch.setattr("labtui.fleet.session.Fleet.run", lambda self: pytest.fail("a host was started"))
+    said = {}
+    for command in (["run", "-p", "quick-sanity", "--duration", "1s", "--file-size", "16M"], ["check"]):
+        monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+        assert main([*command, "--hosts", str(hosts)]) == 4
+        out, err = capsys.readouterr()
+        assert out == "" and "Go ahead? [y/N] n (read from stdin)" in err, err
+        assert err.rstrip().endswith("Not started: nothing was written.")
+        lines = err.splitlines()
+        first = next(i for i, line in enumerate(lines) if line.startswith("labtui will ask 2 hosts, all together"))
+        assert lines[first + 1:first + 3] == ["  /srv/bench: lab-01", "  /data: lab-02"], err
+        said[command[0]] = lines[first]
+    assert said["run"].startswith("labtui will ask 2 hosts, all together, each to run quick-sanity with native, "
+                                  "writing a 16MiB test file, for about 0:"), said
+    assert said["check"] == ("labtui will ask 2 hosts, all together, each to re-run its own baseline's profile "
+                             "(labtui check), writing that profile's test file on its own disk, at its target:")
