@@ -19,9 +19,11 @@ import signal
 import sys
 from asyncio.subprocess import PIPE, STDOUT, Process
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from labtui.engine.guardian import TOKEN_ENV, kill_orphans
+from labtui.machine.writers import others_can_write
 from labtui.printable import printable
 
 GRACE_SECONDS = 1.0  # a child gets this long to exit after SIGTERM before SIGKILL
@@ -223,6 +225,22 @@ async def read_all(stream: asyncio.StreamReader | None, sink: list[str], limit: 
 
 def is_executable(path: str) -> bool:
     return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def root_run_refusal(path: str) -> str | None:
+    """As root, why labtui will not run the program at `path` (None: not root, or nobody else can change it).
+
+    config.toml's fio_path or diskspd_path naming a fio another user built (their /home/alice/fio/fio) let
+    them run anything as root by changing it: root's own config.toml was refused for less (its directory
+    writable by others). One line, saying whose it is and what to do.
+    """
+    if os.geteuid() != 0:
+        return None
+    problem = others_can_write(Path(path))
+    if problem is None:
+        return None
+    return (f"{problem}, who could change what it runs as root: as root labtui runs no program another user can "
+            "change (chown root and chmod go-w it, or install the program)")
 
 
 def quick_output(argv: list[str], timeout: float = 5.0) -> str | None:

@@ -10,16 +10,12 @@ with one line saying whose it is and what to do; anyone else keeps the directori
 from __future__ import annotations
 
 import os
-import pwd
 import stat
 from pathlib import Path
 
+from labtui.machine.writers import others_can_write, user_name
 
-def user_name(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return f"uid {uid}"
+__all__ = ["not_private", "others_can_write", "root_refusal", "root_write_refusal", "user_name"]
 
 
 def not_private(st: os.stat_result, kind: str = "directory") -> str | None:
@@ -33,48 +29,6 @@ def not_private(st: os.stat_result, kind: str = "directory") -> str | None:
         return f"it belongs to {user_name(st.st_uid)}, not to {user_name(os.geteuid())}, who runs labtui"
     if st.st_mode & 0o022:
         return f"others can write it (mode {stat.S_IMODE(st.st_mode):04o})"
-    return None
-
-
-def _group(gid: int) -> str:
-    import grp
-
-    try:
-        return grp.getgrgid(gid).gr_name
-    except KeyError:
-        return f"gid {gid}"
-
-
-def others_can_write(path: Path) -> str | None:
-    """Why a user other than this one could change what `path` (a file or directory, or where it would
-    be made) holds, or None: it, or a directory on the way to it (as named, and as its links lead), is
-    another user's, or writable by others. A sticky directory of root's such as /tmp protects what is
-    not its writers': it is passed on the way, but not taken as the directory itself."""
-    named = Path(os.path.abspath(path))
-    real = Path(os.path.realpath(named))
-    for chain in ([named, *named.parents], [real, *real.parents] if real != named else []):
-        for position, item in enumerate(chain):
-            problem = _writable_by_others(item, on_the_way=position > 0)
-            if problem:
-                return problem
-    return None
-
-
-def _writable_by_others(item: Path, *, on_the_way: bool) -> str | None:
-    try:
-        st = os.lstat(item)
-    except OSError:
-        return None  # to be made (by this user, then), or not to be looked at: other checks say so
-    if stat.S_ISLNK(st.st_mode):
-        return None  # a link's own mode means nothing; who may replace it is its directory's matter
-    if st.st_uid not in (os.geteuid(), 0):
-        return f"{item} belongs to {user_name(st.st_uid)}"
-    if on_the_way and stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX:
-        return None
-    if st.st_mode & 0o002:
-        return f"{item} can be written by every user (mode {stat.S_IMODE(st.st_mode):04o})"
-    if st.st_mode & 0o020:
-        return f"{item} can be written by the group {_group(st.st_gid)} (mode {stat.S_IMODE(st.st_mode):04o})"
     return None
 
 

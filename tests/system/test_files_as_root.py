@@ -60,3 +60,23 @@ def test_export_and_compare_write_nothing_through_a_directory_another_user_contr
     out = subprocess.run(labtui_cmd("export", "-f", "configmgr-csv", "--per-result", str(place)),
                          capture_output=True, text=True, timeout=60, cwd=place)
     assert out.returncode == 0 and (place / "20240501-103005-beef.csv").exists(), out.stderr
+
+
+@pytest.mark.parametrize("engine, key", [("fio", "fio_path"), ("diskspd", "diskspd_path")])
+def test_a_configured_engine_program_another_user_can_change_is_not_run_as_root(lab, labtui_home, engine, key):
+    """Root's own config.toml (its store only root can write) named the fio another user built: they changed it,
+    and the next run as root ran their program. Refused in one line before anything runs or is written."""
+    place, user, theirs, _elsewhere = lab
+    mark = place / f"ran-{engine}"
+    program = theirs / "real" / engine
+    user.sh(f"printf '#!/bin/sh\\ntouch {mark}\\necho fio-3.33\\n' > '{program}' && chmod 755 '{program}'")
+    (labtui_home / "config.toml").write_text(f'{key} = "{program}"\n')
+    target = place / f"t-{engine}"
+    target.mkdir()
+    out = subprocess.run(labtui_cmd("run", "-e", engine, "-t", str(target), "-p", "quick-sanity", "--duration", "1s",
+                                    "--file-size", "4M", "--yes"), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+    assert f"the setting {key} is '{program}': {program} belongs to {user.name}, who could change what it runs " \
+           "as root" in out.stderr, out.stderr
+    assert not mark.exists(), "the other user's program ran as root"
+    assert list(target.iterdir()) == []

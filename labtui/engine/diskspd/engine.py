@@ -132,6 +132,9 @@ class DiskSpdEngine(Engine):
         if configured:
             if not subproc.is_executable(str(configured)):
                 raise EngineUnavailable(f"the setting diskspd_path is {configured!r}, which is not an executable file")
+            refusal = subproc.root_run_refusal(str(configured))
+            if refusal is not None:
+                raise EngineUnavailable(f"the setting diskspd_path is {configured!r}: {refusal}")
             return
         if not any(shutil.which(name) for name in NAMES):
             where = "github.com/microsoft/diskspd" if self.variant == "windows" else "github.com/microsoft/diskspd-for-linux"

@@ -217,6 +217,9 @@ class FioEngine(Engine):
         if configured:
             if not subproc.is_executable(str(configured)):
                 raise EngineUnavailable(f"the setting fio_path is {configured!r}, which is not an executable file")
+            refusal = subproc.root_run_refusal(str(configured))
+            if refusal is not None:
+                raise EngineUnavailable(f"the setting fio_path is {configured!r}: {refusal}")
         elif shutil.which("fio") is None:
             raise EngineUnavailable(INSTALL_HINT)
 
