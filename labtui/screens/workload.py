@@ -26,7 +26,14 @@ from labtui.screens.confirm import ConfirmModal
 from labtui.screens.workload_files import EditorScreen, ProfileFiles
 from labtui.tui.context import Command
 from labtui.tui.profile_draft import ProfileDraft, step_field_path, step_fields
-from labtui.tui.profile_fields import PRESET_SPECS, PROFILE_SPECS, STEP_SPECS, followed_description, space_warning
+from labtui.tui.profile_fields import (
+    PRESET_SPECS,
+    PROFILE_SPECS,
+    STEP_SPECS,
+    followed_description,
+    followed_title,
+    space_warning,
+)
 from labtui.widgets.choice import Choice
 from labtui.widgets.command_lines import CommandLines
 from labtui.widgets.context_bar import ContextBar
@@ -240,6 +247,10 @@ class WorkloadScreen(EditorScreen):
         if description is not None:
             self.draft.fields["description"] = self.draft.good_fields["description"] = description
             self._form("profile-form").set("description", description)
+        title = followed_title(self.draft, self.profiles)
+        if title is not None:
+            self.draft.fields["title"] = self.draft.good_fields["title"] = title
+            self._form("profile-form").set("title", title)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         # Enter moves on, as in a form.

@@ -124,6 +124,7 @@ class ProfileDraft:
         self.params: dict[str, Any] = data.get("params", {})
         self.steps = [StepDraft(s) for s in profile.steps]
         self.described = False  # the person typed the description: it no longer follows the edits
+        self.titled = False  # the person typed the title: it no longer follows them either
 
     # ------------------------------------------------------------------ editing
 
@@ -132,6 +133,8 @@ class ProfileDraft:
             raise KeyError(key)
         if key == "description" and value != self.fields[key]:
             self.described = True
+        if key == "title" and value != self.fields[key]:
+            self.titled = True
         self.fields[key] = value
         self._remember_good()
 

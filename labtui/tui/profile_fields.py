@@ -174,6 +174,27 @@ def followed_description(draft: ProfileDraft, before: Profile | None, after: Pro
     return edits_text(base, after)
 
 
+def followed_title(draft: ProfileDraft, profiles: list[Profile]) -> str | None:
+    """A copy's title as `as_copy` made it ("Quick sanity check (copy)", "..., edited") says whether the copy
+    differs from the profile its description names, as that description does, until the person types a
+    title of their own: the new title, or None where it stays. A copy made unedited and edited since kept
+    "(copy)" beside a description listing its changes."""
+    if draft.titled:
+        return None
+    base = described_against(str(draft.fields["description"]), profiles)
+    if base is None or base.name == draft.original.name and base.origin == draft.original.origin:
+        return None
+    stem = base.title or base.name
+    if draft.fields["title"] not in (f"{stem} (copy)", f"{stem}, edited"):
+        return None  # the person's own words, or of another profile
+    try:
+        edited = bool(changes(base, draft.accepted()))
+    except ValidationError:
+        return None
+    title = f"{stem}, edited" if edited else f"{stem} (copy)"
+    return title if title != draft.fields["title"] else None
+
+
 def space_warning(draft: ProfileDraft, target: Target | None, errors: dict[str, str]) -> str | None:
     """Why the target (as last scanned) has no room for the test file and the margin: the preflight's
     own rule, so what the editor accepts a run does not refuse for space. None where it has."""

@@ -51,3 +51,24 @@ def test_a_description_made_by_a_copy_names_the_profile_it_was_made_against():
     assert described_against(f"A copy of quick-sanity: {QUICK.description}", BUILTIN) is QUICK
     assert described_against("My own words", BUILTIN) is None
     assert described_against("no-such-profile with block size 4KiB", BUILTIN) is None
+
+
+def test_a_copys_title_follows_whether_it_differs_until_the_person_types_one():
+    # Copied unedited ("Quick sanity check (copy)"), then edited: the description listed the changes, the title
+    # still said "(copy)".
+    from labtui.tui.profile_draft import ProfileDraft
+    from labtui.tui.profile_fields import followed_title
+
+    copy = replace(as_copy(QUICK, replace(QUICK, name="mine")), origin="user")
+    draft = ProfileDraft(copy)
+    assert followed_title(draft, BUILTIN) is None  # unedited: "(copy)" is true
+    draft.set_field("file_size", "64M")
+    draft.fields["description"] = edits_text(QUICK, draft.accepted())  # as the screen follows it
+    assert followed_title(draft, BUILTIN) == "Quick sanity check, edited"
+    draft.fields["title"] = "Quick sanity check, edited"
+    draft.set_field("file_size", "1GiB")
+    draft.fields["description"] = edits_text(QUICK, draft.accepted())
+    assert followed_title(draft, BUILTIN) == "Quick sanity check (copy)"  # back as it was
+    draft.set_field("title", "Mine")
+    draft.set_field("file_size", "64M")
+    assert followed_title(draft, BUILTIN) is None  # typed: the person's

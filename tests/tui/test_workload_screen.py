@@ -373,3 +373,14 @@ async def test_x_asks_before_removing_a_step_naming_it_and_no_keeps_it(labtui_ho
         await wait_for(pilot, lambda: table.row_count == 1, what="the step removed")
         assert screen.draft.step(0).duration == 3.0 and screen.step_index == 0
         assert app.focused is table  # back where the key was pressed
+
+
+async def test_a_copy_made_unedited_and_edited_since_says_edited_in_its_title(labtui_home):
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await open_workload(pilot)
+        await duplicate(pilot, "mine")
+        assert app.screen.query_one("#p-title", Input).value == "Quick sanity check (copy)"
+        await set_text(pilot, "#s-block_size", "4K")
+        assert app.screen.query_one("#p-title", Input).value == "Quick sanity check, edited"
+        assert app.screen.query_one("#p-description").value.startswith("quick-sanity with ")
