@@ -64,7 +64,6 @@ def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **
     return replace(result, **changes)
 
 
-
 def configmgr_sql_result(result_id: str, mount: str, minutes: int = 0) -> RunResult:
     """A configmgr-sql result: its four steps, with the figures of make_result's two."""
     from labtui.machine.volume_sweep import volume_tag
@@ -104,7 +103,6 @@ def broken_files(results_dir: Path) -> dict[str, Path]:
     (folder / "inside.txt").write_text("a directory that happens to end in .toml")
     paths["directory"] = folder
     return paths
-
 
 
 def results_and_broken(home: Path, results: int, broken: int = 40) -> None:

@@ -12,7 +12,6 @@ import time
 import pytest
 
 from conftest import brief_profile, labtui_cmd, require_root, require_tool
-from labtui.units import parse_size
 from loopdev import attach_free, detach
 
 
@@ -26,93 +25,12 @@ def refusal(out) -> str:
     return out.stderr.strip()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("--duration", "-1s"), "--duration: a duration cannot be negative: '-1s'"),
-    (("--file-size", "-5G"), "--file-size: a size cannot be negative: '-5G'"),
-    (("--duration", ""), "--duration: is empty: give a value or leave the option out"),
-    (("--file-size", " "), "--file-size: is empty: give a value or leave the option out"),
-    (("-t", ""), "--target: is empty: give a directory (. is the current one) or leave the option out"),
-    (("--file-size", "1X"), "--file-size: unknown size unit 'x' in '1X' (use B, K, M, G, T, P or KiB, MiB, GiB, TiB, PiB)"),
-])
-def test_run_refuses_bad_options_with_their_reason(labtui_home, tmp_path, args, message):
-    target = tmp_path / "target"
-    out = run("run", "-t", str(target), "--yes", *args, cwd=tmp_path)
-    assert refusal(out) == f"labtui: error: {message}"
-    assert not target.exists() and not list(tmp_path.glob("**/labtui-[0-9]*"))
-
-
 def test_a_target_that_does_not_exist_is_refused_in_one_line_and_nothing_is_made(labtui_home, tmp_path):
     typo = tmp_path / "bnech" / "run1"
     message = refusal(run("run", "-t", str(typo), "--yes", "--duration", "1s", "--file-size", "1M"))
     assert message == (f"labtui: error: no such directory: {typo} ({typo.parent} does not exist): create it first, "
                        "or give a directory that exists")
     assert os.listdir(tmp_path) == ["labtui-home"] and not (labtui_home / "results").exists()
-
-
-def test_check_refuses_an_empty_duration_too(labtui_home):
-    assert "--duration: is empty" in refusal(run("check", "--duration", ""))
-    assert "--target: is empty" in refusal(run("check", "-t", ""))
-
-
-def test_petabytes_are_a_size_unit_the_message_names():
-    assert parse_size("1P") == parse_size("1PiB") == 1024**5
-
-
-def test_a_profile_with_repeat_out_of_range_says_it_once(labtui_home, tmp_path):
-    profile = tmp_path / "twice.toml"
-    profile.write_text('name = "twice"\nrepeat = 0\n\n[[steps]]\nname = "r"\nblock_size = "4K"\n')
-    message = refusal(run("run", "-p", str(profile), "-t", str(tmp_path / "t"), "--yes"))
-    assert message.endswith("repeat: must be from 1 to 100, got 0"), message
-
-
-@pytest.mark.parametrize(("args", "message"), [
-    (("--repeat", "1000000"), "--repeat: must be from 1 to 100, got 1000000"),
-    (("--file-size", "1K"), "--file-size: the test file (1KiB) is smaller than one block (64KiB)"),
-])
-def test_an_override_out_of_range_is_named_as_typed_not_as_the_profiles_key(labtui_home, tmp_path, args, message):
-    # The profile's own rule says "repeat:" and "file_size:": keys nobody typed on this command line.
-    target = tmp_path / "target"
-    target.mkdir()
-    assert refusal(run("run", "-t", str(target), "--yes", *args)) == f"labtui: error: {message}"
-    assert not list(target.iterdir()) and not (labtui_home / "results").exists()
-
-
-@pytest.mark.parametrize(("args", "message"), [
-    (("check", "--repeat", "1000000"), "--repeat: must be from 1 to 100, got 1000000"),
-    (("check", "--file-size", "1K"), "--file-size: the test file (1KiB) is smaller than one block (64KiB)"),
-    # Refused before the first pass runs, not after it (it said "repeat: ..." once a pass had ended).
-    (("check", "--confirm", "1000000"), "--confirm: must be from 0 to 100 (0 decides on the first pass), got 1000000"),
-    (("baseline", "--more", "1000000"), "--more: must be from 1 to 100, got 1000000"),
-    # Refused before the result is marked (it was marked, then -t refused as the runs were to start).
-    (("baseline", "--more", "1", "-t", ""), "--target: is empty: give a directory (. is the current one) or leave the "
-                                            "option out"),
-])
-def test_checks_and_baselines_name_the_option_typed_and_change_nothing(labtui_home, tmp_path, args, message):
-    from factories import make_result
-    from labtui.results.store import Store
-
-    base = make_result("20240501-103005-beef")
-    Store(labtui_home).save_result(base)
-    target = tmp_path / "target"
-    target.mkdir()
-    command, *rest = args
-    ids = [base.id] if command == "baseline" else ["-b", base.id]
-    assert refusal(run(command, *ids, "-t", str(target), "--yes", *rest)) == f"labtui: error: {message}"
-    assert not list(target.iterdir()) and not (labtui_home / "baselines.toml").exists()
-    assert [p.name for p in (labtui_home / "results").iterdir() if p.suffix == ".toml"] == [f"{base.id}.toml"]
-
-
-@pytest.mark.parametrize("limit", ["0", "-1"])
-def test_history_limit_below_one_is_refused_not_everything(labtui_home, limit):
-    message = refusal(run("history", "--limit", limit))
-    assert message == f"labtui: error: --limit: must be 1 or more, got {limit} (leave it out to list every result)"
-
-
-def test_a_child_killed_by_a_signal_says_so():
-    from labtui.engine.subproc import exit_text
-
-    assert exit_text(-9) == "was killed by SIGKILL (signal 9)"
-    assert exit_text(3) == "exited with status 3" and exit_text(None) == "could not be started"
 
 
 def test_fio_killed_by_a_signal_is_reported_as_such(labtui_home, disk_dir, tmp_path):
@@ -244,18 +162,6 @@ def test_progress_into_a_pipe_keeps_long_paths_whole(labtui_home, disk_dir):
     out = run("run", "-p", str(profile), "-t", str(target), "--yes")
     assert out.returncode == 0, out.stderr
     assert f"labtui: brief on {target} with native" in out.stderr  # one line, not folded at 80 columns
-
-
-@pytest.mark.parametrize(("tag", "message"), [
-    ("", "--tag: is empty: give a tag or leave the option out"),
-    (" , ", "--tag: is empty: give a tag or leave the option out"),
-    ("two\nlines", "--tag: 'two\\nlines' is not a tag: it holds the control character '\\n'"),
-    ("\x1b[31mred", "--tag: '\\x1b[31mred' is not a tag: it holds the control character '\\x1b'"),
-])
-def test_a_tag_that_cannot_be_one_is_refused_before_the_run(labtui_home, tmp_path, tag, message):
-    out = run("run", "-t", str(tmp_path), "--yes", "--duration", "1s", "--file-size", "1M", "--tag", tag)
-    assert refusal(out) == f"labtui: error: {message}"
-    assert not (labtui_home / "results").exists() and not list(tmp_path.glob("labtui-[0-9]*"))
 
 
 def test_tags_are_comma_separated_as_in_the_tui(labtui_home, disk_dir, tmp_path):

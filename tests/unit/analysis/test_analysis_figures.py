@@ -1,12 +1,6 @@
 """One figure against another (labtui/analysis/figures.py): the verdict at the tolerance, what single runs may
 claim, the hint from known noise."""
 
-
-
-
-
-
-
 import pytest
 
 from labtui.analysis.comparison import compare

@@ -1,11 +1,6 @@
 """What differs between the compared runs (labtui/analysis/context.py): context rows and warnings beside the
 verdicts, never verdicts."""
 
-
-
-
-
-
 from dataclasses import replace
 
 import pytest

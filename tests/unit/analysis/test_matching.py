@@ -1,11 +1,6 @@
 """Matching steps across results (labtui/analysis/matching.py): by workload, not position or name; in order of
 occurrence; what one result lacks is noted."""
 
-
-
-
-
-
 from dataclasses import replace
 
 import pytest

@@ -1,10 +1,6 @@
 """What is compared of a step (labtui/analysis/metrics.py): read and write of a mixed step apart, a command by its
 wall time, intervals that describe and never decide."""
 
-
-
-
-
 import statistics
 from dataclasses import replace
 

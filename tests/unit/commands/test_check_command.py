@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from cli_calls import refusal, run
 from labtui.cli import build_parser
 from labtui.commands import check
 from labtui.errors import ValidationError
@@ -239,3 +240,33 @@ def test_a_plan_of_command_steps_says_what_runs_them_and_an_honest_time():
     assert engine_words(mixed, "fio") == "fio and its command"
     assert time_words(mixed).startswith("about 0:3") and time_words(mixed).endswith(" and as long as its commands take")
     assert engine_words(Profile(name="io", steps=(READ,)), "fio") == "fio"
+
+
+def test_check_refuses_an_empty_duration_too(labtui_home):
+    assert "--duration: is empty" in refusal(run("check", "--duration", ""))
+    assert "--target: is empty" in refusal(run("check", "-t", ""))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("check", "--repeat", "1000000"), "--repeat: must be from 1 to 100, got 1000000"),
+    (("check", "--file-size", "1K"), "--file-size: the test file (1KiB) is smaller than one block (64KiB)"),
+    # Refused before the first pass runs, not after it (it said "repeat: ..." once a pass had ended).
+    (("check", "--confirm", "1000000"), "--confirm: must be from 0 to 100 (0 decides on the first pass), got 1000000"),
+    (("baseline", "--more", "1000000"), "--more: must be from 1 to 100, got 1000000"),
+    # Refused before the result is marked (it was marked, then -t refused as the runs were to start).
+    (("baseline", "--more", "1", "-t", ""), "--target: is empty: give a directory (. is the current one) or leave the "
+                                            "option out"),
+])
+def test_checks_and_baselines_name_the_option_typed_and_change_nothing(labtui_home, tmp_path, args, message):
+    from factories import make_result
+    from labtui.results.store import Store
+
+    base = make_result("20240501-103005-beef")
+    Store(labtui_home).save_result(base)
+    target = tmp_path / "target"
+    target.mkdir()
+    command, *rest = args
+    ids = [base.id] if command == "baseline" else ["-b", base.id]
+    assert refusal(run(command, *ids, "-t", str(target), "--yes", *rest)) == f"labtui: error: {message}"
+    assert not list(target.iterdir()) and not (labtui_home / "baselines.toml").exists()
+    assert [p.name for p in (labtui_home / "results").iterdir() if p.suffix == ".toml"] == [f"{base.id}.toml"]

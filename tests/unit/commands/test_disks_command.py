@@ -34,7 +34,6 @@ def test_disks_table_shows_the_root_disk(labtui_home, capsys):
         assert f"/dev/{root['disk']}" in table.split("Volumes", 1)[0]
 
 
-
 def test_disks_json_shows_the_root_volume(labtui_home):
     out = run("disks", "--json")
     assert out.returncode == 0, out.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_calls import cli
+from cli_calls import cli, refusal, run
 from conftest import labtui_cmd
 from factories import broken_files, make_result, results_and_broken
 from labtui.cli import main
@@ -87,8 +87,6 @@ def test_many_broken_files_are_one_line_and_history_broken_lists_them(tmp_path):
     lines = listed.stdout.splitlines()
     assert len(lines) == 40 and lines[0].startswith(f"{home / 'results' / 'broken-00.toml'}: "), lines[:2]
     assert all("cut short" in line or "not valid TOML" in line for line in lines), lines
-
-
 
 
 def test_history_empty(labtui_home, capsys):
@@ -263,3 +261,9 @@ def test_history_wraps_tags_and_names_between_words_never_inside_one(labtui_home
     words = {w for text in (*tags, "Samsung SSD 980 PRO 1TB") for w in re.findall(r"[^\s,-]+-?", text)}
     for word in words:  # each piece up to a hyphen, a comma or a space is whole on a line
         assert re.search(rf"(^|[\s,-]){re.escape(word)}", table, re.M), (word, table)
+
+
+@pytest.mark.parametrize("limit", ["0", "-1"])
+def test_history_limit_below_one_is_refused_not_everything(labtui_home, limit):
+    message = refusal(run("history", "--limit", limit))
+    assert message == f"labtui: error: --limit: must be 1 or more, got {limit} (leave it out to list every result)"

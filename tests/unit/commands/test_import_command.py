@@ -19,7 +19,6 @@ XML = FIXTURES / "diskspd-xml/diskspd-2.0.21a-rnd4k-rw70-30-L-D.xml"
 TWO_CLIENTS = FIXTURES / "fio-json/fio-3.43-clientserver-2clients-randread4k-psync.json"
 
 
-
 def saved(home):
     return sorted((home / "results").glob("*.toml")) if (home / "results").exists() else []
 

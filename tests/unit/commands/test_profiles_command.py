@@ -82,7 +82,6 @@ def test_unknown_profile_is_one_line_and_exit_2(labtui_home, capsys, name):
     assert code == 2 and out == "" and one_line_error(err)
 
 
-
 def test_profiles_json_lists_the_five_builtins_with_steps(labtui_home):
     out = run("profiles", "--json")
     assert out.returncode == 0, out.stderr

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from cli_calls import run
+from cli_calls import refusal, run
 from conftest import labtui_cmd
 from factories import make_result
 from labtui.cli import build_parser
@@ -197,3 +197,49 @@ async def test_a_profile_saved_from_an_overridden_run_is_described_against_its_f
     assert saved.title == "Quick sanity check, edited" and not saved.overridden
     assert saved.description == ("quick-sanity with test file 4MiB (was 1GiB), duration 300ms in every step "
                                  "(was 10s)")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--duration", "-1s"), "--duration: a duration cannot be negative: '-1s'"),
+    (("--file-size", "-5G"), "--file-size: a size cannot be negative: '-5G'"),
+    (("--duration", ""), "--duration: is empty: give a value or leave the option out"),
+    (("--file-size", " "), "--file-size: is empty: give a value or leave the option out"),
+    (("-t", ""), "--target: is empty: give a directory (. is the current one) or leave the option out"),
+    (("--file-size", "1X"), "--file-size: unknown size unit 'x' in '1X' (use B, K, M, G, T, P or KiB, MiB, GiB, TiB, PiB)"),
+])
+def test_run_refuses_bad_options_with_their_reason(labtui_home, tmp_path, args, message):
+    target = tmp_path / "target"
+    out = run("run", "-t", str(target), "--yes", *args, cwd=tmp_path)
+    assert refusal(out) == f"labtui: error: {message}"
+    assert not target.exists() and not list(tmp_path.glob("**/labtui-[0-9]*"))
+
+
+def test_a_profile_with_repeat_out_of_range_says_it_once(labtui_home, tmp_path):
+    profile = tmp_path / "twice.toml"
+    profile.write_text('name = "twice"\nrepeat = 0\n\n[[steps]]\nname = "r"\nblock_size = "4K"\n')
+    message = refusal(run("run", "-p", str(profile), "-t", str(tmp_path / "t"), "--yes"))
+    assert message.endswith("repeat: must be from 1 to 100, got 0"), message
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--repeat", "1000000"), "--repeat: must be from 1 to 100, got 1000000"),
+    (("--file-size", "1K"), "--file-size: the test file (1KiB) is smaller than one block (64KiB)"),
+])
+def test_an_override_out_of_range_is_named_as_typed_not_as_the_profiles_key(labtui_home, tmp_path, args, message):
+    # The profile's own rule says "repeat:" and "file_size:": keys nobody typed on this command line.
+    target = tmp_path / "target"
+    target.mkdir()
+    assert refusal(run("run", "-t", str(target), "--yes", *args)) == f"labtui: error: {message}"
+    assert not list(target.iterdir()) and not (labtui_home / "results").exists()
+
+
+@pytest.mark.parametrize(("tag", "message"), [
+    ("", "--tag: is empty: give a tag or leave the option out"),
+    (" , ", "--tag: is empty: give a tag or leave the option out"),
+    ("two\nlines", "--tag: 'two\\nlines' is not a tag: it holds the control character '\\n'"),
+    ("\x1b[31mred", "--tag: '\\x1b[31mred' is not a tag: it holds the control character '\\x1b'"),
+])
+def test_a_tag_that_cannot_be_one_is_refused_before_the_run(labtui_home, tmp_path, tag, message):
+    out = run("run", "-t", str(tmp_path), "--yes", "--duration", "1s", "--file-size", "1M", "--tag", tag)
+    assert refusal(out) == f"labtui: error: {message}"
+    assert not (labtui_home / "results").exists() and not list(tmp_path.glob("labtui-[0-9]*"))

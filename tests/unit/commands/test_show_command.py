@@ -22,10 +22,8 @@ def test_show_with_an_id_no_file_can_have_is_a_clear_error(labtui_home):
     assert len(message) < 200
 
 
-
 def one_line_error(err: str) -> bool:
     return err.count("\n") == 1 and err.startswith("labtui: error: ") and "Traceback" not in err
-
 
 
 def test_show_of_a_run_stopped_in_its_first_step_has_no_empty_statistics_table(labtui_home, capsys):
@@ -133,7 +131,6 @@ def test_show_of_a_run_on_a_raw_device_says_it_had_no_test_file(labtui_home, cap
         code, out, _ = cli(capsys, "show", result.id)
         line = next(line for line in out.splitlines() if line.startswith("test file"))
         assert line.split(None, 2)[2].strip() == f"none: the device itself, its first {used}", line
-
 
 
 def test_show_unknown_id_is_bad_input(labtui_home):

@@ -72,3 +72,10 @@ def test_a_short_commands_output_or_none_where_it_cannot_run(tmp_path):
     assert subproc.quick_output([sys.executable, "-c", "print('v1.2')"]) == "v1.2\n"
     assert subproc.quick_output([str(tmp_path / "no-such-tool")]) is None
     assert subproc.is_executable(sys.executable) and not subproc.is_executable(str(tmp_path))
+
+
+def test_a_child_killed_by_a_signal_says_so():
+    from labtui.engine.subproc import exit_text
+
+    assert exit_text(-9) == "was killed by SIGKILL (signal 9)"
+    assert exit_text(3) == "exited with status 3" and exit_text(None) == "could not be started"

@@ -1,8 +1,6 @@
 """What a verified step found (labtui/model/verification.py): several processes' checks as one step's, and the
 run's read-back facts its answer is said from."""
 
-
-
 from labtui.model.verification import CORRUPTED, KEPT, MISPLACED, TORN, BlockMismatch, ReadBack, Verification, merged
 
 MIB = 1 << 20

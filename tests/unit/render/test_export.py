@@ -122,8 +122,6 @@ def test_every_export_names_a_disk_with_no_model_by_its_device_as_every_screen_d
     assert [row["disk"] for row in json.loads(export.render(results, "json"))["rows"]] == names
 
 
-
-
 def test_configmgr_csv_has_the_scripts_columns_and_parses_back(tmp_path):
     results = [configmgr_sql_result("a", "/"), configmgr_sql_result("b", "/data", minutes=20)]
     text = render(results, "configmgr-csv")

@@ -1,7 +1,6 @@
 """Writing labtui's files (labtui/results/files.py): whole or not at all, never over another file; broken
 files as plain records."""
 
-
 import os
 from pathlib import Path
 

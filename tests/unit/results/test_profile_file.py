@@ -79,8 +79,6 @@ def test_a_steps_native_workers_is_written_only_where_set_and_the_editor_keeps_i
 DEEP = 100_000  # far past Python's recursion limit
 
 
-
-
 def test_a_deeply_nested_profile_is_a_clear_error(labtui_home, tmp_path):
     deep = Store(labtui_home).profiles_dir / "deep.toml"
     deep.parent.mkdir(parents=True)

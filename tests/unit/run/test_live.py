@@ -26,7 +26,6 @@ from synthetic import sample
 MIB = 1024 * 1024
 
 
-
 @given(st.lists(st.integers(0, 10_000), min_size=1, max_size=400), st.integers(2, 80))
 def test_chart_points_merged_as_samples_arrive_are_bounded_and_keep_every_io(counts, points):
     view = ChartPoints(points)

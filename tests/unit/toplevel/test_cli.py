@@ -40,7 +40,6 @@ def _quiet(monkeypatch):
     monkeypatch.delenv("LABTUI_DEBUG", raising=False)
 
 
-
 @pytest.mark.parametrize("args", [
     ("run", "--file-size", "１G"), ("run", "--duration", "３s"), ("run", "--interval", "１s"), ("run", "--repeat", "２"),
     ("history", "--limit", "２"), ("check", "--tolerance", "５"), ("compare", "a", "b", "--tolerance", "５"),

@@ -1,7 +1,5 @@
 """`python -m labtui` (labtui/__main__.py): the same command line as the `labtui` console script (every CLI test runs it so)."""
 
-
-
 from cli_calls import run
 
 

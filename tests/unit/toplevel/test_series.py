@@ -92,7 +92,6 @@ def test_merged_intervals_weigh_latency_by_ios_and_keep_the_worst_p99():
     assert merged.write_lat_mean_ms is None and merged.write_ios == 0
 
 
-
 def test_merging_sums_counts_and_weights_latency_by_ios():
     merged = merge_samples([sample(1, 100, lat=1.0, p99=2.0), sample(2, 300, lat=3.0, p99=9.0, seconds=3.0, cpu=30)])
     assert (merged.t, merged.seconds, merged.read_ios, merged.read_bytes) == (2, 4.0, 400, 400 * 4096)

@@ -284,3 +284,7 @@ def test_size_and_duration_parsers_never_raise_anything_else(value):
             assert str(exc)
         else:
             assert out > 0
+
+
+def test_petabytes_are_a_size_unit_the_message_names():
+    assert parse_size("1P") == parse_size("1PiB") == 1024**5
