@@ -29,14 +29,35 @@ PIPE_WIDTH = 240
 
 
 def stdout() -> Console:
-    """The report: on a terminal (or at COLUMNS) prose wraps between words at its width; into a pipe or a
-    file with no COLUMNS, tables are laid out PIPE_WIDTH wide and prose is not wrapped at all, a paragraph
-    a line, as stderr() writes it there: broken at 240 columns, `labtui check | cat` cut an answer in two
-    mid-sentence, and the terminal then broke each half mid-word."""
+    """The report, one rule for every command: prose wraps between words at the width of the terminal it
+    is read on (stdout's; else, into a pipe, the terminal labtui's stderr or stdin is, where `| cat`,
+    `| less` and `| tee log` show it; COLUMNS wins over both). With no terminal anywhere (a cron job,
+    CI, a file written by a script) tables are laid out PIPE_WIDTH wide and prose is not wrapped at all,
+    a paragraph a line, as stderr() writes it there. Piped, stdout was 240 columns wide: `labtui check |
+    cat` broke an answer mid-sentence at column 240, and the terminal broke each half mid-word."""
     from rich.console import Console
 
-    piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
-    return Console(highlight=False, soft_wrap=piped, width=PIPE_WIDTH if piped else None, markup=False)
+    whole = False
+    width = None  # rich's: the terminal's, or COLUMNS
+    if not sys.stdout.isatty() and not os.environ.get("COLUMNS"):
+        width = screen_columns()
+        if width is None:
+            width, whole = PIPE_WIDTH, True
+    return Console(highlight=False, soft_wrap=whole, width=width, markup=False)
+
+
+def screen_columns() -> int | None:
+    """The width of the terminal labtui's stderr, else its stdin, is (None: neither is one): where a report
+    piped through `cat`, `less` or `tee` is read."""
+    for stream in (sys.stderr, sys.stdin):
+        try:
+            if stream is not None and stream.isatty():
+                columns = os.get_terminal_size(stream.fileno()).columns
+                if columns > 0:  # a terminal never given a size says 0
+                    return columns
+        except (OSError, ValueError, AttributeError):  # replaced or closed (a test's capture, a daemon)
+            continue
+    return None
 
 
 def stderr() -> Console:

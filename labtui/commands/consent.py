@@ -32,7 +32,7 @@ def answer(err: Console, question: str) -> str | None:
     from labtui.printable import printable
 
     terminal = sys.stdin is not None and sys.stdin.isatty()
-    err.print(question, end="", markup=False, highlight=False, soft_wrap=True)
+    err.print(question, end="", markup=False, highlight=False)
     err.file.flush()
     try:
         line = sys.stdin.readline() if sys.stdin is not None else ""

@@ -42,3 +42,34 @@ def test_at_columns_a_paragraph_wraps_between_words(labtui_home, capsys, monkeyp
                         r"see large regressions\. `labtui baseline 20261101-120000-aaaa --more 2` runs each step 2 more "
                         r"times now \(one result\) and adds the runs \(or mark a `labtui run --repeat 3` result\)\.",
                         whole), advice
+
+
+def test_piped_to_a_screen_a_paragraph_wraps_between_words_at_the_screens_width(labtui_home):
+    # `labtui baseline ID | cat` in an 80-column terminal: stdout is a pipe, stderr the terminal the
+    # report is read on. At 240 columns its lines broke mid-sentence, then the terminal broke them mid-word.
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import termios
+
+    from conftest import labtui_cmd
+
+    rid = Store(labtui_home).save_result(run_result("20261101-120000-aaaa", {READ: [50_000]}))[0].id
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        done = subprocess.run(labtui_cmd("baseline", rid), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=follower, text=True, env=env, timeout=60)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("With 1 run per step"))
+    assert all(len(line) <= 80 for line in lines) and len(lines[start:]) > 2, lines
+    assert " ".join(line.rstrip() for line in lines[start:]).startswith(
+        "With 1 run per step a check cannot tell how much this disk varies on its own, so it can only see large "
+        "regressions."), lines
