@@ -136,7 +136,8 @@ class RunSetup(Vertical):
         if not available:
             text.update("No engine can run here: " + "; ".join(why for _n, why in missing))
             return
-        choice = Choice(tuple(available), id="setup-engine")
+        # A value's first letter picks it, as on the Workload form: "f" for fio opened the Fleet screen.
+        choice = Choice(tuple(available), id="setup-engine", by_letter=True)
         row.mount(choice, before=text)
         if remembered in {n for _label, n in available}:
             choice.value = remembered

@@ -196,3 +196,21 @@ async def test_the_run_screen_asks_for_the_run_the_command_line_asks_for_the_sam
     assert (profile.file_size, profile.repeat) == (64 * 1024**2, 2)  # and the profile it runs is overridden so
     different = run_command.parse(build_parser().parse_args(["run", "-p", "tiny", "-t", str(target), "--repeat", "3"]))
     assert different != cli
+
+
+async def test_an_engines_first_letter_picks_it_where_it_opened_another_screen(labtui_home):
+    # On the engine choice, "f" for fio opened the Fleet screen (and "n" did nothing): the Workload form's
+    # choices take their values' first letters; this one did not.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        engine = screen.query_one("#setup-engine")
+        engine.focus()
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.screen is screen and engine.value == "fio"
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and engine.value == "native"
+        await pilot.press("h")  # no engine's letter: the screen's key still
+        await wait_for(pilot, lambda: app.screen is not screen, what="History")
