@@ -15,6 +15,22 @@ from labtui.results.store import builtin_profiles
 MIB = 1024 * 1024
 
 
+# A hosts file of two lab machines (the manual's shape): the first with no target of its own.
+LAB = """
+[[hosts]]
+name = "bench-01"
+ssh = "lab@bench-01.lab"
+
+[[hosts]]
+name = "bench-02"
+ssh = "bench-02"
+port = 2222
+ssh_options = ["-J", "jump.lab", "-o", "ServerAliveInterval=2"]
+target = "/mnt/nvme/labtui"
+labtui = "~/venv/bin/python -m labtui"
+env = { LABTUI_HOME = "/srv/lab tui", TZ = "UTC" }
+"""
+
 def make_result(result_id: str = "20240501-103005-beef", *, minutes: int = 0, **changes) -> RunResult:
     """A completed one-run quick-sanity on an NVMe disk: two steps, three samples each."""
     profile = replace(next(p for p in builtin_profiles() if p.name == "quick-sanity"), repeat=1)

@@ -5,10 +5,13 @@ check on hosts comparing first passes."""
 from __future__ import annotations
 
 import io
+import subprocess
 
 import pytest
 from rich.console import Console
 
+from conftest import labtui_cmd
+from factories import LAB
 from labtui.fleet.host_run import RUNNING
 from labtui.fleet.session import Fleet
 from labtui.fleet.summary import summarize_hosts
@@ -119,3 +122,23 @@ def test_run_and_check_on_many_hosts_say_what_each_host_writes_and_ask_first(lab
                                   "writing a 16MiB test file, for about 0:"), said
     assert said["check"] == ("labtui will ask 2 hosts, all together, each to re-run its own baseline's profile "
                              "(labtui check), writing that profile's test file on its own disk, at its target:")
+
+
+
+def test_a_missing_hosts_file_is_bad_input_on_the_command_line(tmp_path, labtui_home):
+    for args in (["run", "--hosts", str(tmp_path / "nope.toml")], ["check", "--hosts", str(tmp_path / "nope.toml")]):
+        done = subprocess.run(labtui_cmd(*args), capture_output=True, text=True)
+        assert done.returncode == 2 and done.stderr.strip() == f"labtui: error: no hosts file {tmp_path / 'nope.toml'}"
+
+
+def test_a_host_without_a_target_is_refused_before_any_connection(tmp_path, labtui_home):
+    hosts = tmp_path / "lab.toml"
+    hosts.write_text(LAB)
+    done = subprocess.run(labtui_cmd("run", "--hosts", str(hosts)), capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.startswith("labtui: error: no target for bench-01: give `target` in the hosts file or -t DIR")
+    done = subprocess.run(labtui_cmd("check", "--hosts", str(hosts), "--baseline", "x", "-t", "/tmp"),
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "--baseline cannot be used with --hosts" in done.stderr
+    done = subprocess.run(labtui_cmd("run", "--one-at-a-time"), capture_output=True, text=True)
+    assert done.returncode == 2 and "--one-at-a-time: goes with --hosts" in done.stderr

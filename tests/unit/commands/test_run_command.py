@@ -243,3 +243,15 @@ def test_a_tag_that_cannot_be_one_is_refused_before_the_run(labtui_home, tmp_pat
     out = run("run", "-t", str(tmp_path), "--yes", "--duration", "1s", "--file-size", "1M", "--tag", tag)
     assert refusal(out) == f"labtui: error: {message}"
     assert not (labtui_home / "results").exists() and not list(tmp_path.glob("labtui-[0-9]*"))
+
+
+def test_a_tolerance_without_hosts_or_volumes_to_compare_is_refused(tmp_path, labtui_home):
+    # One target's run is compared with nothing: its --tolerance was silently ignored.
+    target = tmp_path / "target"
+    target.mkdir()
+    done = subprocess.run(labtui_cmd("run", "-t", str(target), "--duration", "0.2s", "--file-size", "1M", "--yes",
+                                     "--tolerance", "2"), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("labtui: error: --tolerance: goes with --hosts or --all-volumes")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written

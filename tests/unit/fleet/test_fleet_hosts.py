@@ -8,24 +8,9 @@ import subprocess
 
 import pytest
 
-from conftest import labtui_cmd
+from factories import LAB
 from labtui.errors import LabtuiError
 from labtui.fleet.hosts import parse_hosts
-
-LAB = """
-[[hosts]]
-name = "bench-01"
-ssh = "lab@bench-01.lab"
-
-[[hosts]]
-name = "bench-02"
-ssh = "bench-02"
-port = 2222
-ssh_options = ["-J", "jump.lab", "-o", "ServerAliveInterval=2"]
-target = "/mnt/nvme/labtui"
-labtui = "~/venv/bin/python -m labtui"
-env = { LABTUI_HOME = "/srv/lab tui", TZ = "UTC" }
-"""
 
 
 def test_a_small_lab_reads_in_order_with_its_defaults():
@@ -81,37 +66,6 @@ def test_a_bad_hosts_file_is_refused_with_the_entry_and_reason(text, says):
     assert str(caught.value).startswith("lab.toml") and says in str(caught.value)
 
 
-def test_a_missing_hosts_file_is_bad_input_on_the_command_line(tmp_path, labtui_home):
-    for args in (["run", "--hosts", str(tmp_path / "nope.toml")], ["check", "--hosts", str(tmp_path / "nope.toml")]):
-        done = subprocess.run(labtui_cmd(*args), capture_output=True, text=True)
-        assert done.returncode == 2 and done.stderr.strip() == f"labtui: error: no hosts file {tmp_path / 'nope.toml'}"
-
-
-def test_a_host_without_a_target_is_refused_before_any_connection(tmp_path, labtui_home):
-    hosts = tmp_path / "lab.toml"
-    hosts.write_text(LAB)
-    done = subprocess.run(labtui_cmd("run", "--hosts", str(hosts)), capture_output=True, text=True)
-    assert done.returncode == 2
-    assert done.stderr.startswith("labtui: error: no target for bench-01: give `target` in the hosts file or -t DIR")
-    done = subprocess.run(labtui_cmd("check", "--hosts", str(hosts), "--baseline", "x", "-t", "/tmp"),
-                          capture_output=True, text=True)
-    assert done.returncode == 2 and "--baseline cannot be used with --hosts" in done.stderr
-    done = subprocess.run(labtui_cmd("run", "--one-at-a-time"), capture_output=True, text=True)
-    assert done.returncode == 2 and "--one-at-a-time: goes with --hosts" in done.stderr
-
-
-def test_a_tolerance_without_hosts_or_volumes_to_compare_is_refused(tmp_path, labtui_home):
-    # One target's run is compared with nothing: its --tolerance was silently ignored.
-    target = tmp_path / "target"
-    target.mkdir()
-    done = subprocess.run(labtui_cmd("run", "-t", str(target), "--duration", "0.2s", "--file-size", "1M", "--yes",
-                                     "--tolerance", "2"), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("labtui: error: --tolerance: goes with --hosts or --all-volumes")
-    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written
-
-
 def test_the_manuals_lab_is_a_hosts_file_labtui_reads():
     import re
 
@@ -128,11 +82,6 @@ def test_the_manuals_lab_is_a_hosts_file_labtui_reads():
     assert parse_hosts(allowed)[0].allow_local_commands
     with pytest.raises(LabtuiError, match="ProxyCommand runs a command on this machine"):
         parse_hosts(allowed.replace("allow_local_commands = true", ""))
-
-
-def test_hosts_before_a_command_is_refused_rather_than_quietly_running_here(tmp_path, labtui_home):
-    done = subprocess.run(labtui_cmd("--hosts", str(tmp_path / "lab.toml"), "run"), capture_output=True, text=True)
-    assert done.returncode == 2 and "give it after: labtui run --hosts FILE" in done.stderr
 
 
 def _entry(**values) -> str:

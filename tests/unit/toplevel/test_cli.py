@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 
 import pytest
 from markdown.extensions.toc import slugify
 
 from cli_calls import run
+from conftest import labtui_cmd
 from labtui import cli
 from labtui.cli import COMMANDS, EXAMPLES, build_parser
 from labtui.commands import history
@@ -96,3 +98,8 @@ def test_help_ends_with_an_example_and_the_manuals_page(command, capsys):
 
 def test_every_command_has_an_example():
     assert set(EXAMPLES) == {None, *COMMANDS}
+
+
+def test_hosts_before_a_command_is_refused_rather_than_quietly_running_here(tmp_path, labtui_home):
+    done = subprocess.run(labtui_cmd("--hosts", str(tmp_path / "lab.toml"), "run"), capture_output=True, text=True)
+    assert done.returncode == 2 and "give it after: labtui run --hosts FILE" in done.stderr
