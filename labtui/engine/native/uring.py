@@ -108,10 +108,14 @@ def _probe() -> str | None:
             errno.ENOSYS: "this kernel has no io_uring (Linux 5.6 or later has it)",
             errno.EPERM: "io_uring is disabled here (sysctl kernel.io_uring_disabled, or a seccomp filter)",
             errno.EACCES: "io_uring is disabled here (sysctl kernel.io_uring_disabled, or a seccomp filter)",
+            # Kernels before 5.12 count a ring against the locked-memory limit.
+            errno.ENOMEM: "io_uring could not get its memory (before Linux 5.12 it counts against `ulimit -l`)",
         }.get(exc.errno or 0)
-        return hint or str(exc)
-    except (OSError, ValueError) as exc:
-        return f"io_uring could not be set up: {exc}"
+        if hint:
+            return hint
+        return f"io_uring could not be set up: {os.strerror(exc.errno) if exc.errno else exc}"
+    except (OSError, ValueError) as exc:  # mapping the rings: the system's words, no "[Errno N]"
+        return f"io_uring could not be set up: {os.strerror(exc.errno) if getattr(exc, 'errno', None) else exc}"
     ring.close()
     return None
 
