@@ -114,8 +114,10 @@ def _probe() -> str | None:
         if hint:
             return hint
         return f"io_uring could not be set up: {os.strerror(exc.errno) if exc.errno else exc}"
-    except (OSError, ValueError) as exc:  # mapping the rings: the system's words, no "[Errno N]"
-        return f"io_uring could not be set up: {os.strerror(exc.errno) if getattr(exc, 'errno', None) else exc}"
+    except OSError as exc:  # mapping the rings: the system's words, no "[Errno N]"
+        return f"io_uring could not be set up: {os.strerror(exc.errno) if exc.errno else exc}"
+    except ValueError as exc:
+        return f"io_uring could not be set up: {exc}"
     ring.close()
     return None
 
