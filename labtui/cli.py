@@ -26,7 +26,7 @@ COMMANDS = ("run", "import", "disks", "profiles", "history", "show", "compare", 
             "make-archive", "completion", "agent")
 
 # What each --help ends with: one command line to start from, and the manual's page for the rest
-# (tests/unit/commands/test_cli_help.py runs each example through the parser and finds each page and anchor).
+# (tests/unit/toplevel/test_cli.py runs each example through the parser and finds each page and anchor).
 EXAMPLES: dict[str | None, tuple[str, str]] = {
     None: ("labtui run -p quick-sanity -t /mnt/nvme/labtui", "docs/index.md"),
     "run": ("labtui run -p quick-sanity -t /mnt/nvme/labtui --tag before-swap", "docs/cli.md#run"),

@@ -1,7 +1,6 @@
-"""labtui.cli: the `labtui` command's edge, where every error becomes one line.
-
-(Its other tests are in tests/unit/commands/test_cli_*.py until issue 40 moves them here.)
-"""
+"""labtui.cli: the `labtui` command's edge, where every error becomes one line; its options before and after a
+command, numbers in other scripts' digits, and every --help's example and manual page. (Each command's own
+options and output: tests/unit/commands/test_<command>_command.py.)"""
 
 from __future__ import annotations
 
