@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
         channel.send(wire.hello(devices.host_info()))
         request = channel.receive(timeout=REQUEST_SECONDS)
         if request is None:
+            if channel.why:  # a request that does not read (NaN, a number too long): said, as a refusal
+                channel.send({"type": "refused", "reason": channel.why})
+                channel.send({"type": "bye", "exit_code": code})
             return ExitCode.BAD_INPUT
         kind = request.get("type")
         try:

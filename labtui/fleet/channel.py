@@ -66,9 +66,9 @@ class Channel:
                     continue
                 try:
                     message = loads(line)
-                except WireError:
+                except WireError as exc:
                     # not the local labtui: stop rather than guess
-                    self._because("the local side sent a line that is not labtui's wire format")
+                    self._because(f"the local side sent a line that is not labtui's wire format ({exc})")
                     break
                 if message["type"] == "stop":
                     by = message.get("by")

@@ -102,9 +102,10 @@ def _refusal(request, target, labtui_home) -> str:
 @pytest.mark.parametrize("interval, says", [
     ("1s", "interval: must be a number of seconds or null, got '1s'"),
     (-1, "interval: a duration cannot be negative: '-1'"),
-    (float("nan"), "interval: nan is not a finite duration"),
+    # No labtui sends these: the line does not read, and the agent says so (labtui.fleet.wire.loads).
+    (float("nan"), "the local side sent a line that is not labtui's wire format (NaN is no number labtui sends)"),
     (0, "interval: a duration must be greater than zero"),
-    (10**50, "interval: that number is far longer than a year"),
+    (10**50, "the local side sent a line that is not labtui's wire format (a number of 51 digits is past"),
     (1e9, "interval: '1000000000.0' is longer than a year"),
     (7200, "interval: must be from 100ms to 1s, got '2h' (step 'Read' lasts 1s)"),
     (0.05, "interval: must be from 100ms to 1s, got '50ms'"),

@@ -21,7 +21,8 @@ def _channel(silence: float | None = None) -> tuple[Channel, int]:
     (b'{"type": "stop", "by": "SIGHUP"}\n', "stopped by SIGHUP on the local labtui"),
     (b'{"type": "stop"}\n', "stopped by the local labtui"),
     (b"", "the link to the local labtui closed (ssh gone, or the local labtui ended)"),
-    (b"Welcome to the lab\n", "the local side sent a line that is not labtui's wire format"),
+    (b"Welcome to the lab\n", "the local side sent a line that is not labtui's wire format (not a JSON line: "
+                              "Expecting value: line 1 column 1 (char 0))"),
 ])
 def test_the_agent_knows_why_its_run_must_stop(sent, why):
     channel, write_end = _channel()
