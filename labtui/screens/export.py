@@ -105,7 +105,8 @@ class ExportModal(ModalScreen[Path | None]):
                          id="export-what", markup=False)
             with Horizontal(id="export-format-row"):
                 yield Static("Format", classes="export-label")
-                yield Choice(tuple((f.label, name) for name, f in FORMATS.items()), id="export-format")
+                # A format's first letter picks it (j JSON, m Markdown, c CSV and ConfigMgr CSV in turn), as a form's do.
+                yield Choice(tuple((f.label, name) for name, f in FORMATS.items()), id="export-format", by_letter=True)
             yield Static(id="export-mixed", markup=False)
             with Horizontal(id="export-rows-row"):
                 yield Static("Rows", classes="export-label")

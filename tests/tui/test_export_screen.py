@@ -134,3 +134,18 @@ async def test_export_of_results_whose_script_rows_would_mix_writes_a_file_per_r
     for rid in ("20240501-103005-aaaa", "20240502-091500-bbbb"):
         rows = list(csv.DictReader((tmp_path / f"{rid}.csv").read_text().splitlines()))
         assert list(rows[0]) == ["ComputerName", "Test", "Disk", "IOPS", "Mbps", "Latency", "CPU"] and len(rows) == 2
+
+
+async def test_a_formats_first_letter_picks_it(labtui_home, tmp_path):
+    # "j" for JSON did nothing on the Format choice: only Space and the arrows moved it.
+    save_history(labtui_home)
+    app = make_app(labtui_home, cwd=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_history(pilot)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportModal), what="the export dialog")
+        fmt = app.screen.query_one("#export-format")
+        for key, value in (("j", "json"), ("m", "markdown"), ("c", "configmgr-csv"), ("c", "csv")):
+            await pilot.press(key)
+            await wait_for(pilot, lambda value=value: fmt.value == value, what=value)
+        assert app.screen.query_one("#export-path", Input).value.endswith(".csv")
