@@ -28,7 +28,7 @@ def report_fixtures() -> list[Path]:
 # Each test's wall and CPU seconds when LABTUI_TEST_CLOCK names a directory (tests/support/suite_clock.py;
 # tests/support is on the path: pyproject's [tool.pytest.ini_options] pythonpath); the saved results several
 # test modules share (tests/support/result_fixtures.py).
-pytest_plugins = ("suite_clock", "result_fixtures")
+pytest_plugins = ("suite_clock", "result_fixtures", "run_fixtures")
 
 
 # What the shell running the tests may set that changes what labtui, rich or Textual print: the
@@ -84,14 +84,6 @@ def disk_dir() -> Path:
     if os.environ.get("CI"):
         pytest.fail("no directory on this machine supports O_DIRECT")
     pytest.skip("no directory here supports O_DIRECT")
-
-
-@pytest.fixture
-def target(disk_dir: Path, request: pytest.FixtureRequest) -> Path:
-    """A directory of the test's own on `disk_dir`: the chosen target of the TUI's run tests."""
-    path = disk_dir / request.node.name.replace("[", "-").replace("]", "")
-    path.mkdir()
-    return path
 
 
 @pytest.fixture
