@@ -79,6 +79,7 @@ from typing import Any
 
 from labtui.model.profile import RESULT_ORIGIN, SCHEMA, STATUSES, Profile, Step
 from labtui.model.result import SAMPLE_FIELDS, DirectionStats, RunResult, Sample, StepResult, celsius
+from labtui.model.verification import Verification
 from labtui.printable import printable
 from labtui.results.files import dumps_toml, loads_toml
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_from_table, step_to_table
@@ -224,7 +225,10 @@ def dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
             value = values.get(name, 0)
             if not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{at}{name} = {value!r}: a measured count cannot be negative")
-    return cls(**values)
+    built = cls(**values)
+    if cls is Verification and (why := built.impossible()) is not None:
+        raise ValueError(f"{at}{why}")  # else a damaged file's verified step read "data ok"
+    return built
 
 
 HEAD = "# labtui result file: its last line says it is whole"

@@ -4,6 +4,7 @@ profile and result the model can hold is read back equal; a file proves it is wh
 import json
 import os
 import random
+import re
 import subprocess
 import tempfile
 import tomllib
@@ -241,3 +242,25 @@ def test_a_figure_that_is_no_number_reads_as_not_measured(value, labtui_home, ca
         result_from_toml(text.replace("[steps.read]\nios = ", f"[[steps.drops]]\nt = {value}\nbytes_before = 1\n"
                                       "before_mib_s = 1.0\nafter_mib_s = 0.5\ncause = \"other I/O\"\n\n"
                                       "[steps.read]\nios = ", 1))
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"mismatched": -3}, "mismatched = -3: a count cannot be negative"),
+    ({"blocks": -1, "bytes": -4096}, "blocks = -1, bytes = -4096: a count cannot be negative"),
+    ({"mismatched": 0}, "mismatched = 0 with 1 blocks kept that did not read back"),
+    ({"kind": "fine"}, "a mismatch of a kind labtui does not record"),
+])
+def test_a_verified_step_whose_counts_no_step_can_have_is_a_broken_file_not_data_ok(change, says):
+    from labtui.model.verification import CORRUPTED, BlockMismatch, Verification
+
+    block = BlockMismatch(offset=4096, kind=CORRUPTED, detail="16 bytes differ", expected="e", found="f")
+    checks = Verification(checksum="xxh3-64", blocks=256, bytes=256 * 4096, mismatched=1, mismatches=(block,))
+    result = make_result()
+    result = replace(result, steps=(replace(result.steps[0], verify=checks),))
+    assert result_from_toml(result_to_toml(result)).steps[0].verify == checks  # as written: it reads
+    # A hand-edited or damaged file with counts changed reads as broken, with the reason, not as "data ok".
+    kind = change.pop("kind", CORRUPTED)
+    changed = replace(checks, mismatches=(replace(block, kind=kind),), **change)
+    damaged = replace(result, steps=(replace(result.steps[0], verify=changed),))
+    with pytest.raises(ValueError, match=re.escape(says)):
+        result_from_toml(result_to_toml(damaged))
