@@ -155,20 +155,6 @@ class ReadBack:
     def failed(self) -> bool:
         return self.mismatched > 0
 
-    def impossible(self) -> str | None:
-        """Why these checks cannot be a step's (a damaged or hand-made result file), or None: a count
-        below zero, fewer mismatches counted than kept, a kind of mismatch labtui never records."""
-        counts = {"blocks": self.blocks, "bytes": self.bytes, "mismatched": self.mismatched,
-                  "unwritten": self.unwritten, "covered_bytes": self.covered_bytes or 0, "file_bytes": self.file_bytes or 0}
-        negative = [f"{name} = {value}" for name, value in counts.items() if value < 0]
-        if negative:
-            return f"{', '.join(negative)}: a count cannot be negative"
-        if self.mismatched < len(self.mismatches):
-            return f"mismatched = {self.mismatched} with {len(self.mismatches)} blocks kept that did not read back"
-        if any(m.kind not in KINDS for m in self.mismatches):
-            return f"a mismatch of a kind labtui does not record (it records {', '.join(KINDS)})"
-        return None
-
     @property
     def whole(self) -> bool:
         """Every block checked came back, and the checks reached all of the file (or fio checked them)."""
