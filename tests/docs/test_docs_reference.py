@@ -1,0 +1,122 @@
+"""The manual's reference tables name everything labtui has: every option of every command in its section of
+docs/cli.md, every config.toml key in docs/files.md, every key a screen binds in docs/tui.md's "Every key".
+
+An option, a setting or a key added without a word in the manual fails here, with what to write where.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from textual.binding import Binding
+
+from labtui.app import LabtuiApp
+from labtui.cli import build_parser
+from labtui.screens.compare import CompareScreen
+from labtui.screens.disks import DisksScreen
+from labtui.screens.fleet import FleetScreen
+from labtui.screens.fleet_host import FleetHostScreen
+from labtui.screens.history import HistoryScreen
+from labtui.screens.result import ResultScreen, StepList
+from labtui.screens.run import RunScreen
+from labtui.screens.workload import WorkloadScreen
+from labtui.settings import _KEYS
+from labtui.widgets.hosts_table import HostsTable
+from labtui.widgets.profile_list import ProfileList
+from labtui.widgets.steps_table import StepsTable
+from labtui.widgets.volume_table import VolumeTable
+from manual import section
+
+# The section of docs/cli.md that documents each command (its heading), where it is not the command's name.
+CLI_SECTION = {"check": "baseline and check", "baseline": "baseline and check", "completion": "Shell completion"}
+
+# Where the "Every key" table says a key works, for the screens and the widgets on them that bind keys.
+KEY_PLACES = {
+    "Disks": (DisksScreen, VolumeTable),
+    "Workload": (WorkloadScreen, StepsTable, ProfileList),
+    "Run": (RunScreen,),
+    "History": (HistoryScreen,),
+    "Result": (ResultScreen, StepList),
+    "Compare": (CompareScreen,),
+    "Fleet": (FleetScreen, HostsTable, FleetHostScreen),
+    "everywhere": (LabtuiApp,),
+}
+
+# How the table writes a key Textual names otherwise ("ctrl+s" is Ctrl+S, "f5" F5, a letter `x`).
+KEY_WORDS = {"slash": "/", "tilde": "~", "question_mark": "?"}
+
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def _mentions(text: str, option: str) -> bool:
+    """`option` is a word of `text` (its table, its prose or its examples), not a part of a longer one."""
+    return re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text) is not None
+
+
+def test_every_option_of_every_command_is_in_its_section_of_the_command_line_page():
+    missing = []
+    for name, parser in _commands().items():
+        text = section("cli.md", CLI_SECTION.get(name, name))
+        for action in parser._actions:
+            names = [o for o in action.option_strings if o not in ("-h", "--help")]
+            if names and not any(_mentions(text, o) for o in names):
+                missing.append(f"{name} {'/'.join(names)}")
+    assert not missing, f"say what these options do in their command's section of docs/cli.md: {missing}"
+
+
+def test_an_option_is_a_whole_word():
+    assert _mentions("| `-t DIR` | a directory |", "-t") and _mentions("labtui run -t DIR", "-t")
+    assert _mentions("`--yes`, `-y`", "-y") and _mentions("`--param NAME=VALUE`", "--param")
+    assert not _mentions("`--tolerance PCT`", "--tol") and not _mentions("--all-volumes", "--all")
+
+
+def test_every_config_toml_key_is_in_the_settings_table():
+    table = section("files.md", "Settings: config.toml")
+    keys = set(re.findall(r"^\| ([^|]+) \|", table, re.M))
+    named = {k for cell in keys for k in re.findall(r"`([a-z_]+)`", cell)}
+    assert set(_KEYS) - named == set(), "add these config.toml keys to docs/files.md's settings table"
+    assert named - set(_KEYS) == set(), "docs/files.md names config.toml keys labtui does not read"
+
+
+def _key_cell(key: str) -> str:
+    if key in KEY_WORDS:
+        return KEY_WORDS[key]
+    if len(key) == 1:
+        return f"`{key}`"
+    return "+".join(part.upper() if re.fullmatch(r"f\d+", part) else part.capitalize() for part in key.split("+"))
+
+
+def _every_key_rows() -> list[tuple[str, str]]:
+    rows = []
+    for line in section("tui.md", "Every key").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] not in ("key", "---"):
+            rows.append((cells[0], cells[1]))
+    return rows
+
+
+def _bindings(owner: type) -> list[Binding]:
+    # The keys help and the palette list: a binding with an id (the screens' own, not Textual's plumbing).
+    return [b for b in owner.BINDINGS if isinstance(b, Binding) and b.id]
+
+
+def test_every_key_a_screen_binds_is_in_the_every_key_table():
+    rows = _every_key_rows()
+    missing = []
+    for place, owners in KEY_PLACES.items():
+        cells = " ".join(key for key, where in rows if place in where)
+        for owner in owners:
+            for binding in _bindings(owner):
+                for key in binding.key.split(","):
+                    if _key_cell(key) not in cells:
+                        missing.append(f"{place}: {_key_cell(key)} ({binding.description})")
+    assert not missing, f"add these keys to docs/tui.md's 'Every key' table: {missing}"
+
+
+def test_keys_read_as_the_table_writes_them():
+    assert [_key_cell(k) for k in ("ctrl+s", "f5", "x", "slash", "shift+up", "escape", "S")] == [
+        "Ctrl+S", "F5", "`x`", "/", "Shift+Up", "Escape", "`S`"]
