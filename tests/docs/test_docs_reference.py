@@ -120,3 +120,55 @@ def test_every_key_a_screen_binds_is_in_the_every_key_table():
 def test_keys_read_as_the_table_writes_them():
     assert [_key_cell(k) for k in ("ctrl+s", "f5", "x", "slash", "shift+up", "escape", "S")] == [
         "Ctrl+S", "F5", "`x`", "/", "Shift+Up", "Escape", "`S`"]
+
+
+def _profile_key_rows() -> list[tuple[list[str], str]]:
+    """The keys tables of docs/profiles.md: each row's keys and its default cell."""
+    text = section("profiles.md", "Profile keys") + section("profiles.md", "Repetitions, as CrystalDiskMark and KDiskMark make them")
+    rows = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] not in ("key", "---"):
+            rows.append((re.findall(r"`([a-z_]+)`", cells[0]), cells[1]))
+    return rows
+
+
+def test_every_key_a_profile_file_may_hold_is_in_the_profiles_page():
+    from dataclasses import fields
+
+    from labtui.model.profile import Profile, Step
+    from labtui.results.profile_file import PRESET_KEYS
+
+    named = {key for keys, _ in _profile_key_rows() for key in keys}
+    profile_keys = {"schema", "params", "steps"} | {f.name for f in fields(Profile)} - {"origin"}
+    step_keys = {f.name for f in fields(Step)}
+    missing = (profile_keys | step_keys | set(PRESET_KEYS)) - named - {"params", "steps"}
+    assert not missing, f"say what these profile keys are in docs/profiles.md's tables: {sorted(missing)}"
+
+
+def test_the_defaults_the_profiles_page_gives_are_labtuis():
+    import tomllib
+
+    from labtui.results.profile_file import profile_from_table
+
+    def read(extra_profile: dict, extra_step: dict):
+        return profile_from_table({"name": "p", **extra_profile, "steps": [{"name": "s", **extra_step}]})
+
+    plain = read({}, {})
+    checked = []
+    for keys, default in _profile_key_rows():
+        value = re.match(r"`([^`]+)`", default)
+        # schema is no setting; a profile's pause and a step's share a name; native_workers' is config.toml's.
+        if len(keys) != 1 or value is None or keys[0] in ("schema", "pause", "native_workers"):
+            continue
+        try:
+            literal = tomllib.loads(f"v = {value.group(1)}")["v"]
+        except tomllib.TOMLDecodeError:
+            literal = value.group(1)  # a size or a duration, written bare
+        key = keys[0]
+        on_step = key in {"kind", "block_size", "pattern", "write_percent", "threads", "outstanding", "duration",
+                          "warmup", "cooldown", "cache", "latency", "write_through", "verify"}
+        given = read({}, {key: literal}) if on_step else read({key: literal}, {})
+        assert given == plain, f"docs/profiles.md says {key} defaults to {value.group(1)}: labtui's default differs"
+        checked.append(key)
+    assert {"file_size", "block_size", "duration", "warmup", "cache", "aggregate"} <= set(checked)
