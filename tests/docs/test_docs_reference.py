@@ -124,7 +124,8 @@ def test_keys_read_as_the_table_writes_them():
 
 def _profile_key_rows() -> list[tuple[list[str], str]]:
     """The keys tables of docs/profiles.md: each row's keys and its default cell."""
-    text = section("profiles.md", "Profile keys") + section("profiles.md", "Repetitions, as CrystalDiskMark and KDiskMark make them")
+    repetitions = "Repetitions, as CrystalDiskMark and KDiskMark make them"
+    text = section("profiles.md", "Profile keys") + section("profiles.md", repetitions)
     rows = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
