@@ -26,7 +26,7 @@ from labtui.widgets.hosts_table import HostsTable
 from labtui.widgets.profile_list import ProfileList
 from labtui.widgets.steps_table import StepsTable
 from labtui.widgets.volume_table import VolumeTable
-from manual import section
+from manual import page, section
 
 # The section of docs/cli.md that documents each command (its heading), where it is not the command's name.
 CLI_SECTION = {"check": "baseline and check", "baseline": "baseline and check", "completion": "Shell completion"}
@@ -66,6 +66,12 @@ def test_every_option_of_every_command_is_in_its_section_of_the_command_line_pag
             if names and not any(_mentions(text, o) for o in names):
                 missing.append(f"{name} {'/'.join(names)}")
     assert not missing, f"say what these options do in their command's section of docs/cli.md: {missing}"
+
+
+def test_labtuis_own_options_are_in_the_command_line_pages_opening():
+    opening = page("cli.md").split("\n## ", 1)[0]
+    own = [a.option_strings for a in build_parser()._actions if a.option_strings and "--help" not in a.option_strings]
+    assert own and not [o for o in own if not any(_mentions(opening, s) for s in o)]
 
 
 def test_an_option_is_a_whole_word():
