@@ -179,3 +179,10 @@ def test_the_defaults_the_profiles_page_gives_are_labtuis():
         assert given == plain, f"docs/profiles.md says {key} defaults to {value.group(1)}: labtui's default differs"
         checked.append(key)
     assert {"file_size", "block_size", "duration", "warmup", "cache", "aggregate"} <= set(checked)
+
+
+def test_every_command_that_takes_json_has_a_row_of_its_keys():
+    rows = " ".join(line.split("|")[1] for line in section("cli.md", "--json").splitlines() if line.startswith("| `"))
+    takes_json = {name for name, parser in _commands().items() if any("--json" in a.option_strings for a in parser._actions)}
+    assert {"run", "show", "compare", "check", "history"} <= takes_json
+    assert not [name for name in takes_json if f"`{name}" not in rows], "give these commands a row in docs/cli.md's --json table"
