@@ -20,13 +20,14 @@ from labtui.screens.fleet_host import FleetHostScreen
 from labtui.screens.history import HistoryScreen
 from labtui.screens.result import ResultScreen, StepList
 from labtui.screens.run import RunScreen
+from labtui.screens.top import SCREENS
 from labtui.screens.workload import WorkloadScreen
 from labtui.settings import _KEYS
 from labtui.widgets.hosts_table import HostsTable
 from labtui.widgets.profile_list import ProfileList
 from labtui.widgets.steps_table import StepsTable
 from labtui.widgets.volume_table import VolumeTable
-from manual import page, section
+from manual import headings, page, section
 
 # The section of docs/cli.md that documents each command (its heading), where it is not the command's name.
 CLI_SECTION = {"check": "baseline and check", "baseline": "baseline and check", "completion": "Shell completion"}
@@ -186,3 +187,9 @@ def test_every_command_that_takes_json_has_a_row_of_its_keys():
     takes_json = {name for name, parser in _commands().items() if any("--json" in a.option_strings for a in parser._actions)}
     assert {"run", "show", "compare", "check", "history"} <= takes_json
     assert not [name for name in takes_json if f"`{name}" not in rows], "give these commands a row in docs/cli.md's --json table"
+
+
+def test_every_screen_has_its_section_and_its_letter_in_the_tui_page():
+    tui = page("tui.md")
+    assert {top.title for top in SCREENS.values()} | {"Result", "Compare"} <= set(headings(tui))
+    assert not [top.title for top in SCREENS.values() if f"**{top.title}** (`{top.key}`)" not in tui]
