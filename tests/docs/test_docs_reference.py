@@ -193,3 +193,10 @@ def test_every_screen_has_its_section_and_its_letter_in_the_tui_page():
     tui = page("tui.md")
     assert {top.title for top in SCREENS.values()} | {"Result", "Compare"} <= set(headings(tui))
     assert not [top.title for top in SCREENS.values() if f"**{top.title}** (`{top.key}`)" not in tui]
+
+
+def test_every_key_of_a_hosts_file_is_shown_in_an_example_of_the_many_hosts_page():
+    from labtui.fleet.hosts import KEYS
+
+    examples = "\n".join(re.findall(r"```toml\n(.*?)```", page("many-hosts.md"), re.S))
+    assert not [k for k in KEYS if not re.search(rf"^{k} = ", examples, re.M)], "show these hosts-file keys in docs/many-hosts.md"
