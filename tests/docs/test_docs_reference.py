@@ -27,7 +27,7 @@ from labtui.widgets.hosts_table import HostsTable
 from labtui.widgets.profile_list import ProfileList
 from labtui.widgets.steps_table import StepsTable
 from labtui.widgets.volume_table import VolumeTable
-from manual import headings, page, section
+from manual import headings, page, pages, section
 
 # The section of docs/cli.md that documents each command (its heading), where it is not the command's name.
 CLI_SECTION = {"check": "baseline and check", "baseline": "baseline and check", "completion": "Shell completion"}
@@ -200,3 +200,16 @@ def test_every_key_of_a_hosts_file_is_shown_in_an_example_of_the_many_hosts_page
 
     examples = "\n".join(re.findall(r"```toml\n(.*?)```", page("many-hosts.md"), re.S))
     assert not [k for k in KEYS if not re.search(rf"^{k} = ", examples, re.M)], "show these hosts-file keys in docs/many-hosts.md"
+
+
+def _broken_tables(text: str) -> list[str]:
+    """The first line of each run of table rows (outside code blocks) that is no table: no |---| line under it."""
+    lines = re.sub(r"```.*?```", "", text, flags=re.S).splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("|") and (i == 0 or not lines[i - 1].startswith("|"))]
+    return [lines[i] for i in starts if i + 1 >= len(lines) or not re.match(r"^\|[\s:|-]*-[\s:|-]*\|$", lines[i + 1])]
+
+
+def test_no_table_of_the_manual_is_cut_in_two():
+    broken = {name: rows for name, text in pages().items() if (rows := _broken_tables(text))}
+    assert not broken, f"these rows are not in a table (a blank line or a paragraph cuts it): {broken}"
+    assert _broken_tables("| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n") == ["| 3 | 4 |"]
