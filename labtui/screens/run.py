@@ -105,6 +105,7 @@ class RunScreen(DrivenScreen):
         self.previous: RunResult | None = None
         self.explaining = False  # the finished run's comparison shows how it was decided (e)
         self._late_y_possible = False  # the run ended with the question on screen
+        self._arrived = False  # switched to from another screen: the resume puts the cursor in the tags
         self.setup, self.live_view, self.summary = RunSetup(id="run-setup"), LiveView(id="run-live"), RunSummary(id="run-done")
 
     def compose(self) -> ComposeResult:
@@ -121,15 +122,24 @@ class RunScreen(DrivenScreen):
 
     def on_mount(self) -> None:
         self.setup.focus_tags()
+        self.app.mode_change_signal.subscribe(self, self._mode_changed)
         for name in ("profile", "target", "unsaved_profile"):
             self.watch(self.app, name, lambda _value: self._show_setup(), init=False)
         self.set_state(RunState.IDLE)
         self._show_setup()
         self.set_interval(1.0, self._clock_tick)
 
+    def _mode_changed(self, mode: str) -> None:
+        # Come to from another screen (r), not back from one it opened: what is typed next is the next
+        # run's tags (typed with the summary focused, "walk-b" went to Workload on its `w`).
+        self._arrived = mode == "run" and self.app.screen is self
+
     def on_screen_resume(self) -> None:
         if self.state.live:
             self.live_view.redraw()  # hidden meanwhile: draw what arrived
+        elif self._arrived:
+            self.setup.focus_tags()
+        self._arrived = False
 
     def on_resize(self) -> None:
         self.query_one(StepCharts).set_single(self.size.width < NARROW)

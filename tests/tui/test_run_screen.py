@@ -110,8 +110,9 @@ async def test_a_run_live_then_run_again_from_history_and_compare(labtui_home, t
         assert "No earlier completed run of tiny on this disk" in text
         assert not app.run_active and list(target.iterdir()) == []  # the test file is gone
         first_id = screen.outcome.id
-        # History lists it; "run again" repeats it and compares with it at the end.
-        await pilot.press("h")
+        # History lists it; "run again" repeats it and compares with it at the end. Back on Run the
+        # cursor is in the tags (the next run's): Escape first, for the screen keys.
+        await pilot.press("escape", "h")
         history = app.screen
         await wait_for(pilot, lambda: first_id in [r.key for r in history.query_one("#results").rows])
         # a asks first (issue 39, item 2): what it writes, where, for how long; Escape changes nothing.
@@ -279,3 +280,28 @@ async def test_a_run_refused_for_room_says_how_to_make_room(labtui_home, target)
         assert said.startswith("Not started: not enough free space in "), said
         assert ("Make room: a smaller test file (Override file size) or, for the profile, a smaller Test file or Free "
                 "margin (Workload screen, w).") in said, said
+
+
+async def test_coming_back_to_the_run_screen_puts_the_cursor_in_the_tags_and_a_closed_help_leaves_it(labtui_home):
+    # After a run, `r` back to Run and "walk-b" typed went to Workload on its `w`: the summary had the focus.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        tags = screen.query_one("#setup-tags")
+        await pilot.press("escape")  # out of the field: the screen's keys
+        assert not tags.has_focus
+        await pilot.press("w")
+        await wait_for(pilot, lambda: app.current_mode == "workload", what="Workload")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.screen is screen, what="back on Run")
+        await pilot.pause()
+        assert tags.has_focus
+        await pilot.press("w", "a", "l", "k")
+        assert app.screen is screen and tags.value == "walk"
+        # Back from a screen the Run screen opened on top of itself (Help), the focus stays where it was.
+        await pilot.press("escape", "f1")
+        await wait_for(pilot, lambda: app.screen is not screen, what="help")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="help closed")
+        await pilot.pause()
+        assert not tags.has_focus
