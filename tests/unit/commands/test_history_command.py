@@ -267,3 +267,24 @@ def test_history_wraps_tags_and_names_between_words_never_inside_one(labtui_home
 def test_history_limit_below_one_is_refused_not_everything(labtui_home, limit):
     message = refusal(run("history", "--limit", limit))
     assert message == f"labtui: error: --limit: must be 1 or more, got {limit} (leave it out to list every result)"
+
+
+def test_history_json_gives_the_tables_figure_of_a_repeated_step_under_its_own_key(labtui_home, capsys, monkeypatch):
+    """A --repeat 2 run: the table's IOPS is the passes' mean; --json's 'steps' are each pass (56,387 read as
+    the table's 44,197), 'figures' the table's, and a line under the table says which it shows."""
+    from synthetic import READ, run_result
+
+    monkeypatch.setenv("COLUMNS", "200")
+    Store().save_result(run_result("20240601-090000-ffff", {READ: [56_000.0, 32_000.0]}))
+    code, table, _ = cli(capsys, "history")
+    assert code == 0 and "44,000" in table and "56,000" not in table
+    assert "mean of its passes" in " ".join(table.split())
+    _, out, _ = cli(capsys, "history", "--json")
+    entry = json.loads(out)["results"][0]
+    assert [(s["repetition"], s["iops"]) for s in entry["steps"]] == [(1, 56_000.0), (2, 32_000.0)]
+    assert [(s["iops"], s["passes"], s["how"]) for s in entry["figures"]] == [(44_000.0, 2, "mean of 2")]
+
+
+def test_history_says_nothing_of_passes_where_every_step_ran_once(saved, capsys):
+    code, table, _ = cli(capsys, "history")
+    assert code == 0 and "passes" not in table
