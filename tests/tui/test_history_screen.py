@@ -275,3 +275,22 @@ async def test_the_tui_lists_history_over_a_deeply_nested_index(labtui_home):
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded)
         assert len(app.screen.query_one("#results").rows) == 5
+
+
+async def test_a_repeated_steps_figure_in_history_and_its_result_is_the_one_history_prints(labtui_home):
+    # The same --repeat 2 result as tests/unit/analysis/test_listed_steps.py reads through every command:
+    # its passes' mean (44,000 of 56,000 and 32,000), said as such, on both screens.
+    from synthetic import READ, run_result
+
+    Store(labtui_home).save_result(run_result("20240601-090000-ffff", {READ: [56_000.0, 32_000.0]}))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await open_history(pilot)
+        await pilot.pause()
+        row = next(line for line in screen_text(app).splitlines()[1:] if "quick-sanity" in line)
+        assert "44,000" in row and "56,000" not in row and "32,000" not in row, row
+        assert "Read 64K random (mean of 2): 44,000 IOPS" in widget_text(app, "#history-detail")
+        await open_result(pilot, screen, "20240601-090000-ffff")
+        await pilot.pause(0.2)
+        rows = _step_rows(app)
+        assert len(rows) == 1 and "44,000" in rows[0] and "2,750.0" in rows[0] and "mean of 2" in rows[0], rows

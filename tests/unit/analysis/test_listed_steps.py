@@ -62,3 +62,40 @@ def test_a_pass_that_did_not_complete_is_named_and_not_counted():
     (read,) = listed_steps(summary(replace(result, steps=(*result.steps[:2], last), status="aborted")))
     assert read.how == "mean of 2; 1 aborted" and round(read.figures.iops) == 1500
     assert read.figures.status == "aborted"
+
+
+def test_a_repeated_steps_figure_is_the_same_in_every_command_that_shows_it(labtui_home, capsys, monkeypatch):
+    """One --repeat 2 result (56,000 then 32,000 IOPS): history, history --json's figures, show's 'mean of 2'
+    line, show --json's statistics give the passes' mean (44,000, 2,750 MiB/s), each saying so; show's pass
+    lines, history --json's steps and export (CSV, Markdown) give each pass, by its repetition, and say
+    how the profile makes its figure of them. (The History and Result screens: tests/tui/test_history_screen.py.)"""
+    import csv
+    import io
+    import json
+
+    from cli_calls import cli
+    from labtui.results.store import Store
+
+    monkeypatch.setenv("COLUMNS", "200")
+    rid = "20240601-090000-ffff"
+    Store().save_result(run_result(rid, {READ: [56_000.0, 32_000.0]}))
+    words = lambda text: " ".join(text.split())  # noqa: E731
+    _, table, _ = cli(capsys, "history")
+    assert "44,000 2,750.0" in words(table) and "mean of its passes" in words(table)
+    _, out, _ = cli(capsys, "history", "--json")
+    entry = json.loads(out)["results"][0]
+    assert [(s["iops"], s["mib_s"], s["how"]) for s in entry["figures"]] == [(44_000.0, 2750.0, "mean of 2")]
+    assert [s["iops"] for s in entry["steps"]] == [56_000.0, 32_000.0]
+    _, shown, _ = cli(capsys, "show", rid)
+    assert "Read 64K random: mean of 2 44,000 2,750.0" in words(shown)
+    assert "Read 64K random #1 56,000" in words(shown) and "Read 64K random #2 32,000" in words(shown)
+    _, out, _ = cli(capsys, "show", rid, "--json")
+    stats = json.loads(out)["statistics"][0]["metrics"]
+    assert [(m["metric"], m["value"], m["aggregation"]) for m in stats[:2]] == [
+        ("iops", 44_000.0, "mean of 2"), ("mib_s", 2750.0, "mean of 2")]
+    _, out, _ = cli(capsys, "export", "--format", "csv", rid)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    iops = next(k for k in rows[0] if k.lower() == "iops")
+    assert [float(r[iops]) for r in rows] == [56_000.0, 32_000.0]
+    _, out, _ = cli(capsys, "export", "--format", "markdown", rid)
+    assert "| 56,000 |" in out and "| 32,000 |" in out and "the profile's figure of them is the mean of 2" in out
