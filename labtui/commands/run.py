@@ -107,6 +107,7 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     from labtui.commands.progress import confirm, execute
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode
+    from labtui.run.preflight import NoRoom, make_room
 
     store = open_store()
     profile = request_profile(store, request)
@@ -115,7 +116,12 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
 
         return run_sweep(profile, store, request, as_json=as_json, yes=yes)
     runner = request.runner(profile, store)
-    plan = preflight(runner, wait=request.wait)
+    try:
+        plan = preflight(runner, wait=request.wait)
+    except NoRoom as exc:  # the Run screen's advice, in the command line's words
+        room = make_room(exc, file_size="--file-size", target="-t DIR",
+                         profile="a smaller file_size or free_space_margin in its file")
+        raise NoRoom(f"{exc}. {room}", smaller_file_fits=exc.smaller_file_fits) from None
     if not yes:
         try:
             go = confirm(runner, plan)

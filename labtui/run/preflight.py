@@ -31,8 +31,27 @@ from labtui.units import format_size
 MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
 
 
-# How a refusal for want of room begins: the Run screen then says how to make room.
+# How a refusal for want of room begins: the Run screen and `labtui run` then say how to make room.
 NO_ROOM = "not enough free space in"
+
+
+class NoRoom(LabtuiError):
+    """The target has not the room the profile needs (its test file and its free-space margin)."""
+
+    def __init__(self, message: str, *, smaller_file_fits: bool) -> None:
+        super().__init__(message)
+        self.smaller_file_fits = smaller_file_fits  # whether the free space is more than the margin alone
+
+
+def make_room(error: BaseException, *, file_size: str, profile: str, target: str = "") -> str:
+    """How to make room after a refusal for want of room ('' after any other): the one rule the Run
+    screen and `labtui run` say it by, each naming its own control for each way. A smaller test file
+    is offered only where it can fit beside the profile's margin (no override changes the margin)."""
+    if not isinstance(error, NoRoom):
+        return ""
+    ways = [f"a smaller test file ({file_size})"] if error.smaller_file_fits else []
+    ways += [f"another target ({target})"] if target else []
+    return f"Make room: {', '.join(ways)}{' or, ' if ways else ''}for the profile, {profile}."
 
 
 class Preflight:
@@ -166,7 +185,9 @@ class Preflight:
         st = os.fstatvfs(self._target_dir.fd)
         shortfall = self.profile.space_shortfall(st.f_bavail * st.f_frsize)
         if shortfall:
-            raise LabtuiError(f"{NO_ROOM} {existing}: {shortfall}")
+            free = st.f_bavail * st.f_frsize
+            raise NoRoom(f"{NO_ROOM} {existing}: {shortfall}",
+                         smaller_file_fits=self.profile.needs_test_file and free > self.profile.free_space_margin)
         target = devices.target_info(path)
         # A memory file system may accept O_DIRECT (tmpfs does since Linux 6.6), yet its files
         # live in the page cache: there is no disk to bypass the cache to.

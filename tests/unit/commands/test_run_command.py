@@ -255,3 +255,18 @@ def test_a_tolerance_without_hosts_or_volumes_to_compare_is_refused(tmp_path, la
     assert done.stderr.startswith("labtui: error: --tolerance: goes with --hosts or --all-volumes")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert not (labtui_home / "results").exists() and list(target.iterdir()) == []  # nothing run, nothing written
+
+
+def test_a_run_refused_for_room_says_how_to_make_room_as_the_run_screen_does(labtui_home, tmp_path, capsys):
+    # "not enough free space in DIR: quick-sanity needs 900 TiB ...": the line stopped there, where the Run
+    # screen said how to make room; the command line says it too, in its own options' words.
+    from cli_calls import cli
+
+    target = tmp_path / "target"
+    target.mkdir()
+    code, out, err = cli(capsys, "run", "-p", "quick-sanity", "-t", str(target), "--file-size", "900T", "--yes")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"labtui: error: not enough free space in {target}: quick-sanity needs "), err
+    assert err.rstrip().endswith(". Make room: a smaller test file (--file-size), another target (-t DIR) or, for the "
+                                 "profile, a smaller file_size or free_space_margin in its file."), err
+    assert list(target.iterdir()) == []  # nothing was written
