@@ -125,8 +125,11 @@ def _mark_and_more(store: Store, results: list[RunResult], request: BaselineRequ
         baseline = baselines.add(store, result, [more])
     runs = baselines.runs_per_step([store.find_result(i) for i in baseline.result_ids])
     if as_json:
+        # A script is offered nothing: 'hint' is the command line that adds the runs a check needs (or null).
+        need = baselines.RECOMMENDED_RUNS - runs
         print_json({"baseline": _entry(baseline), "replaced": _entry(replaced) if replaced else None,
-                    "left_out": left_out, "runs_per_step": runs})
+                    "left_out": left_out, "runs_per_step": runs,
+                    "hint": _more_command(result, need, request.target) if need > 0 and _can_more(result) else None})
         _late(stops, ended, request.more)
         return 0
     held = f" ({len(baseline.result_ids)} results)" if len(baseline.result_ids) > 1 else ""
@@ -146,7 +149,8 @@ def _mark_and_more(store: Store, results: list[RunResult], request: BaselineRequ
         except ValidationError as exc:  # an import of a whole device's run stores no test file size: not re-run
             why_not = str(exc)
         if why_not is None:
-            advice = (f"`labtui baseline {result.id} --more {need}` runs each step {need} more "
+            # With -t, where the runs a terminal is offered would run: the line to copy runs them there too.
+            advice = (f"`{_more_command(result, need, request.target)}` runs each step {need} more "
                       f"time{'s' if need != 1 else ''} now (one result) and adds the runs (or mark a `labtui run "
                       f"--repeat {baselines.RECOMMENDED_RUNS}` result).")
         else:
@@ -185,6 +189,26 @@ def _more_profile(result: RunResult, more: int) -> Profile:
 
     return overridden(result.profile, repeat=more, repeat_flag="--more",
                       stored=f"the profile stored in {result.id} cannot be re-run")
+
+
+def _more_command(result: RunResult, need: int, target: str | None) -> str:
+    """The command line that runs each step `need` more times and adds the runs (in `target`, if given)."""
+    import shlex
+
+    from labtui.printable import printable
+
+    where = f" -t {printable(shlex.quote(target), one_line=True)}" if target else ""
+    return f"labtui baseline {result.id} --more {need}{where}"
+
+
+def _can_more(result: RunResult) -> bool:
+    from labtui.errors import ValidationError
+
+    try:
+        _more_profile(result, 1)
+    except ValidationError:
+        return False
+    return True
 
 
 def _offer(result: RunResult, need: int, target: str | None) -> bool:

@@ -88,3 +88,29 @@ def test_echo_n_into_baseline_more_runs_nothing_and_exits_4(labtui_home, tmp_pat
     assert "Go ahead? [y/N] n (read from stdin)" in err and "Go ahead" not in out
     assert err.rstrip().endswith("labtui: not run: nothing was added to the baseline")
     assert list(target.iterdir()) == [] and [r.id for r in Store(labtui_home).summaries()[0]] == [result.id]
+
+
+def test_off_a_terminal_baseline_gives_the_command_line_that_adds_the_runs_where_it_was_told(
+        labtui_home, tmp_path, monkeypatch, capsys):
+    # A terminal is offered the missing runs (on -t's directory); off one the line to copy named no -t (it ran
+    # them on the result's own target), and --json, a script's way, said nothing of them.
+    import io
+    import json
+
+    from labtui.cli import main
+    from labtui.results.store import Store
+    from synthetic import READ, WRITE, run_result
+
+    result = Store(labtui_home).save_result(run_result("20261101-120000-once", {READ: [50_000], WRITE: [40_000]}))[0]
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # not a terminal: nothing is offered, nothing read
+    target = tmp_path / "lab disk"
+    assert main(["baseline", result.id, "-t", str(target)]) == 0
+    out, err = capsys.readouterr()
+    said = " ".join(out.split())
+    assert f"`labtui baseline {result.id} --more 2 -t '{target}'` runs each step 2 more times now" in said, out
+    assert "[y/N]" not in out + err and not target.exists()
+    assert main(["baseline", result.id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hint"] == f"labtui baseline {result.id} --more 2"
+    three = Store(labtui_home).save_result(run_result("20261101-130000-many", {READ: [5.0] * 3, WRITE: [4.0] * 3}))[0]
+    assert main(["baseline", three.id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hint"] is None  # enough runs: nothing to add
