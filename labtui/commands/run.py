@@ -121,7 +121,7 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     except NoRoom as exc:  # the Run screen's advice, in the command line's words
         room = make_room(exc, file_size="--file-size", target="-t DIR",
                          profile="a smaller file_size or free_space_margin in its file")
-        raise NoRoom(f"{exc}. {room}", smaller_file_fits=exc.smaller_file_fits) from None
+        raise NoRoom(f"{exc}. {room}", room_for_file=exc.room_for_file) from None
     if not yes:
         try:
             go = confirm(runner, plan)

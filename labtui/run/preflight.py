@@ -29,6 +29,7 @@ from labtui.run.target_lock import TargetLock
 from labtui.units import format_size
 
 MEMORY_FS = {"tmpfs", "ramfs", "devtmpfs"}
+MIB = 1024 * 1024
 
 
 # How a refusal for want of room begins: the Run screen and `labtui run` then say how to make room.
@@ -38,9 +39,10 @@ NO_ROOM = "not enough free space in"
 class NoRoom(LabtuiError):
     """The target has not the room the profile needs (its test file and its free-space margin)."""
 
-    def __init__(self, message: str, *, smaller_file_fits: bool) -> None:
+    def __init__(self, message: str, *, room_for_file: int) -> None:
         super().__init__(message)
-        self.smaller_file_fits = smaller_file_fits  # whether the free space is more than the margin alone
+        # The largest test file that fits beside the profile's margin, in whole MiB (0: none does).
+        self.room_for_file = max(0, room_for_file) // MIB * MIB
 
 
 def make_room(error: BaseException, *, file_size: str, profile: str, target: str = "") -> str:
@@ -49,7 +51,8 @@ def make_room(error: BaseException, *, file_size: str, profile: str, target: str
     is offered only where it can fit beside the profile's margin (no override changes the margin)."""
     if not isinstance(error, NoRoom):
         return ""
-    ways = [f"a smaller test file ({file_size})"] if error.smaller_file_fits else []
+    room = error.room_for_file
+    ways = [f"a smaller test file ({file_size}, at most {format_size(room)})"] if room else []
     ways += [f"another target ({target})"] if target else []
     return f"Make room: {', '.join(ways)}{' or, ' if ways else ''}for the profile, {profile}."
 
@@ -186,8 +189,8 @@ class Preflight:
         shortfall = self.profile.space_shortfall(st.f_bavail * st.f_frsize)
         if shortfall:
             free = st.f_bavail * st.f_frsize
-            raise NoRoom(f"{NO_ROOM} {existing}: {shortfall}",
-                         smaller_file_fits=self.profile.needs_test_file and free > self.profile.free_space_margin)
+            room = free - self.profile.free_space_margin if self.profile.needs_test_file else 0
+            raise NoRoom(f"{NO_ROOM} {existing}: {shortfall}", room_for_file=room)
         target = devices.target_info(path)
         # A memory file system may accept O_DIRECT (tmpfs does since Linux 6.6), yet its files
         # live in the page cache: there is no disk to bypass the cache to.

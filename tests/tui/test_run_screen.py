@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 
 from labtui.engine.events import SampleTaken
 from labtui.results.store import Store
@@ -278,8 +279,8 @@ async def test_a_run_refused_for_room_says_how_to_make_room(labtui_home, target)
         await wait_for(pilot, lambda: "Nothing was written" in widget_text(app, "#run-message"), what="the refusal")
         said = " ".join(widget_text(app, "#run-message").split())
         assert said.startswith("Not started: not enough free space in "), said
-        assert ("Make room: a smaller test file (Override file size) or, for the profile, a smaller Test file or Free "
-                "margin (Workload screen, w).") in said, said
+        assert re.search(r"Make room: a smaller test file \(Override file size, at most \d+(MiB|GiB|TiB)\) or, for the "
+                         r"profile, a smaller Test file or Free margin \(Workload screen, w\)\.", said), said
 
 
 async def test_coming_back_to_the_run_screen_puts_the_cursor_in_the_tags_and_a_closed_help_leaves_it(labtui_home):

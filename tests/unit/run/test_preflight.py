@@ -167,14 +167,15 @@ def test_a_critical_warning_refuses_the_run_before_writing_and_force_measures_an
 def test_room_is_made_by_one_rule_and_a_smaller_file_is_offered_only_where_one_fits():
     # The Run screen and `labtui run` say how to make room by make_room, each in its controls' words. Where
     # the margin alone is more than is free (needs 1.1 GiB: test file 64MiB + margin 1GiB, 906 MiB free),
-    # no test file is small enough: offering --file-size would send the person the wrong way.
+    # no test file is small enough: offering --file-size would send the person the wrong way. Where one fits,
+    # the largest that does, in whole MiB, as --file-size reads it back.
     from labtui.run.preflight import NoRoom, make_room
 
     words = {"file_size": "--file-size", "target": "-t DIR", "profile": "a smaller free_space_margin"}
-    fits = NoRoom("not enough free space in /mnt: ...", smaller_file_fits=True)
-    assert make_room(fits, **words) == ("Make room: a smaller test file (--file-size), another target (-t DIR) or, "
-                                        "for the profile, a smaller free_space_margin.")
-    margin = NoRoom("not enough free space in /mnt: ...", smaller_file_fits=False)
+    fits = NoRoom("not enough free space in /mnt: ...", room_for_file=1706 * 1024**2 + 12345)
+    assert make_room(fits, **words) == ("Make room: a smaller test file (--file-size, at most 1706MiB), another target "
+                                        "(-t DIR) or, for the profile, a smaller free_space_margin.")
+    margin = NoRoom("not enough free space in /mnt: ...", room_for_file=-118 * 1024**2)
     assert make_room(margin, **words) == "Make room: another target (-t DIR) or, for the profile, a smaller free_space_margin."
     assert make_room(margin, file_size="Override file size", profile="a smaller Free margin") == (
         "Make room: for the profile, a smaller Free margin.")
