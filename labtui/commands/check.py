@@ -204,9 +204,11 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
     from labtui.commands.common import open_store, overridden, stderr
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm
+    from labtui.commands.run import room_said
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode
     from labtui.results import baselines
+    from labtui.run.preflight import NoRoom
     from labtui.units import format_duration, format_size, human_duration
 
     store = open_store()
@@ -235,7 +237,10 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
         # The preflight takes the disk's lock once the target is known to be usable (bad input is said
         # before a busy disk). The check holds it from then to its last pass: another run measuring it
         # between them would disturb the second pass's figures, and the check compares them with the first's.
-        plan = runner.preflight()
+        try:
+            plan = runner.preflight()
+        except NoRoom as exc:  # said as `labtui run` says it: how to make room
+            raise room_said(exc) from None
         lock = runner.hand_over_lock()  # None where none could be taken: each run says so; a second pass takes it on
         err = stderr()
         err.print(f"labtui check: against {how}: {profile.name} on {baseline.target.disk_name}, "

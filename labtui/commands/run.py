@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from labtui.commands.common import whole_number
 
 if TYPE_CHECKING:
+    from labtui.run.preflight import NoRoom
     from labtui.run.request import RunRequest
     from labtui.run.runner import Plan, Runner
 
@@ -107,7 +108,7 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     from labtui.commands.progress import confirm, execute
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode
-    from labtui.run.preflight import NoRoom, make_room
+    from labtui.run.preflight import NoRoom
 
     store = open_store()
     profile = request_profile(store, request)
@@ -118,10 +119,8 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     runner = request.runner(profile, store)
     try:
         plan = preflight(runner, wait=request.wait)
-    except NoRoom as exc:  # the Run screen's advice, in the command line's words
-        room = make_room(exc, file_size="--file-size", target="-t DIR",
-                         profile="a smaller file_size or free_space_margin in its file")
-        raise NoRoom(f"{exc}. {room}", room_for_file=exc.room_for_file) from None
+    except NoRoom as exc:
+        raise room_said(exc) from None
     if not yes:
         try:
             go = confirm(runner, plan)
@@ -134,6 +133,15 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     with Stops() as stops:
         stops.hold()
         return asyncio.run(execute(runner, as_json=as_json, stops=stops))
+
+
+def room_said(exc: NoRoom) -> NoRoom:
+    """A refusal for want of room (run, check) with the Run screen's advice, in the command line's words."""
+    from labtui.run.preflight import NoRoom, make_room
+
+    room = make_room(exc, file_size="--file-size", target="-t DIR",
+                     profile="a smaller file_size or free_space_margin in its file")
+    return NoRoom(f"{exc}. {room}", room_for_file=exc.room_for_file)
 
 
 def preflight(runner: Runner, *, wait: bool) -> Plan:

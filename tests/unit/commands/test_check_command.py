@@ -270,3 +270,20 @@ def test_checks_and_baselines_name_the_option_typed_and_change_nothing(labtui_ho
     assert refusal(run(command, *ids, "-t", str(target), "--yes", *rest)) == f"labtui: error: {message}"
     assert not list(target.iterdir()) and not (labtui_home / "baselines.toml").exists()
     assert [p.name for p in (labtui_home / "results").iterdir() if p.suffix == ".toml"] == [f"{base.id}.toml"]
+
+
+def test_a_check_refused_for_room_says_how_to_make_room_as_run_does(labtui_home, tmp_path, capsys):
+    # check's re-run stopped at "not enough free space in DIR: ..." where `labtui run` says how to make room.
+    from labtui.cli import main
+    from labtui.results.store import Store
+    from synthetic import READ, TARGET, run_result
+
+    target = tmp_path / "target"
+    target.mkdir()
+    baseline = run_result("20261101-120000-aaaa", {READ: [50_000]}, target=TARGET)
+    Store(labtui_home).save_result(baseline)
+    assert main(["check", "--baseline", baseline.id, "-t", str(target), "--file-size", "900T", "--yes"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and f"not enough free space in {target}: " in err, err
+    assert "Make room: a smaller test file (--file-size, at most " in err and "another target (-t DIR)" in err, err
+    assert list(target.iterdir()) == []
