@@ -18,6 +18,7 @@ from labtui.errors import LabtuiError, ValidationError
 from labtui.machine.devices import Disk, Volume, is_block_device, list_disks, list_volumes, volume_of
 from labtui.machine.drive import disk_facts
 from labtui.machine.paths import missing_refusal, nearest_existing, own_folder
+from labtui.machine.writers import foreign_link
 from labtui.model.profile import Profile
 from labtui.model.result import DriveFacts
 from labtui.units import format_size, human_duration, human_size
@@ -236,6 +237,9 @@ def check_directory(text: str, volume: Volume, volumes: tuple[Volume, ...] | lis
     if owner is None or owner.mount_point != volume.mount_point:
         where = owner.mount_point if owner else "no mounted volume"
         raise ValidationError(f"{path} is on {where}, not on {volume.mount_point}", "directory")
+    refusal = foreign_link(path)  # the run's preflight rule: as root, no link another user could point elsewhere
+    if refusal:
+        raise ValidationError(refusal, "directory")
     try:
         existing, missing = nearest_existing(path)
     except LabtuiError as exc:  # a dangling link, a name too long, a directory that may not be looked into

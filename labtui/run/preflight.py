@@ -18,6 +18,7 @@ from labtui.engine.testfile import o_direct_supported
 from labtui.errors import LabtuiError
 from labtui.machine import devices, guard
 from labtui.machine.paths import missing_refusal, nearest_existing
+from labtui.machine.writers import foreign_link
 from labtui.model.profile import Profile
 from labtui.model.result import DriveFacts
 from labtui.params import hold_paths, resolve
@@ -127,6 +128,9 @@ class Preflight:
         self.commands.held = self._params_held = hold_paths(self.profile.params, self.params)
         self.commands.run_dir_name = run_dir_name(self.run_id)
         path = Path(os.path.abspath(os.path.expanduser(self.target_arg)))
+        refusal = foreign_link(path)  # as root, a link another user could point elsewhere is not followed
+        if refusal:
+            raise LabtuiError(refusal)
         if devices.is_block_device(path):
             # The safety guard speaks first: refusing a destructive write matters more than a
             # missing engine. A run already measuring the device comes before it: so does its lease.

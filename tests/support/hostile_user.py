@@ -107,3 +107,16 @@ def open_to_all(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     os.chmod(path, 0o777)
     return path
+
+
+@contextmanager
+def anothers_link(tag: str) -> Iterator[tuple[User, Path, Path]]:
+    """A real user's link (her directory's `bench`) to another directory (root's, empty): what root must not follow."""
+    with shared_place() as place, hostile_user(tag, prefix="lt-guard2") as alice:
+        other = place / "other"
+        other.mkdir()
+        home = place / "alice"
+        home.mkdir()
+        os.chown(home, alice.uid, alice.gid)
+        alice.sh(f"ln -s {other} {home}/bench")
+        yield alice, home / "bench", other

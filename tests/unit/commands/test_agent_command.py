@@ -134,3 +134,16 @@ def test_an_agent_refuses_a_request_whose_fields_have_the_wrong_type(tmp_path, l
     target.mkdir()
     request = _request(changes.get("type", "run"), target) | changes
     assert _refusal(request, target, labtui_home).startswith(says)
+
+
+def test_as_root_an_agent_refuses_a_target_through_another_users_link(labtui_home):
+    # guard2: a fleet's run request naming alice's link went where she pointed it.
+    import os
+
+    from hostile_user import anothers_link
+
+    if os.geteuid() != 0:
+        pytest.skip("the rule is root's")
+    with anothers_link("agent") as (alice, link, other):
+        said = _refusal(_request("run", link), link, labtui_home)
+        assert said.startswith(f"{link} is a link to {other} and {alice.name} made it")

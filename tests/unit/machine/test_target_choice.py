@@ -126,3 +126,16 @@ def test_briefer_ways_to_say_a_target_keep_its_directory_whole():
     assert target.briefer() == ["/home/lab on / (ext4, vda)", "/home/lab (ext4, vda)", "/home/lab"]
     assert Target(Path("/srv/bench")).briefer() == ["/srv/bench"]
     assert Target(Path("/dev/sdb"), raw=True).briefer() == ["/dev/sdb (raw device)"]
+
+
+def test_as_root_the_target_dialog_refuses_a_directory_through_another_users_link():
+    # guard2: the run's preflight rule, said in the dialog before the run is asked for.
+    from hostile_user import anothers_link
+
+    if os.geteuid() != 0:
+        pytest.skip("the rule is root's")
+    with anothers_link("dialog") as (alice, link, other):
+        with pytest.raises(ValidationError) as caught:
+            check_directory(str(link), ROOT, [ROOT])
+        assert caught.value.reason.startswith(f"{link} is a link to {other} and {alice.name} made it")
+        assert caught.value.reason.endswith(f"(-t {other})")

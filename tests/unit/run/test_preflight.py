@@ -5,6 +5,7 @@ on a drive that reports a critical warning (--force measures it anyway)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -180,3 +181,17 @@ def test_room_is_made_by_one_rule_and_a_smaller_file_is_offered_only_where_one_f
     assert make_room(margin, file_size="Override file size", profile="a smaller Free margin") == (
         "Make room: for the profile, a smaller Free margin.")
     assert make_room(LabtuiError("permission denied: cannot write in /mnt"), **words) == ""
+
+
+def test_as_root_run_yes_refuses_a_target_through_another_users_link_in_one_line(labtui_home):
+    # guard2: `run -t /tmp/bench --yes`, alice's link to another disk, wrote root's test file there unseen.
+    from hostile_user import anothers_link
+
+    if os.geteuid() != 0:
+        pytest.skip("the rule is root's")
+    with anothers_link("run") as (alice, link, other):
+        out = subprocess.run(labtui_cmd("run", "-p", "quick-sanity", "-t", str(link), "--yes"),
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+        assert f"{link} is a link to {other} and {alice.name} made it" in out.stderr
+        assert f"(-t {other})" in out.stderr and list(other.iterdir()) == []
