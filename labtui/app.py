@@ -132,6 +132,7 @@ class LabtuiApp(App[None]):
         self.cursor_blink = cursor_blink
         self._startup_warnings: list[tuple[str, str]] = []
         self.stopped_by: str | None = None  # the signal that ended the app, if one did
+        self.taking_to_run = False  # switching to the Run screen to start a run there (not a user's `r`)
         self.aborted_result: RunResult | None = None  # the run such a signal (or quitting) stopped
         self.stop_failure: str | None = None  # why stopping that run failed, if it did (said as labtui ends)
         self._remember_theme = False
@@ -385,7 +386,11 @@ class LabtuiApp(App[None]):
         screen.post_message(screen.RunAgain(result))
 
     def _show_run_screen(self) -> RunScreen:
-        self.switch_mode("run")
+        self.taking_to_run = True  # a run (or its question) comes next: the cursor is not put in the tags
+        try:
+            self.switch_mode("run")
+        finally:
+            self.taking_to_run = False
         # A result or comparison opened from the Run screen stays on top of it in its mode: the Run
         # screen itself must be on show, or the run would start only once that is closed.
         from labtui.screens.run import RunScreen

@@ -122,7 +122,7 @@ class RunScreen(DrivenScreen):
 
     def on_mount(self) -> None:
         self.setup.focus_tags()
-        self.app.mode_change_signal.subscribe(self, self._mode_changed)
+        self.app.mode_change_signal.subscribe(self, self._mode_changed, immediate=True)
         for name in ("profile", "target", "unsaved_profile"):
             self.watch(self.app, name, lambda _value: self._show_setup(), init=False)
         self.set_state(RunState.IDLE)
@@ -130,9 +130,9 @@ class RunScreen(DrivenScreen):
         self.set_interval(1.0, self._clock_tick)
 
     def _mode_changed(self, mode: str) -> None:
-        # Come to from another screen (r), not back from one it opened: what is typed next is the next
-        # run's tags (typed with the summary focused, "walk-b" went to Workload on its `w`).
-        self._arrived = mode == "run" and self.app.screen is self
+        # Come to by the user (r), not back from a screen it opened nor taken to for a run: what is typed
+        # next is the next run's tags (with the summary focused, "walk-b" went to Workload on its `w`).
+        self._arrived = mode == "run" and self.app.screen is self and not self.lab.taking_to_run
 
     def on_screen_resume(self) -> None:
         if self.state.live:
