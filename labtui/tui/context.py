@@ -71,6 +71,7 @@ class LabtuiContext(Protocol):
     unsaved_profile: str | None  # the profile with unsaved edits in the Workload screen
     active_run: RunControl | None
     stopped_by: str | None  # the signal that is ending the app, if one is
+    taking_to_run: bool  # switching to the Run screen for a run (run again, marked volumes), not by the user
     quick_trial: QuickTrial  # the Run screen's Override fields: runs started there and on marked volumes take them
 
     def choose_profile(self, profile: Profile) -> None: ...
