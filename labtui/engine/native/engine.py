@@ -264,7 +264,7 @@ class NativeEngine(Engine):
                 if delay > 0:
                     await asyncio.sleep(delay)
                 if phase == "measure" and i == len(ticks) - 1:
-                    await _window_closed(sampler, workers, t_end + (self.settings.overrun_seconds or OVERRUN))
+                    await _window_closed(sampler, t_end + (self.settings.overrun_seconds or OVERRUN))
             except asyncio.CancelledError:
                 # Nothing can be yielded any more: what was measured goes to the runner this way.
                 if measuring:
@@ -343,13 +343,13 @@ class NativeEngine(Engine):
             ) from None
 
 
-async def _window_closed(sampler: Sampler, workers: list[_Worker], deadline: float) -> None:
+async def _window_closed(sampler: Sampler, deadline: float) -> None:
     """Until every process has counted the window's end (each does at its first I/O past it, and
     publishes there), so the last sample ends where the window does; on a loaded machine that takes
     a process (its I/O threads each to finish an I/O, then its main thread) longer than an interval.
     At most until `deadline`, the overrun the workers are allowed anyway (a process stuck on an I/O:
     the step fails for it)."""
-    while not sampler.window_closed() and not any(w.exited for w in workers) and time.monotonic() < deadline:
+    while not sampler.window_closed() and time.monotonic() < deadline:
         await asyncio.sleep(0.002)
 
 

@@ -20,6 +20,7 @@ class Stand:
     """A worker process's side of the shared memory: what it last published."""
 
     carried = 1
+    exited = False
 
     def __init__(self) -> None:
         self.live = memoryview(array("q", bytes(8 * nc.LIVE_SIZE)))
@@ -53,6 +54,7 @@ def test_measured_samples_count_the_window_only_when_the_parent_reads_late():
     assert now[0] - base[0] == 1100 and (now[4] - base[4]) / NS == 1.0
     # The end: each publishes its window's final count when it crosses it, after T_END.
     a.publish(102.004, 2200, 1000, done=True)
+    a.exited = True  # one process gone is not every process done: the other is still finishing
     assert not sampler.window_closed()
     b.publish(102.001, 3200, 1100, done=True)
     assert sampler.window_closed()
