@@ -112,13 +112,12 @@ def _fio_client_hosts(request: RunRequest) -> list[Host] | None:
 
 def _fio_client_fleet(request: RunRequest, hosts: list[Host], store: Store, display: _Display) -> FioClientFleet:
     """The fio client fleet for `-e fio` on fio_server hosts; refused up front where fio --client cannot run it."""
-    import shutil
-
     from labtui.commands.common import request_profile
     from labtui.errors import LabtuiError
     from labtui.fleet.fio_client import SECURITY, FioClientFleet
     from labtui.fleet.fio_jobs import refusal
     from labtui.fleet.requests import targets
+    from labtui.machine import programs
 
     where = targets(hosts, request.target)
     profile = request_profile(store, request)
@@ -126,7 +125,9 @@ def _fio_client_fleet(request: RunRequest, hosts: list[Host], store: Store, disp
     if why is not None:
         raise LabtuiError(why)
     fio = store.read_settings().settings.engines.fio_path
-    program = str(fio) if fio else shutil.which("fio")
+    program = programs.find(str(fio) if fio else "fio")  # as root, ProgramRefused where another user could change it
+    if program is None and fio:
+        raise LabtuiError(f"the setting fio_path is {str(fio)!r}, which is not an executable file")
     if program is None:
         raise LabtuiError("fio is not installed here: -e fio with fio_server hosts runs the local fio as the client "
                           "(apt-get install fio)")

@@ -19,11 +19,10 @@ import signal
 import sys
 from asyncio.subprocess import PIPE, STDOUT, Process
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, Protocol
 
 from labtui.engine.guardian import TOKEN_ENV, kill_orphans
-from labtui.machine.writers import others_can_write
+from labtui.machine.programs import safe_path
 from labtui.printable import printable
 
 GRACE_SECONDS = 1.0  # a child gets this long to exit after SIGTERM before SIGKILL
@@ -76,7 +75,8 @@ async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool =
     """Start `argv` with piped stdout/stderr in a new session (so its whole group can be signalled).
 
     With `merge_output`, stderr goes into the stdout pipe, interleaved as the child wrote them.
-    `env` is added to labtui's own environment for the child.
+    `env` is added to labtui's own environment for the child; as root its PATH keeps no directory another
+    user can write (labtui.machine.programs.safe_path: a command step's shell finds its programs there).
     """
     kwargs: dict[str, Any] = {"start_new_session": True, "preexec_fn": die_with_parent()} if sys.platform != "win32" else {}
     # Everything the child starts inherits the token, whatever group or session it moves to.
@@ -88,7 +88,7 @@ async def spawn(argv: list[str], cwd: str | None = None, *, merge_output: bool =
             raise asyncio.CancelledError  # the stop came first: nothing is started
         return await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=PIPE, stderr=STDOUT if merge_output else PIPE, cwd=cwd,
-            env={**os.environ, **(env or {}), TOKEN_ENV: token}, **kwargs)
+            env={**os.environ, **(env or {}), "PATH": safe_path((env or {}).get("PATH")), TOKEN_ENV: token}, **kwargs)
 
     # The child exists once the fork is done, but asyncio hands it over only once its pipes are
     # connected. Cancelled in between, asyncio kills the leader alone and then waits for its pipes
@@ -223,28 +223,9 @@ async def read_all(stream: asyncio.StreamReader | None, sink: list[str], limit: 
             size -= len(sink.pop(0))
 
 
-def is_executable(path: str) -> bool:
-    return os.path.isfile(path) and os.access(path, os.X_OK)
-
-
-def root_run_refusal(path: str) -> str | None:
-    """As root, why labtui will not run the program at `path` (None: not root, or nobody else can change it).
-
-    config.toml's fio_path or diskspd_path naming a fio another user built (their /home/alice/fio/fio) let
-    them run anything as root by changing it: root's own config.toml was refused for less (its directory
-    writable by others). One line, saying whose it is and what to do.
-    """
-    if os.geteuid() != 0:
-        return None
-    problem = others_can_write(Path(path))
-    if problem is None:
-        return None
-    return (f"{problem}, who could change what it runs as root: as root labtui runs no program another user can "
-            "change (chown root and chmod go-w it, or install the program)")
-
-
 def quick_output(argv: list[str], timeout: float = 5.0) -> str | None:
-    """stdout + stderr of a short command (a tool's --version), or None if it cannot run."""
+    """stdout + stderr of a short command (a tool's --version), or None if it cannot run. argv[0] is a
+    program labtui.machine.programs.find gave."""
     import subprocess
 
     try:

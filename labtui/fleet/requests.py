@@ -6,12 +6,12 @@ the same way before any host is reached.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from labtui.errors import LabtuiError
 from labtui.fleet.hosts import Host
+from labtui.machine import programs
 from labtui.model.profile import Profile
 from labtui.results.profile_file import profile_to_text
 from labtui.run.request import CheckRequest, RunRequest
@@ -74,7 +74,8 @@ def check_request(hosts: Sequence[Host], request: CheckRequest) -> Request:
 
 
 def ssh_program() -> str:
-    path = shutil.which("ssh")
+    """The ssh to start (labtui.machine.programs: as root, refused where another user could change it)."""
+    path = programs.find("ssh")
     if path is None:
         raise LabtuiError("ssh is not installed here: --hosts runs the system ssh (apt-get install openssh-client)")
     return path

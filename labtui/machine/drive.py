@@ -15,12 +15,11 @@ one refusal per device, not one per sample, and none per run on a machine where 
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from labtui.machine import drive_sysfs, links, smartctl
+from labtui.machine import drive_sysfs, links, programs, smartctl
 from labtui.machine.smartctl import SmartctlError, SmartReport
 from labtui.model.result import DriveFacts, DriveReading
 
@@ -43,8 +42,12 @@ class DriveReader:
     def __init__(self, disk: str, *, sys_root: Path = SYS, smartctl_path: str | None = None) -> None:
         self.disk = disk
         self.sys_root = sys_root
-        self.program = shutil.which("smartctl") if smartctl_path is None else (smartctl_path or None)
         self.smartctl_problem: str | None = None  # why smartctl gave nothing (shown where the source is)
+        self._refusal: str | None = None  # as root, why the smartctl found is not run (labtui.machine.programs)
+        try:
+            self.program = programs.find(smartctl_path or "smartctl") if smartctl_path != "" else None
+        except programs.ProgramRefused as exc:
+            self.program, self._refusal = None, str(exc)
         block = sys_root / "block" / disk
         self._controller = self._nvme_controller(block)
         self._pci = (self._controller / "device") if self._controller is not None else drive_sysfs.pci_of(block)
@@ -61,7 +64,7 @@ class DriveReader:
 
     def _smart(self, brief: bool) -> SmartReport | None:
         if self.program is None:
-            self.smartctl_problem = "smartctl is not installed"
+            self.smartctl_problem = self._refusal or "smartctl is not installed"
             return None
         device = f"/dev/{self.disk}"
         key = (self.program, device)

@@ -24,14 +24,13 @@ import contextlib
 import errno
 import hashlib
 import os
-import shutil
 import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from labtui.errors import LabtuiError
-from labtui.machine import devices, sysfs
+from labtui.machine import devices, programs, sysfs
 
 # (offset, magic, what it means)
 _SIGNATURES: tuple[tuple[int, bytes, str], ...] = (
@@ -77,6 +76,7 @@ class DeviceFacts:
     head_digest: str = ""  # of its first _SCAN_BYTES
     tail_digest: str = ""  # of its last _TAIL_BYTES, from tail_offset
     tail_offset: int = 0
+    unprobed: str = ""  # why blkid was not asked ("blkid refused: ...; only labtui's own scan looked")
 
     @property
     def in_use(self) -> bool:
@@ -115,7 +115,8 @@ class DeviceFacts:
         if self.partitions:
             parts.append("it has partitions " + ", ".join(self.partitions))
         parts += [f"it holds {s}" for s in self.signatures]
-        return "; ".join(dict.fromkeys(parts)) or "no partition table, file system or RAID/LVM signature found"
+        found = "; ".join(dict.fromkeys(parts)) or "no partition table, file system or RAID/LVM signature found"
+        return f"{found} ({self.unprobed})" if self.unprobed else found
 
 
 def scan_signatures(head: bytes, tail: bytes = b"") -> list[str]:
@@ -137,22 +138,26 @@ def scan_signatures(head: bytes, tail: bytes = b"") -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _blkid(path: str) -> list[str]:
-    """util-linux's probe, when present, knows far more formats than our own scan."""
-    tool = shutil.which("blkid")
+def _blkid(path: str) -> tuple[list[str], str]:
+    """util-linux's probe, when present, knows far more formats than our own scan: what it found, and why it
+    was not asked (as root, a blkid another user could change: labtui.machine.programs), or ""."""
+    try:
+        tool = programs.find("blkid")
+    except programs.ProgramRefused as exc:
+        return [], f"{exc}; only labtui's own scan looked"
     if not tool:
-        return []
+        return [], ""
     try:
         out = subprocess.run([tool, "-p", "-o", "export", path], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
-        return []
+        return [], ""
     values = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
     found = []
     if "PTTYPE" in values:
         found.append(f"a {values['PTTYPE']} partition table")
     if "TYPE" in values:
         found.append(f"a file system or volume of type {values['TYPE']}")
-    return found
+    return found, ""
 
 
 def inspect_device(path: str | os.PathLike, *, fd: int | None = None, sys_root: Path = devices.SYS) -> DeviceFacts:
@@ -186,9 +191,10 @@ def inspect_device(path: str | os.PathLike, *, fd: int | None = None, sys_root: 
         if fd is None:
             os.close(own)
     # blkid knows more formats and names them exactly; our scan covers machines without it.
-    signatures = _blkid(text) or scan_signatures(head, tail)
+    probed, unprobed = _blkid(text)
+    signatures = probed or scan_signatures(head, tail)
     return DeviceFacts(
-        text, name, size, mounts, holders, signatures, partitions, dev_id=dev_id, swap=swapping,
+        text, name, size, mounts, holders, signatures, partitions, dev_id=dev_id, swap=swapping, unprobed=unprobed,
         users=users_of(name, sys_root, partitions=partitions), identity=_identity(name, disk, sys_root),
         head_digest=hashlib.sha256(head).hexdigest(), tail_digest=hashlib.sha256(tail).hexdigest(),
         tail_offset=tail_offset,

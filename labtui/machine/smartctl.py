@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from labtui.machine import programs
 from labtui.model.result import celsius
 from labtui.printable import printable
 
@@ -176,7 +176,12 @@ def _ata(data: dict[str, Any]) -> dict[str, Any]:
 def ask(device: str, smartctl: str | None = None, timeout: float = TIMEOUT, brief: bool = False) -> SmartReport:
     """Run `smartctl -j -a DEVICE` (`brief`: -j -A, the SMART/health log alone, what sampling needs) and
     parse it. SmartctlError where smartctl is missing, fails, or reads no drive (its message)."""
-    program = smartctl or shutil.which("smartctl")
+    try:
+        program = programs.find(smartctl or "smartctl")
+    except programs.ProgramRefused as exc:
+        raise SmartctlError(str(exc)) from None
+    if program is None and smartctl:
+        raise SmartctlError(f"cannot run smartctl: {smartctl} is not an executable file")
     if program is None:
         raise SmartctlError("smartctl is not installed (Debian: apt install smartmontools)")
     # -n standby: never spin up a sleeping disk just to read it.

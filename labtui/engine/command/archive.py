@@ -25,6 +25,7 @@ from pathlib import Path
 from labtui.engine.command.engine import missing_program
 from labtui.engine.testfile import RandomBlocks
 from labtui.errors import LabtuiError, ValidationError
+from labtui.machine import programs
 from labtui.machine.paths import nearest_existing, shown
 from labtui.units import format_size, human_size
 
@@ -93,6 +94,7 @@ def plan_archive(out: str | os.PathLike, size: int, files: int, method: int = 1,
     reason = missing_program(zpaq)
     if reason:
         raise LabtuiError(f"making an archive needs zpaq, but {reason}")
+    zpaq = programs.find(zpaq) or zpaq  # the program checked is the one run (labtui.machine.programs)
     directory = path.parent
     if not directory.is_dir():
         raise LabtuiError(f"{shown(directory)} is not a directory")

@@ -42,6 +42,7 @@ from labtui.engine.diskstats import DiskSampler, disk_counters
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.rundir import SCRATCH_PREFIX, RunDirectory, fd_path
 from labtui.errors import ValidationError
+from labtui.machine import programs
 from labtui.model.profile import Step
 from labtui.model.result import DirectionStats, Sample, StepResult
 from labtui.params import env_name, expand, placeholders
@@ -135,11 +136,16 @@ def output_tail(text: str, lines: int = TAIL_LINES, chars: int = TAIL_CHARS) -> 
 
 
 def missing_program(program: str) -> str | None:
-    """Why `program` cannot run here (one line, with how to install it), or None if it can."""
-    if "/" in program:
-        return None if subproc.is_executable(program) else f"{program} is not an executable file"
-    if shutil.which(program):
+    """Why `program` cannot run here (one line, with how to install it, or why labtui refuses it as root:
+    labtui.machine.programs), or None if it can."""
+    try:
+        found = programs.find(program)
+    except programs.ProgramRefused as exc:
+        return str(exc)
+    if found is not None:
         return None
+    if "/" in program:
+        return f"{program} is not an executable file"
     hint = INSTALL_HINTS.get(program, "install it, or add its directory to the PATH")
     return f"{program} is not installed (it is not on the PATH): {hint}"
 
@@ -165,7 +171,7 @@ class CommandEngine(Engine):
 
     def check_available(self) -> None:
         """/bin/sh is all it needs; the programs a step requires are checked by `check_step`."""
-        if not subproc.is_executable(SHELL):
+        if not programs.is_executable(SHELL):
             raise EngineUnavailable(f"command steps need {SHELL}, which is missing")
 
     def check_step(self, step: Step, directory: Path, where: str) -> None:

@@ -34,6 +34,7 @@ from labtui.engine.diskstats import DiskSampler
 from labtui.engine.events import Event, RunWarning, SampleTaken, StepFinished
 from labtui.engine.rounds import run_in_rounds
 from labtui.errors import ReportError
+from labtui.machine import programs
 from labtui.model.profile import Step
 from labtui.model.result import Sample
 from labtui.settings import EngineSettings
@@ -119,6 +120,7 @@ class DiskSpdEngine(Engine):
 
     @property
     def program(self) -> str:
+        """The name the command line shows (what runs is `executable()`)."""
         configured = self.settings.diskspd_path
         if configured:
             return str(configured)
@@ -128,30 +130,43 @@ class DiskSpdEngine(Engine):
         return NAMES[0]
 
     def check_available(self) -> None:
+        self.executable()
+
+    def executable(self) -> str:
+        """The DiskSpd to start (labtui.machine.programs: found on PATH under one of its names or as configured,
+        refused as root where another user could change it); EngineUnavailable saying why not."""
         configured = self.settings.diskspd_path
+        try:
+            if configured:
+                found = programs.find(str(configured))
+            else:
+                found = next(filter(None, (programs.find(name) for name in NAMES)), None)
+        except programs.ProgramRefused as exc:
+            raise EngineUnavailable(f"the setting diskspd_path is {configured!r}: {exc.reason}" if configured
+                                    else str(exc)) from None
+        if found is not None:
+            return found
         if configured:
-            if not subproc.is_executable(str(configured)):
-                raise EngineUnavailable(f"the setting diskspd_path is {configured!r}, which is not an executable file")
-            refusal = subproc.root_run_refusal(str(configured))
-            if refusal is not None:
-                raise EngineUnavailable(f"the setting diskspd_path is {configured!r}: {refusal}")
-            return
-        if not any(shutil.which(name) for name in NAMES):
-            where = "github.com/microsoft/diskspd" if self.variant == "windows" else "github.com/microsoft/diskspd-for-linux"
-            raise EngineUnavailable(
-                f"DiskSpd is not installed: put diskspd on the PATH (it is at {where}) "
-                "or set diskspd_path in labtui's config.toml"
-            )
+            raise EngineUnavailable(f"the setting diskspd_path is {configured!r}, which is not an executable file")
+        where = "github.com/microsoft/diskspd" if self.variant == "windows" else "github.com/microsoft/diskspd-for-linux"
+        raise EngineUnavailable(
+            f"DiskSpd is not installed: put diskspd on the PATH (it is at {where}) "
+            "or set diskspd_path in labtui's config.toml"
+        )
 
     def version(self) -> str | None:
         if self._version is None:
-            match = re.search(r"[Vv]ersion:?\s+v?(\d+\.\d+[\w.\-]*)", subproc.quick_output([self.program, "-?"]) or "")
+            try:
+                program = self.executable()
+            except EngineUnavailable:
+                return None  # not run: none there, or refused (check_available says so where it matters)
+            match = re.search(r"[Vv]ersion:?\s+v?(\d+\.\d+[\w.\-]*)", subproc.quick_output([program, "-?"]) or "")
             self._version = match.group(1) if match else None
         return self._version
 
-    def arguments(self, step: Step, path: str | Path, file_size: int) -> list[str]:
+    def arguments(self, step: Step, path: str | Path, file_size: int, program: str | None = None) -> list[str]:
         create = not Path(path).exists()
-        return [self.program, *diskspd_arguments(step, path, file_size, variant=self.variant, create_file=create)]
+        return [program or self.program, *diskspd_arguments(step, path, file_size, variant=self.variant, create_file=create)]
 
     def refusal(self, step: Step) -> str | None:
         if step.verify:
@@ -168,7 +183,7 @@ class DiskSpdEngine(Engine):
             async for event in run_in_rounds(self, step, job):
                 yield event
             return
-        argv = self.arguments(step, job.engine_path, job.file_size)
+        argv = self.arguments(step, job.engine_path, job.file_size, self.executable())
         # The command line kept names the test file; DiskSpd opens it through the run directory's descriptor.
         command_line = join_command(self.arguments(step, job.path, job.file_size), self.variant)
         for name in ("duration", "warmup") + (("cooldown",) if self.variant == "windows" else ()):

@@ -24,7 +24,6 @@ import contextlib
 import math
 import re
 import shlex
-import shutil
 import signal
 import sys
 import time
@@ -42,6 +41,7 @@ from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import intervals, output, parse as fr
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
+from labtui.machine import programs
 from labtui.model.profile import MIB, Step
 from labtui.model.result import DirectionStats, LatencySummary, SteadyCriterion, SteadyState, StepResult, settled
 from labtui.model.verification import CORRUPTED, KEPT, BlockMismatch, Verification
@@ -213,19 +213,29 @@ class FioEngine(Engine):
         return StepNeeds(threads=step.threads * step.outstanding, why_threads=why)
 
     def check_available(self) -> None:
+        self.executable()
+
+    def executable(self) -> str:
+        """The fio to start (labtui.machine.programs: found on PATH or as configured, refused as root where
+        another user could change it); EngineUnavailable saying why not."""
         configured = self.settings.fio_path
-        if configured:
-            if not subproc.is_executable(str(configured)):
-                raise EngineUnavailable(f"the setting fio_path is {configured!r}, which is not an executable file")
-            refusal = subproc.root_run_refusal(str(configured))
-            if refusal is not None:
-                raise EngineUnavailable(f"the setting fio_path is {configured!r}: {refusal}")
-        elif shutil.which("fio") is None:
-            raise EngineUnavailable(INSTALL_HINT)
+        try:
+            found = programs.find(str(configured) if configured else "fio")
+        except programs.ProgramRefused as exc:
+            raise EngineUnavailable(f"the setting fio_path is {configured!r}: {exc.reason}" if configured
+                                    else str(exc)) from None
+        if found is None:
+            raise EngineUnavailable(f"the setting fio_path is {configured!r}, which is not an executable file"
+                                    if configured else INSTALL_HINT)
+        return found
 
     def version(self) -> str | None:
         if self._version is None:
-            text = (subproc.quick_output([self.program, "--version"]) or "").strip()
+            try:
+                program = self.executable()
+            except EngineUnavailable:
+                return None  # not run: none there, or refused (check_available says so where it matters)
+            text = (subproc.quick_output([program, "--version"]) or "").strip()
             self._version = text.removeprefix("fio-") if text.startswith("fio-") else (text or None)
         return self._version
 
@@ -234,7 +244,7 @@ class FioEngine(Engine):
 
     async def run_step(self, step: Step, job: Job) -> AsyncIterator[Event]:
         self.partial_result = None
-        argv = fio_arguments(step, job.engine_path, job.file_size, interval=job.interval, program=self.program)
+        argv = fio_arguments(step, job.engine_path, job.file_size, interval=job.interval, program=self.executable())
         # The command line kept names the test file; fio opens it through the run directory's descriptor.
         command_line = shlex.join(fio_arguments(step, job.path, job.file_size, interval=job.interval,
                                                 program=self.program))
