@@ -199,9 +199,14 @@ class _Driver:
     def __call__(self, runner: Runner) -> RunResult | None:
         import asyncio
 
+        from labtui.commands.common import room_said
         from labtui.fleet import wire
+        from labtui.run.preflight import NoRoom
 
-        plan = runner.preflight()
+        try:
+            plan = runner.preflight()  # a check's first pass was already said so by check (the plan is kept)
+        except NoRoom as exc:  # refused as `labtui run` refuses it: the lead prints the reason as it is
+            raise room_said(exc) from None
         first = self.calls == 0
         self.calls += 1
         if first:

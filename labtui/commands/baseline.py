@@ -234,15 +234,19 @@ def _run_more(store: Store, result: RunResult, request: BaselineRequest, stops: 
     """Run the result's stored profile `request.more` times (one result) and return it (None if nothing saved)."""
     import asyncio
 
-    from labtui.commands.common import engine_words, runs_words, stderr, time_words
+    from labtui.commands.common import engine_words, room_said, runs_words, stderr, time_words
     from labtui.commands.progress import confirm, execute
     from labtui.errors import Declined
     from labtui.printable import shown
+    from labtui.run.preflight import NoRoom
 
     assert request.more is not None
     profile = _more_profile(result, request.more)
     runner = request.more_run(result).runner(profile, store)
-    plan = runner.preflight()
+    try:
+        plan = runner.preflight()
+    except NoRoom as exc:  # the stored profile and its file size are the baseline's: room is made on the disk
+        raise room_said(exc, file_size=None, profile=None) from None
     stderr().print(f"labtui baseline: running {runs_words(profile)} on {shown(plan.directory)} with "
                    f"{engine_words(profile, runner.options.engine)}, {time_words(profile, result)}, to add "
                    f"{request.more} run{'s' if request.more != 1 else ''} per step to the baseline of {result.id}")

@@ -201,10 +201,9 @@ def check(request: CheckRequest, drive: Callable[[Runner], RunResult | None] | N
 
     from labtui.analysis.checks import confirmed, parse_fail_on
     from labtui.analysis.comparison import pooled
-    from labtui.commands.common import open_store, overridden, stderr
+    from labtui.commands.common import open_store, overridden, room_said, stderr
     from labtui.commands.compare import tolerance
     from labtui.commands.progress import confirm
-    from labtui.commands.run import room_said
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode
     from labtui.results import baselines

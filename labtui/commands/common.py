@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # each command imports what it uses when it runs: `labtui --h
     from labtui.model.result import RunResult
     from labtui.results.files import BrokenFile
     from labtui.results.store import Store
+    from labtui.run.preflight import NoRoom
     from labtui.run.request import Overrides, RunRequest
 
 # Into a pipe or a file, rich would lay tables out for 80 columns and cut ids, paths and
@@ -246,6 +247,16 @@ def request_profile(store: Store, request: RunRequest) -> Profile:
     if problem is not None:
         raise ValidationError(problem, "--interval")
     return profile
+
+
+def room_said(exc: NoRoom, *, file_size: str | None = "--file-size", target: str = "-t DIR",
+              profile: str | None = "a smaller file_size or free_space_margin in its file") -> NoRoom:
+    """A refusal for want of room (run, check, baseline --more, the agent of run|check --hosts) with the Run
+    screen's advice (run.preflight.make_room), in the command line's words: its options, the profile's keys."""
+    from labtui.run.preflight import NoRoom, make_room
+
+    room = make_room(exc, file_size=file_size, target=target, profile=profile)
+    return NoRoom(f"{exc}. {room}", room_for_file=exc.room_for_file)
 
 
 def runs_words(profile: Profile) -> str:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from labtui.commands.common import whole_number
 
 if TYPE_CHECKING:
-    from labtui.run.preflight import NoRoom
     from labtui.run.request import RunRequest
     from labtui.run.runner import Plan, Runner
 
@@ -104,7 +103,7 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     """The request run on this machine: on its target, or on every volume (`all_volumes`)."""
     import asyncio
 
-    from labtui.commands.common import open_store, request_profile
+    from labtui.commands.common import open_store, request_profile, room_said
     from labtui.commands.progress import confirm, execute
     from labtui.commands.stops import Stops
     from labtui.errors import ExitCode
@@ -133,15 +132,6 @@ def run_here(request: RunRequest, *, as_json: bool, yes: bool) -> int:
     with Stops() as stops:
         stops.hold()
         return asyncio.run(execute(runner, as_json=as_json, stops=stops))
-
-
-def room_said(exc: NoRoom) -> NoRoom:
-    """A refusal for want of room (run, check) with the Run screen's advice, in the command line's words."""
-    from labtui.run.preflight import NoRoom, make_room
-
-    room = make_room(exc, file_size="--file-size", target="-t DIR",
-                     profile="a smaller file_size or free_space_margin in its file")
-    return NoRoom(f"{exc}. {room}", room_for_file=exc.room_for_file)
 
 
 def preflight(runner: Runner, *, wait: bool) -> Plan:

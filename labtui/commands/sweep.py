@@ -44,7 +44,7 @@ def run_sweep(profile: Profile, store: Store, request: RunRequest, *, as_json: b
     targets, skipped = plan_sweep(profile, volumes, disks, home or Path.home())
     err = stderr()
     for skip in skipped:
-        err.print(f"labtui: skipping {skip.volume.mount_point} ({skip.volume.filesystem}): {skip.reason}",
+        err.print(f"labtui: skipping {skip.volume.mount_point} ({skip.volume.filesystem}): {skip_words(skip)}",
                   markup=False, highlight=False)
     if not targets:
         raise LabtuiError(f"no volume can be tested with {profile.name}: each one was skipped (see above)")
@@ -80,6 +80,7 @@ async def _sweep(profile: Profile, store: Store, request: RunRequest, targets: S
     from labtui.commands.common import print_json, result_json, stderr, stdout
     from labtui.commands.progress import execute
     from labtui.errors import LabtuiError
+    from labtui.run.preflight import NoRoom
 
     err = stderr()
     results = []
@@ -97,8 +98,9 @@ async def _sweep(profile: Profile, store: Store, request: RunRequest, targets: S
         try:
             await asyncio.to_thread(runner.preflight)
         except LabtuiError as exc:
-            skipped.append(Skipped(volume, str(exc)))
-            err.print(f"labtui: skipping {volume.mount_point}: {exc}", markup=False, highlight=False)
+            skipped.append(Skipped(volume, str(exc), exc.room_for_file if isinstance(exc, NoRoom) else None))
+            err.print(f"labtui: skipping {volume.mount_point}: {skip_words(skipped[-1])}", markup=False,
+                      highlight=False)
             continue
         if stops.received:  # it came while this volume was being looked at
             runner.close()
@@ -136,6 +138,17 @@ async def _sweep(profile: Profile, store: Store, request: RunRequest, targets: S
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
+def skip_words(skip: Skipped) -> str:
+    """Why a volume was skipped; for want of room, how to make room as `labtui run` says it (no -t here:
+    --all-volumes chooses the targets)."""
+    if skip.room_for_file is None:
+        return skip.reason
+    from labtui.commands.common import room_said
+    from labtui.run.preflight import NoRoom
+
+    return str(room_said(NoRoom(skip.reason, room_for_file=skip.room_for_file), target=""))
+
+
 def _not_tested(signal_name: str, left: Sequence[SweepTarget], err: Console) -> None:
     names = ", ".join(t.volume.mount_point for t in left)
     err.print(f"labtui: stopped by {signal_name} between volumes: {names} not tested", style="yellow", markup=False,
@@ -171,8 +184,8 @@ def _print(results: list[RunResult], saved: list[tuple[Path | None, str | None]]
     if skipped:
         out.print(Text("Skipped volumes", style="bold"))
         for s in skipped:
-            out.print(f"  {s.volume.mount_point} ({s.volume.filesystem}): {s.reason}", soft_wrap=True, markup=False,
-                      highlight=False)
+            out.print(f"  {s.volume.mount_point} ({s.volume.filesystem}): {skip_words(s)}", soft_wrap=True,
+                      markup=False, highlight=False)
     if comparison is not None:
         out.print(Text("The volumes compared (A is the first)", style="bold"))
         out.print(comparison_renderable(comparison))

@@ -45,6 +45,9 @@ class SweepTarget:
 class Skipped:
     volume: Volume
     reason: str
+    # Skipped for want of room: the largest test file that fits beside the profile's margin (bytes; 0:
+    # none), from which the sweep says how to make room as `labtui run` does. None: skipped for another reason.
+    room_for_file: int | None = None
 
 
 def volume_tag(volume: Volume) -> str:
@@ -71,14 +74,20 @@ def plan_sweep(
     skipped: list[Skipped] = []
     seen: dict[str, str] = {}  # file system (dev id) -> the mount point it is tested at
     for volume in volumes:
-        reason = _unfit(volume, by_name.get(volume.disk or ""), profile)
+        reason = _unfit(volume, by_name.get(volume.disk or ""))
+        room = None
+        free = volume.free_bytes
+        shortfall = profile.space_shortfall(free) if reason is None and free is not None else None
+        if shortfall and free is not None:
+            reason = f"not enough free space: {shortfall}"
+            room = free - profile.free_space_margin if profile.needs_test_file else 0
         if reason is None and volume.dev_id and volume.dev_id in seen:
             reason = f"the same file system as {seen[volume.dev_id]}, which is tested already"
         directory = default_directory(volume, home, volumes)
         if reason is None and not writable(directory):
             reason = f"permission denied: cannot write in {_existing(directory)}"
         if reason is not None:
-            skipped.append(Skipped(volume, reason))
+            skipped.append(Skipped(volume, reason, room))
             continue
         if volume.dev_id:
             seen[volume.dev_id] = volume.mount_point
@@ -86,7 +95,7 @@ def plan_sweep(
     return chosen, skipped
 
 
-def _unfit(volume: Volume, disk: Disk | None, profile: Profile) -> str | None:
+def _unfit(volume: Volume, disk: Disk | None) -> str | None:
     fs = volume.filesystem
     if fs in MEMORY_FS:
         return f"{fs} keeps its files in memory: no disk to measure"
@@ -107,10 +116,7 @@ def _unfit(volume: Volume, disk: Disk | None, profile: Profile) -> str | None:
         return f"/dev/{disk.name} is read-only"
     if volume.free_bytes is None:
         return "its free space cannot be read"
-    shortfall = profile.space_shortfall(volume.free_bytes)
-    if shortfall:
-        return f"not enough free space: {shortfall}"
-    return None
+    return None  # the free space itself: plan_sweep, which keeps the room there is for the skip's advice
 
 
 def _existing(path: Path) -> Path:

@@ -46,15 +46,19 @@ class NoRoom(LabtuiError):
         self.room_for_file = max(0, room_for_file) // MIB * MIB
 
 
-def make_room(error: BaseException, *, file_size: str, profile: str, target: str = "") -> str:
+def make_room(error: BaseException, *, file_size: str | None, profile: str | None, target: str = "") -> str:
     """How to make room after a refusal for want of room ('' after any other): the one rule the Run
-    screen and `labtui run` say it by, each naming its own control for each way. A smaller test file
-    is offered only where it can fit beside the profile's margin (no override changes the margin)."""
+    screen, `labtui run`, check, baseline --more, run --all-volumes and the agent (run|check --hosts) say
+    it by, each naming its own control for each way. A smaller test file is offered only where it can fit
+    beside the profile's margin (no override changes the margin). Where the profile is not the person's
+    to change (`profile` None: a baseline's stored one, its file size too), room is made on the disk."""
     if not isinstance(error, NoRoom):
         return ""
     room = error.room_for_file
-    ways = [f"a smaller test file ({file_size}, at most {format_size(room)})"] if room else []
+    ways = [f"a smaller test file ({file_size}, at most {format_size(room)})"] if room and file_size else []
     ways += [f"another target ({target})"] if target else []
+    if profile is None:
+        return f"Make room there{' or give ' + ' or '.join(ways) if ways else ''}."
     return f"Make room: {', '.join(ways)}{' or, ' if ways else ''}for the profile, {profile}."
 
 

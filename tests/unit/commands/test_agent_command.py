@@ -136,6 +136,20 @@ def test_an_agent_refuses_a_request_whose_fields_have_the_wrong_type(tmp_path, l
     assert _refusal(request, target, labtui_home).startswith(says)
 
 
+def test_an_agent_refused_for_room_says_how_to_make_room_as_labtui_run_does(tmp_path, labtui_home):
+    # run --hosts printed the host's "not enough free space in DIR: ..." and stopped there, where `labtui run`
+    # (and check --hosts, through check) said how to make room: the lead prints the agent's reason as it is.
+    from labtui.model.profile import Profile, Step
+    from labtui.results.profile_file import profile_to_text
+
+    target = tmp_path / "target"
+    target.mkdir()
+    huge = Profile("p", file_size=900 * 1024**4, steps=(Step("Read", duration=1.0, warmup=0.0),))
+    said = _refusal(_request("run", target) | {"profile": profile_to_text(huge)}, target, labtui_home)
+    assert said.startswith(f"not enough free space in {target}: p needs "), said
+    assert "Make room: a smaller test file (--file-size, at most " in said and "another target (-t DIR)" in said, said
+
+
 def test_as_root_an_agent_refuses_a_target_through_another_users_link(labtui_home):
     # guard2: a fleet's run request naming alice's link went where she pointed it.
     import os

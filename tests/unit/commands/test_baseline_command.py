@@ -114,3 +114,25 @@ def test_off_a_terminal_baseline_gives_the_command_line_that_adds_the_runs_where
     three = Store(labtui_home).save_result(run_result("20261101-130000-many", {READ: [5.0] * 3, WRITE: [4.0] * 3}))[0]
     assert main(["baseline", three.id, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["hint"] is None  # enough runs: nothing to add
+
+
+def test_baseline_more_refused_for_room_says_how_to_make_room(labtui_home, tmp_path, capsys):
+    # "not enough free space in DIR: ..." stopped there, where `labtui run` says how to make room. The stored
+    # profile (its file size too) is the baseline's: room is made on the disk or another target is given.
+    from dataclasses import replace
+
+    from labtui.cli import main
+    from labtui.results.store import Store
+    from synthetic import READ, WRITE, run_result
+
+    target = tmp_path / "target"
+    target.mkdir()
+    once = run_result("20261101-120000-once", {READ: [50_000], WRITE: [40_000]})
+    huge = replace(once, profile=replace(once.profile, file_size=900 * 1024**4))
+    result = Store(labtui_home).save_result(huge)[0]
+    assert main(["baseline", result.id, "--more", "1", "-t", str(target), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"labtui: error: not enough free space in {target}: quick-sanity needs ") and err.count(
+        "\n") == 1, err
+    assert err.rstrip().endswith("is free. Make room there or give another target (-t DIR)."), err
+    assert list(target.iterdir()) == []

@@ -81,12 +81,18 @@ def test_a_sweep_runs_each_volume_in_turn_tags_the_results_and_compares_them(dis
     assert "The volumes compared (A is the first)" in out and "B vs A" in out
 
 
-def test_a_sweep_with_nothing_to_test_is_a_one_line_error(tmp_path, labtui_home):
+def test_a_sweep_with_nothing_to_test_is_a_one_line_error(tmp_path, labtui_home, capsys):
     from labtui.errors import LabtuiError
 
     with pytest.raises(LabtuiError, match="no volume can be tested with tiny: each one was skipped"):
         run_sweep(_tiny(), Store(labtui_home), RunRequest(all_volumes=True), as_json=False, yes=True,
-                  volumes=[vol("/dev/shm", "tmpfs", device=None, disk=None, pseudo=True)], disks=DISKS)
+                  volumes=[vol("/dev/shm", "tmpfs", device=None, disk=None, pseudo=True),
+                           vol("/small", device="/dev/sda2", disk="sda", free=10 * MIB + 5)], disks=DISKS)
+    # A volume skipped for want of room says how to make room, as `labtui run` does (no -t: the sweep chooses).
+    skipped = capsys.readouterr().err.splitlines()
+    assert skipped[1] == ("labtui: skipping /small (ext4): not enough free space: tiny needs 16.0 MiB (test file 16MiB "
+                          "+ margin 0), only 10.0 MiB is free. Make room: a smaller test file (--file-size, at most "
+                          "10MiB) or, for the profile, a smaller file_size or free_space_margin in its file."), skipped
 
 
 @pytest.mark.parametrize("args, message", [

@@ -20,6 +20,9 @@ def test_the_scripts_rules_pick_fixed_writable_disks_with_room():
     reasons = {s.volume.mount_point: s.reason for s in skipped}
     assert set(reasons) == {v.mount_point for v in MACHINE} - {"/", "/data"}
     assert reasons["/small"].startswith("not enough free space: configmgr-sql needs 30.0 GiB")
+    # 25 GiB free beside the 10 GiB margin: a 15 GiB test file fits (the sweep says how to make room by it)
+    assert {s.volume.mount_point: s.room_for_file for s in skipped if s.room_for_file is not None} == {
+        "/small": 15 * 1024**3}
     assert "in memory" in reasons["/dev/shm"]
     assert "pseudo file system" in reasons["/var/lib/docker/overlay2/x/merged"]
     assert "no disk under it" in reasons["/mnt/share"]

@@ -181,6 +181,9 @@ def test_room_is_made_by_one_rule_and_a_smaller_file_is_offered_only_where_one_f
     assert make_room(margin, file_size="Override file size", profile="a smaller Free margin") == (
         "Make room: for the profile, a smaller Free margin.")
     assert make_room(LabtuiError("permission denied: cannot write in /mnt"), **words) == ""
+    # baseline --more: the stored profile (its file size too) is the baseline's, not the person's to change
+    assert make_room(fits, file_size=None, profile=None, target="-t DIR") == (
+        "Make room there or give another target (-t DIR).")
 
 
 def test_as_root_run_yes_refuses_a_target_through_another_users_link_in_one_line(labtui_home):
