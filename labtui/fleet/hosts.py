@@ -19,15 +19,15 @@ labtui runs the system `ssh`, so keys, agents, `~/.ssh/config`, ProxyJump and kn
 as they do for the person. It always adds `-T` and `BatchMode=yes` (a password prompt would hang
 a run with no one to answer it), and keep-alives that notice a dead link within about 15 s.
 
-`ssh_options` that make ssh run a command or load code on this machine (as root, when labtui runs
-as root) are refused unless the entry says `allow_local_commands = true`: ProxyCommand,
-LocalCommand and PermitLocalCommand, KnownHostsCommand, PKCS11Provider (-I), SecurityKeyProvider,
-and a config file (-F FILE, which may hold any of them; `-F none` and `-F /dev/null` read none),
-however they are spelt (`-oProxyCommand=x`, `-o "proxycommand x"`, `-vo ProxyCommand=x`).
-ProxyJump (-J) stays allowed: ssh reaches the jump host by running itself, never a command of the
-file's choosing; its [user@]host[:port] is checked to be a host name, as newer ssh checks it (older
-ones put it into the shell line they run unchecked). As root, a hosts file that another user owns
-or that group or others may write is refused: whoever can write it chooses what root runs.
+`ssh_options` are taken where labtui knows what they do (labtui.fleet.ssh_options says which, and
+why): what makes ssh run a command, load code, write, bind or delete files here, or hand this machine's
+credentials to the host is refused unless the entry says `allow_local_commands = true`, and what
+would stop labtui's session (-t, -N, RemoteCommand ...) always, however it is spelt (`-oProxyCommand=x`,
+`-o "proxycommand x"`, `-vo ProxyCommand=x`). ProxyJump (-J) stays allowed: ssh reaches the jump
+host by running itself, never a command of the file's choosing; its [user@]host[:port] is checked to
+be a host name, as newer ssh checks it (older ones put it into the shell line they run unchecked).
+As root, a hosts file that another user owns or that group or others may write is refused: whoever
+can write it chooses what root runs.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from labtui.errors import LabtuiError, ValidationError
+from labtui.fleet import ssh_options
 from labtui.printable import path_text, printable
 from labtui.results.files import loads_toml
 
@@ -54,17 +55,6 @@ MAX_FILE_BYTES = 1024 * 1024
 # BatchMode off by mistake), then the person's, then defaults they may override.
 FORCED_OPTIONS = ("-T", "-o", "BatchMode=yes")
 DEFAULT_OPTIONS = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=15")
-# ssh's short options as its getopt reads them (OpenSSH 9; -P takes a tag since 9.6): those before
-# a ':' take a value, in the same word ("-J jump" or "-Jjump"); the others may be run together ("-vvA").
-_SSH_FLAGS = set("1246AaCfGgKkMNnqsTtVvXxYy")
-_SSH_VALUED = set("BbcDEeFIiJLlmOoPpQRSWw")
-# -o keywords (ssh reads them in any case) that run a command or load a library on this machine.
-_LOCAL_KEYWORDS = {k.lower(): k for k in ("ProxyCommand", "LocalCommand", "PermitLocalCommand", "KnownHostsCommand",
-                                          "PKCS11Provider", "SecurityKeyProvider")}
-_NO_CONFIG = ("none", "/dev/null")  # -F values that read no configuration file
-_KEYWORD = re.compile(r'[\s=]*"?([A-Za-z0-9]+)"?(?:\s*=\s*|\s+|$)(.*)', re.DOTALL)
-# One jump of ProxyJump: [ssh://][user@]host[:port], host a name or [an IPv6 address].
-_JUMP = re.compile(r"(?:ssh://)?(?:[A-Za-z0-9._%+-]+@)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 # A destination as ssh takes it: nothing a shell would read (ssh hands it, as %h, to a
 # ProxyCommand of the person's own ~/.ssh/config).
 _DESTINATION = re.compile(r"[\w.@:%\[\]/+~-]+")
@@ -93,7 +83,9 @@ class Host:
 
     def ssh_argv(self, *args: str, ssh: str = "ssh") -> list[str]:
         """`ssh` with labtui's options and the person's, reaching this host to run labtui with `args`."""
-        argv = [ssh, *FORCED_OPTIONS, *self.ssh_options, *DEFAULT_OPTIONS]
+        # A known-hosts file the entry names is only read (labtui.fleet.ssh_options).
+        argv = [ssh, *FORCED_OPTIONS, *self.ssh_options,
+                *ssh_options.read_only_known_hosts(self.ssh_options, self.allow_local_commands), *DEFAULT_OPTIONS]
         if self.port is not None:
             argv += ["-p", str(self.port)]
         return [*argv, "--", self.ssh, self.remote_command(*args)]
@@ -106,7 +98,7 @@ class Host:
             if word.startswith("-J"):
                 value = word[2:] or next(words, None)
             elif word.startswith("-o"):
-                match = _KEYWORD.fullmatch(word[2:] or next(words, ""))
+                match = ssh_options.KEYWORD.fullmatch(word[2:] or next(words, ""))
                 if match is not None and match.group(1).lower() == "proxyjump":
                     value = match.group(2)
             value = (value or "").strip().strip('"')
@@ -227,7 +219,7 @@ def _host(entry: Any, where: str) -> Host:
     allow_local = entry.get("allow_local_commands", False)
     if not isinstance(allow_local, bool):
         raise ValidationError(f"{where}.allow_local_commands: must be true or false (got {allow_local!r})")
-    _check_ssh_options(options, allow_local, f"{where}.ssh_options")
+    ssh_options.check(options, allow_local, f"{where}.ssh_options")
     target = entry.get("target")
     if target is not None and (not isinstance(target, str) or not target.strip()):
         raise ValidationError(f"{where}.target: must be a directory (got {target!r})")
@@ -255,59 +247,6 @@ def _no_control_characters(entry: dict[str, Any], where: str) -> None:
             bad = next((c for c in text if not c.isprintable() and c != " "), None) if isinstance(text, str) else None
             if bad is not None:
                 raise ValidationError(f"{where}.{key}: holds the control character {bad!r}: {printable(text)!r}")
-
-
-def _check_ssh_options(options: list[str], allow_local: bool, where: str) -> None:
-    """Read `options` as ssh's getopt does; refuse what is not an ssh option, and what runs a command
-    on this machine unless `allow_local` (the entry's allow_local_commands)."""
-    words = iter(options)
-    for word in words:
-        if word == "--" or not word.startswith("-") or len(word) < 2:
-            raise ValidationError(f"{where}: {word!r} is not an ssh option (write each option, then its value: "
-                                  "[\"-J\", \"jump.lab\"]; labtui gives the destination and the command itself)")
-        for i, letter in enumerate(word[1:], 1):
-            if letter in _SSH_FLAGS:
-                continue
-            if letter not in _SSH_VALUED:
-                raise ValidationError(f"{where}: {word!r}: -{letter} is not an option of ssh")
-            value = word[i + 1:] or next(words, None)
-            if value is None:
-                raise ValidationError(f"{where}: -{letter} needs its value after it")
-            _check_ssh_value(letter, value, allow_local, where)
-            break
-
-
-def _check_ssh_value(letter: str, value: str, allow_local: bool, where: str) -> None:
-    local = None  # what the option would do on this machine
-    if letter == "o":
-        match = _KEYWORD.fullmatch(value)
-        if match is None:
-            raise ValidationError(f"{where}: -o {value!r} is not an ssh option line (Keyword=value)")
-        keyword, argument = match.group(1).lower(), match.group(2)
-        if keyword in _LOCAL_KEYWORDS and argument.strip().strip('"').lower() != "none":
-            loads = keyword.endswith("provider")
-            local = f"-o {_LOCAL_KEYWORDS[keyword]} {'loads a library into ssh' if loads else 'runs a command'}"
-        elif keyword == "proxyjump":
-            _check_jumps(argument, where)
-    elif letter == "F" and value not in _NO_CONFIG:
-        local = (f"-F {value} reads a config file, which may run commands (ProxyCommand, LocalCommand, Match exec "
-                 "...)")
-    elif letter == "I":
-        local = "-I loads a PKCS#11 library into ssh"
-    elif letter == "J":
-        _check_jumps(value, where)
-    if local is not None and not allow_local:
-        raise ValidationError(f"{where}: {local} on this machine{', as root' if os.geteuid() == 0 else ''}: "
-                              "refused unless the host's entry says allow_local_commands = true")
-
-
-def _check_jumps(value: str, where: str) -> None:
-    jumps = value.strip().strip('"')
-    if jumps.lower() == "none":
-        return
-    for jump in jumps.split(","):
-        if not _JUMP.fullmatch(jump):
-            raise ValidationError(f"{where}: the jump host {jump!r} is not [user@]host[:port]")
 
 
 _FIO_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$")

@@ -109,7 +109,7 @@ def test_ssh_options_that_run_local_commands_are_refused_unless_the_host_allows_
 
 @pytest.mark.parametrize("options", [
     ["-J", "lab@gateway.example.org:2222"], ["-Jjump1,jump2"], ["-o", "ProxyJump=lab@[fd00::5]:22"],
-    ["-F", "/dev/null"], ["-F", "none"], ["-o", "ProxyCommand=none"], ["-i", "~/.ssh/lab", "-vvA", "-o", "Port=22"],
+    ["-F", "/dev/null"], ["-F", "none"], ["-o", "ProxyCommand=none"], ["-i", "~/.ssh/lab", "-vvC", "-o", "Port=22"],
 ], ids=lambda o: " ".join(o))
 def test_proxyjump_and_options_that_run_nothing_here_are_taken_as_they_are(options):
     # ProxyJump runs ssh itself to the jump host: no command of the file's choosing (its host is checked).
