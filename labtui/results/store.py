@@ -28,7 +28,7 @@ from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_tom
 from labtui.results.profile_file import parse_profile_text, profile_to_text
 from labtui.results.result_file import result_from_toml, result_to_toml
 from labtui.results.summaries import ResultSummary, load_summaries
-from labtui.results.trust import root_refusal
+from labtui.results.trust import others_can_write, root_refusal
 from labtui.settings import Settings, SettingsFile
 
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
@@ -315,7 +315,9 @@ class Store:
         if name_or_path.endswith(".toml") or os.sep in name_or_path:
             if not exists(candidate):  # LabtuiError for a path that cannot be looked at (too long, no access)
                 raise NotFoundError(f"no profile file {shown(name_or_path)}")
-            return load_profile_file(candidate, origin=str(candidate))
+            profile = load_profile_file(candidate, origin=str(candidate))
+            _command_steps_trusted(candidate, profile)
+            return profile
         user = self.profiles_dir / f"{name_or_path}.toml"
         # A name no file can have (too long) is no user profile's: it may still be a built-in's (it is not).
         if _SAFE_ID.match(name_or_path) and len(name_or_path) <= MAX_ID_CHARS and exists(user):
@@ -393,6 +395,19 @@ def _not_a_directory(folder: Path, what: str) -> str | None:
         return None
     where = "there" if existing == folder else f"in {folder}"
     return f"{existing} is not a directory, so labtui cannot keep its {what} {where}"
+
+
+def _command_steps_trusted(path: Path, profile: Profile) -> None:
+    """As root, refuse a profile file another user could change whose command steps root would run: whoever
+    can write it chooses the shell lines (as a hosts file or config.toml chooses what root runs). A profile of
+    I/O steps alone only shapes the I/O on the target root names. The store's own profiles are root's already
+    (labtui.results.trust refuses a store others can write)."""
+    if os.geteuid() != 0 or not any(step.kind == "command" for step in profile.steps):
+        return
+    problem = others_can_write(Path(os.path.abspath(path)))
+    if problem is not None:
+        raise StoreError(f"{shown(path)}: refused as root: its command steps run as root, and {problem}, who could "
+                         "change them (chown root and chmod go-w it, or copy it where only root can write)")
 
 
 def load_profile_file(path: Path, origin: str = "user") -> Profile:

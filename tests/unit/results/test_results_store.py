@@ -482,3 +482,29 @@ def test_a_link_to_nowhere_among_the_results_is_listed_as_broken(labtui_home, tm
     (item,) = broken
     assert item.path == link and item.reason == f"a link to {tmp_path / 'elsewhere.toml'}, cannot read: No such file or directory"
     assert link.is_symlink(), "left as it is"
+
+
+def test_as_root_a_profile_file_another_user_can_change_runs_no_command_step(tmp_path):
+    """guard3: `labtui run -p /srv/shared/zpaq.toml` as root ran the shell lines of a file anyone could write.
+    Its command steps are refused, in one line, where another user could change the file; I/O steps only shape
+    the I/O on the target root named, and load as before."""
+    if os.geteuid() != 0:
+        pytest.skip("the check is root's")
+    store = Store(tmp_path / "home")
+    builtin = (REPO / "labtui" / "profiles" / "zpaq-extract.toml").read_text()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    (shared / "zpaq.toml").write_text(builtin)
+    (shared / "io.toml").write_text((REPO / "labtui" / "profiles" / "quick-sanity.toml").read_text())
+    with pytest.raises(StoreError, match=rf"^{shared}/zpaq.toml: refused as root: its command steps run as root, and "
+                                         rf"{shared} can be written by every user \(mode 0777\), who could change them"):
+        store.profile(str(shared / "zpaq.toml"))
+    assert store.profile(str(shared / "io.toml")).name == "quick-sanity"
+    mine = tmp_path / "mine.toml"
+    mine.write_text(builtin)
+    assert any(step.kind == "command" for step in store.profile(str(mine)).steps)
+    os.chown(mine, 65534, -1)  # nobody's file: they could change what root runs
+    with pytest.raises(StoreError, match=rf"^{mine}: refused as root: its command steps run as root, and {mine} "
+                                         r"belongs to (\w+|uid 65534)"):
+        store.profile(str(mine))
