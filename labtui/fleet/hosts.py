@@ -42,6 +42,7 @@ from typing import Any
 
 from labtui.errors import LabtuiError, ValidationError
 from labtui.fleet import ssh_options
+from labtui.machine import programs
 from labtui.printable import path_text, printable
 from labtui.results.files import loads_toml
 
@@ -89,6 +90,16 @@ class Host:
         if self.port is not None:
             argv += ["-p", str(self.port)]
         return [*argv, "--", self.ssh, self.remote_command(*args)]
+
+    def ssh_env(self) -> dict[str, str]:
+        """ssh's environment. ssh reaches a ProxyJump host by running `$SHELL -c "ssh -W ..."`, the `ssh` found
+        on PATH: as root, a PATH without the directories another user can write, and /bin/sh for a SHELL
+        another user could change (labtui.machine.programs)."""
+        env = {**os.environ, "PATH": programs.safe_path()}
+        shell = env.get("SHELL")
+        if shell and (not os.path.isabs(shell) or programs.file_refusal(shell) is not None):
+            env["SHELL"] = "/bin/sh"
+        return env
 
     def jump(self) -> str | None:
         """The jump host its ssh_options name (-J or ProxyJump: the first hop), if any."""

@@ -182,7 +182,7 @@ class Fleet:
                     proc = await asyncio.create_subprocess_exec(
                         *host.ssh_argv("agent", ssh=self.ssh), stdin=asyncio.subprocess.PIPE,
                         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-                        limit=wire.MAX_LINE_BYTES,
+                        limit=wire.MAX_LINE_BYTES, env=host.ssh_env(),
                     )
                 except OSError as exc:
                     self._end(host_run, UNREACHABLE, f"cannot start {self.ssh}: {exc.strerror or exc}")

@@ -104,3 +104,20 @@ def test_as_root_a_known_hosts_file_another_user_can_change_is_refused(tmp_path)
             _hosts(["-o", f"{keyword}={shared}/k"], allow_local_commands=True)
     with pytest.raises(LabtuiError, match="cannot with ~/%h_hosts"):
         _hosts(["-o", "UserKnownHostsFile=~/%h_hosts"])
+
+
+def test_as_root_ssh_finds_the_ssh_and_shell_of_a_proxyjump_only_where_nobody_else_can_change_them(tmp_path,
+                                                                                                   monkeypatch):
+    """ssh reaches a -J host by running `$SHELL -c "ssh -W ..."`: the shell and the `ssh` found on PATH ran as root."""
+    if os.geteuid() != 0:
+        pytest.skip("the check is root's")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("PATH", f"/usr/bin:{shared}:/bin")
+    monkeypatch.setenv("SHELL", str(shared / "sh"))
+    (host,) = _hosts(["-J", "lab@gateway"])
+    env = host.ssh_env()
+    assert env["PATH"] == "/usr/bin:/bin" and env["SHELL"] == "/bin/sh"
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    assert host.ssh_env()["SHELL"] == "/bin/bash"
