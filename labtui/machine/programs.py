@@ -88,9 +88,9 @@ def find(name: str, *, path_env: str | None = None) -> str | None:
         if problem is not None:
             if os.path.abspath(entry) == os.path.dirname(os.path.abspath(found)):
                 break  # the program's own directory: file_refusal says it, naming the program
-            raise ProgramRefused(name, f"the PATH entry {shown(entry)} comes before {shown(found)}, and {problem}, "
-                                       f"who could put another {shown(name)} there to run as root: {ADVICE} (take "
-                                       f"{shown(entry)} out of root's PATH)")
+            raise ProgramRefused(name, f"{problem}, and comes before {shown(found)} on the PATH: another user could "
+                                       f"put their own {shown(name)} there to run as root (take {shown(entry)} out of "
+                                       "root's PATH)")
     refusal = file_refusal(found)
     if refusal is not None:
         said = refusal.startswith(f"{shown(found)} ")  # the program itself is another user's: named already

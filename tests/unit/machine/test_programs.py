@@ -56,9 +56,10 @@ def test_as_root_a_program_another_user_can_change_or_shadow_is_refused_in_one_l
                                   "could change what it runs as root: as root labtui runs no program another user can "
                                   "change (chown root and chmod go-w it, or install the program)")
     # A directory others can write, before the real program, is where theirs would go next.
-    with pytest.raises(programs.ProgramRefused, match=rf"^smartctl refused: the PATH entry {shared} comes before "
-                                                      rf"/usr/sbin/smartctl, and {shared} can be written by every user "
-                                                      r"\(mode 0777\), who could put another smartctl there"):
+    with pytest.raises(programs.ProgramRefused, match=rf"^smartctl refused: {shared} can be written by every user "
+                                                      r"\(mode 0777\), and comes before /usr/sbin/smartctl on the PATH: "
+                                                      rf"another user could put their own smartctl there to run as root "
+                                                      rf"\(take {shared} out of root's PATH\)$"):
         programs.find("smartctl", path_env=f"{shared}:{SYSTEM}")
     # After the real one, or given as a root-owned path, it is never reached: the system's program runs.
     assert programs.find("smartctl", path_env=f"{SYSTEM}:{theirs}:{shared}") == "/usr/sbin/smartctl"
