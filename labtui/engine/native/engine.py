@@ -64,6 +64,11 @@ def _shared_file(size: int) -> int:
     return fd
 
 
+# -P: Python puts the current directory first on the path of `-m`, so a `labtui/` another user left where root
+# ran labtui (cd /tmp) was imported as the worker, and ran as root; the worker's labtui is PYTHONPATH's (_child_env).
+WORKER = (sys.executable, "-P", "-m", "labtui.engine.native.worker")
+
+
 def _child_env() -> dict[str, str]:
     # The worker imports labtui from wherever this process did, installed or not.
     root = str(Path(__file__).resolve().parent.parent.parent)
@@ -189,7 +194,7 @@ class NativeEngine(Engine):
                     live_map = mmap.mmap(live_fd, nc.LIVE_BYTES)
                     maps.append(live_map)
                     proc = await asyncio.create_subprocess_exec(
-                        sys.executable, "-m", "labtui.engine.native.worker", json.dumps(cfg),
+                        *WORKER, json.dumps(cfg),
                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         pass_fds=(control_fd, live_fd), env=_child_env(),
                     )

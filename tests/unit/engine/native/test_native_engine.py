@@ -530,3 +530,20 @@ def test_a_late_failure_message_is_not_lost_to_the_wait_for_it(monkeypatch, tmp_
 
     waits, then = asyncio.run(go())
     assert set(waits) == {None} and then == {"error": "no such file (x.dat)"}
+
+
+def test_the_worker_is_never_a_labtui_planted_in_the_current_directory(tmp_path):
+    """guard3: `python -m` looks in the current directory first: root running labtui from /tmp imported another
+    user's /tmp/labtui/engine/native/worker.py as the worker, and ran it as root."""
+    import subprocess
+
+    from labtui.engine.native.engine import WORKER, _child_env
+
+    planted = tmp_path / "labtui" / "engine" / "native"
+    planted.mkdir(parents=True)
+    for folder in (planted, planted.parent, planted.parent.parent):
+        (folder / "__init__.py").write_text("")
+    (planted / "worker.py").write_text(f"open({str(tmp_path / 'RAN')!r}, 'w').close()\n")
+    out = subprocess.run([*WORKER, "{}"], cwd=tmp_path, env=_child_env(), capture_output=True, text=True, timeout=30)
+    assert not (tmp_path / "RAN").exists(), "the planted worker ran"
+    assert out.returncode != 0 and "KeyError: 'control_fd'" in out.stderr  # labtui's own worker, refusing '{}'
