@@ -240,7 +240,7 @@ def request_profile(store: Store, request: RunRequest) -> Profile:
     from labtui.errors import ValidationError
 
     assert request.profile is not None  # a run's request always names one (-p has a default)
-    profile = store.profile(request.profile)
+    profile = store.profile_to_run(request.profile)
     trial = request.overrides
     profile = overridden(profile, duration=trial.duration, file_size=trial.file_size, repeat=trial.repeat)
     problem = request.interval_problem(profile)

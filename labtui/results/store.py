@@ -315,9 +315,7 @@ class Store:
         if name_or_path.endswith(".toml") or os.sep in name_or_path:
             if not exists(candidate):  # LabtuiError for a path that cannot be looked at (too long, no access)
                 raise NotFoundError(f"no profile file {shown(name_or_path)}")
-            profile = load_profile_file(candidate, origin=str(candidate))
-            _command_steps_trusted(candidate, profile)
-            return profile
+            return load_profile_file(candidate, origin=str(candidate))
         user = self.profiles_dir / f"{name_or_path}.toml"
         # A name no file can have (too long) is no user profile's: it may still be a built-in's (it is not).
         if _SAFE_ID.match(name_or_path) and len(name_or_path) <= MAX_ID_CHARS and exists(user):
@@ -334,6 +332,14 @@ class Store:
             count = "1 profile file does not" if len(broken) == 1 else f"{len(broken)} profile files do not"
             text += f"; {count} load: {', '.join(shown(b.path.name) for b in broken)} (labtui profiles says why)"
         raise NotFoundError(text)
+
+    def profile_to_run(self, name_or_path: str) -> Profile:
+        """`profile`, for a run: as root, a file another user could change is refused where its command steps
+        would run as root (one to look at, `labtui profiles FILE`, is shown as it is)."""
+        profile = self.profile(name_or_path)
+        if name_or_path.endswith(".toml") or os.sep in name_or_path:
+            _command_steps_trusted(Path(name_or_path).expanduser(), profile)
+        return profile
 
     def save_profile(self, profile: Profile, *, overwrite: bool = True) -> Path:
         """Save as a user profile. A built-in name gets a user copy; built-ins are never touched."""

@@ -499,12 +499,13 @@ def test_as_root_a_profile_file_another_user_can_change_runs_no_command_step(tmp
     (shared / "io.toml").write_text((REPO / "labtui" / "profiles" / "quick-sanity.toml").read_text())
     with pytest.raises(StoreError, match=rf"^{shared}/zpaq.toml: refused as root: its command steps run as root, and "
                                          rf"{shared} can be written by every user \(mode 0777\), who could change them"):
-        store.profile(str(shared / "zpaq.toml"))
-    assert store.profile(str(shared / "io.toml")).name == "quick-sanity"
+        store.profile_to_run(str(shared / "zpaq.toml"))
+    assert store.profile(str(shared / "zpaq.toml")).name == "zpaq-extract"  # to look at (labtui profiles FILE)
+    assert store.profile_to_run(str(shared / "io.toml")).name == "quick-sanity"
     mine = tmp_path / "mine.toml"
     mine.write_text(builtin)
-    assert any(step.kind == "command" for step in store.profile(str(mine)).steps)
+    assert any(step.kind == "command" for step in store.profile_to_run(str(mine)).steps)
     os.chown(mine, 65534, -1)  # nobody's file: they could change what root runs
     with pytest.raises(StoreError, match=rf"^{mine}: refused as root: its command steps run as root, and {mine} "
                                          r"belongs to (\w+|uid 65534)"):
-        store.profile(str(mine))
+        store.profile_to_run(str(mine))
