@@ -47,7 +47,7 @@ def alices_bin():
         yield alice, home / "bin", shared, marks
 
 
-def test_as_root_a_program_another_user_can_change_or_shadow_is_refused_in_one_line(alices_bin):
+def test_as_root_a_program_another_user_can_change_or_shadow_is_refused_in_one_line(alices_bin, tmp_path):
     alice, theirs, shared, marks = alices_bin
     first = f"{theirs}:{SYSTEM}"
     with pytest.raises(programs.ProgramRefused) as refused:
@@ -67,6 +67,12 @@ def test_as_root_a_program_another_user_can_change_or_shadow_is_refused_in_one_l
     assert programs.find("no-such-program-lt", path_env=first) is None
     with pytest.raises(programs.ProgramRefused, match=rf"^fio refused: {theirs}/fio belongs to"):
         programs.find(str(theirs / "fio"))
+    # Root's own link to her program (/usr/local/bin/fio -> /home/alice/bin/fio) leads to what she can change.
+    roots = tmp_path / "local-bin"
+    roots.mkdir()
+    (roots / "fio").symlink_to(theirs / "fio")
+    with pytest.raises(programs.ProgramRefused, match=rf"^fio refused: {roots}/fio: {theirs}/fio belongs to {alice.name}"):
+        programs.find("fio", path_env=f"{roots}:{SYSTEM}")
     # The programs labtui starts as root look only where nobody else can put one.
     assert programs.safe_path(f"{theirs}:{shared}:relative:{SYSTEM}") == SYSTEM
     assert programs.is_executable(sys.executable) and not programs.is_executable(str(theirs))
