@@ -86,7 +86,7 @@ class WorkloadScreen(EditorScreen):
             # (focusing a field scrolls it into view).
             with VerticalScroll(id="editor", can_focus=False):
                 yield Label("Profile", classes="section-title")
-                yield FieldForm("p", PROFILE_SPECS, id="profile-form")
+                yield FieldForm("p", PROFILE_SPECS, id="profile-form", note_after="free_space_margin")
                 yield Label("Steps", classes="section-title", id="steps-title")
                 yield StepsTable(id="steps", cursor_type="row")
                 yield Label("Step", classes="section-title", id="step-title")
@@ -285,9 +285,9 @@ class WorkloadScreen(EditorScreen):
         assert self.draft is not None
         warning = space_warning(self.draft, self.lab.target, errors)
         needs_file = any(s.kind == "io" for s in self.draft.steps)
-        form = self._form("profile-form")
-        form.row("file_size").show_warning(warning if needs_file else None)
-        form.row("free_space_margin").show_warning(None if needs_file else warning)
+        # Across the form's width, under the two fields it is about: in half a row it took six lines.
+        self._form("profile-form").show_note(warning, on=("file_size", "free_space_margin") if needs_file
+                                             else ("free_space_margin",))
 
     # ------------------------------------------------------------------ steps
 

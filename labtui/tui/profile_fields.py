@@ -204,4 +204,4 @@ def space_warning(draft: ProfileDraft, target: Target | None, errors: dict[str, 
         shortfall = draft.accepted().space_shortfall(target.free_bytes)
     except ValidationError:
         return None  # a rule over the whole profile refuses it: that error is shown
-    return f"too big for {target.directory}: {shortfall}" if shortfall else None
+    return f"Too big for {target.directory}: {shortfall}" if shortfall else None

@@ -23,7 +23,8 @@ class FormField(Container):
         self.control = control
         self._error = ""
         self._warning = ""
-        self._shown: tuple[str, bool] = ("", False)
+        self._marked = False
+        self._shown: tuple[str, bool, bool] = ("", False, False)
         if tooltip:
             control.tooltip = tooltip
 
@@ -42,15 +43,21 @@ class FormField(Container):
         self._warning = message or ""
         self._show()
 
+    def mark_warning(self, marked: bool) -> None:
+        """The label in the warning's colour, the warning said elsewhere (a line of the form's whole
+        width: one about several fields is read there, not wrapped in this field's half of a row)."""
+        self._marked = marked
+        self._show()
+
     def _show(self) -> None:
         message = self._error or self._warning
         invalid = bool(self._error)
-        if (message, invalid) == self._shown:
+        if (message, invalid, self._marked) == self._shown:
             return
-        self._shown = (message, invalid)
+        self._shown = (message, invalid, self._marked)
         error = self.query_one(".form-field-error", Static)
         error.update(message)
         error.display = bool(message)
         self.set_class(invalid, "-invalid")
         self.control.set_class(invalid, "-invalid")
-        self.set_class(bool(message) and not invalid, "-warning")
+        self.set_class((bool(message) or self._marked) and not invalid, "-warning")

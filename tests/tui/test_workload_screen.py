@@ -111,13 +111,20 @@ async def test_a_test_file_larger_than_the_targets_free_space_is_flagged_as_pref
         await open_workload(pilot)
         app.target = Target.on(Path("/home/lab"), root)
         await set_text(pilot, "#p-file_size", "999T")
-        warning = field_error(app, "p-file-size")
-        assert warning == ("too big for /home/lab: quick-sanity needs 999 TiB (test file 999TiB + margin 1GiB), "
-                           "only 412 GiB is free")
-        assert "-warning" in app.screen.query_one("#field-p-file-size").classes  # accepted, not refused
+        await pilot.pause()
+        note = app.screen.query_one("#profile-form-note", Static)
+        assert str(note.render()) == ("Too big for /home/lab: quick-sanity needs 999 TiB (test file 999TiB + margin "
+                                      "1GiB), only 412 GiB is free")
+        for row in ("#field-p-file-size", "#field-p-free-space-margin"):  # accepted, not refused; what it is about
+            assert "-warning" in app.screen.query_one(row).classes and "-invalid" not in app.screen.query_one(row).classes
+        assert field_error(app, "p-file-size") == ""  # said once, across the form: in half a row it took six lines
+        form = app.screen.query_one("#profile-form")
+        assert note.region.width == form.region.width and note.region.height == 2  # two lines, none left blank
+        assert app.screen.query_one("#field-p-repeat").region.y == note.region.bottom
         await set_text(pilot, "#p-free_space_margin", "0")
         await set_text(pilot, "#p-file_size", "412G")
-        assert field_error(app, "p-file-size") == ""  # exactly what is free: the preflight takes it
+        assert not note.display  # exactly what is free: the preflight takes it
+        assert "-warning" not in app.screen.query_one("#field-p-file-size").classes
         profile = app.screen.draft.build()
     # The same rule as the runner's preflight, which refuses such a run in the same words. (The
     # free space of a shared disk moves between two looks: the words, not the figures, are compared.)
