@@ -134,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--hosts before the command opens the TUI; give it after: labtui {args.command} --hosts FILE")
 
     if args.command is None:
+        if args.tui_hosts is not None and not args.tui_hosts.strip():  # "" opened the TUI as if it were left out
+            print("labtui: error: --hosts: is empty: give a hosts file or leave the option out", file=sys.stderr)
+            return ExitCode.BAD_INPUT
         # Imported here: Textual takes a while to load, and `labtui --help` must stay fast.
         from labtui.app import run_app
 

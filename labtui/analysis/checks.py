@@ -48,6 +48,8 @@ FAIL_ON = {"latency": LATENCY_MEAN, "p99": LATENCY_P99, "cpu": ENGINE_CPU}  # cp
 def parse_fail_on(names: Sequence[str]) -> tuple[Metric, ...]:
     """The extra metrics --fail-on names ("p99,latency" or repeated); ValidationError for an unknown one."""
     metrics = []
+    if any(not item.replace(",", "").strip() for item in names):  # "" quietly asked for nothing more
+        raise ValidationError("is empty: give a metric (" + ", ".join(FAIL_ON) + ") or leave the option out", "--fail-on")
     for name in (n.strip().lower() for item in names for n in item.split(",")):
         if not name:
             continue

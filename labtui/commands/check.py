@@ -94,6 +94,9 @@ def request(*, baseline: str | None = None, profile: str | None = None, target: 
     given(baseline, "--baseline", "a result's id or a unique beginning of it")
     given(profile, "--profile", "a profile's name")
     given(engine, "--engine", "an engine's name")
+    # An empty --hosts ran the check here, an empty --destroy-data as if it were left out.
+    given(hosts, "--hosts", "a hosts file")
+    given(destroy_data, "--destroy-data", "the raw device (/dev/NAME)")
     tolerance_given(tolerance, DEFAULT_TOLERANCE_PCT)
     metrics = parse_fail_on(fail_on)
     if repeat is not None and repeat < 1:

@@ -28,10 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from labtui.commands.common import open_store, warn_broken
+    from labtui.commands.common import given, open_store, warn_broken
     from labtui.errors import ValidationError
     from labtui.render.export import render
 
+    given(args.per_result, "--per-result", "a directory")  # "" wrote the files into the current directory
     if args.format != "configmgr-csv":
         for flag, given in (("--with-ids", args.with_ids), ("--per-result", args.per_result is not None)):
             if given:

@@ -30,12 +30,14 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from labtui.commands.common import open_store, print_json, tags_given
-    from labtui.errors import ExitCode, LabtuiError
+    from labtui.errors import ExitCode, LabtuiError, ValidationError
     from labtui.printable import printable
     from labtui.render.result_json import result_to_json
     from labtui.render.result_tables import fmt_iops, fmt_mib
     from labtui.results.imports import import_file
 
+    if any(not name.strip() for name in args.files):  # "" was read as "." ("is a directory"), " " as a file's name
+        raise ValidationError("is empty: give a DiskSpd or fio output file; nothing was imported", "FILE")
     store = open_store()
     args.tag = list(tags_given(args.tag))
     rows, _broken = store.summaries()

@@ -33,6 +33,10 @@ def run(args: argparse.Namespace) -> int:
     from labtui.results.trust import root_write_refusal
     from labtui.units import human_duration, human_size, parse_size
 
+    if not args.out.strip():  # "" was refused as "got 'tmp'", the current directory's name
+        from labtui.errors import ValidationError
+
+        raise ValidationError("is empty: give the archive to create, e.g. /data/test.zpaq", "OUT.zpaq")
     plan = plan_archive(args.out, parse_size(args.size, field="--size"), args.files, args.method)
     # As root, the archive and its work files go nowhere another user could send them (a link in place of a
     # directory on the way), nor is a file there removed when the making stops: results.files' rule.

@@ -26,8 +26,12 @@ def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import open_store, print_json, stdout, warn_broken
     from labtui.render.result_tables import profiles_table, steps_table
 
+    if args.name is not None and not args.name.strip():  # "" listed every profile, " " was looked for by name
+        from labtui.errors import ValidationError
+
+        raise ValidationError("is empty: give a profile's name or .toml file, or leave it out to list them all", "NAME")
     store = open_store()
-    if args.name:
+    if args.name is not None:
         profile = store.profile(args.name)
         if args.json:
             print_json(_as_json(profile))

@@ -56,6 +56,9 @@ def parse(args: argparse.Namespace) -> RunRequest:
     from labtui.params import parse_assignments
     from labtui.run.request import RunRequest
 
+    # An empty --hosts ran the profile here, on the current directory; an empty --destroy-data was as if left out.
+    given(args.hosts, "--hosts", "a hosts file")
+    given(args.destroy_data, "--destroy-data", "the raw device (/dev/NAME)")
     if args.hosts and args.all_volumes:
         raise ValidationError("runs on this machine's volumes: give --hosts or --all-volumes, not both", "--all-volumes")
     if args.wait and (args.hosts or args.all_volumes):

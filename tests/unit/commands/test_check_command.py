@@ -22,6 +22,11 @@ def _check_request(*options: str):
     (("--baseline", " "), "--baseline: is empty"),
     (("-p", ""), "--profile: is empty: give a profile's name or leave the option out"),
     (("-e", " "), "--engine: is empty: give an engine's name or leave the option out"),
+    # --hosts "" checked here, --destroy-data "" was as if left out, --fail-on "" or "," asked for nothing more.
+    (("--hosts", ""), "--hosts: is empty: give a hosts file or leave the option out"),
+    (("--destroy-data", " "), "--destroy-data: is empty: give the raw device (/dev/NAME) or leave the option out"),
+    (("--fail-on", ""), "--fail-on: is empty: give a metric (latency, p99, cpu) or leave the option out"),
+    (("--fail-on", "p99", "--fail-on", ", "), "--fail-on: is empty"),
 ])
 def test_an_empty_baseline_profile_or_engine_is_refused_in_one_line(options, says):
     with pytest.raises(ValidationError) as refused:

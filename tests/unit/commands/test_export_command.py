@@ -102,3 +102,15 @@ def test_export_configmgr_csv_where_the_rows_of_several_results_would_mix(labtui
     # Only the script's CSV takes them.
     assert main(["export", "--format", "csv", "--with-ids"]) == 2
     assert "--with-ids: goes with --format configmgr-csv" in capsys.readouterr().err
+
+
+def test_an_empty_per_result_directory_is_refused_not_taken_for_the_current_one(labtui_home, tmp_path, capsys,
+                                                                                  monkeypatch):
+    from labtui.cli import main
+
+    Store(labtui_home).save_result(configmgr_sql_result("20240501-103005-beef", "/mnt/nvme"))
+    monkeypatch.chdir(tmp_path)
+    before = sorted(tmp_path.iterdir())
+    assert main(["export", "--format", "configmgr-csv", "--per-result", ""]) == 2
+    assert capsys.readouterr().err == "labtui: error: --per-result: is empty: give a directory or leave the option out\n"
+    assert sorted(tmp_path.iterdir()) == before  # it wrote one file per result into the current directory

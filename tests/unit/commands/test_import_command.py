@@ -160,3 +160,14 @@ def test_a_drives_smartctl_output_is_refused_as_what_it_is(tmp_path, labtui_home
         assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
         assert "smartctl's output (a drive's health), not a benchmark report" in out.stderr, out.stderr
     assert not (labtui_home / "results").exists() or not list((labtui_home / "results").iterdir())
+
+
+@pytest.mark.parametrize("names", [[""], [str(XML), " "]])
+def test_an_empty_file_name_is_refused_naming_it_and_nothing_is_imported(labtui_home, capsys, names):
+    # "" was read as "." ("is a directory (name the report files in it)"), " " as a file named " ".
+    from labtui.cli import main
+
+    assert main(["import", *names]) == 2
+    err = capsys.readouterr().err
+    assert err == "labtui: error: FILE: is empty: give a DiskSpd or fio output file; nothing was imported\n"
+    assert saved(labtui_home) == []

@@ -78,3 +78,14 @@ def test_an_interrupted_run_leaves_nothing_behind(work, signum):
 
     assert signalled(proc, writing, signum) == 130 and "interrupted" in proc.stderr.read()
     assert list(work.iterdir()) == []
+
+
+@pytest.mark.parametrize("out", ["", " "])
+def test_an_empty_archive_name_is_refused_naming_it(work, capsys, monkeypatch, out):
+    # "" was refused as "the archive's name must end in .zpaq ..., got 'tmp'": the current directory's name.
+    from labtui.cli import main
+
+    monkeypatch.chdir(work)
+    assert main(["make-archive", "--size", "1M", out]) == 2
+    assert capsys.readouterr().err == "labtui: error: OUT.zpaq: is empty: give the archive to create, e.g. /data/test.zpaq\n"
+    assert list(work.iterdir()) == []

@@ -76,10 +76,12 @@ def test_user_profiles_and_broken_ones(labtui_home, capsys, tmp_path):
     assert code == 0 and json.loads(out)["steps"][0]["block_size"] == "8KiB"
 
 
-@pytest.mark.parametrize("name", ["no-such-profile", "missing/file.toml", "nothing.toml"])
+@pytest.mark.parametrize("name", ["no-such-profile", "missing/file.toml", "nothing.toml", "", " "])
 def test_unknown_profile_is_one_line_and_exit_2(labtui_home, capsys, name):
     code, out, err = cli(capsys, "profiles", name)
     assert code == 2 and out == "" and one_line_error(err)
+    if not name.strip():  # "" listed every profile, " " was looked for as a profile named " "
+        assert err == "labtui: error: NAME: is empty: give a profile's name or .toml file, or leave it out to list them all\n"
 
 
 def test_profiles_json_lists_the_five_builtins_with_steps(labtui_home):

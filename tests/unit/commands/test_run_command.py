@@ -63,6 +63,10 @@ def test_labtui_run_reads_each_option_into_its_request():
                                                            "are run on one host at a time"),
     (("-t", ""), "--target: is empty: give a directory (. is the current one) or leave the option out"),
     (("-t", " ", "--hosts", "h.toml"), "--target: is empty"),
+    # An empty --hosts ran the profile here, on the current directory; an empty --destroy-data was left out.
+    (("--hosts", ""), "--hosts: is empty: give a hosts file or leave the option out"),
+    (("--hosts", " ", "--all-volumes"), "--hosts: is empty"),
+    (("--destroy-data", ""), "--destroy-data: is empty: give the raw device (/dev/NAME) or leave the option out"),
     (("--all-volumes", "-t", "/mnt"), "--target: give a target or --all-volumes, not both"),
     (("--all-volumes", "--destroy-data", "/dev/sdz"), "--destroy-data: --all-volumes writes test files on mounted "
                                                       "volumes, never a raw device"),

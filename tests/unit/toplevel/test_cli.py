@@ -102,3 +102,10 @@ def test_every_command_has_an_example():
 def test_hosts_before_a_command_is_refused_rather_than_quietly_running_here(tmp_path, labtui_home):
     done = subprocess.run(labtui_cmd("--hosts", str(tmp_path / "lab.toml"), "run"), capture_output=True, text=True)
     assert done.returncode == 2 and "give it after: labtui run --hosts FILE" in done.stderr
+
+
+def test_an_empty_hosts_file_for_the_tui_is_refused_rather_than_opening_it_without(capsys, labtui_home):
+    from labtui.cli import main
+
+    assert main(["--hosts", " "]) == 2
+    assert capsys.readouterr().err == "labtui: error: --hosts: is empty: give a hosts file or leave the option out\n"
