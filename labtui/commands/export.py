@@ -34,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
 
     given(args.per_result, "--per-result", "a directory")  # "" wrote the files into the current directory
     if args.format != "configmgr-csv":
-        for flag, given in (("--with-ids", args.with_ids), ("--per-result", args.per_result is not None)):
-            if given:
+        for flag, asked in (("--with-ids", args.with_ids), ("--per-result", args.per_result is not None)):
+            if asked:
                 raise ValidationError("goes with --format configmgr-csv (the script's columns, which say no result id)",
                                       flag)
     store = open_store()
