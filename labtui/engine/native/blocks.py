@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import mmap
 import struct
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 
@@ -84,6 +85,15 @@ class Blocks:
             words[first + 1 : last : step] = array("Q", (nonce,)) * per_block
             nonce += 1
         self.nonce = nonce
+
+    def in_place(self) -> tuple[memoryview, int, tuple[int, ...]] | None:
+        """For a loop that writes the plain stamps itself, in its own loop over a batch (no call,
+        no iterators per batch): the buffers as 64-bit words, a slot's stride in words, and the word
+        of each stamp within a block (its offset, then its number at the next word). None where
+        `stamp` is not this one (a verifier's) or the words are not little-endian as STAMP is."""
+        if getattr(self.stamp, "__func__", None) is not Blocks.stamp or sys.byteorder != "little":
+            return None
+        return self.words, self.stride // 8, tuple(p // 8 for p in self.positions)
 
     def results(self) -> dict:
         """What the process's result adds of its blocks (a verifier's findings; nothing by default)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 from labtui.engine.native import uring
@@ -14,16 +16,32 @@ def test_freed_slots_go_back_in_chunks_by_the_depth_and_whole_where_a_process_ca
     assert submit_chunk(32, carried=True) == 32
 
 
-def test_a_mixed_step_of_two_workers_in_one_ring_counts_each_ones_ios_and_the_mix(tmp_path):
+@pytest.mark.parametrize("block_size", [4096, 8192])  # one stamp a block, and two
+def test_a_mixed_step_of_two_workers_in_one_ring_counts_each_ones_ios_and_the_mix(tmp_path, block_size):
     if uring.probe():
         pytest.skip(f"io_uring cannot run here: {uring.probe()}")
     path = cached_file(tmp_path / "cached.dat")
-    result = run_loop(uring_loop, path, write_percent=30, outstanding=8, workers=[0, 1], threads=2)
+    result = run_loop(uring_loop, path, write_percent=30, outstanding=8, workers=[0, 1], threads=2,
+                      block_size=block_size, seconds=0.2)
     assert "error" not in result, result
     ios = result["r_ios"] + result["w_ios"]
     assert ios > 200 and 20 <= 100 * result["w_ios"] / ios <= 40
-    assert result["r_bytes"] == result["r_ios"] * 4096 and result["w_bytes"] == result["w_ios"] * 4096
+    assert result["r_bytes"] == result["r_ios"] * block_size and result["w_bytes"] == result["w_ios"] * block_size
     assert [w["worker"] for w in result["workers"]] == [0, 1]
     assert sum(w["r_ios"] + w["w_ios"] for w in result["workers"]) == ios
     assert all(w["r_ios"] and w["w_ios"] for w in result["workers"])
     assert 0 < result["r_min"] <= result["r_max"] and result["r_lat_ns"] >= result["r_ios"] * result["r_min"]
+    # Every write was stamped where it landed (the loop stamps a mixed step's writes itself): each
+    # 4 KiB of a block the run wrote says its own offset and the write's number, which no other
+    # block carries.
+    data = path.read_bytes()
+    original = bytes(range(256)) * (block_size // 256)
+    written = [at for at in range(0, len(data), block_size) if data[at : at + block_size] != original]
+    assert written
+    numbers = set()
+    for at in written:
+        stamps = [struct.unpack_from("<QQ", data, at + p) for p in range(0, block_size, 4096)]
+        assert [off for off, _ in stamps] == list(range(at, at + block_size, 4096))
+        assert len({nonce for _, nonce in stamps}) == 1
+        numbers.add(stamps[0][1])
+    assert len(numbers) == len(written)
