@@ -38,3 +38,35 @@ async def test_a_toast_leaves_the_detail_of_the_chosen_result_readable(labtui_ho
         assert detail.height > 0
         for toast in app.screen.query(Toast):
             assert not toast.region.overlaps(detail), (toast.region, detail)
+
+
+async def test_a_wrapped_step_line_keeps_under_its_own_step_at_every_width(labtui_home):
+    """At 80 columns a step's line wrapped to the left edge: "(p99 7.11)" at column 1, read as a line of its own."""
+    from dataclasses import replace
+
+    from factories import make_result
+    from labtui.results.store import Store
+
+    result = make_result("20240501-103000-aaaa")
+    steps = tuple(replace(s, step=replace(s.step, name=f"{s.step.name} at queue depth 8, four threads, direct"))
+                  for s in result.steps)
+    Store(labtui_home).save_result(replace(result, steps=steps))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+
+        def step_rows() -> list[str]:
+            region = screen.query_one("#history-detail").content_region
+            rows = screen_text(app).splitlines()[region.y:region.bottom]
+            first = next(i for i, row in enumerate(rows) if "Read 64K random" in row)
+            return [row[region.x:region.right].rstrip() for row in rows[first:]]
+
+        for width in (80, 64, 120):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            rows = step_rows()
+            starts = [i for i, row in enumerate(rows) if row.startswith(("  Read", "  Write"))]
+            assert starts == ([0, 1] if width == 120 else [0, 2]), rows  # wrapped below 120, each step its line there
+            for row in rows:
+                assert row.startswith("  ") and (row.startswith("    ") or row[2:].startswith(("Read", "Write"))), rows
+            assert "(p99 2.50)" in " ".join(" ".join(rows).split()), rows
