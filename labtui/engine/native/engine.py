@@ -436,6 +436,13 @@ async def _reap(workers: list[_Worker]) -> None:
                 with contextlib.suppress(ProcessLookupError):
                     w.proc.send_signal(sig)
         await settle(0.5)
+    # Each one's pipes read to their end: a worker stopped before its result was collected (a failed or
+    # cancelled step) may have written more than asyncio buffers, which pauses its reader. Its pipe then
+    # never closes, nor does its transport: one collected after the event loop closed failed in its
+    # destructor ("Exception ignored ... Event loop is closed"). A reaped worker's pipes end at once.
+    reading = [asyncio.ensure_future(w.result()) for w in workers if w.exited]
+    if reading:
+        await asyncio.wait(reading, timeout=STOP_GRACE)
 
 
 def _ticks(t_go: float, t_measure: float, t_end: float, interval: float, begin: float | None = None) -> list[float]:

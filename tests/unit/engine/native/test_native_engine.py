@@ -566,3 +566,32 @@ def test_the_worker_is_never_a_labtui_planted_in_the_current_directory(tmp_path)
     out = subprocess.run([*WORKER, "{}"], cwd=tmp_path, env=_child_env(), capture_output=True, text=True, timeout=30)
     assert not (tmp_path / "RAN").exists(), "the planted worker ran"
     assert out.returncode != 0 and "KeyError: 'control_fd'" in out.stderr  # labtui's own worker, refusing '{}'
+
+
+def test_a_stopped_worker_that_handed_in_more_than_was_read_leaves_no_transport_open_past_the_loop(monkeypatch):
+    # A worker stopped before its result was collected (a failed or cancelled step) had written more to its
+    # stdout than asyncio buffers: its reader was paused, the pipe never read to its end, and the transport
+    # outlived the event loop. Collected later, its destructor failed: "Exception ignored ... Event loop is
+    # closed" (tests/unit/engine/test_testfile.py, rarely). Once the workers are reaped their pipes are read out.
+    import asyncio
+    import gc
+    import subprocess
+    import sys
+
+    from labtui.engine.native import engine as ne
+
+    monkeypatch.setattr(ne, "STOP_GRACE", 0.1)
+    ignored = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: ignored.append(f"{u.exc_type.__name__}: {u.exc_value}"))
+
+    async def stopped_worker() -> None:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "import sys, time; sys.stdout.buffer.write(bytes(1 << 20)); sys.stdout.flush(); "
+                                  "time.sleep(30)",
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        await asyncio.sleep(0.3)  # its result is written (as far as the pipe takes it): nobody reads it
+        await ne._reap([ne._Worker(proc, memoryview(bytearray(8)).cast("q"))])
+
+    asyncio.run(stopped_worker())
+    gc.collect()
+    assert ignored == []
