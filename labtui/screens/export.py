@@ -114,12 +114,18 @@ class ExportModal(ModalScreen[Path | None]):
             yield LineInput(str(default_path(self.directory, self.moment, "csv")), id="export-path",
                         select_on_focus=False, compact=True)
             yield Static("", id="export-error", markup=False)
-            yield Static(f"A name alone goes in the current directory, {self.directory}. Space switches the "
-                         "format · Enter on the file name writes it · Escape cancels", classes="dialog-hint",
-                         markup=False)
+            yield Static(self._hint(per_result=False), id="export-hint", classes="dialog-hint", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Write", id="write", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+
+    def _hint(self, *, per_result: bool) -> str:
+        """What the field takes and what Enter does: a file's name, or the directory one file per result goes in."""
+        if per_result:
+            return (f"A relative directory is in the current one, {self.directory}. Space switches the format · "
+                    "Enter on the directory writes the files · Escape cancels")
+        return (f"A name alone goes in the current directory, {self.directory}. Space switches the format · "
+                "Enter on the file name writes it · Escape cancels")
 
     def on_mount(self) -> None:
         self.query_one(Input).cursor_blink = cursor_blinks(self.app)
@@ -163,6 +169,7 @@ class ExportModal(ModalScreen[Path | None]):
         if per_result != was_per_result:
             # One file per result: the field holds the directory they go in.
             path_input.set_class(per_result, "-directory")
+            self.query_one("#export-hint", Static).update(self._hint(per_result=per_result))
             if per_result:
                 self._typed_path, path_input.value = path_input.value, str(self.directory)
             else:

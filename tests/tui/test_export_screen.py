@@ -123,11 +123,23 @@ async def test_export_of_results_whose_script_rows_would_mix_writes_a_file_per_r
         await pilot.press("space", "space", "space")
         await wait_for(pilot, lambda: app.screen.query_one("#export-path", Input).value == str(tmp_path),
                        what="the directory the files go in")
+        hint = " ".join(widget_text(app, "#export-hint").split())  # it follows the field: a directory, not a file
+        assert hint.startswith(f"A relative directory is in the current one, {tmp_path}.") and \
+            "Enter on the directory writes the files" in hint, hint
+        assert "Enter on the file name" not in hint and "A name alone" not in hint
         (tmp_path / "20240502-091500-bbbb.csv").write_text("mine")
         await set_text(pilot, "#export-path", f"{tmp_path}/")
         assert widget_text(app, "#export-error").startswith(f"{tmp_path / '20240502-091500-bbbb.csv'} exists")
         (tmp_path / "20240502-091500-bbbb.csv").unlink()
         await set_text(pilot, "#export-path", str(tmp_path))
+        app.screen.query_one("#export-rows").focus()
+        await pilot.press("space")  # id and date columns: one file again, and the hint says so
+        await wait_for(pilot, lambda: "A name alone" in widget_text(app, "#export-hint"), what="the file's hint")
+        assert "Enter on the file name writes it" in " ".join(widget_text(app, "#export-hint").split())
+        await pilot.press("space")
+        await wait_for(pilot, lambda: app.screen.query_one("#export-path", Input).value == str(tmp_path),
+                       what="the directory again")
+        app.screen.query_one("#export-path").focus()
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen, what="the export")
         assert said(app, f"2 files written in {tmp_path}, one per result, named by its id")
