@@ -28,6 +28,12 @@ from labtui.units import human_size
 from labtui.widgets.line_input import LineInput
 
 
+def _sentence(said: str) -> str:
+    """A refusal or a note on the line under the path, said as a sentence, as the space line above it is:
+    "No such directory: ..." as "Exists" (the refusals came lowercase)."""
+    return said[:1].upper() + said[1:]
+
+
 class FolderTree(DirectoryTree):
     """Directories only, hidden ones left out: the test file goes in a folder, never a file."""
 
@@ -107,11 +113,11 @@ class TargetDirectoryModal(ModalScreen[Path | None]):
         try:
             path, note = check_directory(text, self.volume, self.volumes)
         except ValidationError as exc:
-            label.update(exc.reason)
+            label.update(_sentence(exc.reason))
             label.set_class(True, "-error")
             self.query_one("#use", Button).disabled = True
             return None
-        label.update(note[:1].upper() + note[1:])
+        label.update(_sentence(note))
         label.set_class(False, "-error")
         self.query_one("#use", Button).disabled = False
         return path

@@ -45,6 +45,14 @@ async def test_target_directory_refuses_a_path_on_another_volume(tmp_path):
         check = pilot.app.screen.query_one("#target-check")
         assert str(check.render()) == f"{other / 'x'} is on {other}, not on {data}"
         assert check.has_class("-error")
+        # Refusals said as sentences, as the notes ("Exists") and the space line are: they came lowercase.
+        for typed, said in ((str(data / "typo" / "x"), f"No such directory: {data / 'typo' / 'x'} ("),
+                            ("", "Type the directory the test file goes in"),
+                            (str(data), "Exists")):
+            pilot.app.screen.query_one("#target-path", Input).value = typed
+            await pilot.pause()
+            assert str(check.render()).startswith(said), str(check.render())
+            assert check.has_class("-error") == (said != "Exists")
 
     modal = TargetDirectoryModal(volumes[0], volumes, data / "labtui", None)
     assert await run_modal(modal, "escape", size=(120, 30), before=wrong_then_escape) is None
