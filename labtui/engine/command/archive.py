@@ -26,7 +26,7 @@ from labtui.engine.command.engine import missing_program
 from labtui.engine.testfile import RandomBlocks
 from labtui.errors import LabtuiError, ValidationError
 from labtui.machine import programs
-from labtui.machine.paths import nearest_existing, shown
+from labtui.machine.paths import missing_refusal, nearest_existing, shown
 from labtui.units import format_size, human_size
 
 MAX_FILES = 100_000
@@ -77,7 +77,10 @@ Progress = Callable[[str, int, int], None]  # (what is happening, bytes done, by
 def plan_archive(out: str | os.PathLike, size: int, files: int, method: int = 1, zpaq: str = "zpaq") -> ArchivePlan:
     """Check everything before a byte is written; LabtuiError with a one-line reason otherwise."""
     path = Path(os.path.abspath(os.path.expanduser(out)))
-    nearest_existing(path)  # a name or path longer than the system takes, a loop of links: one line
+    _existing, missing = nearest_existing(path)  # a name or path longer than the system takes, a loop of links
+    if path.is_dir():  # was "must end in .zpaq, got 'tmp'" for /tmp: the archive's file name was left out
+        raise ValidationError(f"{shown(path)} is a directory: give the archive's file name in it, e.g. "
+                              f"{shown(path / 'test.zpaq')}")
     if path.suffix != ".zpaq":
         raise ValidationError(f"the archive's name must end in .zpaq (zpaq adds it otherwise), got {shown(path.name)!r}")
     if any(c in path.name for c in "*?"):
@@ -96,6 +99,9 @@ def plan_archive(out: str | os.PathLike, size: int, files: int, method: int = 1,
         raise LabtuiError(f"making an archive needs zpaq, but {reason}")
     zpaq = programs.find(zpaq) or zpaq  # the program checked is the one run (labtui.machine.programs)
     directory = path.parent
+    refusal = missing_refusal(directory, missing[1:], None)  # "/nonexist is not a directory" sent no one to mkdir
+    if refusal:
+        raise LabtuiError(refusal)
     if not directory.is_dir():
         raise LabtuiError(f"{shown(directory)} is not a directory")
     if not os.access(directory, os.W_OK | os.X_OK):

@@ -32,7 +32,9 @@ def work(tmp_path, labtui_home) -> Path:
         (["--size", "1M", "--files", "0", "arc.zpaq"], "--files: must be 1..100000"),
         (["--size", "1M", "--method", "9", "arc.zpaq"], "--method: zpaq's methods are 0..5"),
         (["--size", "lots", "arc.zpaq"], "--size: 'lots' is not a size"),
-        (["--size", "1M", "no/such/dir/arc.zpaq"], "is not a directory"),
+        # "no/such/dir is not a directory" sent no one to make it; "must end in .zpaq, got 'work'" for a directory
+        (["--size", "1M", "no/such/dir/arc.zpaq"], "no such directory: "),
+        (["--size", "1M", "."], "is a directory: give the archive's file name in it, e.g. "),
         (["--size", "8E", "arc.zpaq"], "unknown size unit"),
         (["--size", "900T", "arc.zpaq"], "not enough free space"),
     ],
