@@ -86,6 +86,11 @@ class LabtuiApp(App[None]):
         Binding("ctrl+t", "change_theme", "Theme", id="theme", show=False,
                 tooltip="Choose a colour theme (remembered for next time)"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave labtui (asks first while a run is going)"),
+        # Textual's own Tab is the screen's, run once the key has been offered to the focused field:
+        # keys typed right after it (over ssh they arrive in one read) went to the field being left
+        # ("Tab 5" put the 5 in Tags, not in repeat). Taken first, the focus moves before they come.
+        Binding("tab", "app.focus_next", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", show=False, priority=True),
     ]
 
     # The choices a run uses; the Run screen reads them.

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import string
 
+from textual import events
+from textual.widgets import Input
+
 from labtui.results.store import Store
 from labtui.screens.confirm import ConfirmModal
 from labtui.screens.disks import DisksScreen
@@ -11,7 +14,7 @@ from labtui.screens.fleet import FleetScreen
 from labtui.screens.help import HelpScreen
 from labtui.screens.run_driver import RunDriver
 from labtui.settings import Settings
-from tui_support import disks_ready, make_app, open_workload, save_history, screen_text, short_profile, wait_for
+from tui_support import disks_ready, make_app, open_run, open_workload, save_history, screen_text, short_profile, wait_for
 
 
 async def test_starts_on_disks_and_switches_with_single_keys(labtui_home):
@@ -249,3 +252,18 @@ async def test_no_single_letter_on_any_screen_starts_a_run(labtui_home, tmp_path
         run.query_one("#setup-tags").focus()
         await pilot.press("escape", "h")
         await wait_for(pilot, lambda: app.current_mode == "history", what="h, out of the tags field")
+
+
+async def test_keys_typed_right_after_tab_go_to_the_field_tab_moved_to(labtui_home):
+    # Over ssh a typist's keys arrive in one read: Textual's Tab (the screen's, after the field had
+    # its turn) moved the focus only after the next keys had gone to the field being left.
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        assert app.focused is screen.query_one("#setup-tags", Input)
+        for key, char in (("shift+tab", None), ("5", "5"), ("shift+tab", None), ("2", "2"), ("s", "s"),
+                          ("tab", None), ("tab", None), ("x", "x")):
+            app.post_message(events.Key(key, char))  # all at once, as one read from the terminal
+        await wait_for(pilot, lambda: screen.query_one("#setup-tags", Input).value == "x")
+        assert screen.query_one("#trial-repeat", Input).value == "5"
+        assert screen.query_one("#trial-file-size", Input).value == "2s"
