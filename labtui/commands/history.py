@@ -171,6 +171,7 @@ def step_label(label: str, status: str) -> Text:
 def run(args: argparse.Namespace) -> int:
     from labtui.commands.common import given, open_store, print_json, stdout, warn_broken
     from labtui.errors import ValidationError
+    from labtui.printable import printable
 
     # An empty filter matched every result, as if it had not been given.
     given(args.profile, "--profile", "a profile's name")
@@ -199,7 +200,12 @@ def run(args: argparse.Namespace) -> int:
         out.print("no results yet: `labtui run -p quick-sanity -t DIR` makes one")
         return 0
     if not results:
-        out.print(f"none of the {len(everything)} results match")
+        # Said with what was asked and, for a profile, what there is: a mistyped name is seen at once.
+        asked = " and ".join(f"{flag} {printable(value, one_line=True)}"
+                             for flag, value in (("--profile", args.profile), ("--tag", args.tag)) if value)
+        names = sorted({r.profile for r in everything})
+        there = f" (their profiles: {printable(', '.join(names[:8]), one_line=True)}{', ...' if len(names) > 8 else ''})"
+        out.print(f"none of the {len(everything)} results match {asked}{there if args.profile else ''}")
         return 0
     out.print(history_table(results, wide=out.width >= WIDE))
     note = passes_note(results)

@@ -205,7 +205,11 @@ def test_a_narrow_terminal_never_cuts_ids_profiles_or_statuses(saved, capsys, mo
         row = next(line for line in table.splitlines() if result.id in line)
         assert result.profile.name in row and NARROW_STATUS.get(result.status, result.status) in row  # "done"
     _, out, _ = cli(capsys, "history", "--profile", "cdm-nvme")
-    assert "none of the 2 results match" in out
+    # What was asked, and the profiles there are: "none of the 2 results match" left a typo unseen.
+    assert " ".join(out.split()) == "none of the 2 results match --profile cdm-nvme (their profiles: " + ", ".join(
+        sorted({r.profile.name for r in saved})) + ")", out
+    _, out, _ = cli(capsys, "history", "--tag", "nightly")
+    assert " ".join(out.split()) == "none of the 2 results match --tag nightly", out
 
 
 @pytest.mark.parametrize("columns", ["80", "120"])
