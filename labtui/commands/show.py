@@ -8,7 +8,7 @@ HELP = "show one result in full"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="result id (or a unique prefix of one)")
+    parser.add_argument("id", metavar="ID", help="result id (or a unique prefix of one)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
 

@@ -137,3 +137,13 @@ def test_show_unknown_id_is_bad_input(labtui_home):
     out = run("show", "no-such-id")
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "no-such-id" in out.stderr
+
+
+def test_show_without_an_id_names_it_as_its_help_and_the_other_commands_do(capsys):
+    # "the following arguments are required: id", where compare, export and baseline say ID.
+    from labtui.cli import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(["show"])
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and "the following arguments are required: ID (see labtui show --help)" in err, err
