@@ -20,6 +20,7 @@ from pathlib import Path
 
 from labtui.engine.native import uring
 from labtui.engine.native.aio_loop import aio_syscalls
+from labtui.engine.native.uring_loop import MAX_SLOTS
 from labtui.errors import LabtuiError
 from labtui.model.profile import Step
 
@@ -142,6 +143,11 @@ def plan(step: Step, direct: bool, wanted: str = "auto", missing: Mapping[str, s
         backend, processes = "sync", threads
     else:
         processes = threads if per_thread else min(threads, cpus or usable_cpus())
+        if ring == "io_uring":
+            # A ring drives at most MAX_SLOTS slots (its submission entries were indexed past their
+            # end: 40 x 1024 in one process failed with an IndexError): more take more processes.
+            per_process = max(1, MAX_SLOTS // step.outstanding)
+            processes = max(processes, -(-threads // per_process))
         one_each = -(-threads // processes) * step.outstanding == 1
         # One I/O in flight per process: a blocking call (unless that ring was asked for by name).
         backend = "sync" if one_each and (wanted == "auto" or note) and not step.verify else ring

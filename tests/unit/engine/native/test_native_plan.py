@@ -9,6 +9,7 @@ import pytest
 
 from labtui.engine.native.engine import NativeEngine
 from labtui.engine.native.plan import plan
+from labtui.engine.native.uring_loop import MAX_SLOTS
 from labtui.errors import LabtuiError
 from labtui.model.profile import Step
 from labtui.settings import EngineSettings
@@ -42,6 +43,10 @@ def test_logical_workers_ride_on_at_most_one_process_per_cpu_unless_per_thread_i
     assert carriage.groups == (tuple(range(8)), tuple(range(8, 16))) and carriage.most_slots == 16
     assert [len(g) for g in plan(step(threads=5), True, missing={}, cpus=2).groups] == [3, 2]
     assert plan(step(threads=1), True, missing={}, cpus=8).processes == 1
+    # A ring drives at most MAX_SLOTS slots: a deeper step takes more processes than CPUs.
+    deep = plan(step(threads=64, outstanding=1024), True, missing={}, cpus=2)
+    assert deep.processes == 4 and deep.most_slots == MAX_SLOTS == 16384
+    assert plan(step(threads=33, outstanding=1000), True, missing={}, cpus=2).most_slots <= MAX_SLOTS
     per_thread = plan(many, True, missing={}, cpus=2, mode="per-thread")
     assert per_thread.processes == 16 and per_thread.describe() == "16 logical workers on 16 processes (per-thread), io_uring"
     # The blocking loops carry one worker a process, whatever the mode.
