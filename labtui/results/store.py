@@ -314,7 +314,13 @@ class Store:
         candidate = Path(name_or_path).expanduser()
         if name_or_path.endswith(".toml") or os.sep in name_or_path:
             if not exists(candidate):  # LabtuiError for a path that cannot be looked at (too long, no access)
-                raise NotFoundError(f"no profile file {shown(name_or_path)}")
+                # "-p quick-sanity.toml": a name typed as a file; said so, not only that there is no such file.
+                stem = name_or_path.removesuffix(".toml")
+                named = os.sep not in name_or_path and (any(p.name == stem for p in builtin_profiles()) or (
+                    _SAFE_ID.match(stem) is not None and len(stem) <= MAX_ID_CHARS
+                    and exists(self.profiles_dir / name_or_path)))
+                hint = f": {shown(stem)} is a profile's name, give it without .toml" if named else ""
+                raise NotFoundError(f"no profile file {shown(name_or_path)}{hint}")
             return load_profile_file(candidate, origin=str(candidate))
         user = self.profiles_dir / f"{name_or_path}.toml"
         # A name no file can have (too long) is no user profile's: it may still be a built-in's (it is not).

@@ -329,6 +329,15 @@ def test_a_profile_by_path(labtui_home, tmp_path):
     assert profile.name == "whatever" and profile.origin == str(path)
     with pytest.raises(NotFoundError, match="no profile file"):
         Store().profile(str(tmp_path / "missing.toml"))
+    # A profile's name typed as its file (a built-in's, a user profile's in the profiles folder) is said so.
+    (labtui_home / "profiles").mkdir(exist_ok=True)
+    (labtui_home / "profiles" / "mine.toml").write_text('name = "mine"\n[[steps]]\nname = "r"\nblock_size = "4K"\n')
+    for typed, name in (("quick-sanity.toml", "quick-sanity"), ("mine.toml", "mine")):
+        with pytest.raises(NotFoundError) as refused:
+            Store().profile(typed)
+        assert str(refused.value) == f"no profile file {typed}: {name} is a profile's name, give it without .toml"
+    with pytest.raises(NotFoundError, match="^no profile file nothing.toml$"):
+        Store().profile("nothing.toml")
     with pytest.raises(NotFoundError, match="known: .*quick-sanity"):
         Store().profile("no-such-profile")
 
