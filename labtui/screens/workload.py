@@ -106,7 +106,9 @@ class WorkloadScreen(EditorScreen):
             self.ran = current
         self.reload_profiles()
         self._open(current if current is not None else self.profiles[0])
-        self.query_one(ProfileList).focus()
+        # At once, not after the messages queued (focus() waits its turn): a key typed ahead of the
+        # screen (w then Enter) is resolved against what has focus when it comes (on_option_list_option_selected).
+        self.set_focus(self.query_one(ProfileList))
         # The two forms hold most of this screen's widgets: build them after the first paint,
         # so the profiles and steps show at once.
         self.call_after_refresh(self._build_forms)
@@ -182,15 +184,24 @@ class WorkloadScreen(EditorScreen):
         self._open(profile)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        # Enter on a profile: into its steps (Enter again edits the highlighted one; the profile's
-        # own fields are a Tab away from the list).
-        event.stop()
-        broken = self.broken.get(event.option.id or "")
+        event.stop()  # a click on a profile: Enter's is the list's binding (action_into_steps)
+        self._into_steps(event.option.id)
+
+    def action_into_steps(self) -> None:
+        """Enter on a profile: into its steps (Enter again edits the highlighted one; the profile's own
+        fields are a Tab away from the list). Textual resolves a key's binding against what has focus
+        when the key comes, and keys typed quickly are all queued before the first is handled: the
+        focus moves here, as Enter's action runs, not by a message and a focus() that wait their turn
+        behind the next key (w, Enter, x quickly: the x met the list, where it does nothing)."""
+        self._into_steps(self.query_one(ProfileList).highlighted_id())
+
+    def _into_steps(self, option_id: str | None) -> None:
+        broken = self.broken.get(option_id or "")
         if broken is not None:
             self.notify(f"{broken.path.name} does not load, so it cannot be opened or run: {broken.reason}. "
                         "Fix the file, or delete it (Delete)", title="Broken profile file", severity="warning")
             return
-        self.query_one(StepsTable).focus()
+        self.set_focus(self.query_one(StepsTable))
 
     # ------------------------------------------------------------------ forms
 

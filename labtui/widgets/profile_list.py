@@ -35,6 +35,8 @@ BROKEN_PREFIX = "broken:"
 class ProfileList(OptionList):
     help_scope = "profile list"
     BINDINGS = [
+        # The screen's own action, not OptionList's select and its message: see WorkloadScreen.action_into_steps.
+        Binding("enter", "screen.into_steps", "Steps", show=False),
         Binding("delete", "screen.delete_profile", "Delete", id="workload-delete",
                 tooltip="Delete the highlighted user profile or broken profile file (asks first; built-ins cannot be deleted)"),
     ]

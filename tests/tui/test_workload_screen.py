@@ -382,6 +382,26 @@ async def test_x_asks_before_removing_a_step_naming_it_and_no_keeps_it(labtui_ho
         assert app.focused is table  # back where the key was pressed
 
 
+async def test_keys_typed_ahead_of_the_screen_reach_it_in_order(labtui_home):
+    # w, Enter, x typed quickly: all three were queued on the Disks table before w was handled, and
+    # Textual resolves a key's binding against what has focus when the key comes: Enter found the
+    # Workload screen not yet mounted (nothing focused), or x found the profile list still focused.
+    from textual import events
+
+    from tui_support import disks_ready
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        for key, character in (("w", "w"), ("enter", "\r"), ("x", "x")):
+            app.post_message(events.Key(key, character))  # as the terminal's driver posts them, none waited for
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="x's question")
+        assert widget_text(app, "#confirm-message").startswith("Remove step 1 of 2, Read 64K random")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkloadScreen), what="the question answered")
+        assert isinstance(app.focused, StepsTable)
+
+
 async def test_a_copy_made_unedited_and_edited_since_says_edited_in_its_title(labtui_home):
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 35)) as pilot:
