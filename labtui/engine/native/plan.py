@@ -3,9 +3,10 @@
 A step's `threads` are logical workers: each keeps its own `outstanding` I/Os in flight, its own
 sequential stream, its own counts. What the device sees is threads x outstanding I/Os in flight
 whatever carries them. By default (`native_workers = "auto"`) the ring loops (io_uring, kernel
-AIO) carry them on at most one process per CPU this machine lets labtui use, each process driving
-the slots of several logical workers through one ring, so one system call carries the I/Os of
-many workers and the processes do not take turns on the CPUs. `native_workers = "per-thread"`
+AIO) carry them on at most one process per CPU this machine lets labtui use (more where an io_uring
+process would drive more than MAX_SLOTS I/Os), each process driving the slots of several logical
+workers through one ring, so one system call carries the I/Os of many workers and the processes do
+not take turns on the CPUs. `native_workers = "per-thread"`
 (config.toml, or a step's key) keeps DiskSpd's shape: one process per logical worker. The
 blocking loops (the page cache on, or neither ring) always run one process per logical worker.
 """
