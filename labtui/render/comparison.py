@@ -122,13 +122,14 @@ def _pct(value: float, below: bool = False) -> str:
 
 
 def _verdict_cell(delta: Delta | None, style: StyleType) -> RenderableType:
-    """The verdict, and under it (dim) what decided it."""
-    verdict = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
+    """The verdict, and after it (dim, in brackets) what decided it: "noise unknown (single runs)"."""
     if delta is None or delta.basis in ("no difference", "context"):
-        return verdict
-    # The verdict is never cut; what decided it folds at its words where the column is narrow
-    # ("3 vs 3," above "p=0.058" at 80 columns) rather than losing its p-value to an ellipsis.
-    return Group(verdict, Text(short_basis(delta), style="dim"))
+        return Text(delta.verdict if delta else "-", style=style, no_wrap=True)
+    # On one line where the width allows (at 120 columns a verdict over its basis doubled every
+    # row while a quarter of the screen stood empty); where the column is narrow it wraps at its
+    # words, the verdict first and whole (the column is never narrower than it), then the basis
+    # ("(3 vs 3," above "p=0.058)" at 80 columns) rather than losing its p-value to an ellipsis.
+    return Text.assemble((delta.verdict, style), (f" ({short_basis(delta)})", "dim"))
 
 
 def short_basis(delta: Delta) -> str:

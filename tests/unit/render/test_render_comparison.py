@@ -81,6 +81,11 @@ def test_what_decided_a_verdict_folds_at_its_words_rather_than_losing_its_p_valu
     console.print(comparison_renderable(comparison))
     lines = console.export_text().splitlines()
     assert "…" not in "\n".join(lines)
-    for basis in bases:  # each basis whole: "3 vs 3," on one line, its p-value right under it
+    for basis in bases:  # each basis whole: "(3 vs 3," on one line, its p-value right under it
         p = basis.split(", ")[1]
-        assert any(line.rstrip().endswith(basis) or line.rstrip().endswith(p) for line in lines), basis
+        assert any(line.rstrip().endswith((f"({basis})", f"{p})")) for line in lines), basis
+    # Where the width allows, the verdict and what decided it share a line: a row is one line high.
+    wide = Console(width=114, record=True, color_system=None)  # the Compare screen at 120 columns
+    wide.print(comparison_renderable(comparison))
+    text = wide.export_text()
+    assert all(f"({basis})" in text for basis in bases)
