@@ -219,7 +219,8 @@ def _host(entry: Any, where: str) -> Host:
     if dest is None and fio_server is not None:
         dest = ""
     elif not isinstance(dest, str) or dest.startswith("-") or not _DESTINATION.fullmatch(dest):
-        raise ValidationError(f"{where}.ssh: needs the destination as ssh takes it, e.g. \"user@host\" (got {dest!r}), "
+        got = "it has none" if dest is None else f"got {dest!r}"  # "(got None)" is Python's word, not the file's
+        raise ValidationError(f"{where}.ssh: needs the destination as ssh takes it, e.g. \"user@host\" ({got}), "
                               "or give fio_server")
     port = entry.get("port")
     if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535):

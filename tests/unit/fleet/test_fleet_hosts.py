@@ -54,6 +54,9 @@ env = { LABTUI_HOME = "/srv/lab tui", TZ = "UTC" }
     ("[[hosts]]\nname = 'a'\nssh = 'a'\nuser = 'root'", "unknown key 'user'"),
     ("[[hosts]]\nname = 'a b'\nssh = 'a'", "hosts[1].name: needs a name"),
     ("[[hosts]]\nname = 'a'\nssh = '-oProxyCommand=x'", ".ssh: needs the destination"),
+    # An entry with no ssh key at all said "(got None)": Python's word, not the file's
+    ("[[hosts]]\nname = 'a'", "hosts[1] (a).ssh: needs the destination as ssh takes it, e.g. \"user@host\" (it has "
+                              "none), or give fio_server"),
     ("[[hosts]]\nname = 'a'\nssh = 'a'\n[[hosts]]\nname = 'a'\nssh = 'b'", "the name 'a' is used twice"),
     ("[[hosts]]\nname = 'a'\nssh = 'a'\nssh_options = '-J x'", "ssh_options: must be a list"),
     ("[[hosts]]\nname = 'a'\nssh = 'a'\nenv = { 'A-B' = 'x' }", "'A-B' is not a variable name"),
