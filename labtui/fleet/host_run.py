@@ -8,6 +8,7 @@ Fleet screens draw from it.
 from __future__ import annotations
 
 import collections
+import signal
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,12 +104,31 @@ class HostRun:
             return f"connecting (try {self.retries + 1})"
         return self.state
 
+    def last_error(self) -> str | None:
+        """The last thing it said on stderr that is not ssh's chatter (without labtui's 'error:' prefix)."""
+        for raw in reversed(self.stderr):
+            line = raw.strip()
+            if line and not line.startswith("Warning: Permanently added"):
+                return line.removeprefix("labtui: error: ")
+        return None
+
     def step_text(self) -> str:
         if self.step is None:
             if self.state == PREPARING and self.prepare is not None:
                 return f"test file {100 * self.prepare.fraction:.0f}%"
             return ""
         return f"{self.step.index + 1}/{self.step.total} {self.step.step.name}"
+
+
+def exit_words(returncode: int | None) -> str:
+    """How a host's ssh (or the labtui there) ended, in words."""
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        return f"killed by {signal.Signals(-returncode).name}"
+    if returncode > 128 and returncode - 128 in signal.Signals._value2member_map_:
+        return f"exit status {returncode}: killed by {signal.Signals(returncode - 128).name}"
+    return f"exit status {returncode}"
 
 
 def partial_step(started: StepStarted, samples: list[Sample]) -> StepResult:

@@ -51,6 +51,7 @@ from labtui.fleet.host_run import (
     UNREACHABLE,
     WAITING,
     HostRun,
+    exit_words,
     partial_step,
 )
 from labtui.fleet.hosts import Host
@@ -401,11 +402,11 @@ class Fleet:
             return
         if result is None:
             if host_run.reason is not None or host_run.exit_code == 2:
-                self._end(host_run, REFUSED, f"{host_run.name}: {host_run.reason or self._last_error(host_run)}")
+                self._end(host_run, REFUSED, f"{host_run.name}: {host_run.reason or host_run.last_error()}")
             elif self.stopping:
                 self._end(host_run, ABORTED, f"not started: {self.stopping}")
             else:
-                self._end(host_run, FAILED, f"{host_run.name}: {self._last_error(host_run) or 'no result'}")
+                self._end(host_run, FAILED, f"{host_run.name}: {host_run.last_error() or 'no result'}")
             return
         unfinished = next((r for r in host_run.results if r.status != "completed"), None)
         if unfinished is not None:
@@ -538,15 +539,8 @@ class Fleet:
         with contextlib.suppress(Exception):
             proc.stdin.write(wire.dumps(message))
 
-    def _last_error(self, host_run: HostRun) -> str | None:
-        for raw in reversed(host_run.stderr):
-            line = raw.strip()
-            if line and not line.startswith("Warning: Permanently added"):
-                return line.removeprefix("labtui: error: ")
-        return None
-
     def _why_no_hello(self, host_run: HostRun, returncode: int | None) -> str:
-        last = self._last_error(host_run)
+        last = host_run.last_error()
         if returncode == 127 or (last and ("not found" in last or "No such file" in last)):
             return (f"{host_run.name}: `{host_run.host.labtui}` did not start there ({last or 'command not found'}): "
                     "install labtui on it, or set `labtui` in the hosts file to the command that starts it")
@@ -562,27 +556,17 @@ class Fleet:
                     "fleet_connections in config.toml")
         if returncode == 255:
             return f"{host_run.name}: ssh {host_run.host.where()} failed: {last or 'no reason given'}"
-        return f"{host_run.name}: no labtui agent answered ({self._exit_words(returncode)}{': ' + last if last else ''})"
+        return f"{host_run.name}: no labtui agent answered ({exit_words(returncode)}{': ' + last if last else ''})"
 
     def _why_ended(self, host_run: HostRun, returncode: int | None, when: str) -> str:
         if host_run.broke_protocol is not None:
             return host_run.broke_protocol
-        last = self._last_error(host_run)
+        last = host_run.last_error()
         if self.stopping is not None:
             return f"stopped by {self.stopping}" + (f" (the host did not report its end: {last})" if when else "")
         what = f"the link to {host_run.host.where()} dropped" if returncode == 255 else (
-            f"labtui there ended without its result ({self._exit_words(returncode)})")
+            f"labtui there ended without its result ({exit_words(returncode)})")
         return f"{what}{' ' + when if when else ''}{': ' + last if last else ''}"
-
-    @staticmethod
-    def _exit_words(returncode: int | None) -> str:
-        if returncode is None:
-            return "still running"
-        if returncode < 0:
-            return f"killed by {signal.Signals(-returncode).name}"
-        if returncode > 128 and returncode - 128 in signal.Signals._value2member_map_:
-            return f"exit status {returncode}: killed by {signal.Signals(returncode - 128).name}"
-        return f"exit status {returncode}"
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
