@@ -82,8 +82,10 @@ class Fleet:
     def __init__(self, hosts: list[Host], request: Callable[[Host], dict[str, Any]], store: Store, *,
                  one_at_a_time: bool = False, ssh: str = "ssh", connections: int = CONNECTIONS,
                  on_change: Callable[[HostRun], None] | None = None,
-                 on_event: Callable[[HostRun, Event], None] | None = None) -> None:
+                 on_event: Callable[[HostRun, Event], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.runs = [HostRun(h) for h in hosts]
+        self.clock = clock  # what times a host's live run (the TUI's is the app's, fixed in tests and snapshots)
         self.connections = max(1, connections)
         self._request = request
         self.store = store
@@ -317,7 +319,7 @@ class Fleet:
 
     def _apply(self, host_run: HostRun, event: Event) -> None:
         if isinstance(event, RunStarted):
-            host_run.live = LiveRun()
+            host_run.live = LiveRun(clock=self.clock)
         if host_run.live is not None:
             host_run.live.handle(event)
         if isinstance(event, RunStarted):

@@ -264,7 +264,8 @@ class FleetScreen(LabtuiScreen[None]):
     def _start(self, profile: Profile, request: Request, ssh: str, *, overridden: bool = False) -> None:
         self.summary = None
         self.fleet = Fleet(self.hosts, request, self.lab.store, one_at_a_time=self.one_at_a_time, ssh=ssh,
-                           connections=self.lab.settings.fleet_connections or CONNECTIONS, on_change=self._changed)
+                           connections=self.lab.settings.fleet_connections or CONNECTIONS, on_change=self._changed,
+                           clock=lambda: self.lab.clock().timestamp())  # as the Run screen's live run
         self._fill(self.fleet.runs)
         self.lab.run_active = True
         self.lab.active_run = self  # quitting or a signal stops the hosts through abort()

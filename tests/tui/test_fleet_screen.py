@@ -152,6 +152,8 @@ async def test_ctrl_s_asks_first_naming_the_profile_hosts_targets_file_and_time_
         await pilot.press("enter")  # one key to go
         await wait_for(pilot, lambda: ran == [2], what="the fleet run")
         assert screen.fleet is not None
+        # A host's live run is timed by the app's clock (fixed here), as the Run screen's is, not the system's.
+        assert screen.fleet.clock() == app.clock().timestamp()
 
 
 def _lab_of(tmp_path, count: int) -> Path:

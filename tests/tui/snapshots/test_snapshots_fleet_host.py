@@ -14,7 +14,9 @@ from tui_support import each_size, make_app, wait_for, wavy_result
 def host_mid_run(store_dir):
     """lab-02, its first step done and 30 of the second step's 40 measured seconds arrived."""
     result = wavy_result()
-    fleet = Fleet([Host("lab-02", "lab@192.0.2.2", target="/srv/bench")], lambda _host: {}, Store(store_dir))
+    moment = [1_714_557_600.0]  # the clock a host's live run is timed by (the app's, in the TUI)
+    fleet = Fleet([Host("lab-02", "lab@192.0.2.2", target="/srv/bench")], lambda _host: {}, Store(store_dir),
+                  clock=lambda: moment[0])
     run = fleet.runs[0]
     first, second = result.steps
     events = [RunStarted(result.id, result.profile, result.target, result.engine, 2, 84.0),
@@ -25,8 +27,7 @@ def host_mid_run(store_dir):
               *(SampleTaken(1, "measure", s) for s in second.samples[:30])]
     for event in events:
         fleet._handle(run, wire.loads(wire.dumps(wire.event_to_wire(event))))
-    live = run.live
-    live.clock = lambda: live.began + 73.0  # the run's time on screen: the same on any machine
+    moment[0] += 73.0  # the run's time on screen: the same on any machine
     return run
 
 
