@@ -105,7 +105,8 @@ class LabtuiApp(App[None]):
     # The Run screen while its run is going (it can `abort()` it); None otherwise.
     active_run: RunControl | None = None
     # The Run screen's Override fields (a quick trial): runs started there, and on marked volumes, take them.
-    quick_trial: QuickTrial = QuickTrial()
+    # (a var: the Disks screen's room figures follow them)
+    quick_trial: var[QuickTrial] = var(QuickTrial())
 
     def __init__(
         self,
@@ -356,6 +357,16 @@ class LabtuiApp(App[None]):
             return
         self.push_screen(ConfirmModal(f"Run {result.profile.name} again?", body, yes="Run", no="Not now"), answer)
 
+    @property
+    def profile_as_run(self) -> Profile | None:
+        """The chosen profile as the next run takes it: with the Run screen's Override fields where they
+        apply (refused: the Run screen says why as the run would start, and the profile's own stands)."""
+        profile = self.profile
+        if profile is not None:
+            with contextlib.suppress(LabtuiError):
+                return self.quick_trial.apply(profile)
+        return profile
+
     def run_on_volumes(self, targets: list[Target]) -> None:
         """Run the chosen profile on each of `targets` in turn, once the person says so (the Run screen
         starts them and ends on their comparison), as `labtui run --all-volumes` does for every
@@ -370,8 +381,7 @@ class LabtuiApp(App[None]):
         if profile is None:
             self.notify("Choose a profile on the Workload screen (w) first.", severity="warning")
             return
-        with contextlib.suppress(LabtuiError):  # refused: the Run screen says why as the run would start
-            profile = self.quick_trial.apply(profile)
+        profile = self.profile_as_run or profile
 
         def answer(yes: bool | None) -> None:
             if yes:

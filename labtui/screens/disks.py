@@ -85,6 +85,7 @@ class DisksScreen(LabtuiScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#disks-panel").border_title = "Disks and volumes"
         self.watch(self.app, "profile", self._profile_changed, init=False)
+        self.watch(self.app, "quick_trial", self._profile_changed, init=False)  # the room a run needs changes
         self.watch(self.app, "target", lambda _target: self._show_detail(), init=False)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._fill())
         self.action_refresh_devices()
@@ -170,7 +171,7 @@ class DisksScreen(LabtuiScreen[None]):
         keep = None
         if table.row_count:
             keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        profile = self.lab.profile
+        profile = self.lab.profile_as_run
         rows = table_rows(self.scan)
         cells = [self._cells(row, profile) for row in rows]
         # The screen's width, not the table's: the table may not be laid out yet on the first fill.
@@ -290,7 +291,7 @@ class DisksScreen(LabtuiScreen[None]):
         """Why a run on every marked volume could not use `row`, or None."""
         if row.volume is None:
             return f"{row.disk.path if row.disk else 'This disk'} has no mounted file system: mount one to run on it"
-        profile = self.lab.profile
+        profile = self.lab.profile_as_run
         problem = refusal(row.volume, profile)
         if problem is None and profile is not None:
             problem = space_shortfall(row.volume.free_bytes, profile)
@@ -334,7 +335,7 @@ class DisksScreen(LabtuiScreen[None]):
             detail.update("No disks or volumes found." if self.scan is not None else "Reading disks and volumes…")
             return
         health = self.scan.health if self.scan is not None else {}
-        lines = detail_lines(row, self.lab.profile, self.lab.target, set(self.marked), health)
+        lines = detail_lines(row, self.lab.profile_as_run, self.lab.target, set(self.marked), health)
         detail.update(Content("\n").join(lines))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -355,7 +356,7 @@ class DisksScreen(LabtuiScreen[None]):
             self.notify(f"{row.disk.path if row.disk else 'This disk'} has no mounted file system: "
                         "mount one to run on it", severity="warning")
             return
-        profile = self.lab.profile
+        profile = self.lab.profile_as_run
         problem = refusal(row.volume, profile)
         if problem:
             self.notify(problem, title="Cannot run there", severity="error")

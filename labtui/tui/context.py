@@ -74,6 +74,9 @@ class LabtuiContext(Protocol):
     taking_to_run: bool  # switching to the Run screen for a run (run again, marked volumes), not by the user
     quick_trial: QuickTrial  # the Run screen's Override fields: runs started there and on marked volumes take them
 
+    @property
+    def profile_as_run(self) -> Profile | None: ...
+
     def choose_profile(self, profile: Profile) -> None: ...
 
     def choose_target(self, target: Target) -> None: ...

@@ -6,12 +6,14 @@ from __future__ import annotations
 from disks_support import _move_to
 from labtui.machine.target_choice import DeviceScan
 from labtui.model.result import DriveFacts
+from labtui.tui.quick_trial import QuickTrial
 from tui_support import (
     FAKE_DISKS,
     FAKE_VOLUMES,
     disks_ready,
     make_app,
     screen_text,
+    wait_for,
     widget_text,
 )
 
@@ -39,6 +41,11 @@ async def test_low_free_space_is_warned_about(labtui_home):
         text = screen_text(app)
         assert "low space" in text
         assert "Warning: quick-sanity needs 2.0 GiB (test file 1GiB + margin 1GiB), only 1.5 GiB is free" in text
+        # The Run screen's Override fields make the test file smaller: the room is the run's as it would start.
+        app.quick_trial = QuickTrial(file_size=256 * 1024**2)
+        await wait_for(pilot, lambda: "Room for quick-sanity: it needs 1.2 GiB" in widget_text(app, "#volume-detail"))
+        assert "Warning" not in widget_text(app, "#volume-detail")
+        assert screen_text(app).count("low space") == text.count("low space") - 1  # /data's note is gone
 
 
 def health_scan() -> DeviceScan:

@@ -102,7 +102,7 @@ async def test_choose_the_root_volume_and_type_a_directory(labtui_home, tmp_path
         # As `labtui run -t` says it: a directory that does not exist is refused, not made.
         # Read from the label, not the screen: a long temporary path wraps in the dialog.
         check = str(app.screen.query_one("#target-check", Static).render())
-        assert f"no such directory: {wanted}" in check
+        assert f"No such directory: {wanted}" in check
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, TargetDirectoryModal) and not wanted.exists()
