@@ -66,9 +66,10 @@ def test_a_result_too_large_for_the_reader_is_saved_so_it_reads_back(tmp_path, m
 def test_four_hours_at_ten_milliseconds_is_saved_readable_with_the_real_limits(tmp_path):
     store = Store(tmp_path / "home")
     hours = 4 * 3600 * 100  # samples in four hours at 10 ms
-    result = long_result(hours // 8)  # a little of it, still far past the bound: the same code path
+    result = long_result(hours // 40)  # a little of it, each step still past the bound: the same code path
     saved, path = store.save_result(result)
     assert path.stat().st_size < store_module.MAX_FILE_BYTES
+    assert all(len(s.samples) == hours // 40 > series.MAX_SAMPLES for s in result.steps)
     assert sum(len(s.samples) for s in saved.steps) <= series.MAX_SAMPLES
     assert store.read_result(path) == saved
 
