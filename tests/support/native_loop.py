@@ -7,6 +7,7 @@ set before the loop starts (so the loop finds "go" at once), the file opened as 
 from __future__ import annotations
 
 import os
+import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,3 +36,19 @@ def run_loop(loop: Callable[..., dict], path: Path, *, seconds: float = 0.3, dir
         return loop(settings, control, live, fd)
     finally:
         os.close(fd)
+
+
+def check_stamps(path: Path, block_size: int) -> int:
+    """Assert that every block a run wrote over `cached_file`'s bytes carries, at each 4 KiB, the
+    offset it landed at and its write's number, which no other block carries; how many it wrote."""
+    data = path.read_bytes()
+    original = bytes(range(256)) * (block_size // 256)
+    written = [at for at in range(0, len(data), block_size) if data[at : at + block_size] != original]
+    numbers = set()
+    for at in written:
+        stamps = [struct.unpack_from("<QQ", data, at + p) for p in range(0, block_size, 4096)]
+        assert [off for off, _ in stamps] == list(range(at, at + block_size, 4096)), at
+        assert len({nonce for _, nonce in stamps}) == 1, at
+        numbers.add(stamps[0][1])
+    assert len(numbers) == len(written)
+    return len(written)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from labtui.engine.native.aio_loop import aio_loop, aio_syscalls
-from native_loop import cached_file, run_loop
+from native_loop import cached_file, check_stamps, run_loop
 
 
 def test_a_mixed_step_counts_its_ios_exactly_by_direction(tmp_path):
@@ -19,6 +19,7 @@ def test_a_mixed_step_counts_its_ios_exactly_by_direction(tmp_path):
     assert result["w_bytes"] == result["w_ios"] * 4096
     assert result["workers"][0]["r_ios"] == result["r_ios"] and result["workers"][0]["w_ios"] == result["w_ios"]
     assert 0 < result["w_min"] <= result["w_max"]
+    assert check_stamps(path, 4096)  # each write stamped where it landed, by the loop itself
 
 
 def test_the_loop_says_the_error_of_an_io_the_kernel_refused(tmp_path):

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import struct
-
 import pytest
 
 from labtui.engine.native import uring
 from labtui.engine.native.uring_loop import DEEP_QUEUE, SHALLOW_CHUNK, SUBMIT_CHUNK, submit_chunk, uring_loop
-from native_loop import cached_file, run_loop
+from native_loop import cached_file, check_stamps, run_loop
 
 
 def test_freed_slots_go_back_in_chunks_by_the_depth_and_whole_where_a_process_carries_several_workers():
@@ -31,17 +29,5 @@ def test_a_mixed_step_of_two_workers_in_one_ring_counts_each_ones_ios_and_the_mi
     assert sum(w["r_ios"] + w["w_ios"] for w in result["workers"]) == ios
     assert all(w["r_ios"] and w["w_ios"] for w in result["workers"])
     assert 0 < result["r_min"] <= result["r_max"] and result["r_lat_ns"] >= result["r_ios"] * result["r_min"]
-    # Every write was stamped where it landed (the loop stamps a mixed step's writes itself): each
-    # 4 KiB of a block the run wrote says its own offset and the write's number, which no other
-    # block carries.
-    data = path.read_bytes()
-    original = bytes(range(256)) * (block_size // 256)
-    written = [at for at in range(0, len(data), block_size) if data[at : at + block_size] != original]
-    assert written
-    numbers = set()
-    for at in written:
-        stamps = [struct.unpack_from("<QQ", data, at + p) for p in range(0, block_size, 4096)]
-        assert [off for off, _ in stamps] == list(range(at, at + block_size, 4096))
-        assert len({nonce for _, nonce in stamps}) == 1
-        numbers.add(stamps[0][1])
-    assert len(numbers) == len(written)
+    # Every write was stamped where it landed (the loop stamps a mixed step's writes itself).
+    assert check_stamps(path, block_size)
