@@ -16,11 +16,10 @@ import errno
 import os
 import platform
 import time
-from itertools import compress
 
 from labtui.engine.native import common as nw
 from labtui.engine.native.batch import tallied, whole
-from labtui.engine.native.blocks import STAMP_EVERY, slot_buffers
+from labtui.engine.native.blocks import direction_pass, slot_buffers
 from labtui.engine.native.slots import Slots
 from labtui.engine.native.uring_loop import submit_chunk  # the same chunks as io_uring's
 
@@ -87,9 +86,7 @@ def aio_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: i
     pool_offsets, pool_writes = slots.pool()
     pool_size = len(pool_offsets)
     drawn = 0
-    stamps = blocks.in_place() if mixed else None
-    words, slot_words, stamp_words = stamps or (memoryview(b""), 0, ())
-    one_stamp = len(stamp_words) == 1
+    mark = direction_pass(blocks, key, base, iq, (8, 2), write_word, read_word, iq, (8, 5)) if mixed else None
     submit_ns = [0] * depth
     tally, count = tallied(slots, latency)
 
@@ -115,32 +112,8 @@ def aio_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: i
                 pool_offsets, pool_writes = slots.pool()
                 drawn = 0
             offsets = slots.offsets(free) if seq else pool_offsets[drawn : drawn + n]
-            if mixed and stamps is not None:
-                nonce = blocks.nonce
-                for slot, w, off in zip(free, pool_writes[drawn : drawn + n], offsets):
-                    if w:
-                        iq[slot * 8 + 2] = write_word
-                        key[slot] = base[slot] + 1
-                        q = slot * slot_words
-                        if one_stamp:
-                            words[q] = off
-                            words[q + 1] = nonce
-                        else:
-                            for p in stamp_words:
-                                words[q + p] = off
-                                words[q + p + 1] = nonce
-                                off += STAMP_EVERY
-                        nonce += 1
-                    else:
-                        iq[slot * 8 + 2] = read_word
-                        key[slot] = base[slot]
-                blocks.nonce = nonce
-            elif mixed:
-                writes = pool_writes[drawn : drawn + n]
-                for slot, w in zip(free, writes):
-                    iq[slot * 8 + 2] = write_word if w else read_word
-                    key[slot] = base[slot] + w
-                blocks.stamp(compress(free, writes), compress(offsets, writes))
+            if mark is not None:
+                mark(free, pool_writes[drawn : drawn + n], offsets)
             elif wp:
                 blocks.stamp(free, offsets)
             drawn += n

@@ -25,11 +25,10 @@ import errno
 import os
 import time
 from array import array
-from itertools import compress
 
 from labtui.engine.native import common as nw, uring
 from labtui.engine.native.batch import slot_counter, tallied, whole
-from labtui.engine.native.blocks import STAMP_EVERY, slot_buffers
+from labtui.engine.native.blocks import direction_pass, slot_buffers
 from labtui.engine.native.slots import Slots
 
 # Freed slots go to the kernel a chunk at a time, each chunk as soon as it is prepared, not a
@@ -122,13 +121,8 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
     mixed = slots.mixed
     many, base, key = len(slots.workers) > 1, slots.base, slots.key
 
-    # A mixed step's writes are stamped in the pass that sets each I/O's direction and offset, not by
-    # a call per batch over two filtered iterators: a batch of 5 4K I/Os 50/50 cost 2.1 us against
-    # 3.3 (8K: 2.6 against 4.1; timeit, alternating, 2026-12-06 14:37 UTC, load 1.9). Unless a
-    # verifier stamps (labtui.engine.native.blocks.Blocks.in_place).
-    stamps = blocks.in_place() if mixed else None
-    words, slot_words, stamp_words = stamps or (memoryview(b""), 0, ())
-    one_stamp = len(stamp_words) == 1
+    # A mixed step's directions, offsets and stamps, set in one pass over each batch.
+    mark = direction_pass(blocks, key, base, sqe8, (64, 0), op_write, op_read, sqe64, (8, 1)) if mixed else None
 
     submit_ns = [0] * depth
     tally, count = tallied(slots, latency)
@@ -183,35 +177,8 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
                 drawn += n
             else:
                 offsets = slots.offsets(free) if seq else pool_offsets[drawn : drawn + n]
-                if mixed and stamps is not None:
-                    # Each write stamped here, in the same pass (see `stamps` above).
-                    nonce = blocks.nonce
-                    for slot, w, off in zip(free, pool_writes[drawn : drawn + n], offsets):
-                        sqe64[slot * 8 + 1] = off
-                        if w:
-                            sqe8[slot * 64] = op_write
-                            key[slot] = base[slot] + 1
-                            q = slot * slot_words
-                            if one_stamp:
-                                words[q] = off
-                                words[q + 1] = nonce
-                            else:
-                                for p in stamp_words:
-                                    words[q + p] = off
-                                    words[q + p + 1] = nonce
-                                    off += STAMP_EVERY
-                            nonce += 1
-                        else:
-                            sqe8[slot * 64] = op_read
-                            key[slot] = base[slot]
-                    blocks.nonce = nonce
-                elif mixed:
-                    writes = pool_writes[drawn : drawn + n]
-                    for slot, w, off in zip(free, writes, offsets):
-                        sqe8[slot * 64] = op_write if w else op_read
-                        key[slot] = base[slot] + w
-                        sqe64[slot * 8 + 1] = off
-                    blocks.stamp(compress(free, writes), compress(offsets, writes))
+                if mark is not None:
+                    mark(free, pool_writes[drawn : drawn + n], offsets)
                 else:
                     for slot, off in zip(free, offsets):
                         sqe64[slot * 8 + 1] = off
