@@ -19,13 +19,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette, SearchIcon
 from textual.reactive import var
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from labtui.errors import ExitCode, LabtuiError
@@ -425,6 +426,17 @@ class LabtuiApp(App[None]):
     def footer_secondary(self) -> tuple[str, ...]:
         """The app's keys a footer too narrow for every key leaves out, after the screen's own (labtui.widgets.keys_footer)."""
         return ("screen-fleet",)
+
+    def on_key(self, event: events.Key) -> None:
+        # A character that reaches the app while a text field has focus did not go through that field:
+        # it was typed ahead of a screen, dialog or field that a key before it opened (Enter, a), and
+        # Textual had queued it for what had focus then. It is the field's, not a binding's (q would
+        # quit): it goes to the field, after the field's own Focus (where the cursor goes to the end).
+        field = self.focused
+        if event.is_printable and isinstance(field, (Input, TextArea)) and not getattr(field, "read_only", False):
+            event.prevent_default()  # App's own handler, next in the class order, runs the bindings
+            event.stop()
+            field.post_message(events.Key(event.key, event.character))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch_mode":

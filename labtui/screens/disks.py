@@ -342,6 +342,10 @@ class DisksScreen(LabtuiScreen[None]):
         event.stop()
         self.choose(self.rows.get(event.row_key.value or ""))
 
+    def action_choose_current(self) -> None:
+        """Enter on the table: the dialog opens as the key is handled, so keys typed after it reach it."""
+        self.choose(self.current_row())
+
     def choose(self, row: Row | None) -> None:
         """Offer the directory picker for `row`'s volume, or say why it cannot be chosen."""
         from labtui.screens.target_directory import TargetDirectoryModal

@@ -317,8 +317,8 @@ class WorkloadScreen(EditorScreen):
             self._after_edit()
 
     def action_edit_step(self) -> None:
-        if self.forms_ready:
-            self.query_one("#s-name", Input).focus()
+        if self.forms_ready:  # at once, not by a deferred focus(): keys typed after Enter are the field's
+            self.set_focus(self.query_one("#s-name", Input))
 
     def action_add_step(self) -> None:
         assert self.draft is not None

@@ -88,6 +88,8 @@ class VolumeTable(DataTable):
     help_scope = "disk table"
 
     BINDINGS = [
-        Binding("enter", "select_cursor", "Choose", id="disks-choose",
+        # The screen's action, not DataTable's select and its message: a directory typed right after
+        # Enter goes to the dialog only if it opens as Enter is handled (DisksScreen.action_choose_current).
+        Binding("enter", "screen.choose_current", "Choose", id="disks-choose",
                 tooltip="Make the highlighted volume the target: pick a directory on it"),
     ]

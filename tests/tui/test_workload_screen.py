@@ -402,6 +402,23 @@ async def test_keys_typed_ahead_of_the_screen_reach_it_in_order(labtui_home):
         assert isinstance(app.focused, StepsTable)
 
 
+async def test_keys_typed_right_after_enter_on_a_step_go_into_its_name_field(labtui_home):
+    # Enter on a step moved focus by a deferred focus(): the keys typed after it (queued on the steps
+    # table) met the table, and q quit labtui instead of going into the name.
+    from textual import events
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_workload(pilot)
+        screen = app.screen
+        await pilot.press("enter")  # into the steps
+        for key, character in (("enter", "\r"), ("Z", "Z"), ("q", "q")):
+            app.post_message(events.Key(key, character))  # as the terminal's driver posts them, none waited for
+        field = screen.query_one("#s-name", Input)
+        await wait_for(pilot, lambda: field.value == "Read 64K randomZq", what="Zq typed at the end of the name")
+        assert app.focused is field and app.is_running
+
+
 async def test_a_copy_made_unedited_and_edited_since_says_edited_in_its_title(labtui_home):
     app = make_app(labtui_home)
     async with app.run_test(size=(120, 35)) as pilot:
