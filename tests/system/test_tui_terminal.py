@@ -60,7 +60,7 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
         # ctrl+u is the field's binding, run once the key has gone up to the app and back down:
         # a path typed at once could reach the field first, and lose its leading "/" (under load).
         term.keys("C-u")
-        term.wait_for("type the directory the test file goes in", what="the path field emptied")
+        term.wait_for("Type the directory the test file goes in", what="the path field emptied")
         term.keys(str(target), literal=True)
         term.wait_for(lambda t: f" {target}" in t and "is relative" not in t, what="the typed path in the field")
         term.keys("Enter")

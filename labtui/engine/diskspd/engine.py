@@ -183,6 +183,7 @@ class DiskSpdEngine(Engine):
             async for event in run_in_rounds(self, step, job):
                 yield event
             return
+        ensure_cleared(job, step.writes)  # first: a raw device is refused whatever else is the matter
         argv = self.arguments(step, job.engine_path, job.file_size, self.executable())
         # The command line kept names the test file; DiskSpd opens it through the run directory's descriptor.
         command_line = join_command(self.arguments(step, job.path, job.file_size), self.variant)
@@ -200,7 +201,6 @@ class DiskSpdEngine(Engine):
         else:
             yield RunWarning("DiskSpd reports nothing until a step ends, and this target's disk has no kernel "
                              "counters to show instead: no live view")
-        ensure_cleared(job, step.writes)
         try:
             proc = await subproc.spawn(argv)
         except OSError as exc:
