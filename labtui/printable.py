@@ -48,6 +48,12 @@ _SEQUENCES = re.compile(
 )
 
 
+def sentence(said: str) -> str:
+    """A refusal shown alone on a dialog's line, said as a sentence ("Permission denied: ...", "No such
+    directory: ..."): the reasons come lowercase, made to follow "labtui: " or a clause of the CLI."""
+    return said[:1].upper() + said[1:]
+
+
 def plain_words(text: str) -> str:
     """`text` (a host's reason, an ssh error) as words on one line, for a cell too narrow for the
     whole of it: its escape sequences and controls dropped, raw or as `printable` showed them (the

@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Static
 from labtui.errors import LabtuiError
 from labtui.machine.paths import exists, nearest_existing
 from labtui.model.result import RunResult
+from labtui.printable import sentence
 from labtui.render import export
 from labtui.render.export_formats import FORMATS
 from labtui.results.files import atomic_write
@@ -188,7 +189,7 @@ class ExportModal(ModalScreen[Path | None]):
         else:
             path, problem = check_path(self.query_one(Input).value, self.directory)
         error = self.query_one("#export-error", Static)
-        error.update(problem)
+        error.update(sentence(problem))
         error.display = bool(problem)
         return path
 
@@ -218,7 +219,7 @@ class ExportModal(ModalScreen[Path | None]):
             try:
                 atomic_write(file, text, exclusive=True)
             except OSError as exc:
-                self.query_one("#export-error", Static).update(f"cannot write {file}: {exc.strerror or exc}")
+                self.query_one("#export-error", Static).update(f"Cannot write {file}: {exc.strerror or exc}")
                 self.query_one("#export-error", Static).display = True
                 return
         written = f"{len(self.results)} result{'s' if len(self.results) != 1 else ''} written to {path}"

@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Static
 from labtui.errors import ValidationError
 from labtui.model.profile import Profile
 from labtui.params import resolve
+from labtui.printable import sentence
 from labtui.tui.context import cursor_blinks
 from labtui.widgets.line_input import LineInput
 
@@ -84,7 +85,7 @@ class ParamsModal(ModalScreen[dict[str, str] | None]):
             resolve(self.profile.params, given, f"profile {self.profile.name}")
         except ValidationError as exc:
             error = self.query_one("#params-error", Static)
-            error.update(str(exc).replace("--param ", ""))
+            error.update(sentence(str(exc).replace("--param ", "")))
             error.display = True
             return
         self.dismiss(given)

@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from labtui.printable import sentence
 from labtui.tui.context import cursor_blinks
 from labtui.widgets.line_input import LineInput
 
@@ -52,7 +53,7 @@ class TextPrompt(ModalScreen[str | None]):
 
     def _show(self, problem: str | None) -> None:
         error = self.query_one("#prompt-error", Static)
-        error.update(problem or "")
+        error.update(sentence(problem or ""))
         error.display = bool(problem)
 
     def on_input_changed(self, event: Input.Changed) -> None:

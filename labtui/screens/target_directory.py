@@ -22,16 +22,10 @@ from labtui.errors import ValidationError
 from labtui.machine.devices import Volume
 from labtui.machine.target_choice import check_directory, space_shortfall
 from labtui.model.profile import Profile
-from labtui.printable import printable
+from labtui.printable import printable, sentence
 from labtui.tui.context import cursor_blinks
 from labtui.units import human_size
 from labtui.widgets.line_input import LineInput
-
-
-def _sentence(said: str) -> str:
-    """A refusal or a note on the line under the path, said as a sentence, as the space line above it is:
-    "No such directory: ..." as "Exists" (the refusals came lowercase)."""
-    return said[:1].upper() + said[1:]
 
 
 class FolderTree(DirectoryTree):
@@ -113,11 +107,11 @@ class TargetDirectoryModal(ModalScreen[Path | None]):
         try:
             path, note = check_directory(text, self.volume, self.volumes)
         except ValidationError as exc:
-            label.update(_sentence(exc.reason))
+            label.update(sentence(exc.reason))
             label.set_class(True, "-error")
             self.query_one("#use", Button).disabled = True
             return None
-        label.update(_sentence(note))
+        label.update(sentence(note))
         label.set_class(False, "-error")
         self.query_one("#use", Button).disabled = False
         return path

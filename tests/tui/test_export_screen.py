@@ -46,6 +46,8 @@ async def test_export_the_marked_results(labtui_home, tmp_path, fmt):
             assert app.screen.query_one("#export-rows").value == "files"
             assert widget_text(app, "#export-error") == ""  # a directory, there: one file per result
             await pilot.press("tab", "space")  # Rows: the result id and date in two more columns
+        await set_text(pilot, "#export-path", "")
+        assert widget_text(app, "#export-error") == "Type the file to write"  # a sentence, as every dialog's
         await set_text(pilot, "#export-path", str(tmp_path / "missing-dir" / "x.csv"))
         assert widget_text(app, "#export-error") == (f"{tmp_path / 'missing-dir'} does not exist: create it first, "
                                                      "or choose a directory that exists")

@@ -18,7 +18,8 @@ async def test_prompt_returns_the_text_and_refuses_what_the_check_refuses():
         field.value = "bad"
         await pilot.press("enter")
         await pilot.pause()
-        assert pilot.app.result is NOTHING and "must start with ok" in screen_text(pilot.app)
+        # Said as a sentence, as every dialog's refusal (the check's reason comes lowercase).
+        assert pilot.app.result is NOTHING and "Must start with ok" in screen_text(pilot.app)
         field.value = "ok-name"
         await pilot.pause()
 

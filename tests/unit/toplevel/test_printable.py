@@ -44,3 +44,10 @@ def test_every_string_inside_a_record_is_made_printable_and_a_clean_one_is_kept_
     # A record with nothing to escape is the same record (results are read by the thousand).
     clean = (Row.__name__, ("ok", "fine"))
     assert printable_fields(clean) is clean
+
+
+def test_a_refusal_on_a_dialogs_line_is_a_sentence():
+    from labtui.printable import sentence
+
+    assert sentence("permission denied: cannot write in /x") == "Permission denied: cannot write in /x"
+    assert sentence("/tmp/x exists") == "/tmp/x exists" and sentence("") == ""
