@@ -416,9 +416,11 @@ class Profile:
         preflight refuses a run by and the Disks and Workload screens warn by."""
         if free_bytes >= self.space_needed:
             return None
-        parts = f"margin {format_size(self.free_space_margin)}"
+        # Sizes said one way in one sentence: human_size, as the total and the free space ("needs 999 TiB
+        # (test file 999 TiB + ..."), not the profile's own spelling next to it ("999TiB").
+        parts = f"margin {human_size(self.free_space_margin)}"
         if self.needs_test_file:
-            parts = f"test file {format_size(self.file_size)} + {parts}"
+            parts = f"test file {human_size(self.file_size)} + {parts}"
         return f"{self.name} needs {human_size(self.space_needed)} ({parts}), only {human_size(free_bytes)} is free"
 
     @property

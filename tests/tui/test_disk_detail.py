@@ -40,7 +40,7 @@ async def test_low_free_space_is_warned_about(labtui_home):
         await _move_to(pilot, "vol:/data")
         text = screen_text(app)
         assert "low space" in text
-        assert "Warning: quick-sanity needs 2.0 GiB (test file 1GiB + margin 1GiB), only 1.5 GiB is free" in text
+        assert "Warning: quick-sanity needs 2.0 GiB (test file 1.0 GiB + margin 1.0 GiB), only 1.5 GiB is free" in text
         # The Run screen's Override fields make the test file smaller: the room is the run's as it would start.
         app.quick_trial = QuickTrial(file_size=256 * 1024**2)
         await wait_for(pilot, lambda: "Room for quick-sanity: it needs 1.2 GiB" in widget_text(app, "#volume-detail"))

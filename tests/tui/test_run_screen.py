@@ -266,7 +266,7 @@ async def test_a_refusal_to_start_is_taken_down_once_the_profile_or_target_it_wa
 
 
 async def test_a_run_refused_for_room_says_how_to_make_room(labtui_home, target):
-    # "Not started: not enough free space ...: needs 1.2 GiB (test file 256MiB + margin 1GiB)": the margin is the
+    # "Not started: not enough free space ...: needs 1.2 GiB (test file 256 MiB + margin 1.0 GiB)": the margin is the
     # profile's, which no Override field changes, and nothing said where to change it.
     from labtui.machine.target_choice import Target
 

@@ -113,8 +113,8 @@ async def test_a_test_file_larger_than_the_targets_free_space_is_flagged_as_pref
         await set_text(pilot, "#p-file_size", "999T")
         await pilot.pause()
         note = app.screen.query_one("#profile-form-note", Static)
-        assert str(note.render()) == ("Too big for /home/lab: quick-sanity needs 999 TiB (test file 999TiB + margin "
-                                      "1GiB), only 412 GiB is free")
+        assert str(note.render()) == ("Too big for /home/lab: quick-sanity needs 999 TiB (test file 999 TiB + margin "
+                                      "1.0 GiB), only 412 GiB is free")
         for row in ("#field-p-file-size", "#field-p-free-space-margin"):  # accepted, not refused; what it is about
             assert "-warning" in app.screen.query_one(row).classes and "-invalid" not in app.screen.query_one(row).classes
         assert field_error(app, "p-file-size") == ""  # said once, across the form: in half a row it took six lines

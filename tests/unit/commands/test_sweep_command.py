@@ -90,8 +90,8 @@ def test_a_sweep_with_nothing_to_test_is_a_one_line_error(tmp_path, labtui_home,
                            vol("/small", device="/dev/sda2", disk="sda", free=10 * MIB + 5)], disks=DISKS)
     # A volume skipped for want of room says how to make room, as `labtui run` does (no -t: the sweep chooses).
     skipped = capsys.readouterr().err.splitlines()
-    assert skipped[1] == ("labtui: skipping /small (ext4): not enough free space: tiny needs 16.0 MiB (test file 16MiB "
-                          "+ margin 0), only 10.0 MiB is free. Make room: a smaller test file (--file-size, at most "
+    assert skipped[1] == ("labtui: skipping /small (ext4): not enough free space: tiny needs 16.0 MiB (test file 16.0 MiB "
+                          "+ margin 0 B), only 10.0 MiB is free. Make room: a smaller test file (--file-size, at most "
                           "10MiB) or, for the profile, a smaller file_size or free_space_margin in its file."), skipped
 
 

@@ -58,10 +58,10 @@ def test_space_shortfall_counts_the_file_and_the_margin():
     assert QUICK.space_needed == 2 * GIB
     assert space_shortfall(2 * GIB, QUICK) is None
     assert space_shortfall(2 * GIB - 1, QUICK) == (
-        "quick-sanity needs 2.0 GiB (test file 1GiB + margin 1GiB), only 2.0 GiB is free"
+        "quick-sanity needs 2.0 GiB (test file 1.0 GiB + margin 1.0 GiB), only 2.0 GiB is free"
     )
     commands = replace(QUICK, steps=(Step(name="tar", kind="command", command="true"),))
-    assert commands.space_needed == GIB and "margin 1GiB" in space_shortfall(0, commands)
+    assert commands.space_needed == GIB and "margin 1.0 GiB" in space_shortfall(0, commands)
     assert space_shortfall(None, QUICK) is None and space_shortfall(0, None) is None
 
 

@@ -167,7 +167,7 @@ def test_a_critical_warning_refuses_the_run_before_writing_and_force_measures_an
 
 def test_room_is_made_by_one_rule_and_a_smaller_file_is_offered_only_where_one_fits():
     # The Run screen and `labtui run` say how to make room by make_room, each in its controls' words. Where
-    # the margin alone is more than is free (needs 1.1 GiB: test file 64MiB + margin 1GiB, 906 MiB free),
+    # the margin alone is more than is free (needs 1.1 GiB: test file 64.0 MiB + margin 1.0 GiB, 906 MiB free),
     # no test file is small enough: offering --file-size would send the person the wrong way. Where one fits,
     # the largest that does, in whole MiB, as --file-size reads it back.
     from labtui.run.preflight import NoRoom, make_room
