@@ -45,6 +45,11 @@ MAX_PAUSE = 3600.0
 DEFAULT_INTERVAL = 1.0
 MIN_INTERVAL = 0.1
 MAX_INTERVAL = 3600.0
+# The shortest I/O step (or steady-state round): one live sample interval. Below it no engine gives
+# a live sample, the CPU figures are not given (cpubound.MIN_SECONDS), fio's and the native engine's
+# start-up and stop (tens of ms) are most of the window, and a 0.5 ms write step "completed" with
+# 0 I/Os shown as a 0.0 IOPS figure. Refused as the step is made (CLI, profile file, Run screen).
+MIN_STEP_SECONDS = MIN_INTERVAL
 
 # How a figure is made of a step's repetitions (the profile's `aggregate`): "mean" is their
 # average (KDiskMark, fio's loops), "best" the highest throughput and lowest latency of the
@@ -303,8 +308,9 @@ class Step:
                 f"with cache off the block size must be a multiple of {SECTOR} bytes, got {self.block_size}",
                 f"{where}.block_size",
             )
-        if self.duration <= 0:
-            raise ValidationError("duration must be greater than zero", f"{where}.duration")
+        if not self.duration >= MIN_STEP_SECONDS:
+            raise ValidationError(f"a step must last at least {format_duration(MIN_STEP_SECONDS)} (shorter is too short "
+                                  f"to measure), got {format_duration(self.duration)}", f"{where}.duration")
         if self.verify and self.block_size % VERIFY_UNIT:
             raise ValidationError(f"a verified step needs blocks of whole {format_size(VERIFY_UNIT)} (each carries "
                                   f"its header), got {format_size(self.block_size)}", f"{where}.block_size")

@@ -11,7 +11,6 @@ import sys
 import pytest
 
 from conftest import labtui_cmd
-from engines import registered, require
 from labtui.engine import cpubound
 from labtui.engine.cpubound import WorkerLoad, verdict
 from labtui.engine.events import RunWarning, SampleTaken
@@ -329,29 +328,6 @@ def test_a_workers_figures_are_shares_of_the_interval_they_were_counted_over():
 def test_a_window_too_short_to_tell_gets_no_cpu_verdict():
     assert verdict([WorkerLoad(0.0009, 0.06, seconds=0.061)], 0.001, 100.0, cpu_count=2) == (None, None)
     assert verdict([WorkerLoad(0.009, 0.0)], cpubound.MIN_SECONDS * 0.99, 100.0, cpu_count=2) == (None, None)
-
-
-@pytest.mark.parametrize("engine", registered())
-def test_a_step_too_short_to_tell_carries_no_cpu_figures_nor_a_verdict(disk_dir, tmp_path, starved_cpu, engine):
-    require(engine)
-    # A 1 ms window on a starved CPU: the native worker's readings of its CPU came tens of ms
-    # apart and were divided by the 1 ms window ("waiting for one 6026 % of the time"); the
-    # machine's use over a tick or two read "no idle CPU (100 % busy)".
-    step = Step(name="Blink", block_size=4096, pattern="random", threads=1, outstanding=4,
-                duration=0.001, warmup=0.0, cache="off")
-    profile = Profile(name="blink", file_size=1024 * 1024, free_space_margin=0, steps=(step,))
-    (disk_dir / f"blink-{engine}").mkdir()
-    runner = Runner(profile, disk_dir / f"blink-{engine}", Store(tmp_path / "home"),
-                    RunOptions(engine=engine, interval=0.1))
-
-    async def go():
-        return [event async for event in runner.events()]
-
-    events = asyncio.run(go())
-    (s,) = runner.result.steps
-    assert s.status == "completed", s.error
-    assert (s.cpu_percent, s.engine_cpu_percent, s.engine_bound) == (None, None, None)
-    assert not any(isinstance(e, RunWarning) and "CPU-bound" in e.message for e in events)
 
 
 def test_a_page_cache_step_that_is_its_own_limit_is_told_to_turn_the_cache_off():

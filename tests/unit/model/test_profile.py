@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 
 from labtui.errors import ValidationError
-from labtui.model.profile import MAX_OUTSTANDING, MAX_REPEAT, MAX_THREADS, STEP_STARTUP_SECONDS, Profile, Step
+from labtui.model.profile import MAX_OUTSTANDING, MAX_REPEAT, MAX_THREADS, STEP_STARTUP_SECONDS, Profile, Step, override_refused
 from labtui.results.profile_file import profile_from_table, profile_to_table, step_to_table
 
 MIB = 1024 * 1024
@@ -108,6 +108,9 @@ def test_left_out_keys_take_the_same_defaults_as_the_dataclass():
         ({"name": DROP}, "steps[1].name", "non-empty name"),
         ({"name": 7}, "steps[1].name", "must be a string, got 7"),
         ({"duration": "0s"}, "steps[1].duration", "greater than zero"),
+        ({"duration": "0.5ms"}, "steps[1].duration", "a step must last at least 100ms (shorter is too short to "
+                                                     "measure), got 0.0005s"),
+        ({"duration": "99ms"}, "steps[1].duration", "at least 100ms"),
         ({"duration": "ten seconds"}, "steps[1].duration", "is not a duration"),
         ({"duration": "10d"}, "steps[1].duration", "unknown duration unit"),
         ({"warmup": "-1s"}, "steps[1].warmup", "negative"),
@@ -123,6 +126,16 @@ def test_step_errors_name_their_field(step_changes, field, reason):
     assert error.field == field
     assert reason in error.reason, error.reason
     assert str(error).startswith(field + ": ")
+
+
+def test_a_quick_trial_too_short_to_measure_is_refused_by_the_same_rule():
+    # `run --duration 0.5ms` and the Run screen's Override field: a write step had "completed" with 0.0 IOPS.
+    profile = profile_from_table(profile_data(steps=[step_data()]))
+    with pytest.raises(ValidationError) as refused:
+        profile.with_overrides(duration=0.0005)
+    assert refused.value.field == "steps[1].duration" and "at least 100ms" in refused.value.reason
+    assert override_refused(refused.value.field, duration=0.0005, file_size=None, repeat=None) == "duration"
+    assert profile.with_overrides(duration=0.1).steps[0].duration == 0.1
 
 
 def test_the_second_step_is_named_by_its_position():
