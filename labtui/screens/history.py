@@ -17,7 +17,7 @@ from functools import partial
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import Worker
@@ -116,7 +116,9 @@ class HistoryScreen(ResultsScreen):
                         id="history-filter", compact=True)
             yield Static(id="history-count", markup=False)
         yield ResultsTable(id="results")
-        yield ResultDetail(id="history-detail")
+        # Not focusable: Tab goes between the filter and the table; the wheel scrolls it, Enter shows it all.
+        with VerticalScroll(id="history-detail-box", can_focus=False):
+            yield ResultDetail(id="history-detail")
         yield KeysFooter()
 
     def on_mount(self) -> None:

@@ -294,3 +294,21 @@ async def test_a_repeated_steps_figure_in_history_and_its_result_is_the_one_hist
         await pilot.pause(0.2)
         rows = _step_rows(app)
         assert len(rows) == 1 and "44,000" in rows[0] and "2,750.0" in rows[0] and "mean of 2" in rows[0], rows
+
+
+async def test_a_long_results_detail_grows_so_its_last_step_shows_at_60_columns(labtui_home):
+    # The detail was at most 7 lines high: at 60 columns a four-step result (eleven lines) lost its last
+    # steps. It grows up to half the screen now, and scrolls past that.
+    from dataclasses import replace
+
+    from factories import make_result
+
+    result = make_result("20240501-103005-aaaa")
+    Store(labtui_home).save_result(replace(result, steps=result.steps * 2))
+    app = make_app(labtui_home)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await open_history(pilot)
+        await wait_for(pilot, lambda: "tags" in widget_text(app, "#history-detail"), what="the detail")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert shown.count("Write 64K random: 3,000 IOPS") == 2 and shown.count("(p99 2.50)") == 4, shown
