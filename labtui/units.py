@@ -102,9 +102,16 @@ def parse_decimal(value: str, *, field: str = "") -> float:
     if foreign_digits(value):
         raise ValidationError(f"must be a number in digits 0-9, got {_shown(value)!r}", field)
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise ValidationError(f"must be a number, got {_shown(value)!r}", field) from None
+    # "nan", "inf" and "1e400" (which float() makes inf) are refused here, said as they were typed:
+    # a range check after this would print them as "nan" or "inf".
+    if math.isnan(number):
+        raise ValidationError(f"must be a number, got {_shown(value)!r}", field)
+    if math.isinf(number):
+        raise ValidationError(f"that number is too large, got {_shown(value)!r}", field)
+    return number
 
 
 def parse_size(value: str | int, *, field: str = "", allow_zero: bool = False) -> int:

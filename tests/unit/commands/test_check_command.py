@@ -292,3 +292,16 @@ def test_a_check_refused_for_room_says_how_to_make_room_as_run_does(labtui_home,
     assert out == "" and err.count("\n") == 1 and f"not enough free space in {target}: " in err, err
     assert "Make room: a smaller test file (--file-size, at most " in err and "another target (-t DIR)" in err, err
     assert list(target.iterdir()) == []
+
+
+@pytest.mark.parametrize(("given", "says"), [("1e400", "that number is too large, got '1e400'"),
+                                             ("nan", "must be a number, got 'nan'")])
+def test_check_says_a_number_past_what_floats_hold_as_it_was_typed(labtui_home, capsys, given, says):
+    # `check --tolerance 1e400` was refused as "got inf": float() made it inf before the range check.
+    from labtui.cli import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(["check", "--tolerance", given])
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and err.count("\n") == 1
+    assert f"--tolerance: {says}" in err, err

@@ -199,6 +199,10 @@ def test_parse_count_rejects(value, reason):
     ("５", "--tolerance: must be a number in digits 0-9, got '５'"),
     ("five", "--tolerance: must be a number, got 'five'"),
     ("9" * 80 + "x", f"--tolerance: must be a number, got '{'9' * 57}...'"),
+    # Said as typed: a range check after float() had said "got inf" for 1e400.
+    ("1e400", "--tolerance: that number is too large, got '1e400'"),
+    ("-inf", "--tolerance: that number is too large, got '-inf'"),
+    ("NaN", "--tolerance: must be a number, got 'NaN'"),
 ])
 def test_parse_decimal_takes_ascii_numbers_and_shows_a_long_refusal_cut(value, reason):
     assert parse_decimal(" 2.5 ") == 2.5
