@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--more", type=whole_number, metavar="N",
                         help="run each step of the baseline's profile N more times now (one more result, on its "
                              "target or -t DIR) and add those runs to the baseline")
-    parser.add_argument("-t", "--target", help="with --more: the directory to run in (default: the result's target)")
+    parser.add_argument("-t", "--target", metavar="DIR",
+                        help="with --more: the directory to run in (default: the result's target)")
     parser.add_argument("--clear", action="store_true", help="stop using this result in a baseline")
     parser.add_argument("--json", action="store_true", help="print JSON on stdout")
     parser.add_argument("--yes", "-y", action="store_true", help="with --more: do not ask for confirmation")

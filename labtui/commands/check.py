@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a result to check against, with the runs added to its baseline "
                              "(default: the baseline marked for the target's disk)")
     parser.add_argument("-p", "--profile", help="with no --baseline: whose baseline to use when the disk has several")
-    parser.add_argument("-t", "--target",
+    parser.add_argument("-t", "--target", metavar="DIR",
                         help="directory to run in (default: the baseline's target; with no --baseline, the current one)")
     parser.add_argument("-e", "--engine", help="engine for the re-run (default: the baseline's)")
     parser.add_argument("--tolerance", type=decimal_number, default=None, metavar="PCT",
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "whole machine's CPU is never judged) (comma-separated or repeated; "
                              "by default only throughput, and wall time for command steps, decide)")
     parser.add_argument("--duration", help="override every I/O step's duration (e.g. 3s) for a quick check")
-    parser.add_argument("--file-size", help="override the test file size (e.g. 256M) for a quick check")
+    parser.add_argument("--file-size", metavar="SIZE", help="override the test file size (e.g. 256M) for a quick check")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a profile parameter for the re-run (default: the baseline's values)")
     parser.add_argument("--json", action="store_true", help="print the check as JSON on stdout")

@@ -17,9 +17,10 @@ DEFAULT_FILES = 16
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", metavar="OUT.zpaq", help="the archive to create (never overwritten)")
     parser.add_argument("--size", required=True, help="bytes of data in the archive, e.g. 10G (powers of 1024)")
-    parser.add_argument("--files", type=whole_number, default=DEFAULT_FILES,
+    parser.add_argument("--files", type=whole_number, default=DEFAULT_FILES, metavar="N",
                         help=f"how many files share that size (default {DEFAULT_FILES})")
-    parser.add_argument("--method", type=whole_number, default=1, help="zpaq's -method, 0..5 (default 1, zpaq's own default)")
+    parser.add_argument("--method", type=whole_number, default=1, metavar="N",
+                        help="zpaq's -method, 0..5 (default 1, zpaq's own default)")
 
 
 def run(args: argparse.Namespace) -> int:

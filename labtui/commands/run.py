@@ -16,7 +16,8 @@ HELP = "run a workload profile on a target directory"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-p", "--profile", default="quick-sanity", help="profile name or .toml file (default: quick-sanity)")
-    parser.add_argument("-t", "--target", help="an existing directory on the volume to test (default: the current one; "
+    parser.add_argument("-t", "--target", metavar="DIR",
+                        help="an existing directory on the volume to test (default: the current one; "
                         "with --hosts, each host's own target)")
     parser.add_argument("--all-volumes", action="store_true",
                         help="run on every fixed, writable volume with room for the test file, one result each "
@@ -30,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a value for one of the profile's parameters, e.g. archive=/data/test.zpaq (repeatable)")
     parser.add_argument("--duration", help="override every step's duration (e.g. 3s) for a quick trial")
-    parser.add_argument("--file-size", help="override the test file size (e.g. 256M)")
-    parser.add_argument("--repeat", type=whole_number, help="run every step this many times")
+    parser.add_argument("--file-size", metavar="SIZE", help="override the test file size (e.g. 256M)")
+    parser.add_argument("--repeat", type=whole_number, metavar="N", help="run every step this many times")
     parser.add_argument("--keep-file", action="store_true", help="keep the test file after the run")
     parser.add_argument("--force", action="store_true",
                         help="measure a drive that reports a critical warning (spare below threshold, read-only, "

@@ -109,3 +109,19 @@ def test_an_empty_hosts_file_for_the_tui_is_refused_rather_than_opening_it_witho
 
     assert main(["--hosts", " "]) == 2
     assert capsys.readouterr().err == "labtui: error: --hosts: is empty: give a hosts file or leave the option out\n"
+
+
+def test_every_option_that_takes_a_value_shows_a_word_a_person_reads_in_help():
+    # `run --help` showed --file-size FILE_SIZE and --repeat REPEAT beside --more N and --tolerance PCT.
+    from labtui.commands.common import whole_number
+
+    for name, sub in next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices.items():
+        for action in sub._actions:
+            if not action.option_strings or action.nargs == 0:
+                continue
+            shown = action.metavar or action.dest.upper()
+            assert "_" not in str(shown), (name, action.option_strings, shown)
+            if action.type is whole_number:
+                assert shown == "N", (name, action.option_strings, shown)
+            if action.dest == "target":
+                assert shown == "DIR", (name, action.option_strings, shown)
