@@ -389,7 +389,7 @@ class FleetScreen(LabtuiScreen[None]):
         self.action_open_host()
 
     def action_edit_file(self) -> None:
-        self.query_one("#fleet-file", Input).focus()
+        self.set_focus(self.query_one("#fleet-file", Input))  # at once: keys typed after Enter are the field's
 
     def action_type_path(self, character: str) -> None:
         """The field takes the key that starts a path, in place of the path it held, and the keys

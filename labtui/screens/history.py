@@ -288,7 +288,8 @@ class HistoryScreen(ResultsScreen):
             self.query_one(ResultsTable).focus()
 
     def action_filter(self) -> None:
-        self.query_one("#history-filter", Input).focus()
+        # At once, not by a deferred focus(): words typed right after / are the filter's (LabtuiApp.on_key).
+        self.set_focus(self.query_one("#history-filter", Input))
 
     def action_sort(self, step: int) -> None:
         if step < 0:

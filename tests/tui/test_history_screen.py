@@ -312,3 +312,18 @@ async def test_a_long_results_detail_grows_so_its_last_step_shows_at_60_columns(
         await pilot.pause()
         shown = screen_text(app)
         assert shown.count("Write 64K random: 3,000 IOPS") == 2 and shown.count("(p99 2.50)") == 4, shown
+
+
+async def test_words_typed_right_after_slash_go_into_the_filter(labtui_home):
+    # / moved focus by a deferred focus(): the words typed after it met the table (s sorted, t tagged).
+    from textual import events
+
+    save_history(labtui_home, broken=False)
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        for key, character in (("slash", "/"), ("s", "s"), ("a", "a"), ("t", "t"), ("a", "a")):
+            app.post_message(events.Key(key, character))  # as the terminal's driver posts them, none waited for
+        field = screen.query_one("#history-filter", Input)
+        await wait_for(pilot, lambda: field.value == "sata", what="sata in the filter")
+        await wait_for(pilot, lambda: shown_ids(screen) == ["20240503-140000-cccc"], what="the SATA result alone")
