@@ -428,22 +428,38 @@ def load_profile_file(path: Path, origin: str = "user") -> Profile:
 
 
 def _read_text(path: Path, what: str) -> str:
-    """A store file's text; StoreError "<path>: <reason>" for anything that is not a text file."""
+    """A store file's text; StoreError "<path>: <reason>" for anything that is not a text file.
+
+    Opened once, without blocking, and checked on that descriptor, which is then read: checked by
+    name and read by name, a file swapped for a FIFO in between (by a user who owns the folder) hung
+    labtui, as root, on the read; a size check by name could be beaten the same way."""
+    limit = MAX_PROFILE_BYTES if what == "profile" else MAX_FILE_BYTES
     try:
-        info = path.stat()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except IsADirectoryError:
+        raise StoreError(f"{path}: a directory, not a {what} file") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise StoreError(f"{path}: a directory, not a {what} file")
         if not stat.S_ISREG(info.st_mode):
             raise StoreError(f"{path}: not a regular file")  # reading a FIFO would hang the listing
-        limit = MAX_PROFILE_BYTES if what == "profile" else MAX_FILE_BYTES
         if info.st_size > limit:
             raise StoreError(f"{path}: {info.st_size:,} bytes is too large for a {what} file (at most {limit:,})")
-        return path.read_text(encoding="utf-8")
+        with os.fdopen(os.dup(fd), "rb") as file:
+            data = file.read(limit + 1)  # never more than the cap, whatever the file grows to
+        if len(data) > limit:
+            raise StoreError(f"{path}: too large for a {what} file (at most {limit:,} bytes)")
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text's newlines
     except UnicodeDecodeError as exc:
         byte = exc.object[exc.start : exc.start + 1].hex()
         raise StoreError(f"{path}: not UTF-8 text (byte 0x{byte} at offset {exc.start})") from exc
     except OSError as exc:
         raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
 
 
 def _load_user_profile(path: Path) -> Profile:

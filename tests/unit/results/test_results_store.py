@@ -518,3 +518,31 @@ def test_as_root_a_profile_file_another_user_can_change_runs_no_command_step(tmp
     with pytest.raises(StoreError, match=rf"^{mine}: refused as root: its command steps run as root, and {mine} "
                                          r"belongs to (\w+|uid 65534)"):
         store.profile_to_run(str(mine))
+
+
+def test_a_profile_file_is_read_from_the_descriptor_that_was_checked(tmp_path, monkeypatch):
+    # Checked by name, then read by name: whoever owns the folder could swap in a FIFO (labtui, as
+    # root, hung on the read) or another file between the two.
+    import os
+    from pathlib import Path
+
+    from labtui.results.store import load_profile_file
+
+    checked = tmp_path / "mine.toml"
+    checked.write_text('name = "mine"\n[[steps]]\nname = "r"\nblock_size = "4K"\nduration = "1s"\n')
+    swapped = tmp_path / "other.toml"
+    swapped.write_text(checked.read_text().replace('"r"', '"swapped"'))
+    real_stat = Path.stat
+
+    def stat_then_swap(self, *args, **kwargs):
+        info = real_stat(self, *args, **kwargs)
+        if self == checked:
+            os.replace(swapped, checked)  # the swap, right after a check by name
+        return info
+
+    monkeypatch.setattr(Path, "stat", stat_then_swap)
+    assert load_profile_file(checked).steps[0].name == "r"
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(StoreError, match="not a regular file"):
+        load_profile_file(fifo)
