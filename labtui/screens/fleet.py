@@ -399,7 +399,7 @@ class FleetScreen(LabtuiScreen[None]):
         field.select_on_focus = False
         field.value = character
         field.cursor_position = len(character)
-        field.focus()
+        self.set_focus(field)  # at once: the rest of the path, typed quickly, is the field's (LabtuiApp.on_key)
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         if event.widget.id == "fleet-file":

@@ -104,6 +104,15 @@ async def test_the_screen_keys_work_on_fleet_and_the_hosts_file_field_takes_the_
         await wait_for(pilot, lambda: field.has_focus, what="the cursor in the field")
         await pilot.press("d")  # typed there (over the path, selected to be replaced), not obeyed
         assert field.value == "d" and app.screen is screen
+        # A path typed quickly from the table: / moved focus by a deferred focus(), and the h after it opened History.
+        from textual import events
+
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not field.has_focus, what="back on the hosts")
+        for key, character in (("slash", "/"), ("h", "h"), ("w", "w")):
+            app.post_message(events.Key(key, character))  # as the terminal's driver posts them, none waited for
+        await wait_for(pilot, lambda: field.value == "/hw", what="/hw in the field")
+        assert app.screen is screen
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
