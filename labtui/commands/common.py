@@ -250,7 +250,7 @@ def request_profile(store: Store, request: RunRequest) -> Profile:
 
 
 def room_said(exc: NoRoom, *, file_size: str | None = "--file-size", target: str = "-t DIR",
-              profile: str | None = "a smaller file_size or free_space_margin in its file") -> NoRoom:
+              profile: str | None = "a smaller file_size or free_space_margin in its file") -> NoRoom:  # CLI_ROOM
     """A refusal for want of room (run, check, baseline --more, the agent of run|check --hosts) with the Run
     screen's advice (run.preflight.make_room), in the command line's words: its options, the profile's keys."""
     from labtui.run.preflight import NoRoom, make_room

@@ -46,6 +46,24 @@ class NoRoom(LabtuiError):
         self.room_for_file = max(0, room_for_file) // MIB * MIB
 
 
+# How make_room names each way to make room, in the command line's words (run, check, the agent of
+# run|check --hosts) and in the TUI's (the Run screen's Override field, the Workload screen).
+CLI_ROOM = {"file_size": "--file-size", "target": "-t DIR", "profile": "a smaller file_size or free_space_margin in its file"}
+TUI_ROOM = {"file_size": "Override file size", "target": "its target in the hosts file",
+            "profile": "a smaller Test file or Free margin (Workload screen, w)"}
+
+
+def room_in_tui_words(text: str) -> str:
+    """A host's refusal for want of room, said by its agent in the command line's words, as the TUI's
+    Fleet screen says it: the Override field and the Workload screen for --file-size and the profile's
+    keys, the hosts file for -t DIR (a fleet's targets are there). Any other text is left as it is."""
+    if "Make room" not in text:
+        return text
+    text = text.replace(f"({CLI_ROOM['file_size']}, at most ", f"({TUI_ROOM['file_size']}, at most ")
+    text = text.replace(f"another target ({CLI_ROOM['target']})", f"another target ({TUI_ROOM['target']})")
+    return text.replace(f"for the profile, {CLI_ROOM['profile']}.", f"for the profile, {TUI_ROOM['profile']}.")
+
+
 def make_room(error: BaseException, *, file_size: str | None, profile: str | None, target: str = "") -> str:
     """How to make room after a refusal for want of room ('' after any other): the one rule the Run
     screen, `labtui run`, check, baseline --more, run --all-volumes and the agent (run|check --hosts) say

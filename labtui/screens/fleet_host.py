@@ -96,7 +96,9 @@ class FleetHostScreen(Screen):
         where = f"{r.host.where()}" + (f", labtui {r.labtui}" if r.labtui else "")
         head = Content.assemble((r.name, "bold"), f" ({where}) · ")
         if r.state in ENDED:
-            reason = f": {r.reason.removeprefix(r.name + ': ')}" if r.reason else ""
+            from labtui.run.preflight import room_in_tui_words  # the agent says it in the command line's words
+
+            reason = f": {room_in_tui_words(r.reason.removeprefix(r.name + ': '))}" if r.reason else ""
             style = "$success" if r.outcome in ("completed", "pass") else "$warning"
             text = Content.assemble(head, (f"{r.outcome}{reason}", style))
         elif live is None or live.current is None:

@@ -166,7 +166,9 @@ def verdict_text(r: HostRun, summary: HostsSummary | None) -> str:
     if not r.ended:
         return ""
     if r.state != COMPLETED:
-        return (r.reason or "").removeprefix(f"{r.name}: ")
+        from labtui.run.preflight import room_in_tui_words  # a host's agent says it in the command line's words
+
+        return room_in_tui_words((r.reason or "").removeprefix(f"{r.name}: "))
     if summary is None or r.name not in summary.hosts:
         return "done"
     if r.name == summary.reference:

@@ -121,3 +121,16 @@ async def test_a_long_host_name_folds_and_the_last_heading_stays_whole_at_80_col
         assert "…" not in "\n".join(lines)
         table = app.screen.query_one(DataTable)
         assert table.virtual_size.width <= table.scrollable_content_region.width, "the table scrolls sideways"
+
+
+def test_a_hosts_room_refusal_reads_in_the_tuis_words_in_its_row():
+    from labtui.fleet.host_run import REFUSED, HostRun
+    from labtui.fleet.hosts import Host
+    from labtui.widgets.hosts_table import verdict_text
+
+    run = HostRun(Host(name="lab-02", ssh="lab@192.0.2.2"))
+    run.state, run.reason = REFUSED, ("lab-02: not enough free space on /srv. Make room: a smaller test file "
+                                      "(--file-size, at most 8MiB), another target (-t DIR) or, for the profile, "
+                                      "a smaller file_size or free_space_margin in its file.")
+    said = verdict_text(run, None)
+    assert "Override file size, at most 8MiB" in said and "--file-size" not in said and "-t DIR" not in said

@@ -198,3 +198,18 @@ def test_as_root_run_yes_refuses_a_target_through_another_users_link_in_one_line
         assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
         assert f"{link} is a link to {other} and {alice.name} made it" in out.stderr
         assert f"(-t {other})" in out.stderr and list(other.iterdir()) == []
+
+
+def test_a_hosts_room_refusal_is_said_in_the_fleet_screens_words():
+    # The agent of a fleet run says it in the command line's words (--file-size, -t DIR, the profile's
+    # keys): the Fleet screen said those to a person who has Override fields and a Workload screen.
+    from labtui.commands.common import room_said
+    from labtui.run.preflight import NoRoom, room_in_tui_words
+
+    said = str(room_said(NoRoom("not enough free space on /srv", room_for_file=64 * 1024**2)))
+    assert "--file-size" in said and "-t DIR" in said and "free_space_margin" in said
+    tui = room_in_tui_words(said)
+    assert tui == ("not enough free space on /srv. Make room: a smaller test file (Override file size, at most "
+                   "64MiB), another target (its target in the hosts file) or, for the profile, a smaller Test file "
+                   "or Free margin (Workload screen, w)."), tui
+    assert room_in_tui_words("ssh: Connection refused") == "ssh: Connection refused"
