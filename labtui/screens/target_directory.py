@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text, TextType
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -52,6 +54,20 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
+class PathInput(LineInput):
+    """The path field: typing goes on at the end of the directory offered, except a key that starts a
+    whole path (/ or ~) while that directory is untouched: it replaces it ("/data/bench" typed at once
+    made "/root/data/bench", refused as no such directory)."""
+
+    def __init__(self, offered: str, **kwargs: Any) -> None:
+        super().__init__(offered, **kwargs)
+        self.offered = offered
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.character in ("/", "~") and self.value == self.offered:
+            self.value = ""  # LineInput's and Input's handlers, next in the class order, type the key
+
+
 class TargetDirectoryModal(ModalScreen[Path | None]):
     CSS_PATH = "target_directory.tcss"
     BINDINGS = [
@@ -71,7 +87,7 @@ class TargetDirectoryModal(ModalScreen[Path | None]):
         with Vertical(id="target-dialog", classes="dialog"):
             yield Static(f"Target directory on {volume.mount_point} ({what})", classes="dialog-title", markup=False)
             yield Static(id="target-space", markup=False)
-            yield LineInput(str(self.directory), id="target-path", select_on_focus=False, compact=True)
+            yield PathInput(str(self.directory), id="target-path", select_on_focus=False, compact=True)
             yield Static(id="target-check", markup=False)
             yield FolderTree(volume.mount_point, id="target-tree")
             yield Static(

@@ -73,3 +73,21 @@ async def test_target_directory_picks_a_folder_from_the_tree(tmp_path):
 
     modal = TargetDirectoryModal(volume, [volume], tmp_path / "labtui", None)
     assert await run_modal(modal, "enter", size=(100, 30), before=pick) == tmp_path / "alpha"
+
+
+async def test_a_whole_path_typed_replaces_the_directory_offered_and_a_name_goes_on_after_it(tmp_path):
+    # Typing goes on at the end of the offered directory, so "/data/bench" typed at once made
+    # "<offered>/data/bench". / or ~ as the first key now starts the path afresh.
+    volume = _volume(tmp_path)
+    (tmp_path / "existing").mkdir()
+
+    async def type_path(pilot):
+        field = pilot.app.screen.query_one("#target-path", Input)
+        await pilot.press(*str(tmp_path / "existing"))
+        assert field.value == str(tmp_path / "existing")
+        await pilot.press("/", "x")  # the path is no longer the one offered: / goes on after it
+        assert field.value == str(tmp_path / "existing" / "x")
+        await pilot.press("backspace", "backspace")
+
+    modal = TargetDirectoryModal(volume, [volume], tmp_path / "labtui", None)
+    assert await run_modal(modal, "enter", size=(100, 30), before=type_path) == tmp_path / "existing"
