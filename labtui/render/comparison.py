@@ -129,7 +129,7 @@ def _verdict_cell(delta: Delta | None, style: StyleType) -> RenderableType:
     # row while a quarter of the screen stood empty); where the column is narrow it wraps at its
     # words, the verdict first and whole (the column is never narrower than it), then the basis
     # ("(3 vs 3," above "p=0.058)" at 80 columns) rather than losing its p-value to an ellipsis.
-    return Text.assemble((delta.verdict, style), (f" ({short_basis(delta)})", "dim"))
+    return Text.assemble((delta.verdict, style), " ", (f"({short_basis(delta)})", "dim"))
 
 
 def short_basis(delta: Delta) -> str:
