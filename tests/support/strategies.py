@@ -17,6 +17,7 @@ from labtui.model.profile import (
     MAX_OUTSTANDING,
     MAX_REPEAT,
     MAX_THREADS,
+    MIN_STEP_SECONDS,
     NATIVE_WORKERS,
     PATTERNS,
     STATUSES,
@@ -71,7 +72,7 @@ def io_steps(draw, *, valid: bool = True) -> Step:
         write_percent=draw(st.integers(0, 100)),
         threads=draw(st.integers(1, MAX_THREADS)),
         outstanding=draw(st.integers(1, MAX_OUTSTANDING)),
-        duration=draw(durations()),
+        duration=draw(durations(min_micros=round(MIN_STEP_SECONDS * MICROS))),  # shorter is refused
         warmup=draw(durations(min_micros=0)),
         cooldown=draw(durations(min_micros=0)),
         cache=cache,
