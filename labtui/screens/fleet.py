@@ -58,7 +58,7 @@ class FleetScreen(LabtuiScreen[None]):
         Binding("ctrl+o", "toggle_order", "Together / one by one", id="fleet-order", priority=True,
                 tooltip="Start the hosts at one shared instant, or one after another (hosts on shared storage)"),
         # In the field, letters are typed: this is the way back to the hosts and the other screens' keys.
-        Binding("escape", "leave_field", "Leave field", id="fleet-leave-field",
+        Binding("escape", "leave_field", "Leave field", priority=True, id="fleet-leave-field",
                 tooltip="Out of the hosts file field, back to the hosts (d, w, r and h then work again)"),
         # A path typed straight away, without Enter first, went to the screen keys letter by letter (the
         # w of "/home/lab/work" opened Workload, its r the Run screen ...): / or ~ starts it in the field.

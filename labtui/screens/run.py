@@ -64,8 +64,8 @@ class RunScreen(DrivenScreen):
         Binding("n", "keep_running", "Keep running", id="run-keep", show=False, tooltip="Do not stop the run"),
         Binding("escape,x", "stop_waiting", "Stop waiting", id="run-stop-waiting",
                 tooltip="Do not wait for the other run on this disk: nothing is started, nothing written"),
-        # In the tags, letters are typed: this is the way out to the screen's and the app's keys.
-        Binding("escape", "leave_field", "Leave field", id="run-leave-field",
+        # In the tags, letters are typed: the way out to the screen's keys, taken first (d typed after it is Disks).
+        Binding("escape", "leave_field", "Leave field", priority=True, id="run-leave-field",
                 tooltip="Out of the tags field (d, w, h and the other keys then work again)"),
         Binding("v", "next_chart", "Next chart", id="run-next-chart",
                 tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),

@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import re
 
+from textual import events
+
 from labtui.engine.events import SampleTaken
 from labtui.results.store import Store
 from labtui.screens.compare import CompareScreen
@@ -299,6 +301,14 @@ async def test_coming_back_to_the_run_screen_puts_the_cursor_in_the_tags_and_a_c
         assert tags.has_focus
         await pilot.press("w", "a", "l", "k")
         assert app.screen is screen and tags.value == "walk"
+        # Escape and a key after it in one read (over ssh): the key is the screen's, not the field's.
+        app.post_message(events.Key("escape", "\x1b"))
+        app.post_message(events.Key("w", "w"))
+        await wait_for(pilot, lambda: app.current_mode == "workload", what="Workload after escape, w")
+        assert tags.value == "walk"
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.screen is screen, what="back on Run again")
+        await pilot.pause()
         # Back from a screen the Run screen opened on top of itself (Help), the focus stays where it was.
         await pilot.press("escape", "f1")
         await wait_for(pilot, lambda: app.screen is not screen, what="help")
