@@ -249,13 +249,14 @@ def request_profile(store: Store, request: RunRequest) -> Profile:
     return profile
 
 
-def room_said(exc: NoRoom, *, file_size: str | None = "--file-size", target: str = "-t DIR",
-              profile: str | None = "a smaller file_size or free_space_margin in its file") -> NoRoom:  # CLI_ROOM
+def room_said(exc: NoRoom, **words: str | None) -> NoRoom:
     """A refusal for want of room (run, check, baseline --more, the agent of run|check --hosts) with the Run
-    screen's advice (run.preflight.make_room), in the command line's words: its options, the profile's keys."""
-    from labtui.run.preflight import NoRoom, make_room
+    screen's advice (run.preflight.make_room), in the command line's words (run.preflight.CLI_ROOM: its options,
+    the profile's keys); `words` replaces some (None: no such way here, as for a baseline's stored profile)."""
+    from labtui.run.preflight import CLI_ROOM, NoRoom, make_room
 
-    room = make_room(exc, file_size=file_size, target=target, profile=profile)
+    said = {**CLI_ROOM, **words}
+    room = make_room(exc, file_size=said["file_size"], target=said["target"] or "", profile=said["profile"])
     return NoRoom(f"{exc}. {room}", room_for_file=exc.room_for_file)
 
 
