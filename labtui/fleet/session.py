@@ -12,7 +12,7 @@ A host is not trusted: every text it sends is made printable as it arrives (wire
 line longer than wire.MAX_LINE_BYTES ends it ("line too long", with the size); it may send one
 result per run it was asked for (a check: one per pass), each at most wire.MAX_RESULT_BYTES, and
 what is more is refused with a line naming it; its `host:` tags are set here, from the hosts file,
-whatever its result says.
+whatever its result says. Why a host ended, in words, is host_reasons.py's.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from labtui.engine.events import (
 from labtui.errors import LabtuiError
 from labtui.fleet import wire
 from labtui.fleet.host_lines import LineTooLong, read_host_line
+from labtui.fleet.host_reasons import refused_handshake, said, why_ended, why_no_hello
 from labtui.fleet.host_run import (
     ABORTED,
     COMPLETED,
@@ -51,7 +52,6 @@ from labtui.fleet.host_run import (
     UNREACHABLE,
     WAITING,
     HostRun,
-    exit_words,
     partial_step,
 )
 from labtui.fleet.hosts import Host
@@ -63,7 +63,6 @@ from labtui.run.live import LiveRun
 
 HOST_TAG = "host:"  # labtui's own tags, `host:<name>` from the hosts file
 MAX_WARNINGS = 100  # a host's warnings kept per run (a flood of them is counted, not kept)
-MAX_TEXT = 2_000  # characters of a host's warning or stderr line kept (a line may be megabytes)
 START_MARGIN = 1.0  # seconds from "everyone is ready" to the shared start: every host hears it before
 HELLO_SECONDS = 60.0  # ssh's own ConnectTimeout covers the network; this covers a host that hangs after
 STOP_GRACE = 10.0  # after a stop, how long a host may take to clean up and report before ssh is killed
@@ -73,8 +72,6 @@ STOP_GRACE = 10.0  # after a stop, how long a host may take to clean up and repo
 CONNECTIONS = 8
 CONNECT_TRIES = 5  # a handshake refused (MaxStartups, a busy jump host) is tried again this many times in all
 BACKOFF = (0.5, 1.0, 2.0, 4.0)  # seconds before each retry, plus up to half as much again at random
-# What ssh says when sshd closes a connection before its handshake (MaxStartups, PerSourcePenalties).
-_REFUSED_HANDSHAKE = ("kex_exchange_identification", "banner exchange", "Connection reset by peer")
 
 class Fleet:
     """Runs one request on many hosts; `on_change(host_run)` is called whenever a host's state moves."""
@@ -199,7 +196,7 @@ class Fleet:
                 await proc.wait()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(errors, timeout=2.0)
-            if not self._refused_handshake(host_run, proc.returncode):
+            if self.stopping is not None or not refused_handshake(host_run, proc.returncode):
                 break
         if proc is None or errors is None:  # stopped before it could connect
             self._end(host_run, ABORTED, f"not started: {self.stopping or 'stopped'}")
@@ -232,13 +229,6 @@ class Fleet:
             _kill(proc)
             return None
 
-    def _refused_handshake(self, host_run: HostRun, returncode: int | None) -> bool:
-        """Whether ssh failed because an sshd closed the connection before its handshake: a busy
-        sshd (MaxStartups) that a later try gets through, not a host that is not there."""
-        if returncode != 255 or self.stopping is not None or host_run.broke_protocol is not None:
-            return False
-        return any(sign in line for line in host_run.stderr for sign in _REFUSED_HANDSHAKE)
-
     async def _converse(self, host_run: HostRun, proc: asyncio.subprocess.Process,
                         message: dict[str, Any] | None) -> None:
         host = host_run.host
@@ -249,7 +239,7 @@ class Fleet:
             elif self.stopping is not None and host_run.retries:
                 self._end(host_run, ABORTED, f"not started: {self.stopping}")
             else:
-                self._end(host_run, UNREACHABLE, self._why_no_hello(host_run, proc.returncode))
+                self._end(host_run, UNREACHABLE, why_no_hello(host_run, proc.returncode))
             return
         with contextlib.suppress(LabtuiError, wire.WireError):
             host_run.facts = wire._model(HostInfo, message.get("host", {}))
@@ -269,10 +259,10 @@ class Fleet:
         self._tell(proc, request)
         message = await self._next(host_run, proc)
         if message is None or message["type"] != "ready":
-            reason = _said(message.get("reason")) if message and message["type"] == "refused" else None
+            reason = said(message.get("reason")) if message and message["type"] == "refused" else None
             if reason is None:
                 await proc.wait()
-                reason = self._why_ended(host_run, proc.returncode, "before it was ready")
+                reason = why_ended(host_run, proc.returncode, "before it was ready", self.stopping)
             self._end(host_run, REFUSED if message else FAILED, f"{host.name}: {reason}")
             await self._drain(host_run, proc)
             return
@@ -310,7 +300,7 @@ class Fleet:
             report = message.get("report")
             host_run.check_report = report if isinstance(report, dict) else None
         elif kind == "refused":
-            host_run.reason = _said(message.get("reason"))
+            host_run.reason = said(message.get("reason"))
         elif kind == "bye":
             code = message.get("exit_code")
             host_run.exit_code = code if isinstance(code, int) else None
@@ -341,7 +331,7 @@ class Fleet:
             host_run._measured = []
         elif isinstance(event, RunWarning):
             if len(host_run.warnings) < MAX_WARNINGS:
-                host_run.warnings.append(_said(event.message))
+                host_run.warnings.append(said(event.message))
             else:
                 host_run.warnings_left_out += 1
 
@@ -361,9 +351,9 @@ class Fleet:
             host_run.save_errors.append(str(exc))
             return
         if message.get("path"):
-            host_run.remote_saved.append(_said(message["path"]))
+            host_run.remote_saved.append(said(message["path"]))
         if message.get("save_error"):
-            host_run.save_errors.append(f"not saved on {host_run.name}: {_said(message['save_error'])}")
+            host_run.save_errors.append(f"not saved on {host_run.name}: {said(message['save_error'])}")
         path = self._keep(host_run, result)
         if host_run.live is not None:
             host_run.live.handle(RunFinished(host_run.results[-1], path))
@@ -422,7 +412,7 @@ class Fleet:
             # A check stopped between its passes: every run it made is complete, and it decided
             # nothing. Aborted, as `labtui check` here reports such a check, never "completed".
             summary = (host_run.check_report or {}).get("summary") or "the check was stopped"
-            self._end(host_run, ABORTED, f"{host_run.name}: {_said(summary)}")
+            self._end(host_run, ABORTED, f"{host_run.name}: {said(summary)}")
         elif host_run.save_errors:
             self._end(host_run, FAILED, f"{host_run.name}: {'; '.join(host_run.save_errors)}")
         else:
@@ -430,7 +420,7 @@ class Fleet:
 
     def _cut_off(self, host_run: HostRun, returncode: int | None) -> None:
         """The stream ended without the host's bye: say why, and keep what arrived as an aborted result."""
-        reason = self._why_ended(host_run, returncode, "mid-run" if host_run.started else "")
+        reason = why_ended(host_run, returncode, "mid-run" if host_run.started else "", self.stopping)
         if host_run.started is not None:
             cut = self._cut_step(host_run)
             path = self._keep(host_run, self._partial(host_run, reason, cut))
@@ -526,7 +516,7 @@ class Fleet:
                 return
             text = printable(line.decode("utf-8", "replace").rstrip())  # no escape codes from a host reach a terminal
             if text:
-                host_run.stderr.append(_said(text))
+                host_run.stderr.append(said(text))
 
     async def _ping(self, proc: asyncio.subprocess.Process) -> None:
         """Tell the agent, every few seconds, that this side is still there (it stops after a silence)."""
@@ -541,35 +531,6 @@ class Fleet:
         with contextlib.suppress(Exception):
             proc.stdin.write(wire.dumps(message))
 
-    def _why_no_hello(self, host_run: HostRun, returncode: int | None) -> str:
-        last = host_run.last_error()
-        if returncode == 127 or (last and ("not found" in last or "No such file" in last)):
-            return (f"{host_run.name}: `{host_run.host.labtui}` did not start there ({last or 'command not found'}): "
-                    "install labtui on it, or set `labtui` in the hosts file to the command that starts it")
-        if returncode == 255 and host_run.retries and self._refused_handshake(host_run, returncode):
-            jump = host_run.host.jump()
-            # Through a jump host, ssh's -W connection to it reports its own failed handshake, then the
-            # connection to the host does: two lines. One line: the jump host let it through, the host refused.
-            refusals = sum("kex_exchange_identification" in line for line in host_run.stderr)
-            who = (f"the jump host {jump} refused the connection" if jump is not None and refusals >= 2
-                   else f"{host_run.host.where()} refused the connection" + (f" (through {jump})" if jump else ""))
-            return (f"{host_run.name}: unreachable: {who} before its handshake, {host_run.retries + 1} tries "
-                    f"({last}): too many connections at once for its sshd (MaxStartups)? fewer at once: "
-                    "fleet_connections in config.toml")
-        if returncode == 255:
-            return f"{host_run.name}: ssh {host_run.host.where()} failed: {last or 'no reason given'}"
-        return f"{host_run.name}: no labtui agent answered ({exit_words(returncode)}{': ' + last if last else ''})"
-
-    def _why_ended(self, host_run: HostRun, returncode: int | None, when: str) -> str:
-        if host_run.broke_protocol is not None:
-            return host_run.broke_protocol
-        last = host_run.last_error()
-        if self.stopping is not None:
-            return f"stopped by {self.stopping}" + (f" (the host did not report its end: {last})" if when else "")
-        what = f"the link to {host_run.host.where()} dropped" if returncode == 255 else (
-            f"labtui there ended without its result ({exit_words(returncode)})")
-        return f"{what}{' ' + when if when else ''}{': ' + last if last else ''}"
-
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is not None:
@@ -578,9 +539,3 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
-
-
-def _said(text: object) -> str:
-    """A host's words as kept and shown: at most MAX_TEXT characters (made printable as they arrived)."""
-    said = str(text)
-    return said if len(said) <= MAX_TEXT else f"{said[:MAX_TEXT]}… ({len(said):,} characters)"

@@ -38,33 +38,6 @@ def test_a_host_cut_off_mid_run_ends_its_live_view_with_its_partial_result(tmp_p
     assert [s.status for s in beta.result.steps] == (["completed", "aborted"] if finished_first else ["aborted"])
 
 
-def test_a_refused_handshake_names_the_jump_host_when_it_is_the_one_refusing(tmp_path):
-    """Through -J, ssh's connection to the jump host reports its failed handshake and so does the one to
-    the host (two lines); a host that refuses behind a jump that let it through gives one."""
-    from labtui.fleet.host_run import HostRun
-    from labtui.fleet.hosts import Host
-    from labtui.fleet.session import Fleet
-    from labtui.results.store import Store
-
-    host = Host("node-07", "root@10.0.0.7", ssh_options=("-J", "root@jump.lab"))
-    fleet = Fleet([host], lambda _h: {}, Store(tmp_path))
-    closed = "kex_exchange_identification: Connection closed by remote host"
-    by_jump = HostRun(host, retries=4)
-    by_jump.stderr.extend([closed, closed])
-    reason = fleet._why_no_hello(by_jump, 255)
-    assert "the jump host root@jump.lab refused the connection before its handshake, 5 tries" in reason, reason
-    assert "MaxStartups" in reason and "fleet_connections" in reason
-    by_host = HostRun(host, retries=4)
-    by_host.stderr.append(closed)
-    reason = fleet._why_no_hello(by_host, 255)
-    assert "root@10.0.0.7 refused the connection (through root@jump.lab)" in reason, reason
-    # A host that is simply not there is not retried.
-    down = HostRun(host)
-    down.stderr.append("ssh: connect to host 10.0.0.7 port 22: Connection refused")
-    assert not fleet._refused_handshake(down, 255)
-    assert fleet._refused_handshake(by_host, 255) and not fleet._refused_handshake(by_host, 1)
-
-
 def test_a_host_waiting_for_a_connection_or_trying_again_says_so():
     from labtui.fleet.host_run import HostRun
     from labtui.fleet.hosts import Host
