@@ -51,7 +51,8 @@ def svg_path(text: str) -> Path:
 
 def tolerance(given: float | None, default: float) -> float:
     """The --tolerance percentage given (`default` where it was not), checked (LabtuiError for a negative
-    or non-finite one)."""
+    or non-finite one, and for 100 or more: IOPS or MiB/s 100 % lower are none at all, so no step could
+    ever be called worse or fail; 150 was taken without a word, most likely a 15 or a 1.5 mistyped)."""
     import math
 
     from labtui.errors import ValidationError
@@ -59,6 +60,9 @@ def tolerance(given: float | None, default: float) -> float:
     value = default if given is None else given
     if not (math.isfinite(value) and value >= 0):
         raise ValidationError(f"must be a percentage of 0 or more, got {value:g}", "--tolerance")
+    if value >= 100:
+        raise ValidationError(f"must be below 100 (a drop of 100 % is no I/O at all: nothing could be called "
+                              f"worse), got {value:g}", "--tolerance")
     return value
 
 
@@ -74,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if len(args.ids) < 2:
         raise LabtuiError("compare needs at least two result ids (the first is the reference)")
     picture = svg_path(args.svg) if args.svg is not None else None
+    pct = tolerance(args.tolerance, DEFAULT_TOLERANCE_PCT)  # refused before any result is looked for
     store = open_store()
     results = [store.find_result(key) for key in args.ids]
     given: dict[str, str] = {}
@@ -82,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             raise LabtuiError(f"{result.id} is given twice ({given[result.id]!r} and {key!r}): "
                               "compare needs different results")
         given[result.id] = key
-    comparison = compare(results, tolerance(args.tolerance, DEFAULT_TOLERANCE_PCT), hint=hint_from_store(store, results))
+    comparison = compare(results, pct, hint=hint_from_store(store, results))
     if picture is not None:
         from labtui.render.comparison_svg import comparison_svg
         from labtui.results.files import atomic_write

@@ -52,6 +52,8 @@ def test_labtui_check_reads_each_option_into_its_request():
 @pytest.mark.parametrize(("options", "says"), [
     (("-t", ""), "--target: is empty"),
     (("--tolerance", "-3"), "--tolerance: must be a percentage of 0 or more, got -3"),
+    # 150 was taken: no IOPS can fall by 150 %, so nothing could ever fail.
+    (("--tolerance", "100"), "--tolerance: must be below 100 (a drop of 100 % is no I/O at all"),
     (("--fail-on", "p98"), "--fail-on: unknown metric 'p98' (choose from latency, p99, cpu)"),
     (("--repeat", "0"), "--repeat: must be at least 1"),
     (("--confirm", "101"), "--confirm: must be from 0 to 100 (0 decides on the first pass), got 101"),

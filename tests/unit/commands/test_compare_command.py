@@ -77,6 +77,9 @@ def test_compare_bad_input_is_one_line_exit_2(labtui_home):
         out = run(*args)
         assert out.returncode == 2, args
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    # A tolerance of 100 % or more calls nothing worse: refused before the ids are looked for.
+    out = run("compare", "no-such-id", a, "--tolerance", "150")
+    assert out.returncode == 2 and out.stderr.startswith("labtui: error: --tolerance: must be below 100"), out.stderr
 
 
 def test_export_all_results_as_csv_json_and_markdown(labtui_home):

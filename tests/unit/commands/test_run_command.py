@@ -59,6 +59,8 @@ def test_labtui_run_reads_each_option_into_its_request():
     (("--tolerance", "5"), "--tolerance: goes with --hosts or --all-volumes"),
     (("--all-volumes", "--tolerance", "-1"), "--tolerance: must be a percentage of 0 or more, got -1"),
     (("--hosts", "h.toml", "--tolerance", "-2"), "--tolerance: must be a percentage of 0 or more, got -2"),
+    (("--all-volumes", "--tolerance", "150"), "--tolerance: must be below 100 (a drop of 100 % is no I/O at all: "
+                                              "nothing could be called worse), got 150"),
     (("--hosts", "h.toml", "--destroy-data", "/dev/sdz"), "--destroy-data cannot be used with --hosts: raw devices "
                                                            "are run on one host at a time"),
     (("-t", ""), "--target: is empty: give a directory (. is the current one) or leave the option out"),

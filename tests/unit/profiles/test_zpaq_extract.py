@@ -221,7 +221,7 @@ def test_check_re_runs_a_zpaq_extract_baseline_with_its_archive(archive, tmp_pat
                                       "--json", "--yes"), capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
     baseline = json.loads(first.stdout)["id"]
-    out = subprocess.run(labtui_cmd("check", "--baseline", baseline, "--tolerance", "1000", "--confirm", "0",
+    out = subprocess.run(labtui_cmd("check", "--baseline", baseline, "--tolerance", "99", "--confirm", "0",
                                     "--json", "--yes"), capture_output=True, text=True)
     # A one-run baseline of sub-second extractions on a busy machine may be too noisy to tell (3):
     # never a FAIL, and the re-run is what this test is about.
