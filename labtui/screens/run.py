@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.worker import Worker
 
 from labtui.run.live import LiveRun
+from labtui.screens import run_keys
 from labtui.screens.run_driver import DrivenScreen, RunDriver
 from labtui.tui.run_indicator import RunIndicator
 from labtui.tui.run_state import RunState, SweepPlan
@@ -49,35 +49,8 @@ class RunScreen(DrivenScreen):
     # Not AUTO_FOCUS: that would put the cursor back in the field every time the screen is shown
     # again, after Escape took it out so that the screens' keys work.
     AUTO_FOCUS = ""
-    # A finished run's comparison names c in its own text ("c shows it in full"): at 80 columns,
-    # with o and c both on, c is the key that gives way.
-    FOOTER_SECONDARY = ("run-compare", "run-explain")
-    BINDINGS = [
-        Binding("ctrl+s,f5", "start", "Start", id="run-start", priority=True,
-                tooltip="Start the profile on the target with the engine chosen (Enter in the tags or on Start too)"),
-        Binding("x,escape", "cancel_run", "Cancel run", id="run-cancel",
-                tooltip="Stop the run (asks first); the steps finished so far are kept, marked aborted"),
-        # The answers to "Stop the run?" (Escape answers no as well). The question names its keys;
-        # the footer stays as it is, as rebuilding it would cost more than asking.
-        Binding("y", "confirm_stop", "Stop the run", id="run-stop", show=False,
-                tooltip="Stop the run now; the steps finished so far are kept, marked aborted"),
-        Binding("n", "keep_running", "Keep running", id="run-keep", show=False, tooltip="Do not stop the run"),
-        Binding("escape,x", "stop_waiting", "Stop waiting", id="run-stop-waiting",
-                tooltip="Do not wait for the other run on this disk: nothing is started, nothing written"),
-        # In the tags, letters are typed: the way out to the screen's keys, taken first (d typed after it is Disks).
-        Binding("escape", "leave_field", "Leave field", priority=True, id="run-leave-field",
-                tooltip="Out of the tags field (d, w, h and the other keys then work again)"),
-        Binding("v", "next_chart", "Next chart", id="run-next-chart",
-                tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
-        Binding("o", "open_result", "Open result", id="run-open", tooltip="The finished run in full"),
-        Binding("c", "compare_previous", "Compare", id="run-compare",
-                tooltip="The full comparison with the previous run of this profile on this disk"),
-        Binding("e", "explain", "How decided", id="run-explain",
-                tooltip="Show or hide how the comparison's verdicts were reached: the tests, the pooled noise, "
-                        "and what decided each line"),
-        Binding("pagedown", "scroll(1)", "Page down", show=False),
-        Binding("pageup", "scroll(-1)", "Page up", show=False),
-    ]
+    FOOTER_SECONDARY = run_keys.FOOTER_SECONDARY
+    BINDINGS = run_keys.BINDINGS
 
     class RunAgain(Message):
         """Run `result`'s profile again (as it ran: the Override fields play no part) with its engine (History's a)."""
@@ -159,24 +132,9 @@ class RunScreen(DrivenScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Keys that do nothing in the current state are left out of the footer (and the palette).
-        running, done = self.state is RunState.RUNNING, self.state is RunState.DONE
-        if action == "start":
-            return not self.state.busy
-        if action == "cancel_run":
-            return running
-        if action == "stop_waiting":
-            return self.state is RunState.STARTING and self.driver.waiting_for is not None
-        if action == "leave_field":
-            return not self.state.busy and self.setup.typing
-        if action in ("confirm_stop", "keep_running"):
-            return running and self.asking
-        if action == "next_chart":
-            return running and self.size.width < NARROW
-        if action == "open_result":
-            return done and self.outcome is not None
-        if action in ("compare_previous", "explain"):
-            return done and self.previous is not None
-        return True
+        return run_keys.offered(action, self.state, asking=self.asking, waiting=self.driver.waiting_for is not None,
+                                narrow=self.size.width < NARROW, finished=self.outcome is not None,
+                                compared=self.previous is not None, typing=lambda: self.setup.typing)
 
     # ------------------------------------------------------------------ setup and starting
 
