@@ -35,7 +35,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from typing import Any
 from labtui.errors import LabtuiError, ValidationError
 from labtui.fleet import ssh_options
 from labtui.machine import programs
+from labtui.machine.checked_read import Unreadable, read_checked
 from labtui.printable import path_text, printable
 from labtui.results.files import loads_toml
 
@@ -133,27 +133,20 @@ def load_hosts(path: str | os.PathLike) -> list[Host]:
     """The hosts of a hosts file, in its order; ValidationError naming the file and entry otherwise."""
     where = path_text(path)  # one line: the Fleet screen's status line names it
     file = Path(path).expanduser()
+    try:  # one checked descriptor (labtui.machine.checked_read): a FIFO planted there must not hang us
+        data, _ = read_checked(file, MAX_FILE_BYTES, check=lambda info: _trusted(info, where))
+    except Unreadable as exc:
+        if exc.kind == "missing":
+            raise LabtuiError(f"no hosts file {where}") from None
+        if exc.kind in ("directory", "special"):
+            raise LabtuiError(f"{where} is not a file") from None
+        if exc.kind == "large":
+            raise LabtuiError(f"{where}: too large for a hosts file (at most {MAX_FILE_BYTES:,} bytes)") from None
+        raise LabtuiError(f"{where}: cannot read: {exc.reason}") from None
     try:
-        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a FIFO planted there must not hang us
-    except FileNotFoundError:
-        raise LabtuiError(f"no hosts file {where}") from None
-    except OSError as exc:
-        raise LabtuiError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)  # the file read is the file checked, whatever is renamed meanwhile
-        if not stat.S_ISREG(info.st_mode):
-            raise LabtuiError(f"{where} is not a file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise LabtuiError(f"{where}: too large for a hosts file (at most {MAX_FILE_BYTES:,} bytes)")
-        _trusted(info, where)
-        with os.fdopen(os.dup(fd), "rb") as f:
-            text = f.read(MAX_FILE_BYTES + 1).decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise LabtuiError(f"{where}: not UTF-8 text") from None
-    except OSError as exc:
-        raise LabtuiError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
     return parse_hosts(text, where)
 
 

@@ -13,12 +13,9 @@ and the file's name.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import re
-import stat
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,6 +24,7 @@ from labtui.engine.diskspd import parse as ds
 from labtui.engine.diskspd.report import DiskSpdReport
 from labtui.engine.fio import intervals, output, parse as fr, workload
 from labtui.errors import ReportError
+from labtui.machine.checked_read import Unreadable, read_checked
 from labtui.machine.paths import exists, shown
 from labtui.model.profile import Profile
 from labtui.model.result import (
@@ -61,58 +59,29 @@ def import_file(path: str | Path) -> list[RunResult]:
     return [replace(r, source_digest=digest) for r in results]
 
 
-_KINDS = (
-    (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
 def _read_report(path: Path) -> tuple[bytes, datetime]:
     """The bytes of a regular file of at most MAX_BYTES, and its modification time.
 
-    Opened without blocking (a FIFO would wait for a writer forever) and checked on the open
-    descriptor, so a symlink to /dev/zero is seen for what it is; read up to the cap, never
-    trusting the size the file claims (0 for many special files).
-    """
+    Read through one checked descriptor (labtui.machine.checked_read): a FIFO does not hang the import, a
+    symlink to /dev/zero is seen for what it is, and the size a file claims (0 for many special files) is not
+    trusted."""
     exists(Path(path))  # a name or path longer than the system takes, a loop of links: one line
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise ReportError(f"{shown(path)}: no such file") from None
-    except IsADirectoryError:
-        raise ReportError(f"{shown(path)}: is a directory (name the report files in it)") from None
-    except OSError as exc:
-        # A socket cannot be opened at all (ENXIO, "No such device or address"): say what it is.
-        kind = None
-        with contextlib.suppress(OSError):
-            mode = os.stat(path).st_mode
-            kind = next((what for test, what in _KINDS if test(mode)), None)
-        if kind is not None:
-            raise ReportError(f"{shown(path)}: is {kind}, not a report file") from None
-        raise ReportError(f"{shown(path)}: cannot read it: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ReportError(f"{shown(path)}: is a directory (name the report files in it)")
-        if not stat.S_ISREG(info.st_mode):
-            kind = next((what for test, what in _KINDS if test(info.st_mode)), "not a regular file")
-            raise ReportError(f"{shown(path)}: is {kind}, not a report file")
-        if info.st_size > MAX_BYTES:
-            raise ReportError(f"{shown(path)}: {info.st_size} bytes is too large for a DiskSpd or fio report")
-        chunks, size = [], 0
-        while size <= MAX_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > MAX_BYTES:
-            raise ReportError(f"{shown(path)}: more than {MAX_BYTES} bytes is too large for a DiskSpd or fio report")
-        return b"".join(chunks), datetime.fromtimestamp(info.st_mtime, UTC)
-    except OSError as exc:
-        raise ReportError(f"{shown(path)}: cannot read it: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+        data, info = read_checked(path, MAX_BYTES)
+    except Unreadable as exc:
+        if exc.kind == "missing":
+            reason = "no such file"
+        elif exc.kind == "directory":
+            reason = "is a directory (name the report files in it)"
+        elif exc.kind == "special":
+            reason = f"is {exc.what}, not a report file"
+        elif exc.kind == "large":
+            reason = (f"{exc.size} bytes is too large for a DiskSpd or fio report" if exc.size is not None
+                      else f"more than {MAX_BYTES} bytes is too large for a DiskSpd or fio report")
+        else:
+            reason = f"cannot read it: {exc.reason}"
+        raise ReportError(f"{shown(path)}: {reason}") from None
+    return data, datetime.fromtimestamp(info.st_mtime, UTC)
 
 
 def file_digest(data: bytes) -> str:

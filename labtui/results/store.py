@@ -10,7 +10,6 @@ import contextlib
 import functools
 import os
 import re
-import stat
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from pathlib import Path
 from labtui import series
 from labtui.errors import LabtuiError, NotFoundError, StoreError, ValidationError
 from labtui.locations import HOME_ENV, Locations
+from labtui.machine.checked_read import Unreadable, foreign_owner, read_checked
 from labtui.machine.paths import exists, nearest_existing, shown
 from labtui.model.profile import Profile
 from labtui.model.result import RunResult, new_result_id
@@ -378,13 +378,20 @@ class Store:
 
     def read_settings(self) -> SettingsFile:
         """The settings file, read: the settings, the problems with its values, and why it does not parse, if it
-        does not (then it reads as the defaults, and is left alone). A missing file is the defaults."""
+        does not (then it reads as the defaults, and is left alone). A missing file is the defaults.
+
+        It names the programs labtui runs (fio_path, diskspd_path): read through one checked descriptor, and
+        refused if it is not a regular file (a FIFO would hang labtui) or another user's (a link planted to
+        their file, or, as root, one others can write)."""
         path = self.settings_path()
         try:
-            data = loads_toml(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return SettingsFile(Settings(), {}, None)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            text = _read_text(path, "settings", check=_settings_trusted)
+            data = loads_toml(text)
+        except StoreError as exc:
+            if not os.path.lexists(path):
+                return SettingsFile(Settings(), {}, None)
+            return SettingsFile(Settings(), {}, str(exc))
+        except ValueError as exc:
             return SettingsFile(Settings(), {}, f"{path}: {exc}")
         settings, problems = Settings.from_toml(data, str(path))
         return SettingsFile(settings, problems, None)
@@ -409,6 +416,13 @@ def _not_a_directory(folder: Path, what: str) -> str | None:
     return f"{existing} is not a directory, so labtui cannot keep its {what} {where}"
 
 
+def _settings_trusted(info: os.stat_result) -> None:
+    problem = foreign_owner(info)
+    if problem is not None:
+        raise Unreadable("refused", f"refused: {problem}, who could choose the programs labtui runs (fio_path, "
+                                    "diskspd_path); chown it to the user running labtui, or remove it")
+
+
 def _command_steps_trusted(path: Path, profile: Profile) -> None:
     """As root, refuse a profile file another user could change whose command steps root would run: whoever
     can write it chooses the shell lines (as a hosts file or config.toml chooses what root runs). A profile of
@@ -427,39 +441,34 @@ def load_profile_file(path: Path, origin: str = "user") -> Profile:
     return parse_profile_text(_read_text(path, "profile"), str(path), origin)
 
 
-def _read_text(path: Path, what: str) -> str:
+def _read_text(path: Path, what: str, check: Callable[[os.stat_result], None] | None = None) -> str:
     """A store file's text; StoreError "<path>: <reason>" for anything that is not a text file.
 
-    Opened once, without blocking, and checked on that descriptor, which is then read: checked by
-    name and read by name, a file swapped for a FIFO in between (by a user who owns the folder) hung
-    labtui, as root, on the read; a size check by name could be beaten the same way."""
-    limit = MAX_PROFILE_BYTES if what == "profile" else MAX_FILE_BYTES
+    Read through one checked descriptor (labtui.machine.checked_read): a file swapped for a FIFO between a
+    check by name and a read by name hung labtui, as root, on the read."""
+    limit = MAX_FILE_BYTES if what == "result" else MAX_PROFILE_BYTES  # a profile, config.toml: kilobytes
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except IsADirectoryError:
-        raise StoreError(f"{path}: a directory, not a {what} file") from None
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        data, _ = read_checked(path, limit, check=check)
+    except Unreadable as exc:
+        raise StoreError(f"{path}: {_unreadable(exc, what, limit)}") from None
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise StoreError(f"{path}: a directory, not a {what} file")
-        if not stat.S_ISREG(info.st_mode):
-            raise StoreError(f"{path}: not a regular file")  # reading a FIFO would hang the listing
-        if info.st_size > limit:
-            raise StoreError(f"{path}: {info.st_size:,} bytes is too large for a {what} file (at most {limit:,})")
-        with os.fdopen(os.dup(fd), "rb") as file:
-            data = file.read(limit + 1)  # never more than the cap, whatever the file grows to
-        if len(data) > limit:
-            raise StoreError(f"{path}: too large for a {what} file (at most {limit:,} bytes)")
         return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text's newlines
     except UnicodeDecodeError as exc:
         byte = exc.object[exc.start : exc.start + 1].hex()
         raise StoreError(f"{path}: not UTF-8 text (byte 0x{byte} at offset {exc.start})") from exc
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    finally:
-        os.close(fd)
+
+
+def _unreadable(exc: Unreadable, what: str, limit: int) -> str:
+    if exc.kind == "directory":
+        return f"a directory, not a {what} file"
+    if exc.kind == "special":
+        return "not a regular file"  # a FIFO, a device: reading one would hang the listing
+    if exc.kind == "large":
+        size = f"{exc.size:,} bytes is" if exc.size is not None else "it is"
+        return f"{size} too large for a {what} file (at most {limit:,})"
+    if exc.kind == "refused":
+        return exc.reason
+    return f"cannot read: {exc.reason}"
 
 
 def _load_user_profile(path: Path) -> Profile:

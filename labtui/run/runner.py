@@ -84,6 +84,8 @@ class Runner(Preflight):
         if settings is None:
             found = store.read_settings()
             settings, problems = found.settings.engines, found.engine_problems
+            if found.broken is not None:  # a FIFO, another user's file, bad TOML: the engines' defaults, said
+                problems = [f"{found.broken}; the run used the engines' defaults (fio and DiskSpd from PATH)", *problems]
         self.engine: Engine = get_engine(self.options.engine, settings)
         self.commands: CommandEngine | None = None  # runs the command steps, once parameters are resolved
         self.params: dict[str, str] = {}  # every parameter's value for this run (defaults included)

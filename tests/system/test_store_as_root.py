@@ -89,3 +89,24 @@ def test_roots_own_store_is_used(lab):
     home.mkdir(mode=0o700)
     out = run_as_root(home, "history")
     assert out.returncode == 0, out.stderr
+
+
+def test_config_toml_linked_to_another_users_file_is_refused_where_it_is_read(lab):
+    """Past the store's check by name (made before it, or raced): the file read is the one checked, on its
+    descriptor. The link leads to the user's file naming their 'fio': the settings are refused in one line (a run
+    says it with its result: tests/unit/run/test_runner.py), and their fio_path is not taken."""
+    from labtui.results.store import Store
+
+    place, user = lab
+    home = place / "linked"
+    home.mkdir(mode=0o700)
+    theirs = place / "their-config"
+    theirs.mkdir()
+    os.chown(theirs, user.uid, user.gid)
+    mark = place / "ran-linked"
+    evil_config(theirs, user, mark)
+    (home / "config.toml").symlink_to(theirs / "config.toml")
+    found = Store(home).read_settings()
+    assert found.broken == (f"{home / 'config.toml'}: refused: it belongs to {user.name}, who could choose the programs "
+                            "labtui runs (fio_path, diskspd_path); chown it to the user running labtui, or remove it")
+    assert found.settings.engines.fio_path is None and not mark.exists()

@@ -223,6 +223,33 @@ def test_a_fifo_does_not_hang_the_listing(labtui_home):
     assert len(good) == 1 and [b.reason for b in broken] == ["not a regular file"]
 
 
+def test_a_fifo_as_config_toml_is_refused_in_one_line_not_waited_on(labtui_home, tmp_path):
+    """config.toml names the programs labtui runs: read through one checked descriptor, never by name (a FIFO
+    put there hung every command that reads the settings, the runner's and the TUI's start among them)."""
+    import threading
+
+    store = Store()
+    store.settings_path().parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(store.settings_path())
+    done = threading.Event()
+
+    def writer() -> None:  # a read that waits is let go with an empty file, so the test fails, not hangs
+        while not done.wait(0.05):
+            try:
+                os.close(os.open(store.settings_path(), os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                continue  # nobody reading: labtui did not wait on it
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        found = store.read_settings()
+    finally:
+        done.set()
+        thread.join()
+    assert found.broken == f"{store.settings_path()}: not a regular file" and found.settings == Settings()
+
+
 def test_temp_files_are_not_results(labtui_home):
     store = Store()
     store.save_result(make_result())

@@ -453,3 +453,14 @@ def test_a_cancel_as_the_step_collects_its_result_keeps_the_whole_measured_windo
     assert sum(s.read_ios for s in kept.samples) <= kept.read.ios and len(kept.samples) >= 3
     assert not list(disk_dir.glob("labtui-[0-9]*"))
 
+
+
+def test_a_settings_file_not_read_is_said_with_the_run_not_passed_over(tmp_path):
+    """config.toml names fio and DiskSpd: a run that could not read it (a FIFO, another user's file, bad TOML) says
+    so with its result, instead of silently running the programs found on PATH."""
+    store = Store(tmp_path / "home")
+    store.settings_path().parent.mkdir(parents=True)
+    store.settings_path().write_text('fio_path = "/opt/fio/bin/fio\n')  # an unclosed string
+    runner = Runner(small_profile(), tmp_path, store)
+    said = [w for w in runner._warnings if str(store.settings_path()) in w]
+    assert len(said) == 1 and said[0].endswith("the run used the engines' defaults (fio and DiskSpd from PATH)"), said
