@@ -193,8 +193,10 @@ def format_duration(seconds: float) -> str:
     for unit, factor in (("h", 3600 * MICROS), ("m", 60 * MICROS), ("s", MICROS)):
         if micros % factor == 0:
             return f"{micros // factor}{unit}"
-    if micros % 1000 == 0 and abs(micros) < MICROS:
-        return f"{micros // 1000}ms"
+    if abs(micros) < MICROS:
+        # Under a second in milliseconds, as it is typed ("0.5ms", not "0.0005s": a refusal says it back).
+        whole_ms, rest = divmod(micros, 1000)
+        return f"{whole_ms}ms" if rest == 0 else f"{whole_ms}.{rest:03d}".rstrip("0") + "ms"
     whole, fraction = divmod(micros, MICROS)
     return f"{whole}.{fraction:06d}".rstrip("0") + "s"
 

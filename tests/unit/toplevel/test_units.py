@@ -227,7 +227,7 @@ def test_format_size_is_the_shortest_exact_spelling(size, text):
 @pytest.mark.parametrize(
     "seconds, text",
     [(0.5, "500ms"), (0.001, "1ms"), (10, "10s"), (90, "90s"), (60, "1m"), (300, "5m"),
-     (3600, "1h"), (5400, "90m"), (1.5, "1.5s"), (7200.5, "7200.5s"), (0.0015, "0.0015s"),
+     (3600, "1h"), (5400, "90m"), (1.5, "1.5s"), (7200.5, "7200.5s"), (0.0015, "1.5ms"), (0.050001, "50.001ms"),
      (1234.567891, "1234.567891s"), (0, "0s")],
 )
 def test_format_duration_spellings(seconds, text):
