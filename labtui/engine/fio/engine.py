@@ -44,7 +44,7 @@ from labtui.errors import ReportError
 from labtui.machine import programs
 from labtui.model.profile import MIB, Step
 from labtui.model.result import DirectionStats, LatencySummary, SteadyCriterion, SteadyState, StepResult, settled
-from labtui.model.verification import CORRUPTED, KEPT, BlockMismatch, Verification
+from labtui.model.verification import CORRUPTED, KEPT, MISPLACED, BlockMismatch, Verification
 from labtui.settings import EngineSettings
 from labtui.units import format_duration
 
@@ -137,9 +137,11 @@ def fio_arguments(
         # fio's own header and CRC-32C every 4 KiB, as labtui's own: a step that reads 4 KiB blocks then
         # checks what one of 1 MiB wrote (with a header per block, fio failed every such read: "bad header
         # length"). A timed write never reaches fio's read-back phase (the step that reads checks), and
-        # no state file is left in the working directory.
+        # no state file is left in the working directory. The reading step goes on past a bad block
+        # (continue_on_error=verify): fio's default stopped at the first, and a step whose file had four bad
+        # blocks said "1 block did not read back as written".
         args += [f"--verify={FIO_VERIFY}", "--verify_interval=4096", "--verify_state_save=0"] + (
-            ["--do_verify=0"] if step.writes else [])
+            ["--do_verify=0"] if step.writes else ["--continue_on_error=verify"])
     if step.latency:
         args.append("--lat_percentiles=1")
     args += [
@@ -151,10 +153,11 @@ def fio_arguments(
 
 
 FIO_VERIFY = "crc32c"
-# fio's words for a block that did not read back: "crc32c: verify failed at file F offset N, length L ..."
-# and "verify: bad magic header 0, wanted acca at file F offset N, length L".
-_VERIFY_FAILED = re.compile(r"^(?P<what>[\w-]+: verify failed|verify: bad magic header[^,]*,[^,]*?) at file .* "
-                            r"offset (?P<offset>\d+), length (?P<length>\d+)")
+# fio's words for a block that did not read back (fio 3.33's verify.c): "crc32c: verify failed at file F offset N,
+# length L ...", "verify: bad magic header 0, wanted acca at file F offset N, length L" and, for a block holding
+# another offset's, "verify: bad header offset M, wanted N at file F offset N, length L".
+_VERIFY_FAILED = re.compile(r"^(?P<what>[\w-]+: verify failed|verify: bad (?:magic )?header(?: offset (?P<held>\d+))?"
+                            r"[^,]*,[^,]*?) at file .* offset (?P<offset>\d+), length (?P<length>\d+)")
 
 
 def fio_verification(messages: Sequence[str], blocks: int, block_size: int, file_size: int) -> Verification:
@@ -166,9 +169,14 @@ def fio_verification(messages: Sequence[str], blocks: int, block_size: int, file
             continue
         offset = int(m["offset"])
         what = m["what"]
-        detail = (f"fio: {FIO_VERIFY} of the block's data does not match its header" if "verify failed" in what
-                  else f"fio: {what.removeprefix('verify: ')} (no header fio wrote)")
-        found.setdefault(offset, BlockMismatch(offset, CORRUPTED, detail, f"fio's header for offset {offset}",
+        kind = CORRUPTED
+        if m["held"] is not None:  # fio's header, intact, of another offset: the block went to the wrong place
+            kind, detail = MISPLACED, f"holds the block fio wrote for offset {m['held']}"
+        elif "verify failed" in what:
+            detail = f"fio: {FIO_VERIFY} of the block's data does not match its header"
+        else:
+            detail = f"fio: {what.removeprefix('verify: ')}" + (" (no header fio wrote)" if "magic" in what else "")
+        found.setdefault(offset, BlockMismatch(offset, kind, detail, f"fio's header for offset {offset}",
                                                line.strip()[:200]))
     kept = tuple(sorted(found.values(), key=lambda b: b.offset))
     return Verification(checksum=f"{FIO_VERIFY} (fio)", blocks=blocks, bytes=blocks * block_size, mismatched=len(found),
@@ -363,7 +371,8 @@ class FioEngine(Engine):
             checked = fio_verification(stderr, result.read.ios, step.block_size, job.file_size)
             result = replace(result, verify=checked)
             if checked.failed:
-                return replace(result, status="failed", error=f"{checked.problem()} (fio: {checked.mismatches[0].detail})")
+                first = checked.mismatches[0].detail.removeprefix("fio: ")
+                return replace(result, status="failed", error=f"{checked.problem()} (fio: {first})")
         if result.status == "completed" and returncode != 0:
             result = replace(result, status="failed", error=f"fio {subproc.exit_text(returncode)}: {detail or 'no message'}")
         elif result.status != "completed" and detail:

@@ -156,12 +156,12 @@ PINNED = {
         '-b1M -d60 -W0 -t1 -o4 -w100 -s1M -Sd -L -D -Zr',
     ),
     ('verify-after-swap', 'Read back in order'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=1048576 --iodepth=4 --numjobs=1 --group_reporting --size=17179869184 --time_based --runtime=60 --verify=crc32c --verify_interval=4096 --verify_state_save=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=read --bs=1048576 --iodepth=4 --numjobs=1 --group_reporting --size=17179869184 --time_based --runtime=60 --verify=crc32c --verify_interval=4096 --verify_state_save=0 --continue_on_error=verify --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
         '-b1M -d60 -W0 -C0 -t1 -o4 -w0 -s1M -Su -L -D -c16G -Rxml',
         '-b1M -d60 -W0 -t1 -o4 -w0 -s1M -Sd -L -D',
     ),
     ('verify-after-swap', 'Read back at random'): (
-        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=32 --numjobs=1 --group_reporting --size=17179869184 --time_based --runtime=30 --norandommap --randrepeat=0 --verify=crc32c --verify_interval=4096 --verify_state_save=0 --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
+        '--name=labtui --filename=/lab/labtui-test.dat --ioengine=libaio --direct=1 --rw=randread --bs=4096 --iodepth=32 --numjobs=1 --group_reporting --size=17179869184 --time_based --runtime=30 --norandommap --randrepeat=0 --verify=crc32c --verify_interval=4096 --verify_state_save=0 --continue_on_error=verify --lat_percentiles=1 --eta=never --status-interval=1 --output-format=json+',
         '-b4K -d30 -W0 -C0 -t1 -o32 -w0 -r4K -Su -L -D -c16G -Rxml',
         '-b4K -d30 -W0 -t1 -o32 -w0 -r4K -Sd -L -D',
     ),

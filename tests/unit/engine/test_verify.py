@@ -146,6 +146,8 @@ def test_fio_verifies_with_its_own_crc32c_said_in_its_command_line_and_diskspd_r
     w_args, r_args = fio_arguments(write, "/t/f", 1 << 20), fio_arguments(read, "/t/f", 1 << 20)
     assert "--verify=crc32c" in w_args and "--do_verify=0" in w_args and "--refill_buffers" not in w_args
     assert "--verify=crc32c" in r_args and "--do_verify=0" not in r_args and "--verify_state_save=0" in r_args
+    # The reads go on past a bad block (fio's default stopped at the first: four bad blocks were said as one).
+    assert "--continue_on_error=verify" in r_args and "--continue_on_error=verify" not in w_args
     assert "--verify_interval=4096" in w_args and "--verify_interval=4096" in r_args  # 4 KiB reads of 1 MiB writes
     assert not any(a.startswith("--verify") for a in fio_arguments(Step("plain"), "/t/f", 1 << 20))
     why = DiskSpdEngine().refusal(read)
@@ -165,6 +167,32 @@ def test_fios_verify_failures_are_read_from_its_own_words_by_offset() -> None:
     assert [m.offset for m in check.mismatches] == [20480, 40960] and check.mismatched == 2 and check.engine == "fio"
     assert check.problem() == "2 blocks did not read back as written (corrupted)"
     assert fio_verification(("fio: some other complaint",), 10, 4096, 1 << 20).mismatched == 0
+
+
+def test_fio_going_on_past_bad_blocks_names_each_and_a_swapped_one_as_misplaced() -> None:
+    """fio 3.33's own stderr with --continue_on_error=verify, reading a file whose blocks 3 (16 bytes flipped),
+    7 (torn) and 10 and 20 (swapped) were changed in a loop device's backing file after fio's verified write."""
+    from labtui.engine.fio.engine import fio_verification
+
+    file = "at file /t/labtui-x.dat"
+    said = (f"crc32c: verify failed {file} offset 12288, length 4096 (requested block: offset=12288, length=4096, "
+            "flags=8)", "Expected CRC: dc132380", "Received CRC: 87323456",
+            f"crc32c: verify failed {file} offset 28672, length 4096 (requested block: offset=28672, length=4096, "
+            "flags=8)",
+            f"verify: bad header offset 81920, wanted 40960 {file} offset 40960, length 4096 (requested block: "
+            "offset=40960, length=4096)",
+            f"verify: bad header offset 40960, wanted 81920 {file} offset 81920, length 4096 (requested block: "
+            "offset=81920, length=4096)",
+            f"verify: bad header crc 1234, calculated 5678 {file} offset 90112, length 4096 (requested block: "
+            "offset=90112, length=4096)")
+    check = fio_verification(said, 1024, 4096, 4 << 20)
+    found = {m.offset // 4096: (m.kind, m.detail) for m in check.mismatches}
+    assert check.mismatched == 5 and set(found) == {3, 7, 10, 20, 22}
+    assert found[3] == (CORRUPTED, "fio: crc32c of the block's data does not match its header")
+    assert found[10] == (MISPLACED, "holds the block fio wrote for offset 81920")
+    assert found[20] == (MISPLACED, "holds the block fio wrote for offset 40960")
+    assert found[22] == (CORRUPTED, "fio: bad header crc 1234, calculated 5678")
+    assert check.problem() == "5 blocks did not read back as written (corrupted, misplaced)"
 
 
 def test_a_verified_step_with_one_io_in_flight_runs_on_a_ring_loop_which_checks_reads() -> None:
