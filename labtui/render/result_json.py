@@ -1,6 +1,6 @@
 """A result as labtui's `--json` prints it (run, show, import): stable keys, the rates derived from the counts.
 
-What scripts read: DESIGN.md's `--json` form. Written out, never read back (the result file is the
+What scripts read (the manual's docs/cli.md, "--json", lists its keys). Written out, never read back (the result file is the
 TOML of labtui.results.result_file).
 """
 
@@ -17,7 +17,7 @@ from labtui.results.result_file import dataclass_to_plain
 
 
 def result_to_json(result: RunResult) -> dict[str, Any]:
-    """The `--json` form of DESIGN.md: stable keys with the rates derived from the counts."""
+    """The `--json` form of a result (docs/cli.md, "--json"): stable keys with the rates derived from the counts."""
 
     def direction(stats: DirectionStats, is_io: bool, measured: bool = True) -> dict[str, Any]:
         # A command step's ios are the disk's requests after the kernel merged them (every

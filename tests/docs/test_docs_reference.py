@@ -213,3 +213,13 @@ def test_no_table_of_the_manual_is_cut_in_two():
     broken = {name: rows for name, text in pages().items() if (rows := _broken_tables(text))}
     assert not broken, f"these rows are not in a table (a blank line or a paragraph cuts it): {broken}"
     assert _broken_tables("| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n") == ["| 3 | 4 |"]
+
+
+def test_every_page_labtuis_code_points_to_is_in_the_repository():
+    # A docstring that says "see DESIGN.md" sent a newcomer to a file the repository does not have (issue 40).
+    from conftest import REPO
+
+    named = {(path.relative_to(REPO).as_posix(), page_name) for path in (REPO / "labtui").rglob("*.py")
+             for page_name in re.findall(r"[\w/.-]+\.md\b", path.read_text(encoding="utf-8"))}
+    missing = sorted((where, name) for where, name in named if not (REPO / name).is_file())
+    assert not missing, f"pages named in labtui/ that the repository does not have: {missing}"
