@@ -3,7 +3,9 @@
 One or two sentences: the answer (no change beyond noise, faster, slower, cannot tell), why in
 plain words (the causes of labtui.analysis.causes: a link that trained narrower, other firmware,
 another engine, a CPU-bound step), and what to do next (how many runs would tell, and the command
-that runs them). The table follows; the method (the tests, the pooling, Holm's correction) is
+that runs them). Where a step's figure is not the disk's (CPU-bound, data that did not come back),
+the answer names it and what that means and what helps is said on the next line (Answer.advice):
+inside the sentence it pushed the answer over three lines at 80 columns. The table follows; the method (the tests, the pooling, Holm's correction) is
 behind `--explain` and a key on the screens.
 
 It says only what the verdicts say (labtui.analysis.figures, labtui.analysis.checks): faster or
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from labtui.analysis.causes import VOID, Cause, causes, group_words, listed
@@ -38,9 +40,16 @@ class Answer:
     outcome: str
     text: str
     causes: tuple[Cause, ...] = ()
+    advice: str = ""  # what a step's figure that is not the disk's means and what helps: the line after the answer
+
+    @property
+    def lines(self) -> list[str]:
+        """The answer, then its advice on a line of its own (where there is one)."""
+        return [self.text, *([self.advice] if self.advice else [])]
 
     def to_json(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "text": self.text, "causes": [c.to_json() for c in self.causes]}
+        return {"outcome": self.outcome, "text": self.text, "advice": self.advice or None,
+                "causes": [c.to_json() for c in self.causes]}
 
 
 def _pct(value: float | None) -> str:
@@ -68,6 +77,24 @@ def _join(parts: Sequence[str]) -> str:
     """Clauses into a sentence: "a; b; c." (the first capitalised)."""
     text = "; ".join(p for p in parts if p)
     return (text[:1].upper() + text[1:] + ".") if text else ""
+
+
+def _advice(void: Sequence[Cause]) -> str:
+    """What the steps whose figures are not the disk's mean and what helps, as the line after the answer:
+    "This figure is the engine's limit, not the disk's: try more threads or -e fio." (each cause named
+    where several say different things)."""
+    def said(cause: Cause) -> str:
+        several = cause.groups is None or len(cause.groups) > 1  # "CPU-bound at every step": figures, not one
+        plural = "the figures are " + cause.advice.removeprefix(_ONE)
+        return plural if several and cause.advice.startswith(_ONE) else cause.advice
+
+    with_advice = [c for c in void if c.advice]
+    if len({said(c) for c in with_advice}) == 1:
+        return _join([said(with_advice[0])])
+    return " ".join(_join([f"{c.text}: {said(c)}"]) for c in with_advice)
+
+
+_ONE = "this figure is "  # how the engines' CPU-bound advice begins (labtui.engine.cpubound)
 
 
 # --------------------------------------------------------------------------- compare
@@ -120,21 +147,23 @@ def _compared(comparison: Comparison, i: int, found: tuple[Cause, ...]) -> Answe
                 latency.append((words[g], metric.label, delta))
                 break
     setup = [c.said for c in found if c.effect != VOID]
-    voided = [f"{c.said}, so {'that step says' if c.groups and len(c.groups) == 1 else 'those steps say'} "
+    voided = [f"{c.text}, so {'that step says' if c.groups and len(c.groups) == 1 else 'those steps say'} "
               "nothing of the disk" for c in void]
+    advice = _advice(void)
     if not steps:
         why = _nothing_compared(comparison, i, void)
-        return Answer(CANNOT_TELL, _join([f"{lead}cannot tell: {why}", *setup]), found)
+        common = any(g.steps[0] is not None and g.steps[i] is not None for g in comparison.groups)
+        return Answer(CANNOT_TELL, _join([f"{lead}cannot tell: {why}", *setup]), found, advice if common else "")
     claims = [s for s in steps if s.delta.claim]
     if claims:
         outcome, text = _claims(who, claims, steps, comparison.tolerance_pct)  # it names whose it is
-        return Answer(outcome, _join([text, *voided, *setup]), found)
+        return Answer(outcome, _join([text, *voided, *setup]), found, advice)
     unknown = [s for s in steps if s.delta.verdict == UNKNOWN]
     if unknown:
         text, then = _single_runs(comparison, who, unknown)
-        return Answer(CANNOT_TELL, _join([lead + text, *voided, *setup]) + then, found)
+        return Answer(CANNOT_TELL, _join([lead + text, *voided, *setup]) + then, found, advice)
     text, then = _no_change(comparison, steps, latency)
-    return Answer(SAME, _join([lead + text, *voided, *setup]) + then, found)
+    return Answer(SAME, _join([lead + text, *voided, *setup]) + then, found, advice)
 
 
 def _nothing_compared(comparison: Comparison, i: int, void: Sequence[Cause]) -> str:
@@ -143,7 +172,7 @@ def _nothing_compared(comparison: Comparison, i: int, void: Sequence[Cause]) -> 
         # Nothing in common is the reason, whatever else is true of each side's own steps.
         return f"{letter} runs none of {comparison.letters[0]}'s workloads"
     if void:
-        return "; ".join(c.said for c in void)
+        return "; ".join(c.text for c in void)
     if result.status != "completed":
         return f"{letter} has no figures: it {result.status}" + (f" ({result.error})" if result.error else "")
     return f"{letter} has no figure to set against {comparison.letters[0]}'s"
@@ -266,7 +295,8 @@ def check_answer(report: CheckReport) -> Answer:
 
     void = [c for c in found if c.effect == VOID]
     setup = [c.said for c in found if c.effect != VOID]
-    voided = [c.said for c in void]
+    voided = [c.text for c in void]
+    advice = _advice(void)
     tolerance = f"±{report.tolerance_pct:g} % tolerance"
     if report.hardware:
         # The link or PCIe errors fail it whatever the figures say: after a card swap, that is the regression.
@@ -275,7 +305,7 @@ def check_answer(report: CheckReport) -> Answer:
             text += f"; and slower than the baseline at {listed([_regressed(step(l), l) for l in report.failures[:3]])}"
         else:
             text += ", whatever the figures (a link that trained slower or counts errors is the regression)"
-        return Answer(FAILED_ANSWER, _join([text, *voided, *setup]), found)
+        return Answer(FAILED_ANSWER, _join([text, *voided, *setup]), found, advice)
     if report.outcome == FAILED:
         failing = report.failures
         in_void = [l for l in failing if any(c.voids(index[id(l.group)]) for c in void)]
@@ -285,9 +315,9 @@ def check_answer(report: CheckReport) -> Answer:
         if in_void and len(in_void) == len(failing):
             text += ", but maybe not the disk's doing"
         extra = setup or ["nothing recorded about the setup changed (link, firmware, engine, cache)"]
-        return Answer(FAILED_ANSWER, _join([text, *voided, *extra]), found)
+        return Answer(FAILED_ANSWER, _join([text, *voided, *extra]), found, advice)
     if report.outcome == INCONCLUSIVE:
-        return _cannot_tell(report, step, voided, setup, found)
+        return replace(_cannot_tell(report, step, voided, setup, found), advice=advice)
     bounded = [l for l in report.gating if l.bounded and l.bound_pct is not None]
     seen = [l.unseen_pct for l in report.gating if l.outcome == PASS and not l.bounded and l.unseen_pct is not None]
     text = f"passed: no step is slower than the baseline beyond the {tolerance}"
@@ -301,7 +331,7 @@ def check_answer(report: CheckReport) -> Answer:
     if small:
         text += "; " + listed([f"{step(l)} measured {_size(l.regression_pct or 0.0)} slower" for l in small[:2]]) + \
             ", beyond noise but within the tolerance"
-    return Answer(PASSED, _join([text, *voided, *setup]), found)
+    return Answer(PASSED, _join([text, *voided, *setup]), found, advice)
 
 
 def _regressed(words: str, line: CheckLine) -> str:

@@ -213,14 +213,18 @@ def bottleneck_lines(comparison: Comparison) -> list[tuple[str, str]]:
 
 
 def answer_renderable(answers: Sequence[Answer], colours: VerdictColours = TERMINAL) -> Text:
-    """The plain answers, one line each, in bold: what a person reads first."""
+    """The plain answers, one line each, in bold: what a person reads first; an answer's advice (what a
+    CPU-bound step's figure means, what helps) on the line under it, not bold."""
     styles = {SLOWER: colours.worse, FAILED_ANSWER: colours.worse, FASTER: colours.better, PASSED_ANSWER: colours.better,
               CANNOT_TELL: colours.warning, MIXED: colours.warning}
     text = Text()
     for n, answer in enumerate(answers):
         if n:
             text.append("\n")
-        text.append(answer.text, style=Style.combine([Style(bold=True), _style(styles.get(answer.outcome, ""))]))
+        style = _style(styles.get(answer.outcome, ""))
+        text.append(answer.text, style=Style.combine([Style(bold=True), style]))
+        if answer.advice:
+            text.append("\n" + answer.advice, style=style)
     return text
 
 
@@ -487,7 +491,8 @@ def comparison_markdown(comparison: Comparison) -> str:
                     cells.append(fmt_change(delta))
                     cells.append(verdict_text(delta))
             rows.append(cells)
-    answers = "\n".join(f"**{markdown.cell(a.text)}**  " for a in comparison_answers(comparison))
+    answers = "\n".join(f"**{markdown.cell(a.text)}**  " + (f"\n{markdown.cell(a.advice)}  " if a.advice else "")
+                        for a in comparison_answers(comparison))
     out = [answers.removesuffix("  ") + "\n",
            f"**Comparison** (differences against A, tolerance ±{comparison.tolerance_pct:g} %)\n",
            markdown.table(headers, rows, align)]

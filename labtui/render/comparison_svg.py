@@ -137,7 +137,8 @@ def comparison_picture(comparison: Comparison) -> Group:
     letters = comparison.letters
     parts: list = [Text("labtui comparison", style="bold underline")]
     # The answer first, as under every comparison: a picture in a post is read top down too.
-    parts += [Text(a.text, style="bold") for a in comparison_answers(comparison)] + [Text("")]
+    parts += [Text(line, style="bold" if n == 0 else "") for a in comparison_answers(comparison)
+              for n, line in enumerate(a.lines)] + [Text("")]
     legend = Table(box=None, show_header=False, pad_edge=False)
     legend.add_column(no_wrap=True)
     legend.add_column()
