@@ -5,8 +5,8 @@ plain words (the causes of labtui.analysis.causes: a link that trained narrower,
 another engine, a CPU-bound step), and what to do next (how many runs would tell, and the command
 that runs them). Where a step's figure is not the disk's (CPU-bound, data that did not come back),
 the answer names it and what that means and what helps is said on the next line (Answer.advice):
-inside the sentence it pushed the answer over three lines at 80 columns. The table follows; the method (the tests, the pooling, Holm's correction) is
-behind `--explain` and a key on the screens.
+inside the sentence it pushed the answer over three lines at 80 columns. The table follows; the
+method (the tests, the pooling, Holm's correction) is behind `--explain` and a key on the screens.
 
 It says only what the verdicts say (labtui.analysis.figures, labtui.analysis.checks): faster or
 slower only where a verdict claims it, "no change beyond noise" only where repetitions measured
