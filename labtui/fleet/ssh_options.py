@@ -1,13 +1,15 @@
 """What a hosts file's `ssh_options` may make `ssh` do on this machine (as root, when labtui runs as root).
 
 Options are read as ssh's getopt reads them and taken only where labtui knows what they do (an allow-list):
-- **taken as they are**: choices of how ssh connects and authenticates to the host (-4 -6 -C -q -v -c -m -b
-  -B -e -P -i, -o Ciphers, ServerAliveInterval, IdentityFile, PreferredAuthentications ...), and values
-  checked first: -J/ProxyJump a [user@]host[:port], -l/User a user name, HostName and HostKeyAlias a host
-  name, -p/Port a port. A known-hosts file (UserKnownHostsFile, GlobalKnownHostsFile, RevokedHostKeys)
-  decides which hosts ssh trusts: as root, one another user can change is refused; ssh never writes into
-  one the entry names (labtui adds StrictHostKeyChecking=yes and UpdateHostKeys=no after the entry's
-  options, and refuses accept-new, no and UpdateHostKeys=yes beside it), so it cannot name /etc/passwd.
+- **taken as they are**: choices of how ssh connects and authenticates to the host (-4 -6 -C -q -v -c -m -b -B
+  -e -P -i, -o Ciphers, ServerAliveInterval, IdentityFile, PreferredAuthentications ...), and values checked
+  first: -J/ProxyJump a [user@]host[:port], -l/User a user name, HostName and HostKeyAlias a host name,
+  -p/Port a port. A key file (-i, IdentityFile, CertificateFile, with its .pub and -cert.pub) that is not a
+  regular file (a FIFO would hang ssh) is refused, and as root one another user can change. A known-hosts file
+  (UserKnownHostsFile, GlobalKnownHostsFile, RevokedHostKeys) decides which hosts ssh trusts: as root, one
+  another user can change is refused; ssh never writes into one the entry names (labtui adds
+  StrictHostKeyChecking=yes and UpdateHostKeys=no after the entry's options, and refuses accept-new, no and
+  UpdateHostKeys=yes beside it), so it cannot name /etc/passwd.
 - **taken where the entry says `allow_local_commands = true`**: what runs a command or loads code here
   (ProxyCommand, LocalCommand, KnownHostsCommand, XAuthLocation, PKCS11Provider/-I, SecurityKeyProvider,
   -F FILE), writes, binds or deletes files and sockets here (-E, ControlPath/-S, ControlMaster/-M,
@@ -23,10 +25,12 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from labtui.errors import ValidationError
+from labtui.machine.checked_read import kind_of
 from labtui.machine.writers import others_can_write
 from labtui.printable import shown
 
@@ -195,6 +199,8 @@ def _value(letter: str, keyword: str, argument: str, where: str) -> None:
         raise ValidationError(f"{where}: {said} is not a host name")
     elif keyword == "port" and not (_PORT.fullmatch(argument) and 1 <= int(argument) <= 65535):
         raise ValidationError(f"{where}: {said} is not a port number 1..65535")
+    elif keyword in ("identityfile", "certificatefile"):
+        _check_key(said, argument, where)
     elif keyword in _KNOWN_HOSTS and os.geteuid() == 0:
         for name in argument.split():
             if name.lower() == "none":
@@ -202,10 +208,47 @@ def _value(letter: str, keyword: str, argument: str, where: str) -> None:
             if "%" in name or "$" in name:
                 raise ValidationError(f"{where}: {said}: as root labtui checks the known-hosts file ssh trusts, and "
                                       f"cannot with {shown(name)} (give the file's path)")
-            problem = others_can_write(Path(os.path.expanduser(name)))
+            problem = others_can_write(_as_ssh_expands(name))
             if problem is not None:
                 raise ValidationError(f"{where}: {said}: {problem}, who could choose which hosts ssh trusts as root "
                                       f"(chown root and chmod go-w it)")
+
+
+def _check_key(said: str, name: str, where: str) -> None:
+    """A key file (-i, IdentityFile, CertificateFile) ssh will open, with its `.pub` and `-cert.pub` beside it:
+    ssh opens them blocking, so a FIFO there hung it (and the host's run) with no word; as root, a key another
+    user can change or put in place chooses whom root logs in as. Refused in one line when the hosts file is read."""
+    if name.lower() == "none":
+        return
+    if "%" in name or "$" in name:
+        if os.geteuid() == 0:
+            raise ValidationError(f"{where}: {said}: as root labtui checks the key files ssh opens, and cannot with "
+                                  f"{shown(name)} (give the file's path)")
+        return
+    path = _as_ssh_expands(name)
+    for item in (path, path.with_name(path.name + ".pub"), path.with_name(path.name + "-cert.pub")):
+        try:
+            mode = os.stat(item).st_mode
+        except (OSError, ValueError):
+            continue  # ssh skips a key that is not there
+        if not stat.S_ISREG(mode):
+            raise ValidationError(f"{where}: {said}: {shown(item)} is {kind_of(mode)}, not a key file (ssh would wait "
+                                  "on it, or fail)")
+    if os.geteuid() == 0:
+        problem = others_can_write(path)
+        if problem is not None:
+            raise ValidationError(f"{where}: {said}: {problem}, who could choose the key root logs in with (chown root "
+                                  "and chmod go-w it)")
+
+
+def _as_ssh_expands(name: str) -> Path:
+    """A file name of an ssh option as ssh reads it: `~/` is the home directory of the user ssh runs as, from the
+    password database (as ssh takes it), never $HOME (which `sudo -E` leaves pointing at the invoking user's)."""
+    if name == "~" or name.startswith("~/"):
+        import pwd
+
+        return Path(pwd.getpwuid(os.geteuid()).pw_dir + name[1:])
+    return Path(os.path.expanduser(name))
 
 
 def _check_jumps(value: str, where: str) -> None:

@@ -10,6 +10,8 @@ treats as hostile, and `-t` or `-o RemoteCommand` broke labtui's own session wit
 from __future__ import annotations
 
 import os
+import pwd
+from pathlib import Path
 
 import pytest
 import tomli_w
@@ -121,3 +123,39 @@ def test_as_root_ssh_finds_the_ssh_and_shell_of_a_proxyjump_only_where_nobody_el
     assert env["PATH"] == "/usr/bin:/bin" and env["SHELL"] == "/bin/sh"
     monkeypatch.setenv("SHELL", "/bin/bash")
     assert host.ssh_env()["SHELL"] == "/bin/bash"
+
+
+def test_a_key_file_ssh_would_hang_on_or_as_root_another_users_key_is_refused_when_the_hosts_file_is_read(tmp_path):
+    """ssh opens -i's key, its .pub and -cert.pub with a blocking open: a FIFO there hung the host's run with no
+    word. As root, a key another user owns (or could swap) chose whom root logs in as."""
+    fifo = tmp_path / "fifo-key"
+    os.mkfifo(fifo)
+    with pytest.raises(LabtuiError, match=rf"^lab.toml: hosts\[1\] \(a\).ssh_options: -i '{fifo}': {fifo} is a FIFO, not a key "
+                                          r"file \(ssh would wait on it, or fail\)$"):
+        _hosts(["-i", str(fifo)])
+    key = tmp_path / "key"
+    key.write_text("")
+    os.mkfifo(tmp_path / "key.pub")
+    with pytest.raises(LabtuiError, match=rf"-o identityfile '{key}': {key}.pub is a FIFO"):
+        _hosts(["-o", f"IdentityFile={key}"])
+    (tmp_path / "key.pub").unlink()
+    assert _hosts(["-o", f"IdentityFile={key}", "-i", "none"])  # a plain key of one's own is taken
+    if os.geteuid() != 0:
+        return
+    os.chown(key, 4242, 4242)
+    with pytest.raises(LabtuiError, match=rf"-i '{key}': {key} belongs to .*4242.*, who could choose the key root logs "
+                                          r"in with \(chown root and chmod go-w it\)$"):
+        _hosts(["-i", str(key)])
+    with pytest.raises(LabtuiError, match="as root labtui checks the key files ssh opens, and cannot with ~/.ssh/id_%h"):
+        _hosts(["-o", "IdentityFile=~/.ssh/id_%h"])
+
+
+def test_as_root_a_tilde_in_a_file_option_is_roots_home_as_ssh_reads_it_not_home_from_sudo_e(tmp_path, monkeypatch):
+    if os.geteuid() != 0:
+        pytest.skip("the check is root's")
+    shared = tmp_path / "alice"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("HOME", str(shared))  # `sudo -E` keeps the invoking user's HOME; ssh reads root's from passwd
+    assert ssh_options._as_ssh_expands("~/.ssh/k") == Path(pwd.getpwuid(0).pw_dir) / ".ssh/k"
+    _hosts(["-o", "UserKnownHostsFile=~/.ssh/known_hosts_lab"], allow_local_commands=True)
