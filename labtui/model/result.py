@@ -514,7 +514,9 @@ class RunResult:
 
     def read_back(self) -> ReadBack | None:
         """What its verified steps found, together (None: it verified nothing)."""
-        return ReadBack.of([(s.name, s.verify, s.step.writes) for s in self.steps if s.verify is not None])
+        # A verified write step keeps no checks (it read nothing back): whether the run wrote is its profile's.
+        wrote = any(s.step.verify and s.step.writes for s in self.steps)
+        return ReadBack.of([(s.name, s.verify, s.step.writes) for s in self.steps if s.verify is not None], wrote)
 
     @property
     def seconds(self) -> float:

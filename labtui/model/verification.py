@@ -134,8 +134,9 @@ class ReadBack:
     wrote: bool = True  # a verified step of the run wrote (else nothing it read can have been its own)
 
     @classmethod
-    def of(cls, steps: list[tuple[str, Verification, bool]]) -> ReadBack | None:
-        """The facts of the verified steps `steps` (name, checks, whether it wrote); None where none verified."""
+    def of(cls, steps: list[tuple[str, Verification, bool]], wrote: bool | None = None) -> ReadBack | None:
+        """The facts of the verified steps `steps` (name, checks, whether it wrote); None where none verified.
+        `wrote`: whether a verified step of the run wrote, where the steps with checks do not say it all."""
         if not steps:
             return None
         bad = [(name, v) for name, v, _ in steps if v.mismatched]
@@ -148,7 +149,7 @@ class ReadBack:
             covered_bytes=max(v.covered_bytes or 0 for v in checks),
             unwritten=max(v.unwritten for v in checks),
             fio_blocks=sum(v.blocks for v in checks) if checks[0].engine == "fio" else None,
-            wrote=any(writes for _, _, writes in steps),
+            wrote=any(writes for _, _, writes in steps) if wrote is None else wrote,
         )
 
     @property
@@ -181,12 +182,15 @@ class ReadBack:
             return f"Every block fio read back ({self.fio_blocks}) was as written (fio's crc32c)"
         if self.whole:
             return f"All {_size(self.file_bytes)} read back as written"
-        words = f"{_size(self.covered_bytes)} of {_size(self.file_bytes)} read back as written, no block otherwise"
+        covered, whole = _size(self.covered_bytes), _size(self.file_bytes)
+        if covered == whole:  # 4 KiB short of 4 MiB is "4 MiB" too: "4 MiB of 4 MiB" read as all of it
+            covered = f"All but {_size(self.file_bytes - self.covered_bytes)}"
+        words = f"{covered} of {whole} read back as written, no block otherwise"
         if self.unwritten:
             n = self.unwritten
             # With no verified write in the run, longer steps check nothing more: the writes are missing.
             fix = "give the write step longer, --duration" if self.wrote else "put a verified write step before the reads"
-            return words + (f"; {n} block{'s' if n != 1 else ''} read were not written by this run's verified "
+            return words + (f"; {n} block{'s' if n != 1 else ''} read {'were' if n != 1 else 'was'} not written by this run's verified "
                             f"writes (not checked: {fix})")
         return words + " (the steps did not reach the rest: give them longer, --duration)"
 

@@ -106,3 +106,9 @@ def test_blocks_no_verified_write_had_written_are_not_blamed_on_a_short_write_st
     ran = replace(alone, steps=(replace(written.steps[0], verify=replace(WHOLE, covered_bytes=GIB)), *alone.steps))
     said = data_words(ran)
     assert said is not None and said.endswith("(not checked: give the write step longer, --duration)"), said
+    # As the engines keep it: a verified write step reads nothing back, so it has no checks of its own
+    # (a run with one was told to 'put a verified write step before the reads').
+    engine_made = replace(alone, steps=(written.steps[0], *alone.steps))
+    assert engine_made.steps[0].verify is None
+    said = data_words(engine_made)
+    assert said is not None and said.endswith("(not checked: give the write step longer, --duration)"), said

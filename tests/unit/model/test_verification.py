@@ -54,7 +54,11 @@ def test_a_partial_read_back_says_what_to_do_for_the_rest():
     unwritten = Verification("xxh3-64", blocks=64, bytes=MIB // 4, unwritten=1, covered_bytes=MIB // 4, file_bytes=MIB)
     none_wrote = ReadBack.of([("Read", unwritten, False)])
     assert none_wrote is not None and none_wrote.words("x").endswith(
-        "; 1 block read were not written by this run's verified writes (not checked: put a verified write step before the reads)")
+        "; 1 block read was not written by this run's verified writes (not checked: put a verified write step before the reads)")
+    # One 4 KiB block short of 4 MiB is no "4 MiB of 4 MiB" (it read as all of it: a loop device's run said so).
+    short = Verification("xxh3-64", blocks=1023, bytes=MIB * 4 - 4096, covered_bytes=MIB * 4 - 4096, file_bytes=4 * MIB)
+    said = ReadBack.of([("Read", short, False)], wrote=True)
+    assert said is not None and said.words("x").startswith("All but 4 KiB of 4 MiB read back as written, no block")
     fio = ReadBack.of([("Read", Verification("crc32c", blocks=7, engine="fio"), True)])
     assert fio is not None and fio.whole and fio.words("x") == "Every block fio read back (7) was as written (fio's crc32c)"
 
