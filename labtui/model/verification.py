@@ -190,8 +190,8 @@ class ReadBack:
             n = self.unwritten
             # With no verified write in the run, longer steps check nothing more: the writes are missing.
             fix = "give the write step longer, --duration" if self.wrote else "put a verified write step before the reads"
-            return words + (f"; {n} block{'s' if n != 1 else ''} read {'were' if n != 1 else 'was'} not written by this run's verified "
-                            f"writes (not checked: {fix})")
+            were = "blocks read were" if n != 1 else "block read was"
+            return words + f"; {n} {were} not written by this run's verified writes (not checked: {fix})"
         return words + " (the steps did not reach the rest: give them longer, --duration)"
 
 
