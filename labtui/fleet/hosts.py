@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,11 @@ MAX_HOSTS = 256
 MAX_FILE_BYTES = 1024 * 1024
 # ssh options labtui sets first (the first value of an option wins in ssh, so nobody can turn
 # BatchMode off by mistake), then the person's, then defaults they may override.
-FORCED_OPTIONS = ("-T", "-o", "BatchMode=yes")
+FORCED_OPTIONS = ("-T", "-o", "BatchMode=yes")  # BatchMode: no prompt, so no SSH_ASKPASS program runs either
+# What ssh gets of labtui's environment as root (Host.ssh_env; docs/safety.md says why): where it runs and in which
+# language, SHELL and PATH for a ProxyJump, a Kerberos ticket cache, and an agent that is root's or sudo's caller's.
+ROOT_SSH_ENV = frozenset(("HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "PATH", "SHELL",
+                          "KRB5CCNAME", "SSH_AUTH_SOCK"))
 DEFAULT_OPTIONS = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=15")
 # A destination as ssh takes it: nothing a shell would read (ssh hands it, as %h, to a
 # ProxyCommand of the person's own ~/.ssh/config).
@@ -94,8 +99,14 @@ class Host:
     def ssh_env(self) -> dict[str, str]:
         """ssh's environment. ssh reaches a ProxyJump host by running `$SHELL -c "ssh -W ..."`, the `ssh` found
         on PATH: as root, a PATH without the directories another user can write, and /bin/sh for a SHELL
-        another user could change (labtui.machine.programs)."""
+        another user could change (labtui.machine.programs). As root, only what ssh needs to connect
+        (ROOT_SSH_ENV, the locale's LC_*, and an agent of root's or of whoever ran sudo): a root shell, or
+        `sudo -E`, carries a user's environment, in which ssh would load SSH_SK_PROVIDER's library as root."""
         env = {**os.environ, "PATH": programs.safe_path()}
+        if os.geteuid() == 0:
+            env = {key: value for key, value in env.items() if key in ROOT_SSH_ENV or key.startswith("LC_")}
+            if not _own_agent(os.environ.get("SSH_AUTH_SOCK")):
+                env.pop("SSH_AUTH_SOCK", None)
         shell = env.get("SHELL")
         if shell and (not os.path.isabs(shell) or programs.file_refusal(shell) is not None):
             env["SHELL"] = "/bin/sh"
@@ -127,6 +138,20 @@ class Host:
         assert self.fio_server is not None
         address, port = self.fio_server
         return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
+def _own_agent(socket: str | None) -> bool:
+    """Whether ssh, as root, may authenticate with the agent at `socket`: a socket of root's, or of the person whose
+    sudo this is (SUDO_UID: `sudo -E` keeps their SSH_AUTH_SOCK, and they may become root anyway). Any other
+    user's agent would choose the keys root offers and see every host root signs in to."""
+    if not socket or not os.path.isabs(socket):
+        return False
+    try:
+        info = os.stat(socket)
+    except OSError:
+        return False
+    lender = os.environ.get("SUDO_UID", "")
+    return stat.S_ISSOCK(info.st_mode) and (info.st_uid == 0 or (lender.isdigit() and info.st_uid == int(lender)))
 
 
 def load_hosts(path: str | os.PathLike) -> list[Host]:

@@ -172,3 +172,44 @@ def test_the_jump_host_is_read_from_any_spelling_of_it():
     assert jump("-oproxyjump jump.lab") == "jump.lab"
     assert jump("-o", "ProxyJump=none") is None
     assert jump("-i", "key", "-o", "ServerAliveInterval=2") is None
+
+
+async def test_as_root_ssh_gets_only_what_it_needs_of_the_environment_and_an_agent_of_root_or_sudos_caller(
+        tmp_path, monkeypatch):
+    """`sudo -E` or a root shell carries a user's environment: ssh ran as root with all of it (SSH_SK_PROVIDER names
+    a library ssh loads; BASH_ENV a file the ProxyJump shell runs). The environment a real process started as ssh
+    gets, as root: the allow-list, and SSH_AUTH_SOCK only for an agent of root's or of whoever ran sudo."""
+    import json
+    import socket
+    import sys
+
+    from labtui.fleet.hosts import Host
+    from labtui.fleet.session import Fleet
+    from labtui.results.store import Store
+
+    if os.geteuid() != 0:
+        pytest.skip("the allow-list is root's: a user's environment is their own")
+    agent = tmp_path / "agent.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(agent))
+    os.chown(agent, 4242, 4242)  # another user's agent
+    seen = tmp_path / "env.json"
+    script = tmp_path / "ssh"
+    script.write_text(f"#!{sys.executable}\nimport json, os\nopen({str(seen)!r}, 'w').write(json.dumps(dict(os.environ)))\n")
+    script.chmod(0o755)
+    for key, value in {"SSH_SK_PROVIDER": "/home/alice/evil.so", "BASH_ENV": "/home/alice/rc", "SSH_ASKPASS": "/x",
+                       "LD_PRELOAD": "/home/alice/x.so", "LANG": "C.UTF-8", "LC_TIME": "C", "KRB5CCNAME": "FILE:/tmp/k",
+                       "SSH_AUTH_SOCK": str(agent), "SUDO_UID": "1000"}.items():
+        monkeypatch.setenv(key, value)
+    try:
+        await Fleet([Host("beta", "beta")], lambda _host: {"type": "run"}, Store(tmp_path), ssh=str(script)).run()
+        env = json.loads(seen.read_text())
+        assert not {"SSH_SK_PROVIDER", "BASH_ENV", "SSH_ASKPASS", "LD_PRELOAD", "SUDO_UID", "SSH_AUTH_SOCK"} & set(env)
+        assert (env["LANG"], env["LC_TIME"], env["KRB5CCNAME"]) == ("C.UTF-8", "C", "FILE:/tmp/k")
+        monkeypatch.setenv("SUDO_UID", "4242")  # the agent of the person who ran `sudo -E`: theirs to lend
+        assert Host("beta", "beta").ssh_env()["SSH_AUTH_SOCK"] == str(agent)
+        os.chown(agent, 0, 0)
+        monkeypatch.delenv("SUDO_UID")
+        assert Host("beta", "beta").ssh_env()["SSH_AUTH_SOCK"] == str(agent)
+    finally:
+        sock.close()
