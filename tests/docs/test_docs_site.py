@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 from conftest import REPO
-from manual import headings, pages
+from manual import _blank_fences, headings, pages
 
 # The README's headings on main when the manual was made (issue 38), frozen: each is a heading of a
 # page in docs/ (or of the README), under the name given here where it was renamed for users.
@@ -51,6 +52,26 @@ def test_every_old_readme_heading_is_in_the_manual():
 
 def test_the_readme_is_short():
     assert len((REPO / "README.md").read_text().splitlines()) <= 250
+
+
+# The one table of measured figures kept outside the performance page: what a lab of many hosts costs,
+# which issue 44 asks of the many-hosts page itself.
+BENCHMARK_TABLES_ELSEWHERE = {("many-hosts.md", "What a lab of many hosts costs here")}
+
+
+def test_the_tables_of_benchmark_figures_live_in_the_performance_page():
+    """Issue 38: the developers' tables of figures live only in docs/performance.md; the README has no table at
+    all. A section holding a table and naming a script of benchmarks/ is such a table."""
+    assert not re.search(r"^\|", _blank_fences(pages()["README.md"]), re.M), "the README holds a table"
+    found = set()
+    for name, text in pages().items():
+        parts = re.split(r"^#+ (.+)\n", _blank_fences(text), flags=re.M)  # [before, title, body, title, body ...]
+        for title, body in zip(parts[1::2], parts[2::2]):
+            if "benchmarks/" in body and re.search(r"^\|", body, re.M):
+                found.add((name, title))
+    elsewhere = {(name, title) for name, title in found if name != "performance.md"}
+    assert elsewhere == BENCHMARK_TABLES_ELSEWHERE, f"move these tables of figures to docs/performance.md: {elsewhere}"
+    assert any(name == "performance.md" for name, _ in found)
 
 
 def test_the_site_builds_strictly(tmp_path):
