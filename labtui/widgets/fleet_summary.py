@@ -31,7 +31,7 @@ def summary_text(summary: HostsSummary | None) -> str:
             line += f"; far from the others: {', '.join(h for h, _ in s.outliers)}"
         lines.append(line)
     if not summary.noise_known:
-        lines.append("Single runs cannot tell a difference from noise: repeat the runs to let labtui tell.")
+        lines.append("Single runs cannot tell a difference from noise: repeat the runs.")  # one line at 80 columns
     return "\n".join(lines)
 
 

@@ -197,21 +197,23 @@ def _play(screen: FleetScreen, *, finished: bool) -> None:
     screen._frame()
 
 
-async def test_at_32_hosts_the_table_scrolls_between_the_status_line_and_the_summary(labtui_home, tmp_path):
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_at_32_hosts_the_table_scrolls_between_the_status_line_and_the_summary(labtui_home, tmp_path, size):
     """At 32 hosts the whole screen scrolled: the status line and the fastest/slowest panel went off it;
     End scrolled the table sideways, cutting the first letter of every host name; completed rows lost
-    their figures."""
+    their figures. At 80x24 every completed row folded "noise unknown (single runs)" over two lines (4 hosts
+    on screen) and the summary's last line was cut off."""
     from labtui.fleet.summary import summarize_hosts
     from labtui.widgets.hosts_table import HostsTable
 
     app = make_app(labtui_home, hosts_file=str(_lab_of(tmp_path, 32)))
-    async with app.run_test(size=(120, 35)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
         screen = app.screen
         _play(screen, finished=False)
         await pilot.pause()
         lines = screen_text(app).splitlines()
-        assert any(line.strip().startswith("32 hosts in ") for line in lines), lines[:6]
+        assert any(line.strip().startswith("32 hosts in") for line in lines), lines[:6]
         row = next(line for line in lines if line.split()[:1] == ["lab-node-02"])
         assert row.split()[1:4] == ["completed", "811", "50.7"], row  # its last step's figures, kept
         running = next(line for line in lines if line.split()[:1] == ["lab-node-01"])
@@ -226,6 +228,9 @@ async def test_at_32_hosts_the_table_scrolls_between_the_status_line_and_the_sum
         lines = screen_text(app).splitlines()
         assert screen.scroll_y == 0 and "32 of 32 hosts completed" in lines[3], lines[:5]
         assert any(line.split()[:1] == ["lab-node-32"] for line in lines), "the last host, its name whole"
+        heading = next(i for i, line in enumerate(lines) if line.split()[:2] == ["Host", "State"])
+        rows = lines[heading + 1:next(i for i in range(heading + 1, len(lines)) if not lines[i].strip())]
+        assert len(rows) >= 9 and all(row.split()[0].startswith("lab-node-") for row in rows), rows  # a line each
         summary = widget_text(app, "#fleet-summary")
         assert "Read 64K random: fastest lab-node-32 (2,147 IOPS), slowest lab-node-01 (1,000 IOPS)" in summary
         assert summary.splitlines()[0] in "\n".join(lines) and summary.splitlines()[-1] in "\n".join(lines)

@@ -22,7 +22,7 @@ def test_each_step_names_its_fastest_and_slowest_host_and_how_far_apart_they_are
         "Across the 3 hosts that completed (each against lab-01):",
         "  Read 64K random: fastest lab-02 (12,000 IOPS), slowest lab-03 (3,000 IOPS), 75.0 % apart",
         "  Write 64K random: fastest lab-03 (5,100 IOPS), slowest lab-02 (4,000 IOPS), 21.6 % apart",
-        "Single runs cannot tell a difference from noise: repeat the runs to let labtui tell.",
+        "Single runs cannot tell a difference from noise: repeat the runs.",
     ]
 
 
