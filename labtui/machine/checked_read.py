@@ -39,6 +39,15 @@ class Unreadable(Exception):
         super().__init__(reason or what or kind)
         self.kind, self.reason, self.what, self.size = kind, reason, what, size
 
+    def said(self, limit: int) -> str:
+        """In plain words, for a caller with nothing more particular to say: "it is a FIFO, not a regular file"."""
+        if self.kind in ("directory", "special", "link"):
+            return f"it is {self.what}, not a regular file"
+        if self.kind == "large":
+            size = f"{self.size:,} bytes" if self.size is not None else "it grew"
+            return f"{size}: more than the {limit:,} bytes it may have"
+        return self.reason or self.kind
+
 
 def kind_of(mode: int) -> str:
     """"a FIFO", "a directory" ... for what is not a regular file."""

@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from labtui.errors import LabtuiError, NotFoundError, StoreError
+from labtui.machine.checked_read import Unreadable, read_checked
 from labtui.model.result import RunResult, TargetInfo, disk_identity, now, result_disk
 from labtui.results.files import atomic_write, dumps_toml, loads_toml
 from labtui.results.store import Store
@@ -42,6 +43,9 @@ class Baseline:
         return (self.result_id, *self.added)
 
 
+MAX_BYTES = 16 * 1024 * 1024  # a baseline is a few hundred bytes: tens of thousands of them
+
+
 def path(store: Store) -> Path:
     return store.locations.baselines_file
 
@@ -49,12 +53,14 @@ def path(store: Store) -> Path:
 def load(store: Store) -> list[Baseline]:
     """Every baseline; StoreError naming the file if it cannot be read (it is left as it is)."""
     file = path(store)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(f"{file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    try:  # one checked descriptor: a FIFO there must not hang `check` and History
+        text = read_checked(file, MAX_BYTES)[0].decode("utf-8")
+    except Unreadable as exc:
+        if exc.kind == "missing":
+            return []
+        raise StoreError(f"{file}: cannot read: {exc.said(MAX_BYTES)}") from None
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"{file}: cannot read: {exc}") from exc
     try:
         data = loads_toml(text)
         if data.get("schema", SCHEMA) != SCHEMA:

@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from labtui.errors import StoreError
+from labtui.machine.checked_read import Unreadable, read_checked
 from labtui.model.profile import OVERRIDDEN, SCHEMA
 from labtui.model.result import RunResult, StepResult, disk_name, result_disk
 from labtui.model.verification import ReadBack
 from labtui.results.files import BrokenFile, atomic_write, json_safe
 
 CACHE_FILE = "summaries.json"
+MAX_CACHE_BYTES = 256 * 1024 * 1024  # about 100,000 results' rows; past it the cache is rebuilt from the files
 # Bump when ResultSummary or StepSummary change, or what reading a result refuses (6: a negative
 # count): an older cache is then rebuilt, not misread.
 CACHE_VERSION = 11  # 7: no IOPS or MiB/s (null) for a step with no figures; 8: a verified run's read-back;
@@ -187,9 +189,9 @@ def _file_key(info: os.stat_result) -> list[int]:
 
 def _read_cache(path: Path) -> dict[str, Any]:
     """The cached entries by file name; empty when the cache is missing, broken or another version's."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+    try:  # one checked descriptor: a FIFO in its place must not hang History
+        data = json.loads(read_checked(path, MAX_CACHE_BYTES)[0].decode("utf-8"))
+    except (Unreadable, UnicodeDecodeError, ValueError, RecursionError):
         return {}  # rebuilt from the result files, and written anew
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("schema") != SCHEMA:
         return {}

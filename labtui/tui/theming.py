@@ -19,6 +19,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES, Theme
 
 from labtui.errors import LabtuiError
+from labtui.machine.checked_read import Unreadable, read_checked
 
 DEFAULT_THEME = "labtui-dark"
 # Used only if the shipped theme files are missing (a broken install): Textual's own.
@@ -121,11 +122,16 @@ def parse_theme(data: dict[str, Any], where: str = "theme") -> Theme:
     return theme
 
 
+MAX_THEME_BYTES = 1024 * 1024  # a theme is a few hundred bytes
+
+
 def load_theme_file(path: Path) -> Theme:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThemeError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:  # one checked descriptor: a FIFO among the themes must not hang the TUI's start
+        data = tomllib.loads(read_checked(path, MAX_THEME_BYTES)[0].decode("utf-8"))
+    except Unreadable as exc:
+        raise ThemeError(f"{path}: cannot read: {exc.said(MAX_THEME_BYTES)}") from None
+    except UnicodeDecodeError as exc:
+        raise ThemeError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ThemeError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from labtui.tui.theming import LABTUI_VARIABLES, ThemeError, load_theme_file, load_themes, parse_theme, shipped_theme_dir
@@ -65,3 +67,6 @@ def test_a_later_directory_overrides_a_theme_by_name(tmp_path):
 def test_unreadable_file_is_a_theme_error(tmp_path):
     with pytest.raises(ThemeError, match="cannot read"):
         load_theme_file(tmp_path / "missing.toml")
+    os.mkfifo(tmp_path / "fifo.toml")  # among the themes, it must not hang the TUI's start
+    with pytest.raises(ThemeError, match=r"fifo.toml: cannot read: it is a FIFO, not a regular file$"):
+        load_theme_file(tmp_path / "fifo.toml")

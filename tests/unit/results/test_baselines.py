@@ -1,5 +1,6 @@
 """Baselines: one per disk and profile, durable, replaced and cleared; a broken file is left alone."""
 
+import os
 from dataclasses import replace
 
 import pytest
@@ -72,6 +73,10 @@ def test_a_broken_baselines_file_is_reported_and_never_overwritten(store):
     with pytest.raises(StoreError, match="baselines.toml"):
         baselines.mark(store, result)
     assert baselines.path(store).read_text() == "this is [not toml"
+    baselines.path(store).unlink()
+    os.mkfifo(baselines.path(store))  # read through one checked descriptor: said, never waited on
+    with pytest.raises(StoreError, match=r"baselines.toml: cannot read: it is a FIFO, not a regular file$"):
+        baselines.load(store)
 
 
 

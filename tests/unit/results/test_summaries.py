@@ -82,6 +82,15 @@ def test_a_broken_or_foreign_cache_is_rebuilt(labtui_home, damage):
     assert json.loads(cache_path(store.cache_dir).read_text())["version"] == summaries.CACHE_VERSION
 
 
+def test_a_fifo_in_the_caches_place_is_rebuilt_over_not_waited_on(labtui_home):
+    store = Store()
+    saved = _save(store, 1)
+    cache_path(store.cache_dir).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(cache_path(store.cache_dir))
+    assert [r.id for r in store.summaries()[0]] == [saved[0].id]
+    assert json.loads(cache_path(store.cache_dir).read_text())["version"] == summaries.CACHE_VERSION
+
+
 def test_a_damaged_entry_is_read_again_and_a_lying_one_cannot_survive_a_change(labtui_home):
     store = Store()
     result = _save(store, 1)[0]
