@@ -4,7 +4,8 @@ nothing else; the same run without the change reports none.
 
 The loop device's image lives in RAM (/dev/shm); between the steps a command step finds the test
 file's extents with `filefrag -v` and changes, in the image itself, block 3 (16 bytes flipped),
-block 7 (torn: its second half replaced) and blocks 10 and 20 (swapped). One run of each kind, 1 s
+block 7 (torn: its second half replaced), blocks 10 and 20 (swapped) and block 30 (zeroed: a lost
+write). One run of each kind, 1 s
 steps on a 4 MiB file.
 """
 
@@ -48,6 +49,7 @@ write = lambda b, data: os.pwrite(fd, bytes(data), where(b))
 d = read(3); d[1000:1016] = bytes(x ^ 0xFF for x in d[1000:1016]); write(3, d)
 d = read(7); d[2048:] = os.urandom(2048); write(7, d)
 a, b = read(10), read(20); write(10, b); write(20, a)
+write(30, bytes(4096))  # a lost write: the block reads as zeros
 os.fsync(fd)
 '''
 
@@ -113,16 +115,18 @@ def test_blocks_changed_between_the_write_and_the_read_are_reported_exactly_with
     write, read = steps[0], steps[2]
     assert write["status"] == "completed" and "verify" not in write  # it read nothing back
     check = read["verify"]
-    assert read["status"] == "failed" and read["error"].startswith("4 blocks did not read back as written")
-    assert check["mismatched"] == 4 and check["unwritten"] == 0, check
+    assert read["status"] == "failed" and read["error"].startswith("5 blocks did not read back as written")
+    assert check["mismatched"] == 5 and check["unwritten"] == 0, check
     kinds = {m["offset"] // BLOCK: (m["kind"], m["detail"]) for m in check["mismatches"]}
-    assert set(kinds) == {3, 7, 10, 20}
+    assert set(kinds) == {3, 7, 10, 20, 30}
     assert kinds[3] == ("corrupted", "16 bytes differ from what was written, the first at +1000")
     assert kinds[7][0] == "torn" and "only its first 2048 bytes are this write's" in kinds[7][1]
     assert kinds[10] == ("misplaced", f"holds the block written for offset {20 * BLOCK}")
     assert kinds[20] == ("misplaced", f"holds the block written for offset {10 * BLOCK}")
+    # Zeros where the verified write put a block: a lost write, not a block "not written by this run".
+    assert kinds[30][0] == "corrupted" and kinds[30][1].startswith("no block of this run came back, though")
     # Every other block of the file was read and came back as written.
-    assert check["covered_bytes"] == 4 * 1024**2 - 4 * BLOCK and check["checksum"] == "xxh3-64"
+    assert check["covered_bytes"] == 4 * 1024**2 - 5 * BLOCK and check["checksum"] == "xxh3-64"
     assert "verified (xxh3-64 per 4 KiB, every read checked)" in read["command_line"]
 
 

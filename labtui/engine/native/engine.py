@@ -39,10 +39,11 @@ from labtui.engine.limits import StepNeeds
 from labtui.engine.native import common as nc
 from labtui.engine.native.figures import Sampler, partial_result, round_figure, step_result, window_result
 from labtui.engine.native.plan import BACKENDS, MODES, Carriage, plan
-from labtui.engine.native.verifier import merge
+from labtui.engine.native.verifier import merge, written
 from labtui.engine.verify import CHECKSUM, run_tag
 from labtui.model.profile import Step
 from labtui.model.result import Sample
+from labtui.settings import EngineSettings
 from labtui.units import format_duration, format_size
 
 START_TIMEOUT = 30.0  # seconds for all workers to open the file and get ready
@@ -98,6 +99,12 @@ class NativeEngine(Engine):
     )
     settings_keys = ("native_backend", "native_workers", "overrun_seconds")
     preview_order = 2
+
+    def __init__(self, settings: EngineSettings | None = None) -> None:
+        super().__init__(settings)
+        # Per run (its id), the 4 KiB units its verified write steps put a block in: a later verified read
+        # that finds no header of the run in one of them found a lost write, not a block never written.
+        self._wrote: dict[str, int] = {}
 
     @classmethod
     def io_threads(cls, step: Step) -> int:
@@ -327,8 +334,10 @@ class NativeEngine(Engine):
         for note in dict.fromkeys(f["fallback"] for f in finals if f.get("fallback")):
             yield RunWarning(note)
         errors = [f.get("error") for f in finals if f.get("error")]
-        checked = merge([f.get("verify") or {} for f in finals], step.block_size, job.file_size) if step.verify \
-            and step.reads else None
+        if step.verify and step.writes and job.run_id:  # where a later verified read of the run must find its blocks
+            self._wrote[job.run_id] = self._wrote.get(job.run_id, 0) | written([f.get("verify") or {} for f in finals])
+        checked = merge([f.get("verify") or {} for f in finals], step.block_size, job.file_size,
+                        self._wrote.get(job.run_id or "", 0)) if step.verify and step.reads else None
         problem = checked.problem() if checked is not None else None
         status, error = ("failed", errors[0]) if errors else ("failed", problem) if problem else ("completed", None)
         result = step_result(step, job, finals, t_stop - t_measure, samples, cpu_percent,

@@ -5,8 +5,10 @@ blocks.slot_buffers): the loops call `stamp` before a batch of writes goes to th
 (their `reads_done` hook) once a batch of reads has come back, as they do for any step. The format and
 the check are labtui.engine.verify's; this keeps what a process found: blocks checked, a bitmap
 of the blocks that read back as written, of those never written by this run, and each block that
-did not read back as written (by offset: a block read twice is one block). `results()` hands them
-to the worker's result; the engine unites its processes' (`merge`).
+did not read back as written (by offset: a block read twice is one block); of a write step, the 4 KiB
+units it wrote a block in. `results()` hands them to the worker's result; the engine unites its
+processes' (`merge`), and a later read's blocks the run wrote that came back without its header are lost
+writes, not blocks never written.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from labtui.engine import verify as v
-from labtui.model.verification import KEPT, BlockMismatch, Verification
+from labtui.model.verification import CORRUPTED, KEPT, BlockMismatch, Verification
 
 MAGIC_WORD = int.from_bytes(v.MAGIC, "little")  # the header mark as the buffers' 64-bit words hold it
 
@@ -49,12 +51,18 @@ class Verifier:
         # a sixth more CPU each for a figure nobody reads.
         self.coverage = coverage
         self.counted = [0]  # blocks checked by the random-read hook
+        # The 4 KiB units this process's verified writes put a block in: where a later verified read finds
+        # no header of this run, the write did not come back (a lost write), it is no block never written.
+        self.written: bytearray | None = None
+        self.file_size = file_size
 
     def attach(self, blocks: Any, reads_only: bool = False) -> None:
         """Make `blocks` (a process's labtui.engine.native.blocks.Blocks) stamp and check verified blocks."""
         blocks.stamp = self.stamp
         blocks.check = self.check_reads
         blocks.results = self.results
+        if not reads_only:
+            self.written = bytearray(-(-(self.file_size // v.UNIT) // 8))
         if reads_only and self.block_size == v.UNIT and not self.coverage:
             blocks.reads_done = self.random_reads_done()
 
@@ -81,10 +89,15 @@ class Verifier:
         view, stride, tag, pat, units, words = self.view, self.stride, self.tag, self.pat, self.units, self.words
         turn, digest, body, end, magic = v.turn, v.digest, v.BODY, v.SUM_AT, MAGIC_WORD
         number = self.nonce
+        written = self.written
+        if written is None:
+            written = self.written = bytearray(-(-(self.file_size // v.UNIT) // 8))
         for slot, off in zip(slots, offsets):
             p = slot * stride
             for i, unit in enumerate(units[slot]):
                 at = off + i * v.UNIT
+                u = at >> 12
+                written[u >> 3] |= 1 << (u & 7)
                 k = turn(at, number)
                 view[p + body : p + end] = pat[k : k + end - body]
                 q = p >> 3
@@ -152,11 +165,43 @@ class Verifier:
         return {"verify": {"checksum": v.CHECKSUM, "blocks": self.blocks + self.counted[0],
                            "good": bytes(self.good) if self.coverage else None,
                            "strangers": bytes(self.strangers), "mismatched": bytes(self.mismatched),
-                           "found": list(self.found.values())}}
+                           "found": list(self.found.values()),
+                           "written": bytes(self.written) if self.written is not None else None}}
 
 
-def merge(parts: list[dict], block_size: int, file_size: int) -> Verification | None:
-    """A step's verification from its processes' `results()` (None: the step was not verified).
+def written(parts: list[dict]) -> int:
+    """The 4 KiB units a verified write step's processes wrote a block in (their `results()`), as one bitmap."""
+    bits = 0
+    for p in parts:
+        if p and p.get("written"):
+            bits |= int.from_bytes(p["written"], "little")
+    return bits
+
+
+LOST = ("no block of this run came back, though this run's verified write put one here: the write was lost "
+        "(the block reads as zeros, or as older data)")
+
+
+def lost_blocks(strangers: int, units: int, block_size: int) -> int:
+    """The blocks (a bitmap of `block_size` blocks) among `strangers` whose every 4 KiB unit a verified write
+    of the run wrote (`units`): what reads as never written there is a write that did not come back."""
+    k = block_size // v.UNIT
+    if k == 1 or not strangers or not units:
+        return strangers & units
+    have = units.to_bytes(-(-units.bit_length() // 8), "little")
+    lost, raw = 0, strangers.to_bytes(-(-strangers.bit_length() // 8), "little")
+    for at, byte in enumerate(raw):
+        for bit in range(8) if byte else ():
+            if byte >> bit & 1:
+                j = at * 8 + bit
+                if all(u >> 3 < len(have) and have[u >> 3] >> (u & 7) & 1 for u in range(j * k, j * k + k)):
+                    lost |= 1 << j
+    return lost
+
+
+def merge(parts: list[dict], block_size: int, file_size: int, wrote: int = 0) -> Verification | None:
+    """A step's verification from its processes' `results()` (None: the step was not verified); `wrote`: the
+    4 KiB units the run's verified writes put a block in so far (`written`).
 
     Blocks are counted once however many times, and by however many processes, they were read."""
     parts = [p for p in parts if p]
@@ -177,6 +222,16 @@ def merge(parts: list[dict], block_size: int, file_size: int) -> Verification | 
     for p in parts:
         for m in p["found"]:
             found.setdefault(m.offset, m)
+    lost = lost_blocks(strangers, wrote, block_size)
+    strangers &= ~lost
+    bad |= lost
+    j = 0
+    while lost >> j and len(found) < KEPT:
+        j += (lost >> j & -(lost >> j)).bit_length() - 1  # the next lost block
+        offset = j * block_size
+        found.setdefault(offset, BlockMismatch(offset, CORRUPTED, LOST, f"offset {offset}, written by this run",
+                                               "no header of this run"))
+        j += 1
     blocks = sum(p["blocks"] for p in parts)
     return Verification(
         checksum=parts[0]["checksum"], blocks=blocks, bytes=blocks * block_size, mismatched=bad.bit_count(),
