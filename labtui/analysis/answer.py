@@ -314,7 +314,8 @@ def check_answer(report: CheckReport) -> Answer:
         text = f"failed: slower than the baseline at {listed(shown + more)}, beyond noise and the {tolerance}"
         if in_void and len(in_void) == len(failing):
             text += ", but maybe not the disk's doing"
-        extra = setup or ["nothing recorded about the setup changed (link, firmware, engine, cache)"]
+        # Where a step was not the disk's (CPU-bound), that is said instead: "nothing changed" beside it misread.
+        extra = setup or ([] if voided else ["nothing recorded about the setup changed (link, firmware, engine, cache)"])
         return Answer(FAILED_ANSWER, _join([text, *voided, *extra]), found, advice)
     if report.outcome == INCONCLUSIVE:
         return replace(_cannot_tell(report, step, voided, setup, found), advice=advice)
