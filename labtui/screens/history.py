@@ -50,6 +50,16 @@ from labtui.widgets.results_table import (
 from labtui.widgets.row_table import RowTable
 
 
+class DetailBox(VerticalScroll, can_focus=False):
+    """The box of the detail under the list: says when its height or its content's changed (Resized)."""
+
+    class Resized(Message):
+        """The box or the detail in it has a new size."""
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+
 class HistoryScreen(ResultsScreen):
     CSS_PATH = "history.tcss"
     AUTO_FOCUS = "#results"
@@ -72,9 +82,16 @@ class HistoryScreen(ResultsScreen):
         Binding("delete,x", "delete", "Delete", id="history-delete", tooltip="Delete the result files (asks first)"),
         Binding("u", "unmark", "Unmark all", id="history-unmark", tooltip="Clear every mark"),
         Binding("f5,ctrl+r", "reload", "Reload", id="history-reload", tooltip="Read the results folder again"),
+        # The detail under the list scrolled only by the wheel where it was longer than its box (up to half
+        # the screen); offered only then. Page Up/Down are the list's.
+        Binding("shift+down", "scroll_detail(1)", "Detail", id="history-detail-down",
+                tooltip="Scroll the result's detail under the list down (where it is longer than its box)"),
+        Binding("shift+up", "scroll_detail(-1)", "Detail up", id="history-detail-up", show=False,
+                tooltip="Scroll the result's detail under the list up"),
     ]
     FOOTER_SECONDARY = ("screen-fleet", "history-reload", "history-unmark", "history-reverse", "history-sort",
-                        "history-delete", "history-baseline", "history-tag", "history-export", "history-again",
+                        "history-delete", "history-baseline", "history-tag", "history-export",
+                        "history-detail-down", "history-again",
                         "history-filter")
 
     class Loaded(Message):
@@ -117,7 +134,7 @@ class HistoryScreen(ResultsScreen):
             yield Static(id="history-count", markup=False)
         yield ResultsTable(id="results")
         # Not focusable: Tab goes between the filter and the table; the wheel scrolls it, Enter shows it all.
-        with VerticalScroll(id="history-detail-box", can_focus=False):
+        with DetailBox(id="history-detail-box"):
             yield ResultDetail(id="history-detail")
         yield KeysFooter()
 
@@ -253,6 +270,15 @@ class HistoryScreen(ResultsScreen):
     def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
         self._show_detail()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "scroll_detail":
+            return self.query_one("#history-detail-box", VerticalScroll).max_scroll_y > 0
+        return True
+
+    def action_scroll_detail(self, lines: int) -> None:
+        box = self.query_one("#history-detail-box", VerticalScroll)
+        box.scroll_to(y=box.scroll_y + lines * max(1, box.scrollable_content_region.height - 1), animate=False)
+
     def on_row_table_selected(self, event: RowTable.Selected) -> None:
         event.stop()
         self.action_open()
@@ -270,6 +296,14 @@ class HistoryScreen(ResultsScreen):
             detail.show_broken(next(b for b in self.broken if b.path.name == key.removeprefix(BROKEN_PREFIX)))
         else:
             detail.show_result(self._by_id[key], key in self.baseline_ids)
+
+    def on_detail_box_resized(self) -> None:
+        """Once the detail has its height: whether the footer offers its scroll keys (longer than its box),
+        and notifications above it (at a fixed 8 lines up, one covered a detail of up to half the screen)."""
+        self.refresh_bindings()
+        above = self.query_one("#history-detail-box").outer_size.height + 1  # and the footer
+        for rack in self.query("#textual-toastrack"):
+            rack.styles.margin = (0, 0, above, 0)
 
     # ------------------------------------------------------------------ filtering and sorting
 
