@@ -9,6 +9,7 @@ test_hostile_cli.py), the controls escaped. A fleet host's messages: test_hostil
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from dataclasses import replace
@@ -110,3 +111,40 @@ def test_a_result_file_from_anywhere_reads_back_printable():
                                                    target=replace(result.target, model=HOSTILE))))
     assert back.steps[0].name == f"step {shown(HOSTILE)}" and back.warnings == (shown(HOSTILE),)
     assert back.target.model == shown(HOSTILE) and back.tags == (ALL_MARKUP,)
+
+
+def test_an_imported_report_reads_back_printable():
+    """A fio or DiskSpd report from another lab: its job names, host, version, disk and file names are outside text."""
+    from dataclasses import fields, is_dataclass
+
+    from conftest import FIXTURES
+    from labtui.results.imports import import_text
+
+    def strings(value) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if is_dataclass(value):
+            return [s for f in fields(value) for s in strings(getattr(value, f.name))]
+        if isinstance(value, (tuple, list)):
+            return [s for v in value for s in strings(v)]
+        if isinstance(value, dict):
+            return [s for k, v in value.items() for s in strings(k) + strings(v)]
+        return []
+
+    fio = json.loads((FIXTURES / "fio-json" / "fio-3.1-randrw4k-qd4-nj16-libaio-mdraid.json").read_text())
+    fio["fio version"] = f"fio-3.1 {NAMEABLE}"
+    fio["disk_util"][0]["name"] = f"md0{NAMEABLE}"
+    for job in fio["jobs"]:
+        job["jobname"] = f"iotest {NAMEABLE}"
+        job["job options"]["filename"] = f"/mnt/{NAMEABLE}"
+    xml = (FIXTURES / "diskspd-xml" / "diskspd-2.2.0-seq1m-q8t1-write-nolatency.xml").read_text()
+    # XML holds no C0 control, even as a reference: its C1 controls and a bidirectional override it can hold.
+    in_xml = f"evil {ESCAPES['c1']} {ESCAPES['bidi']} {ALL_MARKUP}"
+    escaped = in_xml.replace("&", "&amp;").replace("<", "&lt;")
+    xml = xml.replace("<ComputerName>LAPTOP-75SSPCEP", f"<ComputerName>LAPTOP {escaped}").replace(
+        r"<Path>C:\Users", f"<Path>C:\\{escaped}\\Users")
+    for text, name, hostile in ((json.dumps(fio), "fio.json", NAMEABLE), (xml, "diskspd.xml", in_xml)):
+        seen = strings(import_text(text, name))
+        assert not [s for s in seen if RAW.search(s)], name
+        assert any(shown(hostile) in s for s in seen), f"{name}: the hostile text was not kept as its visible form"
+        assert any(ALL_MARKUP in s for s in seen), f"{name}: the markup is kept as text"
