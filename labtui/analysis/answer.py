@@ -312,10 +312,11 @@ def check_answer(report: CheckReport) -> Answer:
         shown = [_regressed(step(l), l) for l in failing[:3]]
         more = [f"{len(failing) - 3} more"] if len(failing) > 3 else []
         text = f"failed: slower than the baseline at {listed(shown + more)}, beyond noise and the {tolerance}"
-        if in_void and len(in_void) == len(failing):
+        all_void = bool(in_void) and len(in_void) == len(failing)
+        if all_void:
             text += ", but maybe not the disk's doing"
-        # Where a step was not the disk's (CPU-bound), that is said instead: "nothing changed" beside it misread.
-        extra = setup or ([] if voided else ["nothing recorded about the setup changed (link, firmware, engine, cache)"])
+        # Where the failing steps were not the disk's (CPU-bound), that is said instead: "nothing changed" misread.
+        extra = setup or ([] if all_void else ["nothing recorded about the setup changed (link, firmware, engine, cache)"])
         return Answer(FAILED_ANSWER, _join([text, *voided, *extra]), found, advice)
     if report.outcome == INCONCLUSIVE:
         return replace(_cannot_tell(report, step, voided, setup, found), advice=advice)

@@ -136,6 +136,12 @@ def test_a_cpu_bound_step_claims_nothing_and_says_what_to_do():
     assert checked.lines == ["Failed: slower than the baseline at 64K random reads (-23 %), beyond noise and the ±10 % "
                              "tolerance, but maybe not the disk's doing; the re-run was CPU-bound at 64K random reads.",
                              advice]
+    # The writes CPU-bound, the reads slower: the failure is the disk's, and the setup said to be unchanged.
+    slower = pair(39_000)[1]
+    writes = replace(slower, steps=tuple(replace(s, engine_bound=BOUND) if s.step == WRITE else s for s in slower.steps))
+    assert check_answer(check(a, writes, 10)).text == (
+        "Failed: slower than the baseline at 64K random reads (-23 %), beyond noise and the ±10 % tolerance; the re-run "
+        "was CPU-bound at 64K random writes; nothing recorded about the setup changed (link, firmware, engine, cache).")
     # Every step CPU-bound: nothing to answer on but that, in one line at 80 columns, what helps on the next.
     every = replace(b, steps=tuple(replace(s, engine_bound=BOUND) for s in b.steps))
     assert answer(a, every).lines == ["Cannot tell: B was CPU-bound at every step.",
