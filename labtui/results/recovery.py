@@ -46,7 +46,7 @@ def recover_saves(store: Store) -> list[str]:
 
 def _recover(store: Store, temp: Path, target: str) -> str | None:
     try:
-        fd = os.open(temp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(temp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)  # a FIFO: not waited on
     except OSError:
         return None
     try:
@@ -64,7 +64,7 @@ def _recover(store: Store, temp: Path, target: str) -> str | None:
             return (f"{temp} is a result a labtui was saving when it was killed, and it is not whole ({reason}): "
                     "it is left as it is; remove it once you have looked")
         destination = store.results_dir / target
-        if destination.exists() and destination.read_bytes() == temp.read_bytes():
+        if destination.is_file() and destination.read_bytes() == temp.read_bytes():
             temp.unlink()  # it was in place already: only its temp file's removal was cut short
             return None
         if destination.exists():

@@ -59,3 +59,15 @@ def test_a_result_whose_save_was_killed_is_recovered_by_the_next_command(tmp_pat
     assert "recovered" not in history(home).stderr, "said once"
 
 
+
+
+def test_a_fifo_named_like_a_half_saved_result_is_passed_over_not_waited_on(tmp_path):
+    """Every command looks for half-saved results as it starts: a FIFO under such a name hung each of them."""
+    from labtui.results.recovery import recover_saves
+    from labtui.results.store import Store
+
+    store = Store(tmp_path / "home")
+    store.results_dir.mkdir(parents=True)
+    fifo = store.results_dir / ".20240501-103005-dead.toml.x1y2z3.tmp"
+    os.mkfifo(fifo)
+    assert recover_saves(store) == [] and fifo.exists()
