@@ -36,7 +36,6 @@ def stdout() -> Console:
     CI, a file written by a script) tables are laid out PIPE_WIDTH wide and prose is not wrapped at all,
     a paragraph a line, as stderr() writes it there. Piped, stdout was 240 columns wide: `labtui check |
     cat` broke an answer mid-sentence at column 240, and the terminal broke each half mid-word."""
-    from rich.console import Console
 
     whole = False
     width = None  # rich's: the terminal's, or COLUMNS
@@ -44,7 +43,7 @@ def stdout() -> Console:
         width = screen_columns()
         if width is None:
             width, whole = PIPE_WIDTH, True
-    return Console(highlight=False, soft_wrap=whole, width=width, markup=False)
+    return _dropping_console()(highlight=False, soft_wrap=whole, width=width, markup=False)
 
 
 def screen_columns() -> int | None:
@@ -68,7 +67,7 @@ def stderr() -> Console:
     copied or searched for. A reader that goes (`2> >(timeout 1 cat)`, Ctrl+C on `2>&1 | tee log`)
     ends nothing: what cannot be written is dropped (progress_closed() says since when).
     """
-    console = _progress_console()(stderr=True, highlight=False, markup=False)
+    console = _dropping_console()(stderr=True, highlight=False, markup=False)
     console.soft_wrap = not console.is_terminal
     return console
 
@@ -82,32 +81,39 @@ def progress_closed() -> float | None:
 
 
 @functools.cache
-def _progress_console() -> type[Console]:
+def _dropping_console() -> type[Console]:
     from rich.console import Console
 
-    class ProgressConsole(Console):
+    class DroppingConsole(Console):
         def on_broken_pipe(self) -> None:
             # rich's own answer points stdout (the report!) at /dev/null and raises SystemExit(1),
             # which, raised in a fleet's event handler, unwound the event loop and cut off every
-            # host. Progress is not worth a run: drop it. fd 2 goes to /dev/null so that later
-            # writes (and Python's flush at exit) find nothing to fail on.
+            # host; and a report whose reader went (`labtui check | head -3`) made the command exit
+            # 1, "a regression found", whatever the check found. What cannot be written is dropped;
+            # the command goes on and ends with its own exit status.
             import time
 
             self.quiet = True
-            if not _closed_at:
+            if self.stderr and not _closed_at:
                 _closed_at.append(time.time())
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-            except OSError:
-                return
-            try:
-                os.dup2(devnull, sys.stderr.fileno())
-            except (OSError, ValueError):
-                pass
-            finally:
-                os.close(devnull)
+            drop_output(sys.stderr if self.stderr else sys.stdout)
 
-    return ProgressConsole
+    return DroppingConsole
+
+
+def drop_output(stream: Any) -> None:
+    """Point `stream`'s file descriptor at /dev/null: its reader went, and later writes (and Python's
+    flush at exit) find nothing to fail on."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    finally:
+        os.close(devnull)
 
 
 def closed_progress_line() -> str | None:
@@ -331,8 +337,12 @@ def open_store() -> Store:
 def print_json(data: Any) -> None:
     from labtui.results.files import json_safe
 
-    json.dump(json_safe(data), sys.stdout, indent=2, default=str, allow_nan=False)
-    sys.stdout.write("\n")
+    try:
+        json.dump(json_safe(data), sys.stdout, indent=2, default=str, allow_nan=False)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `labtui check --json | head`: the reader went; the command's exit status stays its own
+        drop_output(sys.stdout)
 
 
 

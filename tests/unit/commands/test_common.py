@@ -73,3 +73,34 @@ def test_piped_to_a_screen_a_paragraph_wraps_between_words_at_the_screens_width(
     assert " ".join(line.rstrip() for line in lines[start:]).startswith(
         "With 1 run per step a check cannot tell how much this disk varies on its own, so it can only see large "
         "regressions."), lines
+
+
+def test_a_report_whose_reader_went_is_dropped_and_the_command_ends_with_its_own_status(monkeypatch):
+    # `labtui check | head -3`, `labtui run --hosts H | head`: rich's answer to the closed pipe was SystemExit(1),
+    # "a regression found" whatever the check found (and, inside a fleet's event handler, every host cut off).
+    import io
+    import os
+    import sys
+
+    from labtui.commands.common import print_json, stdout
+
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader went
+    out = io.TextIOWrapper(open(writer, "wb"), encoding="utf-8", line_buffering=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    try:
+        stdout().print("the report " * 2000)  # neither SystemExit nor BrokenPipeError
+        assert os.readlink(f"/proc/self/fd/{writer}") == "/dev/null", "later writes, and the flush at exit, go nowhere"
+        stdout().print("its last line")
+        print_json({"figures": "x" * 100_000})
+    finally:
+        out.close()
+    reader, writer = os.pipe()
+    os.close(reader)
+    out = io.TextIOWrapper(open(writer, "wb"), encoding="utf-8", line_buffering=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    try:
+        print_json({"figures": "x" * 100_000})  # `labtui check --json | head -c 1`
+        assert os.readlink(f"/proc/self/fd/{writer}") == "/dev/null"
+    finally:
+        out.close()
