@@ -4,10 +4,10 @@ Options are read as ssh's getopt reads them and taken only where labtui knows wh
 - **taken as they are**: choices of how ssh connects and authenticates to the host (-4 -6 -C -q -v -c -m -b -B
   -e -P -i, -o Ciphers, ServerAliveInterval, IdentityFile, PreferredAuthentications ...), and values checked
   first: -J/ProxyJump a [user@]host[:port], -l/User a user name, HostName and HostKeyAlias a host name,
-  -p/Port a port. A key file (-i, IdentityFile, CertificateFile, with its .pub and -cert.pub) that is not a
-  regular file (a FIFO would hang ssh) is refused, and as root one another user can change. A known-hosts file
-  (UserKnownHostsFile, GlobalKnownHostsFile, RevokedHostKeys) decides which hosts ssh trusts: as root, one
-  another user can change is refused; ssh never writes into one the entry names (labtui adds
+  -p/Port a port. A key or known-hosts file (-i, IdentityFile, CertificateFile, with its .pub and -cert.pub)
+  that is not a regular file (a FIFO would hang ssh) is refused, and as root a key another user can change. A
+  known-hosts file (UserKnownHostsFile, GlobalKnownHostsFile, RevokedHostKeys) decides which hosts ssh trusts:
+  as root, one another user can change is refused; ssh never writes into one the entry names (labtui adds
   StrictHostKeyChecking=yes and UpdateHostKeys=no after the entry's options, and refuses accept-new, no and
   UpdateHostKeys=yes beside it), so it cannot name /etc/passwd.
 - **taken where the entry says `allow_local_commands = true`**: what runs a command or loads code here
@@ -201,17 +201,31 @@ def _value(letter: str, keyword: str, argument: str, where: str) -> None:
         raise ValidationError(f"{where}: {said} is not a port number 1..65535")
     elif keyword in ("identityfile", "certificatefile"):
         _check_key(said, argument, where)
-    elif keyword in _KNOWN_HOSTS and os.geteuid() == 0:
+    elif keyword in _KNOWN_HOSTS:
         for name in argument.split():
             if name.lower() == "none":
                 continue
             if "%" in name or "$" in name:
+                if os.geteuid() != 0:
+                    continue
                 raise ValidationError(f"{where}: {said}: as root labtui checks the known-hosts file ssh trusts, and "
                                       f"cannot with {shown(name)} (give the file's path)")
-            problem = others_can_write(_as_ssh_expands(name))
+            _regular_or_absent(_as_ssh_expands(name), said, "a known-hosts file", where)
+            problem = others_can_write(_as_ssh_expands(name)) if os.geteuid() == 0 else None
             if problem is not None:
                 raise ValidationError(f"{where}: {said}: {problem}, who could choose which hosts ssh trusts as root "
                                       f"(chown root and chmod go-w it)")
+
+
+def _regular_or_absent(path: Path, said: str, what: str, where: str) -> None:
+    """ssh opens the files it is named with a blocking open: a FIFO there hung it (and the host's run) with no word."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return  # ssh passes over a file that is not there
+    if not stat.S_ISREG(mode):
+        raise ValidationError(f"{where}: {said}: {shown(path)} is {kind_of(mode)}, not {what} (ssh would wait on it, "
+                              "or fail)")
 
 
 def _check_key(said: str, name: str, where: str) -> None:
@@ -227,13 +241,7 @@ def _check_key(said: str, name: str, where: str) -> None:
         return
     path = _as_ssh_expands(name)
     for item in (path, path.with_name(path.name + ".pub"), path.with_name(path.name + "-cert.pub")):
-        try:
-            mode = os.stat(item).st_mode
-        except (OSError, ValueError):
-            continue  # ssh skips a key that is not there
-        if not stat.S_ISREG(mode):
-            raise ValidationError(f"{where}: {said}: {shown(item)} is {kind_of(mode)}, not a key file (ssh would wait "
-                                  "on it, or fail)")
+        _regular_or_absent(item, said, "a key file", where)
     if os.geteuid() == 0:
         problem = others_can_write(path)
         if problem is not None:

@@ -139,6 +139,8 @@ def test_a_key_file_ssh_would_hang_on_or_as_root_another_users_key_is_refused_wh
     with pytest.raises(LabtuiError, match=rf"-o identityfile '{key}': {key}.pub is a FIFO"):
         _hosts(["-o", f"IdentityFile={key}"])
     (tmp_path / "key.pub").unlink()
+    with pytest.raises(LabtuiError, match=rf"-o userknownhostsfile '{fifo}': {fifo} is a FIFO, not a known-hosts file"):
+        _hosts(["-o", f"UserKnownHostsFile={fifo}"])
     assert _hosts(["-o", f"IdentityFile={key}", "-i", "none"])  # a plain key of one's own is taken
     if os.geteuid() != 0:
         return
