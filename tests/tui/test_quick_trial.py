@@ -58,6 +58,9 @@ async def test_a_quick_trial_the_profile_refuses_starts_nothing_and_says_which_f
         assert widget_text(app, "#run-message") == "Override repeat: must be from 1 to 100, got 1000"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: widget_text(app, "#run-message").startswith("Not started: "), what="the refusal")
+        # Letters in a number field are said, naming the field, never dropped without a word.
+        await set_text(pilot, "#trial-repeat", "two")
+        assert widget_text(app, "#run-message") == "Override repeat: not a whole number: 'two'"
         await set_text(pilot, "#trial-repeat", "")
         await set_text(pilot, "#trial-duration", "3x")
         assert "Override duration: " in widget_text(app, "#run-message")
