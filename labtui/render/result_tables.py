@@ -252,7 +252,7 @@ def result_steps_table(result: RunResult) -> Fitted:
     ios = any(s.step.kind != "command" for s in result.steps)
     decimal = profile.decimal_units and ios
     names = ["IOPS", "MiB/s"] + (["MB/s"] if decimal else []) + (["read / write IOPS"] if mixed else [])
-    names += (["mean ms", "p99 ms"] if ios else []) + (["wall", "peak MiB/s"] if commands else []) + ["CPU"]
+    names += (["mean ms", "p99 ms"] if ios else []) + (["wall", "peak MiB/s"] if commands else []) + ["machine CPU"]
     steady = any(s.steady_state is not None for s in result.steps)
     names += ["steady"] if steady else []
     for name in names:

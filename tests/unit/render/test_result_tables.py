@@ -116,6 +116,9 @@ def test_a_completed_steps_latency_has_no_footnote():
 def test_the_steps_table_says_how_far_a_stopped_step_got():
     out = text(result_steps_table(stopped_run()))
     assert "Read 64K random (aborted)" in out and STOPPED in " ".join(out.split()), out
+    # The whole machine's CPU, named so (issue 39, item 12): a bare "CPU 100.0%" beside "(CPU-bound)" read
+    # as labtui's own.
+    assert "machine CPU" in out.splitlines()[1], out
 
 
 def test_show_explains_a_stopped_steps_figures(labtui_home, capsys, monkeypatch):
