@@ -3,6 +3,8 @@ and drops, as the comparisons' context rows, the plain answer's causes and check
 
 from __future__ import annotations
 
+import math
+
 from labtui.analysis.drops import aer_during
 from labtui.model.result import DriveFacts, RunResult, gts
 
@@ -60,9 +62,20 @@ def links(result: RunResult) -> list[tuple[float | None, int]]:
 
 
 def narrowest_link(result: RunResult) -> tuple[float | None, int] | None:
-    """The least link the run saw: the fewest lanes, then the slowest."""
+    """The least link the run saw: the fewest lanes, then the slowest (a speed not read is no slower speed:
+    sysfs says "Unknown" of a link it cannot read, and one such reading hid a link that did slow down)."""
     seen = links(result)
-    return min(seen, key=lambda link: (link[1], link[0] or 0.0)) if seen else None
+    return min(seen, key=lambda link: (link[1], math.inf if link[0] is None else link[0])) if seen else None
+
+
+def narrower(a: tuple[float | None, int], b: tuple[float | None, int]) -> bool:
+    """Whether link `a` has fewer lanes than `b`, or as many at a lower speed (where both speeds were read)."""
+    return a[1] < b[1] or (a[1] == b[1] and a[0] is not None and b[0] is not None and a[0] < b[0])
+
+
+def same_link(a: tuple[float | None, int], b: tuple[float | None, int]) -> bool:
+    """Whether two readings are of one link: as many lanes, at one speed where both say it."""
+    return a[1] == b[1] and (a[0] is None or b[0] is None or a[0] == b[0])
 
 
 def link_text(link: tuple[float | None, int] | None) -> str:
@@ -78,7 +91,7 @@ def link_changed(result: RunResult) -> str | None:
     if not seen:
         return None
     least = narrowest_link(result)
-    return None if least == seen[0] else f"{link_text(seen[0])} → {link_text(least)}"
+    return f"{link_text(seen[0])} → {link_text(least)}" if least is not None and narrower(least, seen[0]) else None
 
 
 def drops_text(result: RunResult) -> str:

@@ -26,7 +26,7 @@ def link_words(result: RunResult) -> str:
         return "no PCIe link to read (not a PCIe drive, or the kernel does not say)"
     first = seen[0]
     changed = drive_run.link_changed(result)
-    if changed is None and seen[-1] == first:
+    if changed is None and drive_run.same_link(seen[-1], first):
         speed, width = first
         return f"link x{width} {speed:g} GT/s as before" if speed else f"link x{width} as before"
     return f"the link changed during the run: {changed or f'{drive_run.link_text(first)} → {drive_run.link_text(seen[-1])}'}"

@@ -47,6 +47,26 @@ def test_check_fails_on_pcie_errors_counted_during_the_run():
     assert "14 PCIe errors" in check_answer(report).text
     rows = {r.label: r.values for r in context_rows([baseline, rerun])}
     assert rows["PCIe errors (AER)"] == ("not counted", "14")
+    # The comparison's plain answer names them; the drive's readings gave no speed, which is no link change
+    # (it said "the link changed during B (8 GT/s x4 → x4)").
+    line = first_lines(compare([baseline, rerun]))[0]
+    assert "14 PCIe errors (AER) were counted during B: a contact, a riser or the adapter may be at fault" in line, line
+    assert "link changed" not in line and rows["link changes"] == ("none", "none")
+
+
+def test_a_link_reading_without_its_speed_is_no_change_and_hides_no_slower_one():
+    from labtui.analysis import drive_run
+    from labtui.analysis.readback import link_words
+
+    unread = DriveFacts(source="sysfs", pcie_speed="Unknown", pcie_width=4)  # sysfs's word for a speed it cannot read
+    result = with_drive(make_result("20240501-103005-aaaa"), unread, unread)  # the target: 8 GT/s x4
+    assert drive_run.link_changed(result) is None and drive_run.narrowest_link(result) == (8.0, 4)
+    assert link_words(result) == "link x4 8 GT/s as before"
+    slowed = with_drive(make_result("20240501-113005-bbbb"), unread, DriveFacts(source="sysfs", pcie_speed="2.5 GT/s PCIe",
+                                                                                pcie_width=4))
+    assert drive_run.link_changed(slowed) == "8 GT/s x4 → 2.5 GT/s x4"
+    assert check(make_result("20240501-093005-cccc"), slowed, 10.0).hardware == (
+        "the PCIe link came up at 2.5 GT/s x4, slower than the baseline's 8 GT/s x4",)
 
 
 def test_the_answer_names_a_hotter_drive_that_throttled():
