@@ -10,6 +10,7 @@ import contextlib
 import functools
 import os
 import re
+import stat
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
@@ -28,7 +29,7 @@ from labtui.results.files import BrokenFile, atomic_write, dumps_toml, loads_tom
 from labtui.results.profile_file import parse_profile_text, profile_to_text
 from labtui.results.result_file import result_from_toml, result_to_toml
 from labtui.results.summaries import ResultSummary, load_summaries
-from labtui.results.trust import others_can_write, root_refusal
+from labtui.results.trust import others_can_write, root_refusal, user_name
 from labtui.settings import Settings, SettingsFile
 
 # A result id is its file's stem: no separators, no leading dot (hidden files are temp files).
@@ -385,7 +386,7 @@ class Store:
         their file, or, as root, one others can write)."""
         path = self.settings_path()
         try:
-            text = _read_text(path, "settings", check=_settings_trusted)
+            text = _read_text(path, "settings", check=_settings_trusted(path))
             data = loads_toml(text)
         except StoreError as exc:
             if not os.path.lexists(path):
@@ -416,11 +417,22 @@ def _not_a_directory(folder: Path, what: str) -> str | None:
     return f"{existing} is not a directory, so labtui cannot keep its {what} {where}"
 
 
-def _settings_trusted(info: os.stat_result) -> None:
-    problem = foreign_owner(info)
-    if problem is not None:
-        raise Unreadable("refused", f"refused: {problem}, who could choose the programs labtui runs (fio_path, "
-                                    "diskspd_path); chown it to the user running labtui, or remove it")
+def _settings_trusted(path: Path) -> Callable[[os.stat_result], None]:
+    """config.toml's check on its open descriptor: the file another user's (a link to theirs), or, as root, one
+    others can write; and the name itself a link another user made (into a directory they could write)."""
+
+    def check(info: os.stat_result) -> None:
+        problem = foreign_owner(info)
+        if problem is None:
+            with contextlib.suppress(OSError):
+                link = os.lstat(path)
+                if stat.S_ISLNK(link.st_mode) and link.st_uid not in (os.geteuid(), 0):
+                    problem = f"it is a link {user_name(link.st_uid)} made"
+        if problem is not None:
+            raise Unreadable("refused", f"refused: {problem}, who could choose the programs labtui runs (fio_path, "
+                                        "diskspd_path); chown it to the user running labtui, or remove it")
+
+    return check
 
 
 def _command_steps_trusted(path: Path, profile: Profile) -> None:

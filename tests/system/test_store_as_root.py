@@ -110,3 +110,22 @@ def test_config_toml_linked_to_another_users_file_is_refused_where_it_is_read(la
     assert found.broken == (f"{home / 'config.toml'}: refused: it belongs to {user.name}, who could choose the programs "
                             "labtui runs (fio_path, diskspd_path); chown it to the user running labtui, or remove it")
     assert found.settings.engines.fio_path is None and not mark.exists()
+
+
+def test_config_toml_a_link_another_user_planted_is_refused_though_it_leads_to_roots_file(lab):
+    """A directory they could write (refused by the store's check; read_settings checks again on its own): the
+    link they put there leads to a file of root's holding a fio_path; it is not taken."""
+    from labtui.results.store import Store
+
+    place, user = lab
+    home = place / "planted"
+    home.mkdir()
+    home.chmod(0o777)
+    roots = place / "roots-other.toml"
+    roots.write_text('fio_path = "/usr/bin/true"\n')
+    user.sh(f"ln -s '{roots}' '{home}/config.toml'")
+    found = Store(home).read_settings()
+    assert found.broken == (f"{home / 'config.toml'}: refused: it is a link {user.name} made, who could choose the "
+                            "programs labtui runs (fio_path, diskspd_path); chown it to the user running labtui, or "
+                            "remove it")
+    assert found.settings.engines.fio_path is None
