@@ -6,7 +6,8 @@ highlighted host's are on one line in the detail line under it, and the panel un
 fastest and slowest host per step (widgets/fleet_summary.py). The layout is fixed: however many
 hosts, the table scrolls between the status line and that panel, which stay on screen. Enter opens
 that host's run, live, with the charts of the Run screen. The rows are redrawn on a timer at most
-twice a second, whatever the number of hosts and samples.
+twice a second, whatever the number of hosts and samples. What Start runs and the words said before
+it (the ready line, the question) are tui/fleet_start.py's.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from labtui.errors import LabtuiError
 from labtui.fleet.host_run import COMPLETED, HostRun
 from labtui.fleet.session import CONNECTIONS, Fleet
 from labtui.tui.context import LabtuiScreen, cursor_blinks
-from labtui.tui.quick_trial import trial_words
+from labtui.tui.fleet_start import fleet_start, ready_line
 from labtui.tui.work import report_failure
 from labtui.widgets.context_bar import ContextBar
 from labtui.widgets.fleet_summary import FleetSummary
-from labtui.widgets.hosts_table import HostsTable, verdict_text
+from labtui.widgets.hosts_table import HostsTable, detail_line
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 
@@ -138,23 +139,11 @@ class FleetScreen(LabtuiScreen[None]):
         """What ctrl+s will run, where: said when the hosts open, and again whenever the screen comes
         back (another profile may have been chosen on Workload meanwhile, the Run screen's Override
         fields changed) or the order changes."""
-        hosts = self.hosts
-        trial = self.lab.quick_trial
-        overridden = ""
-        if trial and self.lab.profile is not None:
-            # The Run screen's Override fields are what a fleet run runs too: said here, or a 5 s trial
-            # there reads as what 32 hosts will run for 60 s.
-            try:
-                said = trial_words(self.lab.profile, trial.apply(self.lab.profile))
-                overridden = f", {said}," if said else ""
-            except LabtuiError as exc:
-                self._say(f"The Run screen's Override {exc}: ctrl+s refuses to start until it is fixed or "
-                          "cleared there (r).", "$warning")
-                self._ready_line = True
-                return
-        self._say(f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} in {self._opened}: ctrl+s runs "
-                  f"{self._profile_name()}{overridden} on {'each in turn' if self.one_at_a_time else 'all of them together'} "
-                  f"(ctrl+o: {'together' if self.one_at_a_time else 'one after another'}).")
+        try:
+            self._say(ready_line(self.hosts, self._opened, self.lab.profile, self.lab.quick_trial,
+                                 one_at_a_time=self.one_at_a_time))
+        except LabtuiError as exc:
+            self._say(str(exc), "$warning")
         self._ready_line = True
 
     def on_screen_resume(self) -> None:
@@ -166,10 +155,6 @@ class FleetScreen(LabtuiScreen[None]):
 
     def _engine(self) -> str:
         return self.lab.settings.engine or "native"
-
-    def _profile_name(self) -> str:
-        profile = self.lab.profile
-        return profile.name if profile is not None else "the chosen profile"
 
     # ------------------------------------------------------------------ running
 
@@ -207,10 +192,7 @@ class FleetScreen(LabtuiScreen[None]):
     def action_start(self) -> None:
         """Start the chosen profile on every host, once the person says so: it writes to every
         reachable host's disk, so one key asks first (as History's a and the Disks screen's R do)."""
-        from labtui.fleet.requests import run_request, ssh_program, targets
-        from labtui.run.request import RunRequest
         from labtui.screens.confirm import ConfirmModal
-        from labtui.tui.run_plan import fleet_question
 
         typed = self._typed_path()
         # Ctrl+S straight after typing a path (no Enter) means that file's hosts, not the last ones.
@@ -223,20 +205,9 @@ class FleetScreen(LabtuiScreen[None]):
         if self.lab.run_active:
             self._say("A run is going on the Run screen: one at a time.", "$warning")
             return
-        saved, trial = profile, self.lab.quick_trial
         try:
-            if profile.params:
-                raise LabtuiError(f"{profile.name} takes parameters ({', '.join(p.name for p in profile.params)}): "
-                                  "run it with `labtui run --hosts FILE --param NAME=VALUE`")
-            try:
-                # The Run screen's Override fields, as `labtui run --hosts --duration ...` takes them: every host
-                # is sent the profile overridden, its title and description saying so.
-                profile = trial.apply(profile)
-            except LabtuiError as exc:
-                raise LabtuiError(f"The Run screen's Override {exc}: fix it or clear it there (r)") from None
-            request = run_request(self.hosts, RunRequest(profile=profile.name, engine=self._engine(),
-                                                         overrides=trial.overrides), profile)
-            ssh = ssh_program()
+            start = fleet_start(self.hosts, profile, self.lab.quick_trial, self._engine(),
+                                one_at_a_time=self.one_at_a_time, unsaved=self.lab.unsaved_profile == profile.name)
         except LabtuiError as exc:
             self._say(str(exc), "$error")
             return
@@ -247,19 +218,9 @@ class FleetScreen(LabtuiScreen[None]):
             if self.lab.run_active or self.running:  # one started meanwhile (History's a, over the question)
                 self._say("A run is going: one at a time.", "$warning")
                 return
-            self._start(profile, request, ssh, overridden=bool(said))
+            self._start(start.profile, start.request, start.ssh, overridden=bool(start.overridden))
 
-        count = f"{len(self.hosts)} host{'s' if len(self.hosts) != 1 else ''}"
-        question = fleet_question(profile, targets(self.hosts, None), self._engine(), one_at_a_time=self.one_at_a_time)
-        said = trial_words(saved, profile)
-        if said:
-            question = (f"{said[0].upper()}{said[1:]}: clear the Override fields there to run the profile as it "
-                        f"is.\n{question}")
-        if self.lab.unsaved_profile == profile.name:  # as the Run screen says it: the editor's edits are not what runs
-            question = (f"Your edits to {profile.name} are not saved: this runs the saved profile (Ctrl+S on the "
-                        f"Workload screen saves them).\n{question}")
-        self.app.push_screen(ConfirmModal(f"Run {profile.name} on {count}?", question, yes="Run", no="Not now"),
-                             answered)
+        self.app.push_screen(ConfirmModal(start.title, start.question, yes="Run", no="Not now"), answered)
 
     def _start(self, profile: Profile, request: Request, ssh: str, *, overridden: bool = False) -> None:
         self.summary = None
@@ -375,13 +336,8 @@ class FleetScreen(LabtuiScreen[None]):
             self.query_one("#fleet-detail", Static).update("")
             return
         r = runs[min(table.cursor_row, len(runs) - 1)]
-        parts = [r.host.where(), f"target {r.host.target or '-'}"]
-        if r.labtui:
-            parts.append(f"labtui {r.labtui}")
-        verdict = verdict_text(r, self.summary) if self.fleet is not None else ""
-        if verdict:
-            parts.append(verdict)
-        self.query_one("#fleet-detail", Static).update(Content.assemble((r.name, "bold"), ": ", " · ".join(parts)))
+        self.query_one("#fleet-detail", Static).update(detail_line(r, self.summary if self.fleet is not None else None,
+                                                                   ran=self.fleet is not None))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         # Enter on a row: the table's own binding takes the key first.

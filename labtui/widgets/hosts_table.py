@@ -185,6 +185,18 @@ def verdict_text(r: HostRun, summary: HostsSummary | None) -> str:
     return "within noise" if summary.noise_known else NOISE_UNKNOWN
 
 
+def detail_line(r: HostRun, summary: HostsSummary | None, *, ran: bool) -> Content:
+    """The line under the table for the highlighted host, whole where its row cuts: where it is, its target,
+    its labtui and, once the hosts have `ran`, what became of it."""
+    parts = [r.host.where(), f"target {r.host.target or '-'}"]
+    if r.labtui:
+        parts.append(f"labtui {r.labtui}")
+    verdict = verdict_text(r, summary) if ran else ""
+    if verdict:
+        parts.append(verdict)
+    return Content.assemble((r.name, "bold"), ": ", " · ".join(parts))
+
+
 def failure_words(r: HostRun) -> str:
     """Why the host failed, as its row says it on one line: its reason without what its row and the
     detail line already say (the host's ssh destination: "ssh lab@10.0.0.5 failed: ssh: connect to
