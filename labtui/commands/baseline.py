@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from labtui.results.baselines import Baseline
     from labtui.results.store import Store
     from labtui.run.request import BaselineRequest
+    from labtui.run.runner import Runner
 
 HELP = "mark a result (and more runs) as the baseline for its disk and profile, add runs, clear, or list"
 
@@ -109,6 +110,10 @@ def _mark_and_more(store: Store, results: list[RunResult], request: BaselineRequ
     result = results[0]
     replaced = None
     left_out: list[str] = []
+    # --more's runs are checked and asked for before anything is marked: a "no" at the prompt (or a disk
+    # without room) marked the result all the same, replacing the disk's baseline, though it said "nothing
+    # was added" and exited 4 ("nothing was written").
+    asked = _more_asked(store, result, request, yes=yes) if request.more else None
     if request.add:
         baseline = baselines.add(store, result, results[1:])
     else:
@@ -118,8 +123,8 @@ def _mark_and_more(store: Store, results: list[RunResult], request: BaselineRequ
         if before is not None and before.result_id == result.id:
             left_out = [i for i in before.added if i not in baseline.result_ids]
     ended = 0
-    if request.more:
-        more = _run_more(store, result, request, stops, yes=yes)
+    if asked is not None:
+        more = _ran(asked, stops)
         if more is None:
             return ExitCode.FAILED
         ended = len(stops.received)
@@ -233,10 +238,13 @@ def _offer(result: RunResult, need: int, target: str | None) -> bool:
 def _run_more(store: Store, result: RunResult, request: BaselineRequest, stops: Stops, *,
               yes: bool) -> RunResult | None:
     """Run the result's stored profile `request.more` times (one result) and return it (None if nothing saved)."""
-    import asyncio
+    return _ran(_more_asked(store, result, request, yes=yes), stops)
 
+
+def _more_asked(store: Store, result: RunResult, request: BaselineRequest, *, yes: bool) -> Runner:
+    """The runner of --more's runs, its checks passed and the person's yes given (Declined for a no)."""
     from labtui.commands.common import engine_words, room_said, runs_words, stderr, time_words
-    from labtui.commands.progress import confirm, execute
+    from labtui.commands.progress import confirm
     from labtui.errors import Declined
     from labtui.printable import shown
     from labtui.run.preflight import NoRoom
@@ -252,7 +260,17 @@ def _run_more(store: Store, result: RunResult, request: BaselineRequest, stops: 
                    f"{engine_words(profile, runner.options.engine)}, {time_words(profile, result)}, to add "
                    f"{request.more} run{'s' if request.more != 1 else ''} per step to the baseline of {result.id}")
     if not yes and not confirm(runner, plan):
-        raise Declined("not run: nothing was added to the baseline")
+        raise Declined("not run: nothing was marked or added to the baseline")
+    return runner
+
+
+def _ran(runner: Runner, stops: Stops) -> RunResult | None:
+    """--more's runs run (one result): it, or None where nothing completed (said on stderr)."""
+    import asyncio
+
+    from labtui.commands.common import stderr
+    from labtui.commands.progress import execute
+
     stops.hold()  # after the prompt: Ctrl+C there still interrupts
     asyncio.run(execute(runner, as_json=False, stops=stops, report=False))
     more = runner.result

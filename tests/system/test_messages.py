@@ -149,7 +149,7 @@ def test_answering_no_to_baseline_more_says_what_it_would_have_run_and_exits_4(l
     # What --more runs, said as it is: each step twice more, in one result (not "quick-sanity 2 more times").
     assert (f"labtui baseline: running each of quick-sanity's 2 steps 2 times (one result) on {target} with native, "
             f"about ") in said and f"to add 2 runs per step to the baseline of {result.id}" in said
-    assert "labtui: not run: nothing was added to the baseline" in said
+    assert "labtui: not run: nothing was marked or added to the baseline" in said
     assert not any(target.iterdir())
 
 

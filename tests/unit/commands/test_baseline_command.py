@@ -86,8 +86,12 @@ def test_echo_n_into_baseline_more_runs_nothing_and_exits_4(labtui_home, tmp_pat
     assert main(["baseline", result.id, "--more", "1", "-t", str(target)]) == 4
     out, err = capsys.readouterr()
     assert "Go ahead? [y/N] n (read from stdin)" in err and "Go ahead" not in out
-    assert err.rstrip().endswith("labtui: not run: nothing was added to the baseline")
+    assert err.rstrip().endswith("labtui: not run: nothing was marked or added to the baseline")
     assert list(target.iterdir()) == [] and [r.id for r in Store(labtui_home).summaries()[0]] == [result.id]
+    # Nor marked: the "no" marked the result as its disk's baseline all the same (replacing the one it had).
+    from labtui.results import baselines
+
+    assert baselines.ids(Store(labtui_home)) == set()
 
 
 def test_off_a_terminal_baseline_gives_the_command_line_that_adds_the_runs_where_it_was_told(
@@ -136,3 +140,6 @@ def test_baseline_more_refused_for_room_says_how_to_make_room(labtui_home, tmp_p
         "\n") == 1, err
     assert err.rstrip().endswith("is free. Make room there or give another target (-t DIR)."), err
     assert list(target.iterdir()) == []
+    from labtui.results import baselines
+
+    assert baselines.ids(Store(labtui_home)) == set()  # bad input changes nothing: nothing marked either
