@@ -159,7 +159,8 @@ class ReadBack:
     @property
     def whole(self) -> bool:
         """Every block checked came back, and the checks reached all of the file (or fio checked them)."""
-        return not self.failed and (self.fio_blocks is not None or 0 < self.file_bytes <= self.covered_bytes)
+        return not self.failed and (self.fio_blocks is not None and not self.unwritten
+                                    or 0 < self.file_bytes <= self.covered_bytes)
 
     @property
     def mark(self) -> str:
@@ -178,6 +179,13 @@ class ReadBack:
             n = self.mismatched
             return (f"{n} block{'s' if n != 1 else ''} did not read back as written ({', '.join(self.kinds) or 'fio'}) "
                     f"in {', '.join(repr(name) for name in self.bad_steps)}: labtui show {result_id} lists them")
+        # With no verified write in the run, longer steps check nothing more: the writes are missing.
+        fix = "give the write step longer, --duration" if self.wrote else "put a verified write step before the reads"
+        if self.fio_blocks is not None and self.unwritten:
+            n = self.unwritten
+            return (f"Every block fio read back with its header was as written (fio's crc32c); {n} block"
+                    f"{'s' if n != 1 else ''} read carried no fio header (not written by this run's verified writes, "
+                    f"not checked: {fix})")
         if self.fio_blocks is not None:
             return f"Every block fio read back ({self.fio_blocks}) was as written (fio's crc32c)"
         if self.whole:
@@ -188,8 +196,6 @@ class ReadBack:
         words = f"{covered} of {whole} read back as written, no block otherwise"
         if self.unwritten:
             n = self.unwritten
-            # With no verified write in the run, longer steps check nothing more: the writes are missing.
-            fix = "give the write step longer, --duration" if self.wrote else "put a verified write step before the reads"
             were = "blocks read were" if n != 1 else "block read was"
             return words + f"; {n} {were} not written by this run's verified writes (not checked: {fix})"
         return words + " (the steps did not reach the rest: give them longer, --duration)"

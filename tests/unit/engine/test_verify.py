@@ -163,7 +163,7 @@ def test_fios_verify_failures_are_read_from_its_own_words_by_offset() -> None:
             "length=4096, flags=8)", "Expected CRC: 5c975db9", "Received CRC: 9369a779",
             "verify: bad magic header 0, wanted acca at file /t/labtui-x.dat offset 40960, length 4096",
             "fio: pid=11776, err=84/file:io_u.c:2190, func=io_u_queued_complete, error=Invalid or incomplete multibyte")
-    check = fio_verification(said, 100, 4096, 1 << 20)
+    check = fio_verification(said, 100, 4096, 1 << 20, written=1 << 20)  # the run's verified write wrote it all
     assert [m.offset for m in check.mismatches] == [20480, 40960] and check.mismatched == 2 and check.engine == "fio"
     assert check.problem() == "2 blocks did not read back as written (corrupted)"
     assert fio_verification(("fio: some other complaint",), 10, 4096, 1 << 20).mismatched == 0
@@ -193,6 +193,24 @@ def test_fio_going_on_past_bad_blocks_names_each_and_a_swapped_one_as_misplaced(
     assert found[20] == (MISPLACED, "holds the block fio wrote for offset 40960")
     assert found[22] == (CORRUPTED, "fio: bad header crc 1234, calculated 5678")
     assert check.problem() == "5 blocks did not read back as written (corrupted, misplaced)"
+
+
+def test_a_block_with_no_fio_header_is_unwritten_unless_the_runs_verified_write_put_one_there() -> None:
+    """A verified write step too short for its file (0.1 s of 256 MiB) made fio's verified read say '5831 blocks did
+    not read back as written' on a sound loop device: blocks fio never wrote have no fio header. Within what the
+    run's sequential verified write wrote, a block without one is a lost write."""
+    from labtui.engine.fio.engine import LOST, fio_verification
+
+    def magic(offset: int) -> str:  # fio 3.33's words for a block without its header
+        return (f"verify: bad magic header 9000, wanted acca at file /t/labtui-x.dat offset {offset}, length 4096 "
+                f"(requested block: offset={offset}, length=4096)")
+
+    said = (magic(8192), magic(1 << 20), magic((1 << 20) + 4096))
+    never = fio_verification(said, 300, 4096, 4 << 20)  # no verified write known to have reached them
+    assert (never.mismatched, never.unwritten, never.failed) == (0, 3, False)
+    lost = fio_verification(said, 300, 4096, 4 << 20, written=1 << 20)  # the write put the first 1 MiB there
+    assert (lost.mismatched, lost.unwritten) == (1, 2)
+    assert (lost.mismatches[0].offset, lost.mismatches[0].kind, lost.mismatches[0].detail) == (8192, CORRUPTED, LOST)
 
 
 def test_a_verified_step_with_one_io_in_flight_runs_on_a_ring_loop_which_checks_reads() -> None:
