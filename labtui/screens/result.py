@@ -20,7 +20,7 @@ from textual.widgets import Static
 from labtui.analysis import bottleneck
 from labtui.analysis.listed_steps import ListedStep, listed_steps
 from labtui.model.result import RunResult, StepResult
-from labtui.render.readback import readback_line
+from labtui.render.readback import readback_line, step_blocks
 from labtui.render.result_tables import (
     context_table,
     fmt_iops,
@@ -267,7 +267,8 @@ class ResultScreen(Screen):
         if limit is not None and limit.verdict != bottleneck.UNKNOWN:
             style = theme_style(self.app, "warning") if limit.verdict != bottleneck.NOT_LINK else ""
             lines.append(Text.assemble(("Limit: ", "bold"), (limit.text, style)))
-        command.update(Group(*lines))
+        # A verified step's check and the blocks that did not read back, offset by offset (as `labtui show`).
+        command.update(Group(*lines, *step_blocks(s, self.result.id)))
 
     def action_scroll(self, pages: int) -> None:
         body = self.query_one("#result-body", VerticalScroll)

@@ -86,6 +86,11 @@ async def test_the_result_screen_says_the_answer_under_its_title_as_the_run_scre
         await pilot.pause()
         said = widget_text(app, "#result-warnings")
         assert said.startswith("2 blocks did not read back as written (corrupted, torn)"), said
+        # The step under the cursor lists its blocks, offset by offset, as `labtui show` does (the screen only
+        # told to run `labtui show`).
+        blocks = widget_text(app, "#step-command")
+        assert "2 blocks did not read back as written (corrupted, torn), of" in blocks, blocks
+        assert "65536" in blocks and "131072" in blocks and "16 bytes differ" in blocks, blocks
         app.pop_screen()
         await app.push_screen(ResultScreen(run_result("plain", {READ: [50_000]})))  # it verified nothing
         await pilot.pause()

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from labtui.model.verification import CORRUPTED, BlockMismatch, Verification
+from labtui.model.verification import CORRUPTED, TORN, BlockMismatch, Verification
 from labtui.render import readback
 from synthetic import READ, run_result
 
@@ -47,3 +47,7 @@ def test_blocks_that_did_not_read_back_are_listed_up_to_a_screenful_and_the_rest
     assert f"{(readback.SHOWN - 1) * 65536}" in text and f"{readback.SHOWN * 65536} " not in text
     assert "+1000: 00ff / ff00" in text and "corrupted: 16 bytes differ" in text
     assert "… and 20 more (labtui show 20261206-101500-v1 --json keeps the first 25)" in text
+    # A torn block's detail says its kind itself: once ("torn: torn: only its first ...").
+    torn = BlockMismatch(0, TORN, "torn: only its first 2048 bytes are this write's, the last 2048 are not", "", "")
+    text = shown(readback.readback_renderable(verified(replace(WHOLE, mismatched=1, mismatches=(torn,)))))
+    assert "torn: only its first 2048" in text and "torn: torn" not in text
