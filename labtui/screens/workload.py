@@ -4,7 +4,8 @@ Edits go into a `ProfileDraft` and are checked by the model's own rules as they 
 forms (`FieldForm`: the profile, the step, its repetitions) whose fields labtui.tui.profile_fields
 names; the engines' command lines (`CommandLines`) follow the highlighted step. Saving, copying,
 renaming and deleting are `ProfileFiles`' (built-in profiles are never written: saving one asks for
-a name and writes a user copy). Opening a profile makes it the one a run uses (`app.profile`).
+a name and writes a user copy); adding, removing and moving steps `StepEdits`'. Opening a profile
+makes it the one a run uses (`app.profile`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from textual.widgets import DataTable, Input, Label, OptionList, TextArea
 from labtui.errors import ValidationError
 from labtui.model.profile import Profile
 from labtui.results.files import BrokenFile
-from labtui.screens.confirm import ConfirmModal
 from labtui.screens.workload_files import EditorScreen, ProfileFiles
+from labtui.screens.workload_steps import StepEdits
 from labtui.tui.context import Command
 from labtui.tui.profile_draft import ProfileDraft, step_field_path, step_fields
 from labtui.tui.profile_fields import (
@@ -74,6 +75,7 @@ class WorkloadScreen(EditorScreen):
         self._opened_key: str | None = None
         self.forms_ready = False
         self.files = ProfileFiles(self)
+        self.steps = StepEdits(self)
 
     # ------------------------------------------------------------------ layout
 
@@ -321,50 +323,13 @@ class WorkloadScreen(EditorScreen):
             self.set_focus(self.query_one("#s-name", Input))
 
     def action_add_step(self) -> None:
-        assert self.draft is not None
-        self.step_index = self.draft.add_step(self.step_index)
-        self._refresh_steps()
+        self.steps.add()
 
     def action_remove_step(self) -> None:
-        """Ask, naming the step, then remove it: one key took a step and its edits with no way back."""
-        assert self.draft is not None
-        draft, index = self.draft, self.step_index
-        if len(draft.steps) == 1:
-            self._remove_step(draft, index)  # the model refuses it, and says why: nothing to ask
-            return
-        step = draft.step(index)
-        name = draft.steps[index].values.get("name", "") or "unnamed"
-        what = f" ({step.label()})" if step is not None else ""
-
-        def answer(remove: bool | None) -> None:
-            # The same step of the same draft: the profile or the highlighted step did not change meanwhile.
-            if remove and self.draft is draft and index < len(draft.steps):
-                self._remove_step(draft, index)
-
-        self.app.push_screen(
-            ConfirmModal("Remove step?", f"Remove step {index + 1} of {len(draft.steps)}, {name}{what}, with its "
-                         "settings? The profile file changes only when you save (Ctrl+S).",
-                         yes="Remove", no="Keep", danger=True),
-            answer,
-        )
-
-    def _remove_step(self, draft: ProfileDraft, index: int) -> None:
-        try:
-            draft.remove_step(index)
-        except ValidationError as exc:
-            self.notify(exc.reason, title="Step not removed", severity="warning")
-            return
-        self.step_index = min(index, len(draft.steps) - 1)
-        self._refresh_steps()
+        self.steps.remove()
 
     def action_move_step(self, delta: int) -> None:
-        assert self.draft is not None
-        self.step_index = self.draft.move_step(self.step_index, delta)
-        self._refresh_steps()
-
-    def _refresh_steps(self) -> None:
-        self._fill_step_form()
-        self._after_edit()
+        self.steps.move(delta)
 
     # ------------------------------------------------------------------ save, duplicate, rename, delete
 

@@ -29,10 +29,11 @@ if TYPE_CHECKING:
 
 
 class EditorScreen(LabtuiScreen[None]):
-    """The Workload screen as its files see it (`labtui.screens.workload.WorkloadScreen` is the one):
-    declared here, so that this module needs nothing of the screen's (which imports it)."""
+    """The Workload screen as its files and its steps (workload_steps.py) see it (`labtui.screens.workload.
+    WorkloadScreen` is the one): declared here, so that they need nothing of the screen's (which imports them)."""
 
     draft: ProfileDraft | None
+    step_index: int  # the highlighted step's
     profiles: list[Profile]
     broken: dict[str, BrokenFile]
     forms_ready: bool
@@ -45,6 +46,9 @@ class EditorScreen(LabtuiScreen[None]):
         raise NotImplementedError
 
     def _after_edit(self) -> None:
+        raise NotImplementedError
+
+    def _fill_step_form(self) -> None:
         raise NotImplementedError
 
     def _highlight(self, key: str | None) -> None:

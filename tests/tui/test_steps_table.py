@@ -1,10 +1,8 @@
-"""A profile's steps as a table (widgets/steps_table.py): fitted to its width, nothing cut, steps added, moved and removed."""
+"""A profile's steps as a table (widgets/steps_table.py): fitted to its width, nothing cut (steps added, moved and
+removed: test_workload_steps_screen.py)."""
 
 from __future__ import annotations
 
-from textual.widgets import Input
-
-from labtui.screens.confirm import ConfirmModal
 from labtui.widgets.steps_table import StepsTable
 from tui_support import make_app, open_workload, screen_text
 
@@ -50,25 +48,6 @@ async def test_the_steps_table_folds_long_step_names_at_80_columns_never_cutting
             assert table.rows[table.ordered_rows[i].key].height == max(
                 str(c).count("\n") + 1 for c in table.get_row_at(i))
         assert any("\n" in str(table.get_cell(str(i), key)) for i in range(len(profile.steps)) for key in ("name", "label"))
-
-
-async def test_steps_can_be_added_moved_and_removed_but_not_the_last(labtui_home):
-    app = make_app(labtui_home)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_workload(pilot)
-        table = app.screen.query_one(StepsTable)
-        table.focus()
-        await pilot.press("a")
-        await pilot.pause()
-        assert table.row_count == 3 and app.screen.step_index == 1
-        assert app.screen.query_one("#s-name", Input).value == "Read 64K random (copy)"
-        await pilot.press("shift+down")
-        await pilot.pause()
-        assert app.screen.step_index == 2
-        await pilot.press("x", "y", "x", "y", "x")  # each asks first; the last is refused without asking
-        await pilot.pause()
-        assert table.row_count == 1 and not isinstance(app.screen, ConfirmModal)
-        assert any("at least one step" in str(n.message) for n in app._notifications)
 
 
 def test_a_verified_step_says_so_in_the_steps_list():

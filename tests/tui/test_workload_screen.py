@@ -351,37 +351,6 @@ async def test_native_workers_and_requires_have_controls_shown_in_the_preview_an
     assert 'native_workers = "per-thread"' in text and 'requires = ["sh", "/bin/sh"]' in text
 
 
-async def test_x_asks_before_removing_a_step_naming_it_and_no_keeps_it(labtui_home):
-    # `x` removed the highlighted step at once, its edits with it, and nothing brought it back.
-    app = make_app(labtui_home)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await open_workload(pilot)
-        screen = app.screen
-        await set_text(pilot, "#s-duration", "3s")  # an edit of step 1 that would be lost
-        table = screen.query_one(StepsTable)
-        table.focus()
-        await pilot.press("x")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
-        asked = widget_text(app, "#confirm-message")
-        assert asked.startswith("Remove step 1 of 2, Read 64K random (RND64K Q8T4 R), with its settings?"), asked
-        await pilot.press("enter")  # a stray Enter is "Keep"
-        await wait_for(pilot, lambda: app.screen is screen, what="the question answered")
-        assert table.row_count == 2 and screen.draft.step(0).duration == 3.0
-        for no in ("n", "escape"):
-            await pilot.press("x")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
-            await pilot.press(no)
-            await wait_for(pilot, lambda: app.screen is screen, what="the question answered")
-            assert table.row_count == 2
-        await pilot.press("down", "x")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
-        assert "Remove step 2 of 2, Write 64K random (RND64K Q8T4 W)" in widget_text(app, "#confirm-message")
-        await pilot.press("y")
-        await wait_for(pilot, lambda: table.row_count == 1, what="the step removed")
-        assert screen.draft.step(0).duration == 3.0 and screen.step_index == 0
-        assert app.focused is table  # back where the key was pressed
-
-
 async def test_keys_typed_ahead_of_the_screen_reach_it_in_order(labtui_home):
     # w, Enter, x typed quickly: all three were queued on the Disks table before w was handled, and
     # Textual resolves a key's binding against what has focus when the key comes: Enter found the
