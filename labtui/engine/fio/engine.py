@@ -23,12 +23,11 @@ import asyncio
 import contextlib
 import errno
 import math
-import re
 import shlex
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,12 +39,12 @@ from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailabl
 from labtui.engine.cpu import CpuMeter, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import intervals, output, parse as fr
+from labtui.engine.fio.verify import FIO_VERIFY, VerifyTally, read_stderr
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
 from labtui.machine import programs
 from labtui.model.profile import MIB, Step
 from labtui.model.result import DirectionStats, LatencySummary, SteadyCriterion, SteadyState, StepResult, settled
-from labtui.model.verification import CORRUPTED, KEPT, MISPLACED, BlockMismatch, Verification
 from labtui.settings import EngineSettings
 from labtui.units import format_duration
 
@@ -153,51 +152,6 @@ def fio_arguments(
     return args
 
 
-FIO_VERIFY = "crc32c"
-# fio's words for a block that did not read back (fio 3.33's verify.c): "crc32c: verify failed at file F offset N,
-# length L ...", "verify: bad magic header 0, wanted acca at file F offset N, length L" and, for a block holding
-# another offset's, "verify: bad header offset M, wanted N at file F offset N, length L".
-_VERIFY_FAILED = re.compile(r"^(?P<what>[\w-]+: verify failed|verify: bad (?:magic )?header(?: offset (?P<held>\d+))?"
-                            r"[^,]*,[^,]*?) at file .* offset (?P<offset>\d+), length (?P<length>\d+)")
-
-
-LOST = ("no fio header where this run's verified write put one: the write was lost (the block reads as zeros, "
-        "or as older data)")
-
-
-def fio_verification(messages: Sequence[str], blocks: int, block_size: int, file_size: int,
-                     written: int = 0) -> Verification:
-    """What fio's verify= found, from its messages: each block it reported, by offset. A block with no fio header
-    at all ("bad magic header") is one no verified write of the run wrote, not counted against the drive, except
-    within the first `written` bytes of the file, which the run's verified writes are known to have written."""
-    found: dict[int, BlockMismatch] = {}
-    unwritten: set[int] = set()
-    for line in messages:
-        m = _VERIFY_FAILED.match(line.strip())
-        if m is None:
-            continue
-        offset = int(m["offset"])
-        what = m["what"]
-        kind = CORRUPTED
-        if "magic" in what and offset + int(m["length"]) > written:
-            unwritten.add(offset)
-            continue
-        if "magic" in what:
-            detail = LOST
-        elif m["held"] is not None:  # fio's header, intact, of another offset: the block went to the wrong place
-            kind, detail = MISPLACED, f"holds the block fio wrote for offset {m['held']}"
-        elif "verify failed" in what:
-            detail = f"fio: {FIO_VERIFY} of the block's data does not match its header"
-        else:
-            detail = f"fio: {what.removeprefix('verify: ')}"
-        found.setdefault(offset, BlockMismatch(offset, kind, detail, f"fio's header for offset {offset}",
-                                               line.strip()[:200]))
-    kept = tuple(sorted(found.values(), key=lambda b: b.offset))
-    return Verification(checksum=f"{FIO_VERIFY} (fio)", blocks=blocks, bytes=blocks * block_size, mismatched=len(found),
-                        unwritten=len(unwritten), file_bytes=file_size // block_size * block_size,
-                        mismatches=kept[:KEPT], engine="fio")
-
-
 def fio_jobs(step: Step, linux: bool | None = None) -> int:
     """fio's job count for `step` (numjobs): a job per thread with libaio (cache off on Linux), else
     psync's job per I/O in flight."""
@@ -279,7 +233,10 @@ class FioEngine(Engine):
         except OSError as exc:
             raise EngineUnavailable(f"cannot start fio ({exc.strerror or exc}): {INSTALL_HINT}") from exc
         errors: list[str] = []
-        err_task = asyncio.ensure_future(subproc.read_all(proc.stderr, errors))
+        # A verified read's messages are tallied as they come: a file the write step did not reach makes millions.
+        tally = VerifyTally(job.file_size, self._wrote.get(job.run_id or "", 0)) if step.verify and step.reads else None
+        err_task = asyncio.ensure_future(subproc.read_all(proc.stderr, errors) if tally is None
+                                         else read_stderr(proc.stderr, errors, tally))
         raw: list[str] = []
         stream = output.ReportStream()
         sizes = (step.block_size, step.block_size)  # every I/O of a labtui step is one block size
@@ -352,13 +309,14 @@ class FioEngine(Engine):
         tracker.finish()
         self.raw_outputs.append("".join(raw))
         stderr = output.split_output("".join(errors)).messages + tuple(stream.messages)
-        result = self._result(step, job, reports, tracker, meter, command_line, 0 if stopped else returncode, stderr)
+        result = self._result(step, job, reports, tracker, meter, command_line, 0 if stopped else returncode, stderr,
+                              tally)
         if rounds is not None and result.status == "completed":
             result = rounds.result(result, _only_job(reports[-1]), fr.is_legacy(reports[-1]))
         yield StepFinished(job.index, result)
 
     def _result(self, step: Step, job: Job, reports: list[dict[str, Any]], tracker: intervals.SampleTracker, meter: CpuMeter,
-                command_line: str, returncode: int, stderr: tuple[str, ...]) -> StepResult:
+                command_line: str, returncode: int, stderr: tuple[str, ...], tally: VerifyTally | None = None) -> StepResult:
         detail = "; ".join(stderr[-3:])
         if not reports:
             raise EngineFailed(f"fio {subproc.exit_text(returncode)} without a report" + (f": {detail}" if detail else ""))
@@ -388,9 +346,8 @@ class FioEngine(Engine):
             # One job writing in order from the file's start: its first bytes carry fio's headers (a random
             # write's, or several jobs', blocks are not known: a block without a header there is not blamed).
             self._wrote[job.run_id] = max(self._wrote.get(job.run_id, 0), min(result.write.bytes, job.file_size))
-        if step.verify and step.reads:
-            checked = fio_verification(stderr, result.read.ios, step.block_size, job.file_size,
-                                       self._wrote.get(job.run_id or "", 0))
+        if tally is not None:
+            checked = tally.verification(result.read.ios, step.block_size, job.file_size)
             result = replace(result, verify=checked)
             if checked.failed:
                 first = checked.mismatches[0].detail.removeprefix("fio: ")
