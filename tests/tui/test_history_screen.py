@@ -366,6 +366,6 @@ async def test_a_detail_longer_than_its_box_scrolls_by_keys_and_a_toast_leaves_i
         await wait_for(pilot, lambda: box.scroll_y == 0, what="the detail back at its top")
         # A notification sits above the detail, not over it.
         screen.notify("Tags set", title="20240501-103005-aaaa")
-        toast = await wait_for(pilot, lambda: next(iter(app.screen.query(Toast)), None), what="a toast")
-        await pilot.pause(0.3)
-        assert toast.region.height and toast.region.bottom <= box.region.y, (toast.region, box.region)
+        toast = await wait_for(pilot, lambda: next((t for t in app.screen.query(Toast) if t.region.height), None),
+                               what="a toast on screen")
+        assert toast.region.bottom <= box.region.y, (toast.region, box.region)
