@@ -80,16 +80,22 @@ def stamp(view: memoryview, at: int, size: int, offset: int, number: int, tag: i
 UNWRITTEN = "unwritten"
 
 
-def check(view: memoryview, at: int, size: int, offset: int, tag: int) -> None | str | BlockMismatch:
+def check(view: memoryview, at: int, size: int, offset: int, tag: int, granule: int | None = None) -> None | str | BlockMismatch:
     """Whether `view[at:at+size]`, read from file `offset`, is what a verified write of this run
-    put there: None if so, UNWRITTEN where no verified write of this run wrote it, else what differs."""
+    put there: None if so, UNWRITTEN where no verified write of this run wrote it, else what differs.
+    `granule`: the run's verified writes' block size, where smaller than the read's (4 KiB writes read
+    back 64 KiB at a time): one write's units agree on its number within each granule, not across the
+    block (a sound file read so was '53 blocks did not read back as written')."""
     unpack, sum_of = HEADER.unpack_from, SUM.unpack_from
     number = None
+    step = granule if granule and granule < size else size
     for pos in range(at, at + size, UNIT):
         off, num, run, magic = unpack(view, pos)
+        if (offset + pos - at) % step == 0:
+            number = None  # a granule's first unit: another write may have put it there
         if (off != offset + pos - at or run != tag or magic != MAGIC or (number is not None and num != number)
                 or sum_of(view, pos + SUM_AT)[0] != digest(view[pos : pos + SUM_AT])):
-            return diagnose(bytes(view[at : at + size]), offset, tag)
+            return diagnose(bytes(view[at : at + size]), offset, tag, step)
         number = num
     return None
 
@@ -119,9 +125,9 @@ def expected_unit(offset: int, number: int, tag: int, pat: bytes | None = None) 
     return bytes(buf)
 
 
-def diagnose(block: bytes, offset: int, tag: int) -> str | BlockMismatch:
+def diagnose(block: bytes, offset: int, tag: int, granule: int | None = None) -> str | BlockMismatch:
     """What a block that failed its check is: UNWRITTEN, or how it differs (the slow path: a block
-    that checks never comes here)."""
+    that checks never comes here). `granule`: as check's."""
     units = [block[p : p + UNIT] for p in range(0, len(block), UNIT)]
     mine = [ours(u, tag) for u in units]
     if not any(mine):
@@ -140,13 +146,26 @@ def diagnose(block: bytes, offset: int, tag: int) -> str | BlockMismatch:
             want = _rebuilt(offset, heads[0][1], tag, pat, len(block))
             return BlockMismatch(offset, MISPLACED, f"holds the block written for offset {src}", expected, found,
                                  0, want[:SHOWN].hex(), block[:SHOWN].hex(), _count(block, want))
-    # The write it should be: the number most of the block's own headers carry (of units at their place).
+    # The write it should be: the number most of the block's own headers carry (of units at their place),
+    # each granule's own where the run wrote in smaller blocks than it reads.
+    g = granule if granule and granule < len(block) else len(block)
     placed = [h[1] for i, (h, m) in enumerate(zip(heads, mine)) if m and h[0] == offset + i * UNIT]
     number = max(set(placed), key=lambda n: (placed.count(n), n)) if placed else heads[0][1]
     want = _rebuilt(offset, number, tag, pat, len(block))
-    # Whole units of another write (or none of this run's) at one end, this write's at the other: torn.
+    if g < len(block):
+        per = g // UNIT
+        parts = []
+        for c in range(0, len(units), per):
+            here = [h[1] for i, (h, m) in enumerate(zip(heads[c : c + per], mine[c : c + per]), c)
+                    if m and h[0] == offset + i * UNIT]
+            n = max(set(here), key=lambda x: (here.count(x), x)) if here else number
+            parts.append(_rebuilt(offset + c * UNIT, n, tag, pat, min(g, len(block) - c * UNIT)))
+        want = b"".join(parts)
+    # Whole units of another write (or none of this run's) at one end, this write's at the other: torn. A unit
+    # of this run whose checksum fails is no whole unit of another write: its bytes changed (corrupted).
     good = [want[p : p + UNIT] == u for p, u in zip(range(0, len(block), UNIT), units)]
-    if any(good) and not all(good):
+    whole = all(g_ or not m or intact(u) for g_, m, u in zip(good, mine, units))
+    if any(good) and not all(good) and whole:
         cut = good.index(False) if good[0] else good.index(True)
         if all(good[:cut]) != all(good[cut:]) and len(set(good[:cut])) == len(set(good[cut:])) == 1:
             at = cut * UNIT

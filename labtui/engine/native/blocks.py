@@ -37,8 +37,10 @@ def slot_buffers(cfg: dict, count: int) -> tuple[mmap.mmap, int, int, Blocks]:
     if cfg.get("verify"):  # verified writes and reads (a step's verify = true): stamped and checked
         from labtui.engine.native.verifier import Verifier
 
-        Verifier(blocks.view, stride, cfg["block_size"], cfg["seed"], cfg["verify"]["tag"], cfg["verify"]["process"],
-                 cfg["file_size"], coverage=cfg["pattern"] == "sequential").attach(blocks, cfg["write_percent"] == 0)
+        verifier = Verifier(blocks.view, stride, cfg["block_size"], cfg["seed"], cfg["verify"]["tag"],
+                            cfg["verify"]["process"], cfg["file_size"], coverage=cfg["pattern"] == "sequential")
+        verifier.granule = cfg["verify"].get("granule")
+        verifier.attach(blocks, cfg["write_percent"] == 0)
     return buf, stride, address, blocks
 
 

@@ -105,6 +105,7 @@ class NativeEngine(Engine):
         # Per run (its id), the 4 KiB units its verified write steps put a block in: a later verified read
         # that finds no header of the run in one of them found a lost write, not a block never written.
         self._wrote: dict[str, int] = {}
+        self._granule: dict[str, int] = {}  # per run, the smallest block its verified writes wrote
 
     @classmethod
     def io_threads(cls, step: Step) -> int:
@@ -196,7 +197,8 @@ class NativeEngine(Engine):
                     "identity": job.hold.identity() if job.hold is not None else None,
                 }
                 if step.verify:
-                    cfg["verify"] = {"tag": tag, "process": i}
+                    # The run's verified writes' smallest block: a larger read finds several writes in a block.
+                    cfg["verify"] = {"tag": tag, "process": i, "granule": self._granule.get(job.run_id or "")}
                 try:
                     live_map = mmap.mmap(live_fd, nc.LIVE_BYTES)
                     maps.append(live_map)
@@ -335,6 +337,7 @@ class NativeEngine(Engine):
             yield RunWarning(note)
         errors = [f.get("error") for f in finals if f.get("error")]
         if step.verify and step.writes and job.run_id:  # where a later verified read of the run must find its blocks
+            self._granule[job.run_id] = min(self._granule.get(job.run_id, step.block_size), step.block_size)
             self._wrote[job.run_id] = self._wrote.get(job.run_id, 0) | written([f.get("verify") or {} for f in finals])
         checked = merge([f.get("verify") or {} for f in finals], step.block_size, job.file_size,
                         self._wrote.get(job.run_id or "", 0)) if step.verify and step.reads else None

@@ -55,6 +55,7 @@ class Verifier:
         # no header of this run, the write did not come back (a lost write), it is no block never written.
         self.written: bytearray | None = None
         self.file_size = file_size
+        self.granule: int | None = None  # the run's verified writes' block size, where a read's is larger
 
     def attach(self, blocks: Any, reads_only: bool = False) -> None:
         """Make `blocks` (a process's labtui.engine.native.blocks.Blocks) stamp and check verified blocks."""
@@ -133,7 +134,7 @@ class Verifier:
                     self._failed(slot, off)
             return
         for slot, off in zip(slots, offsets):
-            if v.check(view, slot * stride, bs, off, tag) is None:
+            if v.check(view, slot * stride, bs, off, tag, self.granule) is None:
                 i = off // bs
                 good[i >> 3] |= 1 << (i & 7)
             else:
@@ -153,7 +154,7 @@ class Verifier:
             else:
                 self.strangers[i >> 3] |= 1 << (i & 7)
             return
-        what = v.diagnose(block, off, self.tag)
+        what = v.diagnose(block, off, self.tag, self.granule)
         if what == v.UNWRITTEN:
             self.strangers[i >> 3] |= 1 << (i & 7)
             return

@@ -176,3 +176,26 @@ def test_the_workload_preview_shows_each_engines_verified_command_and_diskspds_r
 
 
 DiskSpdWhy = "DiskSpd cannot verify data (it never reads back what it wrote); run a verified step with -e native or -e fio"
+
+
+def test_a_block_read_whole_that_smaller_writes_put_there_reads_back_and_a_changed_unit_is_corruption() -> None:
+    """4 KiB verified random writes read back 64 KiB at a time: each unit from its own write. Checked as one write's
+    block, a sound loop device's file read '53 blocks did not read back as written (corrupted, torn)'."""
+    size = 65536
+    buf = bytearray(size)
+    for i in range(16):  # sixteen writes, one per 4 KiB, in any order
+        v.stamp(memoryview(buf), i * 4096, 4096, size + i * 4096, 100 + (i * 7) % 16, TAG, PAT)
+    assert v.check(memoryview(bytes(buf)), 0, size, size, TAG, granule=4096) is None
+    assert isinstance(v.check(memoryview(bytes(buf)), 0, size, size, TAG), BlockMismatch)  # as one write: not so
+    bad = bytearray(buf)
+    for i in range(5 * 4096 + 100, 5 * 4096 + 116):
+        bad[i] ^= 0xFF
+    found = v.check(memoryview(bytes(bad)), 0, size, size, TAG, granule=4096)
+    assert isinstance(found, BlockMismatch) and found.kind == CORRUPTED, found
+    assert (found.differ_at, found.differing) == (5 * 4096 + 100, 16)
+    # One write's 64 KiB block whose last unit had 16 bytes changed: corrupted, not torn (no unit of another write).
+    one = block(0, 9, size)
+    for i in range(size - 100, size - 84):
+        one[i] ^= 0xFF
+    found = checked(one, 0)
+    assert isinstance(found, BlockMismatch) and found.kind == CORRUPTED and found.differing == 16, found

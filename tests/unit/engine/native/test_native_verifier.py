@@ -65,3 +65,19 @@ def test_a_block_the_runs_verified_write_put_there_that_reads_as_never_written_i
     assert check.mismatched == 1 and check.mismatches[0].offset == 65536 and check.unwritten == 0
     assert merge([Verifier(Blocks(memoryview(mmap.mmap(-1, 4096)), 4096, 4096, 3).view, 4096, 4096, 3, TAG, 0,
                            size).results()["verify"]], 4096, size).mismatched == 0
+
+
+def test_a_read_process_checks_its_larger_blocks_by_the_runs_write_granule() -> None:
+    """The engine hands a verified read's processes the run's verified writes' block size (cfg verify.granule):
+    a 64 KiB read of sixteen 4 KiB writes' units reads back as written."""
+    from labtui.engine import verify as v
+    from labtui.engine.native.blocks import slot_buffers
+
+    cfg = {"block_size": 65536, "seed": 5, "write_percent": 0, "pattern": "sequential", "file_size": 1 << 20,
+           "verify": {"tag": TAG, "process": 0, "granule": 4096}}
+    buf, stride, _address, blocks = slot_buffers(cfg, 1)
+    for i in range(16):
+        v.stamp(memoryview(buf), i * 4096, 4096, i * 4096, 50 + i, TAG, v.pattern(TAG))
+    blocks.check([0], [0])
+    check = blocks.results()["verify"]
+    assert check["found"] == [] and int.from_bytes(check["good"], "little") == 1
