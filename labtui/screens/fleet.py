@@ -66,8 +66,13 @@ class FleetScreen(LabtuiScreen[None]):
         Binding("slash", "type_path('/')", "Type a path", id="fleet-type-path", show=False,
                 tooltip="Start typing the path of a hosts file (/ or ~ puts the cursor in the field)"),
         Binding("tilde", "type_path('~')", "Type a path", id="fleet-type-home", show=False),
+        # The summary under the hosts scrolled by the wheel only (8 steps at 80x24: 3 shown); offered only then.
+        Binding("shift+down", "scroll_summary(1)", "Summary", id="fleet-summary-down",
+                tooltip="Scroll the summary under the hosts down (where it is longer than its box)"),
+        Binding("shift+up", "scroll_summary(-1)", "Summary up", id="fleet-summary-up", show=False,
+                tooltip="Scroll the summary under the hosts up"),
     ]
-    FOOTER_SECONDARY = ("fleet-order",)
+    FOOTER_SECONDARY = ("fleet-order", "fleet-summary-down")
 
     def __init__(self) -> None:
         super().__init__()
@@ -181,7 +186,12 @@ class FleetScreen(LabtuiScreen[None]):
             return not self.running
         if action == "leave_field":
             return self.query_one("#fleet-file", Input).has_focus
+        if action == "scroll_summary":
+            return self.query_one(FleetSummary).overflows
         return True
+
+    def action_scroll_summary(self, pages: int) -> None:
+        self.query_one(FleetSummary).page(pages)
 
     def _typed_path(self) -> str:
         return self.query_one("#fleet-file", Input).value.strip()

@@ -54,7 +54,7 @@ async def test_every_host_gets_a_row_and_its_verdict_and_enter_opens_its_run(lab
         assert alpha_row[1] == "completed" and beta_row[1] == "completed", (alpha_row, beta_row)
         assert alpha_row[-1] == "reference" and beta_row[-1] == "noise unknown (single runs)"
         assert alpha_row[5], "the sparkline of the host's recent MiB/s"
-        summary = widget_text(app, "#fleet-summary")
+        summary = widget_text(app, "#fleet-summary-text")
         assert "fastest" in summary and "slowest" in summary
         assert "2 of 2 hosts completed" in widget_text(app, "#fleet-status")
         await pilot.press("enter")

@@ -231,7 +231,7 @@ async def test_at_32_hosts_the_table_scrolls_between_the_status_line_and_the_sum
         heading = next(i for i, line in enumerate(lines) if line.split()[:2] == ["Host", "State"])
         rows = lines[heading + 1:next(i for i in range(heading + 1, len(lines)) if not lines[i].strip())]
         assert len(rows) >= 9 and all(row.split()[0].startswith("lab-node-") for row in rows), rows  # a line each
-        summary = widget_text(app, "#fleet-summary")
+        summary = widget_text(app, "#fleet-summary-text")
         assert "Read 64K random: fastest lab-node-32 (2,147 IOPS), slowest lab-node-01 (1,000 IOPS)" in summary
         assert summary.splitlines()[0] in "\n".join(lines) and summary.splitlines()[-1] in "\n".join(lines)
         assert "lab-node-32: lab@192.0.2.32" in widget_text(app, "#fleet-detail")
@@ -335,3 +335,46 @@ async def test_the_run_screens_overrides_reach_a_fleet_run_and_fleet_says_so_bef
     ran = parse_profile_text(sent[0]["profile"], "the request")
     assert [s.duration for s in ran.steps] == [5.0, 5.0] and ran.repeat == 1 and ran.name == "quick-sanity"
     assert ran.description.startswith("quick-sanity overridden on the Run screen: duration 5s")
+
+
+async def test_a_summary_longer_than_its_box_scrolls_by_shift_down_and_up_offered_only_then(labtui_home, tmp_path):
+    """cdm-nvme's 8 steps at 80x24: the summary showed 3 of them, and only the mouse wheel (which did nothing:
+    the panel was a Static, clipped) could show the rest."""
+    from dataclasses import replace
+
+    from labtui.fleet.host_run import COMPLETED
+    from labtui.fleet.summary import summarize_hosts
+    from labtui.widgets.fleet_summary import FleetSummary
+    from synthetic import READ, run_result
+
+    steps = [replace(READ, name=f"Step {i} random", block_size=4096 << i) for i in range(8)]
+    app = make_app(labtui_home, hosts_file=str(_lab_of(tmp_path, 4)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.hosts, what="the hosts")
+        screen = app.screen
+
+        def offered() -> bool:
+            return any(b.enabled for b in screen.active_bindings.values() if b.binding.action.startswith("scroll_summary"))
+
+        assert not offered(), "no summary yet: nothing to scroll"
+        fleet = Fleet(screen.hosts, lambda _h: {}, screen.lab.store)
+        screen.fleet = fleet
+        screen._fill(fleet.runs)
+        for i, r in enumerate(fleet.runs):
+            result = run_result(f"20240501-1000{i:02d}-beef", {s: [1000 + 100 * i * (j + 1)] for j, s in enumerate(steps)},
+                                order=steps)
+            r.results.append(result)
+            r.finished_steps, r.state = list(result.steps), COMPLETED
+        screen.summary = summarize_hosts([(r.name, r.result) for r in fleet.runs], 5.0)
+        screen._done(fleet)
+        await pilot.pause()
+        assert offered() and "Step 7 random" not in screen_text(app)
+        for _ in range(4):
+            await pilot.press("shift+down")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "Step 7 random: fastest lab-node-04" in shown and "Single runs cannot tell" in shown, shown
+        assert app.focused is screen.query_one(DataTable), "the hosts keep the cursor"
+        await pilot.press("shift+up")
+        await pilot.pause()
+        assert screen.query_one(FleetSummary).scroll_y < screen.query_one(FleetSummary).max_scroll_y
