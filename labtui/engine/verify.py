@@ -89,15 +89,24 @@ def check(view: memoryview, at: int, size: int, offset: int, tag: int, granule: 
     unpack, sum_of = HEADER.unpack_from, SUM.unpack_from
     number = None
     step = granule if granule and granule < size else size
+    skip, partial = at, False
     for pos in range(at, at + size, UNIT):
+        if pos < skip:
+            continue
         off, num, run, magic = unpack(view, pos)
         if (offset + pos - at) % step == 0:
             number = None  # a granule's first unit: another write may have put it there
+            if step < size and run != tag and not any(ours(bytes(view[p : p + UNIT]), tag)
+                                                      for p in range(pos, pos + step, UNIT)):
+                # No write of the run reached this granule (random writes leave some): the block is not
+                # all this run's, which is no damage; what of it was written is checked on.
+                skip, partial = pos + step, True
+                continue
         if (off != offset + pos - at or run != tag or magic != MAGIC or (number is not None and num != number)
                 or sum_of(view, pos + SUM_AT)[0] != digest(view[pos : pos + SUM_AT])):
             return diagnose(bytes(view[at : at + size]), offset, tag, step)
         number = num
-    return None
+    return UNWRITTEN if partial else None
 
 
 def written_here(unit: bytes, offset: int, tag: int) -> bool:

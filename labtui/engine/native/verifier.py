@@ -134,27 +134,30 @@ class Verifier:
                     self._failed(slot, off)
             return
         for slot, off in zip(slots, offsets):
-            if v.check(view, slot * stride, bs, off, tag, self.granule) is None:
+            what = v.check(view, slot * stride, bs, off, tag, self.granule)
+            if what is None:
                 i = off // bs
                 good[i >> 3] |= 1 << (i & 7)
             else:
-                self._failed(slot, off)
+                self._failed(slot, off, what)
 
-    def _failed(self, slot: int, off: int) -> None:
-        """The slow path: what the block is (never written by this run, or how it differs)."""
+    def _failed(self, slot: int, off: int, what: None | str | BlockMismatch = None) -> None:
+        """The slow path: what the block is (never written by this run, or how it differs); `what`: the
+        check's verdict where it gave one."""
         p = slot * self.stride
         i = off // self.block_size
         if (self.mismatched[i >> 3] | self.strangers[i >> 3]) >> (i & 7) & 1:
             return  # found before (a block read again): counted once, looked at once
         block = bytes(self.view[p : p + self.block_size])
-        if len(self.found) >= KEPT:  # enough kept in full: only whether it is this run's at all
+        if what is None and len(self.found) >= KEPT:  # enough kept in full: only whether it is this run's at all
             units = range(0, self.block_size, v.UNIT)
             if any(v.ours(block[u : u + v.UNIT], self.tag) for u in units):
                 self.mismatched[i >> 3] |= 1 << (i & 7)
             else:
                 self.strangers[i >> 3] |= 1 << (i & 7)
             return
-        what = v.diagnose(block, off, self.tag, self.granule)
+        if what is None:
+            what = v.diagnose(block, off, self.tag, self.granule)
         if what == v.UNWRITTEN:
             self.strangers[i >> 3] |= 1 << (i & 7)
             return
