@@ -342,6 +342,8 @@ class FioEngine(Engine):
             each = cpubound.WorkerLoad(result.cpu_seconds / jobs)
             engine_cpu, bound = cpubound.verdict([each] * jobs, seconds, result.cpu_percent)
             result = replace(result, engine_cpu_percent=engine_cpu, engine_bound=bound)
+        if step.writes and not step.verify and job.run_id:
+            self._wrote.pop(job.run_id, None)  # its data, without fio's headers, may now be where they were
         if step.verify and step.writes and job.run_id and step.pattern == "sequential" and fio_jobs(step) == 1:
             # One job writing in order from the file's start: its first bytes carry fio's headers (a random
             # write's, or several jobs', blocks are not known: a block without a header there is not blamed).

@@ -336,9 +336,7 @@ class NativeEngine(Engine):
         for note in dict.fromkeys(f["fallback"] for f in finals if f.get("fallback")):
             yield RunWarning(note)
         errors = [f.get("error") for f in finals if f.get("error")]
-        if step.verify and step.writes and job.run_id:  # where a later verified read of the run must find its blocks
-            self._granule[job.run_id] = min(self._granule.get(job.run_id, step.block_size), step.block_size)
-            self._wrote[job.run_id] = self._wrote.get(job.run_id, 0) | written([f.get("verify") or {} for f in finals])
+        self._remember(step, job.run_id, finals)
         checked = merge([f.get("verify") or {} for f in finals], step.block_size, job.file_size,
                         self._wrote.get(job.run_id or "", 0)) if step.verify and step.reads else None
         problem = checked.problem() if checked is not None else None
@@ -352,6 +350,19 @@ class NativeEngine(Engine):
                 state = judge(rule, figures, step.duration)
             result = window_result(result, state, readings, step, marks)
         yield StepFinished(job.index, result)
+
+    def _remember(self, step: Step, run_id: str | None, finals: list[dict]) -> None:
+        """What a write step leaves for the run's later verified reads: the 4 KiB units its verified writes put a
+        block in (where one without the run's header is a lost write) and the smallest block written (a read
+        checks each such granule against its own write). An unverified write may have put data with no header
+        over them: the units are no longer known, and its block size is a granule too."""
+        if not step.writes or not run_id:
+            return
+        self._granule[run_id] = min(self._granule.get(run_id, step.block_size), step.block_size)
+        if not step.verify:
+            self._wrote.pop(run_id, None)
+            return
+        self._wrote[run_id] = self._wrote.get(run_id, 0) | written([f.get("verify") or {} for f in finals])
 
     async def _collect(self, workers: list[_Worker], deadline: float) -> list[dict]:
         try:

@@ -81,3 +81,19 @@ def test_a_read_process_checks_its_larger_blocks_by_the_runs_write_granule() -> 
     blocks.check([0], [0])
     check = blocks.results()["verify"]
     assert check["found"] == [] and int.from_bytes(check["good"], "little") == 1
+
+
+def test_an_unverified_write_of_the_run_forgets_where_its_verified_writes_put_their_blocks() -> None:
+    """A profile may write unverified between its verified write and its verified read: what has no header then
+    may be that write's data, no lost write; its block size becomes a granule of the read's check too."""
+    from labtui.engine.native.engine import NativeEngine
+    from labtui.model.profile import Step
+
+    engine = NativeEngine()
+    finals = [{"verify": {"written": b"\xff" * 4}}]
+    engine._remember(Step("w", block_size=65536, write_percent=100, verify=True), "run", finals)
+    assert engine._wrote["run"] == (1 << 32) - 1 and engine._granule["run"] == 65536
+    engine._remember(Step("r", block_size=4096, verify=True), "run", [])  # a read changes nothing
+    assert engine._wrote["run"] == (1 << 32) - 1
+    engine._remember(Step("w2", block_size=4096, write_percent=100), "run", [])
+    assert "run" not in engine._wrote and engine._granule["run"] == 4096
