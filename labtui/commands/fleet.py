@@ -456,11 +456,12 @@ class _Display(LiveDisplay):
         room = max(3, self.console.size.height - 3)
         shown = runs if len(runs) <= room else runs[:room - 1]
         for r in shown:
-            x = r.sample.sample if r.sample is not None and r.state == "running" else None
+            figures = r.figures()  # an ended host keeps its last step's (they went blank as it completed)
             state = r.state_text()
             # Text, not str: rich reads a str as markup (a host's name or step in brackets would vanish).
             table.add_row(Text(r.name), Text(state, style=STATE_STYLES.get(state, "")), Text(r.step_text()),
-                          fmt_iops(x.iops) if x else "", fmt_mib(x.mib_s) if x else "", sparkline(r.spark_mib))
+                          fmt_iops(figures[0]) if figures else "", fmt_mib(figures[1]) if figures else "",
+                          sparkline(r.spark_mib))
         if len(shown) == len(runs):
             return table
         return Group(table, Text(hidden_line(runs[len(shown):]), style="dim"))

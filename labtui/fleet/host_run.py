@@ -119,6 +119,22 @@ class HostRun:
             return ""
         return f"{self.step.index + 1}/{self.step.total} {self.step.step.name}"
 
+    def figures(self) -> tuple[float, float] | None:
+        """IOPS and MiB/s as its row shows them: the latest interval's while it measures; once it has ended,
+        its last step's, whole (the Fleet screen's table and `run --hosts`' live table alike)."""
+        if self.state == RUNNING:
+            x = self.sample.sample if self.sample is not None else None
+            return (x.iops, x.mib_s) if x is not None else None
+        if self.ended:
+            last = self.last_step()
+            return (last.total.iops, last.total.mib_s) if last is not None else None
+        return None
+
+    def last_step(self) -> StepResult | None:
+        """The last I/O step it measured (its result's, else the steps that finished before it was cut off)."""
+        steps = self.result.steps if self.result is not None else self.finished_steps
+        return next((s for s in reversed(steps) if s.step.is_io and s.total.ios), None)
+
 
 def exit_words(returncode: int | None) -> str:
     """How a host's ssh (or the labtui there) ended, in words."""

@@ -122,9 +122,10 @@ class HostsTable(DataTable):
     def cells(self, r: HostRun) -> dict[str, Content]:
         """The host's row, by column key, in the columns of the current layout."""
         widths = {key.value: column.width for key, column in self.columns.items()}
-        figures = _figures(r)
+        figures = r.figures()
         state = r.state_text() if self.running else "-"
-        step = r.step_text() or (_last_step(r) if r.ended else "")
+        last = r.last_step() if r.ended else None
+        step = r.step_text() or (last.name if last is not None else "")
         verdict = verdict_text(r, self.summary)
         if self.layout_columns is NARROW_COLUMNS:
             verdict = verdict if r.ended else step
@@ -146,24 +147,6 @@ class HostsTable(DataTable):
             else _folded(verdict, widths["verdict"]),
         }
         return {key: cells[key] for key, _, _ in self.layout_columns}
-
-
-def _figures(r: HostRun) -> tuple[float, float] | None:
-    """IOPS and MiB/s: the latest interval's while the host measures; once it has ended, its last step's."""
-    if r.state == "running":
-        x = r.sample.sample if r.sample is not None else None
-        return (x.iops, x.mib_s) if x is not None else None
-    if r.ended:
-        steps = r.result.steps if r.result is not None else r.finished_steps
-        last = next((s for s in reversed(steps) if s.step.is_io and s.total.ios), None)
-        return (last.total.iops, last.total.mib_s) if last is not None else None
-    return None
-
-
-def _last_step(r: HostRun) -> str:
-    steps = r.result.steps if r.result is not None else r.finished_steps
-    last = next((s for s in reversed(steps) if s.step.is_io and s.total.ios), None)
-    return last.name if last is not None else ""
 
 
 def verdict_text(r: HostRun, summary: HostsSummary | None) -> str:

@@ -61,6 +61,12 @@ def test_the_live_table_says_how_many_hosts_it_has_no_room_for():
     shown = console.file.getvalue()
     assert "lab-node-08" in shown and "lab-node-09" not in shown, shown
     assert "… 24 more hosts (not shown: the terminal is too short): 12 running, 12 completed" in shown, shown
+    # A completed host keeps its last step's figures (its row went blank as it completed), as on the Fleet screen.
+    from labtui.render.result_tables import fmt_iops, fmt_mib
+
+    last = fleet.runs[1].result.steps[-1]  # its last step
+    row = next(line for line in shown.splitlines() if line.startswith("lab-node-02"))
+    assert "completed" in row and row.split()[2:4] == [fmt_iops(last.total.iops), fmt_mib(last.total.mib_s)], row
 
 
 def test_check_on_hosts_compares_first_passes_with_first_passes_and_says_so(monkeypatch, capsys):
