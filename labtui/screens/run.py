@@ -181,6 +181,9 @@ class RunScreen(DrivenScreen):
     def action_leave_field(self) -> None:
         self.set_focus(None)
 
+    def action_to_tags(self) -> None:
+        self.setup.focus_tags()
+
     def action_stop_waiting(self) -> None:
         self.driver.stop_waiting()
 

@@ -33,6 +33,11 @@ BINDINGS: list[BindingType] = [
     # In the tags, letters are typed: the way out to the screen's keys, taken first (d typed after it is Disks).
     Binding("escape", "leave_field", "Leave field", priority=True, id="run-leave-field",
             tooltip="Out of the tags field (d, w, h and the other keys then work again)"),
+    # After a run the result has the cursor (o, c and e are its keys); the tags were five Tabs away. r, the
+    # key that brings a person to this screen, puts the cursor there from the screen itself too.
+    # Not in the footer (full after a run even at 120 columns): ? lists it.
+    Binding("r", "to_tags", "Tags", id="run-tags", show=False,
+            tooltip="The cursor into the next run's tags (Escape leaves them: the screen's keys work again)"),
     Binding("v", "next_chart", "Next chart", id="run-next-chart",
             tooltip="On a narrow terminal: show the next chart (IOPS, MiB/s, latency)"),
     Binding("o", "open_result", "Open result", id="run-open", tooltip="The finished run in full"),
@@ -61,6 +66,8 @@ def offered(action: str, state: RunState, *, asking: bool, waiting: bool, narrow
         return state is RunState.STARTING and waiting
     if action == "leave_field":
         return not state.busy and typing()
+    if action == "to_tags":
+        return not state.busy and not typing()
     if action in ("confirm_stop", "keep_running"):
         return running and asking
     if action == "next_chart":

@@ -8,7 +8,7 @@ from labtui.screens.run import RunScreen
 from labtui.screens.run_keys import BINDINGS, offered
 from labtui.tui.run_state import RunState
 
-ACTIONS = ("start", "cancel_run", "stop_waiting", "leave_field", "confirm_stop", "keep_running", "next_chart",
+ACTIONS = ("start", "cancel_run", "stop_waiting", "leave_field", "to_tags", "confirm_stop", "keep_running", "next_chart",
            "open_result", "compare_previous", "explain", "scroll")
 
 
@@ -17,12 +17,12 @@ def shown(state: RunState, *, asking=False, waiting=False, narrow=False, finishe
     asked = []
     keys = {a for a in ACTIONS if offered(a, state, asking=asking, waiting=waiting, narrow=narrow, finished=finished,
                                           compared=compared, typing=lambda: asked.append(1) or typing)}
-    assert len(asked) <= 1, "the focus is looked at for Escape's way out of a field only"
+    assert len(asked) <= 2, "the focus is looked at for Escape's way out of a field and r's way in only"
     return keys
 
 
 def test_each_moment_of_a_run_offers_only_the_keys_that_do_something():
-    assert shown(RunState.IDLE) == {"start", "scroll"}
+    assert shown(RunState.IDLE) == {"start", "to_tags", "scroll"}
     assert shown(RunState.IDLE, typing=True) == {"start", "leave_field", "scroll"}
     # Checking before the run: nothing to start again; Escape stops a wait for another run's disk only.
     assert shown(RunState.STARTING, typing=True) == {"scroll"}
@@ -31,9 +31,10 @@ def test_each_moment_of_a_run_offers_only_the_keys_that_do_something():
     assert shown(RunState.RUNNING, asking=True, narrow=True) == {"cancel_run", "confirm_stop", "keep_running",
                                                                  "next_chart", "scroll"}
     assert shown(RunState.STOPPING, asking=True) == {"scroll"}
-    assert shown(RunState.DONE) == {"start", "scroll"}
-    assert shown(RunState.DONE, finished=True, compared=True) == {"start", "open_result", "compare_previous",
-                                                                  "explain", "scroll"}
+    # After a run the result has the cursor: r puts it in the next run's tags.
+    assert shown(RunState.DONE) == {"start", "to_tags", "scroll"}
+    assert shown(RunState.DONE, finished=True, compared=True) == {"start", "to_tags", "open_result",
+                                                                  "compare_previous", "explain", "scroll"}
 
 
 @pytest.mark.parametrize("binding", BINDINGS, ids=lambda b: b.action)

@@ -316,3 +316,22 @@ async def test_coming_back_to_the_run_screen_puts_the_cursor_in_the_tags_and_a_c
         await wait_for(pilot, lambda: app.screen is screen, what="help closed")
         await pilot.pause()
         assert not tags.has_focus
+
+
+async def test_after_a_run_the_result_has_the_cursor_and_r_puts_it_in_the_next_runs_tags(labtui_home):
+    # Where is the cursor when a run ends here? On the result: its own words name c and e ("c shows it in
+    # full, e how it was decided"), and o opens it. The tags were five Tabs away: r, the key that brings a
+    # person to this screen, puts the cursor there, and a tag typed then is the next run's.
+    from tui_support import scripted_run, wavy_result
+
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot)
+        screen.begin(scripted_run(wavy_result(), finished=True))
+        await wait_for(pilot, lambda: screen.state == "done", what="the end")
+        tags = screen.query_one("#setup-tags")
+        assert screen.summary.has_focus and not tags.has_focus
+        assert ("r", "Tags") in {(k.keys, k.description) for k in app.key_help(screen)}  # ? says it
+        await pilot.press("r", *"swap-b")
+        assert app.screen is screen and tags.has_focus and tags.value == "swap-b"
+        assert screen.state == "done" and not app.run_active  # nothing started
