@@ -182,7 +182,8 @@ class RunScreen(DrivenScreen):
         self.set_focus(None)
 
     def action_to_tags(self) -> None:
-        self.setup.focus_tags()
+        # At once, not by a deferred focus(): a tag typed right after r is the field's (LabtuiApp.on_key), not w's.
+        self.setup.focus_tags(at_once=True)
 
     def action_stop_waiting(self) -> None:
         self.driver.stop_waiting()

@@ -159,8 +159,14 @@ class RunSetup(Vertical):
     def clear_tags(self) -> None:
         self.query_one("#setup-tags", Input).value = ""
 
-    def focus_tags(self) -> None:
-        self.query_one("#setup-tags", Input).focus()
+    def focus_tags(self, *, at_once: bool = False) -> None:
+        """The cursor into the tags; `at_once`: now, not by a deferred focus() (for a key whose next keys,
+        typed in the same read, must be the field's)."""
+        field = self.query_one("#setup-tags", Input)
+        if at_once:
+            self.screen.set_focus(field)
+        else:
+            field.focus()
 
     @property
     def typing(self) -> bool:
