@@ -83,3 +83,37 @@ def test_fios_messages_are_tallied_as_they_come_whole_past_the_megabyte_of_stder
     check = tally.verification(blocks, 4096, blocks * 4096)
     assert (check.unwritten, check.mismatched) == (blocks, 0)
     assert "".join(sink) == "fio: some other complaint\n"  # the rest of fio's words, kept for its error
+
+
+def test_fios_error_for_blocks_it_went_on_past_does_not_fail_a_step_whose_blocks_were_never_written() -> None:
+    """With --continue_on_error=verify fio ends the job with error 84 (EILSEQ) for the blocks it named: where all
+    of them carry no fio header (the write step did not reach them) the step completed; a block that did not read
+    back fails it, with what fio said."""
+    import json
+    from pathlib import Path
+
+    from conftest import FIXTURES
+    from labtui.engine.base import Job
+    from labtui.engine.cpu import CpuMeter
+    from labtui.engine.fio.engine import FioEngine
+    from labtui.engine.fio.intervals import SampleTracker
+    from labtui.model.profile import Step
+
+    report = json.loads((FIXTURES / "fio-json/fio-3.40-readwrite4k-qd1-psync-sync.json").read_text())
+    report["jobs"][0]["error"] = 84  # what fio 3.33 reported of the read of a file its write had not reached
+    step = Step(name="Read back", block_size=4096, pattern="sequential", write_percent=0, duration=10.0, warmup=0.0,
+                verify=True)
+    job = Job(path=Path("/tmp/unused"), file_size=1 << 30)
+
+    def result(*said: str):
+        tally = VerifyTally(1 << 30)
+        for line in said:
+            tally.feed(line)
+        return FioEngine()._result(step, job, [report], SampleTracker(warmup=0.0), CpuMeter(), "fio ...", 0, (), tally)
+
+    fine = result(magic(1 << 20), magic(2 << 20))
+    assert fine.status == "completed" and fine.error is None and fine.verify.unwritten == 2
+    bad = result(magic(1 << 20), f"crc32c: verify failed at file /t/f offset 8192, length 4096 (requested block: "
+                                 "offset=8192, length=4096, flags=8)")
+    assert bad.status == "failed" and bad.error == ("1 block did not read back as written (corrupted) (fio: crc32c of "
+                                                    "the block's data does not match its header)")
