@@ -113,7 +113,7 @@ def test_fios_error_for_blocks_it_went_on_past_does_not_fail_a_step_whose_blocks
 
     fine = result(magic(1 << 20), magic(2 << 20))
     assert fine.status == "completed" and fine.error is None and fine.verify.unwritten == 2
-    bad = result(magic(1 << 20), f"crc32c: verify failed at file /t/f offset 8192, length 4096 (requested block: "
+    bad = result(magic(1 << 20), "crc32c: verify failed at file /t/f offset 8192, length 4096 (requested block: "
                                  "offset=8192, length=4096, flags=8)")
     assert bad.status == "failed" and bad.error == ("1 block did not read back as written (corrupted) (fio: crc32c of "
                                                     "the block's data does not match its header)")
