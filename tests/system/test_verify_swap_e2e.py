@@ -51,9 +51,12 @@ def test_verify_after_swap_runs_in_the_tui_and_its_baseline_is_checked(tmp_path,
             if "Next run" in term.screen():
                 break
             time.sleep(0.5)
-        # The engines are probed first; their choice takes the focus once they are known.
         term.wait_for("[native]", what="the run screen with its engines")
-        time.sleep(0.5)
+        # r puts the cursor in the tags (081ebe5); out of the field, Tab starts from the screen's first one:
+        # from the tags two Tabs reached the Start button and the engines, and "16M" went to the duration.
+        term.wait_for("esc Leave field", what="the cursor in the tags")
+        term.keys("Escape")
+        term.wait_for(lambda t: "esc Leave field" not in t, what="the cursor out of the field")
         # The Override fields: 1 s steps on a 16 MiB file (the profile's own 16 GiB would not fit).
         term.keys("Tab")  # the engine's choice
         term.keys("Tab")  # the duration
