@@ -73,7 +73,8 @@ def test_a_whole_session_run_history_again_compare(home, disk_dir):
         term.wait_for(lambda t: "Open profile e2e" in [line.strip() for line in t.splitlines()],
                       what="the palette's match")  # its search runs in the background
         term.keys("Enter")
-        term.wait_for("profile e2e", what="the profile chosen")
+        # The palette closes as its command runs: a key sent before it has gone can still reach it (under load).
+        term.wait_for(lambda t: "profile e2e" in t and "Open profile" not in t, what="the profile chosen, the palette gone")
         # Run it and watch it.
         term.keys("r")
         term.wait_for("[native]", what="the run screen with its engines")
