@@ -147,6 +147,9 @@ def parse_duration(value: str | int | float, *, field: str = "", allow_zero: boo
     if parsed is None:
         raise ValidationError("that number is far longer than a year", field)
     number, unit, text = parsed
+    if text.endswith("M"):  # a size's mebibytes, typed into a duration: 16M read as 16 minutes before
+        raise ValidationError(f"{_shown(text)!r} reads as a size (M is MiB); a duration is written 500ms, "
+                              "10s, 5m or 1h", field)
     if unit not in _DURATION_UNITS:
         raise ValidationError(f"unknown duration unit {unit!r} in {text!r} (use ms, s, m or h)", field)
     if number < 0:

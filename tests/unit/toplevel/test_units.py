@@ -148,6 +148,8 @@ def test_parse_duration_accepts(text, seconds):
         ("10x", "unknown duration unit 'x'"),
         ("10d", "unknown duration unit 'd'"),
         ("10us", "unknown duration unit 'us'"),
+        ("16M", "reads as a size (M is MiB)"),  # typed into the duration for the file size: 16 minutes before
+        ("2 M", "reads as a size"),
         ("soon", "is not a duration"),
         ("", "is not a duration"),
         ("1m30s", "is not a duration"),
