@@ -432,6 +432,13 @@ class LabtuiApp(App[None]):
         # it was typed ahead of a screen, dialog or field that a key before it opened (Enter, a), and
         # Textual had queued it for what had focus then. It is the field's, not a binding's (q would
         # quit): it goes to the field, after the field's own Focus (where the cursor goes to the end).
+        if not self.screen_stack:
+            # Between screens: the key came in the instant a mode's first screen was being made (r and a tag
+            # typed in one read, seen once in a Pilot test); self.focused raised ScreenStackError (a traceback,
+            # and labtui gone). With no screen the key has nowhere to go: it is dropped.
+            event.prevent_default()
+            event.stop()
+            return
         field = self.focused
         if event.is_printable and isinstance(field, (Input, TextArea)) and not getattr(field, "read_only", False):
             event.prevent_default()  # App's own handler, next in the class order, runs the bindings

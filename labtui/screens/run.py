@@ -94,7 +94,9 @@ class RunScreen(DrivenScreen):
         return self.live_view.asking
 
     def on_mount(self) -> None:
-        self.setup.focus_tags()
+        # At once: a deferred focus() let the keys typed while the screen was made reach the field after
+        # those typed once it was ("swap-b" typed right after r read "pswa-b" in the tags).
+        self.setup.focus_tags(at_once=True)
         self.app.mode_change_signal.subscribe(self, self._mode_changed, immediate=True)
         for name in ("profile", "target", "unsaved_profile"):
             self.watch(self.app, name, lambda _value: self._show_setup(), init=False)
@@ -111,7 +113,7 @@ class RunScreen(DrivenScreen):
         if self.state.live:
             self.live_view.redraw()  # hidden meanwhile: draw what arrived
         elif self._arrived:
-            self.setup.focus_tags()
+            self.setup.focus_tags(at_once=True)
         self._arrived = False
 
     def on_resize(self) -> None:

@@ -267,3 +267,13 @@ async def test_keys_typed_right_after_tab_go_to_the_field_tab_moved_to(labtui_ho
         await wait_for(pilot, lambda: screen.query_one("#setup-tags", Input).value == "x")
         assert screen.query_one("#trial-repeat", Input).value == "5"
         assert screen.query_one("#trial-file-size", Input).value == "2s"
+
+
+def test_a_key_between_a_modes_screens_is_no_traceback(labtui_home):
+    # r and a tag in one read: a key reached the app in the instant the Run mode had no screen yet, and asking
+    # what had the focus raised ScreenStackError (a traceback, and labtui gone).
+    app = make_app(labtui_home)
+    assert not app.screen_stack
+    key = events.Key("s", "s")
+    app.on_key(key)
+    assert key._stop_propagation

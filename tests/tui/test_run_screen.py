@@ -337,3 +337,17 @@ async def test_after_a_run_the_result_has_the_cursor_and_r_puts_it_in_the_next_r
         await wait_for(pilot, lambda: tags.value == "swap-b", what="the tag in the field")
         assert app.screen is screen and tags.has_focus
         assert screen.state == "done" and not app.run_active  # nothing started
+
+
+async def test_a_tag_typed_right_after_r_opens_the_run_screen_is_kept_in_its_order(labtui_home):
+    # The first r of a session makes the Run screen: the keys typed while it was made reached the tags after
+    # those typed once it was ("swap-b" read "pswa-b"; in tmux at 120 ms a key on a loaded machine).
+    app = make_app(labtui_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await disks_ready(pilot)
+        for character in "rswap-b":
+            app.post_message(events.Key("minus" if character == "-" else character, character))
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query("#setup-tags")
+                       and app.screen.query_one("#setup-tags").has_focus, what="the Run screen")
+        await pilot.pause(0.2)
+        assert app.screen.query_one("#setup-tags").value == "swap-b"
