@@ -433,9 +433,8 @@ class LabtuiApp(App[None]):
         # Textual had queued it for what had focus then. It is the field's, not a binding's (q would
         # quit): it goes to the field, after the field's own Focus (where the cursor goes to the end).
         if not self.screen_stack:
-            # Between screens: the key came in the instant a mode's first screen was being made (r and a tag
-            # typed in one read, seen once in a Pilot test); self.focused raised ScreenStackError (a traceback,
-            # and labtui gone). With no screen the key has nowhere to go: it is dropped.
+            # In the instant a mode's first screen is made (r and a tag in one read): self.focused raised
+            # ScreenStackError, a traceback. With no screen the key has nowhere to go: it is dropped.
             event.prevent_default()
             event.stop()
             return
