@@ -354,9 +354,10 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
         })
     else:
         out = stdout()
-        out.print(answer_renderable([answer]))
         if readback is not None and lost is None:
+            # A verified profile is run to ask whether the data came back: that answer first, the speed's under it.
             out.print(readback, style="green", highlight=False, soft_wrap=True)
+        out.print(answer_renderable([answer]))
         for i, r in enumerate(reports):
             out.print(check_renderable(r, pass_title(reports, i), verdict=i == len(reports) - 1, explain=explain))
         if unfinished is not None:
