@@ -124,7 +124,10 @@ def _fio_client_fleet(request: RunRequest, hosts: list[Host], store: Store, disp
     why = refusal(profile, where)
     if why is not None:
         raise LabtuiError(why)
-    fio = store.read_settings().settings.engines.fio_path
+    found = store.read_settings()
+    if found.broken is not None:
+        display.say(f"labtui: {found.broken}; fio from PATH", "yellow")
+    fio = found.settings.engines.fio_path
     program = programs.find(str(fio) if fio else "fio")  # as root, ProgramRefused where another user could change it
     if program is None and fio:
         raise LabtuiError(f"the setting fio_path is {str(fio)!r}, which is not an executable file")
@@ -154,6 +157,9 @@ def run_fleet(request: RunRequest | CheckRequest, *, as_json: bool, yes: bool = 
     store.check_writable()  # the hosts' results are copied here: know before they run
     served = None if check else _fio_client_hosts(run)
     display = _Display(stderr(), check=check)
+    settings = store.read_settings()
+    if settings.broken is not None and served is None:  # the fio client says it with what it falls back to
+        display.say(f"labtui: {settings.broken}; {CONNECTIONS} hosts connect at once, the default", "yellow")
     fleet: Fleet
     if served is not None:
         fleet = _fio_client_fleet(run, served, store, display)
@@ -163,7 +169,7 @@ def run_fleet(request: RunRequest | CheckRequest, *, as_json: bool, yes: bool = 
         else:
             hosts, wire_request = run_request(request, store)
         fleet = Fleet(hosts, wire_request, store, one_at_a_time=run.one_at_a_time, ssh=ssh_program(),
-                      connections=store.read_settings().settings.fleet_connections or CONNECTIONS,
+                      connections=settings.settings.fleet_connections or CONNECTIONS,
                       on_change=display.changed, on_event=display.event)
     if not yes and not _go_ahead(request, [r.host for r in fleet.runs], store):
         return ExitCode.DECLINED

@@ -131,6 +131,19 @@ def test_run_and_check_on_many_hosts_say_what_each_host_writes_and_ask_first(lab
 
 
 
+def test_a_broken_config_toml_is_said_once_before_many_hosts_are_asked(labtui_home, tmp_path, monkeypatch, capsys):
+    # config.toml holds fleet_connections: a broken one fell back to the default without a word (audit37).
+    from labtui.cli import main
+    from labtui.results.store import Store
+
+    Store(labtui_home).settings_path().write_text("fleet_connections = [\n")
+    monkeypatch.setattr("labtui.fleet.session.Fleet.run", lambda self: pytest.fail("a host was started"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    assert main(["run", "-p", "quick-sanity", "--hosts", str(_two_hosts(tmp_path))]) == 4
+    said = [line for line in capsys.readouterr().err.splitlines() if "config.toml" in line]
+    assert len(said) == 1 and said[0].endswith("; 8 hosts connect at once, the default"), said
+
+
 def test_a_missing_hosts_file_is_bad_input_on_the_command_line(tmp_path, labtui_home):
     for args in (["run", "--hosts", str(tmp_path / "nope.toml")], ["check", "--hosts", str(tmp_path / "nope.toml")]):
         done = subprocess.run(labtui_cmd(*args), capture_output=True, text=True)
