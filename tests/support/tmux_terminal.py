@@ -57,7 +57,15 @@ class Terminal:
         raise AssertionError("labtui is not running in the terminal")
 
     def kill(self) -> None:
-        subprocess.run([self.tmux, "-L", self.socket, "kill-server"], capture_output=True)
+        kill_server(self.tmux, self.socket)
+
+
+def kill_server(tmux: str, socket: str) -> None:
+    """End a tmux server of a test's own and remove its socket file, which kill-server leaves behind
+    (a suite left hundreds in /tmp/tmux-UID)."""
+    subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True)
+    folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+    (folder / socket).unlink(missing_ok=True)
 
 
 def _quote(value: str) -> str:

@@ -10,6 +10,7 @@ import time
 import uuid
 
 from conftest import require_tool
+from tmux_terminal import kill_server
 
 
 def test_help_does_not_import_textual():
@@ -61,7 +62,7 @@ def test_labtui_opens_the_tui_in_a_real_terminal_and_q_quits(labtui_home):
         _tmux(session, "send-keys", "-t", session, "q")
         _wait_for(session, "EXITED=0")
     finally:
-        _tmux(session, "kill-server", check=False)
+        kill_server("tmux", session)
 
 
 def test_json_output_is_whole_when_python_runs_unbuffered():

@@ -11,6 +11,7 @@ import sys
 import time
 
 from conftest import REPO, require_tool
+from tmux_terminal import kill_server
 
 
 def test_bash_completes_a_result_id_prefix_typed_in_a_real_terminal(completion_store, labtui_home, tmp_path):
@@ -51,4 +52,4 @@ def test_bash_completes_a_result_id_prefix_typed_in_a_real_terminal(completion_s
         run("send-keys", "-t", "t", "Tab")
         screen_shows("ready> labtui run -p nvme-sweep")
     finally:
-        subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True)
+        kill_server(tmux, socket)
