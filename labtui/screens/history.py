@@ -1,6 +1,6 @@
 """The History screen: every saved result (runs and imports), filtered as you type, sorted, marked, acted on.
 
-Its parts are widgets (`ResultsTable` with its columns, `ResultDetail` under it); what t, b and x
+Its parts are widgets (`ResultsTable` with its columns, `ResultDetail` in its `DetailBox` under it); what t, b and x
 change is `ResultChanges`'. The rows come from the summary index (labtui.results.summaries), so
 thousands of results list at once; a result's file is read in full only when it is opened,
 compared, tagged, exported or run again. Broken files are listed too, with the reason they cannot
@@ -17,7 +17,7 @@ from functools import partial
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import Worker
@@ -30,6 +30,7 @@ from labtui.screens.history_changes import ResultChanges, ResultsScreen
 from labtui.tui.context import Command, cursor_blinks
 from labtui.tui.work import post_found, report_failure
 from labtui.widgets.context_bar import ContextBar
+from labtui.widgets.detail_box import DETAIL_KEYS, DetailBox
 from labtui.widgets.keys_footer import KeysFooter
 from labtui.widgets.line_input import LineInput
 from labtui.widgets.result_detail import ResultDetail
@@ -48,16 +49,6 @@ from labtui.widgets.results_table import (
     summary_cells,
 )
 from labtui.widgets.row_table import RowTable
-
-
-class DetailBox(VerticalScroll, can_focus=False):
-    """The box of the detail under the list: says when its height or its content's changed (Resized)."""
-
-    class Resized(Message):
-        """The box or the detail in it has a new size."""
-
-    def on_resize(self) -> None:
-        self.post_message(self.Resized())
 
 
 class HistoryScreen(ResultsScreen):
@@ -82,12 +73,7 @@ class HistoryScreen(ResultsScreen):
         Binding("delete,x", "delete", "Delete", id="history-delete", tooltip="Delete the result files (asks first)"),
         Binding("u", "unmark", "Unmark all", id="history-unmark", tooltip="Clear every mark"),
         Binding("f5,ctrl+r", "reload", "Reload", id="history-reload", tooltip="Read the results folder again"),
-        # The detail under the list scrolled only by the wheel where it was longer than its box (up to half
-        # the screen); offered only then. Page Up/Down are the list's.
-        Binding("shift+down", "scroll_detail(1)", "Detail", id="history-detail-down",
-                tooltip="Scroll the result's detail under the list down (where it is longer than its box)"),
-        Binding("shift+up", "scroll_detail(-1)", "Detail up", id="history-detail-up", show=False,
-                tooltip="Scroll the result's detail under the list up"),
+        *DETAIL_KEYS,
     ]
     FOOTER_SECONDARY = ("screen-fleet", "history-reload", "history-unmark", "history-reverse", "history-sort",
                         "history-delete", "history-baseline", "history-tag", "history-export",
@@ -133,9 +119,7 @@ class HistoryScreen(ResultsScreen):
                         id="history-filter", compact=True)
             yield Static(id="history-count", markup=False)
         yield ResultsTable(id="results")
-        # Not focusable: Tab goes between the filter and the table; the wheel scrolls it, Enter shows it all.
-        with DetailBox(id="history-detail-box"):
-            yield ResultDetail(id="history-detail")
+        yield DetailBox(id="history-detail-box")  # the wheel or Shift+Down scrolls it, Enter shows it all
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -272,12 +256,11 @@ class HistoryScreen(ResultsScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "scroll_detail":
-            return self.query_one("#history-detail-box", VerticalScroll).max_scroll_y > 0
+            return self.query_one(DetailBox).scrolls
         return True
 
     def action_scroll_detail(self, lines: int) -> None:
-        box = self.query_one("#history-detail-box", VerticalScroll)
-        box.scroll_to(y=box.scroll_y + lines * max(1, box.scrollable_content_region.height - 1), animate=False)
+        self.query_one(DetailBox).page(lines)
 
     def on_row_table_selected(self, event: RowTable.Selected) -> None:
         event.stop()
@@ -298,12 +281,7 @@ class HistoryScreen(ResultsScreen):
             detail.show_result(self._by_id[key], key in self.baseline_ids)
 
     def on_detail_box_resized(self) -> None:
-        """Once the detail has its height: whether the footer offers its scroll keys (longer than its box),
-        and notifications above it (at a fixed 8 lines up, one covered a detail of up to half the screen)."""
-        self.refresh_bindings()
-        above = self.query_one("#history-detail-box").outer_size.height + 1  # and the footer
-        for rack in self.query("#textual-toastrack"):
-            rack.styles.margin = (0, 0, above, 0)
+        self.refresh_bindings()  # whether the footer offers the detail's scroll keys (longer than its box)
 
     # ------------------------------------------------------------------ filtering and sorting
 
