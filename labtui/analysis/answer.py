@@ -24,6 +24,7 @@ from typing import Any
 from labtui.analysis.causes import VOID, Cause, causes, group_words, listed
 from labtui.analysis.checks import FAILED, INCONCLUSIVE, PASS, CheckLine, CheckReport
 from labtui.analysis.comparison import Comparison
+from labtui.analysis.context import engine_bound_warnings
 from labtui.analysis.figures import BETTER, HINT_CHANGE, SMALL, UNKNOWN, WORSE, Delta, Figure
 from labtui.analysis.metrics import LATENCY_MEAN, LATENCY_P99, primary
 from labtui.analysis.stats import ALPHA, runs_needed, t_quantile
@@ -31,6 +32,7 @@ from labtui.analysis.stats import ALPHA, runs_needed, t_quantile
 # What an answer comes to, for scripts (--json "answer"): a comparison's, then a check's.
 SAME, FASTER, SLOWER, MIXED, CANNOT_TELL = "no change", "faster", "slower", "faster and slower", "cannot tell"
 PASSED, FAILED_ANSWER = "passed", "failed"
+CHECK_NAMES = ("the baseline", "the re-run")  # what a check calls the two sides, where a comparison says A and B
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,19 @@ def _advice(void: Sequence[Cause]) -> str:
 
 
 _ONE = "this figure is "  # how the engines' CPU-bound advice begins (labtui.engine.cpubound)
+
+
+def warnings_under(comparison: Comparison, answers: Sequence[Answer], names: Sequence[str] | None = None) -> list[str]:
+    """The comparison's warnings as a table under `answers` shows them: a CPU-bound result's warning names its
+    steps, and leaves out the advice an answer's own line gives already (said three times, it was read as three
+    problems); `names` are what the results are called there (a check's "the baseline", "the re-run"). --json
+    keeps Comparison.warnings whole."""
+    said = frozenset((i, c.advice) for a in answers if a.advice for c in a.causes
+                     if c.key == "cpu-bound" and c.advice for i in c.results)
+    results = comparison.results
+    shown = dict(zip(engine_bound_warnings(results, comparison.letters),
+                     engine_bound_warnings(results, names or comparison.letters, said), strict=True))
+    return [shown.get(w, w) for w in comparison.warnings]
 
 
 # --------------------------------------------------------------------------- compare
@@ -284,8 +299,7 @@ def _no_change(comparison: Comparison, steps: Sequence[_Step],
 
 def check_answer(report: CheckReport) -> Answer:
     """What a check comes to, in plain words: passed, failed or cannot tell, why, and what next."""
-    names = ("the baseline", "the re-run")
-    found = causes(report.comparison, names)
+    found = causes(report.comparison, CHECK_NAMES)
     words = group_words(report.comparison.groups)
     index = {id(g): n for n, g in enumerate(report.comparison.groups)}
 

@@ -192,10 +192,14 @@ def warnings_of(results: Sequence[RunResult], masters: Sequence[Master], letters
     return warnings
 
 
-def engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str]) -> list[str]:
-    """One warning per result with CPU-bound steps: those figures are the engine's, not the disk's."""
+def engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str],
+                          said: frozenset[tuple[int, str]] = frozenset()) -> list[str]:
+    """One warning per result with CPU-bound steps: those figures are the engine's, not the disk's.
+
+    `said`: the (result's index, advice) an answer shown above already gives on its advice line; such a
+    warning names its steps only (which the answer's "at every step" or "at 64K random reads" may not)."""
     warnings = []
-    for letter, r in zip(letters, results):
+    for i, (letter, r) in enumerate(zip(letters, results)):
         bound = [s for s in r.steps if s.engine_bound]
         if bound:
             which = ", ".join(repr(n) for n in dict.fromkeys(s.name for s in bound))
@@ -204,6 +208,6 @@ def engine_bound_warnings(results: Sequence[RunResult], letters: Sequence[str]) 
             own = next((s for s in bound if s.engine_bound and s.engine_bound.startswith(cpubound.OWN_CPU)), None)
             # Its own limit with the page cache on: the cure is the cache off, not more threads.
             cached = own is not None and own.step.is_io and own.step.cache == "on"
-            warnings.append(f"{letter} ({r.id}) is CPU-bound in {which}: "
-                            f"{cpubound.advice(own.engine_bound if own else reasons[0], r.engine.name, cached)}")
+            advice = cpubound.advice(own.engine_bound if own else reasons[0], r.engine.name, cached)
+            warnings.append(f"{letter} ({r.id}) is CPU-bound in {which}" + ("" if (i, advice) in said else f": {advice}"))
     return warnings

@@ -359,7 +359,8 @@ def _verdict(reports: list[CheckReport], passes: list[RunResult], runs: list[Run
             out.print(readback, style="green", highlight=False, soft_wrap=True)
         out.print(answer_renderable([answer]))
         for i, r in enumerate(reports):
-            out.print(check_renderable(r, pass_title(reports, i), verdict=i == len(reports) - 1, explain=explain))
+            out.print(check_renderable(r, pass_title(reports, i), verdict=i == len(reports) - 1, explain=explain,
+                                       answer=answer))
         if unfinished is not None:
             out.print(f"FAIL: the re-run is {unfinished.status}: {unfinished.error or 'see the result'}",
                       style="bold red")

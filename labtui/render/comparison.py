@@ -13,6 +13,7 @@ from rich.text import Text
 
 from labtui.analysis.answer import (
     CANNOT_TELL,
+    CHECK_NAMES,
     FAILED_ANSWER,
     FASTER,
     MIXED,
@@ -20,6 +21,7 @@ from labtui.analysis.answer import (
     SLOWER,
     Answer,
     comparison_answers,
+    warnings_under,
 )
 from labtui.analysis.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
 from labtui.analysis.comparison import Comparison, StepGroup
@@ -241,8 +243,9 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
     """
     letters = comparison.letters
     parts: list = []
+    answers = comparison_answers(comparison)  # said above the table, here or by the caller (answer=False)
     if answer:
-        parts.append(answer_renderable(comparison_answers(comparison), colours))
+        parts.append(answer_renderable(answers, colours))
     legend = Table(box=None, show_header=False, pad_edge=False)
     legend.add_column(style="bold", no_wrap=True)
     legend.add_column(overflow="fold")
@@ -290,7 +293,7 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
         parts.append(Text("context: the same " + ", ".join(r.label for r in comparison.context), style="dim"))
     for title, line in bottleneck_lines(comparison):
         parts.append(Text.assemble(("bottleneck: ", "bold"), f"{title}: {line}"))
-    for warning in comparison.warnings:
+    for warning in warnings_under(comparison, answers):
         parts.append(Text(f"warning: {warning}", style=colours.warning))
     notes = [f"{group_title(g)}: {note}" for g in comparison.groups for note in g.notes]
     for note in notes:
@@ -406,9 +409,10 @@ def check_basis(line: CheckLine, explain: bool = False) -> str:
 
 
 def check_renderable(report: CheckReport, title: str | None = None, *, verdict: bool = True,
-                     explain: bool = False) -> Group:
+                     explain: bool = False, answer: Answer | None = None) -> Group:
     """A check pass's table, what differs, its legend and (unless `verdict` is false: a pass that
-    decides nothing on its own) its verdict line; with `explain`, how it was decided, line by line."""
+    decides nothing on its own) its verdict line; with `explain`, how it was decided, line by line.
+    `answer`: the check's answer printed above it, whose advice line its warnings do not repeat."""
     table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left")
     for name, justify in (("step", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right"),
                           ("change", "right"), ("result", "left"), ("decided by", "left")):
@@ -432,7 +436,8 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
             end_section=last,
         )
         n += 1
-    parts: list = [Text(f"warning: {w}", style="yellow") for w in report.comparison.warnings]
+    parts: list = [Text(f"warning: {w}", style="yellow")
+                   for w in warnings_under(report.comparison, [answer] if answer else [], CHECK_NAMES)]
     parts.append(Fitted(table))
     for row in report.comparison.differences:
         parts.append(Text(f"context differs: {row.label}: baseline {row.values[0]}, now {row.values[1]}", style="dim"))
@@ -491,8 +496,9 @@ def comparison_markdown(comparison: Comparison) -> str:
                     cells.append(fmt_change(delta))
                     cells.append(verdict_text(delta))
             rows.append(cells)
+    answered = comparison_answers(comparison)
     answers = "\n".join(f"**{markdown.cell(a.text)}**  " + (f"\n{markdown.cell(a.advice)}  " if a.advice else "")
-                        for a in comparison_answers(comparison))
+                        for a in answered)
     out = [answers.removesuffix("  ") + "\n",
            f"**Comparison** (differences against A, tolerance ±{comparison.tolerance_pct:g} %)\n",
            markdown.table(headers, rows, align)]
@@ -502,7 +508,7 @@ def comparison_markdown(comparison: Comparison) -> str:
     if differences and len(letters) > 1:
         out.append("**What differs**\n")
         out.append(markdown.table(["", *letters], [[row.label, *row.values] for row in differences]))
-    for warning in comparison.warnings:
+    for warning in warnings_under(comparison, answered):
         out.append(f"> **Warning:** {markdown.cell(warning)}\n")
     limits = bottleneck_lines(comparison)
     if limits:

@@ -18,7 +18,7 @@ from rich.console import CONSOLE_SVG_FORMAT, Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from labtui.analysis.answer import comparison_answers
+from labtui.analysis.answer import comparison_answers, warnings_under
 from labtui.analysis.comparison import Comparison, MetricRow, StepGroup
 from labtui.analysis.figures import Figure
 from labtui.analysis.metrics import MIB_S, Metric
@@ -137,7 +137,8 @@ def comparison_picture(comparison: Comparison) -> Group:
     letters = comparison.letters
     parts: list = [Text("labtui comparison", style="bold underline")]
     # The answer first, as under every comparison: a picture in a post is read top down too.
-    parts += [Text(line, style="bold" if n == 0 else "") for a in comparison_answers(comparison)
+    answers = comparison_answers(comparison)
+    parts += [Text(line, style="bold" if n == 0 else "") for a in answers
               for n, line in enumerate(a.lines)] + [Text("")]
     legend = Table(box=None, show_header=False, pad_edge=False)
     legend.add_column(no_wrap=True)
@@ -164,7 +165,7 @@ def comparison_picture(comparison: Comparison) -> Group:
         parts.append(Text("The same " + ", ".join(c.label for c in comparison.context) + ".", style="dim"))
     for title, line in bottleneck_lines(comparison):
         parts.append(Text.assemble(("bottleneck: ", "bold"), f"{title}: {line}"))
-    for warning in comparison.warnings:
+    for warning in warnings_under(comparison, answers):  # the answer's advice line not said again
         parts.append(Text(f"warning: {warning}", style="yellow"))
     parts.append(Text(
         "Bars: each result's figure (the mean of its repetitions, or the best where its profile reports the best, "

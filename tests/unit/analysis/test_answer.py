@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from rich.console import Console
 
-from labtui.analysis.answer import CANNOT_TELL, FASTER, SAME, SLOWER, check_answer, comparison_answers
+from labtui.analysis.answer import CANNOT_TELL, FASTER, SAME, SLOWER, check_answer, comparison_answers, warnings_under
 from labtui.analysis.checks import check
 from labtui.analysis.comparison import compare
 from labtui.analysis.figures import KnownNoise
@@ -225,6 +225,34 @@ def test_both_sides_cpu_bound_alike_are_said_once():
     c = replace(bound[1], id="c")
     texts = [x.text for x in comparison_answers(compare([bound[0], bound[1], c]))]
     assert all("A was CPU-bound at every step" in t for t in texts), texts
+
+
+def test_the_warnings_under_an_answer_name_each_sides_cpu_bound_steps_without_its_advice_again():
+    a, b = pair(39_000)
+    a, b = (replace(r, steps=tuple(replace(s, engine_bound=BOUND) for s in r.steps)) for r in (a, b))
+    advice = "this figure is the engine's limit, not the disk's: try more threads or -e fio"
+    steps = "is CPU-bound in 'Read 64K random', 'Write 64K random'"
+    comparison = compare([a, b])
+    # The answer and its advice line say it; --json (Comparison.warnings) keeps each warning whole.
+    assert comparison.warnings == (f"A (a) {steps}: {advice}", f"B (b) {steps}: {advice}")
+    assert warnings_under(comparison, comparison_answers(comparison)) == [f"A (a) {steps}", f"B (b) {steps}"]
+    assert warnings_under(comparison, []) == list(comparison.warnings)  # no answer above: the advice stays
+    text = plain(comparison_renderable(compare([a, b])), 120)
+    assert text.count("try more threads") == 1 and f"warning: B (b) {steps}\n" in text
+    # A check says the baseline and the re-run, as its answer does, and the advice once, on the answer's line.
+    report = check(a, b, 10)
+    said = check_answer(report)
+    assert said.lines[1] == "The figures are the engine's limit, not the disk's: try more threads or -e fio."
+    text = plain(check_renderable(report, answer=said), 120)
+    assert f"warning: the baseline (a) {steps}\n" in text and f"warning: the re-run (b) {steps}\n" in text
+    assert "try more threads" not in text and "A (a)" not in text
+    assert f"warning: the re-run (b) {steps}: {advice}" in plain(check_renderable(report), 160)  # no answer above
+
+
+def plain(renderable, width: int) -> str:
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    console.print(renderable)
+    return console.export_text()
 
 
 def test_results_with_no_workload_in_common_say_that_first_however_cpu_bound_they_were():
