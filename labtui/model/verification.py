@@ -19,6 +19,9 @@ MISPLACED = "misplaced"  # it holds, intact, the block written for another offse
 KINDS = (CORRUPTED, TORN, MISPLACED)
 # A result keeps at most this many blocks in full; the counts are always whole.
 KEPT = 100
+# A step's error where blocks did not come back ("2 blocks did not read back as written (torn)"): what
+# History's detail knows it by, the read-back line under it saying it in full.
+READ_BACK_FAILED = "did not read back as written"
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ class Verification:
         n = self.mismatched
         kinds = sorted({m.kind for m in self.mismatches})
         how = f" ({', '.join(kinds)})" if kinds else ""
-        return f"{n} block{'s' if n != 1 else ''} did not read back as written{how}"
+        return f"{n} block{'s' if n != 1 else ''} {READ_BACK_FAILED}{how}"
 
     def summary(self) -> str:
         """One line: "4096 blocks (16 MiB) read back as written (xxh3-64); 12 not written by this run"."""

@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from labtui.analysis.listed_steps import listed_steps
+from labtui.model.verification import READ_BACK_FAILED
 from labtui.results.files import BrokenFile
 from labtui.results.summaries import ResultSummary
 from labtui.widgets.results_table import step_line
@@ -85,7 +86,9 @@ class ResultDetail(Static):
             extra.append(Content("tags: " + ", ".join(s.tags)))
         if s.overridden:
             extra.append(Content.styled(s.profile_description, "$warning"))
-        if s.error:
+        # A failed verify's error is its step's "2 blocks did not read back as written (torn)": the read-back
+        # line under it says that and more (where, how to list them); said twice, it read as two failures.
+        if s.error and not (s.read_back is not None and s.read_back.failed and READ_BACK_FAILED in s.error):
             extra.append(Content.styled(s.error, "$warning"))
         if extra:
             lines.append(Content(" · ").join(extra))

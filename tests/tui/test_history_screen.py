@@ -60,6 +60,8 @@ async def test_a_verified_runs_answer_is_in_the_detail_and_marked_in_the_list_wh
     for rid, minutes, verify in (("20240501-103000-aaaa", 0, whole), ("20240501-113000-bbbb", 60, lost),
                                  ("20240501-123000-cccc", 120, None), ("20240501-133000-dddd", 180, unchecked)):
         result = make_result(rid, minutes=minutes)
+        if verify is lost:  # failed, with its step's error, as the runner saves it
+            result = replace(result, status="failed", error=lost.problem())
         store.save_result(replace(result, steps=tuple(replace(s, verify=verify) for s in result.steps)))
     app = make_app(labtui_home)
     async with app.run_test(size=size) as pilot:
@@ -69,6 +71,9 @@ async def test_a_verified_runs_answer_is_in_the_detail_and_marked_in_the_list_wh
         for rid in ("20240501-103000-aaaa", "20240501-113000-bbbb", "20240501-123000-cccc"):
             await move_to(pilot, screen, rid)
             texts[rid] = " ".join(widget_text(app, "#history-detail").split())
+        # Said once: the step lines said it again under the result's own line.
+        assert texts["20240501-103000-aaaa"].count("read back as written") == 1, texts["20240501-103000-aaaa"]
+        assert texts["20240501-113000-bbbb"].count("did not read back") == 1, texts["20240501-113000-bbbb"]
         assert "All 1 GiB read back as written" in texts["20240501-103000-aaaa"]
         assert ("2 blocks did not read back as written (torn) in 'Read 64K random', 'Write 64K random': labtui show "
                 "20240501-113000-bbbb lists them") in texts["20240501-113000-bbbb"]
@@ -81,7 +86,8 @@ async def test_a_verified_runs_answer_is_in_the_detail_and_marked_in_the_list_wh
         assert head[head.index("Data") - 1] == "Status", head
         status = "completed" if wide else "done"
         figures = ["RND64K", "Q8T4", "R", "3,000", "187.5"] if wide else ["RND64K", "R", "3.0k", "188"]
-        shown = [line[line.index(status) + 1:] for line in lines if status in line and line[-1] == figures[-1]]
+        shown = [line[line.index(word) + 1:] for line in lines for word in (status, "failed")
+                 if word in line and line[-1] == figures[-1]]
         assert shown == [["unchecked", *figures], figures, ["BAD", *figures], ["ok", *figures]], shown
         assert "· data" not in table
         await pilot.press("question_mark")
