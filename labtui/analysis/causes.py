@@ -268,3 +268,11 @@ def causes(comparison: Comparison, names: Sequence[str] | None = None) -> tuple[
     """Every cause the finders see in a comparison, its results called by `names` (default its letters)."""
     called = tuple(names) if names is not None else comparison.letters
     return tuple(cause for finder in FINDERS for cause in finder(comparison, called))
+
+
+def cpu_bound_verdicts(comparison: Comparison) -> frozenset[tuple[int, int]]:
+    """The (step group, result) whose verdict against A rests on a CPU-bound figure (either side's): the answer
+    claims nothing on that step, so a table marks the verdict ("worse, CPU-bound", not in red) and keeps it."""
+    found = [c for c in cpu_bound(comparison, comparison.letters) if c.effect == VOID]
+    return frozenset((g, i) for c in found for i in range(1, len(comparison.results)) if c.concerns(i)
+                     for g in range(len(comparison.groups)) if c.voids(g))

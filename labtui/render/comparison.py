@@ -23,6 +23,7 @@ from labtui.analysis.answer import (
     comparison_answers,
     warnings_under,
 )
+from labtui.analysis.causes import cpu_bound_verdicts
 from labtui.analysis.checks import DOUBT, FAIL, FAILED, INCONCLUSIVE, INFO, NOISY, PASS, PASSED, CheckLine, CheckReport
 from labtui.analysis.comparison import Comparison, StepGroup
 from labtui.analysis.figures import BETTER, CONTEXT, WORSE, Delta, Figure, fmt_p
@@ -123,15 +124,27 @@ def _pct(value: float, below: bool = False) -> str:
     return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
-def _verdict_cell(delta: Delta | None, style: StyleType) -> RenderableType:
+# After the verdict of a CPU-bound step (labtui.analysis.causes.cpu_bound_verdicts): the verdict is kept, but
+# a red "worse" under an answer that says the step tells nothing of the disk read as a regression of it.
+CPU_BOUND_MARK = ", CPU-bound"
+
+
+def verdict_word(delta: Delta | None, bound: bool = False) -> str:
+    """"worse", or "worse, CPU-bound" where the step's figure was the CPUs' or the engine's limit."""
+    if delta is None:
+        return "-"
+    return delta.verdict + (CPU_BOUND_MARK if bound and delta.verdict != CONTEXT else "")
+
+
+def _verdict_cell(delta: Delta | None, style: StyleType, bound: bool = False) -> RenderableType:
     """The verdict, and after it (dim, in brackets) what decided it: "noise unknown (single runs)"."""
     if delta is None or delta.basis in ("no difference", "context"):
-        return Text(delta.verdict if delta else "-", style=style, no_wrap=True)
+        return Text(verdict_word(delta, bound), style=style, no_wrap=True)
     # On one line where the width allows (at 120 columns a verdict over its basis doubled every
     # row while a quarter of the screen stood empty); where the column is narrow it wraps at its
     # words, the verdict first and whole (the column is never narrower than it), then the basis
     # ("(3 vs 3," above "p=0.058)" at 80 columns) rather than losing its p-value to an ellipsis.
-    return Text.assemble((delta.verdict, style), " ", (f"({short_basis(delta)})", "dim"))
+    return Text.assemble((verdict_word(delta, bound), style), " ", (f"({short_basis(delta)})", "dim"))
 
 
 def short_basis(delta: Delta) -> str:
@@ -143,13 +156,12 @@ def short_basis(delta: Delta) -> str:
     return f"{delta.runs[0]} vs {delta.runs[1]}, {fmt_p(delta.test.p_value)}"
 
 
-def verdict_text(delta: Delta | None) -> str:
-    """The verdict with what decided it on one line: "worse · 3 vs 3 runs, Welch p=0.004"."""
-    if delta is None:
-        return "-"
-    if delta.basis == "no difference":
-        return delta.verdict
-    return f"{delta.verdict} · {delta.basis}"
+def verdict_text(delta: Delta | None, bound: bool = False) -> str:
+    """The verdict with what decided it on one line: "worse · 3 vs 3 runs, Welch p=0.004" (`bound`: "worse,
+    CPU-bound · ...")."""
+    if delta is None or delta.basis == "no difference":
+        return verdict_word(delta, bound)
+    return f"{verdict_word(delta, bound)} · {delta.basis}"
 
 
 def _step_cells(group: StepGroup) -> list[Text]:
@@ -253,6 +265,7 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
         legend.add_row(letter, Words(describe_result(comparison, i)))
     parts.append(Fitted(legend))
 
+    bound = cpu_bound_verdicts(comparison)
     table = Table(box=box.SIMPLE_HEAD, title_justify="left",
                   title=f"Differences against A (tolerance ±{comparison.tolerance_pct:g} %; ↑ higher is better, "
                         "↓ lower is better)")
@@ -262,9 +275,10 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
         table.add_column(letter, justify="right", no_wrap=True)  # a figure over its margin, both whole
         if i:
             table.add_column(f"{letter} vs A", justify="right", no_wrap=True)
-            words = [d.verdict for g in comparison.groups for row in g.rows if (d := row.deltas[i]) is not None]
+            words = [verdict_word(d, (g, i) in bound) for g, group in enumerate(comparison.groups)
+                     for row in group.rows if (d := row.deltas[i]) is not None]
             table.add_column("verdict", min_width=max(map(len, words), default=len("verdict")))  # never cut: the answer
-    for group in comparison.groups:
+    for g, group in enumerate(comparison.groups):
         step_cells = _step_cells(group)
         for n, row in enumerate(group.rows):
             cells: list = [step_cells[n] if n < len(step_cells) else "", metric_cell(row.metric)]
@@ -272,9 +286,10 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
                 cells.append(_figure_cell(row.metric, figure))
                 if i:
                     delta = row.deltas[i]
-                    style = colours.verdict(delta.verdict) if delta else ""
+                    # A CPU-bound step's verdict is dim: the answer above says it tells nothing of the disk.
+                    style = ("dim" if (g, i) in bound else colours.verdict(delta.verdict)) if delta else ""
                     cells.append(Text(fmt_change(delta), style=style))
-                    cells.append(_verdict_cell(delta, style))
+                    cells.append(_verdict_cell(delta, style, (g, i) in bound))
             table.add_row(*cells, end_section=n == len(group.rows) - 1)
     parts.append(Fitted(table))
 
@@ -420,6 +435,9 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
         table.add_column(name, justify=justify, no_wrap=name in ("baseline", "now", "change", "result"),  # type: ignore[arg-type]
                          overflow="fold" if name == "step" else "ellipsis")
     lines = report.lines
+    # A line of a CPU-bound step keeps its outcome (it decides the check), marked as the answer says it.
+    bound = {group for group, _ in cpu_bound_verdicts(report.comparison)}
+    index = {id(g): n for n, g in enumerate(report.comparison.groups)}
     n = 0
     for i, line in enumerate(lines):
         if i == 0 or lines[i - 1].group is not line.group:
@@ -431,7 +449,9 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
             _figure_cell(line.metric, line.baseline),
             _figure_cell(line.metric, line.current),
             fmt_change(line.delta),
-            Text(line.outcome, style=OUTCOME_STYLE[line.outcome]),
+            Text.assemble((line.outcome, OUTCOME_STYLE[line.outcome]),
+                          (CPU_BOUND_MARK if index[id(line.group)] in bound and not line.metric.context else "",
+                           "dim")),
             Text(check_basis(line, explain), style="dim"),
             end_section=last,
         )
@@ -484,7 +504,8 @@ def comparison_markdown(comparison: Comparison) -> str:
             headers += [f"{letter} vs A", "Verdict"]
             align += [markdown.RIGHT, markdown.LEFT]
     rows = []
-    for group in comparison.groups:
+    bound = cpu_bound_verdicts(comparison)
+    for g, group in enumerate(comparison.groups):
         for n, row in enumerate(group.rows):
             said = ", ".join(filter(None, [bare_unit(row.metric), "the whole machine, never judged" if row.metric.context
                                            else f"{row.metric.better} is better"]))
@@ -494,7 +515,7 @@ def comparison_markdown(comparison: Comparison) -> str:
                 if i:
                     delta = row.deltas[i]
                     cells.append(fmt_change(delta))
-                    cells.append(verdict_text(delta))
+                    cells.append(verdict_text(delta, (g, i) in bound))
             rows.append(cells)
     answered = comparison_answers(comparison)
     answers = "\n".join(f"**{markdown.cell(a.text)}**  " + (f"\n{markdown.cell(a.advice)}  " if a.advice else "")

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from labtui.analysis.answer import comparison_answers, warnings_under
+from labtui.analysis.causes import cpu_bound_verdicts
 from labtui.analysis.comparison import Comparison, MetricRow, StepGroup
 from labtui.analysis.figures import Figure
 from labtui.analysis.metrics import MIB_S, Metric
@@ -98,8 +99,10 @@ def _spread_text(figure: Figure) -> str:
     return f"{of}95 % CI {interval[0]:,.1f} – {interval[1]:,.1f} ({figure.n} runs)"
 
 
-def step_chart(comparison: Comparison, group: StepGroup, row: MetricRow) -> Table:
-    """One step: a bar per result with its figure, its spread and its difference against A."""
+def step_chart(comparison: Comparison, group: StepGroup, row: MetricRow,
+               bound: frozenset[int] = frozenset()) -> Table:
+    """One step: a bar per result with its figure, its spread and its difference against A (`bound`: the
+    results whose verdict here is of a CPU-bound figure: "worse, CPU-bound", dim)."""
     metric = row.metric
     extents = []
     for figure in row.figures:
@@ -121,9 +124,13 @@ def step_chart(comparison: Comparison, group: StepGroup, row: MetricRow) -> Tabl
             table.add_row(Text(letter, style=f"bold {colour}"), Text("no such step", style="dim"), "", "")
             continue
         delta = row.deltas[i]
-        said = (Text.assemble((fmt_change(delta), VERDICT_STYLES.get(delta.verdict, "")), "  ",
-                              (verdict_text(delta), VERDICT_STYLES.get(delta.verdict, "dim")))
-                if delta is not None else Text("the reference", style="dim"))
+        if delta is None:
+            said = Text("the reference", style="dim")
+        else:
+            # A CPU-bound step's verdict is dim: the answer above says it tells nothing of the disk.
+            change, word = (("dim", "dim") if i in bound else
+                            (VERDICT_STYLES.get(delta.verdict, ""), VERDICT_STYLES.get(delta.verdict, "dim")))
+            said = Text.assemble((fmt_change(delta), change), "  ", (verdict_text(delta, i in bound), word))
         table.add_row(Text(letter, style=f"bold {colour}"), Text(bar(figure.value, scale), style=colour),
                       Text(f"{fmt_value(metric, figure.value)} {_unit(metric)}", style="bold"), said)
         interval = figure.interval()
@@ -146,11 +153,12 @@ def comparison_picture(comparison: Comparison) -> Group:
     for i, letter in enumerate(letters):
         legend.add_row(Text(letter, style=f"bold {COLOURS[i % len(COLOURS)]}"), describe_result(comparison, i))
     parts += [legend, Text("")]
-    for group in comparison.groups:
+    bound = cpu_bound_verdicts(comparison)
+    for g, group in enumerate(comparison.groups):
         row = headline_row(group)
         if row is None or all(f is None for f in row.figures):
             continue
-        parts += [step_chart(comparison, group, row), Text("")]
+        parts += [step_chart(comparison, group, row, frozenset(i for h, i in bound if h == g)), Text("")]
     differences = comparison.differences
     if differences and len(letters) > 1:
         context = Table(title=Text("What differs", style="bold"), title_justify="left", box=box.SIMPLE_HEAD,

@@ -4,6 +4,7 @@ The comparison's arithmetic: tests/unit/analysis/."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 
 from labtui.analysis.comparison import compare
@@ -89,3 +90,35 @@ def test_what_decided_a_verdict_folds_at_its_words_rather_than_losing_its_p_valu
     wide.print(comparison_renderable(comparison))
     text = wide.export_text()
     assert all(f"({basis})" in text for basis in bases)
+
+
+def test_a_cpu_bound_steps_verdict_is_kept_but_marked_and_dim_where_the_answer_says_it_tells_nothing():
+    from rich.console import Console
+
+    from labtui.analysis.checks import FAIL, FAILED, check
+    from labtui.render.comparison import check_renderable, comparison_renderable
+
+    a = run_result("a", {READ: [50_000, 50_500, 49_500], WRITE: [40_000, 40_400, 39_600]})
+    b = run_result("b", {READ: [39_000, 39_400, 38_600], WRITE: [40_000, 40_400, 39_600]}, minutes=5)
+    b = replace(b, steps=tuple(replace(s, engine_bound="a worker process used 98 % of a CPU") if s.step == READ
+                               else s for s in b.steps))
+    comparison = compare([a, b])
+    assert comparison.groups[0].rows[0].deltas[1].verdict == "worse"  # the verdict itself is kept
+
+    def console(colour: str | None) -> Console:
+        return Console(width=120, color_system=colour, record=True, file=io.StringIO())  # type: ignore[arg-type]
+
+    styles = {s.text: s.style for s in console("standard").render(comparison_renderable(comparison))}
+    marked = styles["worse, CPU-bound"]
+    assert marked is not None and marked.dim and marked.color is None, marked  # not red: the answer voids the step
+    assert "worse" not in styles  # no read row says a bare (red) "worse"
+    rows = tables(comparison_markdown(comparison))[0]
+    assert rows[0]["Verdict"].startswith("worse, CPU-bound · 3 vs 3 runs") and rows[0]["Step"].startswith("Read")
+    assert all("CPU-bound" not in r["Verdict"] for r in rows if r["Step"].startswith("Write"))
+    # A check keeps its outcome and exit (FAIL: it decides), the line marked as its answer says it.
+    report = check(a, b, 10)
+    assert report.outcome == FAILED and report.lines[0].outcome == FAIL
+    plain = console(None)
+    plain.print(check_renderable(report))
+    text = plain.export_text()
+    assert "FAIL, CPU-bound" in text and "INFO, CPU-bound" in text and "PASS, CPU-bound" not in text
