@@ -47,10 +47,13 @@ class NoRoom(LabtuiError):
 
 
 # How make_room names each way to make room, in the command line's words (run, check, the agent of
-# run|check --hosts) and in the TUI's (the Run screen's Override field, the Workload screen).
+# run|check --hosts) and in the TUI's (the Run screen's Override field, the Workload screen). The Override
+# field is the quickest way out, and it is on the Run screen: said where it is ("above" on that screen, its
+# message under the field), as the profile's fields say "Workload screen".
 CLI_ROOM = {"file_size": "--file-size", "target": "-t DIR", "profile": "a smaller file_size or free_space_margin in its file"}
-TUI_ROOM = {"file_size": "Override file size", "target": "its target in the hosts file",
+TUI_ROOM = {"file_size": "Override file size on the Run screen", "target": "its target in the hosts file",
             "profile": "a smaller Test file or Free margin (Workload screen, w)"}
+RUN_SCREEN_ROOM = {**TUI_ROOM, "file_size": "Override file size above"}
 
 
 def room_in_tui_words(text: str) -> str:

@@ -325,7 +325,7 @@ class RunDriver:
 
     def failed(self, error: BaseException) -> None:
         """The checks refused (or the person stopped waiting): nothing was written."""
-        from labtui.run.preflight import TUI_ROOM, make_room
+        from labtui.run.preflight import RUN_SCREEN_ROOM, make_room
 
         screen = self.screen
         reason = failure_text(error)
@@ -335,7 +335,7 @@ class RunDriver:
             screen.lab.run_indicator = None
         screen.set_state(RunState.DONE if screen.outcome is not None else RunState.IDLE)
         # Room is made here: say where (the margin is the profile's, which no Override field changes).
-        room = make_room(error, file_size=TUI_ROOM["file_size"], profile=TUI_ROOM["profile"])
+        room = make_room(error, file_size=RUN_SCREEN_ROOM["file_size"], profile=RUN_SCREEN_ROOM["profile"])
         self._not_started(Content.assemble(reason, "\n" + room if room else "", "\nNothing was written."))
         self._could_not(reason)
 

@@ -133,4 +133,4 @@ def test_a_hosts_room_refusal_reads_in_the_tuis_words_in_its_row():
                                       "(--file-size, at most 8MiB), another target (-t DIR) or, for the profile, "
                                       "a smaller file_size or free_space_margin in its file.")
     said = verdict_text(run, None)
-    assert "Override file size, at most 8MiB" in said and "--file-size" not in said and "-t DIR" not in said
+    assert "Override file size on the Run screen, at most 8MiB" in said and "--file-size" not in said and "-t DIR" not in said

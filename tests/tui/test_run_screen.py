@@ -281,7 +281,7 @@ async def test_a_run_refused_for_room_says_how_to_make_room(labtui_home, target)
         await wait_for(pilot, lambda: "Nothing was written" in widget_text(app, "#run-message"), what="the refusal")
         said = " ".join(widget_text(app, "#run-message").split())
         assert said.startswith("Not started: not enough free space in "), said
-        assert re.search(r"Make room: a smaller test file \(Override file size, at most \d+(MiB|GiB|TiB)\) or, for the "
+        assert re.search(r"Make room: a smaller test file \(Override file size above, at most \d+(MiB|GiB|TiB)\) or, for the "
                          r"profile, a smaller Test file or Free margin \(Workload screen, w\)\.", said), said
 
 

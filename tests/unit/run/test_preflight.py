@@ -209,7 +209,7 @@ def test_a_hosts_room_refusal_is_said_in_the_fleet_screens_words():
     said = str(room_said(NoRoom("not enough free space on /srv", room_for_file=64 * 1024**2)))
     assert "--file-size" in said and "-t DIR" in said and "free_space_margin" in said
     tui = room_in_tui_words(said)
-    assert tui == ("not enough free space on /srv. Make room: a smaller test file (Override file size, at most "
-                   "64MiB), another target (its target in the hosts file) or, for the profile, a smaller Test file "
-                   "or Free margin (Workload screen, w)."), tui
+    assert tui == ("not enough free space on /srv. Make room: a smaller test file (Override file size on the Run "
+                   "screen, at most 64MiB), another target (its target in the hosts file) or, for the profile, a "
+                   "smaller Test file or Free margin (Workload screen, w)."), tui
     assert room_in_tui_words("ssh: Connection refused") == "ssh: Connection refused"
