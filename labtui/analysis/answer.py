@@ -24,8 +24,9 @@ from typing import Any
 from labtui.analysis.causes import VOID, Cause, causes, group_words, listed
 from labtui.analysis.checks import FAILED, INCONCLUSIVE, PASS, CheckLine, CheckReport
 from labtui.analysis.comparison import Comparison
-from labtui.analysis.context import engine_bound_warnings
+from labtui.analysis.context import engine_bound_warnings, steady_warnings, warnings_of
 from labtui.analysis.figures import BETTER, HINT_CHANGE, SMALL, UNKNOWN, WORSE, Delta, Figure
+from labtui.analysis.matching import match
 from labtui.analysis.metrics import LATENCY_MEAN, LATENCY_P99, primary
 from labtui.analysis.stats import ALPHA, runs_needed, t_quantile
 
@@ -102,13 +103,18 @@ _ONE = "this figure is "  # how the engines' CPU-bound advice begins (labtui.eng
 def warnings_under(comparison: Comparison, answers: Sequence[Answer], names: Sequence[str] | None = None) -> list[str]:
     """The comparison's warnings as a table under `answers` shows them: a CPU-bound result's warning names its
     steps, and leaves out the advice an answer's own line gives already (said three times, it was read as three
-    problems); `names` are what the results are called there (a check's "the baseline", "the re-run"). --json
-    keeps Comparison.warnings whole."""
+    problems); `names` are what the results are called there (a check's "the baseline", "the re-run", where
+    its warnings said A and B). --json keeps Comparison.warnings whole."""
     said = frozenset((i, c.advice) for a in answers if a.advice for c in a.causes
                      if c.key == "cpu-bound" and c.advice for i in c.results)
-    results = comparison.results
-    shown = dict(zip(engine_bound_warnings(results, comparison.letters),
-                     engine_bound_warnings(results, names or comparison.letters, said), strict=True))
+    results, letters = comparison.results, comparison.letters
+    called = names or letters
+    shown = dict(zip(engine_bound_warnings(results, letters), engine_bound_warnings(results, called, said),
+                     strict=True))
+    if names:
+        masters = match(results)
+        shown |= dict(zip(warnings_of(results, masters, letters) + steady_warnings(results, masters, letters),
+                          warnings_of(results, masters, called) + steady_warnings(results, masters, called), strict=True))
     return [shown.get(w, w) for w in comparison.warnings]
 
 

@@ -247,6 +247,10 @@ def test_the_warnings_under_an_answer_name_each_sides_cpu_bound_steps_without_it
     assert f"warning: the baseline (a) {steps}\n" in text and f"warning: the re-run (b) {steps}\n" in text
     assert "try more threads" not in text and "A (a)" not in text
     assert f"warning: the re-run (b) {steps}: {advice}" in plain(check_renderable(report), 160)  # no answer above
+    # Each of a check's warnings says the baseline and the re-run; its --json keeps the letters.
+    fio = check(a, replace(b, engine=replace(b.engine, name="fio")), 10)
+    assert "warning: engines differ (the baseline native, the re-run fio)" in plain(check_renderable(fio), 160)
+    assert any(w.startswith("engines differ (A native, B fio)") for w in fio.to_json()["comparison"]["warnings"])
 
 
 def plain(renderable, width: int) -> str:
