@@ -94,6 +94,10 @@ def _advice(void: Sequence[Cause]) -> str:
     with_advice = [c for c in void if c.advice]
     if len({said(c) for c in with_advice}) == 1:
         return _join([said(with_advice[0])])
+    if len({c.advice for c in with_advice}) == 1 and with_advice[0].advice.startswith(_ONE):
+        # One side CPU-bound at every step, the other at one: the same advice, once, for all those figures (each
+        # cause said with it repeated the answer's clauses and the advice, three lines at 80 columns).
+        return _join(["the figures are " + with_advice[0].advice.removeprefix(_ONE)])
     return " ".join(_join([f"{c.text}: {said(c)}"]) for c in with_advice)
 
 

@@ -435,7 +435,8 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
         table.add_column(name, justify=justify, no_wrap=name in ("baseline", "now", "change", "result"),  # type: ignore[arg-type]
                          overflow="fold" if name == "step" else "ellipsis")
     lines = report.lines
-    # A line of a CPU-bound step keeps its outcome (it decides the check), marked as the answer says it.
+    # A decisive line of a CPU-bound step keeps its outcome (it decides the check), marked as the answer says it
+    # (an INFO line decides nothing: marked too, every row of the step would say it).
     bound = {group for group, _ in cpu_bound_verdicts(report.comparison)}
     index = {id(g): n for n, g in enumerate(report.comparison.groups)}
     n = 0
@@ -450,8 +451,7 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
             _figure_cell(line.metric, line.current),
             fmt_change(line.delta),
             Text.assemble((line.outcome, OUTCOME_STYLE[line.outcome]),
-                          (CPU_BOUND_MARK if index[id(line.group)] in bound and not line.metric.context else "",
-                           "dim")),
+                          (CPU_BOUND_MARK if line.gating and index[id(line.group)] in bound else "", "dim")),
             Text(check_basis(line, explain), style="dim"),
             end_section=last,
         )
