@@ -124,16 +124,23 @@ def _pct(value: float, below: bool = False) -> str:
     return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
-# After the verdict of a CPU-bound step (labtui.analysis.causes.cpu_bound_verdicts): the verdict is kept, but
-# a red "worse" under an answer that says the step tells nothing of the disk read as a regression of it.
+# After a claim (better, worse) of a CPU-bound step (labtui.analysis.causes.cpu_bound_verdicts): the verdict is
+# kept, but a red "worse" under an answer that says the step tells nothing of the disk read as a regression of
+# it. "within noise" claims nothing: unmarked (marked, it held the table's verdict column at 23 characters, and
+# a real verify-after-swap comparison no longer fitted 80 columns).
 CPU_BOUND_MARK = ", CPU-bound"
+
+
+def cpu_bound_claim(delta: Delta | None, bound: bool) -> bool:
+    """Whether `delta` is a claim on a CPU-bound step's figures (`bound`): marked, and not in red or green."""
+    return bound and delta is not None and delta.claim
 
 
 def verdict_word(delta: Delta | None, bound: bool = False) -> str:
     """"worse", or "worse, CPU-bound" where the step's figure was the CPUs' or the engine's limit."""
     if delta is None:
         return "-"
-    return delta.verdict + (CPU_BOUND_MARK if bound and delta.verdict != CONTEXT else "")
+    return delta.verdict + (CPU_BOUND_MARK if cpu_bound_claim(delta, bound) else "")
 
 
 def _verdict_cell(delta: Delta | None, style: StyleType, bound: bool = False) -> RenderableType:
@@ -287,7 +294,8 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
                 if i:
                     delta = row.deltas[i]
                     # A CPU-bound step's verdict is dim: the answer above says it tells nothing of the disk.
-                    style = ("dim" if (g, i) in bound else colours.verdict(delta.verdict)) if delta else ""
+                    style = ("dim" if cpu_bound_claim(delta, (g, i) in bound) else colours.verdict(delta.verdict)
+                             if delta else "")
                     cells.append(Text(fmt_change(delta), style=style))
                     cells.append(_verdict_cell(delta, style, (g, i) in bound))
             table.add_row(*cells, end_section=n == len(group.rows) - 1)
@@ -435,8 +443,8 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
         table.add_column(name, justify=justify, no_wrap=name in ("baseline", "now", "change", "result"),  # type: ignore[arg-type]
                          overflow="fold" if name == "step" else "ellipsis")
     lines = report.lines
-    # A decisive line of a CPU-bound step keeps its outcome (it decides the check), marked as the answer says it
-    # (an INFO line decides nothing: marked too, every row of the step would say it).
+    # A regression (FAIL, PASS?) of a CPU-bound step keeps its outcome (it decides the check), marked as the
+    # answer says it; a line that claims none (PASS, NOISY, INFO) is not.
     bound = {group for group, _ in cpu_bound_verdicts(report.comparison)}
     index = {id(g): n for n, g in enumerate(report.comparison.groups)}
     n = 0
@@ -451,7 +459,8 @@ def check_renderable(report: CheckReport, title: str | None = None, *, verdict: 
             _figure_cell(line.metric, line.current),
             fmt_change(line.delta),
             Text.assemble((line.outcome, OUTCOME_STYLE[line.outcome]),
-                          (CPU_BOUND_MARK if line.gating and index[id(line.group)] in bound else "", "dim")),
+                          (CPU_BOUND_MARK if line.outcome in (FAIL, DOUBT) and index[id(line.group)] in bound
+                           else "", "dim")),
             Text(check_basis(line, explain), style="dim"),
             end_section=last,
         )

@@ -25,6 +25,7 @@ from labtui.analysis.figures import Figure
 from labtui.analysis.metrics import MIB_S, Metric
 from labtui.render.comparison import (
     bottleneck_lines,
+    cpu_bound_claim,
     describe_result,
     fmt_change,
     fmt_value,
@@ -128,7 +129,7 @@ def step_chart(comparison: Comparison, group: StepGroup, row: MetricRow,
             said = Text("the reference", style="dim")
         else:
             # A CPU-bound step's verdict is dim: the answer above says it tells nothing of the disk.
-            change, word = (("dim", "dim") if i in bound else
+            change, word = (("dim", "dim") if cpu_bound_claim(delta, i in bound) else
                             (VERDICT_STYLES.get(delta.verdict, ""), VERDICT_STYLES.get(delta.verdict, "dim")))
             said = Text.assemble((fmt_change(delta), change), "  ", (verdict_text(delta, i in bound), word))
         table.add_row(Text(letter, style=f"bold {colour}"), Text(bar(figure.value, scale), style=colour),

@@ -5,6 +5,7 @@ The comparison's arithmetic: tests/unit/analysis/."""
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import replace
 
 from labtui.analysis.comparison import compare
@@ -112,6 +113,14 @@ def test_a_cpu_bound_steps_verdict_is_kept_but_marked_and_dim_where_the_answer_s
     marked = styles["worse, CPU-bound"]
     assert marked is not None and marked.dim and marked.color is None, marked  # not red: the answer voids the step
     assert "worse" not in styles  # no read row says a bare (red) "worse"
+    # Only a claim is marked: "within noise" claims nothing, and marked it held the verdict column so wide that a
+    # CPU-bound comparison no longer fitted the Compare screen's 76 columns (it fell back to a record per line).
+    every = replace(a, steps=tuple(replace(s, engine_bound="a worker process used 98 % of a CPU") for s in a.steps))
+    narrow = Console(width=76, color_system=None, record=True, file=io.StringIO())
+    narrow.print(comparison_renderable(compare([every, b])))
+    text = narrow.export_text()
+    assert "worse, CPU-bound" in text and "within noise, CPU-bound" not in text
+    assert re.search(r"^ *step +metric +A +B +B vs A +verdict *$", text, re.M), text  # a table, not records
     rows = tables(comparison_markdown(comparison))[0]
     assert rows[0]["Verdict"].startswith("worse, CPU-bound · 3 vs 3 runs") and rows[0]["Step"].startswith("Read")
     assert all("CPU-bound" not in r["Verdict"] for r in rows if r["Step"].startswith("Write"))
