@@ -136,7 +136,8 @@ class RunScreen(DrivenScreen):
         # Keys that do nothing in the current state are left out of the footer (and the palette).
         return run_keys.offered(action, self.state, asking=self.asking, waiting=self.driver.waiting_for is not None,
                                 narrow=self.size.width < NARROW, finished=self.outcome is not None,
-                                compared=self.previous is not None, typing=lambda: self.setup.typing)
+                                compared=self.previous is not None, typing=lambda: self.setup.typing,
+                                starting=self.driver.start_asked is not None)
 
     # ------------------------------------------------------------------ setup and starting
 
@@ -179,6 +180,9 @@ class RunScreen(DrivenScreen):
 
     def action_start(self) -> None:
         self.driver.start(overrides=True)
+
+    def action_cancel_start(self) -> None:
+        self.driver.cancel_start()
 
     def action_leave_field(self) -> None:
         self.set_focus(None)

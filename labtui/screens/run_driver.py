@@ -86,6 +86,7 @@ class RunDriver:
         self._param_values: dict[str, dict[str, str]] = {}  # per profile: the values given last
         self._consented: DeviceFacts | None = None  # what a raw device held when the person agreed to destroy it
         self.stop_confirmed_at: float | None = None  # when the person confirmed the cancel (the key's time)
+        self.start_asked: bool | None = None  # Start pressed before the engine check answered (its `overrides`)
 
     def _say(self, text: str | Content, severity: str = "") -> None:
         self.screen.setup.say(text, severity)
@@ -94,7 +95,11 @@ class RunDriver:
         self._say(Content.assemble(("Not started: ", "$error bold"), why))
 
     def asked_for(self, engines: list[tuple[str, str | None]]) -> None:
-        """Start what another screen asked for, once the engines are known."""
+        """Start what was asked for before the engines were known: Start here, or another screen's run."""
+        if self.start_asked is not None:  # start() says it if no engine can run after all
+            overrides, self.start_asked = self.start_asked, None
+            self.screen.call_after_refresh(self.start, overrides=overrides)
+            return
         if not engines:
             return
         if self.pending is not None:
@@ -134,14 +139,23 @@ class RunDriver:
             self._not_started(f"Override {exc}")
             return
         if asked.engine is None and not screen.engines_known:
-            # The engine check (a second or so: fio's and DiskSpd's versions) has not answered yet.
-            self._say("Still checking which engines can run here: start again in a moment.", "warning")
+            # The engine check (a second or so: fio's and DiskSpd's versions) has not answered yet: started when
+            # it does (asked_for). "Start again in a moment" had the person press it again.
+            self.start_asked = overrides
+            self._say("Starting when the engines are checked… (Escape: do not start)", "warning")
+            screen.refresh_bindings()
             return
         if asked.engine is None:
             self._say("No engine can run here: see the engine line above.", "error")
             return
         self._ask_params(profile, lambda params: self._ask_destroy(profile, target, lambda destroy: self._preflight(
             profile, target, replace(asked, params=tuple(params.items()), destroy_data=destroy))))
+
+    def cancel_start(self) -> None:
+        """Escape or x while a Start waits for the engine check: it is not started."""
+        self.start_asked = None
+        self._say("Not started: you cancelled it while the engines were being checked. Nothing was written.")
+        self.screen.refresh_bindings()
 
     # ------------------------------------------------------------------ several volumes in turn
 

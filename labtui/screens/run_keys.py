@@ -30,6 +30,10 @@ BINDINGS: list[BindingType] = [
     Binding("n", "keep_running", "Keep running", id="run-keep", show=False, tooltip="Do not stop the run"),
     Binding("escape,x", "stop_waiting", "Stop waiting", id="run-stop-waiting",
             tooltip="Do not wait for the other run on this disk: nothing is started, nothing written"),
+    # A Start pressed before the engine check answered waits for it (a second or so): the way not to start.
+    # Taken first, as the cursor is in the tags then (x is typed there: a tag's letter).
+    Binding("escape,x", "cancel_start", "Do not start", priority=True, id="run-cancel-start",
+            tooltip="Do not start the run waiting for the engine check: nothing is started, nothing written"),
     # In the tags, letters are typed: the way out to the screen's keys, taken first (d typed after it is Disks).
     Binding("escape", "leave_field", "Leave field", priority=True, id="run-leave-field",
             tooltip="Out of the tags field (d, w, h and the other keys then work again)"),
@@ -52,11 +56,11 @@ BINDINGS: list[BindingType] = [
 
 
 def offered(action: str, state: RunState, *, asking: bool, waiting: bool, narrow: bool, finished: bool,
-            compared: bool, typing: Callable[[], bool]) -> bool:
+            compared: bool, typing: Callable[[], bool], starting: bool = False) -> bool:
     """Whether the Run screen offers `action` now: `asking` "Stop the run?" is on screen, `waiting` for
     another run's disk, `narrow` one chart at a time, `finished` the run ended with a result, `compared`
     it has a previous run to compare with; `typing()` the cursor is in a field (asked only for Escape's
-    way out, as it looks at the focus)."""
+    way out, as it looks at the focus); `starting` a Start waits for the engine check."""
     running, done = state is RunState.RUNNING, state is RunState.DONE
     if action == "start":
         return not state.busy
@@ -64,8 +68,10 @@ def offered(action: str, state: RunState, *, asking: bool, waiting: bool, narrow
         return running
     if action == "stop_waiting":
         return state is RunState.STARTING and waiting
+    if action == "cancel_start":
+        return starting and not state.busy
     if action == "leave_field":
-        return not state.busy and typing()
+        return not state.busy and not starting and typing()
     if action == "to_tags":
         return not state.busy and not typing()
     if action in ("confirm_stop", "keep_running"):

@@ -262,3 +262,50 @@ async def test_a_run_stopped_to_quit_is_known_as_aborted_though_its_end_is_still
         await busy.wait()  # the screen is in a frame: what the run's end posts waits behind it
         await app.stop_run()
         assert app.aborted_result is aborted
+
+
+@pytest.mark.parametrize("then", ["answer", "escape"])
+async def test_a_start_pressed_before_the_engine_check_answers_starts_when_it_does_unless_cancelled(
+        labtui_home, tmp_path, then):
+    # "Still checking which engines can run here: start again in a moment": the person had to press it again.
+    # Not "No engine can run here" either: the check has not answered.
+    import threading
+
+    from tui_support import disks_ready, fake_engines
+
+    not_a_directory = tmp_path / "a-file"  # refused by the checks: the start is seen without a run
+    not_a_directory.write_text("x")
+    prepare(labtui_home, not_a_directory)
+    answer = threading.Event()
+
+    def slow_check():
+        answer.wait(20)
+        return fake_engines()
+
+    app = make_app(labtui_home, engine_check=slow_check)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await disks_ready(pilot)
+            await pilot.press("r")
+            screen = await wait_for(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen,
+                                    what="the Run screen")
+            await pilot.press("ctrl+s")  # the cursor in the tags: Escape is the way out of them, but for this
+            await wait_for(pilot, lambda: "Starting when the engines are checked" in widget_text(app, "#run-message"),
+                           what="the start waiting")
+            assert "Do not start" in screen_text(app).splitlines()[-1] and not screen.engines_known
+            assert "No engine can run here" not in screen_text(app) and screen.driver.worker is None
+            if then == "escape":
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: "you cancelled it" in widget_text(app, "#run-message"), what="cancelled")
+            answer.set()
+            await wait_for(pilot, lambda: screen.engines_known, what="the engine check")
+            if then == "answer":
+                message = await wait_for(pilot, lambda: "Not started" in widget_text(app, "#run-message")
+                                         and widget_text(app, "#run-message"), what="the start, refused by its checks")
+                assert f"{not_a_directory} exists and is a file" in message
+            else:
+                await pilot.pause()
+                assert "you cancelled it" in widget_text(app, "#run-message") and screen.driver.worker is None
+            assert screen.state == "idle" and "Do not start" not in screen_text(app).splitlines()[-1]
+    finally:
+        answer.set()

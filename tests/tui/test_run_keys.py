@@ -8,15 +8,16 @@ from labtui.screens.run import RunScreen
 from labtui.screens.run_keys import BINDINGS, offered
 from labtui.tui.run_state import RunState
 
-ACTIONS = ("start", "cancel_run", "stop_waiting", "leave_field", "to_tags", "confirm_stop", "keep_running", "next_chart",
-           "open_result", "compare_previous", "explain", "scroll")
+ACTIONS = ("start", "cancel_run", "stop_waiting", "cancel_start", "leave_field", "to_tags", "confirm_stop",
+           "keep_running", "next_chart", "open_result", "compare_previous", "explain", "scroll")
 
 
 def shown(state: RunState, *, asking=False, waiting=False, narrow=False, finished=False, compared=False,
-          typing=False) -> set[str]:
+          typing=False, starting=False) -> set[str]:
     asked = []
     keys = {a for a in ACTIONS if offered(a, state, asking=asking, waiting=waiting, narrow=narrow, finished=finished,
-                                          compared=compared, typing=lambda: asked.append(1) or typing)}
+                                          compared=compared, typing=lambda: asked.append(1) or typing,
+                                          starting=starting)}
     assert len(asked) <= 2, "the focus is looked at for Escape's way out of a field and r's way in only"
     return keys
 
@@ -24,6 +25,8 @@ def shown(state: RunState, *, asking=False, waiting=False, narrow=False, finishe
 def test_each_moment_of_a_run_offers_only_the_keys_that_do_something():
     assert shown(RunState.IDLE) == {"start", "to_tags", "scroll"}
     assert shown(RunState.IDLE, typing=True) == {"start", "leave_field", "scroll"}
+    # A Start waiting for the engine check: Escape (and x, in the tags too) does not start it.
+    assert shown(RunState.IDLE, typing=True, starting=True) == {"start", "cancel_start", "scroll"}
     # Checking before the run: nothing to start again; Escape stops a wait for another run's disk only.
     assert shown(RunState.STARTING, typing=True) == {"scroll"}
     assert shown(RunState.STARTING, waiting=True) == {"stop_waiting", "scroll"}

@@ -189,41 +189,6 @@ async def test_quitting_during_a_run_stops_it_and_keeps_the_result(labtui_home, 
     assert list(target.iterdir()) == []
 
 
-async def test_start_before_the_engine_check_has_answered_says_so_and_starts_nothing(labtui_home, target):
-    """`s` pressed while the engines are still being checked is not "No engine can run here"."""
-    import threading
-
-    from tui_support import fake_engines
-
-    answered = threading.Event()
-
-    def slow_engines():
-        answered.wait(30)
-        return fake_engines()
-
-    app = make_app(labtui_home, engine_check=slow_engines)
-    try:
-        async with app.run_test(size=(120, 40)) as pilot:
-            await disks_ready(pilot)
-            await pilot.press("r")
-            await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), what="the Run screen")
-            screen = app.screen
-            from labtui.machine.target_choice import Target
-            from labtui.results.profile_file import parse_profile_text
-
-            app.profile = parse_profile_text(short_profile(), "test")
-
-            app.target = Target(target)
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: "Still checking which engines" in screen_text(app), what="the answer")
-            assert "No engine can run here" not in screen_text(app)
-            assert screen.runner is None
-            answered.set()
-            await wait_for(pilot, lambda: screen.engines, what="the engine check")
-    finally:
-        answered.set()
-
-
 async def test_start_after_a_failed_engine_check_says_no_engine_can_run(labtui_home, target):
     """A check that failed has answered: Ctrl+S then says no engine can run, not that it is still checking."""
 
