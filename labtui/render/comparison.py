@@ -126,9 +126,11 @@ def _pct(value: float, below: bool = False) -> str:
 
 # After a claim (better, worse) of a CPU-bound step (labtui.analysis.causes.cpu_bound_verdicts): the verdict is
 # kept, but a red "worse" under an answer that says the step tells nothing of the disk read as a regression of
-# it. "within noise" claims nothing: unmarked (marked, it held the table's verdict column at 23 characters, and
-# a real verify-after-swap comparison no longer fitted 80 columns).
+# it. "within noise" claims nothing: unmarked. The terminal table says it in the verdict's dim brackets, "worse
+# (CPU-bound, 3 vs 3, p<0.001)": beside the word it widened the verdict column (never cut), and a real
+# verify-after-swap comparison no longer fitted the Compare screen at 80 columns (one record per line).
 CPU_BOUND_MARK = ", CPU-bound"
+CPU_BOUND = "CPU-bound"
 
 
 def cpu_bound_claim(delta: Delta | None, bound: bool) -> bool:
@@ -144,14 +146,18 @@ def verdict_word(delta: Delta | None, bound: bool = False) -> str:
 
 
 def _verdict_cell(delta: Delta | None, style: StyleType, bound: bool = False) -> RenderableType:
-    """The verdict, and after it (dim, in brackets) what decided it: "noise unknown (single runs)"."""
+    """The verdict, and after it (dim, in brackets) what decided it: "noise unknown (single runs)"; a claim on a
+    CPU-bound step's figures says so first there: "worse (CPU-bound, 3 vs 3, p<0.001)"."""
+    marked = cpu_bound_claim(delta, bound)
     if delta is None or delta.basis in ("no difference", "context"):
-        return Text(verdict_word(delta, bound), style=style, no_wrap=True)
+        return Text.assemble((delta.verdict if delta else "-", style), (f" ({CPU_BOUND})" if marked else "", "dim"),
+                             no_wrap=True)
     # On one line where the width allows (at 120 columns a verdict over its basis doubled every
     # row while a quarter of the screen stood empty); where the column is narrow it wraps at its
     # words, the verdict first and whole (the column is never narrower than it), then the basis
     # ("(3 vs 3," above "p=0.058)" at 80 columns) rather than losing its p-value to an ellipsis.
-    return Text.assemble((verdict_word(delta, bound), style), " ", (f"({short_basis(delta)})", "dim"))
+    basis = ", ".join(filter(None, [CPU_BOUND if marked else "", short_basis(delta)]))
+    return Text.assemble((delta.verdict, style), " ", (f"({basis})", "dim"))
 
 
 def short_basis(delta: Delta) -> str:
@@ -282,8 +288,7 @@ def comparison_renderable(comparison: Comparison, colours: VerdictColours = TERM
         table.add_column(letter, justify="right", no_wrap=True)  # a figure over its margin, both whole
         if i:
             table.add_column(f"{letter} vs A", justify="right", no_wrap=True)
-            words = [verdict_word(d, (g, i) in bound) for g, group in enumerate(comparison.groups)
-                     for row in group.rows if (d := row.deltas[i]) is not None]
+            words = [d.verdict for g in comparison.groups for row in g.rows if (d := row.deltas[i]) is not None]
             table.add_column("verdict", min_width=max(map(len, words), default=len("verdict")))  # never cut: the answer
     for g, group in enumerate(comparison.groups):
         step_cells = _step_cells(group)

@@ -98,6 +98,7 @@ def test_a_cpu_bound_steps_verdict_is_kept_but_marked_and_dim_where_the_answer_s
 
     from labtui.analysis.checks import FAIL, FAILED, check
     from labtui.render.comparison import check_renderable, comparison_renderable
+    from labtui.render.fitting import Fitted
 
     a = run_result("a", {READ: [50_000, 50_500, 49_500], WRITE: [40_000, 40_400, 39_600]})
     b = run_result("b", {READ: [39_000, 39_400, 38_600], WRITE: [40_000, 40_400, 39_600]}, minutes=5)
@@ -109,18 +110,28 @@ def test_a_cpu_bound_steps_verdict_is_kept_but_marked_and_dim_where_the_answer_s
     def console(colour: str | None) -> Console:
         return Console(width=120, color_system=colour, record=True, file=io.StringIO())  # type: ignore[arg-type]
 
-    styles = {s.text: s.style for s in console("standard").render(comparison_renderable(comparison))}
-    marked = styles["worse, CPU-bound"]
-    assert marked is not None and marked.dim and marked.color is None, marked  # not red: the answer voids the step
-    assert "worse" not in styles  # no read row says a bare (red) "worse"
-    # Only a claim is marked: "within noise" claims nothing, and marked it held the verdict column so wide that a
-    # CPU-bound comparison no longer fitted the Compare screen's 76 columns (it fell back to a record per line).
+    segments = list(console("standard").render(comparison_renderable(comparison)))
+    worse = [s.style for s in segments if s.text == "worse"]
+    assert worse and all(s is not None and s.dim and s.color is None for s in worse), worse  # not red: void step
+    assert sum(s.text.startswith("(CPU-bound, 3 vs 3") for s in segments) == len(worse) == 4  # the read's rows
+
+    # Only a claim is marked ("within noise" claims nothing), and in the verdict's brackets: beside the word it
+    # widened the column, and a CPU-bound comparison no longer fitted the Compare screen's 76 columns.
+    def narrow(results) -> str:
+        shown = Console(width=76, color_system=None, record=True, file=io.StringIO())
+        shown.print(comparison_renderable(compare(results)))
+        return shown.export_text()
+
     every = replace(a, steps=tuple(replace(s, engine_bound="a worker process used 98 % of a CPU") for s in a.steps))
-    narrow = Console(width=76, color_system=None, record=True, file=io.StringIO())
-    narrow.print(comparison_renderable(compare([every, b])))
-    text = narrow.export_text()
-    assert "worse, CPU-bound" in text and "within noise, CPU-bound" not in text
+    text = narrow([every, b])
+    assert "worse (CPU-bound," in text and "within noise (CPU-bound" not in text
     assert re.search(r"^ *step +metric +A +B +B vs A +verdict *$", text, re.M), text  # a table, not records
+
+    def verdict_width(results) -> int | None:
+        tables = [p.table for p in comparison_renderable(compare(results)).renderables if isinstance(p, Fitted)]
+        return next(c.min_width for t in tables for c in t.columns if c.header == "verdict")
+
+    assert verdict_width([every, b]) == verdict_width([a, b]) == len("within noise")  # the mark never widens it
     rows = tables(comparison_markdown(comparison))[0]
     assert rows[0]["Verdict"].startswith("worse, CPU-bound · 3 vs 3 runs") and rows[0]["Step"].startswith("Read")
     assert all("CPU-bound" not in r["Verdict"] for r in rows if r["Step"].startswith("Write"))
