@@ -98,6 +98,7 @@ class RunDriver:
         """Start what was asked for before the engines were known: Start here, or another screen's run."""
         if self.start_asked is not None:  # start() says it if no engine can run after all
             overrides, self.start_asked = self.start_asked, None
+            self.screen.refresh_bindings()  # Escape no longer takes it back
             self.screen.call_after_refresh(self.start, overrides=overrides)
             return
         if not engines:
