@@ -150,8 +150,8 @@ def _verdict_cell(delta: Delta | None, style: StyleType, bound: bool = False) ->
     CPU-bound step's figures says so first there: "worse (CPU-bound, 3 vs 3, p<0.001)"."""
     marked = cpu_bound_claim(delta, bound)
     if delta is None or delta.basis in ("no difference", "context"):
-        return Text.assemble((delta.verdict if delta else "-", style), (f" ({CPU_BOUND})" if marked else "", "dim"),
-                             no_wrap=True)
+        cell = Text(delta.verdict if delta else "-", style=style, no_wrap=True)
+        return cell.append(f" ({CPU_BOUND})", "dim") if marked else cell
     # On one line where the width allows (at 120 columns a verdict over its basis doubled every
     # row while a quarter of the screen stood empty); where the column is narrow it wraps at its
     # words, the verdict first and whole (the column is never narrower than it), then the basis
