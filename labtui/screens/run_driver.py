@@ -96,11 +96,12 @@ class RunDriver:
 
     def asked_for(self, engines: list[tuple[str, str | None]]) -> None:
         """Start what was asked for before the engines were known: Start here, or another screen's run."""
-        if self.start_asked is not None:  # start() says it if no engine can run after all
+        if self.start_asked is not None and self.screen.engines_known:  # start() says if no engine can run
             overrides, self.start_asked = self.start_asked, None
             self.screen.refresh_bindings()  # Escape no longer takes it back
-            self.screen.call_after_refresh(self.start, overrides=overrides)
-            return
+            if self.pending is None and self.sweep is None:  # else another screen's run, asked for since, goes
+                self.screen.call_after_refresh(self.start, overrides=overrides)
+                return
         if not engines:
             return
         if self.pending is not None:
