@@ -14,11 +14,9 @@ if TYPE_CHECKING:
 
 
 class FleetSummary(VerticalScroll, can_focus=False):
-    """The panel, at most a share of the screen (fleet.tcss): longer (the 8 steps of cdm-nvme, a narrow
+    """The panel, at most a share of the screen, its text as high as it is (fleet.tcss): longer (the 8 steps of cdm-nvme, a narrow
     terminal), it scrolls, by the wheel and by the screen's Shift+Down/Up, which it offers only then.
     Not focusable: Tab stays between the hosts file field and the hosts."""
-
-    DEFAULT_CSS = "FleetSummary > Static { height: auto; }"
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, id=f"{self.id}-text" if self.id else None)

@@ -17,6 +17,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import DataTable
@@ -71,6 +72,11 @@ class HostsTable(DataTable):
         self.summary: HostsSummary | None = None
         self.running = False  # the rows are a fleet run's (a state), not the hosts file's (a "-")
         self.plain_glyphs = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        # The summary under the table grows as the hosts end, after End may have put the cursor on the last
+        # row: the row under the cursor stays in view (the last host was left just below the table).
+        self.call_after_refresh(self.move_cursor, row=self.cursor_row, scroll=True)
 
     def show(self, runs: list[HostRun], width: int) -> None:
         """The rows for `runs`, in the layout that fits `width` (the screen's)."""
