@@ -76,7 +76,10 @@ class HostsTable(DataTable):
     def on_resize(self, event: events.Resize) -> None:
         # The summary under the table grows as the hosts end, after End may have put the cursor on the last
         # row: the row under the cursor stays in view (the last host was left just below the table).
-        self.call_after_refresh(self.move_cursor, row=self.cursor_row, scroll=True)
+        self.call_after_refresh(self._cursor_in_view)
+
+    def _cursor_in_view(self) -> None:
+        self.move_cursor(row=self.cursor_row, scroll=True)  # the row under the cursor then, not at the resize
 
     def show(self, runs: list[HostRun], width: int) -> None:
         """The rows for `runs`, in the layout that fits `width` (the screen's)."""
