@@ -256,7 +256,7 @@ class HistoryScreen(ResultsScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "scroll_detail":
-            return self.query_one(DetailBox).scrolls
+            return self.query_one(DetailBox).overflows
         return True
 
     def action_scroll_detail(self, lines: int) -> None:

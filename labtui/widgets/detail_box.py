@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.message import Message
 
+from labtui.widgets.paged_box import PagedBox
 from labtui.widgets.result_detail import ResultDetail
 
 # The screen's keys for it (the box takes no focus: Tab goes between the filter and the list). It scrolled
-# only by the wheel where the detail was longer than its box; offered only then (`DetailBox.scrolls`).
+# only by the wheel where the detail was longer than its box; offered only then (`DetailBox.overflows`).
 DETAIL_KEYS = [
     Binding("shift+down", "scroll_detail(1)", "Detail", id="history-detail-down",
             tooltip="Scroll the result's detail under the list down (where it is longer than its box)"),
@@ -22,7 +22,7 @@ DETAIL_KEYS = [
 ]
 
 
-class DetailBox(VerticalScroll, can_focus=False):
+class DetailBox(PagedBox):
     """Holds the detail (#history-detail); says when its height or its content's changed (Resized)."""
 
     class Resized(Message):
@@ -30,15 +30,6 @@ class DetailBox(VerticalScroll, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield ResultDetail(id="history-detail")
-
-    @property
-    def scrolls(self) -> bool:
-        """Whether the detail is longer than the box."""
-        return self.max_scroll_y > 0
-
-    def page(self, pages: int) -> None:
-        """Scroll by `pages` boxes (less a line, kept for context); negative is up."""
-        self.scroll_to(y=self.scroll_y + pages * max(1, self.scrollable_content_region.height - 1), animate=False)
 
     def on_resize(self) -> None:
         # Notifications above the box and the footer: at a fixed 8 lines up, one covered a detail of up to

@@ -6,17 +6,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.widgets import Static
+
+from labtui.widgets.paged_box import PagedBox
 
 if TYPE_CHECKING:
     from labtui.fleet.summary import HostsSummary, StepSpread
 
 
-class FleetSummary(VerticalScroll, can_focus=False):
-    """The panel, at most a share of the screen, its text as high as it is (fleet.tcss): longer (the 8 steps of cdm-nvme, a narrow
-    terminal), it scrolls, by the wheel and by the screen's Shift+Down/Up, which it offers only then.
-    Not focusable: Tab stays between the hosts file field and the hosts."""
+class FleetSummary(PagedBox):
+    """The panel, at most a share of the screen (fleet.tcss): longer (the 8 steps of cdm-nvme, a narrow
+    terminal), it scrolls, by the wheel and by the screen's Shift+Down/Up, which it offers only then."""
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, id=f"{self.id}-text" if self.id else None)
@@ -30,13 +30,6 @@ class FleetSummary(VerticalScroll, can_focus=False):
         self.query_one(Static).update(summary_text(summary))
         self.scroll_home(animate=False)
         self.call_after_refresh(self.screen.refresh_bindings)  # once laid out: whether it is longer than its box
-
-    @property
-    def overflows(self) -> bool:
-        return self.max_scroll_y > 0
-
-    def page(self, pages: int) -> None:
-        self.scroll_to(y=self.scroll_y + pages * max(1, self.scrollable_content_region.height - 1), animate=False)
 
     def on_resize(self) -> None:
         self.screen.refresh_bindings()
