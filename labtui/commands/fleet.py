@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from labtui.fleet.summary import HostsSummary, StepSpread
     from labtui.results.store import Store
     from labtui.run.request import CheckRequest, RunRequest
+    from labtui.settings import Settings
 
 STATE_STYLES = {"completed": "green", "pass": "green", "failed": "red", "fail": "red", "aborted": "yellow",
                 "unreachable": "red", "refused": "red", "cannot tell": "yellow"}
@@ -110,7 +111,8 @@ def _fio_client_hosts(request: RunRequest) -> list[Host] | None:
     return hosts
 
 
-def _fio_client_fleet(request: RunRequest, hosts: list[Host], store: Store, display: _Display) -> FioClientFleet:
+def _fio_client_fleet(request: RunRequest, hosts: list[Host], store: Store, display: _Display,
+                      settings: Settings) -> FioClientFleet:
     """The fio client fleet for `-e fio` on fio_server hosts; refused up front where fio --client cannot run it."""
     from labtui.commands.common import request_profile
     from labtui.errors import LabtuiError
@@ -124,10 +126,7 @@ def _fio_client_fleet(request: RunRequest, hosts: list[Host], store: Store, disp
     why = refusal(profile, where)
     if why is not None:
         raise LabtuiError(why)
-    found = store.read_settings()
-    if found.broken is not None:
-        display.say(f"labtui: {found.broken}; fio from PATH", "yellow")
-    fio = found.settings.engines.fio_path
+    fio = settings.engines.fio_path
     program = programs.find(str(fio) if fio else "fio")  # as root, ProgramRefused where another user could change it
     if program is None and fio:
         raise LabtuiError(f"the setting fio_path is {str(fio)!r}, which is not an executable file")
@@ -158,11 +157,12 @@ def run_fleet(request: RunRequest | CheckRequest, *, as_json: bool, yes: bool = 
     served = None if check else _fio_client_hosts(run)
     display = _Display(stderr(), check=check)
     settings = store.read_settings()
-    if settings.broken is not None and served is None:  # the fio client says it with what it falls back to
-        display.say(f"labtui: {settings.broken}; {CONNECTIONS} hosts connect at once, the default", "yellow")
+    if settings.broken is not None:  # said with what takes the place of what it held
+        instead = "fio from PATH" if served is not None else f"{CONNECTIONS} hosts connect at once, the default"
+        display.say(f"labtui: {settings.broken}; {instead}", "yellow")
     fleet: Fleet
     if served is not None:
-        fleet = _fio_client_fleet(run, served, store, display)
+        fleet = _fio_client_fleet(run, served, store, display, settings.settings)
     else:
         if isinstance(request, CheckRequest):
             hosts, wire_request = check_request(request)
