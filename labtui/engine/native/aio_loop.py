@@ -84,7 +84,7 @@ def aio_loop(cfg: dict, control: memoryview[float], live: memoryview[int], fd: i
     # a mixed step's writes stamped in the pass that sets each one's direction (unless a verifier
     # stamps). 2 workers x 8 4K 50/50 on the RAM device, user CPU per I/O: see docs/performance.md.
     pool_offsets, pool_writes = slots.pool()
-    pool_size = len(pool_offsets)
+    pool_size = slots.pool_size
     drawn = 0
     mark = direction_pass(blocks, key, base, iq, (8, 2), write_word, read_word, iq, (8, 5)) if mixed else None
     submit_ns = [0] * depth

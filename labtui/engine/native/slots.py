@@ -62,9 +62,11 @@ class Slots:
 
     def pool(self) -> tuple[list[int], list[bool]]:
         """`pool_size` random offsets (aligned, anywhere in the file) and, for a mixed step, as many
-        directions (True: a write), drawn at once; a loop slices what each batch takes."""
+        directions (True: a write), drawn at once; a loop slices what each batch takes. A sequential step's
+        offsets are its streams' (`offsets`): none drawn for it."""
         k, rb = self.pool_size, self.rng.randbytes
-        offsets = list(map(mul, map(mod, array("Q", rb(8 * k)), repeat(self.blocks)), repeat(self.block_size)))
+        offsets = [] if self.sequential else list(
+            map(mul, map(mod, array("Q", rb(8 * k)), repeat(self.blocks)), repeat(self.block_size)))
         # operator.lt over a repeat, not the bound method: 88 against 116 ns a draw (timeit, 4096
         # draws, 2026-12-06 14:58 UTC).
         writes = list(map(lt, array("I", rb(4 * k)), repeat(self.write_below))) if self.mixed else []

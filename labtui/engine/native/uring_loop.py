@@ -116,7 +116,7 @@ def _run(cfg: dict, control: memoryview[float], live: memoryview[int], fd: int, 
     seq = slots.sequential
     # Random offsets and directions, a pool drawn at once; `drawn` of it used.
     pool_offsets, pool_writes = slots.pool()
-    pool_size = len(pool_offsets)
+    pool_size = slots.pool_size
     drawn = 0
     mixed = slots.mixed
     many, base, key = len(slots.workers) > 1, slots.base, slots.key

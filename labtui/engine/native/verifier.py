@@ -62,8 +62,6 @@ class Verifier:
         blocks.stamp = self.stamp
         blocks.check = self.check_reads
         blocks.results = self.results
-        if not reads_only:
-            self.written = bytearray(-(-(self.file_size // v.UNIT) // 8))
         if reads_only and self.block_size == v.UNIT and not self.coverage:
             blocks.reads_done = self.random_reads_done()
 
