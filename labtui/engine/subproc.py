@@ -206,21 +206,29 @@ def group_alive(proc: Process) -> bool:
 
 
 async def read_all(stream: asyncio.StreamReader | None, sink: list[str], limit: int = 1 << 20, *,
-                   raw: bool = False) -> None:
+                   raw: bool = False, taken: Callable[[str], bool] | None = None) -> None:
     """Collect a pipe's text (the last `limit` characters) until EOF, made printable (a tool's errors
-    name files anyone could make) unless `raw`, for a caller that parses it or makes it printable itself."""
+    name files anyone could make) unless `raw`, for a caller that parses it or makes it printable itself.
+
+    `taken`: each whole line is offered to it first, as it arrives, and one it takes (True) is not kept
+    (fio's verify messages, counted, never kept as text: they can be hundreds of megabytes)."""
     if stream is None:
         return
-    size = 0
+    size, pending = 0, ""
     while True:
         chunk = await stream.read(65536)
+        text = chunk.decode("utf-8", "replace")
+        if taken is not None:
+            lines = (pending + text).split("\n")
+            pending = lines.pop() if chunk else ""
+            text = "".join(line + "\n" for line in lines if not taken(line))
+        if text if taken is None else text.strip():
+            sink.append(text if raw else printable(text))
+            size += len(text)
+            while size > limit and len(sink) > 1:
+                size -= len(sink.pop(0))
         if not chunk:
             return
-        text = chunk.decode("utf-8", "replace")
-        sink.append(text if raw else printable(text))
-        size += len(text)
-        while size > limit and len(sink) > 1:
-            size -= len(sink.pop(0))
 
 
 def quick_output(argv: list[str], timeout: float = 5.0) -> str | None:

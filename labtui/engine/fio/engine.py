@@ -39,7 +39,7 @@ from labtui.engine.base import CpuAdvice, Engine, EngineFailed, EngineUnavailabl
 from labtui.engine.cpu import CpuMeter, cpu_percent_between
 from labtui.engine.events import Event, SampleTaken, SteadyRound, StepFinished
 from labtui.engine.fio import intervals, output, parse as fr
-from labtui.engine.fio.verify import FIO_VERIFY, VerifyTally, read_stderr
+from labtui.engine.fio.verify import FIO_VERIFY, VerifyTally
 from labtui.engine.limits import StepNeeds
 from labtui.errors import ReportError
 from labtui.machine import programs
@@ -235,8 +235,8 @@ class FioEngine(Engine):
         errors: list[str] = []
         # A verified read's messages are tallied as they come: a file the write step did not reach makes millions.
         tally = VerifyTally(job.file_size, self._wrote.get(job.run_id or "", 0)) if step.verify and step.reads else None
-        err_task = asyncio.ensure_future(subproc.read_all(proc.stderr, errors) if tally is None
-                                         else read_stderr(proc.stderr, errors, tally))
+        err_task = asyncio.ensure_future(subproc.read_all(proc.stderr, errors,
+                                                          taken=tally.feed if tally is not None else None))
         raw: list[str] = []
         stream = output.ReportStream()
         sizes = (step.block_size, step.block_size)  # every I/O of a labtui step is one block size

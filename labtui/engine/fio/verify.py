@@ -10,12 +10,10 @@ never kept as text, so the counts are whole however much fio said.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 
 from labtui.model.verification import CORRUPTED, KEPT, MISPLACED, BlockMismatch, Verification
-from labtui.printable import printable
 
 FIO_VERIFY = "crc32c"
 UNIT = 4096  # fio's header every 4 KiB (--verify_interval=4096): the offsets it names are of these
@@ -83,25 +81,3 @@ def fio_verification(messages: Sequence[str], blocks: int, block_size: int, file
     for line in messages:
         tally.feed(line)
     return tally.verification(blocks, block_size, file_size)
-
-
-async def read_stderr(stream: asyncio.StreamReader | None, sink: list[str], tally: VerifyTally,
-                      limit: int = 1 << 20) -> None:
-    """fio's stderr to its end: its verify messages into `tally`, line by line; the rest (its last `limit`
-    characters) into `sink`, made printable, as labtui.engine.subproc.read_all keeps any tool's."""
-    if stream is None:
-        return
-    pending, size = "", 0
-    while True:
-        chunk = await stream.read(65536)
-        text = pending + chunk.decode("utf-8", "replace")
-        lines = text.split("\n")
-        pending = lines.pop() if chunk else ""
-        kept = "".join(line + "\n" for line in lines if not tally.feed(line))
-        if kept.strip():
-            sink.append(printable(kept))
-            size += len(kept)
-            while size > limit and len(sink) > 1:
-                size -= len(sink.pop(0))
-        if not chunk:
-            return

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from labtui.engine.fio.verify import LOST, VerifyTally, fio_verification, read_stderr
+from labtui.engine.fio.verify import LOST, VerifyTally, fio_verification
+from labtui.engine.subproc import read_all
 from labtui.model.verification import CORRUPTED, MISPLACED
 
 
@@ -76,7 +77,7 @@ def test_fios_messages_are_tallied_as_they_come_whole_past_the_megabyte_of_stder
             stream.feed_data(data[at:at + 10_000])
         stream.feed_eof()
         tally, sink = VerifyTally(blocks * 4096), []
-        await read_stderr(stream, sink, tally)
+        await read_all(stream, sink, taken=tally.feed)
         return tally, sink
 
     tally, sink = asyncio.run(read())
